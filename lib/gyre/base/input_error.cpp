@@ -1,0 +1,26 @@
+// gyre/base/input_error.cpp — formats "FILE:LINE: expected X, found 'Y'".
+#include "gyre/base/input_error.hpp"
+
+namespace gyre {
+namespace {
+
+std::string format(const std::filesystem::path& file, std::size_t line, const std::string& expected,
+                   const std::string& found) {
+  std::string msg = file.string();
+  if (line > 0) msg += ":" + std::to_string(line);
+  msg += ": expected " + expected;
+  if (!found.empty()) {
+    // Long garbage lines would drown the message; the start is enough to find it.
+    constexpr std::size_t kMaxShown = 60;
+    msg += ", found '" + found.substr(0, kMaxShown) + (found.size() > kMaxShown ? "...'" : "'");
+  }
+  return msg;
+}
+
+}  // namespace
+
+InputError::InputError(std::filesystem::path file, std::size_t line, const std::string& expected,
+                       const std::string& found)
+    : std::runtime_error(format(file, line, expected, found)), file_(std::move(file)), line_(line) {}
+
+}  // namespace gyre

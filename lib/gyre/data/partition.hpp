@@ -1,0 +1,28 @@
+// gyre/data/partition.hpp — split ratings into shards by user, balanced by ratings count.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gyre/data/ratings.hpp"
+
+namespace gyre::data {
+
+// user_to_part[u] is the shard of user u; every rating of a user lands in the same shard,
+// because MF keeps each user's factor row with the shard that holds the user's ratings.
+struct UserPartition {
+  std::vector<std::uint32_t> user_to_part;
+  std::uint32_t parts = 0;
+};
+
+// Deterministic greedy balancing (users by descending count to the least loaded part, ties by
+// id). Users without ratings go round-robin by id so that test-only users have a home too.
+UserPartition partition_users(const RatingsSet& set, std::uint32_t parts);
+
+// Splits a set by a partition; each shard keeps the full id space and the input order.
+std::vector<RatingsSet> split_by_user(const RatingsSet& set, const UserPartition& partition);
+
+// max part size / mean part size (1.0 is perfect balance).
+double balance(const std::vector<RatingsSet>& shards);
+
+}  // namespace gyre::data

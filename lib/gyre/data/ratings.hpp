@@ -1,0 +1,41 @@
+// gyre/data/ratings.hpp — rating triples in memory and the readers for ratings files.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+namespace gyre::data {
+
+// One observed entry of the ratings matrix; ids are 0-based in memory.
+struct Rating {
+  std::uint32_t user;
+  std::uint32_t item;
+  float value;
+};
+static_assert(sizeof(Rating) == 12);
+
+// A set of ratings with the id space it lives in: every user id < users, item id < items.
+struct RatingsSet {
+  std::vector<Rating> ratings;
+  std::uint32_t users = 0;
+  std::uint32_t items = 0;
+};
+
+// Largest id a reader accepts (ids index dense factor arrays).
+inline constexpr std::uint64_t kMaxId = (std::uint64_t{1} << 31) - 2;
+
+// Reads a ratings file, choosing the format from its first line:
+//  - "%%MatrixMarket matrix coordinate real|integer general": 1-based ids as the format says,
+//    converted to 0-based; the size line bounds the ids and fixes users/items;
+//  - otherwise "user item rating" triples separated by spaces, tabs or commas, ids as written
+//    (0-based or not; users/items = max id + 1); '#' starts a comment; blank lines are skipped.
+// Throws gyre::InputError naming file, line and what was expected for a missing or empty file,
+// a malformed line, a negative, non-integer or out-of-range id, or a rating that is not a
+// finite number.
+RatingsSet read_ratings(const std::filesystem::path& file);
+
+// Writes triples "user item rating\n" (0-based ids, shortest round-trip floats) atomically.
+void write_ratings(const std::filesystem::path& file, const RatingsSet& set);
+
+}  // namespace gyre::data
