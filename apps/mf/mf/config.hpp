@@ -1,0 +1,40 @@
+// apps/mf/mf/config.hpp — every knob of SGD matrix factorisation, with the defaults gyre-mf uses.
+#pragma once
+
+#include <cstdint>
+
+#include "gyre/scheduler/rotation_schedule.hpp"
+
+namespace gyre::mf {
+
+enum class LocalSchedule {
+  // Diagonal rounds over the G×G grid of a block: cells of one round share no user group and
+  // no item sub-block, so they run in parallel without locks and the result does not depend
+  // on thread timing. Bitwise reproducible for fixed seed, P, d and T.
+  kDeterministic,
+  // FPSGD: each thread takes any cell whose user group and item sub-block are both free.
+  // No barrier between rounds, so faster under skew, but the order of updates (and so the
+  // last bits of the result) depends on timing.
+  kDynamic,
+};
+
+struct MfConfig {
+  std::uint32_t rank = 10;
+  float lambda = 0.05f;        // L2 regularisation of factor rows
+  float lambda_bias = 0.01f;   // L2 regularisation of biases
+  float learning_rate = 0.05f;
+  float lr_decay = 0.95f;      // learning rate of epoch e (0-based) is learning_rate · lr_decay^e
+  bool biases = false;         // global mean + user bias + item bias
+  float init_scale = 0.3f;     // factor entries start uniform in [-s, s], a function of (seed, id) only
+  std::uint64_t seed = 1;
+
+  int epochs = 20;
+  int workers = 1;             // rotation ring size (threads of this process in the embedded default)
+  int threads = 1;             // threads per worker
+  int depth = 1;               // pipeline depth d: B = workers · depth item blocks
+  scheduler::RingOrder ring = scheduler::RingOrder::kFixed;
+  LocalSchedule local = LocalSchedule::kDeterministic;
+  int eval_every = 1;          // evaluate the test set every N epochs (and after the last)
+};
+
+}  // namespace gyre::mf

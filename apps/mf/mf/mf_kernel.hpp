@@ -1,0 +1,75 @@
+// apps/mf/mf/mf_kernel.hpp — MF's per-worker rotation kernel: user rows stay, item blocks visit.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gyre/base/buffer.hpp"
+#include "gyre/pipeline/rotation_kernel.hpp"
+#include "mf/config.hpp"
+#include "mf/item_blocks.hpp"
+#include "mf/sgd_update.hpp"
+#include "mf/worker_ratings.hpp"
+
+namespace gyre::mf {
+
+// Indices into the phase sums MF workers report.
+enum MfSum : std::size_t { kTrainLoss = 0, kTrainCount = 1, kTestLoss = 2, kTestCount = 3 };
+
+// Row layout shared by user rows and item block rows.
+struct RowLayout {
+  std::size_t width;   // rank padded to a multiple of 8
+  std::size_t stride;  // width, plus 8 more (bias in the first) when biases are on
+  static RowLayout of(const MfConfig& c);
+};
+
+// Exclusive ownership of the grid's rows (user groups) and columns (item sub-blocks) inside a
+// worker. The deterministic schedule never contends by construction, so an acquisition that
+// finds its row or column taken is a bug: it is counted and the visit fails.
+class SubBlockLocks {
+ public:
+  explicit SubBlockLocks(std::uint32_t groups);
+  bool try_acquire(std::uint32_t group, std::uint32_t sub) noexcept;
+  void release(std::uint32_t group, std::uint32_t sub) noexcept;
+
+ private:
+  std::unique_ptr<std::atomic<bool>[]> user_busy_;
+  std::unique_ptr<std::atomic<bool>[]> sub_busy_;
+};
+
+class MfKernel final : public pipeline::RotationKernel {
+ public:
+  MfKernel(const MfConfig& config, const data::RatingsSet& train, const data::RatingsSet& test,
+           const ItemBlocks& blocks, float mean, std::uint32_t groups);
+
+  void train(model::Block& block, const scheduler::Visit& visit) override;
+  void evaluate(const model::Block& block, const scheduler::Visit& visit) override;
+  scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) override;
+
+  const LocalUsers& users() const noexcept { return users_; }
+  const float* user_row(std::uint32_t local) const noexcept {
+    return reinterpret_cast<const float*>(user_factors_.data()) + local * layout_.stride;
+  }
+  std::uint64_t train_size() const noexcept { return train_.size(); }
+
+ private:
+  SgdStep step() const;
+  void train_deterministic(model::Block& block, const SgdStep& s, std::vector<double>& loss);
+  void train_dynamic(model::Block& block, const SgdStep& s, std::vector<double>& loss);
+  float* user_data() noexcept { return reinterpret_cast<float*>(user_factors_.data()); }
+
+  MfConfig config_;
+  RowLayout layout_;
+  float mean_;
+  LocalUsers users_;
+  WorkerRatings train_;
+  WorkerRatings test_;  // one cell per block
+  Buffer user_factors_;
+  SubBlockLocks locks_;
+  std::uint32_t epoch_ = 0;  // training phases completed, for the learning-rate schedule
+  scheduler::PhaseSums sums_{};
+};
+
+}  // namespace gyre::mf

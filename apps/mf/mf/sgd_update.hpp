@@ -1,0 +1,71 @@
+// apps/mf/mf/sgd_update.hpp — the inner loop of SGD matrix factorisation over one grid cell.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstddef>
+#include <span>
+
+#include "mf/worker_ratings.hpp"
+
+namespace gyre::mf {
+
+struct SgdStep {
+  float learning_rate;
+  float lambda;
+  float lambda_bias;
+  float mean;               // global mean (0 without biases)
+  std::size_t width;        // padded rank: the SIMD loops run over all of it (padding stays 0)
+  std::size_t stride;       // row pitch of both factor arrays
+  bool biases;              // bias at column `width` of each row
+};
+
+// Squared error of the model on one rating, before any update.
+inline float predict(const float* p, const float* q, const SgdStep& s) {
+  using Row = Eigen::Map<const Eigen::VectorXf, Eigen::Aligned32>;
+  float pred = Row(p, static_cast<Eigen::Index>(s.width)).dot(Row(q, static_cast<Eigen::Index>(s.width)));
+  if (s.biases) pred += s.mean + p[s.width] + q[s.width];
+  return pred;
+}
+
+// One SGD pass over `cell`: for each rating, e = r − p·q (− biases); p += lr(e q − λp);
+// q += lr(e p − λq), both from the old values. Returns the sum of squared errors seen
+// (before each update), which is LIBMF's training loss.
+inline double sgd_cell(std::span<const LocalRating> cell, float* __restrict users, float* __restrict items,
+                       const SgdStep& s) {
+  double loss = 0;
+  const float lr = s.learning_rate;
+  const float decay = 1.0f - lr * s.lambda;
+  for (const LocalRating& r : cell) {
+    float* __restrict p = users + static_cast<std::size_t>(r.user) * s.stride;
+    float* __restrict q = items + static_cast<std::size_t>(r.row) * s.stride;
+    const float e = r.value - predict(p, q, s);
+    loss += static_cast<double>(e) * e;
+    const float g = lr * e;
+    for (std::size_t j = 0; j < s.width; ++j) {  // vectorised: no reduction, no aliasing
+      const float pj = p[j];
+      const float qj = q[j];
+      p[j] = decay * pj + g * qj;
+      q[j] = decay * qj + g * pj;
+    }
+    if (s.biases) {
+      p[s.width] += lr * (e - s.lambda_bias * p[s.width]);
+      q[s.width] += lr * (e - s.lambda_bias * q[s.width]);
+    }
+  }
+  return loss;
+}
+
+// Sum of squared errors over `ratings` without updating anything.
+inline double squared_error(std::span<const LocalRating> ratings, const float* users, const float* items,
+                            const SgdStep& s) {
+  double sum = 0;
+  for (const LocalRating& r : ratings) {
+    const float e = r.value - predict(users + static_cast<std::size_t>(r.user) * s.stride,
+                                      items + static_cast<std::size_t>(r.row) * s.stride, s);
+    sum += static_cast<double>(e) * e;
+  }
+  return sum;
+}
+
+}  // namespace gyre::mf

@@ -1,0 +1,53 @@
+// apps/mf/mf/trainer.hpp — train MF by rotation in one process and collect the model.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "gyre/data/ratings.hpp"
+#include "gyre/pipeline/embedded_job.hpp"
+#include "mf/config.hpp"
+
+namespace gyre::mf {
+
+struct EpochReport {
+  int epoch = 0;                     // 1-based
+  double seconds = 0;                // training time so far (evaluation phases excluded)
+  double train_rmse = 0;             // over the epoch's updates, each error taken before its update
+  std::optional<double> test_rmse;   // of the model after the epoch, when evaluated
+  double updates_per_s = 0;          // this epoch's rating updates per second of training
+};
+
+// Compact factors: row r of `user_factors` is user `user_ids[r]`, `rank` floats.
+struct MfModel {
+  std::uint32_t rank = 0;
+  bool biases = false;
+  float mean = 0;
+  std::uint32_t users = 0;  // id space
+  std::uint32_t items = 0;
+  std::vector<std::uint32_t> user_ids;  // ascending
+  std::vector<float> user_factors;
+  std::vector<float> user_bias;
+  std::vector<float> item_factors;  // every item of the id space, by id
+  std::vector<float> item_bias;
+
+  float predict(std::uint32_t user_row, std::uint32_t item) const;
+};
+
+struct TrainHooks {
+  std::function<void(const EpochReport&)> on_epoch;
+  pipeline::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
+};
+
+// `train_shards` has one shard per worker (config.workers of them, split by user); test
+// ratings go to the worker that holds their user. Throws std::invalid_argument on a config
+// that cannot run, scheduler::JobFailed if the job fails.
+MfModel train_embedded(const MfConfig& config, const std::vector<data::RatingsSet>& train_shards,
+                       const data::RatingsSet& test, const TrainHooks& hooks = {});
+
+// Splits `set` by user into `parts` shards (the same rule as gyre-partition).
+std::vector<data::RatingsSet> shard_by_user(const data::RatingsSet& set, std::uint32_t parts);
+
+}  // namespace gyre::mf

@@ -1,0 +1,58 @@
+// apps/mf/mf/worker_ratings.hpp — a worker's ratings laid out for SGD: per block, a grid of user groups × item sub-blocks.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gyre/data/ratings.hpp"
+#include "mf/item_blocks.hpp"
+
+namespace gyre::mf {
+
+// A rating with both ids made local: `user` indexes the worker's user factor rows, `row` the
+// item's row in its block.
+struct LocalRating {
+  std::uint32_t user;
+  std::uint32_t row;
+  float value;
+};
+
+// Maps global user ids to the worker's dense row numbers: users with ratings in the training
+// shard or in the test shard (a test-only user keeps its initial row), ascending by id.
+struct LocalUsers {
+  std::vector<std::uint32_t> global_ids;  // local → global
+  std::vector<std::uint32_t> local_of;    // global → local, kNone if not here
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  static LocalUsers of(const data::RatingsSet& train, const data::RatingsSet& test);
+};
+
+// The grid of one block on one worker: G user groups (shared by all blocks) × G item
+// sub-blocks (row ranges of this block). Cell (g, s) holds the ratings of users in group g for
+// items in sub-block s, sorted by (user, row) so that a user's row stays in L1 across its
+// ratings and the sub-block's item rows stay in L2.
+class WorkerRatings {
+ public:
+  // `groups` is G; ratings of users not in `users` are rejected (they belong to another shard).
+  WorkerRatings(const data::RatingsSet& shard, const LocalUsers& users, const ItemBlocks& blocks,
+                std::uint32_t groups);
+
+  std::uint32_t groups() const noexcept { return groups_; }
+  std::uint32_t blocks() const noexcept { return static_cast<std::uint32_t>(row_cuts_.size()); }
+  std::uint64_t size() const noexcept { return entries_.size(); }
+  std::span<const LocalRating> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const;
+  std::span<const LocalRating> block(std::uint32_t b) const;
+  std::uint64_t block_size(std::uint32_t b) const { return block(b).size(); }
+
+ private:
+  std::uint32_t groups_;
+  std::vector<LocalRating> entries_;
+  std::vector<std::vector<std::uint32_t>> row_cuts_;  // per block: G+1 row boundaries
+  std::vector<std::uint64_t> cell_begin_;              // (block·G + g)·G + s → offset; one extra at the end
+};
+
+// G for a worker: enough sub-blocks that a sub-block's item rows fit in L2 next to the user
+// rows being streamed, and at least 2·T cells per diagonal round so threads balance.
+std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint64_t row_bytes);
+
+}  // namespace gyre::mf

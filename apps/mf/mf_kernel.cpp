@@ -1,0 +1,150 @@
+// apps/mf/mf_kernel.cpp — SGD over a visiting item block on T threads, with sub-block ownership.
+#include "mf/mf_kernel.hpp"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "mf/factor_init.hpp"
+
+namespace gyre::mf {
+
+RowLayout RowLayout::of(const MfConfig& c) {
+  const std::size_t width = model::padded_width(c.rank);
+  return {width, width + (c.biases ? model::kRowAlign : 0)};
+}
+
+SubBlockLocks::SubBlockLocks(std::uint32_t groups)
+    : user_busy_(std::make_unique<std::atomic<bool>[]>(groups)), sub_busy_(std::make_unique<std::atomic<bool>[]>(groups)) {}
+
+bool SubBlockLocks::try_acquire(std::uint32_t group, std::uint32_t sub) noexcept {
+  if (user_busy_[group].exchange(true, std::memory_order_acquire)) return false;
+  if (sub_busy_[sub].exchange(true, std::memory_order_acquire)) {
+    user_busy_[group].store(false, std::memory_order_release);
+    return false;
+  }
+  return true;
+}
+
+void SubBlockLocks::release(std::uint32_t group, std::uint32_t sub) noexcept {
+  sub_busy_[sub].store(false, std::memory_order_release);
+  user_busy_[group].store(false, std::memory_order_release);
+}
+
+MfKernel::MfKernel(const MfConfig& config, const data::RatingsSet& train, const data::RatingsSet& test,
+                   const ItemBlocks& blocks, float mean, std::uint32_t groups)
+    : config_(config),
+      layout_(RowLayout::of(config)),
+      mean_(config.biases ? mean : 0.0f),
+      users_(LocalUsers::of(train, test)),
+      train_(train, users_, blocks, groups),
+      test_(test, users_, blocks, 1),
+      user_factors_(users_.global_ids.size() * layout_.stride * sizeof(float)),
+      locks_(groups) {
+  for (std::size_t u = 0; u < users_.global_ids.size(); ++u)
+    init_row(user_data() + u * layout_.stride, config_.rank, config_.seed, Side::kUser, users_.global_ids[u],
+             config_.init_scale);
+}
+
+SgdStep MfKernel::step() const {
+  const float lr = config_.learning_rate * std::pow(config_.lr_decay, static_cast<float>(epoch_));
+  return {lr, config_.lambda, config_.lambda_bias, mean_, layout_.width, layout_.stride, config_.biases};
+}
+
+void MfKernel::train(model::Block& block, const scheduler::Visit&) {
+  const SgdStep s = step();
+  const std::uint32_t G = train_.groups();
+  std::vector<double> loss(static_cast<std::size_t>(G) * G, 0.0);
+  if (config_.local == LocalSchedule::kDeterministic)
+    train_deterministic(block, s, loss);
+  else
+    train_dynamic(block, s, loss);
+  // Summed in cell order, not completion order, so the loss is reproducible too.
+  sums_[kTrainLoss] += std::accumulate(loss.begin(), loss.end(), 0.0);
+  sums_[kTrainCount] += static_cast<double>(train_.block_size(block.id()));
+}
+
+void MfKernel::train_deterministic(model::Block& block, const SgdStep& s, std::vector<double>& loss) {
+  const std::uint32_t G = train_.groups();
+  for (std::uint32_t round = 0; round < G; ++round) {
+    // Round r pairs user group g with sub-block (g + r) mod G: no two cells share either.
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<std::uint32_t>(0, G, 1),
+        [&](const oneapi::tbb::blocked_range<std::uint32_t>& range) {
+          for (std::uint32_t g = range.begin(); g != range.end(); ++g) {
+            const std::uint32_t sub = (g + round) % G;
+            if (!locks_.try_acquire(g, sub))
+              throw std::logic_error("sub-block (" + std::to_string(g) + "," + std::to_string(sub) +
+                                     ") already owned: two threads on one factor row");
+            loss[g * G + sub] = sgd_cell(train_.cell(block.id(), g, sub), user_data(), block.data(), s);
+            locks_.release(g, sub);
+          }
+        },
+        oneapi::tbb::simple_partitioner());
+  }
+}
+
+void MfKernel::train_dynamic(model::Block& block, const SgdStep& s, std::vector<double>& loss) {
+  const std::uint32_t G = train_.groups();
+  std::mutex mutex;
+  std::condition_variable freed;
+  std::vector<bool> done(static_cast<std::size_t>(G) * G, false);
+  std::size_t remaining = done.size();
+  const int workers = std::max(1, std::min<int>(config_.threads, static_cast<int>(G)));
+  oneapi::tbb::parallel_for(0, workers, [&](int who) {
+    std::unique_lock lock(mutex);
+    for (;;) {
+      // Scan from a per-thread offset so threads spread over the grid.
+      std::size_t pick = done.size();
+      for (std::size_t k = 0; k < done.size() && pick == done.size(); ++k) {
+        const std::size_t c = (k + static_cast<std::size_t>(who) * G) % done.size();
+        if (!done[c] && locks_.try_acquire(static_cast<std::uint32_t>(c / G), static_cast<std::uint32_t>(c % G)))
+          pick = c;
+      }
+      if (pick == done.size()) {
+        if (remaining == 0) return;
+        freed.wait(lock);
+        continue;
+      }
+      done[pick] = true;
+      --remaining;
+      lock.unlock();
+      const auto g = static_cast<std::uint32_t>(pick / G);
+      const auto sub = static_cast<std::uint32_t>(pick % G);
+      loss[pick] = sgd_cell(train_.cell(block.id(), g, sub), user_data(), block.data(), s);
+      lock.lock();
+      locks_.release(g, sub);
+      freed.notify_all();
+    }
+  });
+}
+
+void MfKernel::evaluate(const model::Block& block, const scheduler::Visit&) {
+  const auto ratings = test_.block(block.id());
+  // Fixed chunks summed in order: the same bits for any thread count.
+  constexpr std::size_t kChunk = 16384;
+  const std::size_t chunks = (ratings.size() + kChunk - 1) / kChunk;
+  std::vector<double> partial(chunks, 0.0);
+  const SgdStep s = step();
+  oneapi::tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t c) {
+    const std::size_t end = std::min(ratings.size(), (c + 1) * kChunk);
+    partial[c] = squared_error(ratings.subspan(c * kChunk, end - c * kChunk), user_data(), block.data(), s);
+  });
+  sums_[kTestLoss] += std::accumulate(partial.begin(), partial.end(), 0.0);
+  sums_[kTestCount] += static_cast<double>(ratings.size());
+}
+
+scheduler::PhaseSums MfKernel::take_phase_sums(scheduler::PhaseKind kind) {
+  if (kind == scheduler::PhaseKind::kTrain) ++epoch_;
+  scheduler::PhaseSums out = sums_;
+  sums_ = {};
+  return out;
+}
+
+}  // namespace gyre::mf

@@ -1,0 +1,116 @@
+// apps/mf/worker_ratings.cpp — counting sort of a shard into per-block grids.
+#include "mf/worker_ratings.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gyre::mf {
+namespace {
+
+// Cuts [0, counts.size()) into `parts` contiguous ranges of about equal total count.
+std::vector<std::uint32_t> balanced_cuts(const std::vector<std::uint64_t>& counts, std::uint32_t parts) {
+  std::uint64_t total = 0;
+  for (auto c : counts) total += c;
+  std::vector<std::uint32_t> cuts{0};
+  std::uint64_t seen = 0;
+  std::uint32_t i = 0;
+  const auto n = static_cast<std::uint32_t>(counts.size());
+  for (std::uint32_t p = 1; p < parts; ++p) {
+    const std::uint64_t target = total * p / parts;
+    while (i < n && seen + counts[i] / 2 < target) seen += counts[i++];
+    cuts.push_back(std::max(cuts.back(), i));
+  }
+  cuts.push_back(n);
+  return cuts;
+}
+
+}  // namespace
+
+LocalUsers LocalUsers::of(const data::RatingsSet& train, const data::RatingsSet& test) {
+  LocalUsers lu;
+  const std::uint32_t users = std::max(train.users, test.users);
+  lu.local_of.assign(users, kNone);
+  for (const auto* set : {&train, &test})
+    for (const auto& r : set->ratings) lu.local_of[r.user] = 0;
+  for (std::uint32_t u = 0; u < users; ++u)
+    if (lu.local_of[u] != kNone) {
+      lu.local_of[u] = static_cast<std::uint32_t>(lu.global_ids.size());
+      lu.global_ids.push_back(u);
+    }
+  return lu;
+}
+
+WorkerRatings::WorkerRatings(const data::RatingsSet& shard, const LocalUsers& users, const ItemBlocks& blocks,
+                             std::uint32_t groups)
+    : groups_(std::max(1u, groups)) {
+  const std::uint32_t G = groups_;
+  const auto B = static_cast<std::uint32_t>(blocks.items.size());
+  const auto U = static_cast<std::uint32_t>(users.global_ids.size());
+
+  // User groups: contiguous local-user ranges balanced by this shard's counts.
+  std::vector<std::uint64_t> user_counts(U, 0);
+  std::vector<std::vector<std::uint64_t>> row_counts(B);
+  for (std::uint32_t b = 0; b < B; ++b) row_counts[b].assign(blocks.items[b].size(), 0);
+  for (const auto& r : shard.ratings) {
+    const std::uint32_t lu = r.user < users.local_of.size() ? users.local_of[r.user] : LocalUsers::kNone;
+    if (lu == LocalUsers::kNone)
+      throw std::invalid_argument("rating of user " + std::to_string(r.user) + " in the wrong shard");
+    ++user_counts[lu];
+    ++row_counts[blocks.block_of[r.item]][blocks.row_of[r.item]];
+  }
+  const auto user_cut = balanced_cuts(user_counts, G);
+  std::vector<std::uint32_t> group_of(U);
+  for (std::uint32_t g = 0; g < G; ++g)
+    for (std::uint32_t u = user_cut[g]; u < user_cut[g + 1]; ++u) group_of[u] = g;
+
+  row_cuts_.resize(B);
+  std::vector<std::vector<std::uint32_t>> sub_of_row(B);
+  for (std::uint32_t b = 0; b < B; ++b) {
+    row_cuts_[b] = balanced_cuts(row_counts[b], G);
+    sub_of_row[b].resize(row_counts[b].size());
+    for (std::uint32_t s = 0; s < G; ++s)
+      for (std::uint32_t row = row_cuts_[b][s]; row < row_cuts_[b][s + 1]; ++row) sub_of_row[b][row] = s;
+  }
+
+  // Counting sort by cell, then sort inside each cell.
+  const std::size_t cells = static_cast<std::size_t>(B) * G * G;
+  auto cell_of = [&](const data::Rating& r) {
+    const std::uint32_t b = blocks.block_of[r.item];
+    return (static_cast<std::size_t>(b) * G + group_of[users.local_of[r.user]]) * G +
+           sub_of_row[b][blocks.row_of[r.item]];
+  };
+  cell_begin_.assign(cells + 1, 0);
+  for (const auto& r : shard.ratings) ++cell_begin_[cell_of(r) + 1];
+  for (std::size_t c = 0; c < cells; ++c) cell_begin_[c + 1] += cell_begin_[c];
+  std::vector<std::uint64_t> fill(cell_begin_.begin(), cell_begin_.end() - 1);
+  entries_.resize(shard.ratings.size());
+  for (const auto& r : shard.ratings)
+    entries_[fill[cell_of(r)]++] = LocalRating{users.local_of[r.user], blocks.row_of[r.item], r.value};
+  for (std::size_t c = 0; c < cells; ++c)
+    std::sort(entries_.begin() + static_cast<std::ptrdiff_t>(cell_begin_[c]),
+              entries_.begin() + static_cast<std::ptrdiff_t>(cell_begin_[c + 1]),
+              [](const LocalRating& a, const LocalRating& b) {
+                return a.user != b.user ? a.user < b.user : a.row < b.row;
+              });
+}
+
+std::span<const LocalRating> WorkerRatings::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {
+  const std::size_t c = (static_cast<std::size_t>(block) * groups_ + group) * groups_ + sub;
+  return {entries_.data() + cell_begin_[c], entries_.data() + cell_begin_[c + 1]};
+}
+
+std::span<const LocalRating> WorkerRatings::block(std::uint32_t b) const {
+  const std::size_t first = static_cast<std::size_t>(b) * groups_ * groups_;
+  const std::size_t last = first + static_cast<std::size_t>(groups_) * groups_;
+  return {entries_.data() + cell_begin_[first], entries_.data() + cell_begin_[last]};
+}
+
+std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint64_t row_bytes) {
+  constexpr std::uint64_t kL2Budget = 384 * 1024;  // of a 512 KiB–1 MiB L2: leave room for user rows
+  const std::uint64_t for_cache = (max_block_rows * row_bytes + kL2Budget - 1) / kL2Budget;
+  const std::uint64_t for_balance = threads > 1 ? 2 * static_cast<std::uint64_t>(threads) : 1;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(std::max(for_cache, for_balance), 1, 64));
+}
+
+}  // namespace gyre::mf

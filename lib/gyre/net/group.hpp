@@ -1,0 +1,47 @@
+// gyre/net/group.hpp — the transport interface: a Group of ranks joined pairwise by Links.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "gyre/net/message.hpp"
+
+namespace gyre::net {
+
+using Clock = std::chrono::steady_clock;
+
+// Raised by receive() once the group is closed or a peer has failed; the message names the
+// cause (for a failed peer, its rank).
+class GroupClosed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One direction of a connection to one peer. Sends never block on the receiver (messages are
+// queued), and preserve order per link.
+class Link {
+ public:
+  virtual ~Link() = default;
+  virtual int peer() const noexcept = 0;
+  virtual void send(Message message) = 0;
+};
+
+// This rank's view of a job's transport: a Link to every rank (itself included, for
+// uniformity) and one inbox for everything addressed to this rank.
+class Group {
+ public:
+  virtual ~Group() = default;
+  virtual int rank() const noexcept = 0;
+  virtual int size() const noexcept = 0;
+  virtual Link& link(int peer) = 0;
+  // Next message, or nullopt once `deadline` passes. Throws GroupClosed after close().
+  virtual std::optional<Message> receive(Clock::time_point deadline) = 0;
+  // Wakes every receiver of this rank with GroupClosed; idempotent.
+  virtual void close(const std::string& reason) = 0;
+
+  void send(int peer, Message message) { link(peer).send(std::move(message)); }
+};
+
+}  // namespace gyre::net

@@ -1,0 +1,66 @@
+// pipeline/embedded_job.cpp — threads for the workers and the scheduler over inproc groups.
+#include "gyre/pipeline/embedded_job.hpp"
+
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "gyre/net/inproc.hpp"
+#include "gyre/pipeline/worker_engine.hpp"
+
+namespace gyre::pipeline {
+
+std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::RotationSchedule& schedule,
+                                                         std::vector<EmbeddedWorker> workers,
+                                                         const scheduler::PhasePolicy& policy,
+                                                         const EmbeddedJobOptions& options) {
+  const int P = schedule.workers();
+  if (static_cast<int>(workers.size()) != P) throw std::invalid_argument("one EmbeddedWorker per scheduled worker");
+  // Ranks 0..P-1 are the workers, rank P the scheduler.
+  auto groups = net::make_inproc_groups(P + 1);
+
+  std::mutex mutex;
+  std::exception_ptr first_error;
+  auto record = [&](std::exception_ptr e) {
+    std::lock_guard lock(mutex);
+    if (!first_error) first_error = e;
+  };
+
+  std::vector<std::vector<model::OwnedBlock>> results(static_cast<std::size_t>(P));
+  std::vector<std::thread> threads;
+  for (int w = 0; w < P; ++w) {
+    threads.emplace_back([&, w] {
+      try {
+        WorkerOptions wo;
+        wo.threads = options.threads_per_worker;
+        wo.scheduler_rank = P;
+        wo.timeout = options.timeout;
+        wo.registry = options.registry;
+        if (options.on_visit) wo.on_visit = [&, w](const scheduler::Visit& v) { options.on_visit(w, v); };
+        WorkerEngine engine(*groups[static_cast<std::size_t>(w)], schedule, *workers[static_cast<std::size_t>(w)].kernel,
+                            std::move(wo));
+        results[static_cast<std::size_t>(w)] =
+            engine.run(std::move(workers[static_cast<std::size_t>(w)].initial_blocks));
+      } catch (...) {
+        record(std::current_exception());
+        groups[static_cast<std::size_t>(w)]->close("worker " + std::to_string(w) + " failed");
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    try {
+      std::vector<int> ranks(static_cast<std::size_t>(P));
+      std::iota(ranks.begin(), ranks.end(), 0);
+      scheduler::RotationDriver driver(*groups[static_cast<std::size_t>(P)], ranks, options.timeout);
+      driver.run(policy);
+    } catch (...) {
+      record(std::current_exception());
+    }
+  });
+  for (auto& t : threads) t.join();
+  if (first_error) std::rethrow_exception(first_error);
+  return results;
+}
+
+}  // namespace gyre::pipeline

@@ -1,0 +1,23 @@
+// gyre/pipeline/rotation_kernel.hpp — what an app implements to run under rotation: the per-worker update.
+#pragma once
+
+#include "gyre/model/block.hpp"
+#include "gyre/scheduler/protocol.hpp"
+#include "gyre/scheduler/rotation_schedule.hpp"
+
+namespace gyre::pipeline {
+
+// One per worker, owning that worker's shard and local state (for MF: its users' factors).
+// The engine calls train/evaluate one visit at a time, in schedule order, with the block
+// exclusively owned for the duration of the call; the call runs inside the worker's
+// task_arena, so TBB parallelism used inside is capped at the worker's thread count.
+class RotationKernel {
+ public:
+  virtual ~RotationKernel() = default;
+  virtual void train(model::Block& block, const scheduler::Visit& visit) = 0;
+  virtual void evaluate(const model::Block& block, const scheduler::Visit& visit) = 0;
+  // Sums accumulated over this worker's visits of the phase just finished; resets them.
+  virtual scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) = 0;
+};
+
+}  // namespace gyre::pipeline

@@ -1,0 +1,55 @@
+// gyre/pipeline/worker_engine.hpp — one worker's long-lived TBB flow graph: receive, limit, update, forward.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "gyre/model/ownership.hpp"
+#include "gyre/net/group.hpp"
+#include "gyre/pipeline/rotation_kernel.hpp"
+#include "gyre/scheduler/rotation_schedule.hpp"
+
+namespace gyre::pipeline {
+
+struct WorkerOptions {
+  int threads = 1;          // size of this worker's task_arena: the cap on its threads
+  int scheduler_rank = 0;   // where phase reports go
+  // Longest time the worker may sit idle waiting for a message before it declares the job
+  // stuck (and names what it was waiting for).
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // Counts owners per block (tests, debug). Null: no counting.
+  model::OwnershipRegistry* registry = nullptr;
+  // Called after every visit, from the update node (tests use it to check the schedule).
+  std::function<void(const scheduler::Visit&)> on_visit;
+};
+
+// The graph, built once inside the worker's task_arena and reused for every phase:
+//
+//   inbound blocks → sequencer (schedule order) → limiter (depth d) → update (serial; the
+//   kernel parallelises inside) → forward (send to the ring successor, or keep at phase end)
+//                                     ↑_______________ decrement ______________|
+//
+// The sequencer makes the order of visits on a worker independent of arrival order, which is
+// what makes runs bitwise reproducible. The calling thread receives messages and, between
+// messages, joins the arena to run the graph, so the worker needs no thread beyond its arena.
+class WorkerEngine {
+ public:
+  WorkerEngine(net::Group& group, const scheduler::RotationSchedule& schedule, RotationKernel& kernel,
+               WorkerOptions options);
+  ~WorkerEngine();
+  WorkerEngine(const WorkerEngine&) = delete;
+  WorkerEngine& operator=(const WorkerEngine&) = delete;
+
+  // `initial` must be the blocks schedule.held_at_start(rank, 0). Runs until the scheduler says
+  // stop and returns the blocks this worker then holds. Throws scheduler::JobFailed when the
+  // job fails anywhere (the scheduler is told first if the failure is here).
+  std::vector<model::OwnedBlock> run(std::vector<model::Block> initial);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace gyre::pipeline

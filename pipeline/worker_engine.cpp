@@ -1,0 +1,210 @@
+// pipeline/worker_engine.cpp — the flow graph of a worker and the loop that feeds it.
+#include "gyre/pipeline/worker_engine.hpp"
+
+#include <oneapi/tbb/flow_graph.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "gyre/pipeline/block_codec.hpp"
+#include "gyre/scheduler/protocol.hpp"
+#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/wire/codec.hpp"
+
+namespace gyre::pipeline {
+namespace flow = oneapi::tbb::flow;
+using scheduler::PhaseKind;
+using scheduler::Visit;
+
+namespace {
+// Flow-graph messages must be copyable; the handle inside stays unique.
+struct Item {
+  std::uint64_t seq = 0;
+  std::shared_ptr<model::OwnedBlock> block;
+};
+}  // namespace
+
+struct WorkerEngine::State {
+  State(net::Group& g, const scheduler::RotationSchedule& s, RotationKernel& k, WorkerOptions o)
+      : group(g), schedule(s), kernel(k), options(std::move(o)), arena(std::max(1, options.threads)) {}
+
+  net::Group& group;
+  const scheduler::RotationSchedule& schedule;
+  RotationKernel& kernel;
+  WorkerOptions options;
+  oneapi::tbb::task_arena arena;
+
+  std::mutex mutex;  // guards the fields below, shared by the dispatch loop and the graph
+  std::map<std::uint64_t, std::pair<PhaseKind, std::vector<Visit>>> phases;
+  std::map<model::BlockId, std::shared_ptr<model::OwnedBlock>> held;
+  std::optional<std::string> error;
+  std::uint32_t visits_done = 0;  // in the current phase; touched by the serial forward node only
+
+  int rank() const { return group.rank(); }
+  std::uint64_t per_phase() const { return schedule.visits_per_phase(); }
+
+  std::pair<PhaseKind, Visit> lookup(std::uint64_t seq) {
+    std::lock_guard lock(mutex);
+    const auto& [kind, visits] = phases.at(seq / per_phase());
+    return {kind, visits.at(seq % per_phase())};
+  }
+
+  void report_failure(const std::string& what) {
+    {
+      std::lock_guard lock(mutex);
+      if (error) return;
+      error = what;
+    }
+    for (int to : {options.scheduler_rank, rank()}) {  // the scheduler, and our own dispatch loop
+      net::Message m;
+      m.type = scheduler::kFailure;
+      m.meta = wire::encode(scheduler::Failure::from(what));
+      try {
+        group.send(to, std::move(m));
+      } catch (const std::exception&) {
+      }
+    }
+  }
+
+  Item update(const Item& item) {
+    const auto [kind, visit] = lookup(item.seq);
+    model::Block& block = **item.block;
+    if (block.id() != visit.block)
+      throw std::logic_error("worker " + std::to_string(rank()) + ": got block " + std::to_string(block.id()) +
+                             " for the visit of block " + std::to_string(visit.block));
+    if (kind == PhaseKind::kTrain) {
+      kernel.train(block, visit);
+      block.bump_version();
+    } else {
+      kernel.evaluate(block, visit);
+    }
+    if (options.on_visit) options.on_visit(visit);
+    return item;
+  }
+
+  void forward(const Item& item) {
+    const auto [kind, visit] = lookup(item.seq);
+    if (visit.next == Visit::kKeep) {
+      std::lock_guard lock(mutex);
+      held[visit.block] = item.block;
+    } else {
+      group.send(visit.next, encode_block(item.block->release(), item.seq + schedule.depth()));
+    }
+    if (++visits_done == per_phase()) {
+      visits_done = 0;
+      net::Message m;
+      m.type = scheduler::kPhaseDone;
+      m.meta = wire::encode(scheduler::PhaseDone{visit.phase, kernel.take_phase_sums(kind)});
+      group.send(options.scheduler_rank, std::move(m));
+    }
+  }
+
+  // Records the phase plan and puts the blocks held since the last phase into the graph.
+  std::vector<Item> start_phase(const scheduler::PhaseGo& go) {
+    const auto kind = static_cast<PhaseKind>(go.kind);
+    if (kind != PhaseKind::kTrain && kind != PhaseKind::kEvaluate)
+      throw std::runtime_error("unknown phase kind " + std::to_string(go.kind));
+    auto visits = schedule.visits(rank(), go.phase);
+    std::vector<Item> items;
+    std::lock_guard lock(mutex);
+    for (const Visit& v : visits) {
+      if (v.step != 0) break;
+      auto it = held.find(v.block);
+      if (it == held.end())
+        throw std::logic_error("worker " + std::to_string(rank()) + " does not hold block " +
+                               std::to_string(v.block) + " at the start of phase " + std::to_string(go.phase));
+      items.push_back(Item{v.seq, std::move(it->second)});
+      held.erase(it);
+    }
+    phases.erase(phases.begin(), phases.lower_bound(go.phase));  // finished phases
+    phases[go.phase] = {kind, std::move(visits)};
+    return items;
+  }
+};
+
+WorkerEngine::WorkerEngine(net::Group& group, const scheduler::RotationSchedule& schedule, RotationKernel& kernel,
+                           WorkerOptions options)
+    : state_(std::make_unique<State>(group, schedule, kernel, std::move(options))) {}
+
+WorkerEngine::~WorkerEngine() = default;
+
+std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initial) {
+  State& s = *state_;
+  const std::string me = "worker " + std::to_string(s.rank());
+  for (auto& b : initial) {
+    const auto id = b.id();
+    s.held[id] = std::make_shared<model::OwnedBlock>(std::move(b), s.options.registry);
+  }
+
+  std::optional<std::string> failure;  // why the loop ended, if not by kStop
+  s.arena.execute([&] {
+    flow::graph g;
+    // Each body catches so that a failure becomes a job error reported to the scheduler, not
+    // a silently cancelled graph.
+    flow::sequencer_node<Item> sequencer(g, [](const Item& i) { return static_cast<std::size_t>(i.seq); });
+    flow::limiter_node<Item> limiter(g, static_cast<std::size_t>(s.schedule.depth()));
+    flow::multifunction_node<Item, std::tuple<Item>> update(
+        g, flow::serial, [&](const Item& item, auto& ports) {
+          try {
+            std::get<0>(ports).try_put(s.update(item));
+          } catch (const std::exception& e) {
+            s.report_failure(me + ": " + e.what());
+          }
+        });
+    flow::function_node<Item, flow::continue_msg> forward(g, flow::serial, [&](const Item& item) {
+      try {
+        s.forward(item);
+      } catch (const std::exception& e) {
+        s.report_failure(me + ": " + e.what());
+      }
+      return flow::continue_msg();
+    });
+    flow::make_edge(sequencer, limiter);
+    flow::make_edge(limiter, update);
+    flow::make_edge(std::get<0>(update.output_ports()), forward);
+    flow::make_edge(forward, limiter.decrementer());
+
+    for (;;) {
+      std::optional<net::Message> m;
+      try {
+        m = s.group.receive(net::Clock::now() + s.options.timeout);
+      } catch (const net::GroupClosed& e) {
+        failure = me + ": transport closed: " + e.what();
+        break;
+      }
+      if (!m) {
+        s.report_failure(me + ": no message for " + std::to_string(s.options.timeout.count()) + " ms");
+        continue;  // our own failure message ends the loop
+      }
+      if (m->type == scheduler::kStop) break;
+      if (m->type == scheduler::kFailure) {
+        failure = wire::decode<scheduler::Failure>(m->meta).str();
+        break;
+      }
+      try {
+        if (m->type == scheduler::kBlockMessage) {
+          auto decoded = decode_block(std::move(*m), static_cast<std::uint32_t>(s.schedule.blocks()));
+          sequencer.try_put(Item{decoded.seq, std::make_shared<model::OwnedBlock>(std::move(decoded.block),
+                                                                                  s.options.registry)});
+        } else if (m->type == scheduler::kPhaseGo) {
+          for (Item& item : s.start_phase(wire::decode<scheduler::PhaseGo>(m->meta))) sequencer.try_put(item);
+        }
+      } catch (const std::exception& e) {
+        s.report_failure(me + ": " + e.what());
+      }
+      g.wait_for_all();  // run what just became runnable, this thread helping
+    }
+    g.wait_for_all();
+  });
+
+  if (failure) throw scheduler::JobFailed(*failure);
+  std::vector<model::OwnedBlock> out;
+  for (auto& [id, block] : s.held) out.push_back(std::move(*block));
+  s.held.clear();
+  return out;
+}
+
+}  // namespace gyre::pipeline

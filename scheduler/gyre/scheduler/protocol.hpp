@@ -1,0 +1,57 @@
+// gyre/scheduler/protocol.hpp — control-plane messages between the scheduler and the workers.
+#pragma once
+
+#include <cereal/types/array.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace gyre::scheduler {
+
+enum MessageType : std::uint16_t {
+  kBlockMessage = 1,  // a rotating block (worker → worker); see pipeline/block_codec
+  kPhaseGo = 2,       // scheduler → worker: start phase k
+  kPhaseDone = 3,     // worker → scheduler: phase k finished, with the kernel's sums
+  kStop = 4,          // scheduler → worker: the job is over, hand back your state
+  kFailure = 5,       // either way: the job failed; the text says why (and names the rank)
+};
+
+enum class PhaseKind : std::uint8_t {
+  kTrain = 0,     // visits update the blocks
+  kEvaluate = 1,  // visits only read them (held-out error of the current model)
+};
+
+// Kernels report a fixed number of sums per phase; what each means is the app's business.
+inline constexpr std::size_t kPhaseSums = 8;
+using PhaseSums = std::array<double, kPhaseSums>;
+
+struct PhaseGo {
+  std::uint64_t phase = 0;
+  std::uint8_t kind = 0;
+  template <class Archive>
+  void serialize(Archive& ar) { ar(phase, kind); }
+};
+
+struct PhaseDone {
+  std::uint64_t phase = 0;
+  PhaseSums sums{};
+  template <class Archive>
+  void serialize(Archive& ar) { ar(phase, sums); }
+};
+
+// Fixed-size text so that decoding never allocates a size a peer chose.
+struct Failure {
+  std::array<char, 240> text{};
+  static Failure from(const std::string& s) {
+    Failure f;
+    std::copy_n(s.begin(), std::min(s.size(), f.text.size() - 1), f.text.begin());
+    return f;
+  }
+  std::string str() const { return std::string(text.data()); }
+  template <class Archive>
+  void serialize(Archive& ar) { ar(text); }
+};
+
+}  // namespace gyre::scheduler

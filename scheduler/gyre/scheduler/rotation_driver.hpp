@@ -1,0 +1,53 @@
+// gyre/scheduler/rotation_driver.hpp — the control plane of a rotation job: starts phases, gathers results.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "gyre/net/group.hpp"
+#include "gyre/scheduler/protocol.hpp"
+
+namespace gyre::scheduler {
+
+// Raised on every rank of a failed job; what() names the rank that failed first.
+class JobFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct PhaseResult {
+  std::uint64_t phase = 0;
+  PhaseKind kind = PhaseKind::kTrain;
+  PhaseSums sums{};      // summed over workers, in rank order (so bitwise reproducible)
+  double seconds = 0;    // wall time from the start signal to the last worker's report
+};
+
+// Decides what comes next from the phase just finished (nullptr before the first one):
+// another train or evaluate phase, or nullopt to stop.
+using PhasePolicy = std::function<std::optional<PhaseKind>(const PhaseResult* last)>;
+
+// Runs on the scheduler's rank (its own thread in the embedded default). Phases are barriers:
+// phase k+1 starts when every worker has reported phase k, which is what makes "every
+// (worker, block) pair once per epoch" checkable and epoch metrics exact.
+class RotationDriver {
+ public:
+  RotationDriver(net::Group& group, std::vector<int> workers, std::chrono::milliseconds timeout);
+
+  // Returns after sending kStop to every worker. On a worker's failure, or when no report
+  // arrives within the timeout, sends kFailure to every worker and throws JobFailed.
+  void run(const PhasePolicy& policy);
+
+ private:
+  [[noreturn]] void fail(const std::string& why);
+  std::optional<PhaseKind> ask(const PhasePolicy& policy, const PhaseResult* last);
+
+  net::Group& group_;
+  std::vector<int> workers_;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace gyre::scheduler

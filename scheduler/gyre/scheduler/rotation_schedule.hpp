@@ -1,0 +1,67 @@
+// gyre/scheduler/rotation_schedule.hpp — which block each worker updates at each step of a rotation.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "gyre/model/block.hpp"
+
+namespace gyre::scheduler {
+
+enum class RingOrder {
+  kFixed,   // ring 0 → 1 → … → P−1 → 0 in every phase
+  kRandom,  // a seeded random permutation per phase (Harp draws one per iteration)
+};
+
+// One block visit in a worker's sequence for a phase.
+struct Visit {
+  model::BlockId block = 0;
+  std::uint64_t phase = 0;
+  std::uint32_t step = 0;   // 0 … P−1 within the phase
+  std::uint32_t slot = 0;   // 0 … d−1 within the step
+  std::uint64_t seq = 0;    // position in this worker's whole sequence: (phase·P + step)·d + slot
+  int next = -1;            // worker to forward to afterwards; kKeep at the phase's last step
+  static constexpr int kKeep = -1;
+};
+
+// P workers, B = P·d blocks in P groups of d: group g = {g, g+P, …, g+(d−1)P}. Worker i holds
+// group i at the start of phase 0. In every phase each group moves one ring position per step
+// for P steps, so every (worker, block) pair meets exactly once per phase; after its last step
+// a group stays where it is and starts the next phase there (under that phase's ring order).
+//
+// Every rank can evaluate the schedule on its own: it depends only on (P, d, order, seed), so
+// the control plane only needs to say when a phase starts, never who goes where.
+class RotationSchedule {
+ public:
+  RotationSchedule(int workers, int depth, RingOrder order, std::uint64_t seed);
+
+  int workers() const noexcept { return workers_; }
+  int depth() const noexcept { return depth_; }
+  int blocks() const noexcept { return workers_ * depth_; }
+  std::uint32_t visits_per_phase() const noexcept { return static_cast<std::uint32_t>(blocks()); }
+
+  // ring(k)[pos] is the worker at ring position pos in phase k.
+  std::vector<int> ring(std::uint64_t phase) const;
+  // The d blocks of group g.
+  std::vector<model::BlockId> group_blocks(int group) const;
+  // Worker holding group g at the start of phase k.
+  int holder(std::uint64_t phase, int group) const;
+  // The blocks worker w holds at the start of phase k (what it processes at step 0).
+  std::vector<model::BlockId> held_at_start(int worker, std::uint64_t phase) const;
+  // Worker w's visits in phase k, in processing order (steps ascending, slots ascending).
+  std::vector<Visit> visits(int worker, std::uint64_t phase) const;
+
+ private:
+  // holders_[k][g]: worker holding group g at the start of phase k; extended on demand.
+  std::vector<int> holders(std::uint64_t phase) const;
+
+  int workers_;
+  int depth_;
+  RingOrder order_;
+  std::uint64_t seed_;
+  mutable std::mutex mutex_;
+  mutable std::vector<std::vector<int>> holders_;
+};
+
+}  // namespace gyre::scheduler

@@ -1,0 +1,181 @@
+// tests/pipeline/engine_test.cpp — the worker engine under rotation: visits, ownership, versions, failures.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "gyre/pipeline/embedded_job.hpp"
+
+using namespace gyre;
+using scheduler::PhaseKind;
+using scheduler::RingOrder;
+using scheduler::Visit;
+
+namespace {
+
+// Counts visits and stamps each block row with the workers that touched it, so a test can tell
+// lost or doubled updates from the block contents alone.
+class CountingKernel final : public pipeline::RotationKernel {
+ public:
+  explicit CountingKernel(int rank, std::atomic<int>* inside = nullptr, std::atomic<int>* max_inside = nullptr)
+      : rank_(rank), inside_(inside), max_inside_(max_inside) {}
+  void train(model::Block& b, const Visit&) override {
+    if (inside_ != nullptr) {
+      const int now = ++*inside_;
+      int seen = max_inside_->load();
+      while (now > seen && !max_inside_->compare_exchange_weak(seen, now)) {
+      }
+      std::this_thread::yield();
+    }
+    b.row(0)[static_cast<std::size_t>(rank_)] += 1.0f;  // one column per worker
+    ++sums_[0];
+    if (inside_ != nullptr) --*inside_;
+  }
+  void evaluate(const model::Block&, const Visit&) override { ++sums_[1]; }
+  scheduler::PhaseSums take_phase_sums(PhaseKind) override {
+    auto s = sums_;
+    sums_ = {};
+    return s;
+  }
+  std::function<void()> fail_on_train;
+
+ private:
+  int rank_;
+  std::atomic<int>* inside_;
+  std::atomic<int>* max_inside_;
+  scheduler::PhaseSums sums_{};
+};
+
+struct RunResult {
+  std::vector<std::vector<model::OwnedBlock>> held;
+  std::map<std::tuple<std::uint64_t, int, model::BlockId>, int> visits;  // (phase, worker, block) → count
+  std::vector<scheduler::PhaseResult> phases;
+};
+
+RunResult run(int P, int d, RingOrder order, int epochs, model::OwnershipRegistry* registry, int threads = 1) {
+  const scheduler::RotationSchedule schedule(P, d, order, 11);
+  std::vector<std::unique_ptr<CountingKernel>> kernels;
+  std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(P));
+  for (int w = 0; w < P; ++w) {
+    kernels.push_back(std::make_unique<CountingKernel>(w));
+    workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
+    for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8 * ((P + 7) / 8));
+  }
+  RunResult result;
+  std::mutex mutex;
+  pipeline::EmbeddedJobOptions options;
+  options.registry = registry;
+  options.threads_per_worker = threads;
+  options.timeout = std::chrono::seconds(60);
+  options.on_visit = [&](int w, const Visit& v) {
+    std::lock_guard lock(mutex);
+    ++result.visits[{v.phase, w, v.block}];
+  };
+  int phase = 0;
+  auto policy = [&](const scheduler::PhaseResult* last) -> std::optional<PhaseKind> {
+    if (last != nullptr) result.phases.push_back(*last);
+    if (phase >= 2 * epochs) return std::nullopt;
+    return (phase++ % 2 == 0) ? PhaseKind::kTrain : PhaseKind::kEvaluate;  // train, evaluate, train, …
+  };
+  result.held = pipeline::run_embedded(schedule, std::move(workers), policy, options);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("every (worker, block) pair is visited exactly once per phase, for several P, d and ring orders") {
+  for (RingOrder order : {RingOrder::kFixed, RingOrder::kRandom})
+    for (int P : {1, 2, 3, 4})
+      for (int d : {1, 2, 3}) {
+        CAPTURE(P);
+        CAPTURE(d);
+        const int epochs = 3;
+        auto r = run(P, d, order, epochs, nullptr);
+        CHECK(r.visits.size() == static_cast<std::size_t>(2 * epochs * P * P * d));
+        for (const auto& [key, count] : r.visits) CHECK(count == 1);
+        // Train phases report P·P·d visits; evaluation phases the same number of reads.
+        REQUIRE(r.phases.size() == static_cast<std::size_t>(2 * epochs));
+        for (const auto& ph : r.phases)
+          CHECK(ph.sums[ph.kind == PhaseKind::kTrain ? 0 : 1] == doctest::Approx(P * P * d));
+        // The blocks come back, each updated exactly `epochs` times by every worker.
+        std::set<model::BlockId> seen;
+        for (auto& worker : r.held)
+          for (auto& b : worker) {
+            CHECK(seen.insert(b.id()).second);
+            CHECK(b->version() == static_cast<std::uint64_t>(epochs * P));
+            for (int w = 0; w < P; ++w) CHECK(b->row(0)[w] == doctest::Approx(epochs));
+          }
+        CHECK(seen.size() == static_cast<std::size_t>(P * d));
+      }
+}
+
+TEST_CASE("no block ever has two owners at once") {
+  for (int P : {2, 4})
+    for (int d : {1, 2, 4}) {
+      model::OwnershipRegistry registry(static_cast<std::size_t>(P * d));
+      auto r = run(P, d, RingOrder::kRandom, 4, &registry);
+      CHECK(registry.violations() == 0);
+      // Each of the P·d blocks: one acquisition at the start and one per receipt over the wire.
+      CHECK(registry.acquisitions() >= static_cast<std::uint64_t>(P * d));
+      r.held.clear();
+      for (std::size_t b = 0; b < registry.blocks(); ++b) CHECK(registry.owners(static_cast<model::BlockId>(b)) == 0);
+    }
+}
+
+TEST_CASE("a kernel failure stops every worker and the scheduler with an error naming the worker") {
+  const int P = 3;
+  const scheduler::RotationSchedule schedule(P, 1, RingOrder::kFixed, 1);
+  struct Failing final : pipeline::RotationKernel {
+    void train(model::Block&, const Visit& v) override {
+      if (v.step == 1) throw std::runtime_error("disk on fire");
+    }
+    void evaluate(const model::Block&, const Visit&) override {}
+    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+  };
+  std::vector<Failing> kernels(P);
+  std::vector<pipeline::EmbeddedWorker> workers(P);
+  for (int w = 0; w < P; ++w) {
+    workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
+    for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
+  }
+  pipeline::EmbeddedJobOptions options;
+  options.timeout = std::chrono::seconds(20);
+  auto policy = [](const scheduler::PhaseResult*) -> std::optional<PhaseKind> { return PhaseKind::kTrain; };
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    pipeline::run_embedded(schedule, std::move(workers), policy, options);
+    FAIL("the job should have failed");
+  } catch (const scheduler::JobFailed& e) {
+    const std::string what = e.what();
+    CHECK(what.find("worker ") != std::string::npos);
+    CHECK(what.find("disk on fire") != std::string::npos);
+  }
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+}
+
+TEST_CASE("the update of one worker is serial even with several threads in its arena") {
+  const int P = 2, d = 4;
+  const scheduler::RotationSchedule schedule(P, d, RingOrder::kFixed, 1);
+  std::atomic<int> inside{0}, max_inside{0};
+  std::vector<std::unique_ptr<CountingKernel>> kernels;
+  std::vector<pipeline::EmbeddedWorker> workers(P);
+  std::vector<std::atomic<int>> in(P);
+  for (int w = 0; w < P; ++w) {
+    kernels.push_back(std::make_unique<CountingKernel>(w, &in[static_cast<std::size_t>(w)], &max_inside));
+    workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
+    for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
+  }
+  pipeline::EmbeddedJobOptions options;
+  options.threads_per_worker = 2;
+  int phases = 0;
+  auto policy = [&](const scheduler::PhaseResult*) -> std::optional<PhaseKind> {
+    if (phases++ == 5) return std::nullopt;
+    return PhaseKind::kTrain;
+  };
+  pipeline::run_embedded(schedule, std::move(workers), policy, options);
+  CHECK(max_inside.load() == 1);
+  (void)inside;
+}
