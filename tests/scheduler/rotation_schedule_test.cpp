@@ -1,6 +1,7 @@
 // tests/scheduler/rotation_schedule_test.cpp — the rotation schedule meets every (worker, block) pair once per phase.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>

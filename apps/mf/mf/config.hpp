@@ -20,7 +20,7 @@ enum class LocalSchedule {
 
 struct MfConfig {
   std::uint32_t rank = 10;
-  float lambda = 0.05f;        // L2 regularisation of factor rows
+  float lambda = 0.02f;        // L2 regularisation of factor rows
   float lambda_bias = 0.01f;   // L2 regularisation of biases
   float learning_rate = 0.05f;
   float lr_decay = 0.95f;      // learning rate of epoch e (0-based) is learning_rate · lr_decay^e

@@ -35,6 +35,7 @@ mf::MfConfig config(int P, int T, int d) {
   c.threads = T;
   c.depth = d;
   c.seed = 3;
+  c.lambda = 0.01f;
   return c;
 }
 

@@ -1,0 +1,132 @@
+// tests/apps/mf/gyre_mf_cli_test.cpp — gyre-mf as a user runs it: outputs, metrics, and every bad input.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+using gyre::test::build_path;
+using gyre::test::read_text;
+using gyre::test::run_command;
+using gyre::test::TempDir;
+using gyre::test::write_text;
+
+namespace {
+
+std::string mf() { return build_path("apps/mf/gyre-mf").string(); }
+
+// Small planted data in dir/train.tsv and dir/test.tsv.
+void generate(const TempDir& dir) {
+  const auto r = run_command({build_path("tools/gyre-gen").string(), "ratings", "--users", "300", "--items", "200",
+                              "--ratings", "12000", "--rank", "4", "--noise", "0.1", "--seed", "9", "--train",
+                              (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+}
+
+// Runs gyre-mf on a bad training file and checks the contract: exit 2, one message naming the
+// file (and line), and no output directory or metrics file left behind.
+void expect_bad_input(const std::string& content, const std::string& expected_fragment, int line) {
+  TempDir dir;
+  const auto bad = dir / "bad.tsv";
+  write_text(bad, content);
+  const auto r = run_command({mf(), "--train", bad.string(), "--epochs", "2", "--out", (dir / "model").string(),
+                              "--metrics", (dir / "metrics.jsonl").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find("gyre-mf: error: ") != std::string::npos, r.output);
+  const std::string where = line > 0 ? bad.string() + ":" + std::to_string(line) + ":" : bad.string() + ":";
+  CHECK_MESSAGE(r.output.find(where) != std::string::npos, r.output);
+  CHECK_MESSAGE(r.output.find(expected_fragment) != std::string::npos, r.output);
+  CHECK(dir.entries() == std::vector<std::string>{"bad.tsv"});  // nothing half-written
+}
+
+}  // namespace
+
+TEST_CASE("gyre-mf trains on a file, prints progress, writes metrics and a model") {
+  TempDir dir;
+  generate(dir);
+  const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
+                              "--rank", "4", "--epochs", "3", "--workers", "2", "--depth", "2", "--out",
+                              (dir / "model").string(), "--metrics", (dir / "m.jsonl").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("epoch   3") != std::string::npos);
+  CHECK(r.output.find("test_rmse") != std::string::npos);
+
+  std::istringstream lines(read_text(dir / "m.jsonl"));
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    const auto j = nlohmann::json::parse(line);
+    CHECK(j.at("epoch") == ++n);
+    for (const char* key : {"seconds", "train_rmse", "test_rmse", "updates_per_s"}) CHECK(j.at(key).is_number());
+  }
+  CHECK(n == 3);
+
+  const auto header = nlohmann::json::parse(read_text(dir / "model" / "model.json"));
+  CHECK(header.at("rank") == 4);
+  CHECK(header.at("items") == 200);
+  std::istringstream items(read_text(dir / "model" / "item_factors.tsv"));
+  int rows = 0;
+  while (std::getline(items, line)) {
+    CHECK(std::count(line.begin(), line.end(), '\t') == 4);  // id + 4 factors
+    ++rows;
+  }
+  CHECK(rows == 200);
+  CHECK(gyre::test::TempDir::list_dir(dir / "model") ==
+        std::vector<std::string>{"item_factors.tsv", "model.json", "user_factors.tsv"});
+}
+
+TEST_CASE("gyre-mf output files are bitwise identical across runs and between a file and its partition") {
+  TempDir dir;
+  generate(dir);
+  const auto part = run_command({build_path("tools/gyre-partition").string(), "ratings", "--input",
+                                 (dir / "train.tsv").string(), "--parts", "2", "--out", (dir / "part").string()});
+  REQUIRE_MESSAGE(part.exit_code == 0, part.output);
+  auto train = [&](const std::string& input, const std::string& out) {
+    const auto r = run_command({mf(), "--train", input, "--rank", "4", "--epochs", "3", "--workers", "2", "--threads",
+                                "2", "--depth", "2", "--ring", "random", "--seed", "5", "--out", (dir / out).string(),
+                                "--quiet"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  };
+  train((dir / "part").string(), "a");
+  train((dir / "part").string(), "b");
+  for (const char* f : {"user_factors.tsv", "item_factors.tsv", "model.json"})
+    CHECK(read_text(dir / "a" / f) == read_text(dir / "b" / f));
+  // A file is split by the same rule gyre-partition uses, so the shards and results agree.
+  train((dir / "train.tsv").string(), "c");
+  CHECK(read_text(dir / "a" / "item_factors.tsv") == read_text(dir / "c" / "item_factors.tsv"));
+}
+
+TEST_CASE("bad input: malformed line") { expect_bad_input("1 2 3.5\n4 5\n", "expected", 2); }
+TEST_CASE("bad input: negative id") { expect_bad_input("1 2 3\n-4 5 1\n", "expected", 2); }
+TEST_CASE("bad input: out-of-range id") { expect_bad_input("1 99999999999 3\n", "expected", 1); }
+TEST_CASE("bad input: rating that is not a number") { expect_bad_input("1 2 3\n3 4 five\n", "five", 2); }
+TEST_CASE("bad input: empty file") { expect_bad_input("", "expected", 0); }
+TEST_CASE("bad input: file with only comments") { expect_bad_input("# nothing here\n", "expected", 0); }
+
+TEST_CASE("bad input: missing file") {
+  TempDir dir;
+  const auto r = run_command({mf(), "--train", (dir / "nope.tsv").string(), "--out", (dir / "model").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find((dir / "nope.tsv").string()) != std::string::npos, r.output);
+  CHECK(dir.entries().empty());
+}
+
+TEST_CASE("bad input: partition directory whose manifest does not match its shards") {
+  TempDir dir;
+  generate(dir);
+  const auto part = run_command({build_path("tools/gyre-partition").string(), "ratings", "--input",
+                                 (dir / "train.tsv").string(), "--parts", "2", "--out", (dir / "part").string()});
+  REQUIRE(part.exit_code == 0);
+  auto manifest = nlohmann::json::parse(read_text(dir / "part" / "manifest.json"));
+  // Consistent in itself (the total follows), so only the shard file can show the mismatch.
+  manifest["shards"][1]["records"] = manifest["shards"][1]["records"].get<std::uint64_t>() + 1;
+  manifest["records"] = manifest["records"].get<std::uint64_t>() + 1;
+  write_text(dir / "part" / "manifest.json", manifest.dump());
+  const auto r = run_command({mf(), "--train", (dir / "part").string(), "--out", (dir / "model").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find(manifest["shards"][1]["file"].get<std::string>()) != std::string::npos, r.output);
+  CHECK_FALSE(std::filesystem::exists(dir / "model"));
+}
