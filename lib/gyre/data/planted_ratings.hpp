@@ -25,6 +25,7 @@ struct PlantedRatings {
 
 // rating = p_u · q_i + N(0, noise²) where the entries of p_u and q_i are N(0, rank^-1/2), so the
 // noiseless signal has unit variance and the best achievable test RMSE is about `noise`.
+// (N(0, v) names the variance here: each factor entry has standard deviation rank^-1/4.)
 // Users are drawn uniformly, items from a Zipf law over a random permutation of the ids.
 // Deterministic in the options (same seed → same bytes).
 PlantedRatings generate_planted_ratings(const PlantedRatingsOptions& options);
