@@ -79,7 +79,7 @@ void write_ratings_partition(const std::filesystem::path& dir, const std::vector
   // goes first; the new one is written last.
   std::filesystem::remove(dir / kManifestName);
 
-  json list = json::array();
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < shards.size(); ++i) {
     const std::string name = shard_name(i);
@@ -87,7 +87,8 @@ void write_ratings_partition(const std::filesystem::path& dir, const std::vector
     list.push_back({{"file", name}, {"records", shards[i].ratings.size()}, {"checksum", records_checksum(shards[i])}});
     total += shards[i].ratings.size();
   }
-  const json manifest = {{"format", kFormat},
+  // ordered_json keeps the documented key order, which makes the file easy to read by eye.
+  const nlohmann::ordered_json manifest = {{"format", kFormat},
                          {"version", kManifestVersion},
                          {"kind", "ratings"},
                          {"parts", shards.size()},
