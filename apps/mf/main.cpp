@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       progress.update(r.epoch, c.epochs, "training");
     };
     progress.update(0, c.epochs, "training");
-    const mf::MfModel model = mf::train_embedded(c, input.shards, test, hooks);
+    const mf::MfModel model = mf::train_embedded(c, std::move(input.shards), test, hooks);
     progress.finish();
     if (!out_dir.empty()) mf::write_model(out_dir, model);
     if (metrics) metrics->finish();

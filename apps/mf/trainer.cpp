@@ -80,7 +80,7 @@ std::vector<data::RatingsSet> shard_by_user(const data::RatingsSet& set, std::ui
   return data::split_by_user(set, data::partition_users(set, parts));
 }
 
-MfModel train_embedded(const MfConfig& config, const std::vector<data::RatingsSet>& train_shards,
+MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
                        const data::RatingsSet& test, const TrainHooks& hooks) {
   validate(config, train_shards.size());
   const auto P = static_cast<std::uint32_t>(config.workers);
@@ -124,6 +124,8 @@ MfModel train_embedded(const MfConfig& config, const std::vector<data::RatingsSe
   std::vector<pipeline::EmbeddedWorker> workers(P);
   for (std::uint32_t w = 0; w < P; ++w) {
     kernels.push_back(std::make_unique<MfKernel>(config, train_shards[w], test_shards[w], blocks, mean, groups));
+    train_shards[w] = {};
+    test_shards[w] = {};
     workers[w].kernel = kernels.back().get();
     for (model::BlockId id : schedule.held_at_start(static_cast<int>(w), 0)) {
       model::Block block(id, blocks.items[id].size(), layout.stride);
