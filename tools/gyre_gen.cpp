@@ -7,7 +7,7 @@
 #include <string>
 #include <system_error>
 
-#include "gyre/base/input_error.hpp"
+#include "gyre/base/entry_point.hpp"
 #include "gyre/data/planted_ratings.hpp"
 #include "gyre/data/ratings.hpp"
 
@@ -93,14 +93,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  try {
+  return gyre::run_entry_point("gyre-gen", [&] {
     if (ratings.selected()) ratings.run();
-  } catch (const gyre::InputError& e) {
-    std::fprintf(stderr, "gyre-gen: error: %s\n", e.what());
-    return gyre::kExitBadInput;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gyre-gen: error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -8,7 +8,7 @@
 #include <system_error>
 #include <vector>
 
-#include "gyre/base/input_error.hpp"
+#include "gyre/base/entry_point.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings.hpp"
@@ -93,14 +93,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  try {
+  return gyre::run_entry_point("gyre-partition", [&] {
     if (ratings.selected()) ratings.run();
-  } catch (const gyre::InputError& e) {
-    std::fprintf(stderr, "gyre-partition: error: %s\n", e.what());
-    return gyre::kExitBadInput;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gyre-partition: error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

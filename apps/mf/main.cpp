@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "gyre/base/input_error.hpp"
+#include "gyre/base/entry_point.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines on stdout");
   CLI11_PARSE(app, argc, argv);
 
-  try {
+  return run_entry_point("gyre-mf", [&] {
     const bool is_dir = std::filesystem::is_directory(train_path);
     auto input = mf::load_training(train_path, static_cast<std::uint32_t>(workers > 0 ? workers : (is_dir ? 0 : 1)));
     c.workers = static_cast<int>(input.shards.size());
@@ -103,14 +103,5 @@ int main(int argc, char** argv) {
     if (!out_dir.empty()) mf::write_model(out_dir, model);
     if (metrics) metrics->finish();
     return 0;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "gyre-mf: error: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "gyre-mf: error: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gyre-mf: error: %s\n", e.what());
-    return 1;
-  }
+  });
 }

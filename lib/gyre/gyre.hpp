@@ -4,6 +4,7 @@
 #include "gyre/base/atomic_file.hpp"
 #include "gyre/base/buffer.hpp"
 #include "gyre/base/crc32c.hpp"
+#include "gyre/base/entry_point.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/partition.hpp"
