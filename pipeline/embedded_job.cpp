@@ -2,6 +2,9 @@
 #include "gyre/pipeline/embedded_job.hpp"
 
 #include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -19,6 +22,15 @@ std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::Rotati
   if (static_cast<int>(workers.size()) != P) throw std::invalid_argument("one EmbeddedWorker per scheduled worker");
   // Ranks 0..P-1 are the workers, rank P the scheduler.
   auto groups = net::make_inproc_groups(P + 1);
+  model::OwnershipRegistry* registry = options.registry;
+#ifndef NDEBUG
+  // Debug builds always count owners, so a schedule bug shows up as an error, not as a race.
+  std::unique_ptr<model::OwnershipRegistry> debug_registry;
+  if (registry == nullptr) {
+    debug_registry = std::make_unique<model::OwnershipRegistry>(static_cast<std::size_t>(schedule.blocks()));
+    registry = debug_registry.get();
+  }
+#endif
 
   std::mutex mutex;
   std::exception_ptr first_error;
@@ -36,7 +48,7 @@ std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::Rotati
         wo.threads = options.threads_per_worker;
         wo.scheduler_rank = P;
         wo.timeout = options.timeout;
-        wo.registry = options.registry;
+        wo.registry = registry;
         if (options.on_visit) wo.on_visit = [&, w](const scheduler::Visit& v) { options.on_visit(w, v); };
         WorkerEngine engine(*groups[static_cast<std::size_t>(w)], schedule, *workers[static_cast<std::size_t>(w)].kernel,
                             std::move(wo));
@@ -60,6 +72,15 @@ std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::Rotati
   });
   for (auto& t : threads) t.join();
   if (first_error) std::rethrow_exception(first_error);
+#ifndef NDEBUG
+  // The blocks outlive this call; they must not point at the registry that dies with it.
+  if (debug_registry)
+    for (auto& worker : results)
+      for (auto& block : worker) block = model::OwnedBlock(block.release(), nullptr);
+#endif
+  if (registry != nullptr && registry->violations() > 0)
+    throw std::logic_error("block ownership violated " + std::to_string(registry->violations()) +
+                           " time(s): two workers held one block");
   return results;
 }
 

@@ -15,6 +15,8 @@ namespace gyre::pipeline {
 struct EmbeddedJobOptions {
   int threads_per_worker = 1;
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // Counts owners per block; the job fails if any block had two. Null: no counting in release
+  // builds, while debug builds then count with a registry of their own.
   model::OwnershipRegistry* registry = nullptr;
   // Called after every visit with the worker's rank (tests check the schedule with it).
   std::function<void(int worker, const scheduler::Visit&)> on_visit;
