@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   app.add_option("--local-schedule", local,
                  "deterministic (bitwise reproducible) or dynamic (FPSGD free-cell picking; not reproducible)")
       ->check(CLI::IsMember({"deterministic", "dynamic"}))->capture_default_str();
+  app.add_option("--passes", c.passes, "passes over a block's grid per visit, each over a slice of every cell (0: auto)")
+      ->capture_default_str();
   app.add_option("--eval-every", c.eval_every, "evaluate the test set every N epochs")->capture_default_str();
   app.add_option("--out,-o", out_dir, "directory for model.json, user_factors.tsv, item_factors.tsv");
   app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, train_rmse, test_rmse, updates_per_s");

@@ -4,6 +4,7 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
@@ -61,16 +62,33 @@ void MfKernel::train(model::Block& block, const scheduler::Visit&) {
   const SgdStep s = step();
   const std::uint32_t G = train_.groups();
   std::vector<double> loss(static_cast<std::size_t>(G) * G, 0.0);
-  if (config_.local == LocalSchedule::kDeterministic)
-    train_deterministic(block, s, loss);
-  else
-    train_dynamic(block, s, loss);
+  const std::uint32_t passes = passes_for(train_.block_size(block.id()), G);
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    const Slice slice{pass, passes};
+    if (config_.local == LocalSchedule::kDeterministic)
+      train_deterministic(block, s, slice, loss);
+    else
+      train_dynamic(block, s, slice, loss);
+  }
   // Summed in cell order, not completion order, so the loss is reproducible too.
   sums_[kTrainLoss] += std::accumulate(loss.begin(), loss.end(), 0.0);
   sums_[kTrainCount] += static_cast<double>(train_.block_size(block.id()));
 }
 
-void MfKernel::train_deterministic(model::Block& block, const SgdStep& s, std::vector<double>& loss) {
+std::uint32_t MfKernel::passes_for(std::uint64_t block_ratings, std::uint32_t groups) const {
+  if (config_.passes > 0) return config_.passes;
+  const std::uint64_t per_cell = block_ratings / (std::uint64_t{groups} * groups);
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(per_cell / kRatingsPerSlice, 1, 256));
+}
+
+std::span<const LocalRating> MfKernel::slice_of(std::span<const LocalRating> cell, const Slice& slice) {
+  const std::size_t lo = cell.size() * slice.index / slice.count;
+  const std::size_t hi = cell.size() * (slice.index + 1) / slice.count;
+  return cell.subspan(lo, hi - lo);
+}
+
+void MfKernel::train_deterministic(model::Block& block, const SgdStep& s, const Slice& slice,
+                                   std::vector<double>& loss) {
   const std::uint32_t G = train_.groups();
   for (std::uint32_t round = 0; round < G; ++round) {
     // Round r pairs user group g with sub-block (g + r) mod G: no two cells share either.
@@ -82,7 +100,8 @@ void MfKernel::train_deterministic(model::Block& block, const SgdStep& s, std::v
             if (!locks_.try_acquire(g, sub))
               throw std::logic_error("sub-block (" + std::to_string(g) + "," + std::to_string(sub) +
                                      ") already owned: two threads on one factor row");
-            loss[g * G + sub] = sgd_cell(train_.cell(block.id(), g, sub), user_data(), block.data(), s);
+            loss[g * G + sub] +=
+                sgd_cell(slice_of(train_.cell(block.id(), g, sub), slice), user_data(), block.data(), s);
             locks_.release(g, sub);
           }
         },
@@ -90,7 +109,7 @@ void MfKernel::train_deterministic(model::Block& block, const SgdStep& s, std::v
   }
 }
 
-void MfKernel::train_dynamic(model::Block& block, const SgdStep& s, std::vector<double>& loss) {
+void MfKernel::train_dynamic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss) {
   const std::uint32_t G = train_.groups();
   std::mutex mutex;
   std::condition_variable freed;
@@ -117,8 +136,10 @@ void MfKernel::train_dynamic(model::Block& block, const SgdStep& s, std::vector<
       lock.unlock();
       const auto g = static_cast<std::uint32_t>(pick / G);
       const auto sub = static_cast<std::uint32_t>(pick % G);
-      loss[pick] = sgd_cell(train_.cell(block.id(), g, sub), user_data(), block.data(), s);
+      const double cell_loss =
+          sgd_cell(slice_of(train_.cell(block.id(), g, sub), slice), user_data(), block.data(), s);
       lock.lock();
+      loss[pick] += cell_loss;
       locks_.release(g, sub);
       freed.notify_all();
     }

@@ -18,11 +18,14 @@ int main(int argc, char** argv) {
   std::string train_path, test_path;
   unsigned rank = 40;
   int epochs = 1;
-  float lr = 0.01f, lambda = 0.05f;
+  float lr = 0.05f, lambda = 0.05f, decay = 0.95f;
   app.add_option("--train", train_path)->required();
   app.add_option("--test", test_path);
   app.add_option("--rank", rank);
   app.add_option("--epochs", epochs);
+  app.add_option("--lr", lr, "learning rate of the first epoch (as gyre-mf)");
+  app.add_option("--lr-decay", decay, "learning rate factor per epoch (as gyre-mf)");
+  app.add_option("--lambda", lambda);
   CLI11_PARSE(app, argc, argv);
 
   auto shards = gyre::mf::load_training(train_path, 1).shards;
@@ -34,8 +37,23 @@ int main(int argc, char** argv) {
   for (auto& x : P) x = init(rng);
   for (auto& x : Q) x = init(rng);
 
-  const auto start = std::chrono::steady_clock::now();
-  for (int e = 0; e < epochs; ++e)
+  gyre::data::RatingsSet test;
+  if (!test_path.empty()) test = gyre::data::read_ratings(test_path);
+  auto test_rmse = [&] {
+    double se = 0;
+    for (const auto& r : test.ratings) {
+      if (r.user >= train.users || r.item >= train.items) continue;
+      float pred = 0;
+      for (unsigned j = 0; j < rank; ++j) pred += P[std::size_t{r.user} * rank + j] * Q[std::size_t{r.item} * rank + j];
+      se += (r.value - pred) * (r.value - pred);
+    }
+    return std::sqrt(se / static_cast<double>(test.ratings.size()));
+  };
+
+  double seconds = 0;
+  std::string rmse;
+  for (int e = 0; e < epochs; ++e) {
+    const auto start = std::chrono::steady_clock::now();
     for (const auto& r : train.ratings) {
       float* p = &P[std::size_t{r.user} * rank];
       float* q = &Q[std::size_t{r.item} * rank];
@@ -48,17 +66,10 @@ int main(int argc, char** argv) {
         q[j] += lr * (err * pj - lambda * q[j]);
       }
     }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("updates_per_s %.0f\n", static_cast<double>(train.ratings.size()) * epochs / seconds);
-  if (!test_path.empty()) {
-    const auto test = gyre::data::read_ratings(test_path);
-    double se = 0;
-    for (const auto& r : test.ratings) {
-      if (r.user >= train.users || r.item >= train.items) continue;
-      float pred = 0;
-      for (unsigned j = 0; j < rank; ++j) pred += P[std::size_t{r.user} * rank + j] * Q[std::size_t{r.item} * rank + j];
-      se += (r.value - pred) * (r.value - pred);
-    }
-    std::printf("test_rmse %.5f\n", std::sqrt(se / static_cast<double>(test.ratings.size())));
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    lr *= decay;
+    if (!test.ratings.empty()) rmse += (rmse.empty() ? "" : " ") + std::to_string(test_rmse());
   }
+  std::printf("updates_per_s %.0f\n", static_cast<double>(train.ratings.size()) * epochs / seconds);
+  if (!rmse.empty()) std::printf("test_rmse %s\n", rmse.c_str());
 }

@@ -34,6 +34,7 @@ struct MfConfig {
   int depth = 1;               // pipeline depth d: B = workers · depth item blocks
   scheduler::RingOrder ring = scheduler::RingOrder::kFixed;
   LocalSchedule local = LocalSchedule::kDeterministic;
+  std::uint32_t passes = 0;    // passes over the grid per block visit (0: ~2k ratings per cell slice)
   int eval_every = 1;          // evaluate the test set every N epochs (and after the last)
 };
 

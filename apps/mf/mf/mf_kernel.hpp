@@ -55,9 +55,23 @@ class MfKernel final : public pipeline::RotationKernel {
   std::uint64_t train_size() const noexcept { return train_.size(); }
 
  private:
+  // A visit sweeps the grid in several passes, each over the same slice of every cell. Cells
+  // are sorted by user, so slice i of the cells of user group g covers about the same users:
+  // within a pass each user meets every item sub-block once. One pass per visit (whole cells)
+  // would fit a user to one sub-block's items for 1/G of the visit, then the next, which
+  // converges visibly slower per epoch than a random order; slices of ~2k ratings recover
+  // the random order's progress per epoch while keeping the cache-friendly layout.
+  struct Slice {
+    std::uint32_t index;
+    std::uint32_t count;
+  };
+  static constexpr std::uint64_t kRatingsPerSlice = 2048;
+  std::uint32_t passes_for(std::uint64_t block_ratings, std::uint32_t groups) const;
+  static std::span<const LocalRating> slice_of(std::span<const LocalRating> cell, const Slice& slice);
+
   SgdStep step() const;
-  void train_deterministic(model::Block& block, const SgdStep& s, std::vector<double>& loss);
-  void train_dynamic(model::Block& block, const SgdStep& s, std::vector<double>& loss);
+  void train_deterministic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss);
+  void train_dynamic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss);
   float* user_data() noexcept { return reinterpret_cast<float*>(user_factors_.data()); }
 
   MfConfig config_;
