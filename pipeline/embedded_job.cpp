@@ -18,10 +18,17 @@ std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::Rotati
                                                          std::vector<EmbeddedWorker> workers,
                                                          const scheduler::PhasePolicy& policy,
                                                          const EmbeddedJobOptions& options) {
+  return run_on_groups(net::make_inproc_groups(schedule.workers() + 1), schedule, std::move(workers), policy, options);
+}
+
+std::vector<std::vector<model::OwnedBlock>> run_on_groups(std::vector<std::unique_ptr<net::Group>> groups,
+                                                          const scheduler::RotationSchedule& schedule,
+                                                          std::vector<EmbeddedWorker> workers,
+                                                          const scheduler::PhasePolicy& policy,
+                                                          const EmbeddedJobOptions& options) {
   const int P = schedule.workers();
   if (static_cast<int>(workers.size()) != P) throw std::invalid_argument("one EmbeddedWorker per scheduled worker");
-  // Ranks 0..P-1 are the workers, rank P the scheduler.
-  auto groups = net::make_inproc_groups(P + 1);
+  if (static_cast<int>(groups.size()) != P + 1) throw std::invalid_argument("P workers need P+1 ranks");
   model::OwnershipRegistry* registry = options.registry;
 #ifndef NDEBUG
   // Debug builds always count owners, so a schedule bug shows up as an error, not as a race.

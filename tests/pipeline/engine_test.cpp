@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "gyre/pipeline/embedded_job.hpp"
+#include "lib/net/backends.hpp"
 
 using namespace gyre;
 using scheduler::PhaseKind;
@@ -55,6 +56,7 @@ struct RunResult {
   std::vector<scheduler::PhaseResult> phases;
 };
 
+template <class Backend>
 RunResult run(int P, int d, RingOrder order, int epochs, model::OwnershipRegistry* registry, int threads = 1) {
   const scheduler::RotationSchedule schedule(P, d, order, 11);
   std::vector<std::unique_ptr<CountingKernel>> kernels;
@@ -80,20 +82,21 @@ RunResult run(int P, int d, RingOrder order, int epochs, model::OwnershipRegistr
     if (phase >= 2 * epochs) return std::nullopt;
     return (phase++ % 2 == 0) ? PhaseKind::kTrain : PhaseKind::kEvaluate;  // train, evaluate, train, …
   };
-  result.held = pipeline::run_embedded(schedule, std::move(workers), policy, options);
+  result.held = pipeline::run_on_groups(Backend::make(P + 1), schedule, std::move(workers), policy, options);
   return result;
 }
 
 }  // namespace
 
-TEST_CASE("every (worker, block) pair is visited exactly once per phase, for several P, d and ring orders") {
+TEST_CASE_TEMPLATE("every (worker, block) pair is visited exactly once per phase, for several P, d and ring orders", B,
+                   GYRE_TEST_BACKENDS) {
   for (RingOrder order : {RingOrder::kFixed, RingOrder::kRandom})
     for (int P : {1, 2, 3, 4})
       for (int d : {1, 2, 3}) {
         CAPTURE(P);
         CAPTURE(d);
         const int epochs = 3;
-        auto r = run(P, d, order, epochs, nullptr);
+        auto r = run<B>(P, d, order, epochs, nullptr);
         CHECK(r.visits.size() == static_cast<std::size_t>(2 * epochs * P * P * d));
         for (const auto& [key, count] : r.visits) CHECK(count == 1);
         // Train phases report P·P·d visits; evaluation phases the same number of reads.
@@ -112,11 +115,11 @@ TEST_CASE("every (worker, block) pair is visited exactly once per phase, for sev
       }
 }
 
-TEST_CASE("no block ever has two owners at once") {
+TEST_CASE_TEMPLATE("no block ever has two owners at once", B, GYRE_TEST_BACKENDS) {
   for (int P : {2, 4})
     for (int d : {1, 2, 4}) {
       model::OwnershipRegistry registry(static_cast<std::size_t>(P * d));
-      auto r = run(P, d, RingOrder::kRandom, 4, &registry);
+      auto r = run<B>(P, d, RingOrder::kRandom, 4, &registry);
       CHECK(registry.violations() == 0);
       // Each of the P·d blocks: one acquisition at the start and one per receipt over the wire.
       CHECK(registry.acquisitions() >= static_cast<std::uint64_t>(P * d));
@@ -125,7 +128,8 @@ TEST_CASE("no block ever has two owners at once") {
     }
 }
 
-TEST_CASE("a kernel failure stops every worker and the scheduler with an error naming the worker") {
+TEST_CASE_TEMPLATE("a kernel failure stops every worker and the scheduler with an error naming the worker", B,
+                   GYRE_TEST_BACKENDS) {
   const int P = 3;
   const scheduler::RotationSchedule schedule(P, 1, RingOrder::kFixed, 1);
   struct Failing final : pipeline::RotationKernel {
@@ -146,7 +150,7 @@ TEST_CASE("a kernel failure stops every worker and the scheduler with an error n
   auto policy = [](const scheduler::PhaseResult*) -> std::optional<PhaseKind> { return PhaseKind::kTrain; };
   const auto start = std::chrono::steady_clock::now();
   try {
-    pipeline::run_embedded(schedule, std::move(workers), policy, options);
+    pipeline::run_on_groups(B::make(P + 1), schedule, std::move(workers), policy, options);
     FAIL("the job should have failed");
   } catch (const scheduler::JobFailed& e) {
     const std::string what = e.what();

@@ -3,9 +3,11 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "gyre/model/ownership.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/scheduler/rotation_schedule.hpp"
@@ -35,5 +37,13 @@ std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::Rotati
                                                          std::vector<EmbeddedWorker> workers,
                                                          const scheduler::PhasePolicy& policy,
                                                          const EmbeddedJobOptions& options);
+
+// The same over groups the caller made: P+1 ranks of one backend, 0..P-1 the workers and P the
+// scheduler (tests run the engine over tcp on loopback this way).
+std::vector<std::vector<model::OwnedBlock>> run_on_groups(std::vector<std::unique_ptr<net::Group>> groups,
+                                                          const scheduler::RotationSchedule& schedule,
+                                                          std::vector<EmbeddedWorker> workers,
+                                                          const scheduler::PhasePolicy& policy,
+                                                          const EmbeddedJobOptions& options);
 
 }  // namespace gyre::pipeline

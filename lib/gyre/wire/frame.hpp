@@ -1,0 +1,42 @@
+// gyre/wire/frame.hpp — the fixed header of a frame on a byte stream, and its validation.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gyre::wire {
+
+// Little-endian, 40 bytes:
+//   u32 magic "GYRF"   u16 protocol version   u16 message type
+//   i32 sender rank    u32 meta length        u64 tag
+//   u64 body length    u32 CRC-32C of meta ++ body    u32 reserved (0)
+inline constexpr std::uint32_t kFrameMagic = 0x46525947;  // "GYRF"
+inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::size_t kFrameHeaderSize = 40;
+
+struct FrameHeader {
+  std::uint16_t type = 0;
+  std::int32_t sender = -1;
+  std::uint64_t tag = 0;
+  std::uint32_t meta_length = 0;
+  std::uint64_t body_length = 0;
+  std::uint32_t crc = 0;
+};
+
+// Upper bounds checked before anything is allocated for a frame.
+struct FrameLimits {
+  std::uint32_t max_meta = 64 * 1024;
+  std::uint64_t max_body = std::uint64_t{1} << 30;
+};
+
+std::array<std::byte, kFrameHeaderSize> encode_header(const FrameHeader& h);
+
+// Parses and validates a header: magic, version, reserved bits, lengths within limits.
+// Returns the header, or sets `why` and returns nullopt (the connection is then dropped).
+std::optional<FrameHeader> parse_header(const std::array<std::byte, kFrameHeaderSize>& bytes,
+                                        const FrameLimits& limits, std::string& why);
+
+}  // namespace gyre::wire
