@@ -1,9 +1,6 @@
 // gyre/net/tcp.cpp — Asio connections: hello handshake, framed reads with limits, queued scatter/gather writes.
 #include "gyre/net/tcp.hpp"
 
-#include <utility>  // before Asio: Boost 1.74's awaitable.hpp uses std::exchange unincluded
-
-#include <boost/asio.hpp>
 #include <cereal/types/array.hpp>
 
 #include <algorithm>
@@ -15,7 +12,7 @@
 #include <mutex>
 #include <thread>
 
-#include "gyre/base/crc32c.hpp"
+#include "gyre/net/frame_io.hpp"
 #include "gyre/wire/codec.hpp"
 
 namespace gyre::net {
@@ -54,10 +51,6 @@ bool equal_constant_time(const std::array<char, N>& a, const std::array<char, N>
   return diff == 0;
 }
 
-std::uint32_t payload_crc(const Message& m) {
-  return crc32c(m.body.data(), m.body.size(), crc32c(m.meta.data(), m.meta.size()));
-}
-
 }  // namespace
 
 struct TcpListener::Impl {
@@ -85,11 +78,6 @@ namespace {
 
 struct State;
 
-struct OutFrame {
-  std::array<std::byte, wire::kFrameHeaderSize> header;
-  Message message;
-};
-
 // One socket. Lives on the io thread: every member is touched only from there.
 struct Connection : std::enable_shared_from_this<Connection> {
   Connection(std::shared_ptr<State> s, tcp::socket sock) : state(std::move(s)), socket(std::move(sock)) {}
@@ -100,7 +88,6 @@ struct Connection : std::enable_shared_from_this<Connection> {
   int dialed = -1;            // the rank we dialed, while its answer is pending
   bool said_goodbye = false;  // the peer announced a clean end
   bool closed = false;
-  std::array<std::byte, wire::kFrameHeaderSize> header{};
   std::deque<std::shared_ptr<OutFrame>> outbox;
   bool writing = false;
 
@@ -150,16 +137,7 @@ struct State : std::enable_shared_from_this<State> {
     }
     changed.notify_all();
   }
-  std::shared_ptr<OutFrame> frame(Message m) const {
-    wire::FrameHeader h;
-    h.type = m.type;
-    h.sender = options.rank;
-    h.tag = m.tag;
-    h.meta_length = static_cast<std::uint32_t>(m.meta.size());
-    h.body_length = m.body.size();
-    h.crc = payload_crc(m);
-    return std::make_shared<OutFrame>(OutFrame{wire::encode_header(h), std::move(m)});
-  }
+  std::shared_ptr<OutFrame> frame(Message m) const { return OutFrame::of(std::move(m), options.rank); }
   Message hello() const {
     Hello h;
     h.rank = options.rank;
@@ -228,27 +206,11 @@ void Connection::fail(const std::string& why) {
 
 void Connection::read_frame(std::function<void(Message)> on_frame) {
   auto self = shared_from_this();
-  asio::async_read(socket, asio::buffer(header), [self, on_frame = std::move(on_frame)](boost::system::error_code ec,
-                                                                                      std::size_t) mutable {
-    if (ec) return self->fail(ec == asio::error::eof ? "connection closed" : ec.message());
-    std::string why;
-    auto h = wire::parse_header(self->header, self->state->options.limits, why);
-    if (!h) return self->fail(why);
-    if (self->peer < 0 && (h->meta_length > kMaxHelloMeta || h->body_length != 0))
-      return self->fail("oversized frame before the hello");
-    auto m = std::make_shared<Message>();
-    m->type = h->type;
-    m->sender = self->peer;
-    m->tag = h->tag;
-    m->meta.resize(h->meta_length);
-    m->body = Buffer(static_cast<std::size_t>(h->body_length));
-    const std::array<asio::mutable_buffer, 2> parts{asio::buffer(m->meta), asio::buffer(m->body.data(), m->body.size())};
-    asio::async_read(self->socket, parts,
-                     [self, m, crc = h->crc, on_frame = std::move(on_frame)](boost::system::error_code ec2, std::size_t) {
-                       if (ec2) return self->fail(ec2 == asio::error::eof ? "connection closed mid-frame" : ec2.message());
-                       if (payload_crc(*m) != crc) return self->fail("frame checksum mismatch");
-                       on_frame(std::move(*m));
-                     });
+  // Before the hello checks out, only a hello-sized frame is read.
+  const wire::FrameLimits limits = peer >= 0 ? state->options.limits : wire::FrameLimits{kMaxHelloMeta, 0};
+  async_read_frame(socket, self, limits, peer, [self, on_frame = std::move(on_frame)](const std::string& error, Message m) {
+    if (!error.empty()) return self->fail(error);
+    on_frame(std::move(m));
   });
 }
 
@@ -261,10 +223,7 @@ void Connection::send(std::shared_ptr<OutFrame> frame) {
 void Connection::write_next() {
   writing = true;
   auto self = shared_from_this();
-  const auto& f = *outbox.front();
-  const std::array<asio::const_buffer, 3> parts{asio::buffer(f.header), asio::buffer(f.message.meta),
-                                                asio::buffer(f.message.body.data(), f.message.body.size())};
-  asio::async_write(socket, parts, [self](boost::system::error_code ec, std::size_t) {
+  asio::async_write(socket, outbox.front()->buffers(), [self](boost::system::error_code ec, std::size_t) {
     self->outbox.pop_front();
     if (ec) return self->fail(ec.message());
     if (self->outbox.empty()) {
