@@ -161,6 +161,11 @@ void MfKernel::evaluate(const model::Block& block, const scheduler::Visit&) {
   sums_[kTestCount] += static_cast<double>(ratings.size());
 }
 
+UserRows MfKernel::user_rows() const {
+  const auto* first = reinterpret_cast<const float*>(user_factors_.data());
+  return {users_.global_ids, std::vector<float>(first, first + users_.global_ids.size() * layout_.stride)};
+}
+
 scheduler::PhaseSums MfKernel::take_phase_sums(scheduler::PhaseKind kind) {
   if (kind == scheduler::PhaseKind::kTrain) ++epoch_;
   scheduler::PhaseSums out = sums_;

@@ -80,20 +80,22 @@ std::vector<data::RatingsSet> shard_by_user(const data::RatingsSet& set, std::ui
   return data::split_by_user(set, data::partition_users(set, parts));
 }
 
-MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
-                       const data::RatingsSet& test, const TrainHooks& hooks) {
+MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& train_shards,
+                const data::RatingsSet& test) {
   validate(config, train_shards.size());
   const auto P = static_cast<std::uint32_t>(config.workers);
-  std::uint32_t users = test.users;
-  std::uint32_t items = test.items;
+  MfPlan plan;
+  plan.config = config;
+  plan.users = test.users;
+  plan.items = test.items;
   for (const auto& s : train_shards) {
-    users = std::max(users, s.users);
-    items = std::max(items, s.items);
+    plan.users = std::max(plan.users, s.users);
+    plan.items = std::max(plan.items, s.items);
   }
 
   // Test ratings follow their user's training shard; users seen only in the test go by id.
-  std::vector<std::uint32_t> worker_of(users, 0);
-  std::vector<bool> placed(users, false);
+  std::vector<std::uint32_t> worker_of(plan.users, 0);
+  std::vector<bool> placed(plan.users, false);
   double sum = 0;
   std::uint64_t count = 0;
   for (std::uint32_t w = 0; w < P; ++w)
@@ -103,71 +105,99 @@ MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> tra
       sum += r.value;
       ++count;
     }
-  for (std::uint32_t u = 0; u < users; ++u)
+  for (std::uint32_t u = 0; u < plan.users; ++u)
     if (!placed[u]) worker_of[u] = u % P;
-  std::vector<data::RatingsSet> test_shards(P);
-  for (auto& t : test_shards) {
-    t.users = users;
-    t.items = items;
+  plan.test_shards.resize(P);
+  for (auto& t : plan.test_shards) {
+    t.users = plan.users;
+    t.items = plan.items;
   }
-  for (const auto& r : test.ratings) test_shards[worker_of[r.user]].ratings.push_back(r);
-  const float mean = count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
+  for (const auto& r : test.ratings) plan.test_shards[worker_of[r.user]].ratings.push_back(r);
+  plan.has_test = !test.ratings.empty();
+  plan.mean = config.biases && count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
 
-  const scheduler::RotationSchedule schedule(config.workers, config.depth, config.ring, config.seed);
-  const auto blocks = ItemBlocks::balance(count_items(train_shards, items), static_cast<std::uint32_t>(schedule.blocks()));
-  const RowLayout layout = RowLayout::of(config);
+  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.depth, config.ring, config.seed);
+  plan.blocks = ItemBlocks::balance(count_items(train_shards, plan.items),
+                                    static_cast<std::uint32_t>(plan.schedule->blocks()));
+  plan.layout = RowLayout::of(config);
   std::size_t max_rows = 0;
-  for (const auto& b : blocks.items) max_rows = std::max(max_rows, b.size());
-  const std::uint32_t groups = choose_groups(config.threads, max_rows, layout.stride * sizeof(float));
+  for (const auto& b : plan.blocks.items) max_rows = std::max(max_rows, b.size());
+  plan.groups = choose_groups(config.threads, max_rows, plan.layout.stride * sizeof(float));
+  return plan;
+}
 
-  std::vector<std::unique_ptr<MfKernel>> kernels;
-  std::vector<pipeline::EmbeddedWorker> workers(P);
-  for (std::uint32_t w = 0; w < P; ++w) {
-    kernels.push_back(std::make_unique<MfKernel>(config, train_shards[w], test_shards[w], blocks, mean, groups));
-    train_shards[w] = {};
-    test_shards[w] = {};
-    workers[w].kernel = kernels.back().get();
-    for (model::BlockId id : schedule.held_at_start(static_cast<int>(w), 0)) {
-      model::Block block(id, blocks.items[id].size(), layout.stride);
-      for (std::size_t row = 0; row < blocks.items[id].size(); ++row)
-        init_row(block.row(row), config.rank, config.seed, Side::kItem, blocks.items[id][row], config.init_scale);
-      workers[w].initial_blocks.push_back(std::move(block));
-    }
+std::unique_ptr<MfKernel> make_kernel(const MfPlan& plan, int worker, const data::RatingsSet& train_shard) {
+  return std::make_unique<MfKernel>(plan.config, train_shard, plan.test_shards[static_cast<std::size_t>(worker)],
+                                    plan.blocks, plan.mean, plan.groups);
+}
+
+std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker) {
+  std::vector<model::Block> out;
+  for (model::BlockId id : plan.schedule->held_at_start(worker, 0)) {
+    const auto& items = plan.blocks.items[id];
+    model::Block block(id, items.size(), plan.layout.stride);
+    for (std::size_t row = 0; row < items.size(); ++row)
+      init_row(block.row(row), plan.config.rank, plan.config.seed, Side::kItem, items[row], plan.config.init_scale);
+    out.push_back(std::move(block));
   }
+  return out;
+}
 
-  pipeline::EmbeddedJobOptions job = hooks.job;
-  job.threads_per_worker = config.threads;
-  EpochPolicy policy(config, !test.ratings.empty(), hooks.on_epoch);
-  auto held = pipeline::run_embedded(schedule, std::move(workers), std::ref(policy), job);
+scheduler::PhasePolicy epoch_policy(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch) {
+  return EpochPolicy(plan.config, plan.has_test, std::move(on_epoch));
+}
 
+MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, const std::vector<const model::Block*>& blocks) {
+  const MfConfig& config = plan.config;
   MfModel model;
   model.rank = config.rank;
   model.biases = config.biases;
-  model.mean = config.biases ? mean : 0.0f;
-  model.users = users;
-  model.items = items;
-  model.item_factors.assign(std::size_t{items} * config.rank, 0.0f);
-  model.item_bias.assign(config.biases ? items : 0, 0.0f);
-  for (auto& worker_blocks : held)
-    for (auto& owned : worker_blocks) {
-      const model::Block& b = *owned;
-      for (std::size_t row = 0; row < b.rows(); ++row) {
-        const std::uint32_t item = blocks.items[b.id()][row];
-        std::copy_n(b.row(row), config.rank, model.item_factors.begin() + std::ptrdiff_t{item} * config.rank);
-        if (config.biases) model.item_bias[item] = b.row(row)[layout.width];
-      }
+  model.mean = plan.mean;
+  model.users = plan.users;
+  model.items = plan.items;
+  model.item_factors.assign(std::size_t{plan.items} * config.rank, 0.0f);
+  model.item_bias.assign(config.biases ? plan.items : 0, 0.0f);
+  for (const model::Block* b : blocks)
+    for (std::size_t row = 0; row < b->rows(); ++row) {
+      const std::uint32_t item = plan.blocks.items[b->id()][row];
+      std::copy_n(b->row(row), config.rank, model.item_factors.begin() + std::ptrdiff_t{item} * config.rank);
+      if (config.biases) model.item_bias[item] = b->row(row)[plan.layout.width];
     }
   // Users in id order whichever worker holds them.
   std::vector<std::pair<std::uint32_t, const float*>> rows;
-  for (const auto& k : kernels)
-    for (std::uint32_t r = 0; r < k->users().global_ids.size(); ++r) rows.emplace_back(k->users().global_ids[r], k->user_row(r));
+  for (const auto& part : users)
+    for (std::size_t r = 0; r < part.ids.size(); ++r) rows.emplace_back(part.ids[r], part.rows.data() + r * plan.layout.stride);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [id, row] : rows) {
     model.user_ids.push_back(id);
     model.user_factors.insert(model.user_factors.end(), row, row + config.rank);
-    if (config.biases) model.user_bias.push_back(row[layout.width]);
+    if (config.biases) model.user_bias.push_back(row[plan.layout.width]);
   }
   return model;
+}
+
+MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
+                       const data::RatingsSet& test, const TrainHooks& hooks) {
+  MfPlan plan = plan_job(config, train_shards, test);
+  std::vector<std::unique_ptr<MfKernel>> kernels;
+  std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
+  for (int w = 0; w < config.workers; ++w) {
+    kernels.push_back(make_kernel(plan, w, train_shards[static_cast<std::size_t>(w)]));
+    train_shards[static_cast<std::size_t>(w)] = {};
+    plan.test_shards[static_cast<std::size_t>(w)] = {};
+    workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
+    workers[static_cast<std::size_t>(w)].initial_blocks = initial_blocks(plan, w);
+  }
+  pipeline::EmbeddedJobOptions job = hooks.job;
+  job.threads_per_worker = config.threads;
+  auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, hooks.on_epoch), job);
+
+  std::vector<UserRows> users;
+  for (const auto& k : kernels) users.push_back(k->user_rows());
+  std::vector<const model::Block*> blocks;
+  for (auto& worker : held)
+    for (auto& b : worker) blocks.push_back(&*b);
+  return assemble_model(plan, users, blocks);
 }
 
 }  // namespace gyre::mf

@@ -39,6 +39,12 @@ class SubBlockLocks {
   std::unique_ptr<std::atomic<bool>[]> sub_busy_;
 };
 
+// A worker's user factor rows (row r of `rows` is user ids[r], `stride` floats).
+struct UserRows {
+  std::vector<std::uint32_t> ids;
+  std::vector<float> rows;
+};
+
 class MfKernel final : public pipeline::RotationKernel {
  public:
   MfKernel(const MfConfig& config, const data::RatingsSet& train, const data::RatingsSet& test,
@@ -49,10 +55,8 @@ class MfKernel final : public pipeline::RotationKernel {
   scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) override;
 
   const LocalUsers& users() const noexcept { return users_; }
-  const float* user_row(std::uint32_t local) const noexcept {
-    return reinterpret_cast<const float*>(user_factors_.data()) + local * layout_.stride;
-  }
   std::uint64_t train_size() const noexcept { return train_.size(); }
+  UserRows user_rows() const;
 
  private:
   // A visit sweeps the grid in several passes, each over the same slice of every cell. Cells

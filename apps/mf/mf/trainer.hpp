@@ -3,12 +3,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "gyre/data/ratings.hpp"
 #include "gyre/pipeline/embedded_job.hpp"
 #include "mf/config.hpp"
+#include "mf/item_blocks.hpp"
+#include "mf/mf_kernel.hpp"
 
 namespace gyre::mf {
 
@@ -35,6 +38,32 @@ struct MfModel {
 
   float predict(std::uint32_t user_row, std::uint32_t item) const;
 };
+
+// What every rank computes the same way from the whole training set before training: id
+// spaces, global mean, item blocking, grid size, the schedule, and the test split by worker.
+struct MfPlan {
+  MfConfig config;
+  std::uint32_t users = 0;
+  std::uint32_t items = 0;
+  float mean = 0;
+  bool has_test = false;
+  ItemBlocks blocks;
+  RowLayout layout{};
+  std::uint32_t groups = 1;
+  std::shared_ptr<const scheduler::RotationSchedule> schedule;
+  std::vector<data::RatingsSet> test_shards;  // by worker
+};
+
+MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& train_shards, const data::RatingsSet& test);
+std::unique_ptr<MfKernel> make_kernel(const MfPlan& plan, int worker, const data::RatingsSet& train_shard);
+// The item blocks worker `worker` starts with, initialised from the seed.
+std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker);
+// The scheduler's epoch bookkeeping: train phases, evaluation phases when there is a test set,
+// an EpochReport per epoch.
+scheduler::PhasePolicy epoch_policy(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch);
+// The model from every worker's user rows and every block.
+MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users,
+                       const std::vector<const model::Block*>& blocks);
 
 struct TrainHooks {
   std::function<void(const EpochReport&)> on_epoch;
