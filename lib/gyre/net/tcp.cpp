@@ -291,6 +291,8 @@ void State::dial(int rank, std::chrono::steady_clock::time_point deadline) {
 }
 
 void State::established(const std::shared_ptr<Connection>& c) {
+  boost::system::error_code ignored;
+  c->socket.set_option(tcp::no_delay(true), ignored);  // control messages are small: no Nagle delay
   connections[static_cast<std::size_t>(c->peer)] = c;
   {
     std::lock_guard lock(mutex);

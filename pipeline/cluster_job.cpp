@@ -1,0 +1,96 @@
+// pipeline/cluster_job.cpp — rendezvous, tcp groups, and the worker (plus scheduler on rank 0) of one process.
+#include "gyre/pipeline/cluster_job.hpp"
+
+#include <exception>
+#include <future>
+#include <numeric>
+#include <optional>
+#include <thread>
+
+#include "gyre/cluster/rendezvous.hpp"
+#include "gyre/pipeline/worker_engine.hpp"
+
+namespace gyre::pipeline {
+namespace {
+
+std::unique_ptr<net::Group> join(const ClusterJobOptions& o, int member, int members) {
+  net::TcpListener listener(o.listen_host, 0);
+  cluster::RendezvousOptions ro{o.job_id, o.token, o.connect_timeout};
+  const auto table = cluster::rendezvous(o.coordinator, member, listener.endpoint().port, members, ro);
+  net::TcpOptions to;
+  to.rank = member;
+  to.job_id = o.job_id;
+  to.token = o.token;
+  to.connect_timeout = o.connect_timeout;
+  to.log = o.log;
+  return net::connect_tcp_group(std::move(listener), table, to);
+}
+
+}  // namespace
+
+ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const scheduler::RotationSchedule& schedule,
+                                 RotationKernel& kernel, std::vector<model::Block> initial,
+                                 const scheduler::PhasePolicy& policy) {
+  const int P = options.launch.size;
+  const int rank = options.launch.rank;
+  if (schedule.workers() != P) throw std::invalid_argument("the schedule must have one worker per process");
+  const int members = P + 1;
+  const bool hosts_scheduler = rank == 0;
+
+  // Rank 0: the coordinator and the scheduler's membership run beside the worker's joining.
+  std::optional<cluster::Coordinator> coordinator;
+  std::future<void> served;
+  std::future<std::unique_ptr<net::Group>> scheduler_group;
+  if (hosts_scheduler) {
+    coordinator.emplace(options.coordinator, members,
+                        cluster::RendezvousOptions{options.job_id, options.token, options.connect_timeout});
+    served = std::async(std::launch::async, [&] { coordinator->serve(); });
+    scheduler_group = std::async(std::launch::async, [&] { return join(options, P, members); });
+  }
+  ClusterWorker out;
+  try {
+    out.group = join(options, rank, members);
+  } catch (...) {
+    if (served.valid()) served.wait();
+    if (scheduler_group.valid()) scheduler_group.wait();
+    throw;
+  }
+  std::unique_ptr<net::Group> sched;
+  if (hosts_scheduler) {
+    served.get();
+    sched = scheduler_group.get();
+  }
+
+  std::exception_ptr driver_error;
+  std::thread driver_thread;
+  if (sched) {
+    driver_thread = std::thread([&] {
+      try {
+        std::vector<int> ranks(static_cast<std::size_t>(P));
+        std::iota(ranks.begin(), ranks.end(), 0);
+        scheduler::RotationDriver(*sched, ranks, options.timeout).run(policy);
+      } catch (...) {
+        driver_error = std::current_exception();
+      }
+    });
+  }
+  std::exception_ptr worker_error;
+  try {
+    WorkerOptions wo;
+    wo.threads = options.threads_per_worker;
+    wo.scheduler_rank = P;
+    wo.timeout = options.timeout;
+    wo.registry = options.registry;
+    WorkerEngine engine(*out.group, schedule, kernel, std::move(wo));
+    out.held = engine.run(std::move(initial));
+  } catch (...) {
+    worker_error = std::current_exception();
+    out.group->close("worker " + std::to_string(rank) + " failed");
+  }
+  if (driver_thread.joinable()) driver_thread.join();
+  if (driver_error) std::rethrow_exception(driver_error);
+  if (worker_error) std::rethrow_exception(worker_error);
+  return out;
+}
+
+}  // namespace gyre::pipeline

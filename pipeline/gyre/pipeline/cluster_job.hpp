@@ -1,0 +1,48 @@
+// gyre/pipeline/cluster_job.hpp — one process's part of a multi-process rotation job over tcp.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gyre/cluster/launch.hpp"
+#include "gyre/model/ownership.hpp"
+#include "gyre/net/tcp.hpp"
+#include "gyre/pipeline/rotation_kernel.hpp"
+#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/scheduler/rotation_schedule.hpp"
+
+namespace gyre::pipeline {
+
+struct ClusterJobOptions {
+  cluster::Launch launch;            // this process's rank; size = number of workers P
+  net::TcpEndpoint coordinator;      // rank 0 serves the rendezvous here; everyone registers there
+  std::string listen_host = "0.0.0.0";
+  std::string job_id = "gyre";
+  std::string token;
+  int threads_per_worker = 1;
+  std::chrono::milliseconds connect_timeout{std::chrono::seconds(60)};
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest silence of a worker
+  model::OwnershipRegistry* registry = nullptr;
+  std::function<void(const std::string&)> log;  // transport notes; default stderr
+};
+
+// What a process keeps after the job: its worker's blocks, and its worker's group, still
+// connected, so that the app can gather results over it (rank 0 collects).
+struct ClusterWorker {
+  std::vector<model::OwnedBlock> held;
+  std::unique_ptr<net::Group> group;
+};
+
+// The job has P + 1 members: the P workers (member r runs in process r) and the scheduler
+// (member P, in process 0 next to worker 0, so `mpirun -np 4` gives 4 workers). Process 0 also
+// serves the rendezvous. Every process: registers its listening ports, connects its group(s),
+// runs its worker engine (and, on 0, the driver with `policy`) to the end. Throws
+// scheduler::JobFailed, naming the rank, if any part of the job fails.
+ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const scheduler::RotationSchedule& schedule,
+                                 RotationKernel& kernel, std::vector<model::Block> initial,
+                                 const scheduler::PhasePolicy& policy);
+
+}  // namespace gyre::pipeline
