@@ -86,12 +86,14 @@ struct Connection : std::enable_shared_from_this<Connection> {
   tcp::socket socket;
   int peer = -1;              // known once the hello checked out
   int dialed = -1;            // the rank we dialed, while its answer is pending
+  std::string address = "?";  // the peer's host:port, noted while the socket is connected
   bool said_goodbye = false;  // the peer announced a clean end
   bool closed = false;
   std::deque<std::shared_ptr<OutFrame>> outbox;
   bool writing = false;
 
   std::string who() const;
+  void note_address();
   void read_frame(std::function<void(Message)> on_frame);
   void send(std::shared_ptr<OutFrame> frame);
   void write_next();
@@ -172,12 +174,14 @@ struct State : std::enable_shared_from_this<State> {
   void read_loop(const std::shared_ptr<Connection>& c);
 };
 
-std::string Connection::who() const {
-  std::string addr = "?";
+void Connection::note_address() {
   boost::system::error_code ec;
   const auto ep = socket.remote_endpoint(ec);
-  if (!ec) addr = ep.address().to_string() + ":" + std::to_string(ep.port());
-  return peer >= 0 ? "rank " + std::to_string(peer) + " (" + addr + ")" : "unauthenticated peer " + addr;
+  if (!ec) address = ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+std::string Connection::who() const {
+  return peer >= 0 ? "rank " + std::to_string(peer) + " (" + address + ")" : "unauthenticated peer " + address;
 }
 
 void Connection::close_socket() {
@@ -239,6 +243,7 @@ void State::accept_next() {
   listener->acceptor.async_accept([self](boost::system::error_code ec, tcp::socket socket) {
     if (ec || self->stopping) return;  // acceptor closed
     auto c = std::make_shared<Connection>(self, std::move(socket));
+    c->note_address();
     self->every_socket.push_back(c);
     c->read_frame([self, c](Message m) {
       int rank = -1;
@@ -274,6 +279,7 @@ void State::dial(int rank, std::chrono::steady_clock::time_point deadline) {
       return;
     }
     c->dialed = rank;
+    c->note_address();
     c->send(self->frame(self->hello()));
     c->read_frame([self, c, rank](Message m) {
       int got = -1;
