@@ -120,3 +120,27 @@ TEST_CASE("kill -9 of one rank mid-epoch: every other rank exits non-zero within
   CHECK(log0.find("rank 1") != std::string::npos);
   CHECK(log2.find("rank 1") != std::string::npos);
 }
+
+TEST_CASE("mpirun -np 4 gyre-mf writes the same files as --workers 4 in one process") {
+  if (run_shell("command -v mpirun").exit_code != 0) {
+    MESSAGE("skipped: mpirun not installed (apt-get install openmpi-bin)");
+    return;
+  }
+  TempDir dir;
+  generate(dir, "20000");
+  auto single = common(dir);
+  single.insert(single.end(), {"--workers", "4", "--out", (dir / "single").string()});
+  REQUIRE(run_command(single).exit_code == 0);
+
+  std::vector<std::string> argv{"timeout", "120", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4",
+                                "-x", "GYRE_TOKEN"};
+  const auto mf_args = common(dir);
+  argv.insert(argv.end(), mf_args.begin(), mf_args.end());
+  argv.insert(argv.end(), {"--coordinator", "127.0.0.1:" + std::to_string(free_port()), "--out", (dir / "mpi").string()});
+  gyre::test::CommandOptions o;
+  o.environment = {{"GYRE_TOKEN", "test-token"}};
+  const auto r = run_command(argv, o);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  for (const char* file : {"user_factors.tsv", "item_factors.tsv", "model.json"})
+    CHECK(read_text(dir / "single" / file) == read_text(dir / "mpi" / file));
+}
