@@ -1,6 +1,7 @@
 // pipeline/cluster_job.cpp — rendezvous, tcp groups, and the worker (plus scheduler on rank 0) of one process.
 #include "gyre/pipeline/cluster_job.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <future>
 #include <numeric>
@@ -22,6 +23,8 @@ std::unique_ptr<net::Group> join(const ClusterJobOptions& o, int member, int mem
   to.job_id = o.job_id;
   to.token = o.token;
   to.connect_timeout = o.connect_timeout;
+  to.heartbeat_timeout = o.heartbeat_timeout;
+  to.heartbeat_interval = std::min(to.heartbeat_interval, o.heartbeat_timeout / 4);
   to.log = o.log;
   return net::connect_tcp_group(std::move(listener), table, to);
 }

@@ -38,7 +38,7 @@ std::string format_report(const gyre::mf::EpochReport& r) {
 gyre::pipeline::ClusterJobOptions cluster_options(const gyre::cluster::Launch& launch, const std::string& coordinator,
                                                   const std::string& listen_host, const std::string& token_file,
                                                   const std::string& job_id, int connect_timeout_s,
-                                                  const gyre::cluster::Environment& env) {
+                                                  double heartbeat_timeout_s, const gyre::cluster::Environment& env) {
   gyre::pipeline::ClusterJobOptions o;
   o.launch = launch;
   const auto colon = coordinator.rfind(':');
@@ -57,6 +57,8 @@ gyre::pipeline::ClusterJobOptions cluster_options(const gyre::cluster::Launch& l
   }
   if (o.token.empty()) throw std::invalid_argument("a multi-process job needs a token: --token-file F or GYRE_TOKEN");
   o.connect_timeout = std::chrono::seconds(connect_timeout_s);
+  if (heartbeat_timeout_s <= 0) throw std::invalid_argument("--heartbeat-timeout must be positive");
+  o.heartbeat_timeout = std::chrono::milliseconds(static_cast<long>(heartbeat_timeout_s * 1000));
   return o;
 }
 
@@ -101,6 +103,7 @@ int main(int argc, char** argv) {
   std::optional<int> process_rank, processes;
   std::string coordinator, listen_host = "0.0.0.0", token_file, job_id = "gyre-mf";
   int connect_timeout_s = 60;
+  double heartbeat_timeout_s = 30;
   auto* multi = "multi-process (also from mpirun/srun variables)";
   app.add_option("--process-rank", process_rank, "this process's rank (default: from the launcher, else 0)")->group(multi);
   app.add_option("--processes", processes, "number of processes = workers (default: from the launcher, else 1)")
@@ -112,6 +115,8 @@ int main(int argc, char** argv) {
   app.add_option("--token-file", token_file, "file holding the job token (else the GYRE_TOKEN variable)")->group(multi);
   app.add_option("--job-id", job_id, "peers of another job id are refused")->capture_default_str()->group(multi);
   app.add_option("--connect-timeout", connect_timeout_s, "seconds to wait for every process to join")
+      ->capture_default_str()->group(multi);
+  app.add_option("--heartbeat-timeout", heartbeat_timeout_s, "seconds of silence after which a peer is declared dead")
       ->capture_default_str()->group(multi);
   CLI11_PARSE(app, argc, argv);
   // The only place gyre-mf looks at the environment; the library gets explicit settings.
@@ -163,7 +168,7 @@ int main(int argc, char** argv) {
     if (distributed) {
       model = mf::train_distributed(c, std::move(input.shards), test, hooks,
                                     cluster_options(launch, coordinator, listen_host, token_file, job_id,
-                                                    connect_timeout_s, env));
+                                                    connect_timeout_s, heartbeat_timeout_s, env));
     } else {
       model = mf::train_embedded(c, std::move(input.shards), test, hooks);
     }

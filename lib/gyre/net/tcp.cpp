@@ -24,6 +24,7 @@ namespace {
 // Transport-private message types; the layers above use types below 0xFF00.
 constexpr std::uint16_t kHello = 0xFF01;
 constexpr std::uint16_t kGoodbye = 0xFF02;
+constexpr std::uint16_t kHeartbeat = 0xFF03;
 constexpr std::uint32_t kMaxHelloMeta = 512;
 
 struct Hello {
@@ -87,6 +88,7 @@ struct Connection : std::enable_shared_from_this<Connection> {
   int peer = -1;              // known once the hello checked out
   int dialed = -1;            // the rank we dialed, while its answer is pending
   std::string address = "?";  // the peer's host:port, noted while the socket is connected
+  std::chrono::steady_clock::time_point last_heard = std::chrono::steady_clock::now();
   bool said_goodbye = false;  // the peer announced a clean end
   bool closed = false;
   std::deque<std::shared_ptr<OutFrame>> outbox;
@@ -108,6 +110,7 @@ struct State : std::enable_shared_from_this<State> {
   std::vector<std::shared_ptr<Connection>> connections;  // by rank; io thread only after setup
   std::vector<std::weak_ptr<Connection>> every_socket;    // incl. refused and half-open ones; io thread
   bool stopping = false;                                  // io thread: no new dials or accepts
+  std::unique_ptr<asio::steady_timer> heartbeat_timer;    // io thread
 
   std::mutex mutex;  // guards everything below
   std::condition_variable changed;
@@ -168,6 +171,7 @@ struct State : std::enable_shared_from_this<State> {
     return {};
   }
 
+  void heartbeat();
   void accept_next();
   void dial(int rank, std::chrono::steady_clock::time_point deadline);
   void established(const std::shared_ptr<Connection>& c);
@@ -299,6 +303,7 @@ void State::dial(int rank, std::chrono::steady_clock::time_point deadline) {
 void State::established(const std::shared_ptr<Connection>& c) {
   boost::system::error_code ignored;
   c->socket.set_option(tcp::no_delay(true), ignored);  // control messages are small: no Nagle delay
+  c->last_heard = std::chrono::steady_clock::now();
   connections[static_cast<std::size_t>(c->peer)] = c;
   {
     std::lock_guard lock(mutex);
@@ -308,10 +313,35 @@ void State::established(const std::shared_ptr<Connection>& c) {
   read_loop(c);
 }
 
+void State::heartbeat() {
+  if (stopping) return;
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& c : connections) {
+    if (!c || c->closed || c->said_goodbye) continue;
+    const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(now - c->last_heard);
+    if (silent > options.heartbeat_timeout) {
+      c->fail("silent for " + std::to_string(silent.count()) + " ms (heartbeat timeout)");
+      continue;
+    }
+    if (c->outbox.empty()) {  // real traffic doubles as a heartbeat
+      Message beat;
+      beat.type = kHeartbeat;
+      c->send(frame(std::move(beat)));
+    }
+  }
+  heartbeat_timer->expires_after(options.heartbeat_interval);
+  heartbeat_timer->async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) self->heartbeat();
+  });
+}
+
 void State::read_loop(const std::shared_ptr<Connection>& c) {
   auto self = shared_from_this();
   c->read_frame([self, c](Message m) {
-    if (m.type == kGoodbye) {
+    c->last_heard = std::chrono::steady_clock::now();
+    if (m.type == kHeartbeat) {
+      // nothing else to do: hearing it was the point
+    } else if (m.type == kGoodbye) {
       c->said_goodbye = true;
     } else if (m.type >= 0xFF00) {
       return c->fail("unexpected transport message " + std::to_string(m.type));
@@ -351,6 +381,8 @@ class TcpGroup final : public Group {
   explicit TcpGroup(std::shared_ptr<State> state) : state_(std::move(state)) {
     for (int p = 0; p < state_->size(); ++p) links_.emplace_back(state_, p);
     work_.emplace(asio::make_work_guard(state_->io()));
+    state_->heartbeat_timer = std::make_unique<asio::steady_timer>(state_->io());
+    asio::post(state_->io(), [s = state_] { s->heartbeat(); });
     io_thread_ = std::thread([s = state_] { s->io().run(); });
   }
 
@@ -383,6 +415,7 @@ class TcpGroup final : public Group {
       // handlers let go of the state.
       state->stopping = true;
       boost::system::error_code ignored;
+      state->heartbeat_timer->cancel();
       state->listener->acceptor.close(ignored);
       for (auto& weak : state->every_socket)
         if (auto c = weak.lock()) c->close_socket();

@@ -25,6 +25,11 @@ struct TcpOptions {
   std::string token;   // shared secret every connection must present (compared in constant time)
   wire::FrameLimits limits;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(30)};
+  // Every connection sends a heartbeat each interval; a peer not heard from (no frame of any
+  // kind) for heartbeat_timeout is declared dead, which closes the group naming it. Generous by
+  // default because a frame only counts once it has fully arrived.
+  std::chrono::milliseconds heartbeat_interval{std::chrono::seconds(1)};
+  std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(30)};
   // Where refused connections and dropped frames are reported; default: stderr.
   std::function<void(const std::string&)> log;
 };

@@ -24,7 +24,8 @@ struct ClusterJobOptions {
   std::string token;
   int threads_per_worker = 1;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(60)};
-  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest silence of a worker
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait of a worker for work
+  std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(30)};  // a peer this silent is dead
   model::OwnershipRegistry* registry = nullptr;
   std::function<void(const std::string&)> log;  // transport notes; default stderr
 };

@@ -89,36 +89,55 @@ TEST_CASE("a multi-process job without a token or a coordinator is refused up fr
   CHECK(r.output.find("--coordinator") != std::string::npos);
 }
 
-TEST_CASE("kill -9 of one rank mid-epoch: every other rank exits non-zero within 10 s, naming it") {
-  TempDir dir;
-  generate(dir, "30000");
+namespace {
+
+// Starts 3 ranks on endless training, does `what` to rank 1 once rank 0 has reported epoch 2,
+// and returns the shell's report: rc0=, rc2=, elapsed_ms= (from `what` to both survivors
+// exiting). A watchdog bounds everything at 60 s.
+gyre::test::CommandResult disturb_rank_1(const TempDir& dir, const std::string& what, const std::string& extra_flags) {
   const std::string coordinator = "127.0.0.1:" + std::to_string(free_port());
   std::ostringstream script;
   script << "cd '" << dir.path().string() << "'\nexport GYRE_TOKEN=test-token\n";
   for (int r = 0; r < 3; ++r) {
     script << "'" << mf() << "' --train train.tsv --test test.tsv --rank 4 --epochs 1000000 --threads 1"
            << " --processes 3 --process-rank " << r << " --coordinator " << coordinator
-           << " --listen-host 127.0.0.1 > log" << r << ".txt 2>&1 &\npid" << r << "=$!\n";
+           << " --listen-host 127.0.0.1 " << extra_flags << " > log" << r << ".txt 2>&1 &\npid" << r << "=$!\n";
   }
-  // A watchdog bounds the test if the survivors do not stop (the elapsed check then fails).
   script << "( sleep 60; kill -9 $pid0 $pid1 $pid2 ) >/dev/null 2>&1 &\nwatchdog=$!\n"
             "for i in $(seq 1 300); do grep -q 'epoch   2' log0.txt && break; sleep 0.1; done\n"
-            "kill -9 $pid1\nstart=$(date +%s%N)\n"
-            "wait $pid0; echo rc0=$?\nwait $pid2; echo rc2=$?\n"
+         << what << " $pid1\nstart=$(date +%s%N)\n"
+         << "wait $pid0; echo rc0=$?\nwait $pid2; echo rc2=$?\n"
             "echo elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))\n"
-            "kill $watchdog 2>/dev/null\n"
-            "echo ---0; cat log0.txt | tail -3; echo ---2; cat log2.txt | tail -3\n";
-  const auto r = run_shell(script.str());
+            "kill -9 $pid1 $watchdog 2>/dev/null\n";
+  return run_shell(script.str());
+}
+
+void expect_survivors_stopped(const TempDir& dir, const gyre::test::CommandResult& r, long within_ms) {
   INFO(r.output);
   CHECK(r.output.find("rc0=0") == std::string::npos);
   CHECK(r.output.find("rc2=0") == std::string::npos);
   const auto at = r.output.find("elapsed_ms=");
   REQUIRE(at != std::string::npos);
-  CHECK(std::stol(r.output.substr(at + 11)) < 10000);
+  CHECK(std::stol(r.output.substr(at + 11)) < within_ms);
   const auto log0 = read_text(dir / "log0.txt");
   const auto log2 = read_text(dir / "log2.txt");
-  CHECK(log0.find("rank 1") != std::string::npos);
-  CHECK(log2.find("rank 1") != std::string::npos);
+  CHECK_MESSAGE(log0.find("rank 1") != std::string::npos, log0.substr(log0.size() > 600 ? log0.size() - 600 : 0));
+  CHECK_MESSAGE(log2.find("rank 1") != std::string::npos, log2.substr(log2.size() > 600 ? log2.size() - 600 : 0));
+}
+
+}  // namespace
+
+TEST_CASE("kill -9 of one rank mid-epoch: every other rank exits non-zero within 10 s, naming it") {
+  TempDir dir;
+  generate(dir, "30000");
+  expect_survivors_stopped(dir, disturb_rank_1(dir, "kill -9", ""), 10000);
+}
+
+TEST_CASE("a rank that goes silent (SIGSTOP) is declared dead by heartbeat timeout, and named") {
+  TempDir dir;
+  generate(dir, "30000");
+  expect_survivors_stopped(dir, disturb_rank_1(dir, "kill -STOP", "--heartbeat-timeout 2"), 10000);
+  CHECK(read_text(dir / "log0.txt").find("heartbeat") != std::string::npos);
 }
 
 TEST_CASE("mpirun -np 4 gyre-mf writes the same files as --workers 4 in one process") {
