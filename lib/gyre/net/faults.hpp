@@ -1,0 +1,31 @@
+// gyre/net/faults.hpp — a Group decorator that delays messages and can cut links, for tests and benchmarks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gyre/net/group.hpp"
+
+namespace gyre::net {
+
+struct FaultSpec {
+  enum class Delay { kNone, kFixed, kUniform, kGamma };
+  Delay delay = Delay::kNone;
+  double a = 0;  // fixed: milliseconds; uniform: lowest ms; gamma: shape
+  double b = 0;  // uniform: highest ms; gamma: scale in ms
+  std::uint64_t close_after = 0;  // fail the group after this many sent messages (0: never)
+  std::uint64_t seed = 1;
+
+  // "none", "fixed:MS", "uniform:LO:HI" or "gamma:SHAPE:SCALE"; throws std::invalid_argument.
+  static FaultSpec parse_delay(const std::string& text);
+  bool active() const { return delay != Delay::kNone || close_after > 0; }
+};
+
+// Messages to other ranks leave after a delay drawn per message (order per link is kept: a
+// message never overtakes an earlier one on its link); messages to itself are not delayed.
+// With close_after = N, the N+1-th send closes the inner group, which its peers see as this
+// rank failing. Receiving is untouched.
+std::unique_ptr<Group> with_faults(std::unique_ptr<Group> inner, const FaultSpec& spec);
+
+}  // namespace gyre::net
