@@ -52,7 +52,7 @@ ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const schedul
   }
   ClusterWorker out;
   try {
-    out.group = join(options, rank, members);
+    out.group = net::with_faults(join(options, rank, members), options.faults);
   } catch (...) {
     if (served.valid()) served.wait();
     if (scheduler_group.valid()) scheduler_group.wait();
@@ -86,6 +86,7 @@ ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const schedul
     wo.registry = options.registry;
     WorkerEngine engine(*out.group, schedule, kernel, std::move(wo));
     out.held = engine.run(std::move(initial));
+    out.bytes_sent = out.group->bytes_sent();
   } catch (...) {
     worker_error = std::current_exception();
     out.group->close("worker " + std::to_string(rank) + " failed");

@@ -71,6 +71,7 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
   options.threads_per_worker = config.threads;
   auto run = pipeline::run_cluster_worker(options, *plan.schedule, *kernel, initial_blocks(plan, rank),
                                           epoch_policy(plan, hooks.on_epoch));
+  if (hooks.on_traffic) hooks.on_traffic(run.bytes_sent);
   net::Group& group = *run.group;
   const std::size_t stride = plan.layout.stride;
 

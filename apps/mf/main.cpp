@@ -116,6 +116,15 @@ int main(int argc, char** argv) {
   app.add_option("--job-id", job_id, "peers of another job id are refused")->capture_default_str()->group(multi);
   app.add_option("--connect-timeout", connect_timeout_s, "seconds to wait for every process to join")
       ->capture_default_str()->group(multi);
+  std::string inject_delay = "none";
+  std::uint64_t inject_close_after = 0;
+  bool report_traffic = false;
+  app.add_option("--inject-delay", inject_delay, "delay per message: none, fixed:MS, uniform:LO:HI, gamma:SHAPE:SCALE")
+      ->capture_default_str()->group(multi);
+  app.add_option("--inject-close-after", inject_close_after, "cut this rank's links after N messages (failure tests)")
+      ->group(multi);
+  app.add_flag("--report-traffic", report_traffic, "print the bytes this rank sent during training (stderr)")
+      ->group(multi);
   app.add_option("--heartbeat-timeout", heartbeat_timeout_s, "seconds of silence after which a peer is declared dead")
       ->capture_default_str()->group(multi);
   CLI11_PARSE(app, argc, argv);
@@ -166,9 +175,17 @@ int main(int argc, char** argv) {
     progress.update(0, c.epochs, "training");
     std::optional<mf::MfModel> model;
     if (distributed) {
-      model = mf::train_distributed(c, std::move(input.shards), test, hooks,
-                                    cluster_options(launch, coordinator, listen_host, token_file, job_id,
-                                                    connect_timeout_s, heartbeat_timeout_s, env));
+      auto cluster = cluster_options(launch, coordinator, listen_host, token_file, job_id, connect_timeout_s,
+                                     heartbeat_timeout_s, env);
+      cluster.faults = net::FaultSpec::parse_delay(inject_delay);
+      cluster.faults.close_after = inject_close_after;
+      cluster.faults.seed = c.seed + static_cast<std::uint64_t>(launch.rank);
+      if (report_traffic)
+        hooks.on_traffic = [&](std::uint64_t bytes) {
+          std::fprintf(stderr, "gyre-mf: rank %d sent %llu bytes during training\n", launch.rank,
+                       static_cast<unsigned long long>(bytes));
+        };
+      model = mf::train_distributed(c, std::move(input.shards), test, hooks, cluster);
     } else {
       model = mf::train_embedded(c, std::move(input.shards), test, hooks);
     }

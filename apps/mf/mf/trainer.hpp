@@ -67,6 +67,8 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users,
 
 struct TrainHooks {
   std::function<void(const EpochReport&)> on_epoch;
+  // Multi-process runs: bytes this rank's worker put on the wire during the rotation.
+  std::function<void(std::uint64_t)> on_traffic;
   pipeline::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
 };
 

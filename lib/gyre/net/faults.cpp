@@ -66,6 +66,7 @@ class FaultyGroup final : public Group {
   }
   std::optional<Message> receive(Clock::time_point deadline) override { return inner_->receive(deadline); }
   void close(const std::string& reason) override { inner_->close(reason); }
+  std::uint64_t bytes_sent() const noexcept override { return inner_->bytes_sent(); }
 
   void send_from_link(int peer, Message m) {
     if (spec_.close_after > 0 && ++sent_ > spec_.close_after) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,9 @@ class Group {
   virtual std::optional<Message> receive(Clock::time_point deadline) = 0;
   // Wakes every receiver of this rank with GroupClosed; idempotent.
   virtual void close(const std::string& reason) = 0;
+  // Bytes this rank has put on the wire so far (frames and transport overhead included);
+  // 0 for backends without a wire.
+  virtual std::uint64_t bytes_sent() const noexcept { return 0; }
 
   void send(int peer, Message message) { link(peer).send(std::move(message)); }
 };

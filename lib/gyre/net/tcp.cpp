@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -117,6 +118,7 @@ struct State : std::enable_shared_from_this<State> {
   std::deque<Message> inbox;
   std::string closed;  // reason, once closed
   int connected = 0;
+  std::atomic<std::uint64_t> bytes_sent{0};  // written by the io thread, read by anyone
 
   asio::io_context& io() { return listener->io; }
   int size() const { return static_cast<int>(peers.size()); }
@@ -231,7 +233,8 @@ void Connection::send(std::shared_ptr<OutFrame> frame) {
 void Connection::write_next() {
   writing = true;
   auto self = shared_from_this();
-  asio::async_write(socket, outbox.front()->buffers(), [self](boost::system::error_code ec, std::size_t) {
+  asio::async_write(socket, outbox.front()->buffers(), [self](boost::system::error_code ec, std::size_t n) {
+    self->state->bytes_sent.fetch_add(n, std::memory_order_relaxed);
     self->outbox.pop_front();
     if (ec) return self->fail(ec.message());
     if (self->outbox.empty()) {
@@ -441,6 +444,7 @@ class TcpGroup final : public Group {
     state_->inbox.pop_front();
     return m;
   }
+  std::uint64_t bytes_sent() const noexcept override { return state_->bytes_sent.load(std::memory_order_relaxed); }
   void close(const std::string& reason) override {
     state_->close(reason);
     // Without a goodbye, so that the peers see this rank fail.

@@ -9,6 +9,7 @@
 
 #include "gyre/cluster/launch.hpp"
 #include "gyre/model/ownership.hpp"
+#include "gyre/net/faults.hpp"
 #include "gyre/net/tcp.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
@@ -28,6 +29,7 @@ struct ClusterJobOptions {
   std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(30)};  // a peer this silent is dead
   model::OwnershipRegistry* registry = nullptr;
   std::function<void(const std::string&)> log;  // transport notes; default stderr
+  net::FaultSpec faults;                        // injected into the worker's links (tests, benchmarks)
 };
 
 // What a process keeps after the job: its worker's blocks, and its worker's group, still
@@ -35,6 +37,7 @@ struct ClusterJobOptions {
 struct ClusterWorker {
   std::vector<model::OwnedBlock> held;
   std::unique_ptr<net::Group> group;
+  std::uint64_t bytes_sent = 0;  // by the worker's group during the rotation
 };
 
 // The job has P + 1 members: the P workers (member r runs in process r) and the scheduler
