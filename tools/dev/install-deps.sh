@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(meson ninja-build g++ pkg-config libtbb-dev libeigen3-dev libboost-dev libcereal-dev
           doctest-dev libcli11-dev nlohmann-json3-dev openmpi-bin)
-packages+=("$@")
+packages+=(iproute2 "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
