@@ -10,6 +10,7 @@
 
 #include "gyre/net/frame_io.hpp"
 #include "gyre/wire/codec.hpp"
+#include "gyre/wire/fixed_text.hpp"
 
 namespace gyre::cluster {
 namespace asio = boost::asio;
@@ -34,17 +35,7 @@ struct Registration {
 
 template <std::size_t N>
 std::array<char, N> fixed(const std::string& s) {
-  if (s.size() >= N) throw std::invalid_argument("job id or token longer than " + std::to_string(N - 1) + " bytes");
-  std::array<char, N> out{};
-  std::copy(s.begin(), s.end(), out.begin());
-  return out;
-}
-
-template <std::size_t N>
-bool same(const std::array<char, N>& a, const std::array<char, N>& b) {  // constant time
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < N; ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
+  return wire::fixed_text<N>(s, "job id or token");
 }
 
 }  // namespace
@@ -86,8 +77,8 @@ struct Coordinator::Impl {
       }
     }
     if (why.empty() && r.version != wire::kProtocolVersion) why = "protocol version " + std::to_string(r.version);
-    if (why.empty() && !same(r.token, fixed<128>(options.token))) why = "wrong or missing job token";
-    if (why.empty() && !same(r.job, fixed<64>(options.job_id))) why = "another job id";
+    if (why.empty() && !wire::equal_constant_time(r.token, fixed<128>(options.token))) why = "wrong or missing job token";
+    if (why.empty() && !wire::equal_constant_time(r.job, fixed<64>(options.job_id))) why = "another job id";
     if (why.empty() && (r.member < 0 || r.member >= members || table[static_cast<std::size_t>(r.member)]))
       why = "member id " + std::to_string(r.member) + " out of range or taken";
     if (!why.empty()) {

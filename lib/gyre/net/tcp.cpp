@@ -15,6 +15,7 @@
 
 #include "gyre/net/frame_io.hpp"
 #include "gyre/wire/codec.hpp"
+#include "gyre/wire/fixed_text.hpp"
 
 namespace gyre::net {
 namespace asio = boost::asio;
@@ -37,20 +38,11 @@ struct Hello {
   void serialize(Archive& ar) { ar(version, rank, job, token); }
 };
 
+using wire::equal_constant_time;
+
 template <std::size_t N>
 std::array<char, N> fixed(const std::string& s, const char* what) {
-  if (s.size() >= N) throw std::invalid_argument(std::string(what) + " longer than " + std::to_string(N - 1) + " bytes");
-  std::array<char, N> out{};
-  std::copy(s.begin(), s.end(), out.begin());
-  return out;
-}
-
-// Compares every byte whatever the first difference, so timing does not leak the token.
-template <std::size_t N>
-bool equal_constant_time(const std::array<char, N>& a, const std::array<char, N>& b) {
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < N; ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
+  return wire::fixed_text<N>(s, what);
 }
 
 }  // namespace
