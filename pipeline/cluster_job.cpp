@@ -88,8 +88,9 @@ ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const schedul
     out.held = engine.run(std::move(initial));
     out.bytes_sent = out.group->bytes_sent();
   } catch (...) {
+    // No hard close here: the scheduler already has the failure (the engine reports its own
+    // errors), and a connection cut now would make peers blame this rank for another's death.
     worker_error = std::current_exception();
-    out.group->close("worker " + std::to_string(rank) + " failed");
   }
   if (driver_thread.joinable()) driver_thread.join();
   if (driver_error) std::rethrow_exception(driver_error);

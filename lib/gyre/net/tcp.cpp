@@ -123,7 +123,7 @@ struct State : std::enable_shared_from_this<State> {
   void deliver(Message m) {
     {
       std::lock_guard lock(mutex);
-      if (!closed.empty()) return;
+      if (!closed.empty()) return;  // nothing new after a close
       inbox.push_back(std::move(m));
     }
     changed.notify_all();
@@ -431,7 +431,9 @@ class TcpGroup final : public Group {
     if (!state_->changed.wait_until(lock, deadline,
                                     [&] { return !state_->inbox.empty() || !state_->closed.empty(); }))
       return std::nullopt;
-    if (!state_->closed.empty()) throw GroupClosed(state_->closed);
+    // What arrived before the close is still handed out: a peer's last word (often the
+    // scheduler's failure message, which names the root cause) must not be lost to the close.
+    if (state_->inbox.empty()) throw GroupClosed(state_->closed);
     Message m = std::move(state_->inbox.front());
     state_->inbox.pop_front();
     return m;
