@@ -7,9 +7,9 @@
 #include <string>
 #include <system_error>
 
-#include "gyre/base/entry_point.hpp"
 #include "gyre/data/planted_ratings.hpp"
 #include "gyre/data/ratings.hpp"
+#include "subcommand_main.hpp"
 
 namespace {
 
@@ -85,16 +85,5 @@ class RatingsCommand {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"gyre-gen: synthetic data sets whose generating model is known"};
-  app.require_subcommand(1);
-  const RatingsCommand ratings(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
-  return gyre::run_entry_point("gyre-gen", [&] {
-    if (ratings.selected()) ratings.run();
-    return 0;
-  });
+  return gyre::tools::subcommand_main<RatingsCommand>("gyre-gen", "gyre-gen: synthetic data sets whose generating model is known", argc, argv);
 }

@@ -8,10 +8,10 @@
 #include <system_error>
 #include <vector>
 
-#include "gyre/base/entry_point.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings.hpp"
+#include "subcommand_main.hpp"
 
 namespace {
 
@@ -85,16 +85,5 @@ class RatingsCommand {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"gyre-partition: shard a data file for gyre workers"};
-  app.require_subcommand(1);
-  const RatingsCommand ratings(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
-  return gyre::run_entry_point("gyre-partition", [&] {
-    if (ratings.selected()) ratings.run();
-    return 0;
-  });
+  return gyre::tools::subcommand_main<RatingsCommand>("gyre-partition", "gyre-partition: shard a data file for gyre workers", argc, argv);
 }
