@@ -55,7 +55,6 @@ class MfKernel final : public pipeline::RotationKernel {
   scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) override;
 
   const LocalUsers& users() const noexcept { return users_; }
-  std::uint64_t train_size() const noexcept { return train_.size(); }
   UserRows user_rows() const;
 
  private:

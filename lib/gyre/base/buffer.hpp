@@ -34,12 +34,6 @@ class Buffer {
   std::span<std::byte> bytes() noexcept { return {data(), size_}; }
   std::span<const std::byte> bytes() const noexcept { return {data(), size_}; }
 
-  Buffer clone() const {
-    Buffer copy(size_);
-    if (size_ > 0) std::memcpy(copy.data(), data(), size_);
-    return copy;
-  }
-
  private:
   struct Free {
     void operator()(std::byte* p) const noexcept { std::free(p); }
