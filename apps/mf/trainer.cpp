@@ -121,7 +121,7 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
                                     static_cast<std::uint32_t>(plan.schedule->blocks()));
   plan.layout = RowLayout::of(config);
   std::size_t max_rows = 0;
-  for (const auto& b : plan.blocks.items) max_rows = std::max(max_rows, b.size());
+  for (const auto& b : plan.blocks.rows) max_rows = std::max(max_rows, b.size());
   plan.groups = choose_groups(config.threads, max_rows, plan.layout.stride * sizeof(float));
   return plan;
 }
@@ -134,7 +134,7 @@ std::unique_ptr<MfKernel> make_kernel(const MfPlan& plan, int worker, const data
 std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker) {
   std::vector<model::Block> out;
   for (model::BlockId id : plan.schedule->held_at_start(worker, 0)) {
-    const auto& items = plan.blocks.items[id];
+    const auto& items = plan.blocks.rows[id];
     model::Block block(id, items.size(), plan.layout.stride);
     for (std::size_t row = 0; row < items.size(); ++row)
       init_row(block.row(row), plan.config.rank, plan.config.seed, Side::kItem, items[row], plan.config.init_scale);
@@ -159,7 +159,7 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, c
   model.item_bias.assign(config.biases ? plan.items : 0, 0.0f);
   for (const model::Block* b : blocks)
     for (std::size_t row = 0; row < b->rows(); ++row) {
-      const std::uint32_t item = plan.blocks.items[b->id()][row];
+      const std::uint32_t item = plan.blocks.rows[b->id()][row];
       std::copy_n(b->row(row), config.rank, model.item_factors.begin() + std::ptrdiff_t{item} * config.rank);
       if (config.biases) model.item_bias[item] = b->row(row)[plan.layout.width];
     }

@@ -45,13 +45,13 @@ WorkerRatings::WorkerRatings(const data::RatingsSet& shard, const LocalUsers& us
                              std::uint32_t groups)
     : groups_(std::max(1u, groups)) {
   const std::uint32_t G = groups_;
-  const auto B = static_cast<std::uint32_t>(blocks.items.size());
+  const auto B = static_cast<std::uint32_t>(blocks.rows.size());
   const auto U = static_cast<std::uint32_t>(users.global_ids.size());
 
   // User groups: contiguous local-user ranges balanced by this shard's counts.
   std::vector<std::uint64_t> user_counts(U, 0);
   std::vector<std::vector<std::uint64_t>> row_counts(B);
-  for (std::uint32_t b = 0; b < B; ++b) row_counts[b].assign(blocks.items[b].size(), 0);
+  for (std::uint32_t b = 0; b < B; ++b) row_counts[b].assign(blocks.rows[b].size(), 0);
   for (const auto& r : shard.ratings) {
     const std::uint32_t lu = r.user < users.local_of.size() ? users.local_of[r.user] : LocalUsers::kNone;
     if (lu == LocalUsers::kNone)

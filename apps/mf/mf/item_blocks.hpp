@@ -5,19 +5,12 @@
 #include <vector>
 
 #include "gyre/data/ratings.hpp"
+#include "gyre/model/row_blocks.hpp"
 
 namespace gyre::mf {
 
-// Items are dealt to B blocks balanced by ratings count (largest first to the least loaded
-// block, ties by id), so the blocks cost about the same to update wherever they go. Within a
-// block, rows follow item id order.
-struct ItemBlocks {
-  std::vector<std::uint32_t> block_of;          // per item
-  std::vector<std::uint32_t> row_of;            // per item, row within its block
-  std::vector<std::vector<std::uint32_t>> items;  // per block: item ids by row
-
-  static ItemBlocks balance(const std::vector<std::uint64_t>& item_counts, std::uint32_t blocks);
-};
+// Items are blocked by their ratings count (see model::RowBlocks); `rows[b]` lists block b's items.
+using ItemBlocks = model::RowBlocks;
 
 // Ratings per item over a set of shards.
 std::vector<std::uint64_t> count_items(const std::vector<data::RatingsSet>& shards, std::uint32_t items);
