@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "gyre/collective/communicator.hpp"
+#include "gyre/net/inbox.hpp"
 #include "gyre/pipeline/block_codec.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
@@ -29,13 +31,30 @@ struct Item {
 
 struct WorkerEngine::State {
   State(net::Group& g, const scheduler::RotationSchedule& s, RotationKernel& k, WorkerOptions o)
-      : group(g), schedule(s), kernel(k), options(std::move(o)), arena(std::max(1, options.threads)) {}
+      : group(g),
+        schedule(s),
+        kernel(k),
+        options(std::move(o)),
+        arena(std::max(1, options.threads)),
+        inbox(g, [](const net::Message& m) { return m.type == scheduler::kFailure; },
+              [](const net::Message& m) { return wire::decode<scheduler::Failure>(m.meta).str(); }),
+        workers(inbox, all_workers(s.workers()), collective::CollectiveOptions{options.timeout}) {}
+
+  static std::vector<int> all_workers(int n) {
+    std::vector<int> ranks(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) ranks[static_cast<std::size_t>(r)] = r;
+    return ranks;
+  }
+  // What the dispatch loop takes from the inbox: everything but the kernel's collectives.
+  static bool for_engine(const net::Message& m) { return m.type != collective::kCollectiveMessage; }
 
   net::Group& group;
   const scheduler::RotationSchedule& schedule;
   RotationKernel& kernel;
   WorkerOptions options;
   oneapi::tbb::task_arena arena;
+  net::Inbox inbox;                  // shared by the dispatch loop and the kernel's collectives
+  collective::Communicator workers;  // ranks 0..P−1, ring in rank order
 
   std::mutex mutex;  // guards the fields below, shared by the dispatch loop and the graph
   std::map<std::uint64_t, std::pair<PhaseKind, std::vector<Visit>>> phases;
@@ -134,6 +153,7 @@ WorkerEngine::~WorkerEngine() = default;
 std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initial) {
   State& s = *state_;
   const std::string me = "worker " + std::to_string(s.rank());
+  s.kernel.attach(s.workers);
   for (auto& b : initial) {
     const auto id = b.id();
     s.held[id] = std::make_shared<model::OwnedBlock>(std::move(b), s.options.registry);
@@ -170,7 +190,7 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
     for (;;) {
       std::optional<net::Message> m;
       try {
-        m = s.group.receive(net::Clock::now() + s.options.timeout);
+        m = s.inbox.receive(State::for_engine, net::Clock::now() + s.options.timeout);
       } catch (const net::GroupClosed& e) {
         failure = me + ": transport closed: " + e.what();
         break;

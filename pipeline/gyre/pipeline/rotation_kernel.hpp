@@ -1,6 +1,7 @@
 // gyre/pipeline/rotation_kernel.hpp — what an app implements to run under rotation: the per-worker update.
 #pragma once
 
+#include "gyre/collective/communicator.hpp"
 #include "gyre/model/block.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_schedule.hpp"
@@ -18,6 +19,12 @@ class RotationKernel {
   virtual void evaluate(const model::Block& block, const scheduler::Visit& visit) = 0;
   // Sums accumulated over this worker's visits of the phase just finished; resets them.
   virtual scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) = 0;
+  // Called once before the first visit with the collectives over all workers (ring order =
+  // rank order), for kernels that also reconcile state that does not rotate (LDA's topic
+  // totals). Collectives may be called from train(): every worker makes the same number of
+  // visits per phase, so a collective at a fixed visit index meets on every worker. The
+  // communicator outlives every visit.
+  virtual void attach(collective::Communicator& /*workers*/) {}
 };
 
 }  // namespace gyre::pipeline

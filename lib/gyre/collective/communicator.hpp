@@ -1,0 +1,80 @@
+// gyre/collective/communicator.hpp — collectives over a ring of group ranks: allreduce, allgather, broadcast.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "gyre/net/inbox.hpp"
+
+namespace gyre::collective {
+
+// Message type of collective traffic: the scheduler protocol keeps 1..0xFF, the transport
+// 0xFF00 and up.
+inline constexpr std::uint16_t kCollectiveMessage = 0x0100;
+
+struct CollectiveOptions {
+  // Longest wait for one peer's part; past it the collective throws, naming the peer.
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+};
+
+// The members (group ranks, in ring order) of the collectives this rank takes part in. Every
+// member must call the same collectives in the same order with the same sizes (as in MPI):
+// each call is numbered, and its messages are matched by that number and the sender, so a
+// fast member's next collective never mixes with this one.
+class Communicator {
+ public:
+  Communicator(net::Inbox& inbox, std::vector<int> members, CollectiveOptions options = {});
+
+  int size() const noexcept { return static_cast<int>(members_.size()); }
+  int index() const noexcept { return index_; }  // this rank's position among the members
+
+  // Elementwise sum, the result on every member. Ring reduce-scatter then allgather: each
+  // member sends and receives 2(n−1)/n of the data, whatever n. Integer sums are exact; the
+  // order of floating-point additions depends only on n, so results are reproducible.
+  template <class T>
+  void allreduce_sum(std::span<T> data) {
+    static_assert(std::is_arithmetic_v<T>);
+    allreduce_bytes(std::as_writable_bytes(data), sizeof(T), [](std::byte* into, const std::byte* from, std::size_t n) {
+      auto* a = reinterpret_cast<T*>(into);
+      const auto* b = reinterpret_cast<const T*>(from);
+      for (std::size_t i = 0; i < n; ++i) a[i] += b[i];
+    });
+  }
+
+  // Every member's `mine` (all the same size), concatenated in member order into `all`.
+  template <class T>
+  void allgather(std::span<const T> mine, std::span<T> all) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    allgather_bytes(std::as_bytes(mine), std::as_writable_bytes(all));
+  }
+
+  // The root member's `data` on every member.
+  template <class T>
+  void broadcast(std::span<T> data, int root_index) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    broadcast_bytes(std::as_writable_bytes(data), root_index);
+  }
+
+ private:
+  using Combine = void (*)(std::byte* into, const std::byte* from, std::size_t elements);
+  void allreduce_bytes(std::span<std::byte> data, std::size_t element, Combine combine);
+  void allgather_bytes(std::span<const std::byte> mine, std::span<std::byte> all);
+  void broadcast_bytes(std::span<std::byte> data, int root_index);
+
+  void send(int to_index, std::uint64_t op, std::uint32_t step, std::span<const std::byte> bytes);
+  void receive(int from_index, std::uint64_t op, std::uint32_t step, std::span<std::byte> into);
+  int next() const noexcept { return (index_ + 1) % size(); }
+  int previous() const noexcept { return (index_ + size() - 1) % size(); }
+
+  net::Inbox& inbox_;
+  std::vector<int> members_;
+  int index_ = -1;
+  CollectiveOptions options_;
+  std::uint64_t next_op_ = 0;
+};
+
+}  // namespace gyre::collective
