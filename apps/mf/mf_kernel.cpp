@@ -21,23 +21,6 @@ RowLayout RowLayout::of(const MfConfig& c) {
   return {width, width + (c.biases ? model::kRowAlign : 0)};
 }
 
-SubBlockLocks::SubBlockLocks(std::uint32_t groups)
-    : user_busy_(std::make_unique<std::atomic<bool>[]>(groups)), sub_busy_(std::make_unique<std::atomic<bool>[]>(groups)) {}
-
-bool SubBlockLocks::try_acquire(std::uint32_t group, std::uint32_t sub) noexcept {
-  if (user_busy_[group].exchange(true, std::memory_order_acquire)) return false;
-  if (sub_busy_[sub].exchange(true, std::memory_order_acquire)) {
-    user_busy_[group].store(false, std::memory_order_release);
-    return false;
-  }
-  return true;
-}
-
-void SubBlockLocks::release(std::uint32_t group, std::uint32_t sub) noexcept {
-  sub_busy_[sub].store(false, std::memory_order_release);
-  user_busy_[group].store(false, std::memory_order_release);
-}
-
 MfKernel::MfKernel(const MfConfig& config, const data::RatingsSet& train, const data::RatingsSet& test,
                    const ItemBlocks& blocks, float mean, std::uint32_t groups)
     : config_(config),
@@ -90,23 +73,9 @@ std::span<const LocalRating> MfKernel::slice_of(std::span<const LocalRating> cel
 void MfKernel::train_deterministic(model::Block& block, const SgdStep& s, const Slice& slice,
                                    std::vector<double>& loss) {
   const std::uint32_t G = train_.groups();
-  for (std::uint32_t round = 0; round < G; ++round) {
-    // Round r pairs user group g with sub-block (g + r) mod G: no two cells share either.
-    oneapi::tbb::parallel_for(
-        oneapi::tbb::blocked_range<std::uint32_t>(0, G, 1),
-        [&](const oneapi::tbb::blocked_range<std::uint32_t>& range) {
-          for (std::uint32_t g = range.begin(); g != range.end(); ++g) {
-            const std::uint32_t sub = (g + round) % G;
-            if (!locks_.try_acquire(g, sub))
-              throw std::logic_error("sub-block (" + std::to_string(g) + "," + std::to_string(sub) +
-                                     ") already owned: two threads on one factor row");
-            loss[g * G + sub] +=
-                sgd_cell(slice_of(train_.cell(block.id(), g, sub), slice), user_data(), block.data(), s);
-            locks_.release(g, sub);
-          }
-        },
-        oneapi::tbb::simple_partitioner());
-  }
+  pipeline::diagonal_sweep(G, locks_, [&](std::uint32_t g, std::uint32_t sub) {
+    loss[g * G + sub] += sgd_cell(slice_of(train_.cell(block.id(), g, sub), slice), user_data(), block.data(), s);
+  });
 }
 
 void MfKernel::train_dynamic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss) {

@@ -122,7 +122,7 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
   plan.layout = RowLayout::of(config);
   std::size_t max_rows = 0;
   for (const auto& b : plan.blocks.rows) max_rows = std::max(max_rows, b.size());
-  plan.groups = choose_groups(config.threads, max_rows, plan.layout.stride * sizeof(float));
+  plan.groups = pipeline::choose_groups(config.threads, max_rows, plan.layout.stride * sizeof(float));
   return plan;
 }
 

@@ -1,31 +1,14 @@
 // apps/mf/worker_ratings.cpp — counting sort of a shard into per-block grids.
 #include "mf/worker_ratings.hpp"
 
+#include "gyre/pipeline/cell_grid.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace gyre::mf {
-namespace {
-
-// Cuts [0, counts.size()) into `parts` contiguous ranges of about equal total count.
-std::vector<std::uint32_t> balanced_cuts(const std::vector<std::uint64_t>& counts, std::uint32_t parts) {
-  std::uint64_t total = 0;
-  for (auto c : counts) total += c;
-  std::vector<std::uint32_t> cuts{0};
-  std::uint64_t seen = 0;
-  std::uint32_t i = 0;
-  const auto n = static_cast<std::uint32_t>(counts.size());
-  for (std::uint32_t p = 1; p < parts; ++p) {
-    const std::uint64_t target = total * p / parts;
-    while (i < n && seen + counts[i] / 2 < target) seen += counts[i++];
-    cuts.push_back(std::max(cuts.back(), i));
-  }
-  cuts.push_back(n);
-  return cuts;
-}
-
-}  // namespace
+using pipeline::balanced_cuts;
 
 LocalUsers LocalUsers::of(const data::RatingsSet& train, const data::RatingsSet& test) {
   LocalUsers lu;
@@ -80,13 +63,10 @@ WorkerRatings::WorkerRatings(const data::RatingsSet& shard, const LocalUsers& us
     return (static_cast<std::size_t>(b) * G + group_of[users.local_of[r.user]]) * G +
            sub_of_row[b][blocks.row_of[r.item]];
   };
-  cell_begin_.assign(cells + 1, 0);
-  for (const auto& r : shard.ratings) ++cell_begin_[cell_of(r) + 1];
-  for (std::size_t c = 0; c < cells; ++c) cell_begin_[c + 1] += cell_begin_[c];
-  std::vector<std::uint64_t> fill(cell_begin_.begin(), cell_begin_.end() - 1);
-  entries_.resize(shard.ratings.size());
-  for (const auto& r : shard.ratings)
-    entries_[fill[cell_of(r)]++] = LocalRating{users.local_of[r.user], blocks.row_of[r.item], r.value};
+  cell_begin_ = pipeline::bucket_by_cell(
+      std::span<const data::Rating>(shard.ratings), cells, cell_of,
+      [&](const data::Rating& r) { return LocalRating{users.local_of[r.user], blocks.row_of[r.item], r.value}; },
+      entries_);
   for (std::size_t c = 0; c < cells; ++c)
     std::sort(entries_.begin() + static_cast<std::ptrdiff_t>(cell_begin_[c]),
               entries_.begin() + static_cast<std::ptrdiff_t>(cell_begin_[c + 1]),
@@ -106,11 +86,5 @@ std::span<const LocalRating> WorkerRatings::block(std::uint32_t b) const {
   return {entries_.data() + cell_begin_[first], entries_.data() + cell_begin_[last]};
 }
 
-std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint64_t row_bytes) {
-  constexpr std::uint64_t kL2Budget = 384 * 1024;  // of a 512 KiB–1 MiB L2: leave room for user rows
-  const std::uint64_t for_cache = (max_block_rows * row_bytes + kL2Budget - 1) / kL2Budget;
-  const std::uint64_t for_balance = threads > 1 ? 2 * static_cast<std::uint64_t>(threads) : 1;
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(std::max(for_cache, for_balance), 1, 64));
-}
 
 }  // namespace gyre::mf

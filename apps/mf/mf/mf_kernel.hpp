@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gyre/base/buffer.hpp"
+#include "gyre/pipeline/cell_grid.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
 #include "mf/config.hpp"
 #include "mf/item_blocks.hpp"
@@ -23,20 +24,6 @@ struct RowLayout {
   std::size_t width;   // rank padded to a multiple of 8
   std::size_t stride;  // width, plus 8 more (bias in the first) when biases are on
   static RowLayout of(const MfConfig& c);
-};
-
-// Exclusive ownership of the grid's rows (user groups) and columns (item sub-blocks) inside a
-// worker. The deterministic schedule never contends by construction, so an acquisition that
-// finds its row or column taken is a bug: it is counted and the visit fails.
-class SubBlockLocks {
- public:
-  explicit SubBlockLocks(std::uint32_t groups);
-  bool try_acquire(std::uint32_t group, std::uint32_t sub) noexcept;
-  void release(std::uint32_t group, std::uint32_t sub) noexcept;
-
- private:
-  std::unique_ptr<std::atomic<bool>[]> user_busy_;
-  std::unique_ptr<std::atomic<bool>[]> sub_busy_;
 };
 
 // A worker's user factor rows (row r of `rows` is user ids[r], `stride` floats).
@@ -84,7 +71,7 @@ class MfKernel final : public pipeline::RotationKernel {
   WorkerRatings train_;
   WorkerRatings test_;  // one cell per block
   Buffer user_factors_;
-  SubBlockLocks locks_;
+  pipeline::GridLocks locks_;
   std::uint32_t epoch_ = 0;  // training phases completed, for the learning-rate schedule
   scheduler::PhaseSums sums_{};
 };

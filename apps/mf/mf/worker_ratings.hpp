@@ -51,8 +51,4 @@ class WorkerRatings {
   std::vector<std::uint64_t> cell_begin_;              // (block·G + g)·G + s → offset; one extra at the end
 };
 
-// G for a worker: enough sub-blocks that a sub-block's item rows fit in L2 next to the user
-// rows being streamed, and at least 2·T cells per diagonal round so threads balance.
-std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint64_t row_bytes);
-
 }  // namespace gyre::mf

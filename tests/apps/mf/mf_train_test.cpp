@@ -98,7 +98,7 @@ TEST_CASE("biases and the dynamic (FPSGD) local schedule also converge") {
 }
 
 TEST_CASE("sub-block locks refuse a second owner of a user group or item sub-block") {
-  mf::SubBlockLocks locks(3);
+  gyre::pipeline::GridLocks locks(3);
   CHECK(locks.try_acquire(0, 1));
   CHECK_FALSE(locks.try_acquire(0, 2));  // same user group
   CHECK_FALSE(locks.try_acquire(2, 1));  // same item sub-block

@@ -1,0 +1,61 @@
+// gyre/pipeline/cell_grid.hpp — a worker's G×G grid of (local row group × block sub-range) cells, and sweeping it on T threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace gyre::pipeline {
+
+// Inside a worker, the rows that stay (MF users, LDA documents) are cut into G groups and a
+// visiting block's rows into G sub-ranges; cell (g, s) holds the work that touches both. Two
+// cells that share neither a group nor a sub-range touch disjoint state, so they may run at
+// once: that is the exclusive ownership of rows inside a worker.
+
+// Ownership of the grid's groups and sub-ranges. The diagonal sweep never contends by
+// construction, so an acquisition that finds its group or sub-range taken is a bug: the sweep
+// then fails rather than race.
+class GridLocks {
+ public:
+  explicit GridLocks(std::uint32_t groups);
+  bool try_acquire(std::uint32_t group, std::uint32_t sub) noexcept;
+  void release(std::uint32_t group, std::uint32_t sub) noexcept;
+
+ private:
+  std::unique_ptr<std::atomic<bool>[]> group_busy_;
+  std::unique_ptr<std::atomic<bool>[]> sub_busy_;
+};
+
+// Runs cell(g, s) for every cell, in G rounds: round r pairs group g with sub-range (g + r) mod
+// G, and the G cells of a round run in parallel on the calling arena's threads. After each
+// round, round_done(r) runs on the calling thread (apps fold per-cell results there in cell
+// order, which keeps results independent of the thread count's timing).
+void diagonal_sweep(std::uint32_t groups, GridLocks& locks, const std::function<void(std::uint32_t, std::uint32_t)>& cell,
+                    const std::function<void(std::uint32_t)>& round_done = {});
+
+// Cuts [0, counts.size()) into `parts` contiguous ranges of about equal total count; returns
+// the parts+1 boundaries.
+std::vector<std::uint32_t> balanced_cuts(const std::vector<std::uint64_t>& counts, std::uint32_t parts);
+
+// G for a worker: enough sub-ranges that a sub-range's block rows fit in L2 next to the rows
+// being streamed, and at least 2·T cells per round so threads balance.
+std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint64_t row_bytes);
+
+// Counting sort of `sources` into `cells` buckets as make(source): returns the cells+1
+// offsets, and `out` holds the made items bucket by bucket, in input order within a bucket.
+template <class Source, class CellOf, class Make, class Item>
+std::vector<std::uint64_t> bucket_by_cell(std::span<const Source> sources, std::size_t cells, CellOf cell_of,
+                                          Make make, std::vector<Item>& out) {
+  std::vector<std::uint64_t> begin(cells + 1, 0);
+  for (const Source& x : sources) ++begin[cell_of(x) + 1];
+  for (std::size_t c = 0; c < cells; ++c) begin[c + 1] += begin[c];
+  std::vector<std::uint64_t> fill(begin.begin(), begin.end() - 1);
+  out.resize(sources.size());
+  for (const Source& x : sources) out[fill[cell_of(x)]++] = make(x);
+  return begin;
+}
+
+}  // namespace gyre::pipeline
