@@ -48,6 +48,10 @@ class Block {
   float* row(std::size_t r) noexcept { return data() + r * stride_; }
   const float* row(std::size_t r) const noexcept { return data() + r * stride_; }
   std::span<float> values() noexcept { return {data(), rows_ * stride_}; }
+  // The same storage as 32-bit integers, for apps whose rows are counts (LDA): the payload is
+  // bytes to the transport, so only the app decides what a slot holds.
+  std::int32_t* counts() noexcept { return reinterpret_cast<std::int32_t*>(storage_.data()); }
+  const std::int32_t* counts() const noexcept { return reinterpret_cast<const std::int32_t*>(storage_.data()); }
 
   // Gives the payload away (to a message); the block is empty afterwards.
   Buffer release_storage() noexcept { return std::move(storage_); }

@@ -1,0 +1,93 @@
+// apps/lda/lda/lda_kernel.hpp — LDA's per-worker rotation kernel: documents stay, word-topic blocks visit.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gyre/data/corpus.hpp"
+#include "gyre/model/row_blocks.hpp"
+#include "gyre/pipeline/cell_grid.hpp"
+#include "gyre/pipeline/rotation_kernel.hpp"
+#include "lda/config.hpp"
+#include "lda/log_gamma.hpp"
+#include "lda/worker_tokens.hpp"
+
+namespace gyre::lda {
+
+// Indices into the phase sums LDA workers report.
+enum LdaSum : std::size_t {
+  kLogLikelihood = 0,  // joint log p(words, topics) of the state at the end of the phase (summed parts)
+  kTokensSampled = 1,  // tokens resampled in the phase (0 in the initialising phase)
+};
+
+// The first training phase of a job initialises: each visit adds the worker's random initial
+// topics to the visiting block's counts (blocks start empty, so no rank needs anyone else's
+// tokens to build them). Every later training phase is a Gibbs sweep.
+//
+// Sampling a token is Metropolis-Hastings in the style of LightLDA, O(1) per step whatever K:
+// a word proposal (a topic drawn in proportion to n_wk + β from the counts as the block arrived)
+// alternating with a doc proposal (the topic of a random token of the same document, or a
+// uniform topic, in proportion to n_dk + α), each accepted with the exact ratio against the
+// collapsed conditional (n_dk + α)(n_wk + β)/(n_k + Vβ).
+//
+// Topic totals n_k do not rotate: each worker keeps a view (the last agreed totals plus its own
+// changes since), and after every visit the workers allreduce their changes, so a view is at
+// most one visit stale. Inside a visit, the cells of a diagonal round see the totals as of the
+// round's start plus their own changes, folded in cell order afterwards: bitwise reproducible
+// for fixed seed, P, d and T.
+class LdaKernel final : public pipeline::RotationKernel {
+ public:
+  // `blocks` is the job's word blocking; `vocab` is V; `reports_totals`: this worker adds the
+  // topic-totals part of the log-likelihood (exactly one worker of a job does).
+  LdaKernel(const LdaConfig& config, const data::Corpus& shard, const model::RowBlocks& blocks, std::uint32_t vocab,
+            std::uint32_t groups, bool reports_totals);
+
+  void attach(collective::Communicator& workers) override { workers_ = &workers; }
+  void train(model::Block& block, const scheduler::Visit& visit) override;
+  void evaluate(const model::Block& block, const scheduler::Visit& visit) override;
+  scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) override;
+
+  std::uint32_t topics() const noexcept { return K_; }
+  std::uint32_t docs() const noexcept { return tokens_.docs(); }
+  std::uint64_t tokens() const noexcept { return tokens_.tokens(); }
+  // Row d (K counts) is local document d's topic counts.
+  const std::vector<std::int32_t>& doc_topic() const noexcept { return doc_topic_; }
+  // This worker's view of the topic totals (after a phase: the job's totals).
+  const std::vector<std::int64_t>& topic_totals() const noexcept { return totals_; }
+  // Every token's topic, in the shard's token order.
+  const std::vector<std::uint16_t>& assignments() const noexcept { return z_; }
+
+ private:
+  void initialise(model::Block& block);
+  void sample(model::Block& block, const scheduler::Visit& visit);
+  void sync_totals();
+  double word_loglik(const model::Block& block) const;
+  double doc_loglik() const;
+  double totals_loglik() const;
+
+  LdaConfig config_;
+  std::uint32_t K_;
+  std::size_t stride_;  // of block rows, in counts
+  double alpha_, beta_, vbeta_;
+  WorkerTokens tokens_;
+  std::vector<std::uint16_t> z_;           // topic per position
+  std::vector<std::int32_t> doc_topic_;    // docs × K
+  std::vector<std::int64_t> totals_;       // view of n_k
+  std::vector<std::int64_t> pending_;      // own changes to n_k since the last allreduce
+  pipeline::GridLocks locks_;
+  collective::Communicator* workers_ = nullptr;
+  bool reports_totals_;
+  LogGamma lg_alpha_, lg_beta_;
+
+  // Per-visit scratch, kept to avoid reallocating: the block's counts as it arrived, the word
+  // proposal tables built from them, and per-group totals during a round.
+  std::vector<std::int32_t> snapshot_;
+  std::vector<std::uint64_t> proposal_begin_;
+  std::vector<std::uint16_t> proposal_topics_;
+  std::vector<std::int64_t> cell_totals_;  // G × K
+
+  std::uint64_t phases_done_ = 0;  // the first is the initialising phase
+  scheduler::PhaseSums sums_{};
+};
+
+}  // namespace gyre::lda

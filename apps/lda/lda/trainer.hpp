@@ -1,0 +1,83 @@
+// apps/lda/lda/trainer.hpp — train LDA by rotation in one process and collect the model.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gyre/data/corpus.hpp"
+#include "gyre/model/row_blocks.hpp"
+#include "gyre/pipeline/embedded_job.hpp"
+#include "lda/config.hpp"
+#include "lda/lda_kernel.hpp"
+
+namespace gyre::lda {
+
+struct EpochReport {
+  int epoch = 0;                  // 0: the random initial state; then 1-based sweeps
+  double seconds = 0;             // wall time so far, initialisation included
+  double loglik_per_token = 0;    // joint log p(w, z) / tokens, of the state after the epoch
+  double tokens_per_s = 0;        // this epoch's sampled tokens per second (0 for epoch 0)
+};
+
+// What every rank computes the same way before training: the vocabulary size, the word
+// blocking (balanced by global token counts), grid size and schedule.
+struct LdaPlan {
+  LdaConfig config;
+  std::uint32_t vocab = 0;
+  std::uint64_t tokens = 0;  // the whole corpus
+  model::RowBlocks blocks;
+  std::uint32_t groups = 1;
+  std::shared_ptr<const scheduler::RotationSchedule> schedule;
+};
+
+// Word counts are the corpus's tokens per word id (data::count_words over every shard, or a
+// partition's word_counts.txt).
+LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector<std::uint64_t>& word_counts);
+std::unique_ptr<LdaKernel> make_kernel(const LdaPlan& plan, int worker, const data::Corpus& shard);
+// Worker `worker`'s blocks at the start: the right shape, all counts zero.
+std::vector<model::Block> initial_blocks(const LdaPlan& plan, int worker);
+// The initialising phase, then config.epochs sweeps, an EpochReport after each.
+scheduler::PhasePolicy epoch_policy(const LdaPlan& plan, std::function<void(const EpochReport&)> on_epoch);
+
+// The trained state: word-topic and doc-topic counts (the sufficient statistics; the
+// distributions follow with the priors) and the topic totals.
+struct LdaModel {
+  std::uint32_t topics = 0;
+  double alpha = 0, beta = 0;
+  std::vector<std::string> vocab;           // word id → word
+  std::vector<std::int32_t> word_topic;     // V × K
+  std::vector<std::int64_t> topic_totals;   // K
+  std::vector<std::uint64_t> doc_ids;       // ascending
+  std::vector<std::int32_t> doc_topic;      // per doc_ids entry, K counts
+  std::uint64_t tokens = 0;
+  double loglik_per_token = 0;              // of the final state
+
+  // φ_k(w) = (n_wk + β) / (n_k + Vβ).
+  double word_probability(std::uint32_t topic, std::uint32_t word) const;
+};
+
+struct WorkerResult {
+  const data::Corpus* shard = nullptr;  // for its doc ids
+  const LdaKernel* kernel = nullptr;
+};
+LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, const std::vector<WorkerResult>& workers,
+                        const std::vector<const model::Block*>& blocks);
+
+struct TrainHooks {
+  std::function<void(const EpochReport&)> on_epoch;
+  pipeline::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
+  // Called on every worker's kernel after training (tests inspect the counts).
+  std::function<void(int worker, const LdaKernel&)> inspect;
+  // Makes the P+1 ranks' groups (workers, then the scheduler) when the job should run over
+  // another backend than inproc links (tests run it over tcp on loopback).
+  std::function<std::vector<std::unique_ptr<net::Group>>(int ranks)> make_groups;
+};
+
+// `shards` has one corpus shard per worker (config.workers of them, sharing the vocabulary).
+// Throws std::invalid_argument on a config that cannot run, scheduler::JobFailed if the job fails.
+LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>& shards, const TrainHooks& hooks = {});
+
+}  // namespace gyre::lda

@@ -1,0 +1,154 @@
+// apps/lda/trainer.cpp — wires LDA kernels, the rotation schedule and the epoch policy together.
+#include "lda/trainer.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace gyre::lda {
+namespace {
+
+void validate(const LdaConfig& c) {
+  auto need = [](bool ok, const char* what) {
+    if (!ok) throw std::invalid_argument(what);
+  };
+  need(c.topics >= 1 && c.topics <= 65535, "topics must be in 1..65535");
+  need(c.alpha >= 0 && c.beta > 0, "alpha must be >= 0 (0: 50/K) and beta > 0");
+  need(c.mh_steps >= 1 && c.mh_steps <= 64, "mh-steps must be in 1..64");
+  need(c.workers >= 1 && c.threads >= 1 && c.depth >= 1, "workers, threads and depth must be at least 1");
+  need(c.epochs >= 0, "epochs must be >= 0");
+}
+
+class EpochPolicy {
+ public:
+  EpochPolicy(const LdaPlan& plan, std::function<void(const EpochReport&)> on_epoch)
+      : epochs_(plan.config.epochs), tokens_(static_cast<double>(plan.tokens)), on_epoch_(std::move(on_epoch)) {}
+
+  std::optional<scheduler::PhaseKind> operator()(const scheduler::PhaseResult* last) {
+    if (last != nullptr) {
+      seconds_ += last->seconds;
+      EpochReport r;
+      r.epoch = done_++;
+      r.seconds = seconds_;
+      r.loglik_per_token = tokens_ > 0 ? last->sums[kLogLikelihood] / tokens_ : 0.0;
+      r.tokens_per_s = last->seconds > 0 ? last->sums[kTokensSampled] / last->seconds : 0.0;
+      if (on_epoch_) on_epoch_(r);
+    }
+    if (done_ <= epochs_) return scheduler::PhaseKind::kTrain;
+    return std::nullopt;
+  }
+
+ private:
+  int epochs_;
+  double tokens_;
+  std::function<void(const EpochReport&)> on_epoch_;
+  int done_ = 0;  // phases finished; phase 0 initialises
+  double seconds_ = 0;
+};
+
+}  // namespace
+
+LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector<std::uint64_t>& word_counts) {
+  validate(config);
+  if (word_counts.size() != vocab) throw std::invalid_argument("word counts do not cover the vocabulary");
+  LdaPlan plan;
+  plan.config = config;
+  plan.vocab = vocab;
+  plan.tokens = std::accumulate(word_counts.begin(), word_counts.end(), std::uint64_t{0});
+  const auto blocks = static_cast<std::uint32_t>(config.workers * config.depth);
+  plan.blocks = model::RowBlocks::balance(word_counts, blocks);
+  std::size_t max_rows = 0;
+  for (const auto& b : plan.blocks.rows) max_rows = std::max(max_rows, b.size());
+  // A row costs its counts plus their snapshot.
+  plan.groups = pipeline::choose_groups(config.threads, max_rows, 2 * model::padded_width(config.topics) * sizeof(std::int32_t));
+  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.depth, config.ring, config.seed);
+  return plan;
+}
+
+std::unique_ptr<LdaKernel> make_kernel(const LdaPlan& plan, int worker, const data::Corpus& shard) {
+  if (shard.vocab_size() != plan.vocab) throw std::invalid_argument("a shard with another vocabulary");
+  return std::make_unique<LdaKernel>(plan.config, shard, plan.blocks, plan.vocab, plan.groups, worker == 0);
+}
+
+std::vector<model::Block> initial_blocks(const LdaPlan& plan, int worker) {
+  std::vector<model::Block> out;
+  for (model::BlockId id : plan.schedule->held_at_start(worker, 0))
+    out.emplace_back(id, plan.blocks.rows[id].size(), model::padded_width(plan.config.topics));
+  return out;
+}
+
+scheduler::PhasePolicy epoch_policy(const LdaPlan& plan, std::function<void(const EpochReport&)> on_epoch) {
+  return EpochPolicy(plan, std::move(on_epoch));
+}
+
+double LdaModel::word_probability(std::uint32_t topic, std::uint32_t word) const {
+  const double v = static_cast<double>(vocab.size());
+  return (word_topic[static_cast<std::size_t>(word) * topics + topic] + beta) /
+         (static_cast<double>(topic_totals[topic]) + v * beta);
+}
+
+LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, const std::vector<WorkerResult>& workers,
+                        const std::vector<const model::Block*>& blocks) {
+  const std::uint32_t K = plan.config.topics;
+  LdaModel m;
+  m.topics = K;
+  m.alpha = plan.config.alpha_value();
+  m.beta = plan.config.beta;
+  m.vocab = std::move(vocab);
+  m.tokens = plan.tokens;
+  m.word_topic.assign(static_cast<std::size_t>(plan.vocab) * K, 0);
+  for (const model::Block* b : blocks)
+    for (std::size_t row = 0; row < b->rows(); ++row) {
+      const std::uint32_t word = plan.blocks.rows[b->id()][row];
+      std::copy_n(b->counts() + row * b->stride(), K, m.word_topic.begin() + static_cast<std::ptrdiff_t>(word) * K);
+    }
+  if (!workers.empty()) m.topic_totals = workers.front().kernel->topic_totals();
+  std::vector<std::pair<std::uint64_t, const std::int32_t*>> docs;
+  for (const auto& w : workers)
+    for (std::uint32_t d = 0; d < w.kernel->docs(); ++d)
+      docs.emplace_back(w.shard->doc_ids[d], w.kernel->doc_topic().data() + static_cast<std::size_t>(d) * K);
+  std::sort(docs.begin(), docs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [id, row] : docs) {
+    m.doc_ids.push_back(id);
+    m.doc_topic.insert(m.doc_topic.end(), row, row + K);
+  }
+  return m;
+}
+
+LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>& shards, const TrainHooks& hooks) {
+  if (static_cast<int>(shards.size()) != config.workers) throw std::invalid_argument("one corpus shard per worker");
+  if (shards.empty()) throw std::invalid_argument("no corpus");
+  const LdaPlan plan = plan_job(config, shards.front().vocab_size(), data::count_words(shards));
+  std::vector<std::unique_ptr<LdaKernel>> kernels;
+  std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
+  for (int w = 0; w < config.workers; ++w) {
+    kernels.push_back(make_kernel(plan, w, shards[static_cast<std::size_t>(w)]));
+    workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
+    workers[static_cast<std::size_t>(w)].initial_blocks = initial_blocks(plan, w);
+  }
+  double last_loglik = 0;
+  auto on_epoch = [&](const EpochReport& r) {
+    last_loglik = r.loglik_per_token;
+    if (hooks.on_epoch) hooks.on_epoch(r);
+  };
+  pipeline::EmbeddedJobOptions job = hooks.job;
+  job.threads_per_worker = config.threads;
+  auto held = hooks.make_groups
+                  ? pipeline::run_on_groups(hooks.make_groups(config.workers + 1), *plan.schedule, std::move(workers),
+                                            epoch_policy(plan, on_epoch), job)
+                  : pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, on_epoch), job);
+
+  std::vector<WorkerResult> results;
+  for (int w = 0; w < config.workers; ++w) {
+    results.push_back({&shards[static_cast<std::size_t>(w)], kernels[static_cast<std::size_t>(w)].get()});
+    if (hooks.inspect) hooks.inspect(w, *kernels[static_cast<std::size_t>(w)]);
+  }
+  std::vector<const model::Block*> blocks;
+  for (auto& worker : held)
+    for (auto& b : worker) blocks.push_back(&*b);
+  LdaModel model = assemble_model(plan, shards.front().vocab, results, blocks);
+  model.loglik_per_token = last_loglik;
+  return model;
+}
+
+}  // namespace gyre::lda

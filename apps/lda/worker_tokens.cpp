@@ -1,0 +1,74 @@
+// apps/lda/worker_tokens.cpp — counting sort of a shard's tokens into per-block grids.
+#include "lda/worker_tokens.hpp"
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "gyre/pipeline/cell_grid.hpp"
+
+namespace gyre::lda {
+
+WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& blocks, std::uint32_t groups)
+    : groups_(std::max(1u, groups)), words_(shard.words) {
+  if (shard.tokens() >= std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("a worker's shard has " + std::to_string(shard.tokens()) +
+                                " tokens; at most 2^32-1 fit one worker: use more workers");
+  const std::uint32_t G = groups_;
+  const auto B = static_cast<std::uint32_t>(blocks.rows.size());
+  const auto D = static_cast<std::uint32_t>(shard.docs());
+  doc_begin_.resize(D + 1);
+  for (std::uint32_t d = 0; d <= D; ++d) doc_begin_[d] = static_cast<std::uint32_t>(shard.doc_begin[d]);
+
+  // Doc groups: contiguous document ranges balanced by tokens; word sub-ranges: contiguous
+  // rows of each block balanced by this worker's tokens of them.
+  std::vector<std::uint64_t> doc_tokens(D);
+  for (std::uint32_t d = 0; d < D; ++d) doc_tokens[d] = doc_begin_[d + 1] - doc_begin_[d];
+  const auto doc_cut = pipeline::balanced_cuts(doc_tokens, G);
+  std::vector<std::uint32_t> group_of(D);
+  for (std::uint32_t g = 0; g < G; ++g)
+    for (std::uint32_t d = doc_cut[g]; d < doc_cut[g + 1]; ++d) group_of[d] = g;
+
+  std::vector<std::vector<std::uint64_t>> row_tokens(B);
+  for (std::uint32_t b = 0; b < B; ++b) row_tokens[b].assign(blocks.rows[b].size(), 0);
+  for (std::uint32_t w : words_) {
+    if (w >= blocks.block_of.size())
+      throw std::invalid_argument("word id " + std::to_string(w) + " outside the vocabulary");
+    ++row_tokens[blocks.block_of[w]][blocks.row_of[w]];
+  }
+  std::vector<std::vector<std::uint32_t>> sub_of_row(B);
+  for (std::uint32_t b = 0; b < B; ++b) {
+    const auto cuts = pipeline::balanced_cuts(row_tokens[b], G);
+    sub_of_row[b].resize(row_tokens[b].size());
+    for (std::uint32_t s = 0; s < G; ++s)
+      for (std::uint32_t row = cuts[s]; row < cuts[s + 1]; ++row) sub_of_row[b][row] = s;
+  }
+
+  // Positions in document order go through the counting sort in order, so each cell ends up
+  // sorted by (document, position) with no further sort.
+  std::vector<TokenRef> by_pos(words_.size());
+  for (std::uint32_t d = 0; d < D; ++d)
+    for (std::uint32_t p = doc_begin_[d]; p < doc_begin_[d + 1]; ++p)
+      by_pos[p] = TokenRef{d, blocks.row_of[words_[p]], p};
+  const std::size_t cells = static_cast<std::size_t>(B) * G * G;
+  cell_begin_ = pipeline::bucket_by_cell(
+      std::span<const TokenRef>(by_pos), cells,
+      [&](const TokenRef& t) {
+        const std::uint32_t b = blocks.block_of[words_[t.pos]];
+        return (static_cast<std::size_t>(b) * G + group_of[t.doc]) * G + sub_of_row[b][t.row];
+      },
+      [](const TokenRef& t) { return t; }, refs_);
+}
+
+std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {
+  const std::size_t c = (static_cast<std::size_t>(block) * groups_ + group) * groups_ + sub;
+  return {refs_.data() + cell_begin_[c], refs_.data() + cell_begin_[c + 1]};
+}
+
+std::span<const TokenRef> WorkerTokens::block(std::uint32_t b) const {
+  const std::size_t first = static_cast<std::size_t>(b) * groups_ * groups_;
+  const std::size_t last = first + static_cast<std::size_t>(groups_) * groups_;
+  return {refs_.data() + cell_begin_[first], refs_.data() + cell_begin_[last]};
+}
+
+}  // namespace gyre::lda
