@@ -1,4 +1,4 @@
-// gyre/data/manifest.cpp — writes a partition directory and loads it back with cross-checks.
+// gyre/data/manifest.cpp — partition manifests (ratings and corpus): writing, parsing with cross-checks, ratings partitions.
 #include "gyre/data/manifest.hpp"
 
 #include <algorithm>
@@ -9,7 +9,6 @@
 #include <stdexcept>
 
 #include "gyre/base/atomic_file.hpp"
-#include "gyre/base/crc32c.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/shard_file.hpp"
@@ -22,15 +21,10 @@ using nlohmann::json;
 constexpr const char* kFormat = "gyre-partition";
 constexpr int kManifestVersion = 1;
 
-std::string shard_name(std::size_t index) {
-  char name[32];
-  std::snprintf(name, sizeof name, "part-%05zu.shard", index);
-  return name;
-}
+bool is_corpus(const std::string& kind) { return kind == "corpus"; }
 
-std::uint32_t records_checksum(const RatingsSet& set) {
-  return crc32c(set.ratings.data(), set.ratings.size() * sizeof(Rating));
-}
+// The JSON name of ShardEntry::records / Manifest::records for a kind.
+const char* records_key(const std::string& kind) { return is_corpus(kind) ? "docs" : "records"; }
 
 // Reads one field, turning a missing key or a wrong type into an error that names the field.
 template <typename T>
@@ -67,39 +61,71 @@ json parse_json(const std::filesystem::path& file) {
   }
 }
 
+const std::string kListed = std::string("as listed in ") + kManifestName;
+
 }  // namespace
+
+std::string shard_file_name(std::size_t index) {
+  char name[32];
+  std::snprintf(name, sizeof name, "part-%05zu.shard", index);
+  return name;
+}
+
+void begin_partition_write(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::filesystem::remove(dir / kManifestName);
+}
+
+void write_manifest(const std::filesystem::path& dir, const Manifest& m) {
+  const bool corpus = is_corpus(m.kind);
+  const char* records = records_key(m.kind);
+  // ordered_json keeps the documented key order, which makes the file easy to read by eye.
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ShardEntry& e : m.shards) {
+    nlohmann::ordered_json entry = {{"file", e.file}, {records, e.records}};
+    if (corpus) entry["tokens"] = e.tokens;
+    entry["checksum"] = e.checksum;
+    list.push_back(std::move(entry));
+  }
+  nlohmann::ordered_json doc = {{"format", kFormat}, {"version", kManifestVersion}, {"kind", m.kind},
+                                {"parts", m.shards.size()}};
+  if (corpus) {
+    doc["vocab"] = m.vocab;
+  } else {
+    doc["users"] = m.users;
+    doc["items"] = m.items;
+  }
+  doc[records] = m.records;
+  if (corpus) doc["tokens"] = m.tokens;
+  doc["balance"] = m.balance;
+  doc["shards"] = std::move(list);
+  AtomicFile out(dir / kManifestName);
+  out.stream() << doc.dump(2) << '\n';
+  out.commit();
+}
 
 void write_ratings_partition(const std::filesystem::path& dir, const std::vector<RatingsSet>& shards) {
   if (shards.empty()) throw std::invalid_argument("write_ratings_partition: no shards");
   for (const RatingsSet& s : shards)
     if (s.users != shards.front().users || s.items != shards.front().items)
       throw std::invalid_argument("write_ratings_partition: shards disagree on the id space");
-  std::filesystem::create_directories(dir);
-  // While shards are being replaced the directory must not look complete, so an old manifest
-  // goes first; the new one is written last.
-  std::filesystem::remove(dir / kManifestName);
+  begin_partition_write(dir);
 
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  std::uint64_t total = 0;
+  Manifest m;
+  m.kind = "ratings";
+  m.users = shards.front().users;
+  m.items = shards.front().items;
+  m.balance = balance(shards);
   for (std::size_t i = 0; i < shards.size(); ++i) {
-    const std::string name = shard_name(i);
-    write_ratings_shard(dir / name, shards[i]);
-    list.push_back({{"file", name}, {"records", shards[i].ratings.size()}, {"checksum", records_checksum(shards[i])}});
-    total += shards[i].ratings.size();
+    ShardEntry e;
+    e.file = shard_file_name(i);
+    write_ratings_shard(dir / e.file, shards[i]);
+    e.records = shards[i].ratings.size();
+    e.checksum = records_checksum(shards[i]);
+    m.records += e.records;
+    m.shards.push_back(std::move(e));
   }
-  // ordered_json keeps the documented key order, which makes the file easy to read by eye.
-  const nlohmann::ordered_json manifest = {{"format", kFormat},
-                         {"version", kManifestVersion},
-                         {"kind", "ratings"},
-                         {"parts", shards.size()},
-                         {"users", shards.front().users},
-                         {"items", shards.front().items},
-                         {"records", total},
-                         {"balance", balance(shards)},
-                         {"shards", list}};
-  AtomicFile out(dir / kManifestName);
-  out.stream() << manifest.dump(2) << '\n';
-  out.commit();
+  write_manifest(dir, m);
 }
 
 Manifest read_manifest(const std::filesystem::path& dir) {
@@ -113,10 +139,18 @@ Manifest read_manifest(const std::filesystem::path& dir) {
 
   Manifest m;
   m.kind = field<std::string>(file, doc, "kind", "a string");
-  if (m.kind != "ratings") throw InputError(file, 0, "\"kind\": \"ratings\"", m.kind);
-  m.users = unsigned_field<std::uint32_t>(file, doc, "users", kMaxId + 1);
-  m.items = unsigned_field<std::uint32_t>(file, doc, "items", kMaxId + 1);
-  m.records = unsigned_field<std::uint64_t>(file, doc, "records", UINT64_MAX);
+  if (m.kind != "ratings" && m.kind != "corpus")
+    throw InputError(file, 0, "\"kind\": \"ratings\" or \"corpus\"", m.kind);
+  const bool corpus = is_corpus(m.kind);
+  const char* records = records_key(m.kind);
+  if (corpus) {
+    m.vocab = unsigned_field<std::uint32_t>(file, doc, "vocab", kMaxId + 1);
+    m.tokens = unsigned_field<std::uint64_t>(file, doc, "tokens", UINT64_MAX);
+  } else {
+    m.users = unsigned_field<std::uint32_t>(file, doc, "users", kMaxId + 1);
+    m.items = unsigned_field<std::uint32_t>(file, doc, "items", kMaxId + 1);
+  }
+  m.records = unsigned_field<std::uint64_t>(file, doc, records, UINT64_MAX);
   m.balance = field<double>(file, doc, "balance", "a number");
   const auto parts = unsigned_field<std::uint64_t>(file, doc, "parts", UINT32_MAX);
   const auto shards = doc.find("shards");
@@ -124,7 +158,7 @@ Manifest read_manifest(const std::filesystem::path& dir) {
     throw InputError(file, 0, "\"shards\" as an array of " + std::to_string(parts) + " entries (\"parts\")",
                      shards == doc.end() ? "none" : std::to_string(shards->size()) + " entries");
 
-  std::uint64_t total = 0;
+  std::uint64_t total = 0, tokens = 0;
   for (const json& s : *shards) {
     if (!s.is_object()) throw InputError(file, 0, "shard entries as JSON objects", s.dump());
     ShardEntry e;
@@ -132,34 +166,59 @@ Manifest read_manifest(const std::filesystem::path& dir) {
     // Entries are plain names in the directory; anything else could point outside it.
     if (e.file.empty() || e.file.find('/') != std::string::npos || e.file == "." || e.file == "..")
       throw InputError(file, 0, "a shard file name without directories", e.file);
-    e.records = unsigned_field<std::uint64_t>(file, s, "records", UINT64_MAX);
+    e.records = unsigned_field<std::uint64_t>(file, s, records, UINT64_MAX);
+    if (corpus) e.tokens = unsigned_field<std::uint64_t>(file, s, "tokens", UINT64_MAX);
     e.checksum = unsigned_field<std::uint32_t>(file, s, "checksum", UINT32_MAX);
     total += e.records;
+    tokens += e.tokens;
     m.shards.push_back(std::move(e));
   }
   if (total != m.records)
-    throw InputError(file, 0, "\"records\" equal to the sum over shards, " + std::to_string(total),
+    throw InputError(file, 0, std::string("\"") + records + "\" equal to the sum over shards, " + std::to_string(total),
                      std::to_string(m.records));
+  if (tokens != m.tokens)
+    throw InputError(file, 0, "\"tokens\" equal to the sum over shards, " + std::to_string(tokens),
+                     std::to_string(m.tokens));
   return m;
 }
 
+Manifest read_manifest(const std::filesystem::path& dir, std::string_view kind) {
+  Manifest m = read_manifest(dir);
+  if (m.kind != kind)
+    throw InputError(dir / kManifestName, 0, "\"kind\": \"" + std::string(kind) + "\"", m.kind);
+  return m;
+}
+
+std::filesystem::path listed_shard(const std::filesystem::path& dir, const ShardEntry& entry) {
+  const std::filesystem::path file = dir / entry.file;
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) throw InputError(file, 0, "the shard file " + kListed, "no such file");
+  return file;
+}
+
+void check_listed(const std::filesystem::path& file, const ShardEntry& listed, const ShardEntry& loaded,
+                  std::string_view records) {
+  if (loaded.records != listed.records)
+    throw InputError(file, 0, std::to_string(listed.records) + " " + std::string(records) + " " + kListed,
+                     std::to_string(loaded.records));
+  if (loaded.tokens != listed.tokens)
+    throw InputError(file, 0, std::to_string(listed.tokens) + " tokens " + kListed, std::to_string(loaded.tokens));
+  if (loaded.checksum != listed.checksum)
+    throw InputError(file, 0, "checksum " + std::to_string(listed.checksum) + " " + kListed,
+                     std::to_string(loaded.checksum));
+}
+
 std::vector<RatingsSet> read_ratings_partition(const std::filesystem::path& dir) {
-  const Manifest m = read_manifest(dir);
-  const std::string listed = std::string("as listed in ") + kManifestName;
+  const Manifest m = read_manifest(dir, "ratings");
   std::vector<RatingsSet> shards;
   shards.reserve(m.shards.size());
   for (const ShardEntry& e : m.shards) {
-    const std::filesystem::path file = dir / e.file;
-    std::error_code ec;
-    if (!std::filesystem::exists(file, ec)) throw InputError(file, 0, "the shard file " + listed, "no such file");
+    const std::filesystem::path file = listed_shard(dir, e);
     RatingsSet s = read_ratings_shard(file);
-    if (s.ratings.size() != e.records)
-      throw InputError(file, 0, std::to_string(e.records) + " records " + listed, std::to_string(s.ratings.size()));
-    if (const std::uint32_t crc = records_checksum(s); crc != e.checksum)
-      throw InputError(file, 0, "checksum " + std::to_string(e.checksum) + " " + listed, std::to_string(crc));
+    check_listed(file, e, {e.file, s.ratings.size(), 0, records_checksum(s)}, "records");
     if (s.users != m.users || s.items != m.items)
       throw InputError(file, 0,
-                       "id space " + std::to_string(m.users) + "x" + std::to_string(m.items) + " " + listed,
+                       "id space " + std::to_string(m.users) + "x" + std::to_string(m.items) + " " + kListed,
                        std::to_string(s.users) + "x" + std::to_string(s.items));
     shards.push_back(std::move(s));
   }

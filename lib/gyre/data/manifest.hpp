@@ -1,9 +1,10 @@
-// gyre/data/manifest.hpp — the JSON manifest of a partition directory and loading it back.
+// gyre/data/manifest.hpp — the JSON manifest of a partition directory (ratings or corpus) and loading it back.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gyre/data/ratings.hpp"
@@ -11,33 +12,57 @@
 namespace gyre::data {
 
 struct ShardEntry {
-  std::string file;         // relative to the directory
-  std::uint64_t records = 0;
+  std::string file;            // relative to the directory
+  std::uint64_t records = 0;   // ratings; for a corpus: documents
+  std::uint64_t tokens = 0;    // corpus only
   std::uint32_t checksum = 0;  // CRC-32C of the records, as in the shard header
 };
 
-// DIR/manifest.json:
+// DIR/manifest.json, kind "ratings":
 // {"format":"gyre-partition","version":1,"kind":"ratings","parts":P,"users":U,"items":I,
 //  "records":N,"balance":max/mean,"shards":[{"file":"part-00000.shard","records":n,"checksum":c},...]}
+// kind "corpus" (balance of tokens; see corpus_partition.hpp for the other files):
+// {"format":"gyre-partition","version":1,"kind":"corpus","parts":P,"vocab":V,"docs":D,"tokens":T,
+//  "balance":max/mean,"shards":[{"file":"part-00000.shard","docs":d,"tokens":t,"checksum":c},...]}
 struct Manifest {
-  std::string kind = "ratings";
-  std::uint32_t users = 0;
-  std::uint32_t items = 0;
-  std::uint64_t records = 0;
+  std::string kind = "ratings";  // "ratings" or "corpus"
+  std::uint32_t users = 0;       // ratings
+  std::uint32_t items = 0;       // ratings
+  std::uint32_t vocab = 0;       // corpus: vocabulary size
+  std::uint64_t records = 0;     // ratings; for a corpus: documents
+  std::uint64_t tokens = 0;      // corpus
   double balance = 1.0;
   std::vector<ShardEntry> shards;
 };
 
 inline constexpr const char* kManifestName = "manifest.json";
 
+// "part-NNNNN.shard", the name of shard `index` in a partition directory.
+std::string shard_file_name(std::size_t index);
+
 // Writes shards then the manifest (each atomically; the manifest last, so a directory with a
 // manifest is complete).
 void write_ratings_partition(const std::filesystem::path& dir, const std::vector<RatingsSet>& shards);
 
-Manifest read_manifest(const std::filesystem::path& dir);  // throws gyre::InputError
+// Reads and checks DIR/manifest.json (either kind); throws gyre::InputError.
+Manifest read_manifest(const std::filesystem::path& dir);
+// The same, and the manifest must be of this kind.
+Manifest read_manifest(const std::filesystem::path& dir, std::string_view kind);
 
 // Loads every shard and checks it against the manifest (counts, checksums, id space);
 // a mismatch throws gyre::InputError naming the shard file.
 std::vector<RatingsSet> read_ratings_partition(const std::filesystem::path& dir);
+
+// For the writers and readers of each kind of partition:
+// Removes an old manifest, so the directory does not look complete while shards are replaced.
+void begin_partition_write(const std::filesystem::path& dir);
+// Writes DIR/manifest.json atomically; call it after everything it describes is written.
+void write_manifest(const std::filesystem::path& dir, const Manifest& manifest);
+// DIR/entry.file, or gyre::InputError naming it if it does not exist.
+std::filesystem::path listed_shard(const std::filesystem::path& dir, const ShardEntry& entry);
+// Throws gyre::InputError naming `file` unless what was loaded matches the manifest entry;
+// `records` names the records in the message ("records", "documents").
+void check_listed(const std::filesystem::path& file, const ShardEntry& listed, const ShardEntry& loaded,
+                  std::string_view records);
 
 }  // namespace gyre::data

@@ -3,93 +3,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "gyre/data/random.hpp"
+
 namespace gyre::data {
 namespace {
 
-// splitmix64: tiny, fast and fully specified, so the same seed gives the same bytes with every
-// standard library (std:: distributions are implementation-defined).
-class Random {
- public:
-  Random(std::uint64_t seed, std::uint64_t stream) : state_(seed ^ (0x9E3779B97F4A7C15ull * (stream + 1))) {
-    next();
-  }
-
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Modulo bias is below n / 2^64, far under anything a test or a model could notice.
-  std::uint64_t below(std::uint64_t n) { return next() % n; }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-
-  // Box-Muller, both outputs used.
-  double normal() {
-    if (has_spare_) {
-      has_spare_ = false;
-      return spare_;
-    }
-    const double u1 = 1.0 - uniform();  // (0, 1], so the log is finite
-    const double u2 = uniform();
-    const double r = std::sqrt(-2.0 * std::log(u1));
-    const double a = 2.0 * std::numbers::pi * u2;
-    spare_ = r * std::sin(a);
-    has_spare_ = true;
-    return r * std::cos(a);
-  }
-
- private:
-  std::uint64_t state_;
-  double spare_ = 0;
-  bool has_spare_ = false;
-};
-
 // Independent streams per concern, so that e.g. changing the noise does not move the pairs.
 enum Stream : std::uint64_t { kFactors, kPermutation, kPairs, kShuffle, kNoise };
-
-// Vose's alias method: O(1) draws from a discrete law, which matters at 20M draws.
-class AliasTable {
- public:
-  explicit AliasTable(const std::vector<double>& weights) : prob_(weights.size()), alias_(weights.size()) {
-    const std::size_t n = weights.size();
-    double sum = 0;
-    for (const double w : weights) sum += w;
-    std::vector<double> scaled(n);
-    std::vector<std::uint32_t> small, large;
-    for (std::size_t i = 0; i < n; ++i) {
-      scaled[i] = weights[i] * static_cast<double>(n) / sum;
-      (scaled[i] < 1.0 ? small : large).push_back(static_cast<std::uint32_t>(i));
-    }
-    while (!small.empty() && !large.empty()) {
-      const std::uint32_t s = small.back(), l = large.back();
-      small.pop_back();
-      prob_[s] = scaled[s];
-      alias_[s] = l;
-      scaled[l] -= 1.0 - scaled[s];
-      if (scaled[l] < 1.0) {
-        large.pop_back();
-        small.push_back(l);
-      }
-    }
-    for (const std::uint32_t i : large) prob_[i] = 1.0, alias_[i] = i;
-    for (const std::uint32_t i : small) prob_[i] = 1.0, alias_[i] = i;  // rounding leftovers
-  }
-
-  std::uint32_t draw(Random& rng) const {
-    const auto i = static_cast<std::uint32_t>(rng.below(prob_.size()));
-    return rng.uniform() < prob_[i] ? i : alias_[i];
-  }
-
- private:
-  std::vector<double> prob_;
-  std::vector<std::uint32_t> alias_;
-};
 
 void check(const PlantedRatingsOptions& o) {
   const auto fail = [](const std::string& what) { throw std::invalid_argument("planted ratings: " + what); };

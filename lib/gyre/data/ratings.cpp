@@ -3,64 +3,17 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <memory>
 #include <string>
 #include <string_view>
 
 #include "gyre/base/atomic_file.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/text_input.hpp"
 
 namespace gyre::data {
 namespace {
-
-// Files reach 20M lines, so the whole file is read at once and parsed in place; per-token
-// iostream extraction would dominate the load time.
-std::string slurp(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) throw InputError(file, 0, "a readable file", "a directory");
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(file.c_str(), "rb"), &std::fclose);
-  if (!in) throw InputError(file, 0, "a readable file", std::strerror(errno));
-  std::string text;
-  constexpr std::size_t kChunk = std::size_t{1} << 20;
-  for (;;) {
-    const std::size_t old = text.size();
-    text.resize(old + kChunk);
-    const std::size_t got = std::fread(text.data() + old, 1, kChunk, in.get());
-    text.resize(old + got);
-    if (got < kChunk) break;
-  }
-  if (std::ferror(in.get())) throw InputError(file, 0, "a readable file", std::strerror(errno));
-  return text;
-}
-
-// Walks the text line by line, tracking the 1-based line number for error messages.
-class LineCursor {
- public:
-  explicit LineCursor(std::string_view text) : text_(text) {}
-
-  bool next(std::string_view& line) {
-    if (pos_ >= text_.size()) return false;
-    const std::size_t end = std::min(text_.find('\n', pos_), text_.size());
-    line = text_.substr(pos_, end - pos_);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    pos_ = end + 1;
-    ++number_;
-    return true;
-  }
-  std::size_t number() const { return number_; }
-
- private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
-  std::size_t number_ = 0;
-};
-
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 // Splits a line into at most `max` fields on runs of blanks or on one comma with optional blanks
 // around it. Returns the field count, or max + 1 when there are more fields or an empty one

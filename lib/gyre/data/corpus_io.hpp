@@ -1,0 +1,79 @@
+// gyre/data/corpus_io.hpp — corpus readers (UCI bag-of-words, raw text lines, LightLDA doc word:count) and the UCI writer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "gyre/data/corpus.hpp"
+
+namespace gyre::data {
+
+// Every reader throws gyre::InputError naming file, line and what was expected; documents that
+// end up without tokens are dropped, the others keep their 0-based index in the input as doc id.
+
+// How raw text becomes tokens: bytes are lowercased (ASCII only) and split on every byte that
+// is not an ASCII letter [a-zA-Z], so digits, punctuation and all non-ASCII bytes (UTF-8
+// included) separate words; "don't" gives "don" and "t". A token is kept if it has at least
+// min_length letters, is not a stop word (compared after lowercasing) and occurs at least
+// min_count times in the whole file.
+struct TokenizerOptions {
+  std::unordered_set<std::string> stop_words;  // lowercase
+  std::uint64_t min_count = 1;
+  std::size_t min_length = 2;
+};
+
+// A small standard English list (articles, pronouns, auxiliaries, prepositions, conjunctions).
+std::vector<std::string> default_stop_words();
+
+// One stop word per line, lowercased; blank lines and lines starting with '#' are skipped.
+std::vector<std::string> read_stop_words(const std::filesystem::path& file);
+
+// One word per line, line i (1-based) = word id i-1; surrounding blanks and '\r' are ignored,
+// an empty line is an error (it would be a word nobody can name).
+std::vector<std::string> read_vocab(const std::filesystem::path& file);
+void write_vocab(const std::filesystem::path& file, const std::vector<std::string>& vocab);  // atomic
+
+// UCI bag-of-words: docword has three header lines D, W, NNZ, then NNZ lines "docID wordID
+// count" (1-based ids, in any order; a document's lines are kept in input order); vocab has W
+// lines. Doc id d becomes doc_ids entry d-1; documents without lines are dropped.
+Corpus read_uci(const std::filesystem::path& docword, const std::filesystem::path& vocab);
+
+// One document per line of raw text, tokenized as above. Word ids go by descending corpus
+// frequency, ties alphabetically, so the same text always gives the same ids. A document's doc
+// id is its 0-based line index; blank lines count. A file with no token left is an error.
+Corpus read_text_lines(const std::filesystem::path& file, const TokenizerOptions& opts);
+
+// LightLDA's libsvm-like form: lines "docid word:count word:count ...", docid a non-negative
+// integer kept as the doc id, word a 0-based line index into vocab. Blank lines are skipped;
+// a document id without pairs is an error (an empty document).
+Corpus read_doc_word_counts(const std::filesystem::path& file, const std::filesystem::path& vocab);
+
+enum class CorpusFormat { automatic, uci, text, docword };
+
+struct CorpusOptions {
+  CorpusFormat format = CorpusFormat::automatic;
+  std::filesystem::path vocab;  // empty: found next to the input (uci, docword)
+  TokenizerOptions tokenizer;   // text only
+};
+
+// The one entry point apps use. Automatic detection, in order:
+//  - a directory with manifest.json: a corpus partition, all shards merged back by doc id;
+//  - a directory with docword.txt (+ vocab.txt): UCI;
+//  - a file named docword.NAME.txt: UCI with vocab.NAME.txt beside it (docword.txt: vocab.txt);
+//  - a file whose first non-blank line looks like "docid word:count ...": docword format, with
+//    options.vocab or vocab.txt in the same directory;
+//  - any other file: text lines.
+// options.vocab, when given, replaces the vocabulary found by these rules (not for text).
+// A missing input or vocabulary throws InputError naming what is missing and where it looked.
+Corpus load_corpus(const std::filesystem::path& path, const CorpusOptions& options = {});
+
+// DIR/docword.txt and DIR/vocab.txt (DIR is created), each written atomically. Documents get
+// 1-based ids in corpus order (the corpus's doc_ids are not kept); a document's words are
+// aggregated into counts, by ascending word id.
+void write_uci(const std::filesystem::path& dir, const Corpus& corpus);
+
+}  // namespace gyre::data

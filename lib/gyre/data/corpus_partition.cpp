@@ -1,0 +1,225 @@
+// gyre/data/corpus_partition.cpp — token-balanced corpus shards, and the corpus partition directory written and checked.
+#include "gyre/data/corpus_partition.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/input_error.hpp"
+#include "gyre/data/corpus_io.hpp"
+#include "gyre/data/manifest.hpp"
+#include "gyre/data/shard_file.hpp"
+#include "gyre/data/text_input.hpp"
+
+namespace gyre::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kVocabName = "vocab.txt";
+constexpr const char* kWordCountsName = "word_counts.txt";
+
+std::vector<std::string> read_listed_vocab(const fs::path& dir, const Manifest& m) {
+  const fs::path file = dir / kVocabName;
+  std::vector<std::string> vocab = read_vocab(file);
+  if (vocab.size() != m.vocab)
+    throw InputError(file, 0, std::to_string(m.vocab) + " words as listed in " + kManifestName,
+                     std::to_string(vocab.size()) + " words");
+  return vocab;
+}
+
+Corpus read_listed_shard(const fs::path& dir, const Manifest& m, const ShardEntry& entry) {
+  const fs::path file = listed_shard(dir, entry);
+  CorpusShardFile shard = read_corpus_shard_file(file);
+  check_listed(file, entry, {entry.file, shard.corpus.docs(), shard.corpus.tokens(), shard.checksum}, "documents");
+  if (shard.vocab_size != m.vocab)
+    throw InputError(file, 0, "vocabulary size " + std::to_string(m.vocab) + " as listed in " + kManifestName,
+                     std::to_string(shard.vocab_size));
+  return std::move(shard.corpus);
+}
+
+template <typename Write>
+void write_lines(const fs::path& file, std::size_t n, Write&& write_line) {
+  AtomicFile out(file, std::ios::binary);
+  std::string buffer;
+  for (std::size_t i = 0; i < n; ++i) {
+    write_line(i, buffer);
+    buffer.push_back('\n');
+    if (buffer.size() >= (std::size_t{1} << 20)) {
+      out.stream().write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+      buffer.clear();
+    }
+  }
+  out.stream().write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+  out.commit();
+}
+
+void append_number(std::string& buffer, std::uint64_t value) {
+  char field[24];
+  const auto [end, ec] = std::to_chars(field, field + sizeof field, value);
+  buffer.append(field, end);
+}
+
+}  // namespace
+
+std::vector<Corpus> shard_corpus(const Corpus& corpus, std::uint32_t parts) {
+  if (parts == 0) throw std::invalid_argument("shard_corpus: parts must be at least 1");
+  if (corpus.docs() > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("shard_corpus: more than 2^32 documents");
+  // Documents are rows balanced by their tokens: the same LPT dealing as word blocks use.
+  std::vector<std::uint64_t> tokens(corpus.docs());
+  for (std::uint64_t d = 0; d < corpus.docs(); ++d) tokens[d] = corpus.doc_begin[d + 1] - corpus.doc_begin[d];
+  const model::RowBlocks deal = model::RowBlocks::balance(tokens, parts);
+
+  std::vector<Corpus> shards(parts);
+  for (std::uint32_t p = 0; p < parts; ++p) {
+    Corpus& s = shards[p];
+    s.vocab = corpus.vocab;
+    std::uint64_t shard_tokens = 0;
+    for (const std::uint32_t d : deal.rows[p]) shard_tokens += tokens[d];
+    s.words.reserve(shard_tokens);
+    s.doc_begin.reserve(deal.rows[p].size() + 1);
+    s.doc_ids.reserve(deal.rows[p].size());
+    // rows[p] lists the documents by index, which is input order.
+    for (const std::uint32_t d : deal.rows[p]) {
+      const auto words = corpus.doc(d);
+      s.words.insert(s.words.end(), words.begin(), words.end());
+      s.doc_begin.push_back(s.words.size());
+      s.doc_ids.push_back(corpus.doc_ids[d]);
+    }
+  }
+  return shards;
+}
+
+double token_balance(std::span<const Corpus> shards) {
+  std::uint64_t total = 0, largest = 0;
+  for (const Corpus& s : shards) {
+    total += s.tokens();
+    largest = std::max(largest, s.tokens());
+  }
+  if (total == 0) return 1.0;
+  return static_cast<double>(largest) / (static_cast<double>(total) / static_cast<double>(shards.size()));
+}
+
+Corpus merge_corpus_shards(std::span<const Corpus> shards) {
+  Corpus merged;
+  if (shards.empty()) return merged;
+  merged.vocab = shards.front().vocab;
+  struct Source {
+    std::uint64_t doc_id;
+    std::uint32_t shard;
+    std::uint64_t doc;
+  };
+  std::vector<Source> order;
+  std::uint64_t tokens = 0;
+  for (std::uint32_t s = 0; s < shards.size(); ++s) {
+    if (shards[s].vocab_size() != merged.vocab_size())
+      throw std::invalid_argument("merge_corpus_shards: shards disagree on the vocabulary");
+    for (std::uint64_t d = 0; d < shards[s].docs(); ++d) order.push_back({shards[s].doc_ids[d], s, d});
+    tokens += shards[s].tokens();
+  }
+  std::stable_sort(order.begin(), order.end(), [](const Source& a, const Source& b) { return a.doc_id < b.doc_id; });
+  merged.words.reserve(tokens);
+  merged.doc_begin.reserve(order.size() + 1);
+  merged.doc_ids.reserve(order.size());
+  for (const Source& src : order) {
+    const auto words = shards[src.shard].doc(src.doc);
+    merged.words.insert(merged.words.end(), words.begin(), words.end());
+    merged.doc_begin.push_back(merged.words.size());
+    merged.doc_ids.push_back(src.doc_id);
+  }
+  return merged;
+}
+
+void write_corpus_partition(const fs::path& dir, std::span<const Corpus> shards) {
+  if (shards.empty()) throw std::invalid_argument("write_corpus_partition: no shards");
+  for (const Corpus& s : shards)
+    if (s.vocab != shards.front().vocab)
+      throw std::invalid_argument("write_corpus_partition: shards disagree on the vocabulary");
+  begin_partition_write(dir);
+
+  Manifest m;
+  m.kind = "corpus";
+  m.vocab = shards.front().vocab_size();
+  m.balance = token_balance(shards);
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    ShardEntry e;
+    e.file = shard_file_name(i);
+    write_corpus_shard_file(dir / e.file, shards[i]);
+    e.records = shards[i].docs();
+    e.tokens = shards[i].tokens();
+    e.checksum = records_checksum(shards[i]);
+    m.records += e.records;
+    m.tokens += e.tokens;
+    m.shards.push_back(std::move(e));
+  }
+  write_vocab(dir / kVocabName, shards.front().vocab);
+  const std::vector<std::uint64_t> counts = count_words(shards);
+  write_lines(dir / kWordCountsName, counts.size(),
+              [&](std::size_t w, std::string& buffer) { append_number(buffer, counts[w]); });
+  write_manifest(dir, m);
+}
+
+Corpus read_corpus_shard(const fs::path& dir, std::uint32_t part) {
+  const Manifest m = read_manifest(dir, "corpus");
+  if (part >= m.shards.size())
+    throw InputError(dir / kManifestName, 0, "a part in [0, " + std::to_string(m.shards.size()) + ")",
+                     std::to_string(part));
+  Corpus shard = read_listed_shard(dir, m, m.shards[part]);
+  shard.vocab = read_listed_vocab(dir, m);
+  return shard;
+}
+
+std::vector<Corpus> read_corpus_partition(const fs::path& dir) {
+  const Manifest m = read_manifest(dir, "corpus");
+  const std::vector<std::string> vocab = read_listed_vocab(dir, m);
+  std::vector<Corpus> shards;
+  shards.reserve(m.shards.size());
+  for (const ShardEntry& e : m.shards) {
+    shards.push_back(read_listed_shard(dir, m, e));
+    shards.back().vocab = vocab;
+  }
+  return shards;
+}
+
+std::vector<std::uint64_t> read_word_counts(const fs::path& dir) {
+  const Manifest m = read_manifest(dir, "corpus");
+  const fs::path file = dir / kWordCountsName;
+  const std::string text = slurp(file);
+  LineCursor lines(text);
+  std::string_view line;
+  std::vector<std::uint64_t> counts;
+  counts.reserve(m.vocab);
+  std::uint64_t total = 0;
+  while (lines.next(line)) {
+    std::uint64_t count = 0;
+    if (counts.size() == m.vocab)
+      throw InputError(file, lines.number(), std::to_string(m.vocab) + " lines, one per word, as listed in " + kManifestName,
+                       std::string(line));
+    if (!parse_decimal(trim_blanks(line), count))
+      throw InputError(file, lines.number(), "a token count (a non-negative integer)", std::string(line));
+    counts.push_back(count);
+    total += count;
+  }
+  if (counts.size() != m.vocab)
+    throw InputError(file, 0, std::to_string(m.vocab) + " lines, one per word, as listed in " + kManifestName,
+                     std::to_string(counts.size()) + " lines");
+  if (total != m.tokens)
+    throw InputError(file, 0, "counts summing to " + std::to_string(m.tokens) + " tokens as listed in " + kManifestName,
+                     std::to_string(total));
+  return counts;
+}
+
+void write_word_blocks(const fs::path& file, const model::RowBlocks& blocks) {
+  write_lines(file, blocks.block_of.size(), [&](std::size_t w, std::string& buffer) {
+    append_number(buffer, blocks.block_of[w]);
+    buffer.push_back(' ');
+    append_number(buffer, blocks.row_of[w]);
+  });
+}
+
+}  // namespace gyre::data

@@ -1,0 +1,220 @@
+// tests/lib/data/corpus_io_test.cpp — UCI and docword readers, format detection, UCI writer: accepted input and every bad-input message.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "gyre/data/corpus_io.hpp"
+#include "support/input_errors.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace gyre::data;
+using gyre::test::catch_input_error;
+using gyre::test::CaughtInputError;
+using gyre::test::contains;
+using gyre::test::read_text;
+using gyre::test::TempDir;
+using gyre::test::write_text;
+
+namespace {
+
+std::vector<std::uint32_t> doc_words(const Corpus& c, std::uint64_t d) {
+  const auto s = c.doc(d);
+  return {s.begin(), s.end()};
+}
+
+// The message must start "FILE[:LINE]: expected ", name the expectation and, if given, what was found.
+void check_message(const CaughtInputError& e, const std::filesystem::path& file, std::size_t line,
+                   const std::string& expected, const std::string& found = {}) {
+  INFO(e.message);
+  REQUIRE(e.thrown);
+  CHECK(e.file == file);
+  CHECK(e.line == line);
+  const std::string prefix = file.string() + (line > 0 ? ":" + std::to_string(line) : "") + ": expected ";
+  CHECK(e.message.rfind(prefix, 0) == 0);
+  CHECK(contains(e.message, expected));
+  if (!found.empty()) CHECK(contains(e.message, "found '" + found + "'"));
+}
+
+constexpr const char* kVocab = "apple\nbanana\ncherry\ndate\n";
+
+CaughtInputError uci_error(const TempDir& dir, const std::string& docword, const std::string& vocab = kVocab) {
+  write_text(dir / "docword.txt", docword);
+  write_text(dir / "vocab.txt", vocab);
+  return catch_input_error([&] { read_uci(dir / "docword.txt", dir / "vocab.txt"); });
+}
+
+CaughtInputError docword_error(const TempDir& dir, const std::string& text) {
+  write_text(dir / "d.txt", text);
+  write_text(dir / "vocab.txt", kVocab);
+  return catch_input_error([&] { read_doc_word_counts(dir / "d.txt", dir / "vocab.txt"); });
+}
+
+}  // namespace
+
+TEST_CASE("uci: documents grouped by id in stable order, counts expanded, empty documents dropped") {
+  TempDir dir;
+  write_text(dir / "docword.txt", "5\n4\n6\n3 2 1\n1 1 2\n3 4 1\n1 3 1\n\n5 1 3\n1 2 1\n");
+  write_text(dir / "vocab.txt", kVocab);
+  const Corpus c = read_uci(dir / "docword.txt", dir / "vocab.txt");
+  CHECK(c.vocab == std::vector<std::string>{"apple", "banana", "cherry", "date"});
+  REQUIRE(c.docs() == 3);  // documents 2 and 4 have no entries
+  CHECK(c.doc_ids == std::vector<std::uint64_t>{0, 2, 4});
+  CHECK(doc_words(c, 0) == std::vector<std::uint32_t>{0, 0, 2, 1});
+  CHECK(doc_words(c, 1) == std::vector<std::uint32_t>{1, 3});
+  CHECK(doc_words(c, 2) == std::vector<std::uint32_t>{0, 0, 0});
+  CHECK(c.tokens() == 9);
+}
+
+TEST_CASE("uci: missing vocabulary names the vocabulary file and the docword it serves") {
+  TempDir dir;
+  write_text(dir / "docword.txt", "1\n4\n1\n1 1 1\n");
+  const auto e = catch_input_error([&] { read_uci(dir / "docword.txt", dir / "vocab.txt"); });
+  check_message(e, dir / "vocab.txt", 0, "the vocabulary file (one word per line) for " + (dir / "docword.txt").string(),
+                "no such file");
+}
+
+TEST_CASE("uci: header mismatches") {
+  TempDir dir;
+  check_message(uci_error(dir, "2\n5\n1\n1 1 1\n"), dir / "docword.txt", 2,
+                "W equal to the 4 words of " + (dir / "vocab.txt").string(), "5");
+  check_message(uci_error(dir, "2\n4\n3\n1 1 1\n2 2 2\n"), dir / "docword.txt", 3, "3 entries as declared by NNZ",
+                "2 entries");
+  check_message(uci_error(dir, "2\n4\n1\n1 1 1\n2 2 2\n"), dir / "docword.txt", 5,
+                "1 entries as declared by NNZ on line 3, no more", "2 2 2");
+  check_message(uci_error(dir, "2\nfour\n1\n1 1 1\n"), dir / "docword.txt", 2, "the number of words W", "four");
+  check_message(uci_error(dir, "2\n4\n"), dir / "docword.txt", 0, "the number of entries NNZ", "end of file");
+}
+
+TEST_CASE("uci: bad ids and counts name line and expectation") {
+  TempDir dir;
+  const auto docword = dir / "docword.txt";
+  check_message(uci_error(dir, "2\n4\n2\n1 1 1\n1 5 1\n"), docword, 5, "a word id in [1, 4]", "5");
+  check_message(uci_error(dir, "2\n4\n1\n1 0 1\n"), docword, 4, "a word id in [1, 4]", "0");
+  check_message(uci_error(dir, "2\n4\n1\n0 1 1\n"), docword, 4, "a document id in [1, 2]", "0");
+  check_message(uci_error(dir, "2\n4\n1\n3 1 1\n"), docword, 4, "a document id in [1, 2]", "3");
+  check_message(uci_error(dir, "2\n4\n1\n1 1 0\n"), docword, 4, "a positive integer count", "0");
+  check_message(uci_error(dir, "2\n4\n1\n1 1 -2\n"), docword, 4, "a positive integer count", "-2");
+  check_message(uci_error(dir, "2\n4\n1\n1 1 x\n"), docword, 4, "a positive integer count", "x");
+  check_message(uci_error(dir, "2\n4\n1\n1 1\n"), docword, 4, "3 fields \"docID wordID count\"", "1 1");
+  check_message(uci_error(dir, "2\n4\n0\n"), docword, 3, "at least one entry");
+}
+
+TEST_CASE("uci: an empty line in the vocabulary is an error at that line") {
+  TempDir dir;
+  check_message(uci_error(dir, "1\n3\n1\n1 1 1\n", "a\n\nc\n"), dir / "vocab.txt", 2, "a word (one per line)",
+                "an empty line");
+}
+
+TEST_CASE("docword: doc ids kept, pairs expanded in order") {
+  TempDir dir;
+  write_text(dir / "d.txt", "7 0:2 3:1\n\n2\t1:1  2:3\r\n");
+  write_text(dir / "vocab.txt", kVocab);
+  const Corpus c = read_doc_word_counts(dir / "d.txt", dir / "vocab.txt");
+  REQUIRE(c.docs() == 2);
+  CHECK(c.doc_ids == std::vector<std::uint64_t>{7, 2});
+  CHECK(doc_words(c, 0) == std::vector<std::uint32_t>{0, 0, 3});
+  CHECK(doc_words(c, 1) == std::vector<std::uint32_t>{1, 2, 2, 2});
+  CHECK(c.vocab_size() == 4);
+}
+
+TEST_CASE("docword: unknown word, malformed pairs, empty document, missing vocabulary") {
+  TempDir dir;
+  const auto file = dir / "d.txt";
+  const std::string word_id = "a word id (0-based line of " + (dir / "vocab.txt").string() + ") in [0, 3]";
+  check_message(docword_error(dir, "0 0:1\n1 4:1\n"), file, 2, word_id, "4");
+  check_message(docword_error(dir, "0 0:1 2\n"), file, 1, "a \"word:count\" pair", "2");
+  check_message(docword_error(dir, "0 a:1\n"), file, 1, word_id, "a");
+  check_message(docword_error(dir, "0 1:0\n"), file, 1, "a positive integer count in \"word:count\"", "0");
+  check_message(docword_error(dir, "0 1:\n"), file, 1, "a positive integer count in \"word:count\"");
+  check_message(docword_error(dir, "0 1:2\n5\n"), file, 2, "pairs after the document id (an empty document)", "5");
+  check_message(docword_error(dir, "x 1:2\n"), file, 1, "a document id", "x");
+  check_message(docword_error(dir, "\n\n"), file, 0, "at least one line \"docid word:count ...\"");
+
+  write_text(dir / "e.txt", "0 1:1\n");
+  const auto e = catch_input_error([&] { read_doc_word_counts(dir / "e.txt", dir / "none.txt"); });
+  check_message(e, dir / "none.txt", 0, "the vocabulary file (one word per line) for " + (dir / "e.txt").string(),
+                "no such file");
+}
+
+TEST_CASE("load_corpus: detects UCI directories and files, docword and text") {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "uci");
+  write_text(dir / "uci" / "docword.txt", "1\n4\n1\n1 2 3\n");
+  write_text(dir / "uci" / "vocab.txt", kVocab);
+  CHECK(load_corpus(dir / "uci").tokens() == 3);
+  CHECK(load_corpus(dir / "uci" / "docword.txt").tokens() == 3);
+
+  write_text(dir / "docword.nips.txt", "1\n2\n1\n1 2 1\n");
+  write_text(dir / "vocab.nips.txt", "x\ny\n");
+  const Corpus nips = load_corpus(dir / "docword.nips.txt");
+  CHECK(nips.vocab == std::vector<std::string>{"x", "y"});
+
+  write_text(dir / "lightlda.txt", "\n  \n3 1:2 0:1\n");
+  write_text(dir / "vocab.txt", kVocab);
+  const Corpus lda = load_corpus(dir / "lightlda.txt");
+  CHECK(lda.doc_ids == std::vector<std::uint64_t>{3});
+  CHECK(lda.tokens() == 3);
+
+  write_text(dir / "other_vocab.txt", "p\nq\n");
+  CorpusOptions with_vocab;
+  with_vocab.vocab = dir / "other_vocab.txt";
+  CHECK(load_corpus(dir / "lightlda.txt", with_vocab).vocab == std::vector<std::string>{"p", "q"});
+
+  write_text(dir / "text.txt", "3 apples and 2 pears\n");  // starts with a number, but no word:count
+  const Corpus text = load_corpus(dir / "text.txt");
+  CHECK(text.vocab == std::vector<std::string>{"and", "apples", "pears"});  // no stop words unless asked
+}
+
+TEST_CASE("load_corpus: missing things are named with where they were looked for") {
+  TempDir dir;
+  auto e = catch_input_error([&] { load_corpus(dir / "absent.txt"); });
+  check_message(e, dir / "absent.txt", 0, "a readable file", "No such file or directory");
+
+  e = catch_input_error([&] { load_corpus(dir.path()); });
+  check_message(e, dir.path(), 0, "a corpus partition (manifest.json) or docword.txt and vocab.txt in this directory");
+
+  write_text(dir / "docword.kos.txt", "1\n1\n1\n1 1 1\n");
+  e = catch_input_error([&] { load_corpus(dir / "docword.kos.txt"); });
+  check_message(e, dir / "vocab.kos.txt", 0, "the vocabulary file", "no such file");
+
+  write_text(dir / "counts.txt", "0 0:1\n");
+  e = catch_input_error([&] { load_corpus(dir / "counts.txt"); });
+  check_message(e, dir / "vocab.txt", 0, "the vocabulary file (one word per line) for " + (dir / "counts.txt").string());
+
+  CorpusOptions text;
+  text.format = CorpusFormat::text;
+  e = catch_input_error([&] { load_corpus(dir.path(), text); });
+  check_message(e, dir.path(), 0, "a text file", "a directory");
+}
+
+TEST_CASE("write_uci: aggregated counts by word id, 1-based documents; reads back") {
+  TempDir dir;
+  Corpus c;
+  c.vocab = {"a", "b", "c"};
+  const std::vector<std::uint32_t> d0{2, 0, 2, 2}, d1{1};
+  c.add_doc(10, d0);
+  c.add_doc(4, d1);
+  write_uci(dir / "out", c);
+  CHECK(TempDir::list_dir(dir / "out") == std::vector<std::string>{"docword.txt", "vocab.txt"});
+  CHECK(read_text(dir / "out" / "docword.txt") == "2\n3\n3\n1 1 1\n1 3 3\n2 2 1\n");
+  CHECK(read_text(dir / "out" / "vocab.txt") == "a\nb\nc\n");
+  const Corpus back = read_uci(dir / "out" / "docword.txt", dir / "out" / "vocab.txt");
+  CHECK(back.doc_ids == std::vector<std::uint64_t>{0, 1});
+  CHECK(doc_words(back, 0) == std::vector<std::uint32_t>{0, 2, 2, 2});
+  CHECK(doc_words(back, 1) == std::vector<std::uint32_t>{1});
+}
+
+TEST_CASE("corpus: add_doc refuses words outside the vocabulary; count_words sums shards") {
+  Corpus c;
+  c.vocab = {"a", "b"};
+  const std::vector<std::uint32_t> bad{0, 2};
+  CHECK_THROWS_AS(c.add_doc(0, bad), std::invalid_argument);
+  CHECK(c.docs() == 0);
+  const std::vector<std::uint32_t> good{0, 1, 1};
+  c.add_doc(0, good);
+  Corpus other = c;
+  other.add_doc(1, good);
+  const std::vector<Corpus> shards{c, other};
+  CHECK(count_words(shards) == std::vector<std::uint64_t>{3, 6});
+}

@@ -1,0 +1,102 @@
+// tests/lib/data/tokenizer_test.cpp — text-lines reader: lowercase, split on non-letters, stop words, min count, deterministic ids.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gyre/data/corpus_io.hpp"
+#include "support/input_errors.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace gyre::data;
+using gyre::test::catch_input_error;
+using gyre::test::contains;
+using gyre::test::TempDir;
+using gyre::test::write_text;
+
+namespace {
+
+Corpus read(const TempDir& dir, const std::string& text, const TokenizerOptions& opts = {}) {
+  write_text(dir / "t.txt", text);
+  return read_text_lines(dir / "t.txt", opts);
+}
+
+std::vector<std::string> words_of(const Corpus& c, std::uint64_t d) {
+  std::vector<std::string> out;
+  for (const std::uint32_t w : c.doc(d)) out.push_back(c.vocab[w]);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("tokenizer: lowercases and splits on everything that is not an ASCII letter") {
+  TempDir dir;
+  const Corpus c = read(dir, "Hello, WORLD! it's x2y mid-air caf\xc3\xa9 tab\there\n");
+  REQUIRE(c.docs() == 1);
+  // "it's" → "it" + "s" (too short), "x2y" → "x" "y" (too short), "café" → "caf" (é is not a letter)
+  CHECK(words_of(c, 0) == std::vector<std::string>{"hello", "world", "it", "mid", "air", "caf", "tab", "here"});
+}
+
+TEST_CASE("tokenizer: ids by descending frequency, ties alphabetical; same text, same ids") {
+  TempDir dir;
+  const std::string text = "pear apple fig\nfig pear\nfig\n";
+  const Corpus c = read(dir, text);
+  CHECK(c.vocab == std::vector<std::string>{"fig", "pear", "apple"});
+  CHECK(words_of(c, 0) == std::vector<std::string>{"pear", "apple", "fig"});
+  const Corpus again = read(dir, text);
+  CHECK(again.words == c.words);
+  CHECK(again.vocab == c.vocab);
+  CHECK(read(dir, "zz yy xx\n").vocab == std::vector<std::string>{"xx", "yy", "zz"});
+}
+
+TEST_CASE("tokenizer: stop words, min length and min count; empty documents dropped, doc ids are line indexes") {
+  TempDir dir;
+  TokenizerOptions opts;
+  const auto stops = default_stop_words();
+  opts.stop_words.insert(stops.begin(), stops.end());
+  opts.min_count = 2;
+  opts.min_length = 3;
+  const Corpus c = read(dir,
+                        "The cat and the dog\n"
+                        "\n"
+                        "a an of\n"
+                        "cat dog ox ox bird\n"
+                        "bird cat\n",
+                        opts);
+  // "ox" is too short, "the"/"and" are stop words; every kept word occurs at least twice.
+  CHECK(c.vocab == std::vector<std::string>{"cat", "bird", "dog"});
+  CHECK(c.doc_ids == std::vector<std::uint64_t>{0, 3, 4});
+  CHECK(words_of(c, 1) == std::vector<std::string>{"cat", "dog", "bird"});
+}
+
+TEST_CASE("tokenizer: stop-word file is lowercased and skips comments") {
+  TempDir dir;
+  write_text(dir / "stop.txt", "# my list\nFoo\n\n  bar \n");
+  const auto words = read_stop_words(dir / "stop.txt");
+  CHECK(words == std::vector<std::string>{"foo", "bar"});
+  TokenizerOptions opts;
+  opts.stop_words.insert(words.begin(), words.end());
+  CHECK(read(dir, "FOO baz Bar\n", opts).vocab == std::vector<std::string>{"baz"});
+  const auto defaults = default_stop_words();
+  CHECK(std::find(defaults.begin(), defaults.end(), "the") != defaults.end());
+}
+
+TEST_CASE("tokenizer: a file with no tokens left is an error naming the file and why") {
+  TempDir dir;
+  auto e = catch_input_error([&] { read(dir, "1 2 3\n\n! ?\n"); });
+  INFO(e.message);
+  REQUIRE(e.thrown);
+  CHECK(e.file == dir / "t.txt");
+  CHECK(e.line == 0);
+  CHECK(contains(e.message, (dir / "t.txt").string() + ": expected at least one word of 2+ ASCII letters"));
+
+  TokenizerOptions opts;
+  opts.min_count = 3;
+  e = catch_input_error([&] { read(dir, "one two\ntwo\n", opts); });
+  REQUIRE(e.thrown);
+  CHECK(contains(e.message, "occurs at least 3 times"));
+
+  e = catch_input_error([&] { read(dir, ""); });
+  CHECK(contains(e.message, "found 'an empty file'"));
+}
