@@ -1,4 +1,4 @@
-// tools/gyre_gen.cpp — gyre-gen: writes synthetic data sets with a known answer (planted ratings).
+// tools/gyre_gen.cpp — gyre-gen: writes synthetic data sets with a known answer (planted ratings, planted LDA corpus).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -7,28 +7,15 @@
 #include <string>
 #include <system_error>
 
+#include "gyre/data/planted_corpus.hpp"
 #include "gyre/data/planted_ratings.hpp"
 #include "gyre/data/ratings.hpp"
+#include "output_guard.hpp"
 #include "subcommand_main.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// The outputs of one run belong together: if a later file cannot be written, the earlier ones
-// of this run are removed again, so a failed run leaves no partial data set behind.
-class OutputSet {
- public:
-  void written(fs::path file) { files_.push_back(std::move(file)); }
-  void commit() { files_.clear(); }
-  ~OutputSet() {
-    std::error_code ignored;
-    for (const fs::path& f : files_) fs::remove(f, ignored);
-  }
-
- private:
-  std::vector<fs::path> files_;
-};
 
 // One subcommand: its flags live here, run() does the work after parsing.
 class RatingsCommand {
@@ -65,9 +52,9 @@ class RatingsCommand {
 
   void run() const {
     const gyre::data::PlantedRatings data = gyre::data::generate_planted_ratings(o_);
-    OutputSet outputs;
+    gyre::tools::OutputGuard outputs;
     gyre::data::write_ratings(train_, data.train);
-    outputs.written(train_);
+    outputs.file(train_);  // after writing: a failed run keeps an older train file
     gyre::data::write_ratings(test_, data.test);
     outputs.commit();
     std::printf("gyre-gen: wrote %zu train ratings to %s and %zu test ratings to %s "
@@ -82,8 +69,53 @@ class RatingsCommand {
   fs::path train_, test_;
 };
 
+class CorpusCommand {
+ public:
+  explicit CorpusCommand(CLI::App& app) {
+    sub_ = app.add_subcommand("corpus", "Documents drawn by LDA's generative process, with the true topics");
+    sub_->add_option("--docs", o_.docs, "Number of documents")->required()->check(CLI::PositiveNumber);
+    sub_->add_option("--vocab", o_.vocab, "Vocabulary size")
+        ->required()
+        ->check(CLI::Range(std::uint32_t{1}, static_cast<std::uint32_t>(gyre::data::kMaxId + 1)));
+    sub_->add_option("--topics", o_.topics, "Number of topics")->required()->check(CLI::PositiveNumber);
+    sub_->add_option("--doc-length", o_.doc_length, "Mean tokens per document (Poisson, at least 1)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub_->add_option("--alpha", o_.alpha, "Dirichlet prior of each document's topic mix")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub_->add_option("--beta", o_.beta, "Dirichlet prior of each topic's word law")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub_->add_option("--seed", o_.seed, "Random seed (same seed, same files)")->required();
+    sub_->add_option("--out", out_, "Output directory: docword.txt, vocab.txt, topics.tsv, doc_topics.tsv")
+        ->required();
+  }
+
+  bool selected() const { return sub_->parsed(); }
+
+  void run() const {
+    const gyre::data::PlantedCorpus data = gyre::data::generate_planted_corpus(o_);
+    gyre::tools::OutputGuard outputs;
+    outputs.directory(out_);
+    for (const char* name : {"docword.txt", "vocab.txt", "topics.tsv", "doc_topics.tsv"}) outputs.file(out_ / name);
+    gyre::data::write_planted_corpus(out_, data);
+    outputs.commit();
+    std::printf("gyre-gen: wrote %llu docs, %llu tokens (vocab %u, %u topics, doc length %g, alpha %g, beta %g, "
+                "seed %llu) to %s\n",
+                static_cast<unsigned long long>(data.corpus.docs()),
+                static_cast<unsigned long long>(data.corpus.tokens()), o_.vocab, o_.topics, o_.doc_length, o_.alpha,
+                o_.beta, static_cast<unsigned long long>(o_.seed), out_.c_str());
+  }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  gyre::data::PlantedCorpusOptions o_;
+  fs::path out_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return gyre::tools::subcommand_main<RatingsCommand>("gyre-gen", "gyre-gen: synthetic data sets whose generating model is known", argc, argv);
+  return gyre::tools::subcommand_main<RatingsCommand, CorpusCommand>("gyre-gen", "gyre-gen: synthetic data sets whose generating model is known", argc, argv);
 }

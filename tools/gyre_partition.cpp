@@ -1,52 +1,41 @@
-// tools/gyre_partition.cpp — gyre-partition: cuts a data file into balanced shard files + manifest.
+// tools/gyre_partition.cpp — gyre-partition: cuts a data set (ratings or corpus) into balanced shard files + manifest.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
+#include <map>
 #include <string>
-#include <system_error>
 #include <vector>
 
+#include "gyre/data/corpus_io.hpp"
+#include "gyre/data/corpus_partition.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings.hpp"
+#include "gyre/model/row_blocks.hpp"
+#include "output_guard.hpp"
 #include "subcommand_main.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// Removes what a failed write left in the output directory: the whole directory if this run
-// created it, otherwise the shard files of this run (the manifest is written last, so a failed
-// run never leaves one that points at them).
-class OutputDir {
- public:
-  OutputDir(fs::path dir, std::size_t parts) : dir_(std::move(dir)), parts_(parts) {
-    std::error_code ec;
-    created_ = !fs::exists(dir_, ec);
-  }
-  void commit() { committed_ = true; }
-  ~OutputDir() {
-    if (committed_) return;
-    std::error_code ignored;
-    if (created_) {
-      fs::remove_all(dir_, ignored);
-      return;
-    }
-    for (std::size_t i = 0; i < parts_; ++i) {
-      char name[32];
-      std::snprintf(name, sizeof name, "part-%05zu.shard", i);
-      fs::remove(dir_ / name, ignored);
-    }
-  }
+// Registers what a partition run writes into `dir`: the directory itself and the shard files
+// (an older partition's shards would otherwise be left beside a missing manifest).
+void guard_partition(gyre::tools::OutputGuard& guard, const fs::path& dir, std::size_t parts,
+                     const std::vector<std::string>& other_files) {
+  guard.directory(dir);
+  for (std::size_t i = 0; i < parts; ++i) guard.file(dir / gyre::data::shard_file_name(i));
+  for (const std::string& name : other_files) guard.file(dir / name);
+  guard.file(dir / gyre::data::kManifestName);
+}
 
- private:
-  fs::path dir_;
-  std::size_t parts_;
-  bool created_ = false;
-  bool committed_ = false;
-};
+// "LABEL per part: n n n\nbalance (max/mean): x\n"
+void print_parts(const char* label, const std::vector<std::uint64_t>& sizes, double balance) {
+  std::string counts;
+  for (const std::uint64_t n : sizes) counts += " " + std::to_string(n);
+  std::printf("%s per part:%s\nbalance (max/mean): %.4f\n", label, counts.c_str(), balance);
+}
 
 class RatingsCommand {
  public:
@@ -65,15 +54,16 @@ class RatingsCommand {
     const gyre::data::RatingsSet set = gyre::data::read_ratings(input_);
     const auto partition = gyre::data::partition_users(set, parts_);
     const auto shards = gyre::data::split_by_user(set, partition);
-    OutputDir guard(out_, shards.size());
+    gyre::tools::OutputGuard guard;
+    guard_partition(guard, out_, shards.size(), {});
     gyre::data::write_ratings_partition(out_, shards);
     guard.commit();
 
     std::printf("gyre-partition: %zu ratings (%u users, %u items) into %u parts in %s\n", set.ratings.size(),
                 set.users, set.items, parts_, out_.c_str());
-    std::string counts;
-    for (const auto& s : shards) counts += " " + std::to_string(s.ratings.size());
-    std::printf("records per part:%s\nbalance (max/mean): %.4f\n", counts.c_str(), gyre::data::balance(shards));
+    std::vector<std::uint64_t> sizes;
+    for (const auto& s : shards) sizes.push_back(s.ratings.size());
+    print_parts("records", sizes, gyre::data::balance(shards));
   }
 
  private:
@@ -82,8 +72,86 @@ class RatingsCommand {
   std::uint32_t parts_ = 1;
 };
 
+class CorpusCommand {
+ public:
+  explicit CorpusCommand(CLI::App& app) {
+    sub_ = app.add_subcommand("corpus", "Shard a corpus by document, balanced by tokens, and block its words");
+    sub_->add_option("--input", input_,
+                     "Corpus: a UCI directory or docword[.NAME].txt, a 'docid word:count ...' file, a text file "
+                     "(one document per line) or a corpus partition directory")
+        ->required();
+    sub_->add_option("--parts", parts_, "Number of shards")->required()->check(CLI::Range(1u, 1u << 16));
+    sub_->add_option("--out", out_,
+                     "Output directory: part-NNNNN.shard, vocab.txt, word_counts.txt, blocks.txt, manifest.json")
+        ->required();
+    const std::map<std::string, gyre::data::CorpusFormat> formats{{"auto", gyre::data::CorpusFormat::automatic},
+                                                                  {"uci", gyre::data::CorpusFormat::uci},
+                                                                  {"text", gyre::data::CorpusFormat::text},
+                                                                  {"docword", gyre::data::CorpusFormat::docword}};
+    sub_->add_option("--format", options_.format, "Input format: auto, uci, text or docword")
+        ->transform(CLI::CheckedTransformer(formats))
+        ->default_str("auto");
+    sub_->add_option("--vocab", options_.vocab, "Vocabulary file (uci, docword; default: found beside the input)");
+    sub_->add_option("--stop-words", stop_words_,
+                     "Text input: 'default' (a short English list), 'none', or a file with one word per line")
+        ->capture_default_str();
+    sub_->add_option("--min-count", options_.tokenizer.min_count,
+                     "Text input: drop words with fewer occurrences in the whole corpus")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub_->add_option("--min-length", options_.tokenizer.min_length, "Text input: drop words with fewer letters")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub_->add_option("--blocks", blocks_, "Word blocks for rotation, written to blocks.txt (default: --parts)")
+        ->check(CLI::Range(1u, 1u << 20));
+  }
+
+  bool selected() const { return sub_->parsed(); }
+
+  void run() const {
+    // Everything is read and computed before the output directory is touched.
+    gyre::data::CorpusOptions options = options_;
+    if (stop_words_ == "default") {
+      const auto words = gyre::data::default_stop_words();
+      options.tokenizer.stop_words.insert(words.begin(), words.end());
+    } else if (stop_words_ != "none") {
+      const auto words = gyre::data::read_stop_words(stop_words_);
+      options.tokenizer.stop_words.insert(words.begin(), words.end());
+    }
+    const gyre::data::Corpus corpus = gyre::data::load_corpus(input_, options);
+    const std::vector<gyre::data::Corpus> shards = gyre::data::shard_corpus(corpus, parts_);
+    const std::uint32_t blocks = blocks_ == 0 ? parts_ : blocks_;
+    const std::vector<std::uint64_t> counts = gyre::data::count_words(shards);
+    const auto blocking = gyre::model::RowBlocks::balance(counts, blocks);
+
+    gyre::tools::OutputGuard guard;
+    guard_partition(guard, out_, shards.size(), {"vocab.txt", "word_counts.txt", "blocks.txt"});
+    fs::create_directories(out_);
+    // Before the partition, whose manifest (written last) marks the directory complete.
+    gyre::data::write_word_blocks(out_ / "blocks.txt", blocking);
+    gyre::data::write_corpus_partition(out_, shards);
+    guard.commit();
+
+    std::printf("gyre-partition: %llu docs, %llu tokens (vocab %u) into %u parts and %u word blocks in %s\n",
+                static_cast<unsigned long long>(corpus.docs()), static_cast<unsigned long long>(corpus.tokens()),
+                corpus.vocab_size(), parts_, blocks, out_.c_str());
+    std::vector<std::uint64_t> sizes;
+    for (const auto& s : shards) sizes.push_back(s.tokens());
+    print_parts("tokens", sizes, gyre::data::token_balance(shards));
+  }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  fs::path input_, out_;
+  std::uint32_t parts_ = 1;
+  std::uint32_t blocks_ = 0;
+  std::string stop_words_ = "default";
+  gyre::data::CorpusOptions options_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return gyre::tools::subcommand_main<RatingsCommand>("gyre-partition", "gyre-partition: shard a data file for gyre workers", argc, argv);
+  return gyre::tools::subcommand_main<RatingsCommand, CorpusCommand>(
+      "gyre-partition", "gyre-partition: shard a data file for gyre workers", argc, argv);
 }
