@@ -2,6 +2,7 @@
 #include "gyre/data/corpus.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -15,7 +16,15 @@ void Corpus::add_doc(std::uint64_t id, std::span<const std::uint32_t> doc_words)
     if (w >= space)
       throw std::invalid_argument("Corpus::add_doc: word id " + std::to_string(w) + " outside the vocabulary of " +
                                   std::to_string(space) + " words");
-  words.insert(words.end(), doc_words.begin(), doc_words.end());
+  const std::less<const std::uint32_t*> before;  // a total order even for unrelated pointers
+  if (!doc_words.empty() && !before(doc_words.data(), words.data()) &&
+      before(doc_words.data(), words.data() + words.size())) {
+    // A span into our own tokens would dangle once insert() reallocates.
+    const std::vector<std::uint32_t> copy(doc_words.begin(), doc_words.end());
+    words.insert(words.end(), copy.begin(), copy.end());
+  } else {
+    words.insert(words.end(), doc_words.begin(), doc_words.end());
+  }
   doc_begin.push_back(words.size());
   doc_ids.push_back(id);
 }

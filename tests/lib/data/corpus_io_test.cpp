@@ -213,6 +213,10 @@ TEST_CASE("corpus: add_doc refuses words outside the vocabulary; count_words sum
   CHECK(c.docs() == 0);
   const std::vector<std::uint32_t> good{0, 1, 1};
   c.add_doc(0, good);
+  Corpus self = c;
+  for (int i = 0; i < 5; ++i) self.add_doc(1, self.doc(0));  // a span into its own tokens
+  CHECK(self.tokens() == 18);
+  CHECK(doc_words(self, 5) == good);
   Corpus other = c;
   other.add_doc(1, good);
   const std::vector<Corpus> shards{c, other};
