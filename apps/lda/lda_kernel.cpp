@@ -19,14 +19,14 @@ namespace {
 struct CellState {
   const TokenRef* first;
   const TokenRef* last;
-  std::uint16_t* z;                      // topic per position (the cell's documents only are written)
+  std::uint16_t* z;                    // topic per position (the cell's documents only are written)
   const WorkerTokens* tokens;
-  std::int32_t* doc_topic;               // docs × K
-  std::int32_t* word_topic;              // block rows × stride (the cell's rows only are written)
-  const std::int32_t* snapshot;          // the block as it arrived
-  const std::uint64_t* proposal_begin;   // per row
-  const std::uint16_t* proposal_topics;  // per row: each topic repeated by its count in the snapshot
-  std::int64_t* totals;                  // this cell's view of n_k
+  std::uint32_t block;
+  std::int32_t* doc_topic;             // docs × K
+  std::int32_t* word_topic;            // block rows × stride (the cell's rows only are written)
+  const std::uint64_t* remote_begin;   // per row
+  const std::uint16_t* remote_topics;  // per row: the other workers' tokens' topics, as the block arrived
+  std::int64_t* totals;                // this cell's view of n_k
 };
 
 struct Priors {
@@ -36,54 +36,56 @@ struct Priors {
   int mh_steps;
 };
 
+// Both proposals draw the topic of a random token: of the same word (anywhere: the other
+// workers' tokens as the block arrived, which nobody changes while we hold it, and this
+// worker's tokens as they are now) or of the same document. A token's current topic s0 is
+// still in both pools, so q_w(k) ∝ n_wk¬ + [k = s0] + β and q_d(k) ∝ n_dk¬ + [k = s0] + α, with
+// the prior's share drawn uniformly; the acceptance ratios below are those of these exact
+// proposals against the conditional (n_dk¬ + α)(n_wk¬ + β)/(n_k¬ + Vβ).
 void sweep_cell(const CellState& c, const Priors& p, Rng& rng) {
   const double kalpha = p.K * p.alpha;
   const double kbeta = p.K * p.beta;
   for (const TokenRef* t = c.first; t != c.last; ++t) {
     std::int32_t* nd = c.doc_topic + static_cast<std::size_t>(t->doc) * p.K;
     std::int32_t* nw = c.word_topic + static_cast<std::size_t>(t->row) * p.stride;
-    const std::int32_t* nw_hat = c.snapshot + static_cast<std::size_t>(t->row) * p.stride;
     const std::uint32_t s0 = c.z[t->pos];
-    // Counts without this token (the "¬i" counts of the conditional).
+    // Counts without this token (the "¬" counts of the conditional).
     --nd[s0];
     --nw[s0];
     --c.totals[s0];
 
-    const std::uint64_t wb = c.proposal_begin[t->row];
-    const double n_w_hat = static_cast<double>(c.proposal_begin[t->row + 1] - wb);
+    const std::uint64_t rb = c.remote_begin[t->row];
+    const double n_remote = static_cast<double>(c.remote_begin[t->row + 1] - rb);
+    const auto local = c.tokens->positions(c.block, t->row);
+    const double n_w = n_remote + static_cast<double>(local.size());
     const std::uint32_t db = c.tokens->doc_begin(t->doc);
     const double len_d = static_cast<double>(c.tokens->doc_begin(t->doc + 1) - db);
 
     std::uint32_t s = s0;
+    auto accept = [&](std::uint32_t t_new, double q_s, double q_t) {
+      const double num = (nd[t_new] + p.alpha) * (nw[t_new] + p.beta) * (static_cast<double>(c.totals[s]) + p.vbeta) * q_s;
+      const double den = (nd[s] + p.alpha) * (nw[s] + p.beta) * (static_cast<double>(c.totals[t_new]) + p.vbeta) * q_t;
+      if (rng.uniform() * den < num) s = t_new;
+    };
     for (int step = 0; step < p.mh_steps; ++step) {
-      // Word proposal q(k) ∝ n̂_wk + β: a random token of the word as the block arrived, or a
-      // uniform topic with the prior's share.
       {
-        const double u = rng.uniform() * (n_w_hat + kbeta);
-        const std::uint32_t t_new =
-            u < n_w_hat ? c.proposal_topics[wb + static_cast<std::uint64_t>(u)]
-                        : std::min(p.K - 1, static_cast<std::uint32_t>((u - n_w_hat) / p.beta));
-        if (t_new != s) {
-          const double num = (nd[t_new] + p.alpha) * (nw[t_new] + p.beta) * (static_cast<double>(c.totals[s]) + p.vbeta) *
-                             (nw_hat[s] + p.beta);
-          const double den = (nd[s] + p.alpha) * (nw[s] + p.beta) * (static_cast<double>(c.totals[t_new]) + p.vbeta) *
-                             (nw_hat[t_new] + p.beta);
-          if (rng.uniform() * den < num) s = t_new;
-        }
+        const double u = rng.uniform() * (n_w + kbeta);
+        std::uint32_t t_new;
+        if (u < n_remote)
+          t_new = c.remote_topics[rb + static_cast<std::uint64_t>(u)];
+        else if (u < n_w)
+          t_new = c.z[local[static_cast<std::size_t>(u - n_remote)]];
+        else
+          t_new = std::min(p.K - 1, static_cast<std::uint32_t>((u - n_w) / p.beta));
+        if (t_new != s)
+          accept(t_new, nw[s] + p.beta + (s == s0 ? 1.0 : 0.0), nw[t_new] + p.beta + (t_new == s0 ? 1.0 : 0.0));
       }
-      // Doc proposal q(k) ∝ n_dk + α with this token still counted at s0: the topic of a random
-      // token of the document (this one included), or a uniform topic with the prior's share.
       {
         const double u = rng.uniform() * (len_d + kalpha);
         const std::uint32_t t_new = u < len_d ? c.z[db + static_cast<std::uint32_t>(u)]
                                               : std::min(p.K - 1, static_cast<std::uint32_t>((u - len_d) / p.alpha));
-        if (t_new != s) {
-          const double q_s = nd[s] + p.alpha + (s == s0 ? 1.0 : 0.0);
-          const double q_t = nd[t_new] + p.alpha + (t_new == s0 ? 1.0 : 0.0);
-          const double num = (nd[t_new] + p.alpha) * (nw[t_new] + p.beta) * (static_cast<double>(c.totals[s]) + p.vbeta) * q_s;
-          const double den = (nd[s] + p.alpha) * (nw[s] + p.beta) * (static_cast<double>(c.totals[t_new]) + p.vbeta) * q_t;
-          if (rng.uniform() * den < num) s = t_new;
-        }
+        if (t_new != s)
+          accept(t_new, nd[s] + p.alpha + (s == s0 ? 1.0 : 0.0), nd[t_new] + p.alpha + (t_new == s0 ? 1.0 : 0.0));
       }
     }
     c.z[t->pos] = static_cast<std::uint16_t>(s);
@@ -175,20 +177,23 @@ void LdaKernel::initialise(model::Block& block) {
 void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
   const std::size_t rows = block.rows();
   std::int32_t* counts = block.counts();
-  snapshot_.assign(counts, counts + rows * stride_);
-
-  // Word proposal tables: row r's topics, each repeated by its count in the snapshot.
-  proposal_begin_.assign(rows + 1, 0);
+  // The other workers' share of each row: the block's counts less this worker's tokens.
+  remote_.assign(counts, counts + rows * stride_);
+  oneapi::tbb::parallel_for(std::size_t{0}, rows, [&](std::size_t r) {
+    std::int32_t* row = remote_.data() + r * stride_;
+    for (std::uint32_t pos : tokens_.positions(block.id(), static_cast<std::uint32_t>(r))) --row[z_[pos]];
+  });
+  remote_begin_.assign(rows + 1, 0);
   for (std::size_t r = 0; r < rows; ++r) {
-    const std::int32_t* row = snapshot_.data() + r * stride_;
+    const std::int32_t* row = remote_.data() + r * stride_;
     std::int64_t n = 0;
     for (std::uint32_t k = 0; k < K_; ++k) n += row[k];
-    proposal_begin_[r + 1] = proposal_begin_[r] + static_cast<std::uint64_t>(n);
+    remote_begin_[r + 1] = remote_begin_[r] + static_cast<std::uint64_t>(n);
   }
-  proposal_topics_.resize(proposal_begin_[rows]);
+  remote_topics_.resize(remote_begin_[rows]);
   oneapi::tbb::parallel_for(std::size_t{0}, rows, [&](std::size_t r) {
-    const std::int32_t* row = snapshot_.data() + r * stride_;
-    std::uint16_t* out = proposal_topics_.data() + proposal_begin_[r];
+    const std::int32_t* row = remote_.data() + r * stride_;
+    std::uint16_t* out = remote_topics_.data() + remote_begin_[r];
     for (std::uint32_t k = 0; k < K_; ++k) out = std::fill_n(out, row[k], static_cast<std::uint16_t>(k));
   });
 
@@ -200,8 +205,10 @@ void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
       G, locks_,
       [&](std::uint32_t g, std::uint32_t s) {
         const auto cell = tokens_.cell(block.id(), g, s);
-        const CellState state{cell.data(), cell.data() + cell.size(), z_.data(), &tokens_, doc_topic_.data(),
-                              counts, snapshot_.data(), proposal_begin_.data(), proposal_topics_.data(), cell_view(g)};
+        const CellState state{cell.data(),       cell.data() + cell.size(), z_.data(),
+                              &tokens_,          block.id(),                doc_topic_.data(),
+                              counts,            remote_begin_.data(),      remote_topics_.data(),
+                              cell_view(g)};
         Rng rng(stream_seed(config_.seed, phases_done_, block.id(), g, s));
         sweep_cell(state, priors, rng);
       },

@@ -59,8 +59,7 @@ LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector
   plan.blocks = model::RowBlocks::balance(word_counts, blocks);
   std::size_t max_rows = 0;
   for (const auto& b : plan.blocks.rows) max_rows = std::max(max_rows, b.size());
-  // A row costs its counts plus their snapshot.
-  plan.groups = pipeline::choose_groups(config.threads, max_rows, 2 * model::padded_width(config.topics) * sizeof(std::int32_t));
+  plan.groups = pipeline::choose_groups(config.threads, max_rows, model::padded_width(config.topics) * sizeof(std::int32_t));
   plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.depth, config.ring, config.seed);
   return plan;
 }

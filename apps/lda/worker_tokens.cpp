@@ -2,6 +2,7 @@
 #include "lda/worker_tokens.hpp"
 
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -58,6 +59,17 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
         return (static_cast<std::size_t>(b) * G + group_of[t.doc]) * G + sub_of_row[b][t.row];
       },
       [](const TokenRef& t) { return t; }, refs_);
+
+  // Every (block, row) gets its own bucket; one extra row slot per block keeps each block's
+  // row_begin_ range closed at the end.
+  block_row_begin_.resize(B + 1, 0);
+  for (std::uint32_t b = 0; b < B; ++b) block_row_begin_[b + 1] = block_row_begin_[b] + blocks.rows[b].size() + 1;
+  std::vector<std::uint32_t> all(words_.size());
+  std::iota(all.begin(), all.end(), 0u);
+  row_begin_ = pipeline::bucket_by_cell(
+      std::span<const std::uint32_t>(all), static_cast<std::size_t>(block_row_begin_[B]),
+      [&](std::uint32_t p) { return block_row_begin_[blocks.block_of[words_[p]]] + blocks.row_of[words_[p]]; },
+      [](std::uint32_t p) { return p; }, positions_);
 }
 
 std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {

@@ -24,11 +24,12 @@ enum LdaSum : std::size_t {
 // topics to the visiting block's counts (blocks start empty, so no rank needs anyone else's
 // tokens to build them). Every later training phase is a Gibbs sweep.
 //
-// Sampling a token is Metropolis-Hastings in the style of LightLDA, O(1) per step whatever K:
-// a word proposal (a topic drawn in proportion to n_wk + β from the counts as the block arrived)
-// alternating with a doc proposal (the topic of a random token of the same document, or a
-// uniform topic, in proportion to n_dk + α), each accepted with the exact ratio against the
-// collapsed conditional (n_dk + α)(n_wk + β)/(n_k + Vβ).
+// Sampling a token is Metropolis-Hastings in the style of LightLDA and WarpLDA, O(1) per step
+// whatever K: a word proposal (in proportion to n_wk + β: the topic of a random token of the
+// same word, or a uniform topic) alternating with a doc proposal (likewise with n_dk + α), each
+// accepted with the exact ratio against the collapsed conditional
+// (n_dk + α)(n_wk + β)/(n_k + Vβ). Both proposals follow the live counts, so they are never
+// stale: the block is exclusively ours while we sample it.
 //
 // Topic totals n_k do not rotate: each worker keeps a view (the last agreed totals plus its own
 // changes since), and after every visit the workers allreduce their changes, so a view is at
@@ -79,11 +80,11 @@ class LdaKernel final : public pipeline::RotationKernel {
   bool reports_totals_;
   LogGamma lg_alpha_, lg_beta_;
 
-  // Per-visit scratch, kept to avoid reallocating: the block's counts as it arrived, the word
-  // proposal tables built from them, and per-group totals during a round.
-  std::vector<std::int32_t> snapshot_;
-  std::vector<std::uint64_t> proposal_begin_;
-  std::vector<std::uint16_t> proposal_topics_;
+  // Per-visit scratch, kept to avoid reallocating: the other workers' counts of the block's
+  // words as it arrived, the same as topic lists per row, and per-group totals during a round.
+  std::vector<std::int32_t> remote_;
+  std::vector<std::uint64_t> remote_begin_;
+  std::vector<std::uint16_t> remote_topics_;
   std::vector<std::int64_t> cell_totals_;  // G × K
 
   std::uint64_t phases_done_ = 0;  // the first is the initialising phase

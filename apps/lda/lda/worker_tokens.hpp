@@ -33,6 +33,11 @@ class WorkerTokens {
   std::span<const TokenRef> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const;
   std::span<const TokenRef> block(std::uint32_t b) const;
   std::uint32_t word(std::uint32_t pos) const noexcept { return words_[pos]; }
+  // Positions of this worker's tokens of row `row` of block b (the tokens of one word).
+  std::span<const std::uint32_t> positions(std::uint32_t block, std::uint32_t row) const {
+    const std::uint64_t* begin = row_begin_.data() + block_row_begin_[block] + row;
+    return {positions_.data() + begin[0], positions_.data() + begin[1]};
+  }
 
  private:
   std::uint32_t groups_;
@@ -40,6 +45,10 @@ class WorkerTokens {
   std::vector<std::uint32_t> words_;      // word id per position
   std::vector<TokenRef> refs_;
   std::vector<std::uint64_t> cell_begin_;  // (block·G + g)·G + s → offset; one extra at the end
+  // positions_ grouped by (block, row): row r of block b is [row_begin_[block_row_begin_[b] + r], … + 1).
+  std::vector<std::uint32_t> positions_;
+  std::vector<std::uint64_t> row_begin_;
+  std::vector<std::uint64_t> block_row_begin_;
 };
 
 }  // namespace gyre::lda
