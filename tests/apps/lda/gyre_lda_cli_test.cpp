@@ -1,0 +1,127 @@
+// tests/apps/lda/gyre_lda_cli_test.cpp — gyre-lda as a user runs it: generated corpus in, model files out; every bad input.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+using gyre::test::build_path;
+using gyre::test::read_text;
+using gyre::test::run_command;
+using gyre::test::TempDir;
+using gyre::test::write_text;
+
+namespace {
+
+std::string lda() { return build_path("apps/lda/gyre-lda").string(); }
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+// Runs gyre-lda on bad input and checks the contract: exit 2, a message naming the file (and
+// line when there is one) and what was wrong, and nothing written.
+void expect_bad_input(const TempDir& dir, const std::vector<std::string>& input_args, const std::string& file,
+                      int line, const std::string& fragment) {
+  std::vector<std::string> argv{lda()};
+  argv.insert(argv.end(), input_args.begin(), input_args.end());
+  for (const char* a : {"--epochs", "2", "--topics", "3"}) argv.emplace_back(a);
+  argv.insert(argv.end(), {"--out", (dir / "model").string(), "--metrics", (dir / "metrics.jsonl").string()});
+  const auto before = dir.entries();
+  const auto r = run_command(argv);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find("gyre-lda: error: ") != std::string::npos, r.output);
+  const std::string where = line > 0 ? file + ":" + std::to_string(line) : file;
+  CHECK_MESSAGE(r.output.find(where) != std::string::npos, r.output);
+  CHECK_MESSAGE(r.output.find(fragment) != std::string::npos, r.output);
+  CHECK(dir.entries() == before);  // nothing half-written
+}
+
+}  // namespace
+
+TEST_CASE("gyre-lda trains on a generated UCI corpus, reports per epoch and writes the documented files") {
+  TempDir dir;
+  const auto gen = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "400", "--vocab", "300",
+                                "--topics", "4", "--doc-length", "60", "--seed", "2", "--out", (dir / "corpus").string()});
+  REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+  const auto r = run_command({lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "15",
+                              "--workers", "2", "--threads", "1", "--depth", "2", "--top-words", "5", "--out",
+                              (dir / "model").string(), "--metrics", (dir / "metrics.jsonl").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("epoch  15") != std::string::npos);
+  CHECK(r.output.find("topic   3:") != std::string::npos);  // top words at the end
+
+  const auto epochs = json_lines(read_text(dir / "metrics.jsonl"));
+  REQUIRE(epochs.size() == 16);
+  for (const char* key : {"epoch", "seconds", "loglik_per_token", "tokens_per_s"}) CHECK(epochs.back().contains(key));
+  CHECK(epochs.back()["loglik_per_token"].get<double>() > epochs.front()["loglik_per_token"].get<double>());
+
+  const auto header = nlohmann::json::parse(read_text(dir / "model" / "model.json"));
+  CHECK(header["format"] == "gyre-lda");
+  CHECK(header["topics"] == 4);
+  CHECK(header["vocab"] == 300);
+  // word_topic.tsv: counts add up to the tokens; doc_topic.tsv: one line per document.
+  std::uint64_t total = 0;
+  std::istringstream words(read_text(dir / "model" / "word_topic.tsv"));
+  for (std::string line; std::getline(words, line);) {
+    std::istringstream fields(line.substr(line.rfind('\t') + 1));
+    for (std::string pair; fields >> pair;) total += std::stoull(pair.substr(pair.find(':') + 1));
+  }
+  CHECK(total == header["tokens"].get<std::uint64_t>());
+  const std::string docs = read_text(dir / "model" / "doc_topic.tsv");
+  CHECK(static_cast<std::uint64_t>(std::count(docs.begin(), docs.end(), '\n')) == header["docs"].get<std::uint64_t>());
+  const std::string topics = read_text(dir / "model" / "topics.txt");
+  CHECK(std::count(topics.begin(), topics.end(), '\n') == 4);
+}
+
+TEST_CASE("gyre-lda reads one document per line of raw text and the docid word:count form") {
+  TempDir dir;
+  write_text(dir / "docs.txt", "The cat sat on the mat with another cat.\nDogs and cats, cats and dogs!\n\nA dog barked.\n");
+  auto r = run_command({lda(), "--corpus", (dir / "docs.txt").string(), "--topics", "2", "--epochs", "3"});
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("3 documents") != std::string::npos);
+  write_text(dir / "vocab.txt", "cat\ndog\nmat\n");
+  write_text(dir / "counts.txt", "7 0:2 2:1\n9 1:3\n");
+  r = run_command({lda(), "--corpus", (dir / "counts.txt").string(), "--topics", "2", "--epochs", "3"});
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("2 documents, 6 tokens") != std::string::npos);
+}
+
+TEST_CASE("bad input: unknown word id") {
+  TempDir dir;
+  write_text(dir / "vocab.txt", "cat\ndog\n");
+  write_text(dir / "counts.txt", "1 0:2\n2 5:1\n");
+  expect_bad_input(dir, {"--corpus", (dir / "counts.txt").string()}, (dir / "counts.txt").string(), 2, "5");
+}
+
+TEST_CASE("bad input: empty document") {
+  TempDir dir;
+  write_text(dir / "vocab.txt", "cat\ndog\n");
+  write_text(dir / "counts.txt", "1 0:2\n2\n");
+  expect_bad_input(dir, {"--corpus", (dir / "counts.txt").string()}, (dir / "counts.txt").string(), 2, "empty");
+}
+
+TEST_CASE("bad input: malformed count") {
+  TempDir dir;
+  write_text(dir / "vocab.txt", "cat\ndog\n");
+  write_text(dir / "counts.txt", "1 0:2 1:x\n");
+  expect_bad_input(dir, {"--corpus", (dir / "counts.txt").string()}, (dir / "counts.txt").string(), 1, "count");
+}
+
+TEST_CASE("bad input: missing vocab") {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "uci");
+  write_text(dir / "uci" / "docword.txt", "1\n2\n1\n1 1 3\n");
+  expect_bad_input(dir, {"--corpus", (dir / "uci").string()}, (dir / "uci" / "vocab.txt").string(), 0, "vocab");
+}
+
+TEST_CASE("bad input: missing corpus") {
+  TempDir dir;
+  expect_bad_input(dir, {"--corpus", (dir / "nope.txt").string()}, (dir / "nope.txt").string(), 0, "nope");
+}
