@@ -20,8 +20,9 @@ struct CellState {
   const TokenRef* first;
   const TokenRef* last;
   std::uint16_t* z;                    // topic per position (the cell's documents only are written)
+  std::uint16_t* zw;                   // topic per word-major slot (the cell's rows only are written)
   const WorkerTokens* tokens;
-  std::uint32_t block;
+  const std::uint32_t* rows;           // the block's rows' slot ranges
   std::int32_t* doc_topic;             // docs × K
   std::int32_t* word_topic;            // block rows × stride (the cell's rows only are written)
   const std::uint64_t* remote_begin;   // per row
@@ -56,8 +57,8 @@ void sweep_cell(const CellState& c, const Priors& p, Rng& rng) {
 
     const std::uint64_t rb = c.remote_begin[t->row];
     const double n_remote = static_cast<double>(c.remote_begin[t->row + 1] - rb);
-    const auto local = c.tokens->positions(c.block, t->row);
-    const double n_w = n_remote + static_cast<double>(local.size());
+    const std::uint32_t lb = c.rows[t->row];
+    const double n_w = n_remote + static_cast<double>(c.rows[t->row + 1] - lb);
     const std::uint32_t db = c.tokens->doc_begin(t->doc);
     const double len_d = static_cast<double>(c.tokens->doc_begin(t->doc + 1) - db);
 
@@ -74,7 +75,7 @@ void sweep_cell(const CellState& c, const Priors& p, Rng& rng) {
         if (u < n_remote)
           t_new = c.remote_topics[rb + static_cast<std::uint64_t>(u)];
         else if (u < n_w)
-          t_new = c.z[local[static_cast<std::size_t>(u - n_remote)]];
+          t_new = c.zw[lb + static_cast<std::uint32_t>(u - n_remote)];
         else
           t_new = std::min(p.K - 1, static_cast<std::uint32_t>((u - n_w) / p.beta));
         if (t_new != s)
@@ -89,6 +90,7 @@ void sweep_cell(const CellState& c, const Priors& p, Rng& rng) {
       }
     }
     c.z[t->pos] = static_cast<std::uint16_t>(s);
+    c.zw[t->slot] = static_cast<std::uint16_t>(s);
     ++nd[s];
     ++nw[s];
     ++c.totals[s];
@@ -127,6 +129,7 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
       vbeta_(vocab * config.beta),
       tokens_(shard, blocks, groups),
       z_(shard.tokens()),
+      zw_(shard.tokens()),
       doc_topic_(static_cast<std::size_t>(shard.docs()) * config.topics, 0),
       totals_(config.topics, 0),
       pending_(config.topics, 0),
@@ -149,6 +152,8 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
     }
   }
   totals_ = pending_;
+  for (std::uint32_t b = 0; b < blocks.rows.size(); ++b)
+    for (const TokenRef& t : tokens_.block(b)) zw_[t.slot] = z_[t.pos];
 }
 
 void LdaKernel::train(model::Block& block, const scheduler::Visit& visit) {
@@ -181,7 +186,8 @@ void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
   remote_.assign(counts, counts + rows * stride_);
   oneapi::tbb::parallel_for(std::size_t{0}, rows, [&](std::size_t r) {
     std::int32_t* row = remote_.data() + r * stride_;
-    for (std::uint32_t pos : tokens_.positions(block.id(), static_cast<std::uint32_t>(r))) --row[z_[pos]];
+    const std::uint32_t* slots = tokens_.rows(block.id());
+    for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) --row[zw_[i]];
   });
   remote_begin_.assign(rows + 1, 0);
   for (std::size_t r = 0; r < rows; ++r) {
@@ -205,10 +211,10 @@ void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
       G, locks_,
       [&](std::uint32_t g, std::uint32_t s) {
         const auto cell = tokens_.cell(block.id(), g, s);
-        const CellState state{cell.data(),       cell.data() + cell.size(), z_.data(),
-                              &tokens_,          block.id(),                doc_topic_.data(),
-                              counts,            remote_begin_.data(),      remote_topics_.data(),
-                              cell_view(g)};
+        const CellState state{cell.data(),          cell.data() + cell.size(), z_.data(),
+                              zw_.data(),           &tokens_,                  tokens_.rows(block.id()),
+                              doc_topic_.data(),    counts,                    remote_begin_.data(),
+                              remote_topics_.data(), cell_view(g)};
         Rng rng(stream_seed(config_.seed, phases_done_, block.id(), g, s));
         sweep_cell(state, priors, rng);
       },

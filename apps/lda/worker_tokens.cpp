@@ -2,7 +2,6 @@
 #include "lda/worker_tokens.hpp"
 
 #include <limits>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -11,7 +10,7 @@
 namespace gyre::lda {
 
 WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& blocks, std::uint32_t groups)
-    : groups_(std::max(1u, groups)), words_(shard.words) {
+    : groups_(std::max(1u, groups)) {
   if (shard.tokens() >= std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("a worker's shard has " + std::to_string(shard.tokens()) +
                                 " tokens; at most 2^32-1 fit one worker: use more workers");
@@ -32,7 +31,7 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
 
   std::vector<std::vector<std::uint64_t>> row_tokens(B);
   for (std::uint32_t b = 0; b < B; ++b) row_tokens[b].assign(blocks.rows[b].size(), 0);
-  for (std::uint32_t w : words_) {
+  for (std::uint32_t w : shard.words) {
     if (w >= blocks.block_of.size())
       throw std::invalid_argument("word id " + std::to_string(w) + " outside the vocabulary");
     ++row_tokens[blocks.block_of[w]][blocks.row_of[w]];
@@ -45,31 +44,31 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
       for (std::uint32_t row = cuts[s]; row < cuts[s + 1]; ++row) sub_of_row[b][row] = s;
   }
 
+  // Word-major slots: a token's slot is its rank among the worker's tokens of its word,
+  // after all tokens of the rows before it (counting sort by (block, row)).
+  const auto& words = shard.words;
+  block_row_begin_.resize(B + 1, 0);
+  for (std::uint32_t b = 0; b < B; ++b) block_row_begin_[b + 1] = block_row_begin_[b] + blocks.rows[b].size() + 1;
+  auto row_key = [&](std::uint32_t w) { return block_row_begin_[blocks.block_of[w]] + blocks.row_of[w]; };
+  slot_begin_.assign(block_row_begin_[B] + 1, 0);
+  for (std::uint32_t w : words) ++slot_begin_[row_key(w) + 1];
+  for (std::size_t i = 0; i + 1 < slot_begin_.size(); ++i) slot_begin_[i + 1] += slot_begin_[i];
+  std::vector<std::uint32_t> next_slot(slot_begin_.begin(), slot_begin_.end() - 1);
+
   // Positions in document order go through the counting sort in order, so each cell ends up
   // sorted by (document, position) with no further sort.
-  std::vector<TokenRef> by_pos(words_.size());
+  std::vector<TokenRef> by_pos(words.size());
   for (std::uint32_t d = 0; d < D; ++d)
     for (std::uint32_t p = doc_begin_[d]; p < doc_begin_[d + 1]; ++p)
-      by_pos[p] = TokenRef{d, blocks.row_of[words_[p]], p};
+      by_pos[p] = TokenRef{d, blocks.row_of[words[p]], p, next_slot[row_key(words[p])]++};
   const std::size_t cells = static_cast<std::size_t>(B) * G * G;
   cell_begin_ = pipeline::bucket_by_cell(
       std::span<const TokenRef>(by_pos), cells,
       [&](const TokenRef& t) {
-        const std::uint32_t b = blocks.block_of[words_[t.pos]];
+        const std::uint32_t b = blocks.block_of[words[t.pos]];
         return (static_cast<std::size_t>(b) * G + group_of[t.doc]) * G + sub_of_row[b][t.row];
       },
       [](const TokenRef& t) { return t; }, refs_);
-
-  // Every (block, row) gets its own bucket; one extra row slot per block keeps each block's
-  // row_begin_ range closed at the end.
-  block_row_begin_.resize(B + 1, 0);
-  for (std::uint32_t b = 0; b < B; ++b) block_row_begin_[b + 1] = block_row_begin_[b] + blocks.rows[b].size() + 1;
-  std::vector<std::uint32_t> all(words_.size());
-  std::iota(all.begin(), all.end(), 0u);
-  row_begin_ = pipeline::bucket_by_cell(
-      std::span<const std::uint32_t>(all), static_cast<std::size_t>(block_row_begin_[B]),
-      [&](std::uint32_t p) { return block_row_begin_[blocks.block_of[words_[p]]] + blocks.row_of[words_[p]]; },
-      [](std::uint32_t p) { return p; }, positions_);
 }
 
 std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {

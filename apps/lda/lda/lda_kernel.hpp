@@ -71,7 +71,8 @@ class LdaKernel final : public pipeline::RotationKernel {
   std::size_t stride_;  // of block rows, in counts
   double alpha_, beta_, vbeta_;
   WorkerTokens tokens_;
-  std::vector<std::uint16_t> z_;           // topic per position
+  std::vector<std::uint16_t> z_;           // topic per position (doc-major)
+  std::vector<std::uint16_t> zw_;          // the same topics per word-major slot
   std::vector<std::int32_t> doc_topic_;    // docs × K
   std::vector<std::int64_t> totals_;       // view of n_k
   std::vector<std::int64_t> pending_;      // own changes to n_k since the last allreduce

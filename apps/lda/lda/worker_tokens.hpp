@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "gyre/data/corpus.hpp"
@@ -11,11 +12,14 @@
 namespace gyre::lda {
 
 // One token as the sampler sees it: its document (local index), its word's row in the word's
-// block, and its position in the worker's doc-major token order (where its topic lives).
+// block, its position in doc-major order and its slot in word-major order. A token's topic is
+// kept in both orders, so that drawing "a random token of this document" and "a random token
+// of this word" each read one contiguous run instead of missing the cache.
 struct TokenRef {
   std::uint32_t doc;
   std::uint32_t row;
   std::uint32_t pos;
+  std::uint32_t slot;
 };
 
 // Cell (g, s) of block b holds the tokens of documents in group g whose words are in rows of
@@ -30,24 +34,19 @@ class WorkerTokens {
   std::uint64_t tokens() const noexcept { return refs_.size(); }
   // Tokens of local document d occupy positions [doc_begin(d), doc_begin(d+1)).
   std::uint32_t doc_begin(std::uint32_t d) const noexcept { return doc_begin_[d]; }
+  // Row r of block b's tokens occupy slots [rows(b)[r], rows(b)[r+1]).
+  const std::uint32_t* rows(std::uint32_t block) const noexcept { return slot_begin_.data() + block_row_begin_[block]; }
   std::span<const TokenRef> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const;
   std::span<const TokenRef> block(std::uint32_t b) const;
-  std::uint32_t word(std::uint32_t pos) const noexcept { return words_[pos]; }
-  // Positions of this worker's tokens of row `row` of block b (the tokens of one word).
-  std::span<const std::uint32_t> positions(std::uint32_t block, std::uint32_t row) const {
-    const std::uint64_t* begin = row_begin_.data() + block_row_begin_[block] + row;
-    return {positions_.data() + begin[0], positions_.data() + begin[1]};
-  }
 
  private:
   std::uint32_t groups_;
   std::vector<std::uint32_t> doc_begin_;  // local docs + 1
-  std::vector<std::uint32_t> words_;      // word id per position
   std::vector<TokenRef> refs_;
   std::vector<std::uint64_t> cell_begin_;  // (block·G + g)·G + s → offset; one extra at the end
-  // positions_ grouped by (block, row): row r of block b is [row_begin_[block_row_begin_[b] + r], … + 1).
-  std::vector<std::uint32_t> positions_;
-  std::vector<std::uint64_t> row_begin_;
+  // Word-major slots: block b's rows start at slot_begin_[block_row_begin_[b]], one entry per
+  // row plus one closing entry per block.
+  std::vector<std::uint32_t> slot_begin_;
   std::vector<std::uint64_t> block_row_begin_;
 };
 
