@@ -62,24 +62,23 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
     for (std::uint32_t p = doc_begin_[d]; p < doc_begin_[d + 1]; ++p)
       by_pos[p] = TokenRef{d, blocks.row_of[words[p]], p, next_slot[row_key(words[p])]++};
   const std::size_t cells = static_cast<std::size_t>(B) * G * G;
-  cell_begin_ = pipeline::bucket_by_cell(
+  cells_ = pipeline::CellIndex(G, pipeline::bucket_by_cell(
       std::span<const TokenRef>(by_pos), cells,
       [&](const TokenRef& t) {
         const std::uint32_t b = blocks.block_of[words[t.pos]];
-        return (static_cast<std::size_t>(b) * G + group_of[t.doc]) * G + sub_of_row[b][t.row];
+        return pipeline::CellIndex::of(b, group_of[t.doc], sub_of_row[b][t.row], G);
       },
-      [](const TokenRef& t) { return t; }, refs_);
+      [](const TokenRef& t) { return t; }, refs_));
 }
 
 std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {
-  const std::size_t c = (static_cast<std::size_t>(block) * groups_ + group) * groups_ + sub;
-  return {refs_.data() + cell_begin_[c], refs_.data() + cell_begin_[c + 1]};
+  const auto [first, last] = cells_.cell(block, group, sub);
+  return {refs_.data() + first, refs_.data() + last};
 }
 
 std::span<const TokenRef> WorkerTokens::block(std::uint32_t b) const {
-  const std::size_t first = static_cast<std::size_t>(b) * groups_ * groups_;
-  const std::size_t last = first + static_cast<std::size_t>(groups_) * groups_;
-  return {refs_.data() + cell_begin_[first], refs_.data() + cell_begin_[last]};
+  const auto [first, last] = cells_.block(b);
+  return {refs_.data() + first, refs_.data() + last};
 }
 
 }  // namespace gyre::lda

@@ -60,31 +60,29 @@ WorkerRatings::WorkerRatings(const data::RatingsSet& shard, const LocalUsers& us
   const std::size_t cells = static_cast<std::size_t>(B) * G * G;
   auto cell_of = [&](const data::Rating& r) {
     const std::uint32_t b = blocks.block_of[r.item];
-    return (static_cast<std::size_t>(b) * G + group_of[users.local_of[r.user]]) * G +
-           sub_of_row[b][blocks.row_of[r.item]];
+    return pipeline::CellIndex::of(b, group_of[users.local_of[r.user]], sub_of_row[b][blocks.row_of[r.item]], G);
   };
-  cell_begin_ = pipeline::bucket_by_cell(
+  cells_ = pipeline::CellIndex(G, pipeline::bucket_by_cell(
       std::span<const data::Rating>(shard.ratings), cells, cell_of,
       [&](const data::Rating& r) { return LocalRating{users.local_of[r.user], blocks.row_of[r.item], r.value}; },
-      entries_);
-  for (std::size_t c = 0; c < cells; ++c)
-    std::sort(entries_.begin() + static_cast<std::ptrdiff_t>(cell_begin_[c]),
-              entries_.begin() + static_cast<std::ptrdiff_t>(cell_begin_[c + 1]),
-              [](const LocalRating& a, const LocalRating& b) {
-                return a.user != b.user ? a.user < b.user : a.row < b.row;
-              });
+      entries_));
+  for (std::uint32_t b = 0; b < B; ++b)
+    for (std::uint32_t g = 0; g < G; ++g)
+      for (std::uint32_t s = 0; s < G; ++s) {
+        const auto [first, last] = cells_.cell(b, g, s);
+        std::sort(entries_.begin() + static_cast<std::ptrdiff_t>(first), entries_.begin() + static_cast<std::ptrdiff_t>(last),
+                  [](const LocalRating& x, const LocalRating& y) { return x.user != y.user ? x.user < y.user : x.row < y.row; });
+      }
 }
 
 std::span<const LocalRating> WorkerRatings::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {
-  const std::size_t c = (static_cast<std::size_t>(block) * groups_ + group) * groups_ + sub;
-  return {entries_.data() + cell_begin_[c], entries_.data() + cell_begin_[c + 1]};
+  const auto [first, last] = cells_.cell(block, group, sub);
+  return {entries_.data() + first, entries_.data() + last};
 }
 
 std::span<const LocalRating> WorkerRatings::block(std::uint32_t b) const {
-  const std::size_t first = static_cast<std::size_t>(b) * groups_ * groups_;
-  const std::size_t last = first + static_cast<std::size_t>(groups_) * groups_;
-  return {entries_.data() + cell_begin_[first], entries_.data() + cell_begin_[last]};
+  const auto [first, last] = cells_.block(b);
+  return {entries_.data() + first, entries_.data() + last};
 }
-
 
 }  // namespace gyre::mf

@@ -8,6 +8,7 @@
 
 #include "gyre/data/corpus.hpp"
 #include "gyre/model/row_blocks.hpp"
+#include "gyre/pipeline/cell_grid.hpp"
 
 namespace gyre::lda {
 
@@ -43,7 +44,7 @@ class WorkerTokens {
   std::uint32_t groups_;
   std::vector<std::uint32_t> doc_begin_;  // local docs + 1
   std::vector<TokenRef> refs_;
-  std::vector<std::uint64_t> cell_begin_;  // (block·G + g)·G + s → offset; one extra at the end
+  pipeline::CellIndex cells_;
   // Word-major slots: block b's rows start at slot_begin_[block_row_begin_[b]], one entry per
   // row plus one closing entry per block.
   std::vector<std::uint32_t> slot_begin_;

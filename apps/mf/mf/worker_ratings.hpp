@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gyre/data/ratings.hpp"
+#include "gyre/pipeline/cell_grid.hpp"
 #include "mf/item_blocks.hpp"
 
 namespace gyre::mf {
@@ -48,7 +49,7 @@ class WorkerRatings {
   std::uint32_t groups_;
   std::vector<LocalRating> entries_;
   std::vector<std::vector<std::uint32_t>> row_cuts_;  // per block: G+1 row boundaries
-  std::vector<std::uint64_t> cell_begin_;              // (block·G + g)·G + s → offset; one extra at the end
+  pipeline::CellIndex cells_;
 };
 
 }  // namespace gyre::mf

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace gyre::pipeline {
@@ -43,6 +44,30 @@ std::vector<std::uint32_t> balanced_cuts(const std::vector<std::uint64_t>& count
 // G for a worker: enough sub-ranges that a sub-range's block rows fit in L2 next to the rows
 // being streamed, and at least 2·T cells per round so threads balance.
 std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint64_t row_bytes);
+
+// Where each of a worker's B·G·G cells starts in one array of entries: cell (b, g, s) has
+// index (b·G + g)·G + s, so the cells of a block are contiguous.
+class CellIndex {
+ public:
+  CellIndex() = default;
+  CellIndex(std::uint32_t groups, std::vector<std::uint64_t> begin) : groups_(groups), begin_(std::move(begin)) {}
+
+  static std::size_t of(std::uint32_t block, std::uint32_t group, std::uint32_t sub, std::uint32_t groups) noexcept {
+    return (static_cast<std::size_t>(block) * groups + group) * groups + sub;
+  }
+  // [first, last) entry offsets of one cell, or of all cells of a block.
+  std::pair<std::uint64_t, std::uint64_t> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const noexcept {
+    const std::size_t c = of(block, group, sub, groups_);
+    return {begin_[c], begin_[c + 1]};
+  }
+  std::pair<std::uint64_t, std::uint64_t> block(std::uint32_t b) const noexcept {
+    return {begin_[of(b, 0, 0, groups_)], begin_[of(b + 1, 0, 0, groups_)]};
+  }
+
+ private:
+  std::uint32_t groups_ = 1;
+  std::vector<std::uint64_t> begin_{0};
+};
 
 // Counting sort of `sources` into `cells` buckets as make(source): returns the cells+1
 // offsets, and `out` holds the made items bucket by bucket, in input order within a bucket.
