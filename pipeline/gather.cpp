@@ -1,0 +1,121 @@
+// pipeline/gather.cpp — the collect protocol run over a finished job's still-connected worker group.
+#include "gyre/pipeline/gather.hpp"
+
+#include <cereal/cereal.hpp>
+
+#include <string>
+
+#include "gyre/pipeline/block_codec.hpp"
+#include "gyre/scheduler/protocol.hpp"
+#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/wire/codec.hpp"
+
+namespace gyre::pipeline {
+namespace {
+
+// Message types after the rotation, above the scheduler protocol's and the collectives': rank
+// 0 asks, then every other rank answers with its rows and its held blocks (as block messages).
+constexpr std::uint16_t kCollectRequest = 0x0201;
+constexpr std::uint16_t kLocalRows = 0x0202;
+
+struct RowsMeta {
+  std::uint64_t count = 0;
+  std::uint64_t row_bytes = 0;
+  template <class Archive>
+  void serialize(Archive& ar) { ar(count, row_bytes); }
+};
+
+net::Message encode_rows(const LocalRows& r, std::size_t row_bytes) {
+  net::Message m;
+  m.type = kLocalRows;
+  m.meta = wire::encode(RowsMeta{r.ids.size(), row_bytes});
+  const std::size_t id_bytes = r.ids.size() * sizeof(std::uint64_t);
+  m.body = Buffer(id_bytes + r.values.size());
+  if (id_bytes > 0) std::memcpy(m.body.data(), r.ids.data(), id_bytes);
+  if (!r.values.empty()) std::memcpy(m.body.data() + id_bytes, r.values.data(), r.values.size());
+  return m;
+}
+
+LocalRows decode_rows(const net::Message& m, std::size_t row_bytes) {
+  const auto meta = wire::decode<RowsMeta>(m.meta);
+  // count is bounded by the body before it is multiplied, so the product cannot overflow.
+  if (meta.row_bytes != row_bytes || meta.count > m.body.size() / sizeof(std::uint64_t) ||
+      m.body.size() != meta.count * (sizeof(std::uint64_t) + row_bytes))
+    throw std::runtime_error("rank " + std::to_string(m.sender) + " sent malformed local rows");
+  LocalRows r;
+  const std::size_t id_bytes = meta.count * sizeof(std::uint64_t);
+  r.ids.resize(meta.count);
+  if (id_bytes > 0) std::memcpy(r.ids.data(), m.body.data(), id_bytes);
+  r.values.assign(m.body.data() + id_bytes, m.body.data() + m.body.size());
+  return r;
+}
+
+net::Message expect(net::Group& g, std::chrono::milliseconds timeout, const std::string& what) {
+  auto m = g.receive(net::Clock::now() + timeout);
+  if (!m)
+    throw scheduler::JobFailed("rank " + std::to_string(g.rank()) + ": no " + what + " within " +
+                               std::to_string(timeout.count()) + " ms");
+  return std::move(*m);
+}
+
+std::string missing(const std::vector<std::optional<LocalRows>>& rows, std::size_t blocks, std::uint32_t all) {
+  std::string ranks;
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (!rows[r]) ranks += (ranks.empty() ? "rank " : ", ") + std::to_string(r);
+  return "model part (still missing: " + (ranks.empty() ? std::string("no rows") : "rows of " + ranks) + "; " +
+         std::to_string(all - blocks) + " of " + std::to_string(all) + " blocks)";
+}
+
+}  // namespace
+
+std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, const GatherOptions& options) {
+  if (mine.values.size() != mine.ids.size() * options.row_bytes)
+    throw std::invalid_argument("local rows do not match their row width");
+  net::Group& group = *run.group;
+  if (group.rank() != 0) {
+    const auto request = expect(group, options.timeout, "collect request from rank 0");
+    if (request.type != kCollectRequest) throw std::runtime_error("unexpected message after the job");
+    group.send(0, encode_rows(mine, options.row_bytes));
+    for (auto& b : run.held) group.send(0, encode_block(b.release(), 0));
+    run.held.clear();
+    return std::nullopt;
+  }
+
+  for (int r = 1; r < options.workers; ++r) {
+    net::Message request;
+    request.type = kCollectRequest;
+    group.send(r, std::move(request));
+  }
+  GatheredModel out;
+  std::vector<std::optional<LocalRows>> rows(static_cast<std::size_t>(options.workers));
+  rows[0] = std::move(mine);
+  std::size_t have_rows = 1;
+  std::vector<bool> seen(options.blocks, false);
+  auto add_block = [&](model::Block b, int from) {
+    if (b.id() >= options.blocks || seen[b.id()])
+      throw std::runtime_error("rank " + std::to_string(from) + " sent block " + std::to_string(b.id()) +
+                               " twice or out of range");
+    seen[b.id()] = true;
+    out.blocks.push_back(std::move(b));
+  };
+  for (auto& b : run.held) add_block(b.release(), 0);
+  run.held.clear();
+  while (have_rows < rows.size() || out.blocks.size() < options.blocks) {
+    auto m = expect(group, options.timeout, missing(rows, out.blocks.size(), options.blocks));
+    if (m.type == kLocalRows) {
+      const auto from = static_cast<std::size_t>(m.sender);
+      if (m.sender < 1 || from >= rows.size() || rows[from])
+        throw std::runtime_error("unexpected local rows from rank " + std::to_string(m.sender));
+      rows[from] = decode_rows(m, options.row_bytes);
+      ++have_rows;
+    } else if (m.type == scheduler::kBlockMessage) {
+      const int from = m.sender;
+      add_block(decode_block(std::move(m), options.blocks).block, from);
+    }
+    // Anything else is a late message of the finished rotation; it carries nothing to keep.
+  }
+  for (auto& r : rows) out.rows.push_back(std::move(*r));
+  return out;
+}
+
+}  // namespace gyre::pipeline

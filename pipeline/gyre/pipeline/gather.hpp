@@ -1,0 +1,70 @@
+// gyre/pipeline/gather.hpp — after a cluster job: every worker's blocks and local rows collected at rank 0.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "gyre/model/block.hpp"
+#include "gyre/pipeline/cluster_job.hpp"
+
+namespace gyre::pipeline {
+
+// Rows a worker keeps to itself while the blocks rotate (MF's user factors, LDA's doc-topic
+// counts), keyed by the app's ids. The values travel as bytes so that any row type can:
+// `ids.size()` rows of GatherOptions::row_bytes each.
+struct LocalRows {
+  std::vector<std::uint64_t> ids;
+  std::vector<std::byte> values;
+
+  template <class Id, class T>
+  static LocalRows of(std::span<const Id> ids, std::span<const T> values) {
+    static_assert(std::is_integral_v<Id> && std::is_trivially_copyable_v<T>);
+    LocalRows r;
+    r.ids.assign(ids.begin(), ids.end());
+    const auto bytes = std::as_bytes(values);
+    r.values.assign(bytes.begin(), bytes.end());
+    return r;
+  }
+  template <class Id>
+  std::vector<Id> ids_as() const {
+    static_assert(std::is_integral_v<Id>);
+    return {ids.begin(), ids.end()};  // the ids were the sender's own Id values
+  }
+  template <class T>
+  std::vector<T> values_as() const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (values.size() % sizeof(T) != 0) throw std::invalid_argument("local rows are not whole values");
+    std::vector<T> out(values.size() / sizeof(T));
+    if (!out.empty()) std::memcpy(out.data(), values.data(), values.size());
+    return out;
+  }
+};
+
+struct GatheredModel {
+  std::vector<model::Block> blocks;  // every block of the schedule, each once, in no particular order
+  std::vector<LocalRows> rows;       // index: worker rank
+};
+
+struct GatherOptions {
+  int workers = 1;             // P: worker ranks 0..P-1 of the job's group
+  std::uint32_t blocks = 0;    // the schedule's block count B
+  std::size_t row_bytes = 0;   // one local row; the same on every rank
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait for any one part
+};
+
+// Every worker of a finished run_cluster_worker job calls this once, with its own rows; the
+// held blocks are taken from `run`. Rank 0 asks the others for their parts and returns the
+// whole model; the others answer and return nullopt. Parts are checked against the options
+// before anything is allocated for them. Throws scheduler::JobFailed naming the rank that was
+// awaited when a part does not arrive in time, std::runtime_error on a malformed or
+// duplicate part.
+std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, const GatherOptions& options);
+
+}  // namespace gyre::pipeline
