@@ -4,8 +4,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,8 +11,8 @@
 
 extern char** environ;
 
+#include "app/cluster_flags.hpp"
 #include "gyre/base/entry_point.hpp"
-#include "gyre/base/input_error.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/report/metrics_log.hpp"
@@ -32,34 +30,6 @@ std::string format_report(const gyre::mf::EpochReport& r) {
                 r.seconds, r.train_rmse, r.test_rmse ? std::to_string(*r.test_rmse).c_str() : "-",
                 r.updates_per_s / 1e6);
   return line;
-}
-
-// Multi-process settings from flags, the token from its file or GYRE_TOKEN.
-gyre::pipeline::ClusterJobOptions cluster_options(const gyre::cluster::Launch& launch, const std::string& coordinator,
-                                                  const std::string& listen_host, const std::string& token_file,
-                                                  const std::string& job_id, int connect_timeout_s,
-                                                  double heartbeat_timeout_s, const gyre::cluster::Environment& env) {
-  gyre::pipeline::ClusterJobOptions o;
-  o.launch = launch;
-  const auto colon = coordinator.rfind(':');
-  if (coordinator.empty() || colon == std::string::npos)
-    throw std::invalid_argument("a job of " + std::to_string(launch.size) + " processes needs --coordinator HOST:PORT");
-  o.coordinator.host = coordinator.substr(0, colon);
-  o.coordinator.port = static_cast<std::uint16_t>(std::stoul(coordinator.substr(colon + 1)));
-  o.listen_host = listen_host;
-  o.job_id = job_id;
-  if (!token_file.empty()) {
-    std::ifstream in(token_file);
-    if (!in || !std::getline(in, o.token) || o.token.empty())
-      throw gyre::InputError(token_file, 1, "a job token on the first line");
-  } else if (const auto it = env.find("GYRE_TOKEN"); it != env.end()) {
-    o.token = it->second;
-  }
-  if (o.token.empty()) throw std::invalid_argument("a multi-process job needs a token: --token-file F or GYRE_TOKEN");
-  o.connect_timeout = std::chrono::seconds(connect_timeout_s);
-  if (heartbeat_timeout_s <= 0) throw std::invalid_argument("--heartbeat-timeout must be positive");
-  o.heartbeat_timeout = std::chrono::milliseconds(static_cast<long>(heartbeat_timeout_s * 1000));
-  return o;
 }
 
 }  // namespace
@@ -100,45 +70,17 @@ int main(int argc, char** argv) {
   app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, train_rmse, test_rmse, updates_per_s");
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines on stdout");
   // Multi-process runs. The process rank is not --rank, which is the factor rank here.
-  std::optional<int> process_rank, processes;
-  std::string coordinator, listen_host = "0.0.0.0", token_file, job_id = "gyre-mf";
-  int connect_timeout_s = 60;
-  double heartbeat_timeout_s = 30;
-  auto* multi = "multi-process (also from mpirun/srun variables)";
-  app.add_option("--process-rank", process_rank, "this process's rank (default: from the launcher, else 0)")->group(multi);
-  app.add_option("--processes", processes, "number of processes = workers (default: from the launcher, else 1)")
-      ->group(multi);
-  app.add_option("--coordinator", coordinator, "HOST:PORT where rank 0 serves the rendezvous (needed with >1 process)")
-      ->group(multi);
-  app.add_option("--listen-host", listen_host, "address this process's data-plane socket binds to")
-      ->capture_default_str()->group(multi);
-  app.add_option("--token-file", token_file, "file holding the job token (else the GYRE_TOKEN variable)")->group(multi);
-  app.add_option("--job-id", job_id, "peers of another job id are refused")->capture_default_str()->group(multi);
-  app.add_option("--connect-timeout", connect_timeout_s, "seconds to wait for every process to join")
-      ->capture_default_str()->group(multi);
-  std::string inject_delay = "none";
-  std::uint64_t inject_close_after = 0;
-  bool report_traffic = false;
-  app.add_option("--inject-delay", inject_delay, "delay per message: none, fixed:MS, uniform:LO:HI, gamma:SHAPE:SCALE")
-      ->capture_default_str()->group(multi);
-  app.add_option("--inject-close-after", inject_close_after, "cut this rank's links after N messages (failure tests)")
-      ->group(multi);
-  app.add_flag("--report-traffic", report_traffic, "print the bytes this rank sent during training (stderr)")
-      ->group(multi);
-  app.add_option("--heartbeat-timeout", heartbeat_timeout_s, "seconds of silence after which a peer is declared dead")
-      ->capture_default_str()->group(multi);
+  app::ClusterFlags multi("gyre-mf");
+  multi.add_to(app);
   CLI11_PARSE(app, argc, argv);
   // The only place gyre-mf looks at the environment; the library gets explicit settings.
   const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-mf", [&] {
-    const auto launch = cluster::resolve_launch(process_rank, processes, env);
+    const auto launch = multi.launch(env);
     const bool distributed = launch.size > 1;
     if (distributed) {
-      if (workers > 0 && workers != launch.size)
-        throw std::invalid_argument("--workers " + std::to_string(workers) + " but " + std::to_string(launch.size) +
-                                    " processes (" + launch.source + "): one worker per process");
-      workers = launch.size;
+      workers = app::ClusterFlags::workers_of(launch, workers);
       quiet = quiet || launch.rank != 0;  // rank 0 reports for the job
     }
     const bool is_dir = std::filesystem::is_directory(train_path);
@@ -175,16 +117,8 @@ int main(int argc, char** argv) {
     progress.update(0, c.epochs, "training");
     std::optional<mf::MfModel> model;
     if (distributed) {
-      auto cluster = cluster_options(launch, coordinator, listen_host, token_file, job_id, connect_timeout_s,
-                                     heartbeat_timeout_s, env);
-      cluster.faults = net::FaultSpec::parse_delay(inject_delay);
-      cluster.faults.close_after = inject_close_after;
-      cluster.faults.seed = c.seed + static_cast<std::uint64_t>(launch.rank);
-      if (report_traffic)
-        hooks.on_traffic = [&](std::uint64_t bytes) {
-          std::fprintf(stderr, "gyre-mf: rank %d sent %llu bytes during training\n", launch.rank,
-                       static_cast<unsigned long long>(bytes));
-        };
+      const auto cluster = multi.job_options(launch, env, c.seed);
+      hooks.on_traffic = multi.traffic_reporter(launch);
       model = mf::train_distributed(c, std::move(input.shards), test, hooks, cluster);
     } else {
       model = mf::train_embedded(c, std::move(input.shards), test, hooks);

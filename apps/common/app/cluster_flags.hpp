@@ -1,0 +1,58 @@
+// apps/common/app/cluster_flags.hpp — the multi-process flags every app's main shares, and the job settings they make.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "gyre/cluster/launch.hpp"
+#include "gyre/pipeline/cluster_job.hpp"
+
+namespace gyre::app {
+
+// One home for these flags so that gyre-mf and gyre-lda cannot drift apart: a user (or a job
+// script) starts either the same way. Nothing here reads the process environment: the main
+// passes cluster::environment_of(environ) in, as the library expects of an entry point.
+class ClusterFlags {
+ public:
+  // `program` names the tool in messages and is the default --job-id.
+  explicit ClusterFlags(std::string program);
+
+  // Adds --process-rank, --processes, --coordinator, --listen-host, --token-file, --job-id,
+  // --connect-timeout, --inject-delay, --inject-close-after, --report-traffic and
+  // --heartbeat-timeout to `app`, in a help group of their own.
+  void add_to(CLI::App& app);
+
+  // Flags win over a launcher's variables in `env`; with neither, one process.
+  cluster::Launch launch(const cluster::Environment& env) const;
+
+  // The worker count of a multi-process job: one per process. `workers_flag` <= 0 means the
+  // user gave none; any other value must equal the number of processes.
+  static int workers_of(const cluster::Launch& launch, int workers_flag);
+
+  // Settings of this process's part of the job: the coordinator, the token (--token-file, else
+  // GYRE_TOKEN in `env`), timeouts, and the injected faults seeded by `fault_seed` + rank.
+  // Throws std::invalid_argument when the coordinator or the token is missing or a value is
+  // out of range, gyre::InputError when the token file holds no token.
+  pipeline::ClusterJobOptions job_options(const cluster::Launch& launch, const cluster::Environment& env,
+                                          std::uint64_t fault_seed) const;
+
+  // With --report-traffic: prints "PROGRAM: rank R sent N bytes during training" on stderr;
+  // otherwise empty.
+  std::function<void(std::uint64_t)> traffic_reporter(const cluster::Launch& launch) const;
+
+ private:
+  std::string program_;
+  std::optional<int> process_rank_, processes_;
+  std::string coordinator_, listen_host_ = "0.0.0.0", token_file_, job_id_;
+  int connect_timeout_s_ = 60;
+  double heartbeat_timeout_s_ = 30;
+  std::string inject_delay_ = "none";
+  std::uint64_t inject_close_after_ = 0;
+  bool report_traffic_ = false;
+};
+
+}  // namespace gyre::app

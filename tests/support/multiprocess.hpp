@@ -1,0 +1,86 @@
+// tests/support/multiprocess.hpp — runs an app's command line as the ranks of one job on loopback, and disturbs one.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
+
+#include <boost/asio.hpp>
+
+#include <cstdint>
+#include <future>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace gyre::test {
+
+// A port that was free a moment ago: the coordinator's address must be known to every process
+// before any of them starts, so it cannot be port 0.
+inline std::uint16_t free_port() {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  return a.local_endpoint().port();
+}
+
+// Runs `argv` as rank 0..ranks-1 of one job on loopback at once (each with GYRE_TOKEN set)
+// and returns what each rank said, in rank order.
+inline std::vector<CommandResult> run_ranks(const std::vector<std::string>& argv, int ranks) {
+  const std::string coordinator = "127.0.0.1:" + std::to_string(free_port());
+  std::vector<std::future<CommandResult>> running;
+  for (int r = 0; r < ranks; ++r) {
+    auto rank_argv = argv;
+    rank_argv.insert(rank_argv.end(), {"--processes", std::to_string(ranks), "--process-rank", std::to_string(r),
+                                       "--coordinator", coordinator, "--listen-host", "127.0.0.1",
+                                       "--connect-timeout", "30"});
+    running.push_back(std::async(std::launch::async, [rank_argv] {
+      CommandOptions o;
+      o.environment = {{"GYRE_TOKEN", "test-token"}};
+      return run_command(rank_argv, o);
+    }));
+  }
+  std::vector<CommandResult> results;
+  for (auto& f : running) results.push_back(f.get());
+  return results;
+}
+
+// Starts 3 ranks of the shell command line `command` (run in `dir`; it should train for a long
+// time and print "epoch   2" on rank 0's stdout), does `what` (e.g. "kill -9") to rank 1 once
+// rank 0 has reported epoch 2, and returns the shell's report: rc0=, rc2=, elapsed_ms= (from
+// `what` to both survivors exiting). Rank r's output goes to log<r>.txt in `dir`. A watchdog
+// bounds everything at 60 s.
+inline CommandResult disturb_rank_1(const TempDir& dir, const std::string& command, const std::string& what) {
+  const std::string coordinator = "127.0.0.1:" + std::to_string(free_port());
+  std::ostringstream script;
+  script << "cd '" << dir.path().string() << "'\nexport GYRE_TOKEN=test-token\n";
+  for (int r = 0; r < 3; ++r) {
+    script << command << " --processes 3 --process-rank " << r << " --coordinator " << coordinator
+           << " --listen-host 127.0.0.1 > log" << r << ".txt 2>&1 &\npid" << r << "=$!\n";
+  }
+  script << "( sleep 60; kill -9 $pid0 $pid1 $pid2 ) >/dev/null 2>&1 &\nwatchdog=$!\n"
+            "for i in $(seq 1 300); do grep -q 'epoch   2' log0.txt && break; sleep 0.1; done\n"
+         << what << " $pid1\nstart=$(date +%s%N)\n"
+         << "wait $pid0; echo rc0=$?\nwait $pid2; echo rc2=$?\n"
+            "echo elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))\n"
+            "kill -9 $pid1 $watchdog 2>/dev/null\n";
+  return run_shell(script.str());
+}
+
+// After disturb_rank_1: ranks 0 and 2 failed, within `within_ms`, and both logs name rank 1.
+inline void expect_survivors_stopped(const TempDir& dir, const CommandResult& r, long within_ms) {
+  INFO(r.output);
+  CHECK(r.output.find("rc0=0") == std::string::npos);
+  CHECK(r.output.find("rc2=0") == std::string::npos);
+  const auto at = r.output.find("elapsed_ms=");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stol(r.output.substr(at + 11)) < within_ms);
+  const auto log0 = read_text(dir / "log0.txt");
+  const auto log2 = read_text(dir / "log2.txt");
+  CHECK_MESSAGE(log0.find("rank 1") != std::string::npos, log0.substr(log0.size() > 600 ? log0.size() - 600 : 0));
+  CHECK_MESSAGE(log2.find("rank 1") != std::string::npos, log2.substr(log2.size() > 600 ? log2.size() - 600 : 0));
+}
+
+}  // namespace gyre::test
