@@ -5,14 +5,20 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
+extern char** environ;
+
+#include "app/cluster_flags.hpp"
 #include "gyre/base/entry_point.hpp"
+#include "gyre/cluster/launch.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/corpus_partition.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
+#include "lda/distributed.hpp"
 #include "lda/model_io.hpp"
 #include "lda/trainer.hpp"
 
@@ -44,7 +50,8 @@ int main(int argc, char** argv) {
   std::size_t top = 10;
   lda::LdaConfig c;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  int workers = 1, threads = 0;
+  std::optional<int> workers;
+  int threads = 0;
   std::string ring = "fixed";
   bool quiet = false;
 
@@ -64,7 +71,7 @@ int main(int argc, char** argv) {
   app.add_option("--epochs,-e", c.epochs, "Gibbs sweeps over the corpus")->capture_default_str();
   app.add_option("--mh-steps", c.mh_steps, "Metropolis-Hastings steps per token (word + doc proposal each)")
       ->capture_default_str();
-  app.add_option("--workers,-p", workers, "rotation workers P")->capture_default_str();
+  app.add_option("--workers,-p", workers, "rotation workers P (default: 1, or the number of processes)");
   app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)");
   app.add_option("--depth,-d", c.depth, "pipeline depth d: P·d word blocks, d in flight per worker")->capture_default_str();
   app.add_option("--ring", ring, "ring order per epoch")->check(CLI::IsMember({"fixed", "random"}))->capture_default_str();
@@ -73,9 +80,26 @@ int main(int argc, char** argv) {
   app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, loglik_per_token, tokens_per_s");
   app.add_option("--top-words", top, "words per topic printed at the end and written to topics.txt")->capture_default_str();
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines or topics on stdout");
+  app::ClusterFlags multi("gyre-lda");
+  multi.add_to(app);
   CLI11_PARSE(app, argc, argv);
+  // The only place gyre-lda looks at the environment; the library gets explicit settings.
+  const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-lda", [&] {
+    if (workers && *workers < 1) throw std::invalid_argument("--workers must be at least 1");
+    const auto launch = multi.launch(env);
+    const bool distributed = launch.size > 1;
+    // Settings are checked before the corpus is read: a job without a token or a coordinator
+    // is refused at once, however large its input.
+    std::optional<pipeline::ClusterJobOptions> cluster;
+    if (distributed) {
+      c.workers = app::ClusterFlags::workers_of(launch, workers.value_or(0));
+      cluster = multi.job_options(launch, env, c.seed);
+      quiet = quiet || launch.rank != 0;  // rank 0 reports for the job
+    } else {
+      c.workers = workers.value_or(1);
+    }
     data::CorpusOptions opts;
     opts.format = format_of(format);
     opts.vocab = vocab_path;
@@ -86,18 +110,17 @@ int main(int argc, char** argv) {
       for (auto& w : data::read_stop_words(stop_words)) opts.tokenizer.stop_words.insert(w);
     }
     const data::Corpus corpus = data::load_corpus(corpus_path, opts);
-    if (workers < 1) throw std::invalid_argument("--workers must be at least 1");
-    c.workers = workers;
-    c.threads = threads > 0 ? threads : std::max(1, cores / c.workers);
+    // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
+    c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;
     if (!quiet)
       std::printf("gyre-lda: %llu documents, %llu tokens, vocabulary %u, K=%u, P=%d T=%d d=%d\n",
                   static_cast<unsigned long long>(corpus.docs()), static_cast<unsigned long long>(corpus.tokens()),
                   corpus.vocab_size(), c.topics, c.workers, c.threads, c.depth);
-    auto shards = data::shard_corpus(corpus, static_cast<std::uint32_t>(c.workers));
 
+    // Only rank 0 sees the epochs and the model, so only it writes the files.
     std::unique_ptr<report::MetricsLog> metrics;
-    if (!metrics_path.empty()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
+    if (!metrics_path.empty() && launch.rank == 0) metrics = std::make_unique<report::MetricsLog>(metrics_path);
     report::Progress progress(stderr, !quiet && report::Progress::is_terminal(stderr));
     lda::TrainHooks hooks;
     hooks.on_epoch = [&](const lda::EpochReport& r) {
@@ -110,8 +133,16 @@ int main(int argc, char** argv) {
       progress.update(r.epoch, c.epochs, "sampling");
     };
     progress.update(0, c.epochs, "initialising");
-    const lda::LdaModel model = lda::train_embedded(c, shards, hooks);
+    std::optional<lda::LdaModel> trained;
+    if (cluster) {
+      hooks.on_traffic = multi.traffic_reporter(launch);
+      trained = lda::train_distributed(c, corpus, hooks, *cluster);
+    } else {
+      trained = lda::train_embedded(c, data::shard_corpus(corpus, static_cast<std::uint32_t>(c.workers)), hooks);
+    }
     progress.finish();
+    if (!trained) return 0;  // not rank 0: the model was gathered there
+    const lda::LdaModel& model = *trained;
     if (!quiet) {
       const auto words = lda::top_words(model, top);
       for (std::uint32_t k = 0; k < model.topics; ++k) {

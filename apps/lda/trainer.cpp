@@ -86,9 +86,11 @@ double LdaModel::word_probability(std::uint32_t topic, std::uint32_t word) const
          (static_cast<double>(topic_totals[topic]) + v * beta);
 }
 
-LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, const std::vector<WorkerResult>& workers,
-                        const std::vector<const model::Block*>& blocks) {
+LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, const std::vector<DocTopicRows>& docs,
+                        std::span<const std::int64_t> topic_totals, const std::vector<const model::Block*>& blocks) {
   const std::uint32_t K = plan.config.topics;
+  if (vocab.size() != plan.vocab || topic_totals.size() != K)
+    throw std::invalid_argument("model parts do not match the plan's vocabulary or topics");
   LdaModel m;
   m.topics = K;
   m.alpha = plan.config.alpha_value();
@@ -96,18 +98,25 @@ LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, con
   m.vocab = std::move(vocab);
   m.tokens = plan.tokens;
   m.word_topic.assign(static_cast<std::size_t>(plan.vocab) * K, 0);
-  for (const model::Block* b : blocks)
+  for (const model::Block* b : blocks) {
+    if (b->id() >= plan.blocks.rows.size() || b->rows() != plan.blocks.rows[b->id()].size() || b->stride() < K)
+      throw std::invalid_argument("a word block that is not the plan's");
     for (std::size_t row = 0; row < b->rows(); ++row) {
       const std::uint32_t word = plan.blocks.rows[b->id()][row];
       std::copy_n(b->counts() + row * b->stride(), K, m.word_topic.begin() + static_cast<std::ptrdiff_t>(word) * K);
     }
-  if (!workers.empty()) m.topic_totals = workers.front().kernel->topic_totals();
-  std::vector<std::pair<std::uint64_t, const std::int32_t*>> docs;
-  for (const auto& w : workers)
-    for (std::uint32_t d = 0; d < w.kernel->docs(); ++d)
-      docs.emplace_back(w.shard->doc_ids[d], w.kernel->doc_topic().data() + static_cast<std::size_t>(d) * K);
-  std::sort(docs.begin(), docs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [id, row] : docs) {
+  }
+  m.topic_totals.assign(topic_totals.begin(), topic_totals.end());
+  // Documents in id order whichever worker sampled them.
+  std::vector<std::pair<std::uint64_t, const std::int32_t*>> rows;
+  for (const auto& part : docs) {
+    if (part.counts.size() != part.doc_ids.size() * K)
+      throw std::invalid_argument("doc-topic rows do not match their doc ids");
+    for (std::size_t d = 0; d < part.doc_ids.size(); ++d)
+      rows.emplace_back(part.doc_ids[d], part.counts.data() + d * K);
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [id, row] : rows) {
     m.doc_ids.push_back(id);
     m.doc_topic.insert(m.doc_topic.end(), row, row + K);
   }
@@ -137,15 +146,16 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
                                             epoch_policy(plan, on_epoch), job)
                   : pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, on_epoch), job);
 
-  std::vector<WorkerResult> results;
+  std::vector<DocTopicRows> docs;
   for (int w = 0; w < config.workers; ++w) {
-    results.push_back({&shards[static_cast<std::size_t>(w)], kernels[static_cast<std::size_t>(w)].get()});
-    if (hooks.inspect) hooks.inspect(w, *kernels[static_cast<std::size_t>(w)]);
+    const LdaKernel& kernel = *kernels[static_cast<std::size_t>(w)];
+    docs.push_back({shards[static_cast<std::size_t>(w)].doc_ids, kernel.doc_topic()});
+    if (hooks.inspect) hooks.inspect(w, kernel);
   }
   std::vector<const model::Block*> blocks;
   for (auto& worker : held)
     for (auto& b : worker) blocks.push_back(&*b);
-  LdaModel model = assemble_model(plan, shards.front().vocab, results, blocks);
+  LdaModel model = assemble_model(plan, shards.front().vocab, docs, kernels.front()->topic_totals(), blocks);
   model.loglik_per_token = last_loglik;
   return model;
 }

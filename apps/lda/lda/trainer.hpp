@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,15 +60,22 @@ struct LdaModel {
   double word_probability(std::uint32_t topic, std::uint32_t word) const;
 };
 
-struct WorkerResult {
-  const data::Corpus* shard = nullptr;  // for its doc ids
-  const LdaKernel* kernel = nullptr;
+// One worker's documents as training left them: their ids in the whole corpus and K topic
+// counts each. The rows are the kernel's own in one process and gathered copies across
+// processes; both paths assemble the model here, so they cannot drift apart.
+struct DocTopicRows {
+  std::span<const std::uint64_t> doc_ids;
+  std::span<const std::int32_t> counts;  // doc_ids.size() × K, in doc_ids order
 };
-LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, const std::vector<WorkerResult>& workers,
-                        const std::vector<const model::Block*>& blocks);
+// `topic_totals` are the job's (every kernel's view after the last phase); `blocks` are all of
+// the plan's word blocks. Throws std::invalid_argument when the parts do not fit the plan.
+LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, const std::vector<DocTopicRows>& docs,
+                        std::span<const std::int64_t> topic_totals, const std::vector<const model::Block*>& blocks);
 
 struct TrainHooks {
   std::function<void(const EpochReport&)> on_epoch;
+  // Multi-process runs: bytes this rank's worker put on the wire during the rotation.
+  std::function<void(std::uint64_t)> on_traffic;
   pipeline::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
   // Called on every worker's kernel after training (tests inspect the counts).
   std::function<void(int worker, const LdaKernel&)> inspect;

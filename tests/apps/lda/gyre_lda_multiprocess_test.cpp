@@ -1,0 +1,100 @@
+// tests/apps/lda/gyre_lda_multiprocess_test.cpp — gyre-lda as several processes over tcp on loopback.
+#include <doctest/doctest.h>
+
+#include "support/multiprocess.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+using gyre::test::build_path;
+using gyre::test::disturb_rank_1;
+using gyre::test::expect_survivors_stopped;
+using gyre::test::read_text;
+using gyre::test::run_command;
+using gyre::test::run_ranks;
+using gyre::test::TempDir;
+
+namespace {
+
+std::string lda() { return build_path("apps/lda/gyre-lda").string(); }
+
+// Small enough that a job takes well under a second, big enough that every rank's shard and
+// every word block has real work.
+void generate(const TempDir& dir) {
+  const auto r = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "300", "--vocab", "200",
+                              "--topics", "4", "--doc-length", "40", "--seed", "3", "--out", (dir / "corpus").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+}
+
+std::vector<std::string> common(const TempDir& dir) {
+  return {lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "5", "--depth", "2",
+          "--threads", "1", "--seed", "6", "--ring", "random"};
+}
+
+}  // namespace
+
+TEST_CASE("3 processes over tcp write model files bitwise identical to --workers 3 in one process") {
+  TempDir dir;
+  generate(dir);
+  auto single = common(dir);
+  single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / "single").string(), "--metrics",
+                               (dir / "single.jsonl").string()});
+  const auto s = run_command(single);
+  REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+
+  auto multi = common(dir);
+  multi.insert(multi.end(), {"--out", (dir / "multi").string(), "--metrics", (dir / "multi.jsonl").string()});
+  const auto ranks = run_ranks(multi, 3);
+  for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
+    CHECK_MESSAGE(read_text(dir / "single" / file) == read_text(dir / "multi" / file), file);
+
+  // Rank 0 reports for the job (epochs, then the topics); the others stay quiet.
+  CHECK(ranks[0].output.find("epoch   5") != std::string::npos);
+  CHECK(ranks[0].output.find("topic   3:") != std::string::npos);
+  CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
+  CHECK_MESSAGE(ranks[2].output.empty(), ranks[2].output);
+  // The metrics carry timings, so only their shape is comparable: one line per epoch and the
+  // same log-likelihoods.
+  const auto loglik = [](const std::string& text) {
+    std::vector<std::string> out;
+    for (std::size_t at = text.find("\"loglik_per_token\":"); at != std::string::npos;
+         at = text.find("\"loglik_per_token\":", at + 1))
+      out.push_back(text.substr(at, text.find_first_of(",}", at) - at));
+    return out;
+  };
+  const auto expected = loglik(read_text(dir / "single.jsonl"));
+  CHECK(expected.size() == 6);
+  CHECK(loglik(read_text(dir / "multi.jsonl")) == expected);
+}
+
+TEST_CASE("a multi-process gyre-lda job without a token or a coordinator is refused up front") {
+  TempDir dir;
+  generate(dir);
+  auto argv = common(dir);
+  argv.insert(argv.end(), {"--processes", "2", "--process-rank", "1", "--coordinator", "127.0.0.1:1"});
+  auto r = run_command(argv);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find("token") != std::string::npos, r.output);
+
+  argv = common(dir);
+  argv.insert(argv.end(), {"--processes", "2", "--process-rank", "1"});
+  gyre::test::CommandOptions o;
+  o.environment = {{"GYRE_TOKEN", "x"}};
+  r = run_command(argv, o);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find("--coordinator") != std::string::npos, r.output);
+
+  // One worker per process: a --workers that disagrees is an error, not a silent override.
+  argv = common(dir);
+  argv.insert(argv.end(), {"--processes", "2", "--process-rank", "1", "--workers", "3", "--coordinator", "127.0.0.1:1"});
+  r = run_command(argv, o);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find("one worker per process") != std::string::npos, r.output);
+}
+
+TEST_CASE("kill -9 of one gyre-lda rank mid-run: the others exit non-zero within 10 s, naming it") {
+  TempDir dir;
+  generate(dir);
+  const std::string endless = "'" + lda() + "' --corpus corpus --topics 4 --epochs 1000000 --threads 1";
+  expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9"), 10000);
+}
