@@ -98,3 +98,28 @@ TEST_CASE("kill -9 of one gyre-lda rank mid-run: the others exit non-zero within
   const std::string endless = "'" + lda() + "' --corpus corpus --topics 4 --epochs 1000000 --threads 1";
   expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9"), 10000);
 }
+
+TEST_CASE("mpirun -np 3 gyre-lda writes the same files as --workers 3 in one process") {
+  if (gyre::test::run_shell("command -v mpirun").exit_code != 0) {
+    MESSAGE("skipped: mpirun not installed (apt-get install openmpi-bin)");
+    return;
+  }
+  TempDir dir;
+  generate(dir);
+  auto single = common(dir);
+  single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / "single").string()});
+  REQUIRE(run_command(single).exit_code == 0);
+
+  std::vector<std::string> argv{"timeout", "120", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
+                                "-x", "GYRE_TOKEN"};
+  const auto lda_args = common(dir);
+  argv.insert(argv.end(), lda_args.begin(), lda_args.end());
+  argv.insert(argv.end(), {"--quiet", "--coordinator", "127.0.0.1:" + std::to_string(gyre::test::free_port()), "--out",
+                           (dir / "mpi").string()});
+  gyre::test::CommandOptions o;
+  o.environment = {{"GYRE_TOKEN", "test-token"}};
+  const auto r = run_command(argv, o);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json"})
+    CHECK(read_text(dir / "single" / file) == read_text(dir / "mpi" / file));
+}

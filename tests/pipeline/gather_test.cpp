@@ -1,0 +1,138 @@
+// tests/pipeline/gather_test.cpp — the collect-at-rank-0 protocol over inproc groups: what arrives, and what is refused.
+#include <doctest/doctest.h>
+
+#include <future>
+#include <set>
+
+#include "gyre/net/inproc.hpp"
+#include "gyre/pipeline/gather.hpp"
+
+using namespace gyre;
+
+namespace {
+
+constexpr int kWorkers = 3;
+constexpr std::uint32_t kBlocks = 6;
+
+// Worker w holds blocks w and w+P, whose first slot says which block it is, and two rows of
+// three int32s, ids 10w and 10w+1.
+pipeline::ClusterWorker worker(std::unique_ptr<net::Group> group, int w) {
+  pipeline::ClusterWorker run;
+  run.group = std::move(group);
+  for (auto id : {static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(w + kWorkers)}) {
+    model::Block b(id, 2, model::kRowAlign);
+    b.counts()[0] = static_cast<std::int32_t>(100 + id);
+    run.held.emplace_back(std::move(b), nullptr);
+  }
+  return run;
+}
+
+pipeline::LocalRows rows_of(int w) {
+  const std::vector<std::uint32_t> ids{static_cast<std::uint32_t>(10 * w), static_cast<std::uint32_t>(10 * w + 1)};
+  std::vector<std::int32_t> values(6);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = w * 100 + static_cast<std::int32_t>(i);
+  return pipeline::LocalRows::of(std::span<const std::uint32_t>(ids), std::span<const std::int32_t>(values));
+}
+
+pipeline::GatherOptions options() {
+  pipeline::GatherOptions o;
+  o.workers = kWorkers;
+  o.blocks = kBlocks;
+  o.row_bytes = 3 * sizeof(std::int32_t);
+  o.timeout = std::chrono::seconds(5);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("rank 0 gathers every block once and every worker's rows, in rank order; the others get nullopt") {
+  auto groups = net::make_inproc_groups(kWorkers);
+  std::vector<std::future<std::optional<pipeline::GatheredModel>>> ranks;
+  for (int w = kWorkers - 1; w >= 0; --w)  // rank 0 last: the others wait for its request
+    ranks.push_back(std::async(std::launch::async, [&groups, w] {
+      auto run = worker(std::move(groups[static_cast<std::size_t>(w)]), w);
+      return pipeline::gather_at_root(run, rows_of(w), options());
+    }));
+  std::optional<pipeline::GatheredModel> root;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    auto result = ranks[i].get();
+    if (i + 1 == ranks.size()) {
+      root = std::move(result);
+    } else {
+      CHECK_FALSE(result.has_value());
+    }
+  }
+  REQUIRE(root.has_value());
+  std::set<std::uint32_t> ids;
+  for (const auto& b : root->blocks) {
+    CHECK(b.counts()[0] == static_cast<std::int32_t>(100 + b.id()));
+    ids.insert(b.id());
+  }
+  CHECK(ids.size() == kBlocks);
+  CHECK(root->blocks.size() == kBlocks);
+  REQUIRE(root->rows.size() == static_cast<std::size_t>(kWorkers));
+  for (int w = 0; w < kWorkers; ++w) {
+    const auto& r = root->rows[static_cast<std::size_t>(w)];
+    CHECK(r.ids_as<std::uint32_t>() == std::vector<std::uint32_t>{static_cast<std::uint32_t>(10 * w),
+                                                                   static_cast<std::uint32_t>(10 * w + 1)});
+    const auto values = r.values_as<std::int32_t>();
+    REQUIRE(values.size() == 6);
+    CHECK(values[5] == w * 100 + 5);
+  }
+}
+
+TEST_CASE("a rank whose rows have another width, or that sends a block twice, is refused by rank 0") {
+  SUBCASE("row width") {
+    auto groups = net::make_inproc_groups(2);
+    auto other = std::async(std::launch::async, [&groups] {
+      auto run = worker(std::move(groups[1]), 1);
+      auto o = options();
+      o.workers = 2;
+      o.row_bytes = 2 * sizeof(std::int32_t);  // disagrees with rank 0
+      auto r = pipeline::LocalRows::of(std::span<const std::uint32_t>(std::vector<std::uint32_t>{1, 2, 3}),
+                                       std::span<const std::int32_t>(std::vector<std::int32_t>(6)));
+      return pipeline::gather_at_root(run, std::move(r), o);
+    });
+    auto run = worker(std::move(groups[0]), 0);
+    auto o = options();
+    o.workers = 2;
+    o.blocks = 4;
+    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o), "rank 1 sent malformed local rows",
+                         std::runtime_error);
+    other.get();
+  }
+  SUBCASE("duplicate block") {
+    auto groups = net::make_inproc_groups(2);
+    auto other = std::async(std::launch::async, [&groups] {
+      auto run = worker(std::move(groups[1]), 0);  // holds rank 0's blocks as well
+      auto o = options();
+      o.workers = 2;
+      o.blocks = 4;
+      return pipeline::gather_at_root(run, rows_of(1), o);
+    });
+    auto run = worker(std::move(groups[0]), 0);
+    auto o = options();
+    o.workers = 2;
+    o.blocks = 4;
+    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o), "rank 1 sent block 0 twice or out of range",
+                         std::runtime_error);
+    other.get();
+  }
+}
+
+TEST_CASE("rank 0 names what is missing when a part does not arrive in time") {
+  auto groups = net::make_inproc_groups(2);
+  auto run = worker(std::move(groups[0]), 0);
+  auto o = options();
+  o.workers = 2;
+  o.blocks = 4;
+  o.timeout = std::chrono::milliseconds(50);
+  try {
+    pipeline::gather_at_root(run, rows_of(0), o);
+    FAIL("no exception");
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    CHECK_MESSAGE(what.find("rows of rank 1") != std::string::npos, what);
+    CHECK_MESSAGE(what.find("2 of 4 blocks") != std::string::npos, what);
+  }
+}
