@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     } else if (stop_words != "none") {
       for (auto& w : data::read_stop_words(stop_words)) opts.tokenizer.stop_words.insert(w);
     }
-    const data::Corpus corpus = data::load_corpus(corpus_path, opts);
+    data::Corpus corpus = data::load_corpus(corpus_path, opts);
     // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;
@@ -138,7 +138,9 @@ int main(int argc, char** argv) {
       hooks.on_traffic = multi.traffic_reporter(launch);
       trained = lda::train_distributed(c, corpus, hooks, *cluster);
     } else {
-      trained = lda::train_embedded(c, data::shard_corpus(corpus, static_cast<std::uint32_t>(c.workers)), hooks);
+      const auto shards = data::shard_corpus(corpus, static_cast<std::uint32_t>(c.workers));
+      corpus = data::Corpus{};  // the shards hold every token again: do not keep two copies
+      trained = lda::train_embedded(c, shards, hooks);
     }
     progress.finish();
     if (!trained) return 0;  // not rank 0: the model was gathered there
