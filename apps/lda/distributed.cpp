@@ -48,11 +48,11 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::C
   std::vector<std::vector<std::int32_t>> counts;
   for (const auto& r : parts->rows) counts.push_back(r.values_as<std::int32_t>());
   std::vector<DocTopicRows> docs;
-  for (std::size_t w = 0; w < counts.size(); ++w) docs.push_back({parts->rows[w].ids, counts[w]});
+  for (std::size_t w = 0; w < counts.size(); ++w) docs.push_back({parts->rows[w].ids, counts[w], {}});
   std::vector<const model::Block*> blocks;
   for (const auto& b : parts->blocks) blocks.push_back(&b);
   // Rank 0's view of the totals is the job's after the last phase's allreduce.
-  LdaModel model = assemble_model(plan, corpus.vocab, docs, kernel->topic_totals(), blocks);
+  LdaModel model = assemble_model(plan, corpus.vocab, std::move(docs), kernel->topic_totals(), blocks);
   model.loglik_per_token = last_loglik;
   return model;
 }

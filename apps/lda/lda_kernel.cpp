@@ -1,6 +1,7 @@
 // apps/lda/lda_kernel.cpp — Metropolis-Hastings Gibbs sweeps over a visiting word-topic block on T threads.
 #include "lda/lda_kernel.hpp"
 
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
@@ -182,26 +183,28 @@ void LdaKernel::initialise(model::Block& block) {
 void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
   const std::size_t rows = block.rows();
   std::int32_t* counts = block.counts();
-  // The other workers' share of each row: the block's counts less this worker's tokens.
-  remote_.assign(counts, counts + rows * stride_);
-  oneapi::tbb::parallel_for(std::size_t{0}, rows, [&](std::size_t r) {
-    std::int32_t* row = remote_.data() + r * stride_;
-    const std::uint32_t* slots = tokens_.rows(block.id());
-    for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) --row[zw_[i]];
-  });
+  // The other workers' share of each row: the block's counts less this worker's tokens, as
+  // lists of topics. Only lengths first (a row's total less its local tokens), then each row
+  // in a scratch row of K counts per chunk of rows.
+  const std::uint32_t* slots = tokens_.rows(block.id());
   remote_begin_.assign(rows + 1, 0);
   for (std::size_t r = 0; r < rows; ++r) {
-    const std::int32_t* row = remote_.data() + r * stride_;
-    std::int64_t n = 0;
-    for (std::uint32_t k = 0; k < K_; ++k) n += row[k];
+    const std::int32_t* row = counts + r * stride_;
+    const std::int64_t n = std::accumulate(row, row + K_, std::int64_t{0}) - (slots[r + 1] - slots[r]);
     remote_begin_[r + 1] = remote_begin_[r] + static_cast<std::uint64_t>(n);
   }
   remote_topics_.resize(remote_begin_[rows]);
-  oneapi::tbb::parallel_for(std::size_t{0}, rows, [&](std::size_t r) {
-    const std::int32_t* row = remote_.data() + r * stride_;
-    std::uint16_t* out = remote_topics_.data() + remote_begin_[r];
-    for (std::uint32_t k = 0; k < K_; ++k) out = std::fill_n(out, row[k], static_cast<std::uint16_t>(k));
-  });
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, rows, 256),
+                            [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
+                              std::vector<std::int32_t> remote(K_);
+                              for (std::size_t r = range.begin(); r != range.end(); ++r) {
+                                std::copy_n(counts + r * stride_, K_, remote.begin());
+                                for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) --remote[zw_[i]];
+                                std::uint16_t* out = remote_topics_.data() + remote_begin_[r];
+                                for (std::uint32_t k = 0; k < K_; ++k)
+                                  out = std::fill_n(out, remote[k], static_cast<std::uint16_t>(k));
+                              }
+                            });
 
   const Priors priors{K_, stride_, alpha_, beta_, vbeta_, config_.mh_steps};
   const std::uint32_t G = tokens_.groups();

@@ -86,7 +86,7 @@ double LdaModel::word_probability(std::uint32_t topic, std::uint32_t word) const
          (static_cast<double>(topic_totals[topic]) + v * beta);
 }
 
-LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, const std::vector<DocTopicRows>& docs,
+LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std::vector<DocTopicRows> docs,
                         std::span<const std::int64_t> topic_totals, const std::vector<const model::Block*>& blocks) {
   const std::uint32_t K = plan.config.topics;
   if (vocab.size() != plan.vocab || topic_totals.size() != K)
@@ -107,11 +107,18 @@ LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, con
     }
   }
   m.topic_totals.assign(topic_totals.begin(), topic_totals.end());
+  for (const auto& part : docs)
+    if (part.counts.size() != part.doc_ids.size() * K)
+      throw std::invalid_argument("doc-topic rows do not match their doc ids");
+  if (docs.size() == 1 && docs[0].counts.data() == docs[0].storage.data() &&
+      std::is_sorted(docs[0].doc_ids.begin(), docs[0].doc_ids.end())) {
+    m.doc_ids.assign(docs[0].doc_ids.begin(), docs[0].doc_ids.end());
+    m.doc_topic = std::move(docs[0].storage);
+    return m;
+  }
   // Documents in id order whichever worker sampled them.
   std::vector<std::pair<std::uint64_t, const std::int32_t*>> rows;
   for (const auto& part : docs) {
-    if (part.counts.size() != part.doc_ids.size() * K)
-      throw std::invalid_argument("doc-topic rows do not match their doc ids");
     for (std::size_t d = 0; d < part.doc_ids.size(); ++d)
       rows.emplace_back(part.doc_ids[d], part.counts.data() + d * K);
   }
@@ -146,16 +153,20 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
                                             epoch_policy(plan, on_epoch), job)
                   : pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, on_epoch), job);
 
-  std::vector<DocTopicRows> docs;
+  std::vector<DocTopicRows> docs(static_cast<std::size_t>(config.workers));
+  const std::vector<std::int64_t> totals = kernels.front()->topic_totals();
   for (int w = 0; w < config.workers; ++w) {
-    const LdaKernel& kernel = *kernels[static_cast<std::size_t>(w)];
-    docs.push_back({shards[static_cast<std::size_t>(w)].doc_ids, kernel.doc_topic()});
-    if (hooks.inspect) hooks.inspect(w, kernel);
+    if (hooks.inspect) hooks.inspect(w, *kernels[static_cast<std::size_t>(w)]);
+    auto& part = docs[static_cast<std::size_t>(w)];
+    part.doc_ids = shards[static_cast<std::size_t>(w)].doc_ids;
+    part.storage = kernels[static_cast<std::size_t>(w)]->take_doc_topic();
+    part.counts = part.storage;
+    kernels[static_cast<std::size_t>(w)].reset();  // its tokens are not needed any more
   }
   std::vector<const model::Block*> blocks;
   for (auto& worker : held)
     for (auto& b : worker) blocks.push_back(&*b);
-  LdaModel model = assemble_model(plan, shards.front().vocab, docs, kernels.front()->topic_totals(), blocks);
+  LdaModel model = assemble_model(plan, shards.front().vocab, std::move(docs), totals, blocks);
   model.loglik_per_token = last_loglik;
   return model;
 }

@@ -53,6 +53,8 @@ class LdaKernel final : public pipeline::RotationKernel {
   std::uint64_t tokens() const noexcept { return tokens_.tokens(); }
   // Row d (K counts) is local document d's topic counts.
   const std::vector<std::int32_t>& doc_topic() const noexcept { return doc_topic_; }
+  // Hands the doc-topic counts over after training (the kernel cannot sample any more).
+  std::vector<std::int32_t> take_doc_topic() noexcept { return std::move(doc_topic_); }
   // This worker's view of the topic totals (after a phase: the job's totals).
   const std::vector<std::int64_t>& topic_totals() const noexcept { return totals_; }
   // Every token's topic, in the shard's token order.
@@ -81,9 +83,8 @@ class LdaKernel final : public pipeline::RotationKernel {
   bool reports_totals_;
   LogGamma lg_alpha_, lg_beta_;
 
-  // Per-visit scratch, kept to avoid reallocating: the other workers' counts of the block's
-  // words as it arrived, the same as topic lists per row, and per-group totals during a round.
-  std::vector<std::int32_t> remote_;
+  // Per-visit scratch, kept to avoid reallocating: the other workers' tokens of the block's
+  // words as topic lists per row, and per-group totals during a round.
   std::vector<std::uint64_t> remote_begin_;
   std::vector<std::uint16_t> remote_topics_;
   std::vector<std::int64_t> cell_totals_;  // G × K

@@ -66,10 +66,13 @@ struct LdaModel {
 struct DocTopicRows {
   std::span<const std::uint64_t> doc_ids;
   std::span<const std::int32_t> counts;  // doc_ids.size() × K, in doc_ids order
+  // When `counts` views this and it is the only part, in ascending id order, the model takes
+  // it over instead of copying (D × K counts are the largest thing LDA holds).
+  std::vector<std::int32_t> storage;
 };
 // `topic_totals` are the job's (every kernel's view after the last phase); `blocks` are all of
 // the plan's word blocks. Throws std::invalid_argument when the parts do not fit the plan.
-LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, const std::vector<DocTopicRows>& docs,
+LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std::vector<DocTopicRows> docs,
                         std::span<const std::int64_t> topic_totals, const std::vector<const model::Block*>& blocks);
 
 struct TrainHooks {
