@@ -53,22 +53,25 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
   slot_begin_.assign(block_row_begin_[B] + 1, 0);
   for (std::uint32_t w : words) ++slot_begin_[row_key(w) + 1];
   for (std::size_t i = 0; i + 1 < slot_begin_.size(); ++i) slot_begin_[i + 1] += slot_begin_[i];
-  std::vector<std::uint32_t> next_slot(slot_begin_.begin(), slot_begin_.end() - 1);
 
-  // Positions in document order go through the counting sort in order, so each cell ends up
-  // sorted by (document, position) with no further sort.
-  std::vector<TokenRef> by_pos(words.size());
-  for (std::uint32_t d = 0; d < D; ++d)
-    for (std::uint32_t p = doc_begin_[d]; p < doc_begin_[d + 1]; ++p)
-      by_pos[p] = TokenRef{d, blocks.row_of[words[p]], p, next_slot[row_key(words[p])]++};
+  // Tokens are produced in document order, so each cell ends up sorted by (document,
+  // position) with no further sort.
   const std::size_t cells = static_cast<std::size_t>(B) * G * G;
-  cells_ = pipeline::CellIndex(G, pipeline::bucket_by_cell(
-      std::span<const TokenRef>(by_pos), cells,
-      [&](const TokenRef& t) {
-        const std::uint32_t b = blocks.block_of[words[t.pos]];
-        return pipeline::CellIndex::of(b, group_of[t.doc], sub_of_row[b][t.row], G);
-      },
-      [](const TokenRef& t) { return t; }, refs_));
+  cells_ = pipeline::CellIndex(G, pipeline::bucket_by_cell<TokenRef>(
+                                      [&](auto&& emit) {
+                                        for (std::uint32_t d = 0; d < D; ++d)
+                                          for (std::uint32_t p = doc_begin_[d]; p < doc_begin_[d + 1]; ++p) {
+                                            const std::uint32_t w = words[p];
+                                            const std::uint32_t b = blocks.block_of[w];
+                                            const std::uint32_t row = blocks.row_of[w];
+                                            emit(pipeline::CellIndex::of(b, group_of[d], sub_of_row[b][row], G),
+                                                 TokenRef{d, row, p, 0});
+                                          }
+                                      },
+                                      cells, refs_));
+  // Slots in cell order: any order within a row's range would do, as long as each token has one.
+  std::vector<std::uint32_t> next_slot(slot_begin_.begin(), slot_begin_.end() - 1);
+  for (TokenRef& t : refs_) t.slot = next_slot[row_key(words[t.pos])]++;
 }
 
 std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {

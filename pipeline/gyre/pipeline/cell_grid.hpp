@@ -69,18 +69,30 @@ class CellIndex {
   std::vector<std::uint64_t> begin_{0};
 };
 
-// Counting sort of `sources` into `cells` buckets as make(source): returns the cells+1
-// offsets, and `out` holds the made items bucket by bucket, in input order within a bucket.
+// Counting sort into `cells` buckets of the items that for_each(emit) produces by calling
+// emit(cell, item) once per item, in the same order each time (it is called twice: to count,
+// then to place). Returns the cells+1 offsets; `out` holds the items bucket by bucket, in
+// production order within a bucket. Producing the items twice beats holding them twice.
+template <class Item, class ForEach>
+std::vector<std::uint64_t> bucket_by_cell(ForEach for_each, std::size_t cells, std::vector<Item>& out) {
+  std::vector<std::uint64_t> begin(cells + 1, 0);
+  for_each([&](std::size_t cell, const Item&) { ++begin[cell + 1]; });
+  for (std::size_t c = 0; c < cells; ++c) begin[c + 1] += begin[c];
+  std::vector<std::uint64_t> fill(begin.begin(), begin.end() - 1);
+  out.resize(begin[cells]);
+  for_each([&](std::size_t cell, const Item& item) { out[fill[cell]++] = item; });
+  return begin;
+}
+
+// The same for a span of sources, each placed as make(source) in bucket cell_of(source).
 template <class Source, class CellOf, class Make, class Item>
 std::vector<std::uint64_t> bucket_by_cell(std::span<const Source> sources, std::size_t cells, CellOf cell_of,
                                           Make make, std::vector<Item>& out) {
-  std::vector<std::uint64_t> begin(cells + 1, 0);
-  for (const Source& x : sources) ++begin[cell_of(x) + 1];
-  for (std::size_t c = 0; c < cells; ++c) begin[c + 1] += begin[c];
-  std::vector<std::uint64_t> fill(begin.begin(), begin.end() - 1);
-  out.resize(sources.size());
-  for (const Source& x : sources) out[fill[cell_of(x)]++] = make(x);
-  return begin;
+  return bucket_by_cell<Item>(
+      [&](auto&& emit) {
+        for (const Source& x : sources) emit(cell_of(x), make(x));
+      },
+      cells, out);
 }
 
 }  // namespace gyre::pipeline
