@@ -24,19 +24,6 @@ namespace fs = std::filesystem;
 // A single bag-of-words count is bounded like an id: it becomes that many tokens in memory.
 constexpr std::uint64_t kMaxCount = kMaxId;
 
-// Splits on runs of blanks; returns the field count, or max + 1 when there are more fields.
-std::size_t split_blanks(std::string_view line, std::string_view* fields, std::size_t max) {
-  std::size_t n = 0, i = 0;
-  for (;;) {
-    while (i < line.size() && is_blank(line[i])) ++i;
-    if (i == line.size()) return n;
-    if (n == max) return max + 1;
-    const std::size_t start = i;
-    while (i < line.size() && !is_blank(line[i])) ++i;
-    fields[n++] = line.substr(start, i - start);
-  }
-}
-
 std::string range(std::uint64_t low, std::uint64_t high) {
   return "[" + std::to_string(low) + ", " + std::to_string(high) + "]";
 }
@@ -157,18 +144,20 @@ std::vector<std::string> read_stop_words(const fs::path& file) {
   return words;
 }
 
-std::vector<std::string> read_vocab(const fs::path& file) {
+std::vector<std::string> read_vocab(const fs::path& file) { return read_names(file, "a word"); }
+
+std::vector<std::string> read_names(const fs::path& file, const std::string& what) {
   const std::string text = slurp(file);
   LineCursor lines(text);
   std::string_view line;
   std::vector<std::string> vocab;
   while (lines.next(line)) {
     line = trim_blanks(line);
-    if (line.empty()) throw InputError(file, lines.number(), "a word (one per line)", "an empty line");
+    if (line.empty()) throw InputError(file, lines.number(), what + " (one per line)", "an empty line");
     vocab.emplace_back(line);
   }
   if (vocab.size() > kMaxId + 1)
-    throw InputError(file, 0, "at most " + std::to_string(kMaxId + 1) + " words", std::to_string(vocab.size()));
+    throw InputError(file, 0, "at most " + std::to_string(kMaxId + 1) + " lines", std::to_string(vocab.size()));
   return vocab;
 }
 

@@ -37,6 +37,9 @@ std::vector<std::string> read_stop_words(const std::filesystem::path& file);
 std::vector<std::string> read_vocab(const std::filesystem::path& file);
 void write_vocab(const std::filesystem::path& file, const std::vector<std::string>& vocab);  // atomic
 
+// The same for any list of names (feature names): `what` names one entry in errors ("a word").
+std::vector<std::string> read_names(const std::filesystem::path& file, const std::string& what);
+
 // UCI bag-of-words: docword has three header lines D, W, NNZ, then NNZ lines "docID wordID
 // count" (1-based ids, in any order; a document's lines are kept in input order); vocab has W
 // lines. Doc id d becomes doc_ids entry d-1; documents without lines are dropped.

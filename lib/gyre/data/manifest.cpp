@@ -1,4 +1,4 @@
-// gyre/data/manifest.cpp — partition manifests (ratings and corpus): writing, parsing with cross-checks, ratings partitions.
+// gyre/data/manifest.cpp — partition manifests (ratings, corpus, rows): writing, parsing with cross-checks, ratings partitions.
 #include "gyre/data/manifest.hpp"
 
 #include <algorithm>
@@ -22,9 +22,16 @@ constexpr const char* kFormat = "gyre-partition";
 constexpr int kManifestVersion = 1;
 
 bool is_corpus(const std::string& kind) { return kind == "corpus"; }
+bool is_rows(const std::string& kind) { return kind == "rows"; }
 
 // The JSON name of ShardEntry::records / Manifest::records for a kind.
-const char* records_key(const std::string& kind) { return is_corpus(kind) ? "docs" : "records"; }
+const char* records_key(const std::string& kind) {
+  return is_corpus(kind) ? "docs" : is_rows(kind) ? "samples" : "records";
+}
+// The JSON name of ShardEntry::tokens / Manifest::tokens, or null for ratings, which have none.
+const char* tokens_key(const std::string& kind) {
+  return is_corpus(kind) ? "tokens" : is_rows(kind) ? "nnz" : nullptr;
+}
 
 // Reads one field, turning a missing key or a wrong type into an error that names the field.
 template <typename T>
@@ -79,11 +86,12 @@ void begin_partition_write(const std::filesystem::path& dir) {
 void write_manifest(const std::filesystem::path& dir, const Manifest& m) {
   const bool corpus = is_corpus(m.kind);
   const char* records = records_key(m.kind);
+  const char* tokens = tokens_key(m.kind);
   // ordered_json keeps the documented key order, which makes the file easy to read by eye.
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const ShardEntry& e : m.shards) {
     nlohmann::ordered_json entry = {{"file", e.file}, {records, e.records}};
-    if (corpus) entry["tokens"] = e.tokens;
+    if (tokens) entry[tokens] = e.tokens;
     entry["checksum"] = e.checksum;
     list.push_back(std::move(entry));
   }
@@ -91,12 +99,14 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& m) {
                                 {"parts", m.shards.size()}};
   if (corpus) {
     doc["vocab"] = m.vocab;
+  } else if (is_rows(m.kind)) {
+    doc["features"] = m.features;
   } else {
     doc["users"] = m.users;
     doc["items"] = m.items;
   }
   doc[records] = m.records;
-  if (corpus) doc["tokens"] = m.tokens;
+  if (tokens) doc[tokens] = m.tokens;
   doc["balance"] = m.balance;
   doc["shards"] = std::move(list);
   AtomicFile out(dir / kManifestName);
@@ -139,13 +149,15 @@ Manifest read_manifest(const std::filesystem::path& dir) {
 
   Manifest m;
   m.kind = field<std::string>(file, doc, "kind", "a string");
-  if (m.kind != "ratings" && m.kind != "corpus")
-    throw InputError(file, 0, "\"kind\": \"ratings\" or \"corpus\"", m.kind);
-  const bool corpus = is_corpus(m.kind);
+  if (m.kind != "ratings" && m.kind != "corpus" && m.kind != "rows")
+    throw InputError(file, 0, "\"kind\": \"ratings\", \"corpus\" or \"rows\"", m.kind);
   const char* records = records_key(m.kind);
-  if (corpus) {
+  const char* tokens_name = tokens_key(m.kind);
+  if (tokens_name) m.tokens = unsigned_field<std::uint64_t>(file, doc, tokens_name, UINT64_MAX);
+  if (is_corpus(m.kind)) {
     m.vocab = unsigned_field<std::uint32_t>(file, doc, "vocab", kMaxId + 1);
-    m.tokens = unsigned_field<std::uint64_t>(file, doc, "tokens", UINT64_MAX);
+  } else if (is_rows(m.kind)) {
+    m.features = unsigned_field<std::uint32_t>(file, doc, "features", kMaxId + 1);
   } else {
     m.users = unsigned_field<std::uint32_t>(file, doc, "users", kMaxId + 1);
     m.items = unsigned_field<std::uint32_t>(file, doc, "items", kMaxId + 1);
@@ -167,7 +179,7 @@ Manifest read_manifest(const std::filesystem::path& dir) {
     if (e.file.empty() || e.file.find('/') != std::string::npos || e.file == "." || e.file == "..")
       throw InputError(file, 0, "a shard file name without directories", e.file);
     e.records = unsigned_field<std::uint64_t>(file, s, records, UINT64_MAX);
-    if (corpus) e.tokens = unsigned_field<std::uint64_t>(file, s, "tokens", UINT64_MAX);
+    if (tokens_name) e.tokens = unsigned_field<std::uint64_t>(file, s, tokens_name, UINT64_MAX);
     e.checksum = unsigned_field<std::uint32_t>(file, s, "checksum", UINT32_MAX);
     total += e.records;
     tokens += e.tokens;
@@ -177,7 +189,7 @@ Manifest read_manifest(const std::filesystem::path& dir) {
     throw InputError(file, 0, std::string("\"") + records + "\" equal to the sum over shards, " + std::to_string(total),
                      std::to_string(m.records));
   if (tokens != m.tokens)
-    throw InputError(file, 0, "\"tokens\" equal to the sum over shards, " + std::to_string(tokens),
+    throw InputError(file, 0, std::string("\"") + tokens_name + "\" equal to the sum over shards, " + std::to_string(tokens),
                      std::to_string(m.tokens));
   return m;
 }
@@ -197,12 +209,13 @@ std::filesystem::path listed_shard(const std::filesystem::path& dir, const Shard
 }
 
 void check_listed(const std::filesystem::path& file, const ShardEntry& listed, const ShardEntry& loaded,
-                  std::string_view records) {
+                  std::string_view records, std::string_view tokens) {
   if (loaded.records != listed.records)
     throw InputError(file, 0, std::to_string(listed.records) + " " + std::string(records) + " " + kListed,
                      std::to_string(loaded.records));
   if (loaded.tokens != listed.tokens)
-    throw InputError(file, 0, std::to_string(listed.tokens) + " tokens " + kListed, std::to_string(loaded.tokens));
+    throw InputError(file, 0, std::to_string(listed.tokens) + " " + std::string(tokens) + " " + kListed,
+                     std::to_string(loaded.tokens));
   if (loaded.checksum != listed.checksum)
     throw InputError(file, 0, "checksum " + std::to_string(listed.checksum) + " " + kListed,
                      std::to_string(loaded.checksum));

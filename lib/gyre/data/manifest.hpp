@@ -1,4 +1,4 @@
-// gyre/data/manifest.hpp — the JSON manifest of a partition directory (ratings or corpus) and loading it back.
+// gyre/data/manifest.hpp — the JSON manifest of a partition directory (ratings, corpus or rows) and loading it back.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +13,8 @@ namespace gyre::data {
 
 struct ShardEntry {
   std::string file;            // relative to the directory
-  std::uint64_t records = 0;   // ratings; for a corpus: documents
-  std::uint64_t tokens = 0;    // corpus only
+  std::uint64_t records = 0;   // ratings; for a corpus: documents; for rows: samples
+  std::uint64_t tokens = 0;    // corpus: tokens; rows: non-zeros
   std::uint32_t checksum = 0;  // CRC-32C of the records, as in the shard header
 };
 
@@ -24,13 +24,17 @@ struct ShardEntry {
 // kind "corpus" (balance of tokens; see corpus_partition.hpp for the other files):
 // {"format":"gyre-partition","version":1,"kind":"corpus","parts":P,"vocab":V,"docs":D,"tokens":T,
 //  "balance":max/mean,"shards":[{"file":"part-00000.shard","docs":d,"tokens":t,"checksum":c},...]}
+// kind "rows" (balance of non-zeros; see regression_partition.hpp for the other files):
+// {"format":"gyre-partition","version":1,"kind":"rows","parts":P,"features":M,"samples":N,"nnz":Z,
+//  "balance":max/mean,"shards":[{"file":"part-00000.shard","samples":n,"nnz":z,"checksum":c},...]}
 struct Manifest {
-  std::string kind = "ratings";  // "ratings" or "corpus"
+  std::string kind = "ratings";  // "ratings", "corpus" or "rows"
   std::uint32_t users = 0;       // ratings
   std::uint32_t items = 0;       // ratings
   std::uint32_t vocab = 0;       // corpus: vocabulary size
-  std::uint64_t records = 0;     // ratings; for a corpus: documents
-  std::uint64_t tokens = 0;      // corpus
+  std::uint32_t features = 0;    // rows
+  std::uint64_t records = 0;     // ratings; for a corpus: documents; for rows: samples
+  std::uint64_t tokens = 0;      // corpus: tokens; rows: non-zeros
   double balance = 1.0;
   std::vector<ShardEntry> shards;
 };
@@ -44,7 +48,7 @@ std::string shard_file_name(std::size_t index);
 // manifest is complete).
 void write_ratings_partition(const std::filesystem::path& dir, const std::vector<RatingsSet>& shards);
 
-// Reads and checks DIR/manifest.json (either kind); throws gyre::InputError.
+// Reads and checks DIR/manifest.json (any kind); throws gyre::InputError.
 Manifest read_manifest(const std::filesystem::path& dir);
 // The same, and the manifest must be of this kind.
 Manifest read_manifest(const std::filesystem::path& dir, std::string_view kind);
@@ -61,8 +65,8 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& manifest);
 // DIR/entry.file, or gyre::InputError naming it if it does not exist.
 std::filesystem::path listed_shard(const std::filesystem::path& dir, const ShardEntry& entry);
 // Throws gyre::InputError naming `file` unless what was loaded matches the manifest entry;
-// `records` names the records in the message ("records", "documents").
+// `records` and `tokens` name the counts in the message ("documents", "tokens"; "samples", "non-zeros").
 void check_listed(const std::filesystem::path& file, const ShardEntry& listed, const ShardEntry& loaded,
-                  std::string_view records);
+                  std::string_view records, std::string_view tokens = "tokens");
 
 }  // namespace gyre::data

@@ -15,47 +15,14 @@
 namespace gyre::data {
 namespace {
 
-// Splits a line into at most `max` fields on runs of blanks or on one comma with optional blanks
-// around it. Returns the field count, or max + 1 when there are more fields or an empty one
-// (",,"), so that every malformed shape reports as "wrong number of fields".
-std::size_t split_fields(std::string_view line, std::string_view* fields, std::size_t max) {
-  std::size_t n = 0, i = 0;
-  while (i < line.size() && is_blank(line[i])) ++i;
-  while (i < line.size()) {
-    const std::size_t start = i;
-    while (i < line.size() && !is_blank(line[i]) && line[i] != ',') ++i;
-    if (i == start || n == max) return max + 1;
-    fields[n++] = line.substr(start, i - start);
-    while (i < line.size() && is_blank(line[i])) ++i;
-    if (i < line.size() && line[i] == ',') {
-      ++i;
-      while (i < line.size() && is_blank(line[i])) ++i;
-      if (i == line.size()) return max + 1;  // trailing comma: an empty last field
-    }
-  }
-  return n;
-}
-
 struct Context {
   const std::filesystem::path& file;
   std::size_t line;
 };
 
-// Parses an id and checks it against [lowest, highest]; `what` is "user id" or "item id".
 std::uint64_t parse_id(const Context& at, std::string_view token, const char* what, std::uint64_t lowest,
                        std::uint64_t highest) {
-  if (!token.empty() && token.front() == '-')
-    throw InputError(at.file, at.line, std::string("a non-negative ") + what, std::string(token));
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
-  if (ec == std::errc::invalid_argument || end != token.data() + token.size())
-    throw InputError(at.file, at.line, std::string("an integer ") + what, std::string(token));
-  if (ec == std::errc::result_out_of_range || value < lowest || value > highest)
-    throw InputError(at.file, at.line,
-                     std::string(what) + " in [" + std::to_string(lowest) + ", " +
-                         std::to_string(highest) + "]",
-                     std::string(token));
-  return value;
+  return parse_bounded(at.file, at.line, token, what, lowest, highest);
 }
 
 float parse_rating(const Context& at, std::string_view token) {
@@ -70,41 +37,21 @@ void check_field_count(const Context& at, std::size_t n, std::string_view line, 
   if (n != 3) throw InputError(at.file, at.line, std::string("3 fields \"") + shape + "\"", std::string(line));
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 RatingsSet read_matrix_market(const std::filesystem::path& file, LineCursor& lines, std::string_view banner) {
-  std::string_view f[6];
-  const std::size_t n = split_fields(banner, f, 5);
-  if (n != 5 || lower(f[1]) != "matrix" || lower(f[2]) != "coordinate" ||
-      (lower(f[3]) != "real" && lower(f[3]) != "integer") || lower(f[4]) != "general")
-    throw InputError(file, 1, "\"%%MatrixMarket matrix coordinate real|integer general\"", std::string(banner));
-
-  std::string_view line;
-  bool have_size = false;
-  std::size_t size_line = 0;
-  std::uint64_t rows = 0, cols = 0, declared = 0;
+  const auto size = read_matrix_market_size(file, banner, lines, kMaxId + 1);
+  if (!size) throw InputError(file, 0, "a MatrixMarket size line and at least one rating", "no ratings");
+  const std::uint64_t rows = size->rows, cols = size->cols, declared = size->entries;
+  const std::size_t size_line = size->line;
   RatingsSet set;
+  set.users = static_cast<std::uint32_t>(rows);
+  set.items = static_cast<std::uint32_t>(cols);
+  set.ratings.reserve(declared);
+  std::string_view line, f[4];
   while (lines.next(line)) {
     const Context at{file, lines.number()};
     if (!line.empty() && line.front() == '%') continue;
     const std::size_t count = split_fields(line, f, 3);
     if (count == 0) continue;
-    if (!have_size) {
-      if (count != 3) throw InputError(file, at.line, "a size line \"rows columns entries\"", std::string(line));
-      rows = parse_id(at, f[0], "row count", 0, kMaxId + 1);
-      cols = parse_id(at, f[1], "column count", 0, kMaxId + 1);
-      declared = parse_id(at, f[2], "entry count", 0, rows * cols);
-      have_size = true;
-      size_line = at.line;
-      set.users = static_cast<std::uint32_t>(rows);
-      set.items = static_cast<std::uint32_t>(cols);
-      set.ratings.reserve(declared);
-      continue;
-    }
     check_field_count(at, count, line, "row column value");
     if (set.ratings.size() == declared)
       throw InputError(file, at.line, std::to_string(declared) + " entries as declared on line " +
@@ -115,7 +62,6 @@ RatingsSet read_matrix_market(const std::filesystem::path& file, LineCursor& lin
     set.ratings.push_back({static_cast<std::uint32_t>(user - 1), static_cast<std::uint32_t>(item - 1),
                            parse_rating(at, f[2])});
   }
-  if (!have_size) throw InputError(file, 0, "a MatrixMarket size line and at least one rating", "no ratings");
   if (set.ratings.size() != declared)
     throw InputError(file, size_line, std::to_string(declared) + " entries as declared on this size line",
                      std::to_string(set.ratings.size()) + " entries");
@@ -154,7 +100,7 @@ RatingsSet read_ratings(const std::filesystem::path& file) {
   LineCursor lines(text);
   std::string_view first;
   if (!lines.next(first)) throw InputError(file, 0, "at least one rating", "an empty file");
-  if (first.starts_with("%%MatrixMarket") || first.starts_with("%%matrixmarket"))
+  if (is_matrix_market_banner(first))
     return read_matrix_market(file, lines, first);
   // One rating per line at most, so the newline count bounds the reservation.
   const auto newlines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));

@@ -2,6 +2,7 @@
 #include "gyre/data/shard_file.hpp"
 
 #include <bit>
+#include <cmath>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -29,10 +30,14 @@ static_assert(sizeof(Rating) == 12 && offsetof(Rating, item) == 4 && offsetof(Ra
 constexpr char kMagic[8] = {'G', 'Y', 'R', 'E', 'S', 'H', 'R', 'D'};
 constexpr std::size_t kHeaderSize = 40;
 constexpr std::size_t kDocEntrySize = 12;  // u64 doc id + u32 token count, packed
+constexpr std::size_t kRowEntrySize = 20;  // u64 sample id + u32 nnz + f64 y, packed
+constexpr std::size_t kPairSize = 12;      // u32 column + f64 value, packed
 
-enum Kind : std::uint32_t { kKindRatings = 1, kKindCorpus = 2 };
+enum Kind : std::uint32_t { kKindRatings = 1, kKindCorpus = 2, kKindRows = 3 };
 
-const char* kind_name(Kind kind) { return kind == kKindRatings ? "ratings" : "corpus"; }
+const char* kind_name(Kind kind) {
+  return kind == kKindRatings ? "ratings" : kind == kKindCorpus ? "corpus" : "rows";
+}
 
 struct Header {
   std::uint32_t version = kShardVersion;
@@ -79,6 +84,32 @@ std::vector<unsigned char> doc_table(const Corpus& c) {
       throw std::invalid_argument("corpus shard: document " + std::to_string(c.doc_ids[d]) + " has over 2^32 tokens");
     put<std::uint64_t>(p, c.doc_ids[d]);
     put<std::uint32_t>(p, static_cast<std::uint32_t>(tokens));
+  }
+  return table;
+}
+
+// The regression set's per-row table and its (column, value) pairs in file layout; the writer
+// and the checksum both use them.
+std::vector<unsigned char> row_table(const RegressionSet& s) {
+  std::vector<unsigned char> table(s.samples() * kRowEntrySize);
+  unsigned char* p = table.data();
+  for (std::uint64_t i = 0; i < s.samples(); ++i) {
+    const std::uint64_t nnz = s.row_begin[i + 1] - s.row_begin[i];
+    if (nnz > std::numeric_limits<std::uint32_t>::max())
+      throw std::invalid_argument("row shard: sample " + std::to_string(s.sample_ids[i]) + " has over 2^32 non-zeros");
+    put<std::uint64_t>(p, s.sample_ids[i]);
+    put<std::uint32_t>(p, static_cast<std::uint32_t>(nnz));
+    put<double>(p, s.y[i]);
+  }
+  return table;
+}
+
+std::vector<unsigned char> pair_table(const RegressionSet& s) {
+  std::vector<unsigned char> table(s.nnz() * kPairSize);
+  unsigned char* p = table.data();
+  for (std::uint64_t k = 0; k < s.nnz(); ++k) {
+    put<std::uint32_t>(p, s.cols[k]);
+    put<double>(p, s.values[k]);
   }
   return table;
 }
@@ -177,6 +208,11 @@ std::uint32_t records_checksum(const Corpus& shard) {
   return crc32c(words.data(), words.size(), crc32c(table.data(), table.size()));
 }
 
+std::uint32_t records_checksum(const RegressionSet& shard) {
+  const std::vector<unsigned char> table = row_table(shard), pairs = pair_table(shard);
+  return crc32c(pairs.data(), pairs.size(), crc32c(table.data(), table.size()));
+}
+
 void write_ratings_shard(const std::filesystem::path& file, const RatingsSet& shard) {
   Header h;
   h.kind = kKindRatings;
@@ -260,6 +296,73 @@ CorpusShardFile read_corpus_shard_file(const std::filesystem::path& file) {
     if (c.words[i] >= out.vocab_size)
       throw InputError(file, 0, "word ids below the header's vocabulary size " + std::to_string(out.vocab_size),
                        "token " + std::to_string(i) + ": " + std::to_string(c.words[i]));
+  return out;
+}
+
+void write_row_shard_file(const std::filesystem::path& file, const RegressionSet& shard) {
+  const std::vector<unsigned char> table = row_table(shard), pairs = pair_table(shard);
+  Header h;
+  h.kind = kKindRows;
+  h.count = shard.samples();
+  h.space[0] = shard.features;
+  h.checksum = crc32c(pairs.data(), pairs.size(), crc32c(table.data(), table.size()));
+  write_shard(file, h, {std::span<const unsigned char>(table), std::span<const unsigned char>(pairs)});
+}
+
+RowShardFile read_row_shard_file(const std::filesystem::path& file) {
+  ShardReader in(file, kKindRows);
+  const Header& h = in.header();
+  const std::string samples = std::to_string(h.count) + " samples";
+  if (h.count > in.records_bytes() / kRowEntrySize)
+    throw InputError(file, 0, "at least " + std::to_string(kHeaderSize + h.count * kRowEntrySize) + " bytes for " + samples,
+                     std::to_string(in.file_size()) + " bytes");
+  std::vector<unsigned char> table(h.count * kRowEntrySize);
+  in.read(table.data(), table.size());
+
+  RowShardFile out;
+  out.checksum = h.checksum;
+  RegressionSet& s = out.set;
+  s.features = h.space[0];
+  s.sample_ids.reserve(h.count);
+  s.y.reserve(h.count);
+  s.row_begin.reserve(h.count + 1);
+  const unsigned char* p = table.data();
+  for (std::uint64_t i = 0; i < h.count; ++i) {
+    s.sample_ids.push_back(get<std::uint64_t>(p));
+    s.row_begin.push_back(s.row_begin.back() + get<std::uint32_t>(p));
+    s.y.push_back(get<double>(p));
+  }
+  // Non-zero counts are below 2^32 each, so their sum cannot wrap for any count that fits the file.
+  const std::uint64_t nnz = s.row_begin.back();
+  const std::uintmax_t pairs_bytes = in.records_bytes() - table.size();
+  if (nnz > pairs_bytes / kPairSize || pairs_bytes != nnz * kPairSize)
+    throw InputError(file, 0,
+                     std::to_string(kHeaderSize + table.size() + nnz * kPairSize) + " bytes for " + samples +
+                         " and " + std::to_string(nnz) + " non-zeros",
+                     std::to_string(in.file_size()) + " bytes");
+  std::vector<unsigned char> pairs(nnz * kPairSize);
+  in.read(pairs.data(), pairs.size());
+  in.check_checksum();
+  s.cols.resize(nnz);
+  s.values.resize(nnz);
+  p = pairs.data();
+  for (std::uint64_t k = 0; k < nnz; ++k) {
+    s.cols[k] = get<std::uint32_t>(p);
+    s.values[k] = get<double>(p);
+  }
+  for (std::uint64_t i = 0; i < h.count; ++i) {
+    if (!std::isfinite(s.y[i]))
+      throw InputError(file, 0, "finite responses", "sample " + std::to_string(s.sample_ids[i]) + ": " + std::to_string(s.y[i]));
+    for (std::uint64_t k = s.row_begin[i]; k < s.row_begin[i + 1]; ++k) {
+      if (s.cols[k] >= s.features || (k > s.row_begin[i] && s.cols[k] <= s.cols[k - 1]))
+        throw InputError(file, 0,
+                         "increasing columns below the header's feature count " + std::to_string(s.features),
+                         "sample " + std::to_string(s.sample_ids[i]) + ": column " + std::to_string(s.cols[k]));
+      if (!std::isfinite(s.values[k]))
+        throw InputError(file, 0, "finite values", "sample " + std::to_string(s.sample_ids[i]) + ": " +
+                                                        std::to_string(s.values[k]));
+    }
+  }
   return out;
 }
 

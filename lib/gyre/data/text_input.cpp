@@ -1,8 +1,10 @@
 // gyre/data/text_input.cpp — reading a whole input file with errors that name it.
 #include "gyre/data/text_input.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -35,6 +37,88 @@ bool parse_decimal(std::string_view token, std::uint64_t& value, std::uint64_t m
   if (token.empty() || token.front() < '0' || token.front() > '9') return false;
   const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
   return ec == std::errc() && end == token.data() + token.size() && value <= max;
+}
+
+bool parse_finite(std::string_view token, double& value) {
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+  return ec == std::errc() && end == token.data() + token.size() && std::isfinite(value);
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::size_t split_blanks(std::string_view line, std::string_view* fields, std::size_t max) {
+  std::size_t n = 0, i = 0;
+  for (;;) {
+    while (i < line.size() && is_blank(line[i])) ++i;
+    if (i == line.size()) return n;
+    if (n == max) return max + 1;
+    const std::size_t start = i;
+    while (i < line.size() && !is_blank(line[i])) ++i;
+    fields[n++] = line.substr(start, i - start);
+  }
+}
+
+std::size_t split_fields(std::string_view line, std::string_view* fields, std::size_t max) {
+  std::size_t n = 0, i = 0;
+  while (i < line.size() && is_blank(line[i])) ++i;
+  while (i < line.size()) {
+    const std::size_t start = i;
+    while (i < line.size() && !is_blank(line[i]) && line[i] != ',') ++i;
+    if (i == start || n == max) return max + 1;
+    fields[n++] = line.substr(start, i - start);
+    while (i < line.size() && is_blank(line[i])) ++i;
+    if (i < line.size() && line[i] == ',') {
+      ++i;
+      while (i < line.size() && is_blank(line[i])) ++i;
+      if (i == line.size()) return max + 1;  // trailing comma: an empty last field
+    }
+  }
+  return n;
+}
+
+std::uint64_t parse_bounded(const std::filesystem::path& file, std::size_t line, std::string_view token,
+                            const std::string& what, std::uint64_t lowest, std::uint64_t highest) {
+  if (!token.empty() && token.front() == '-') throw InputError(file, line, "a non-negative " + what, std::string(token));
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (ec == std::errc::invalid_argument || end != token.data() + token.size())
+    throw InputError(file, line, "an integer " + what, std::string(token));
+  if (ec == std::errc::result_out_of_range || value < lowest || value > highest)
+    throw InputError(file, line, what + " in [" + std::to_string(lowest) + ", " + std::to_string(highest) + "]",
+                     std::string(token));
+  return value;
+}
+
+bool is_matrix_market_banner(std::string_view first_line) {
+  return first_line.starts_with("%%MatrixMarket") || first_line.starts_with("%%matrixmarket");
+}
+
+std::optional<MatrixMarketSize> read_matrix_market_size(const std::filesystem::path& file, std::string_view banner,
+                                                         LineCursor& lines, std::uint64_t max_dim) {
+  std::string_view f[6];
+  const std::size_t n = split_fields(banner, f, 5);
+  if (n != 5 || lower(f[1]) != "matrix" || lower(f[2]) != "coordinate" ||
+      (lower(f[3]) != "real" && lower(f[3]) != "integer") || lower(f[4]) != "general")
+    throw InputError(file, 1, "\"%%MatrixMarket matrix coordinate real|integer general\"", std::string(banner));
+  std::string_view line;
+  while (lines.next(line)) {
+    if (!line.empty() && line.front() == '%') continue;
+    const std::size_t count = split_fields(line, f, 3);
+    if (count == 0) continue;
+    const std::size_t at = lines.number();
+    if (count != 3) throw InputError(file, at, "a size line \"rows columns entries\"", std::string(line));
+    MatrixMarketSize size;
+    size.rows = parse_bounded(file, at, f[0], "row count", 0, max_dim);
+    size.cols = parse_bounded(file, at, f[1], "column count", 0, max_dim);
+    size.entries = parse_bounded(file, at, f[2], "entry count", 0, size.rows * size.cols);
+    size.line = at;
+    return size;
+  }
+  return std::nullopt;
 }
 
 }  // namespace gyre::data

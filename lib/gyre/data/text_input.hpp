@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -48,5 +49,40 @@ inline std::string_view trim_blanks(std::string_view s) {
 // The whole token as a decimal number without sign; false for anything else, including
 // values above `max`.
 bool parse_decimal(std::string_view token, std::uint64_t& value, std::uint64_t max = UINT64_MAX);
+
+// The whole token as a finite double (from_chars syntax: no leading '+'); false otherwise.
+bool parse_finite(std::string_view token, double& value);
+
+// ASCII lowercase copy, for case-insensitive keywords (MatrixMarket banners).
+std::string lower(std::string_view s);
+
+// Splits on runs of blanks; returns the field count, or max + 1 when there are more fields.
+std::size_t split_blanks(std::string_view line, std::string_view* fields, std::size_t max);
+
+// Splits a line into at most `max` fields on runs of blanks or on one comma with optional blanks
+// around it. Returns the field count, or max + 1 when there are more fields or an empty one
+// (",,"), so that every malformed shape reports as "wrong number of fields".
+std::size_t split_fields(std::string_view line, std::string_view* fields, std::size_t max);
+
+// Parses a non-negative integer and checks it against [lowest, highest]; `what` names the field
+// ("user id", "row count") in the InputError thrown at file:line otherwise, which tells a
+// negative, a non-integer and an out-of-range value apart.
+std::uint64_t parse_bounded(const std::filesystem::path& file, std::size_t line, std::string_view token,
+                            const std::string& what, std::uint64_t lowest, std::uint64_t highest);
+
+// The size line of a MatrixMarket coordinate file and where it was.
+struct MatrixMarketSize {
+  std::uint64_t rows = 0, cols = 0, entries = 0;
+  std::size_t line = 0;
+};
+
+bool is_matrix_market_banner(std::string_view first_line);
+
+// Checks the banner (line 1: "%%MatrixMarket matrix coordinate real|integer general") and reads
+// on to the size line "rows columns entries", skipping '%' comments and blank lines; rows and
+// columns are at most max_dim. The readers of ratings and of regression data share it, so both
+// accept exactly the same headers. Returns nothing if the file ends before a size line.
+std::optional<MatrixMarketSize> read_matrix_market_size(const std::filesystem::path& file, std::string_view banner,
+                                                         LineCursor& lines, std::uint64_t max_dim);
 
 }  // namespace gyre::data

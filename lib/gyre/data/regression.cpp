@@ -1,0 +1,415 @@
+// gyre/data/regression.cpp — LibSVM, MatrixMarket(+response) and CSV readers for regression data, format detection, LibSVM writer.
+#include "gyre/data/regression.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+
+#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/input_error.hpp"
+#include "gyre/data/manifest.hpp"
+#include "gyre/data/ratings.hpp"
+#include "gyre/data/regression_partition.hpp"
+#include "gyre/data/text_input.hpp"
+
+namespace gyre::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Feature ids index dense per-feature arrays (β, column norms), bounded as ratings ids are.
+constexpr std::uint64_t kMaxFeatures = kMaxId + 1;
+
+std::string_view strip_comment(std::string_view line) {
+  if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+  return line;
+}
+
+[[noreturn]] void empty_set_error(const fs::path& file) { throw InputError(file, 0, "at least one sample", "no samples"); }
+
+// The response file beside a MatrixMarket matrix: one number per line, one line per matrix row.
+std::vector<double> read_response(const fs::path& file, const fs::path& matrix, std::uint64_t rows) {
+  const std::string text = slurp(file);
+  LineCursor lines(text);
+  std::string_view line;
+  std::vector<double> y;
+  y.reserve(rows);
+  const std::string per_row = std::to_string(rows) + " values, one per row of " + matrix.string();
+  while (lines.next(line)) {
+    line = trim_blanks(strip_comment(line));
+    if (line.empty()) continue;
+    if (y.size() == rows) throw InputError(file, lines.number(), per_row + ", no more", std::string(line));
+    double v = 0;
+    if (!parse_finite(line, v))
+      throw InputError(file, lines.number(), "a finite number as the response (one per line)", std::string(line));
+    y.push_back(v);
+  }
+  if (y.empty()) throw InputError(file, 0, per_row, "an empty response");
+  if (y.size() != rows) throw InputError(file, 0, per_row, std::to_string(y.size()) + " values");
+  return y;
+}
+
+struct Entry {
+  std::uint32_t row, col;
+  double value;
+  std::size_t line;
+};
+
+// Entries of a MatrixMarket coordinate file, checked against its size line, in input order.
+std::vector<Entry> read_matrix_market_entries(const fs::path& file, MatrixMarketSize& size) {
+  const std::string text = slurp(file);
+  LineCursor lines(text);
+  std::string_view line, f[4];
+  if (!lines.next(line))
+    throw InputError(file, 0, "a MatrixMarket matrix (\"%%MatrixMarket matrix coordinate ...\")", "an empty file");
+  if (!is_matrix_market_banner(line))
+    throw InputError(file, 1, "\"%%MatrixMarket matrix coordinate real|integer general\"", std::string(line));
+  const auto found = read_matrix_market_size(file, line, lines, kMaxFeatures);
+  if (!found) throw InputError(file, 0, "a MatrixMarket size line \"rows columns entries\"", "none");
+  size = *found;
+  std::vector<Entry> entries;
+  entries.reserve(size.entries);
+  while (lines.next(line)) {
+    const std::size_t at = lines.number();
+    if (!line.empty() && line.front() == '%') continue;
+    const std::size_t count = split_fields(line, f, 3);
+    if (count == 0) continue;
+    if (count != 3) throw InputError(file, at, "3 fields \"row column value\"", std::string(line));
+    if (entries.size() == size.entries)
+      throw InputError(file, at,
+                       std::to_string(size.entries) + " entries as declared on line " + std::to_string(size.line) +
+                           ", no more",
+                       std::string(line));
+    const auto row = parse_bounded(file, at, f[0], "row (1-based)", 1, size.rows);
+    const auto col = parse_bounded(file, at, f[1], "column (1-based)", 1, size.cols);
+    double value = 0;
+    if (!parse_finite(f[2], value)) throw InputError(file, at, "a finite number as the value", std::string(f[2]));
+    entries.push_back({static_cast<std::uint32_t>(row - 1), static_cast<std::uint32_t>(col - 1), value, at});
+  }
+  if (entries.size() != size.entries)
+    throw InputError(file, size.line, std::to_string(size.entries) + " entries as declared on this size line",
+                     std::to_string(entries.size()) + " entries");
+  if (size.rows == 0) empty_set_error(file);
+  if (size.rows > std::numeric_limits<std::uint32_t>::max())
+    throw InputError(file, size.line, "at most 2^32 - 1 rows", std::to_string(size.rows));
+  // By row then column; a stable sort keeps a repeated entry after its first occurrence.
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.row != b.row ? a.row < b.row : a.col < b.col; });
+  for (std::size_t k = 1; k < entries.size(); ++k)
+    if (entries[k].row == entries[k - 1].row && entries[k].col == entries[k - 1].col)
+      throw InputError(file, entries[k].line,
+                       "each entry once (row " + std::to_string(entries[k].row + 1) + ", column " +
+                           std::to_string(entries[k].col + 1) + " is also on line " +
+                           std::to_string(entries[k - 1].line) + ")",
+                       "a repeated entry");
+  return entries;
+}
+
+// X from sorted entries; `skip` (a 0-based column, or none) is left out and later columns shift down.
+RegressionSet rows_from_entries(const std::vector<Entry>& entries, std::uint64_t rows, std::uint64_t cols,
+                                std::uint64_t skip = UINT64_MAX) {
+  RegressionSet set;
+  set.features = static_cast<std::uint32_t>(skip < cols ? cols - 1 : cols);
+  set.y.assign(rows, 0.0);
+  set.sample_ids.resize(rows);
+  set.row_begin.assign(rows + 1, 0);
+  set.cols.reserve(entries.size());
+  set.values.reserve(entries.size());
+  for (std::uint64_t i = 0; i < rows; ++i) set.sample_ids[i] = i;
+  for (const Entry& e : entries) {
+    if (e.col == skip) {
+      set.y[e.row] = e.value;
+      continue;
+    }
+    if (e.value == 0) continue;
+    set.cols.push_back(e.col > skip ? e.col - 1 : e.col);
+    set.values.push_back(e.value);
+    ++set.row_begin[e.row + 1];
+  }
+  for (std::uint64_t i = 0; i < rows; ++i) set.row_begin[i + 1] += set.row_begin[i];
+  return set;
+}
+
+// CSV fields split on every comma (no quoting), blanks and one pair of double quotes around a
+// field stripped.
+void split_csv(std::string_view line, std::vector<std::string_view>& fields) {
+  fields.clear();
+  for (;;) {
+    const std::size_t comma = line.find(',');
+    std::string_view field = trim_blanks(line.substr(0, comma));
+    if (field.size() >= 2 && field.front() == '"' && field.back() == '"') field = field.substr(1, field.size() - 2);
+    fields.push_back(field);
+    if (comma == std::string_view::npos) return;
+    line.remove_prefix(comma + 1);
+  }
+}
+
+template <typename T>
+void append_number(std::string& buffer, T value) {
+  char field[32];
+  const auto [end, ec] = std::to_chars(field, field + sizeof field, value);  // shortest round-trip form
+  buffer.append(field, end);
+}
+
+}  // namespace
+
+void RegressionSet::add_row(std::uint64_t sample_id, double response, std::span<const std::uint32_t> row_cols,
+                            std::span<const double> row_values) {
+  cols.insert(cols.end(), row_cols.begin(), row_cols.end());
+  values.insert(values.end(), row_values.begin(), row_values.end());
+  row_begin.push_back(cols.size());
+  y.push_back(response);
+  sample_ids.push_back(sample_id);
+}
+
+ColumnMatrix to_columns(const RegressionSet& set) {
+  if (set.samples() > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("to_columns: more than 2^32 - 1 samples");
+  ColumnMatrix m;
+  m.samples = set.samples();
+  m.col_begin.assign(std::size_t{set.features} + 1, 0);
+  for (const std::uint32_t c : set.cols) ++m.col_begin[c + 1];
+  for (std::uint32_t j = 0; j < set.features; ++j) m.col_begin[j + 1] += m.col_begin[j];
+  m.rows.resize(set.nnz());
+  m.values.resize(set.nnz());
+  std::vector<std::uint64_t> next(m.col_begin.begin(), m.col_begin.end() - 1);
+  // Rows are visited in order, so each column's rows come out increasing.
+  for (std::uint64_t i = 0; i < set.samples(); ++i)
+    for (std::uint64_t k = set.row_begin[i]; k < set.row_begin[i + 1]; ++k) {
+      const std::uint64_t at = next[set.cols[k]]++;
+      m.rows[at] = static_cast<std::uint32_t>(i);
+      m.values[at] = set.values[k];
+    }
+  return m;
+}
+
+RegressionSet read_libsvm(const fs::path& file) {
+  const std::string text = slurp(file);
+  RegressionSet set;
+  // One pair per ':' at most and one sample per line at most: cheap upper bounds to reserve.
+  const auto pairs = static_cast<std::size_t>(std::count(text.begin(), text.end(), ':'));
+  set.cols.reserve(pairs);
+  set.values.reserve(pairs);
+  std::uint64_t max_index = 0;
+  LineCursor lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::size_t at = lines.number();
+    line = strip_comment(line);
+    std::size_t i = 0;
+    bool have_label = false;
+    std::uint64_t previous = 0;
+    double label = 0;
+    while (i < line.size()) {
+      while (i < line.size() && is_blank(line[i])) ++i;
+      if (i == line.size()) break;
+      const std::size_t start = i;
+      while (i < line.size() && !is_blank(line[i])) ++i;
+      const std::string_view token = line.substr(start, i - start);
+      if (!have_label) {
+        if (!parse_finite(token, label))
+          throw InputError(file, at, "a finite number as the label (\"label index:value ...\")", std::string(token));
+        have_label = true;
+        continue;
+      }
+      if (token.starts_with("qid:")) continue;  // ranking groups mean nothing to a regression
+      const std::size_t colon = token.find(':');
+      if (colon == std::string_view::npos)
+        throw InputError(file, at, "a feature \"index:value\"", std::string(token));
+      const std::string_view index_text = token.substr(0, colon), value_text = token.substr(colon + 1);
+      std::uint64_t index = 0;
+      if (parse_decimal(index_text, index) && index == 0)
+        throw InputError(file, at, "a 1-based feature index (LibSVM indices start at 1, 0 is not one)",
+                         std::string(token));
+      index = parse_bounded(file, at, index_text, "feature index (1-based)", 1, kMaxFeatures);
+      if (index <= previous)
+        throw InputError(file, at,
+                         "feature indices increasing within a line (after " + std::to_string(previous) + ")",
+                         std::string(token));
+      previous = index;
+      double value = 0;
+      if (!parse_finite(value_text, value))
+        throw InputError(file, at, "a finite number as the value of feature " + std::to_string(index),
+                         std::string(token));
+      max_index = std::max(max_index, index);
+      if (value == 0) continue;
+      set.cols.push_back(static_cast<std::uint32_t>(index - 1));
+      set.values.push_back(value);
+    }
+    if (!have_label) continue;  // blank or comment-only line
+    set.row_begin.push_back(set.cols.size());
+    set.sample_ids.push_back(set.y.size());
+    set.y.push_back(label);
+  }
+  if (set.y.empty()) empty_set_error(file);
+  set.features = static_cast<std::uint32_t>(max_index);
+  return set;
+}
+
+RegressionSet read_matrix_market_regression(const fs::path& matrix, const fs::path& response) {
+  MatrixMarketSize size;
+  const std::vector<Entry> entries = read_matrix_market_entries(matrix, size);
+  std::vector<double> y = read_response(response, matrix, size.rows);
+  RegressionSet set = rows_from_entries(entries, size.rows, size.cols);
+  set.y = std::move(y);
+  return set;
+}
+
+RegressionSet read_matrix_market_regression(const fs::path& matrix, std::uint32_t response_column) {
+  MatrixMarketSize size;
+  const std::vector<Entry> entries = read_matrix_market_entries(matrix, size);
+  if (response_column < 1 || response_column > size.cols)
+    throw InputError(matrix, size.line,
+                     "a response column in [1, " + std::to_string(size.cols) + "] (the matrix's columns)",
+                     std::to_string(response_column));
+  return rows_from_entries(entries, size.rows, size.cols, response_column - 1);
+}
+
+RegressionSet read_csv_regression(const fs::path& file, const std::string& response_column) {
+  const std::string text = slurp(file);
+  LineCursor lines(text);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  std::size_t header_line = 0;
+  while (lines.next(line))
+    if (!trim_blanks(line).empty()) {
+      header_line = lines.number();
+      break;
+    }
+  if (header_line == 0) throw InputError(file, 0, "a CSV header row of column names", "an empty file");
+  split_csv(line, fields);
+  const std::vector<std::string> names(fields.begin(), fields.end());
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (names[c].empty())
+      throw InputError(file, header_line, "a name for every column in the header", "column " + std::to_string(c + 1) + " unnamed");
+  if (names.size() < 2)
+    throw InputError(file, header_line, "a header with the response and at least one feature column",
+                     std::string(line));
+  if (names.size() - 1 > kMaxFeatures)
+    throw InputError(file, header_line, "at most " + std::to_string(kMaxFeatures) + " feature columns",
+                     std::to_string(names.size() - 1));
+
+  std::size_t response = names.size() - 1;
+  if (!response_column.empty()) {
+    const auto named = std::find(names.begin(), names.end(), response_column);
+    std::uint64_t number = 0;
+    if (named != names.end())
+      response = static_cast<std::size_t>(named - names.begin());
+    else if (parse_decimal(response_column, number) && number >= 1 && number <= names.size())
+      response = static_cast<std::size_t>(number - 1);
+    else
+      throw InputError(file, header_line,
+                       "a column named \"" + response_column + "\" or a column number in [1, " +
+                           std::to_string(names.size()) + "] for the response",
+                       std::string(line));
+  }
+
+  RegressionSet set;
+  set.features = static_cast<std::uint32_t>(names.size() - 1);
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (c != response) set.feature_names.push_back(names[c]);
+  const std::string shape = std::to_string(names.size()) + " fields as in the header (line " +
+                            std::to_string(header_line) + ")";
+  while (lines.next(line)) {
+    const std::size_t at = lines.number();
+    if (trim_blanks(line).empty()) continue;
+    split_csv(line, fields);
+    if (fields.size() != names.size())
+      throw InputError(file, at, shape, std::to_string(fields.size()) + " fields");
+    double y = 0;
+    for (std::size_t c = 0; c < fields.size(); ++c) {
+      double v = 0;
+      if (!parse_finite(fields[c], v))
+        throw InputError(file, at, "a finite number in column \"" + names[c] + "\"", std::string(fields[c]));
+      if (c == response) {
+        y = v;
+      } else if (v != 0) {
+        set.cols.push_back(static_cast<std::uint32_t>(c < response ? c : c - 1));
+        set.values.push_back(v);
+      }
+    }
+    set.row_begin.push_back(set.cols.size());
+    set.sample_ids.push_back(set.y.size());
+    set.y.push_back(y);
+  }
+  if (set.y.empty()) empty_set_error(file);
+  return set;
+}
+
+RegressionSet load_regression(const fs::path& path, const RegressionOptions& options) {
+  std::error_code ec;
+  const bool is_dir = fs::is_directory(path, ec);
+  const std::string ext = lower(path.extension().string());
+  RegressionFormat format = options.format;
+  if (format == RegressionFormat::automatic && !is_dir)
+    format = ext == ".csv" ? RegressionFormat::csv
+             : ext == ".mtx" ? RegressionFormat::matrix_market
+                             : RegressionFormat::libsvm;
+  if (format == RegressionFormat::libsvm && (!options.response.empty() || !options.response_column.empty()))
+    throw std::invalid_argument("a response file or column applies to MatrixMarket and CSV input, not to LibSVM");
+  if (format == RegressionFormat::csv && !options.response.empty())
+    throw std::invalid_argument("a response file applies to MatrixMarket input, not to CSV (use a response column)");
+  if (format == RegressionFormat::matrix_market && !options.response.empty() && !options.response_column.empty())
+    throw std::invalid_argument("give either a response file or a response column, not both");
+
+  if (is_dir) {
+    if (format == RegressionFormat::automatic && fs::exists(path / kManifestName, ec))
+      return merge_row_shards(read_row_partition(path));
+    // What gyre-gen regression writes: DIR/data.libsvm (+ beta.tsv).
+    if ((format == RegressionFormat::automatic || format == RegressionFormat::libsvm) &&
+        fs::exists(path / "data.libsvm", ec))
+      return read_libsvm(path / "data.libsvm");
+    throw InputError(path, 0,
+                     format == RegressionFormat::automatic
+                         ? "a row partition (manifest.json) or data.libsvm in this directory"
+                         : "a file",
+                     format == RegressionFormat::automatic ? "neither manifest.json nor data.libsvm" : "a directory");
+  }
+  switch (format) {
+    case RegressionFormat::csv:
+      return read_csv_regression(path, options.response_column);
+    case RegressionFormat::matrix_market: {
+      if (!options.response_column.empty()) {
+        std::uint64_t column = 0;
+        if (!parse_decimal(options.response_column, column, UINT32_MAX) || column == 0)
+          throw std::invalid_argument("a MatrixMarket response column is a 1-based column number, not \"" +
+                                      options.response_column + "\"");
+        return read_matrix_market_regression(path, static_cast<std::uint32_t>(column));
+      }
+      fs::path response = options.response;
+      if (response.empty()) response = path.parent_path() / (path.stem().string() + ".response");
+      return read_matrix_market_regression(path, response);
+    }
+    default:
+      return read_libsvm(path);
+  }
+}
+
+void write_libsvm(const fs::path& file, const RegressionSet& set) {
+  AtomicFile out(file, std::ios::binary);
+  // Formatting into one large buffer keeps millions of lines to a few hundred write calls.
+  constexpr std::size_t kFlushAt = std::size_t{1} << 20;
+  std::string buffer;
+  buffer.reserve(kFlushAt + 64);
+  for (std::uint64_t i = 0; i < set.samples(); ++i) {
+    append_number(buffer, set.y[i]);
+    for (std::uint64_t k = set.row_begin[i]; k < set.row_begin[i + 1]; ++k) {
+      buffer.push_back(' ');
+      append_number(buffer, std::uint64_t{set.cols[k]} + 1);
+      buffer.push_back(':');
+      append_number(buffer, set.values[k]);
+      if (buffer.size() >= kFlushAt) {
+        out.stream().write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        buffer.clear();
+      }
+    }
+    buffer.push_back('\n');
+  }
+  out.stream().write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+  out.commit();
+}
+
+}  // namespace gyre::data

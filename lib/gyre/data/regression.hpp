@@ -1,0 +1,103 @@
+// gyre/data/regression.hpp — a sparse regression data set (X by rows, y) in memory, its column copy, readers and writer.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gyre::data {
+
+// n samples × m features, X stored by row (CSR): row i is cols/values[row_begin[i] ..
+// row_begin[i+1]), columns strictly increasing, no explicit zeros (readers drop them).
+// Values are doubles, not floats: readers must give back exactly what the text said (LibSVM
+// files written by other tools carry 17 digits), and Lasso's coordinate descent updates a
+// residual in place over thousands of sweeps, where float rounding would stall the duality gap
+// above the tolerances people ask for. At 12 bytes per non-zero, 5M non-zeros are 60 MB.
+struct RegressionSet {
+  std::vector<std::uint64_t> row_begin{0};    // size samples()+1
+  std::vector<std::uint32_t> cols;            // < features
+  std::vector<double> values;                 // same size as cols
+  std::vector<double> y;                      // the response, one per sample
+  std::uint32_t features = 0;                 // m, the column id space
+  std::vector<std::string> feature_names;     // empty, or one per feature (CSV header)
+  std::vector<std::uint64_t> sample_ids;      // per sample: its 0-based index in the whole input
+                                              // (input order), which shards keep
+
+  std::uint64_t samples() const noexcept { return y.size(); }
+  std::uint64_t nnz() const noexcept { return cols.size(); }
+  std::span<const std::uint32_t> row_cols(std::uint64_t i) const {
+    return {cols.data() + row_begin[i], cols.data() + row_begin[i + 1]};
+  }
+  std::span<const double> row_values(std::uint64_t i) const {
+    return {values.data() + row_begin[i], values.data() + row_begin[i + 1]};
+  }
+  // Appends a sample; `row_cols` must be strictly increasing and < features.
+  void add_row(std::uint64_t sample_id, double response, std::span<const std::uint32_t> row_cols,
+               std::span<const double> row_values);
+};
+
+// X by column (CSC), for coordinate descent, which walks one feature's non-zeros at a time:
+// column j is rows/values[col_begin[j] .. col_begin[j+1]), rows increasing; rows index the
+// samples of the set it was built from (0..samples()-1), not sample ids.
+struct ColumnMatrix {
+  std::vector<std::uint64_t> col_begin{0};  // size features+1
+  std::vector<std::uint32_t> rows;
+  std::vector<double> values;
+  std::uint64_t samples = 0;
+
+  std::uint32_t features() const noexcept { return static_cast<std::uint32_t>(col_begin.size() - 1); }
+};
+
+// A counting sort, O(nnz + features); throws std::invalid_argument past 2^32 - 1 samples.
+ColumnMatrix to_columns(const RegressionSet& set);
+
+// Every reader throws gyre::InputError naming file, line and what was expected; an input with
+// no samples is an error. Samples get their 0-based input order as sample id.
+
+// LibSVM / SVMlight: one sample per line, "label idx:val idx:val ...", blank-separated; feature
+// indices are 1-based as the format says (index 0 is an error), strictly increasing within a
+// line; '#' starts a comment; "qid:N" tokens are ignored; blank lines are skipped. features =
+// the largest index seen.
+RegressionSet read_libsvm(const std::filesystem::path& file);
+
+// MatrixMarket "coordinate real|integer general" (1-based, any order; a repeated entry is an
+// error) for X, and the response in a separate file: one finite number per line (blank lines
+// and '#' comments skipped), as many as the matrix has rows.
+RegressionSet read_matrix_market_regression(const std::filesystem::path& matrix,
+                                            const std::filesystem::path& response);
+// The same with y taken from column `response_column` (1-based) of the matrix, which is then
+// dropped from X (the columns after it shift down by one).
+RegressionSet read_matrix_market_regression(const std::filesystem::path& matrix, std::uint32_t response_column);
+
+// Dense CSV with a header row of column names (surrounding blanks and one pair of double quotes
+// are stripped; quoted commas are not supported). The response is the column named
+// `response_column`, or if no column has that name and it is a number J, the J-th column
+// (1-based); empty: the last column. The other columns become the features, named by the
+// header. Every row must have as many fields as the header; values are finite numbers, zeros
+// are stored sparsely; blank lines are skipped.
+RegressionSet read_csv_regression(const std::filesystem::path& file, const std::string& response_column = {});
+
+enum class RegressionFormat { automatic, libsvm, matrix_market, csv };
+
+struct RegressionOptions {
+  RegressionFormat format = RegressionFormat::automatic;
+  std::filesystem::path response;  // MatrixMarket: the response file (default: STEM.response beside it)
+  std::string response_column;     // MatrixMarket: a 1-based column number; CSV: a name or number
+};
+
+// The one entry point apps use. Automatic detection, in order:
+//  - a directory with manifest.json of kind "rows": a row partition, shards merged back by sample id;
+//  - a file ending in .csv: CSV;
+//  - a file ending in .mtx: MatrixMarket, y from options.response_column, else from
+//    options.response, else from STEM.response beside the matrix;
+//  - any other file: LibSVM.
+// Options that do not apply to the chosen format throw std::invalid_argument.
+RegressionSet load_regression(const std::filesystem::path& path, const RegressionOptions& options = {});
+
+// LibSVM lines "label idx:val ..." (1-based indices, shortest round-trip numbers), written
+// atomically; sample ids and feature names are not kept.
+void write_libsvm(const std::filesystem::path& file, const RegressionSet& set);
+
+}  // namespace gyre::data

@@ -1,0 +1,166 @@
+// gyre/data/regression_partition.cpp — nnz-balanced row shards, and the row partition directory written and checked.
+#include "gyre/data/regression_partition.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "gyre/base/input_error.hpp"
+#include "gyre/data/corpus_io.hpp"
+#include "gyre/data/manifest.hpp"
+#include "gyre/data/shard_file.hpp"
+#include "gyre/model/row_blocks.hpp"
+
+namespace gyre::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kFeatureNamesName = "feature_names.txt";
+constexpr const char* kListed = " as listed in manifest.json";
+
+RegressionSet read_listed_shard(const fs::path& dir, const Manifest& m, const ShardEntry& entry) {
+  const fs::path file = listed_shard(dir, entry);
+  RowShardFile shard = read_row_shard_file(file);
+  check_listed(file, entry, {entry.file, shard.set.samples(), shard.set.nnz(), shard.checksum}, "samples",
+               "non-zeros");
+  if (shard.set.features != m.features)
+    throw InputError(file, 0, std::to_string(m.features) + " features" + kListed, std::to_string(shard.set.features));
+  return std::move(shard.set);
+}
+
+// The names, or none when the partition has no feature_names.txt.
+std::vector<std::string> read_listed_names(const fs::path& dir, const Manifest& m) {
+  const fs::path file = dir / kFeatureNamesName;
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return {};
+  std::vector<std::string> names = read_names(file, "a feature name");
+  if (names.size() != m.features)
+    throw InputError(file, 0, std::to_string(m.features) + " names, one per feature," + kListed,
+                     std::to_string(names.size()) + " names");
+  return names;
+}
+
+}  // namespace
+
+std::vector<RegressionSet> shard_rows(const RegressionSet& set, std::uint32_t parts) {
+  if (parts == 0) throw std::invalid_argument("shard_rows: parts must be at least 1");
+  if (set.samples() > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("shard_rows: more than 2^32 - 1 samples");
+  // Rows are balanced by their non-zeros: the same LPT dealing as corpus documents and word blocks.
+  std::vector<std::uint64_t> nnz(set.samples());
+  for (std::uint64_t i = 0; i < set.samples(); ++i) nnz[i] = set.row_begin[i + 1] - set.row_begin[i];
+  const model::RowBlocks deal = model::RowBlocks::balance(nnz, parts);
+
+  std::vector<RegressionSet> shards(parts);
+  for (std::uint32_t p = 0; p < parts; ++p) {
+    RegressionSet& s = shards[p];
+    s.features = set.features;
+    s.feature_names = set.feature_names;
+    std::uint64_t shard_nnz = 0;
+    for (const std::uint32_t i : deal.rows[p]) shard_nnz += nnz[i];
+    s.cols.reserve(shard_nnz);
+    s.values.reserve(shard_nnz);
+    s.row_begin.reserve(deal.rows[p].size() + 1);
+    s.y.reserve(deal.rows[p].size());
+    s.sample_ids.reserve(deal.rows[p].size());
+    // rows[p] lists the samples by index, which is input order.
+    for (const std::uint32_t i : deal.rows[p]) s.add_row(set.sample_ids[i], set.y[i], set.row_cols(i), set.row_values(i));
+  }
+  return shards;
+}
+
+double nnz_balance(std::span<const RegressionSet> shards) {
+  std::uint64_t total = 0, largest = 0;
+  for (const RegressionSet& s : shards) {
+    total += s.nnz();
+    largest = std::max(largest, s.nnz());
+  }
+  if (total == 0) return 1.0;
+  return static_cast<double>(largest) / (static_cast<double>(total) / static_cast<double>(shards.size()));
+}
+
+RegressionSet merge_row_shards(std::span<const RegressionSet> shards) {
+  RegressionSet merged;
+  if (shards.empty()) return merged;
+  merged.features = shards.front().features;
+  merged.feature_names = shards.front().feature_names;
+  struct Source {
+    std::uint64_t sample_id;
+    std::uint32_t shard;
+    std::uint64_t row;
+  };
+  std::vector<Source> order;
+  std::uint64_t nnz = 0;
+  for (std::uint32_t s = 0; s < shards.size(); ++s) {
+    if (shards[s].features != merged.features)
+      throw std::invalid_argument("merge_row_shards: shards disagree on the features");
+    for (std::uint64_t i = 0; i < shards[s].samples(); ++i) order.push_back({shards[s].sample_ids[i], s, i});
+    nnz += shards[s].nnz();
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Source& a, const Source& b) { return a.sample_id < b.sample_id; });
+  merged.cols.reserve(nnz);
+  merged.values.reserve(nnz);
+  merged.row_begin.reserve(order.size() + 1);
+  merged.y.reserve(order.size());
+  merged.sample_ids.reserve(order.size());
+  for (const Source& src : order) {
+    const RegressionSet& s = shards[src.shard];
+    merged.add_row(src.sample_id, s.y[src.row], s.row_cols(src.row), s.row_values(src.row));
+  }
+  return merged;
+}
+
+void write_row_partition(const fs::path& dir, std::span<const RegressionSet> shards) {
+  if (shards.empty()) throw std::invalid_argument("write_row_partition: no shards");
+  for (const RegressionSet& s : shards)
+    if (s.features != shards.front().features || s.feature_names != shards.front().feature_names)
+      throw std::invalid_argument("write_row_partition: shards disagree on the features");
+  begin_partition_write(dir);
+
+  Manifest m;
+  m.kind = "rows";
+  m.features = shards.front().features;
+  m.balance = nnz_balance(shards);
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    ShardEntry e;
+    e.file = shard_file_name(i);
+    write_row_shard_file(dir / e.file, shards[i]);
+    e.records = shards[i].samples();
+    e.tokens = shards[i].nnz();
+    e.checksum = records_checksum(shards[i]);
+    m.records += e.records;
+    m.tokens += e.tokens;
+    m.shards.push_back(std::move(e));
+  }
+  // A stale name list of an older partition would otherwise be taken for this one's.
+  std::filesystem::remove(dir / kFeatureNamesName);
+  if (!shards.front().feature_names.empty()) write_vocab(dir / kFeatureNamesName, shards.front().feature_names);
+  write_manifest(dir, m);
+}
+
+RegressionSet read_row_shard(const fs::path& dir, std::uint32_t part) {
+  const Manifest m = read_manifest(dir, "rows");
+  if (part >= m.shards.size())
+    throw InputError(dir / kManifestName, 0, "a part in [0, " + std::to_string(m.shards.size()) + ")",
+                     std::to_string(part));
+  RegressionSet shard = read_listed_shard(dir, m, m.shards[part]);
+  shard.feature_names = read_listed_names(dir, m);
+  return shard;
+}
+
+std::vector<RegressionSet> read_row_partition(const fs::path& dir) {
+  const Manifest m = read_manifest(dir, "rows");
+  const std::vector<std::string> names = read_listed_names(dir, m);
+  std::vector<RegressionSet> shards;
+  shards.reserve(m.shards.size());
+  for (const ShardEntry& e : m.shards) {
+    shards.push_back(read_listed_shard(dir, m, e));
+    shards.back().feature_names = names;
+  }
+  return shards;
+}
+
+}  // namespace gyre::data
