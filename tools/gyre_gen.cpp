@@ -1,4 +1,4 @@
-// tools/gyre_gen.cpp — gyre-gen: writes synthetic data sets with a known answer (planted ratings, planted LDA corpus).
+// tools/gyre_gen.cpp — gyre-gen: writes synthetic data sets with a known answer (planted ratings, LDA corpus, sparse regression).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -9,6 +9,7 @@
 
 #include "gyre/data/planted_corpus.hpp"
 #include "gyre/data/planted_ratings.hpp"
+#include "gyre/data/planted_regression.hpp"
 #include "gyre/data/ratings.hpp"
 #include "output_guard.hpp"
 #include "subcommand_main.hpp"
@@ -114,8 +115,60 @@ class CorpusCommand {
   fs::path out_;
 };
 
+class RegressionCommand {
+ public:
+  explicit RegressionCommand(CLI::App& app) {
+    sub_ = app.add_subcommand("regression", "Sparse y = X.beta + noise with group-correlated features and a sparse beta");
+    sub_->add_option("--samples", o_.samples, "Number of samples (rows)")
+        ->required()
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{UINT32_MAX}));
+    sub_->add_option("--features", o_.features, "Number of features (columns)")
+        ->required()
+        ->check(CLI::Range(std::uint32_t{1}, static_cast<std::uint32_t>(gyre::data::kMaxId + 1)));
+    sub_->add_option("--nnz-per-row", o_.nnz_per_row, "Non-zeros per row (>= --features: dense)")
+        ->required()
+        ->check(CLI::PositiveNumber);
+    sub_->add_option("--support", o_.support, "Non-zeros of the true beta")->required();
+    sub_->add_option("--correlation", o_.correlation, "C: x = C.group factor + sqrt(1-C^2).own noise")
+        ->required()
+        ->check(CLI::Range(0.0, 1.0));
+    sub_->add_option("--group-size", o_.group_size, "Consecutive features sharing a group factor")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub_->add_option("--noise", o_.noise, "Standard deviation of the Gaussian noise on y")
+        ->required()
+        ->check(CLI::NonNegativeNumber);
+    sub_->add_option("--seed", o_.seed, "Random seed (same seed, same files)")->required();
+    sub_->add_option("--out", out_, "Output directory: data.libsvm, beta.tsv")->required();
+    sub_->final_callback([this] {
+      if (o_.support > o_.features) throw CLI::ValidationError("--support", "exceeds --features");
+    });
+  }
+
+  bool selected() const { return sub_->parsed(); }
+
+  void run() const {
+    const gyre::data::PlantedRegression data = gyre::data::generate_planted_regression(o_);
+    gyre::tools::OutputGuard outputs;
+    outputs.directory(out_);
+    for (const char* name : {"data.libsvm", "beta.tsv"}) outputs.file(out_ / name);
+    gyre::data::write_planted_regression(out_, data);
+    outputs.commit();
+    std::printf("gyre-gen: wrote %llu samples, %u features, %llu non-zeros (support %u, correlation %g, "
+                "group size %u, noise %g, seed %llu) to %s\n",
+                static_cast<unsigned long long>(data.set.samples()), o_.features,
+                static_cast<unsigned long long>(data.set.nnz()), o_.support, o_.correlation, o_.group_size, o_.noise,
+                static_cast<unsigned long long>(o_.seed), out_.c_str());
+  }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  gyre::data::PlantedRegressionOptions o_;
+  fs::path out_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return gyre::tools::subcommand_main<RatingsCommand, CorpusCommand>("gyre-gen", "gyre-gen: synthetic data sets whose generating model is known", argc, argv);
+  return gyre::tools::subcommand_main<RatingsCommand, CorpusCommand, RegressionCommand>("gyre-gen", "gyre-gen: synthetic data sets whose generating model is known", argc, argv);
 }

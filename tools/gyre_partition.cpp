@@ -1,4 +1,4 @@
-// tools/gyre_partition.cpp — gyre-partition: cuts a data set (ratings or corpus) into balanced shard files + manifest.
+// tools/gyre_partition.cpp — gyre-partition: cuts a data set (ratings, corpus or regression rows) into balanced shard files + manifest.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -12,6 +12,8 @@
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings.hpp"
+#include "gyre/data/regression.hpp"
+#include "gyre/data/regression_partition.hpp"
 #include "gyre/model/row_blocks.hpp"
 #include "output_guard.hpp"
 #include "subcommand_main.hpp"
@@ -149,9 +151,61 @@ class CorpusCommand {
   gyre::data::CorpusOptions options_;
 };
 
+class RowsCommand {
+ public:
+  explicit RowsCommand(CLI::App& app) {
+    sub_ = app.add_subcommand("rows", "Shard regression data by sample (row), balanced by non-zeros");
+    sub_->add_option("--input", input_,
+                     "Regression data: LibSVM, MatrixMarket (.mtx, with a response), CSV (.csv) or a rows "
+                     "partition directory")
+        ->required();
+    sub_->add_option("--parts", parts_, "Number of shards")->required()->check(CLI::Range(1u, 1u << 16));
+    sub_->add_option("--out", out_, "Output directory: part-NNNNN.shard, feature_names.txt (CSV), manifest.json")
+        ->required();
+    const std::map<std::string, gyre::data::RegressionFormat> formats{
+        {"auto", gyre::data::RegressionFormat::automatic},
+        {"libsvm", gyre::data::RegressionFormat::libsvm},
+        {"mtx", gyre::data::RegressionFormat::matrix_market},
+        {"csv", gyre::data::RegressionFormat::csv}};
+    sub_->add_option("--format", options_.format, "Input format: auto, libsvm, mtx or csv")
+        ->transform(CLI::CheckedTransformer(formats))
+        ->default_str("auto");
+    sub_->add_option("--response", options_.response,
+                     "MatrixMarket: the response file, one value per line (default: STEM.response beside it)");
+    sub_->add_option("--response-column", options_.response_column,
+                     "CSV: the response column's name or 1-based number (default: the last); MatrixMarket: a "
+                     "1-based column of the matrix taken as y and dropped from X");
+  }
+
+  bool selected() const { return sub_->parsed(); }
+
+  void run() const {
+    // Reading comes first: bad input must fail before anything is created.
+    const gyre::data::RegressionSet set = gyre::data::load_regression(input_, options_);
+    const std::vector<gyre::data::RegressionSet> shards = gyre::data::shard_rows(set, parts_);
+    gyre::tools::OutputGuard guard;
+    guard_partition(guard, out_, shards.size(), {"feature_names.txt"});
+    gyre::data::write_row_partition(out_, shards);
+    guard.commit();
+
+    std::printf("gyre-partition: %llu samples, %u features, %llu non-zeros into %u parts in %s\n",
+                static_cast<unsigned long long>(set.samples()), set.features,
+                static_cast<unsigned long long>(set.nnz()), parts_, out_.c_str());
+    std::vector<std::uint64_t> sizes;
+    for (const auto& s : shards) sizes.push_back(s.nnz());
+    print_parts("non-zeros", sizes, gyre::data::nnz_balance(shards));
+  }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  fs::path input_, out_;
+  std::uint32_t parts_ = 1;
+  gyre::data::RegressionOptions options_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return gyre::tools::subcommand_main<RatingsCommand, CorpusCommand>(
+  return gyre::tools::subcommand_main<RatingsCommand, CorpusCommand, RowsCommand>(
       "gyre-partition", "gyre-partition: shard a data file for gyre workers", argc, argv);
 }
