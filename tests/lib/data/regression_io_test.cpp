@@ -1,0 +1,250 @@
+// tests/lib/data/regression_io_test.cpp — regression readers (LibSVM, MatrixMarket + response, CSV): accepted input, every bad-input message, round trips, the column copy.
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gyre/data/regression.hpp"
+#include "support/input_errors.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace gyre::data;
+using gyre::test::catch_input_error;
+using gyre::test::contains;
+using gyre::test::TempDir;
+using gyre::test::write_text;
+
+namespace {
+
+// The message must name the file, the line (0: none) and the expectation; found is optional.
+void check_message(const gyre::test::CaughtInputError& e, const std::filesystem::path& file, std::size_t line,
+                   const std::string& expected, const std::string& found = {}) {
+  INFO(e.message);
+  REQUIRE(e.thrown);
+  CHECK(e.line == line);
+  CHECK(e.file == file);
+  const std::string prefix = file.string() + (line > 0 ? ":" + std::to_string(line) : "") + ": expected ";
+  CHECK(e.message.rfind(prefix, 0) == 0);
+  CHECK(contains(e.message, expected));
+  if (!found.empty()) CHECK(contains(e.message, "found '" + found + "'"));
+}
+
+gyre::test::CaughtInputError libsvm_error(const TempDir& dir, const std::string& text) {
+  write_text(dir / "d.libsvm", text);
+  return catch_input_error([&] { read_libsvm(dir / "d.libsvm"); });
+}
+
+gyre::test::CaughtInputError csv_error(const TempDir& dir, const std::string& text, const std::string& column = {}) {
+  write_text(dir / "d.csv", text);
+  return catch_input_error([&] { read_csv_regression(dir / "d.csv", column); });
+}
+
+bool same(const RegressionSet& a, const RegressionSet& b) {
+  return a.row_begin == b.row_begin && a.cols == b.cols && a.values == b.values && a.y == b.y &&
+         a.features == b.features && a.sample_ids == b.sample_ids;
+}
+
+// Rows as dense vectors, for readable expectations.
+std::vector<std::vector<double>> dense(const RegressionSet& s) {
+  std::vector<std::vector<double>> out(s.samples(), std::vector<double>(s.features, 0.0));
+  for (std::uint64_t i = 0; i < s.samples(); ++i)
+    for (std::uint64_t k = s.row_begin[i]; k < s.row_begin[i + 1]; ++k) out[i][s.cols[k]] = s.values[k];
+  return out;
+}
+
+using Dense = std::vector<std::vector<double>>;
+
+const char* kBanner = "%%MatrixMarket matrix coordinate real general\n";
+
+}  // namespace
+
+TEST_CASE("libsvm: labels, 1-based indices, comments, qid, blank lines, explicit zeros dropped") {
+  TempDir dir;
+  write_text(dir / "d.libsvm",
+             "# header comment\n"
+             "1.5 1:2 3:-0.25  # trailing\n"
+             "\n"
+             "-2 qid:7 2:1e-3 3:0\r\n"
+             "0\n"
+             "  3\t4:1\n");
+  const RegressionSet s = read_libsvm(dir / "d.libsvm");
+  CHECK(s.samples() == 4);
+  CHECK(s.features == 4);
+  CHECK(s.y == std::vector<double>{1.5, -2, 0, 3});
+  CHECK(s.sample_ids == std::vector<std::uint64_t>{0, 1, 2, 3});
+  CHECK(dense(s) == Dense{{2, 0, -0.25, 0}, {0, 1e-3, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 1}});
+  CHECK(s.nnz() == 4);
+  CHECK(s.feature_names.empty());
+}
+
+TEST_CASE("libsvm: feature index 0 is an error naming it (the format is 1-based)") {
+  TempDir dir;
+  check_message(libsvm_error(dir, "1 1:1\n2 0:3 2:1\n"), dir / "d.libsvm", 2, "a 1-based feature index", "0:3");
+}
+
+TEST_CASE("libsvm: every other bad line names file, line and expectation") {
+  TempDir dir;
+  const auto file = dir / "d.libsvm";
+  check_message(libsvm_error(dir, "abc 1:1\n"), file, 1, "a finite number as the label", "abc");
+  check_message(libsvm_error(dir, "1 1:1\n1 2:x\n"), file, 2, "a finite number as the value of feature 2", "2:x");
+  check_message(libsvm_error(dir, "1 3:1 2:1\n"), file, 1, "feature indices increasing within a line (after 3)", "2:1");
+  check_message(libsvm_error(dir, "1 2:1 2:1\n"), file, 1, "increasing", "2:1");
+  check_message(libsvm_error(dir, "1 5\n"), file, 1, "a feature \"index:value\"", "5");
+  check_message(libsvm_error(dir, "1 -1:2\n"), file, 1, "a non-negative feature index (1-based)", "-1");
+  check_message(libsvm_error(dir, "1 a:2\n"), file, 1, "an integer feature index", "a");
+  check_message(libsvm_error(dir, "1 9999999999:2\n"), file, 1, "feature index (1-based) in [1, 2147483647]");
+  check_message(libsvm_error(dir, "1 1:inf\n"), file, 1, "a finite number", "1:inf");
+  check_message(libsvm_error(dir, "# nothing\n\n"), file, 0, "at least one sample", "no samples");
+  check_message(libsvm_error(dir, ""), file, 0, "at least one sample");
+  check_message(catch_input_error([&] { read_libsvm(dir / "absent"); }), dir / "absent", 0, "a readable file");
+}
+
+TEST_CASE("matrix market + response file: 1-based entries in any order, empty rows kept") {
+  TempDir dir;
+  write_text(dir / "x.mtx", std::string(kBanner) + "% comment\n3 3 4\n3 1 5\n1 2 -1\n1 1 2\n3 3 0\n");
+  write_text(dir / "x.response", "1\n# comment\n\n2.5\n-3\n");
+  const RegressionSet s = read_matrix_market_regression(dir / "x.mtx", dir / "x.response");
+  CHECK(s.samples() == 3);
+  CHECK(s.features == 3);
+  CHECK(s.y == std::vector<double>{1, 2.5, -3});
+  CHECK(dense(s) == Dense{{2, -1, 0}, {0, 0, 0}, {5, 0, 0}});
+  CHECK(s.sample_ids == std::vector<std::uint64_t>{0, 1, 2});
+  CHECK(same(load_regression(dir / "x.mtx"), s));  // STEM.response found beside it
+}
+
+TEST_CASE("matrix market: response column taken as y and dropped from X") {
+  TempDir dir;
+  write_text(dir / "x.mtx", std::string(kBanner) + "2 3 4\n1 1 1\n1 2 7\n1 3 4\n2 3 5\n");
+  const RegressionSet s = read_matrix_market_regression(dir / "x.mtx", 2u);
+  CHECK(s.features == 2);
+  CHECK(s.y == std::vector<double>{7, 0});
+  CHECK(dense(s) == Dense{{1, 4}, {0, 5}});
+  RegressionOptions o;
+  o.response_column = "2";
+  CHECK(same(load_regression(dir / "x.mtx", o), s));
+  check_message(catch_input_error([&] { read_matrix_market_regression(dir / "x.mtx", 4u); }), dir / "x.mtx", 2,
+                "a response column in [1, 3]", "4");
+  o.response_column = "y";
+  CHECK_THROWS_AS(load_regression(dir / "x.mtx", o), std::invalid_argument);
+}
+
+TEST_CASE("matrix market: bad matrix and bad response files") {
+  TempDir dir;
+  const auto x = dir / "x.mtx", r = dir / "x.response";
+  write_text(r, "1\n2\n");
+  const auto error = [&](const std::string& matrix) {
+    write_text(x, matrix);
+    return catch_input_error([&] { read_matrix_market_regression(x, r); });
+  };
+  check_message(error("1 2 3\n"), x, 1, "%%MatrixMarket matrix coordinate real|integer general");
+  check_message(error("%%MatrixMarket matrix array real general\n"), x, 1, "coordinate real|integer general");
+  check_message(error(std::string(kBanner) + "2 2 1\n0 1 1\n"), x, 3, "row (1-based) in [1, 2]", "0");
+  check_message(error(std::string(kBanner) + "2 2 1\n1 3 1\n"), x, 3, "column (1-based) in [1, 2]", "3");
+  check_message(error(std::string(kBanner) + "2 2 1\n1 1 abc\n"), x, 3, "a finite number as the value", "abc");
+  check_message(error(std::string(kBanner) + "2 2 2\n1 1 1\n"), x, 2, "2 entries as declared on this size line");
+  check_message(error(std::string(kBanner) + "2 2 2\n1 1 1\n2 2 1\n1 1 3\n"), x, 5, "2 entries as declared on line 2");
+  check_message(error(std::string(kBanner) + "2 2 2\n1 1 1\n1 1 3\n"), x, 4,
+                "each entry once (row 1, column 1 is also on line 3)");
+  check_message(error(std::string(kBanner) + "0 2 0\n"), x, 0, "at least one sample");
+
+  write_text(x, std::string(kBanner) + "2 2 1\n1 1 1\n");
+  const auto response_error = [&](const std::string& text) {
+    write_text(r, text);
+    return catch_input_error([&] { read_matrix_market_regression(x, r); });
+  };
+  // The empty response of issue 5: a response file with no values.
+  check_message(response_error(""), r, 0, "2 values, one per row of " + x.string(), "an empty response");
+  check_message(response_error("\n# only a comment\n"), r, 0, "2 values", "an empty response");
+  check_message(response_error("1\n"), r, 0, "2 values, one per row of " + x.string(), "1 values");
+  check_message(response_error("1\n2\n3\n"), r, 3, "2 values, one per row of " + x.string() + ", no more", "3");
+  check_message(response_error("1\nfoo\n"), r, 2, "a finite number as the response (one per line)", "foo");
+  std::filesystem::remove(r);
+  check_message(catch_input_error([&] { load_regression(x); }), r, 0, "a readable file");
+}
+
+TEST_CASE("csv: header names the features, response by name, number or last; zeros stored sparsely") {
+  TempDir dir;
+  write_text(dir / "d.csv", "a, \"b\" ,y,c\n1,0,10,2\n\n0,0,20,0\r\n-1.5,3,30,0\n");
+  const RegressionSet s = read_csv_regression(dir / "d.csv", "y");
+  CHECK(s.features == 3);
+  CHECK(s.feature_names == std::vector<std::string>{"a", "b", "c"});
+  CHECK(s.y == std::vector<double>{10, 20, 30});
+  CHECK(dense(s) == Dense{{1, 0, 2}, {0, 0, 0}, {-1.5, 3, 0}});
+  CHECK(s.nnz() == 4);
+  CHECK(same(read_csv_regression(dir / "d.csv", "3"), s));
+
+  const RegressionSet last = read_csv_regression(dir / "d.csv");
+  CHECK(last.feature_names == std::vector<std::string>{"a", "b", "y"});
+  CHECK(last.y == std::vector<double>{2, 0, 0});
+  RegressionOptions o;
+  o.response_column = "y";
+  CHECK(same(load_regression(dir / "d.csv", o), s));
+  CHECK(load_regression(dir / "d.csv", o).feature_names == s.feature_names);
+}
+
+TEST_CASE("csv: ragged rows, non-numeric values, unknown response column, empty data") {
+  TempDir dir;
+  const auto file = dir / "d.csv";
+  check_message(csv_error(dir, "a,b,y\n1,2,3\n1,2\n"), file, 3, "3 fields as in the header (line 1)", "2 fields");
+  check_message(csv_error(dir, "a,b,y\n1,2,3,4\n"), file, 2, "3 fields as in the header (line 1)", "4 fields");
+  check_message(csv_error(dir, "a,b,y\n1,2,3\n1,x,3\n"), file, 3, "a finite number in column \"b\"", "x");
+  check_message(csv_error(dir, "a,b,y\n1,,3\n"), file, 2, "a finite number in column \"b\"");
+  check_message(csv_error(dir, "a,b,y\n1,2,3\n", "z"), file, 1,
+                "a column named \"z\" or a column number in [1, 3] for the response");
+  check_message(csv_error(dir, "a,b,y\n1,2,3\n", "4"), file, 1, "column number in [1, 3]");
+  check_message(csv_error(dir, "a,,y\n"), file, 1, "a name for every column", "column 2 unnamed");
+  check_message(csv_error(dir, "y\n1\n"), file, 1, "at least one feature column");
+  check_message(csv_error(dir, "a,b,y\n\n"), file, 0, "at least one sample", "no samples");
+  check_message(csv_error(dir, "\n\n"), file, 0, "a CSV header row", "an empty file");
+}
+
+TEST_CASE("load_regression: format detection and options that do not apply") {
+  TempDir dir;
+  write_text(dir / "train.txt", "1 2:1\n");
+  CHECK(load_regression(dir / "train.txt").features == 2);
+  std::filesystem::create_directories(dir / "gen");
+  write_text(dir / "gen" / "data.libsvm", "1 3:1\n");
+  CHECK(load_regression(dir / "gen").features == 3);
+  check_message(catch_input_error([&] { load_regression(dir.path()); }), dir.path(), 0,
+                "a row partition (manifest.json) or data.libsvm in this directory");
+  RegressionOptions o;
+  o.response = dir / "r";
+  CHECK_THROWS_AS(load_regression(dir / "train.txt", o), std::invalid_argument);
+  o.format = RegressionFormat::csv;
+  CHECK_THROWS_AS(load_regression(dir / "train.txt", o), std::invalid_argument);
+  o = {};
+  o.format = RegressionFormat::csv;  // forced: the .txt is read as CSV
+  write_text(dir / "t.txt", "a,y\n1,2\n");
+  CHECK(load_regression(dir / "t.txt", o).y == std::vector<double>{2});
+}
+
+TEST_CASE("write_libsvm: round trip keeps every double, atomically") {
+  TempDir dir;
+  RegressionSet s;
+  s.features = 5;
+  const std::vector<std::uint32_t> c0{0, 4}, c1{}, c2{1, 2, 3};
+  const std::vector<double> v0{0.1, -1e-300}, v1{}, v2{1.0 / 3, 2e10, -7};
+  s.add_row(0, 0.30000000000000004, c0, v0);
+  s.add_row(1, -2, c1, v1);
+  s.add_row(2, 1e-7, c2, v2);
+  write_libsvm(dir / "o.libsvm", s);
+  CHECK(same(read_libsvm(dir / "o.libsvm"), s));
+  CHECK(dir.entries() == std::vector<std::string>{"o.libsvm"});
+}
+
+TEST_CASE("to_columns: CSC copy with rows increasing per column") {
+  RegressionSet s;
+  s.features = 4;
+  const std::vector<std::uint32_t> c0{0, 2}, c1{2}, c2{0, 1, 2};
+  const std::vector<double> v0{1, 2}, v1{3}, v2{4, 5, 6};
+  s.add_row(10, 0, c0, v0);
+  s.add_row(11, 0, c1, v1);
+  s.add_row(12, 0, c2, v2);
+  const ColumnMatrix m = to_columns(s);
+  CHECK(m.samples == 3);
+  CHECK(m.features() == 4);
+  CHECK(m.col_begin == std::vector<std::uint64_t>{0, 2, 3, 6, 6});
+  CHECK(m.rows == std::vector<std::uint32_t>{0, 2, 2, 0, 1, 2});
+  CHECK(m.values == std::vector<double>{1, 4, 5, 2, 3, 6});
+}
