@@ -12,6 +12,7 @@
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/manifest.hpp"
+#include "gyre/data/partition.hpp"
 #include "gyre/data/shard_file.hpp"
 #include "gyre/data/text_input.hpp"
 
@@ -96,41 +97,32 @@ std::vector<Corpus> shard_corpus(const Corpus& corpus, std::uint32_t parts) {
 }
 
 double token_balance(std::span<const Corpus> shards) {
-  std::uint64_t total = 0, largest = 0;
-  for (const Corpus& s : shards) {
-    total += s.tokens();
-    largest = std::max(largest, s.tokens());
-  }
-  if (total == 0) return 1.0;
-  return static_cast<double>(largest) / (static_cast<double>(total) / static_cast<double>(shards.size()));
+  std::vector<std::uint64_t> sizes;
+  for (const Corpus& s : shards) sizes.push_back(s.tokens());
+  return max_over_mean(sizes);
 }
 
 Corpus merge_corpus_shards(std::span<const Corpus> shards) {
   Corpus merged;
   if (shards.empty()) return merged;
   merged.vocab = shards.front().vocab;
-  struct Source {
-    std::uint64_t doc_id;
-    std::uint32_t shard;
-    std::uint64_t doc;
-  };
-  std::vector<Source> order;
+  std::vector<std::span<const std::uint64_t>> ids;
   std::uint64_t tokens = 0;
-  for (std::uint32_t s = 0; s < shards.size(); ++s) {
-    if (shards[s].vocab_size() != merged.vocab_size())
+  for (const Corpus& shard : shards) {
+    if (shard.vocab_size() != merged.vocab_size())
       throw std::invalid_argument("merge_corpus_shards: shards disagree on the vocabulary");
-    for (std::uint64_t d = 0; d < shards[s].docs(); ++d) order.push_back({shards[s].doc_ids[d], s, d});
-    tokens += shards[s].tokens();
+    ids.emplace_back(shard.doc_ids);
+    tokens += shard.tokens();
   }
-  std::stable_sort(order.begin(), order.end(), [](const Source& a, const Source& b) { return a.doc_id < b.doc_id; });
+  const auto order = merge_by_id(ids);
   merged.words.reserve(tokens);
   merged.doc_begin.reserve(order.size() + 1);
   merged.doc_ids.reserve(order.size());
-  for (const Source& src : order) {
-    const auto words = shards[src.shard].doc(src.doc);
+  for (const MergedRecord& src : order) {
+    const auto words = shards[src.shard].doc(src.index);
     merged.words.insert(merged.words.end(), words.begin(), words.end());
     merged.doc_begin.push_back(merged.words.size());
-    merged.doc_ids.push_back(src.doc_id);
+    merged.doc_ids.push_back(src.id);
   }
   return merged;
 }

@@ -63,15 +63,27 @@ std::vector<RatingsSet> split_by_user(const RatingsSet& set, const UserPartition
 }
 
 double balance(const std::vector<RatingsSet>& shards) {
-  if (shards.empty()) return 1.0;
-  std::size_t total = 0, largest = 0;
-  for (const RatingsSet& s : shards) {
-    total += s.ratings.size();
-    largest = std::max(largest, s.ratings.size());
+  std::vector<std::uint64_t> sizes;
+  for (const RatingsSet& s : shards) sizes.push_back(s.ratings.size());
+  return max_over_mean(sizes);
+}
+
+double max_over_mean(std::span<const std::uint64_t> sizes) {
+  std::uint64_t total = 0, largest = 0;
+  for (const std::uint64_t n : sizes) {
+    total += n;
+    largest = std::max(largest, n);
   }
   if (total == 0) return 1.0;
-  const double mean = static_cast<double>(total) / static_cast<double>(shards.size());
-  return static_cast<double>(largest) / mean;
+  return static_cast<double>(largest) / (static_cast<double>(total) / static_cast<double>(sizes.size()));
+}
+
+std::vector<MergedRecord> merge_by_id(std::span<const std::span<const std::uint64_t>> ids_per_shard) {
+  std::vector<MergedRecord> order;
+  for (std::uint32_t s = 0; s < ids_per_shard.size(); ++s)
+    for (std::uint64_t i = 0; i < ids_per_shard[s].size(); ++i) order.push_back({ids_per_shard[s][i], s, i});
+  std::stable_sort(order.begin(), order.end(), [](const MergedRecord& a, const MergedRecord& b) { return a.id < b.id; });
+  return order;
 }
 
 }  // namespace gyre::data

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "gyre/data/ratings.hpp"
@@ -24,5 +25,17 @@ std::vector<RatingsSet> split_by_user(const RatingsSet& set, const UserPartition
 
 // max part size / mean part size (1.0 is perfect balance).
 double balance(const std::vector<RatingsSet>& shards);
+
+// The same figure from the part sizes, for every kind of shard; 1.0 when there is nothing.
+double max_over_mean(std::span<const std::uint64_t> sizes);
+
+// Where each record of a merge comes from: every shard's records ordered by id (stable, so
+// equal ids keep shard order), for merging shards back into input order.
+struct MergedRecord {
+  std::uint64_t id;
+  std::uint32_t shard;
+  std::uint64_t index;  // within its shard
+};
+std::vector<MergedRecord> merge_by_id(std::span<const std::span<const std::uint64_t>> ids_per_shard);
 
 }  // namespace gyre::data

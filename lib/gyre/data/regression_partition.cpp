@@ -9,6 +9,7 @@
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/manifest.hpp"
+#include "gyre/data/partition.hpp"
 #include "gyre/data/shard_file.hpp"
 #include "gyre/model/row_blocks.hpp"
 
@@ -72,13 +73,9 @@ std::vector<RegressionSet> shard_rows(const RegressionSet& set, std::uint32_t pa
 }
 
 double nnz_balance(std::span<const RegressionSet> shards) {
-  std::uint64_t total = 0, largest = 0;
-  for (const RegressionSet& s : shards) {
-    total += s.nnz();
-    largest = std::max(largest, s.nnz());
-  }
-  if (total == 0) return 1.0;
-  return static_cast<double>(largest) / (static_cast<double>(total) / static_cast<double>(shards.size()));
+  std::vector<std::uint64_t> sizes;
+  for (const RegressionSet& s : shards) sizes.push_back(s.nnz());
+  return max_over_mean(sizes);
 }
 
 RegressionSet merge_row_shards(std::span<const RegressionSet> shards) {
@@ -86,29 +83,23 @@ RegressionSet merge_row_shards(std::span<const RegressionSet> shards) {
   if (shards.empty()) return merged;
   merged.features = shards.front().features;
   merged.feature_names = shards.front().feature_names;
-  struct Source {
-    std::uint64_t sample_id;
-    std::uint32_t shard;
-    std::uint64_t row;
-  };
-  std::vector<Source> order;
+  std::vector<std::span<const std::uint64_t>> ids;
   std::uint64_t nnz = 0;
-  for (std::uint32_t s = 0; s < shards.size(); ++s) {
-    if (shards[s].features != merged.features)
+  for (const RegressionSet& shard : shards) {
+    if (shard.features != merged.features)
       throw std::invalid_argument("merge_row_shards: shards disagree on the features");
-    for (std::uint64_t i = 0; i < shards[s].samples(); ++i) order.push_back({shards[s].sample_ids[i], s, i});
-    nnz += shards[s].nnz();
+    ids.emplace_back(shard.sample_ids);
+    nnz += shard.nnz();
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Source& a, const Source& b) { return a.sample_id < b.sample_id; });
+  const auto order = merge_by_id(ids);
   merged.cols.reserve(nnz);
   merged.values.reserve(nnz);
   merged.row_begin.reserve(order.size() + 1);
   merged.y.reserve(order.size());
   merged.sample_ids.reserve(order.size());
-  for (const Source& src : order) {
+  for (const MergedRecord& src : order) {
     const RegressionSet& s = shards[src.shard];
-    merged.add_row(src.sample_id, s.y[src.row], s.row_cols(src.row), s.row_values(src.row));
+    merged.add_row(src.id, s.y[src.index], s.row_cols(src.index), s.row_values(src.index));
   }
   return merged;
 }
