@@ -1,0 +1,132 @@
+// apps/lasso/coordinate_sampler.cpp — sum tree sampling without replacement, permutations, warm-up.
+#include "lasso/coordinate_sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace gyre::lasso {
+
+namespace {
+// splitmix64: a small portable generator, so a seed means the same schedule everywhere.
+std::uint64_t next_random(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+double uniform01(std::uint64_t& state) { return static_cast<double>(next_random(state) >> 11) * 0x1.0p-53; }
+
+void shuffle(std::vector<std::uint32_t>& v, std::uint64_t& state) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[next_random(state) % i]);
+}
+}  // namespace
+
+SumTree::SumTree(std::uint32_t size) : size_(size), leaves_(1) {
+  while (leaves_ < std::max<std::uint32_t>(size, 1)) leaves_ *= 2;
+  tree_.assign(2 * static_cast<std::size_t>(leaves_), 0.0);
+}
+
+void SumTree::set(std::uint32_t i, double weight) {
+  std::size_t node = leaves_ + i;
+  tree_[node] = weight;
+  // Recomputing the sums (not adding a difference) keeps rounding from piling up.
+  for (node /= 2; node >= 1; node /= 2) tree_[node] = tree_[2 * node] + tree_[2 * node + 1];
+}
+
+std::uint32_t SumTree::find(double u) const {
+  std::size_t node = 1;
+  while (node < leaves_) {
+    const double left = tree_[2 * node];
+    if (u < left || tree_[2 * node + 1] <= 0) {
+      node = 2 * node;
+    } else {
+      u -= left;
+      node = 2 * node + 1;
+    }
+  }
+  return static_cast<std::uint32_t>(std::min<std::size_t>(node - leaves_, size_ - 1));
+}
+
+CoordinateSampler::CoordinateSampler(ScheduleKind kind, std::vector<std::uint8_t> usable, double eta,
+                                     std::uint64_t seed)
+    : kind_(kind), features_(static_cast<std::uint32_t>(usable.size())), usable_(std::move(usable)),
+      in_round_(features_, 0), eta_(eta), rng_(seed), order_(features_), weights_(features_), held_(features_, 0.0) {
+  std::iota(order_.begin(), order_.end(), 0u);
+  if (kind_ != ScheduleKind::cyclic) shuffle(order_, rng_);
+}
+
+bool CoordinateSampler::warming_up() const noexcept {
+  return kind_ == ScheduleKind::priority && proposed_ < features_;
+}
+
+double CoordinateSampler::floor() const noexcept {
+  return eta_ * (largest_step_ > 0 ? largest_step_ : 1.0);
+}
+
+void CoordinateSampler::fill_tree() {
+  for (std::uint32_t j = 0; j < features_; ++j) weights_.set(j, usable_[j] ? std::max(held_[j], floor()) : 0.0);
+}
+
+// Cyclic, random, and the priority schedule's uniform warm-up sweep: the next coordinates of
+// the order, at most one lap per round, never one twice in a round.
+std::vector<std::uint32_t> CoordinateSampler::propose_in_order(std::uint32_t count,
+                                                               const std::vector<std::uint8_t>& skip) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t advanced = 0; out.size() < count && advanced < features_; ++advanced) {
+    const std::uint32_t j = order_[cursor_];
+    if (++cursor_ == features_) {
+      cursor_ = 0;
+      if (kind_ != ScheduleKind::cyclic) shuffle(order_, rng_);
+    }
+    if (skip[j] || !usable_[j] || in_round_[j]) continue;
+    in_round_[j] = 1;
+    out.push_back(j);
+  }
+  for (std::uint32_t j : out) in_round_[j] = 0;
+  return out;
+}
+
+std::vector<std::uint32_t> CoordinateSampler::propose(std::uint32_t count, const std::vector<std::uint8_t>& skip) {
+  if (kind_ != ScheduleKind::priority || warming_up()) {
+    std::vector<std::uint32_t> out = propose_in_order(count, skip);
+    proposed_ += out.size();
+    if (kind_ == ScheduleKind::priority && !warming_up()) {
+      // The warm-up has just ended: every coordinate enters the tree at its last step (or the
+      // floor); those just proposed wait, like all proposals, until they are stepped.
+      fill_tree();
+      for (std::uint32_t j : out) weights_.set(j, 0);
+    }
+    return out;
+  }
+  std::vector<std::uint32_t> out;
+  out.reserve(count);
+  while (out.size() < count && weights_.total() > 0) {
+    const std::uint32_t j = weights_.find(uniform01(rng_) * weights_.total());
+    if (weights_.get(j) <= 0) break;  // only rounding can land here
+    weights_.set(j, 0);
+    if (skip[j]) continue;  // in flight: back in the tree when it is stepped
+    out.push_back(j);
+  }
+  proposed_ += out.size();
+  return out;
+}
+
+void CoordinateSampler::step(std::uint32_t j, double delta) {
+  largest_step_ = std::max(largest_step_, std::abs(delta));
+  held_[j] = std::abs(delta) + floor();
+  if (kind_ == ScheduleKind::priority && !warming_up()) weights_.set(j, held_[j]);
+}
+
+void CoordinateSampler::restore(std::span<const std::uint32_t> dropped) {
+  if (kind_ != ScheduleKind::priority || warming_up()) return;
+  for (std::uint32_t j : dropped) weights_.set(j, std::max(held_[j], floor()));
+}
+
+void CoordinateSampler::reprioritise(std::span<const double> predicted_steps) {
+  if (kind_ != ScheduleKind::priority) return;
+  for (std::uint32_t j = 0; j < features_; ++j) held_[j] = std::abs(predicted_steps[j]) + floor();
+  if (!warming_up()) fill_tree();
+}
+
+}  // namespace gyre::lasso

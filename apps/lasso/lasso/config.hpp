@@ -1,0 +1,52 @@
+// apps/lasso/lasso/config.hpp — what a Lasso / elastic-net job solves and how it schedules the coordinates.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gyre::lasso {
+
+enum class ScheduleKind {
+  cyclic,    // coordinates in index order, U per round: plain (block) coordinate descent
+  random,    // a fresh random permutation per sweep, U per round
+  priority,  // STRADS: U drawn with probability ∝ |Δβ_j| + η, uniform during the warm-up
+};
+
+ScheduleKind parse_schedule(const std::string& name);  // throws std::invalid_argument
+const char* schedule_name(ScheduleKind kind) noexcept;
+
+// Minimises, over β and (with `intercept`) b,
+//   F(β, b) = 1/(2n)·‖y − Xβ − b‖² + λ·(α·‖β‖₁ + (1−α)/2·‖β‖²)
+// as scikit-learn's ElasticNet and glmnet's gaussian family do. With `standardize` the
+// columns are scaled to unit (population) standard deviation for the fit, the penalty applies
+// to the scaled coefficients, and β is reported on the original scale (glmnet's convention).
+struct LassoConfig {
+  // The λ values to solve, decreasing, each warm-started from the previous solution. Empty:
+  // a glmnet-style path of `path_length` values from λ_max down to λ_max·lambda_ratio.
+  std::vector<double> lambdas;
+  int path_length = 1;                 // with empty `lambdas`
+  double lambda_ratio = 0;             // 0: 1e-4 if samples > features, else 1e-2 (glmnet)
+  double alpha = 1.0;                  // the L1 share of the penalty; 1 = Lasso
+  bool intercept = true;
+  bool standardize = false;
+
+  ScheduleKind schedule = ScheduleKind::priority;
+  std::uint32_t batch = 0;             // U, coordinates per round; 0: chosen from the problem
+  double rho = 0.5;                    // dependency check: drop candidates this correlated with a
+                                       // kept or in-flight coordinate (≥ 1 turns it off)
+  int depth = 2;                       // rounds in flight; 1 is fully synchronous
+  double eta = 1e-6;                   // priority floor, relative to the largest |Δβ| so far
+  std::uint64_t seed = 1;
+
+  // Stop a λ when the duality gap is at most tol·F (and report the KKT violation), checked on
+  // the exact full gradient every `check_every` coordinate updates (0: once per features).
+  double tol = 1e-7;
+  std::uint64_t check_every = 0;
+  std::uint64_t max_updates = 0;       // per λ; 0: 10 000 sweeps' worth
+
+  int workers = 1;                     // P, each with a shard of the rows
+  int threads = 1;                     // T per worker
+};
+
+}  // namespace gyre::lasso

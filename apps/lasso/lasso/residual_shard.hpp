@@ -1,0 +1,56 @@
+// apps/lasso/lasso/residual_shard.hpp — a worker's rows and their residual: the push side of the Lasso rounds.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gyre/data/regression.hpp"
+
+namespace gyre::lasso {
+
+struct CoefficientStep {
+  std::uint32_t feature = 0;
+  double delta = 0;  // Δβ_j on the original scale
+};
+
+// What one pass over every column of the shard sums (all over this shard's rows only).
+struct ShardCheck {
+  std::vector<double> raw_gradient;  // x_jᵀr for every feature
+  double centred_rss = 0;            // Σ (r_i − m)²
+  double centred_dot_y = 0;          // Σ (r_i − m)·(y_i − y_offset)
+};
+
+// The shard's rows split further into `threads` parts, each with its own column copy and
+// residual, so T tasks update residuals and sum partials with no two touching one row. Sums
+// over the parts are added in part order: a fixed (seed, P, T) gives the same bits every run.
+class ResidualShard {
+ public:
+  // Starts at β = 0: r = y − y_offset.
+  ResidualShard(const data::RegressionSet& rows, double y_offset, int threads);
+  ~ResidualShard();
+
+  std::uint64_t samples() const noexcept { return samples_; }
+  std::uint32_t features() const noexcept { return features_; }
+
+  // r −= x_j·Δβ_j for each step.
+  void apply(std::span<const CoefficientStep> steps);
+  // x_jᵀr for each listed feature, into `out` (same size).
+  void partial_gradients(std::span<const std::uint32_t> features, std::span<double> out);
+  // Every column's x_jᵀr and the residual's sums about `residual_mean` (exact, recomputed).
+  ShardCheck check(double residual_mean);
+
+ private:
+  struct Part;
+  template <class Body>
+  void for_each_part(Body&& body);
+
+  std::uint64_t samples_ = 0;
+  std::uint32_t features_ = 0;
+  std::vector<std::unique_ptr<Part>> parts_;
+  struct Arena;
+  std::unique_ptr<Arena> arena_;
+};
+
+}  // namespace gyre::lasso

@@ -1,0 +1,62 @@
+// apps/lasso/lasso_worker.cpp — the worker loop: requests in, sums out, in round order.
+#include "lasso/lasso_worker.hpp"
+
+#include <string>
+
+#include "gyre/scheduler/protocol.hpp"
+#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/wire/codec.hpp"
+#include "lasso/round_protocol.hpp"
+
+namespace gyre::lasso {
+
+namespace {
+[[noreturn]] void fail(net::Group& group, int scheduler_rank, const std::string& why) {
+  net::Message m;
+  m.type = scheduler::kFailure;
+  m.meta = wire::encode(scheduler::Failure::from(why));
+  try {
+    group.send(scheduler_rank, std::move(m));
+  } catch (const std::exception&) {
+    // The scheduler may be what failed; the error below still ends this worker.
+  }
+  throw scheduler::JobFailed(why);
+}
+}  // namespace
+
+void run_lasso_worker(net::Group& group, ResidualShard& shard, const WorkerLoopOptions& options) {
+  const std::string me = "lasso worker " + std::to_string(group.rank());
+  for (;;) {
+    std::optional<net::Message> m;
+    try {
+      m = group.receive(net::Clock::now() + options.timeout);
+    } catch (const net::GroupClosed& e) {
+      throw scheduler::JobFailed(me + ": transport closed: " + e.what());
+    }
+    if (!m) fail(group, options.scheduler_rank, me + ": no request for " + std::to_string(options.timeout.count()) + " ms");
+    if (m->type == scheduler::kStop) return;
+    if (m->type == scheduler::kFailure) throw scheduler::JobFailed(wire::decode<scheduler::Failure>(m->meta).str());
+    if (m->type != kRoundRequest)
+      fail(group, options.scheduler_rank, me + ": unexpected message type " + std::to_string(m->type));
+    RoundSums sums;
+    try {
+      const RoundRequest request = decode_request(*m, shard.features());
+      sums.round = request.round;
+      shard.apply(request.steps);
+      if (request.kind == RoundKind::kPartials) {
+        sums.values.resize(request.features.size());
+        shard.partial_gradients(request.features, sums.values);
+      } else {
+        ShardCheck check = shard.check(request.residual_mean);
+        sums.values = std::move(check.raw_gradient);
+        sums.values.push_back(check.centred_rss);
+        sums.values.push_back(check.centred_dot_y);
+      }
+    } catch (const std::exception& e) {
+      fail(group, options.scheduler_rank, me + ": " + e.what());
+    }
+    group.send(options.scheduler_rank, encode_sums(sums));
+  }
+}
+
+}  // namespace gyre::lasso

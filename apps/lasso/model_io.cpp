@@ -1,0 +1,35 @@
+// apps/lasso/model_io.cpp — long-format coefficient table, one row per non-zero per λ.
+#include "lasso/model_io.hpp"
+
+#include <charconv>
+
+#include "gyre/base/atomic_file.hpp"
+
+namespace gyre::lasso {
+
+namespace {
+std::string shortest(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+}  // namespace
+
+void write_coefficients(const std::filesystem::path& file, const LassoRun& run,
+                        const std::vector<std::string>& feature_names) {
+  AtomicFile out(file);
+  auto& s = out.stream();
+  s << "lambda\tfeature\tname\tcoefficient\n";
+  for (const LambdaSolution& sol : run.path) {
+    const std::string lambda = shortest(sol.lambda);
+    s << lambda << "\t0\t(intercept)\t" << shortest(sol.intercept) << '\n';
+    for (std::size_t j = 0; j < sol.beta.size(); ++j) {
+      if (sol.beta[j] == 0) continue;
+      const std::string name = j < feature_names.size() ? feature_names[j] : "x" + std::to_string(j + 1);
+      s << lambda << '\t' << j + 1 << '\t' << name << '\t' << shortest(sol.beta[j]) << '\n';
+    }
+  }
+  out.commit();
+}
+
+}  // namespace gyre::lasso

@@ -1,0 +1,117 @@
+// apps/lasso/round_protocol.cpp — fixed headers in the meta, flat little arrays in the body.
+#include "lasso/round_protocol.hpp"
+
+#include <cstring>
+
+#include "gyre/wire/codec.hpp"
+
+namespace gyre::lasso {
+
+namespace {
+struct RequestHeader {
+  std::uint64_t round = 0;
+  std::uint8_t kind = 0;
+  double residual_mean = 0;
+  std::uint32_t steps = 0;
+  std::uint32_t features = 0;
+  template <class Archive>
+  void serialize(Archive& ar) { ar(round, kind, residual_mean, steps, features); }
+};
+
+struct SumsHeader {
+  std::uint64_t round = 0;
+  std::uint64_t values = 0;
+  template <class Archive>
+  void serialize(Archive& ar) { ar(round, values); }
+};
+
+// Body layout: step features (u32 each), step deltas (f64), requested features (u32): plain
+// host-order arrays; every rank of a job runs the same build on the same kind of host.
+template <class T>
+void put(std::byte*& at, std::span<const T> values) {
+  if (!values.empty()) std::memcpy(at, values.data(), values.size_bytes());
+  at += values.size_bytes();
+}
+template <class T>
+void take(const std::byte*& at, std::span<T> into) {
+  if (!into.empty()) std::memcpy(into.data(), at, into.size_bytes());
+  at += into.size_bytes();
+}
+}  // namespace
+
+net::Message encode_request(const RoundRequest& request) {
+  const std::size_t s = request.steps.size(), f = request.features.size();
+  net::Message m;
+  m.type = kRoundRequest;
+  m.tag = request.round;
+  m.meta = wire::encode(RequestHeader{request.round, static_cast<std::uint8_t>(request.kind), request.residual_mean,
+                                      static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(f)});
+  m.body = Buffer(s * (sizeof(std::uint32_t) + sizeof(double)) + f * sizeof(std::uint32_t));
+  std::vector<std::uint32_t> ids(s);
+  std::vector<double> deltas(s);
+  for (std::size_t i = 0; i < s; ++i) {
+    ids[i] = request.steps[i].feature;
+    deltas[i] = request.steps[i].delta;
+  }
+  std::byte* at = m.body.data();
+  put<std::uint32_t>(at, ids);
+  put<double>(at, deltas);
+  put<std::uint32_t>(at, request.features);
+  return m;
+}
+
+RoundRequest decode_request(const net::Message& message, std::uint32_t features) {
+  const auto h = wire::decode<RequestHeader>(message.meta);
+  if (h.kind > static_cast<std::uint8_t>(RoundKind::kCheck))
+    throw wire::DecodeError("round request of unknown kind " + std::to_string(h.kind));
+  const std::size_t want = std::size_t{h.steps} * (sizeof(std::uint32_t) + sizeof(double)) +
+                           std::size_t{h.features} * sizeof(std::uint32_t);
+  if (message.body.size() != want)
+    throw wire::DecodeError("round request body of " + std::to_string(message.body.size()) + " bytes, header says " +
+                            std::to_string(want));
+  RoundRequest r;
+  r.round = h.round;
+  r.kind = static_cast<RoundKind>(h.kind);
+  r.residual_mean = h.residual_mean;
+  std::vector<std::uint32_t> ids(h.steps);
+  std::vector<double> deltas(h.steps);
+  r.features.resize(h.features);
+  const std::byte* at = message.body.data();
+  take<std::uint32_t>(at, ids);
+  take<double>(at, deltas);
+  take<std::uint32_t>(at, r.features);
+  r.steps.resize(h.steps);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] >= features) throw wire::DecodeError("step for feature " + std::to_string(ids[i]) + " of " + std::to_string(features));
+    r.steps[i] = {ids[i], deltas[i]};
+  }
+  for (std::uint32_t j : r.features)
+    if (j >= features) throw wire::DecodeError("sum asked for feature " + std::to_string(j) + " of " + std::to_string(features));
+  return r;
+}
+
+net::Message encode_sums(const RoundSums& sums) {
+  net::Message m;
+  m.type = kRoundSums;
+  m.tag = sums.round;
+  m.meta = wire::encode(SumsHeader{sums.round, sums.values.size()});
+  m.body = Buffer(sums.values.size() * sizeof(double));
+  std::byte* at = m.body.data();
+  put<double>(at, sums.values);
+  return m;
+}
+
+RoundSums decode_sums(const net::Message& message, std::size_t expected) {
+  const auto h = wire::decode<SumsHeader>(message.meta);
+  if (h.values != expected || message.body.size() != expected * sizeof(double))
+    throw wire::DecodeError("round sums of " + std::to_string(message.body.size()) + " bytes, expected " +
+                            std::to_string(expected) + " values");
+  RoundSums s;
+  s.round = h.round;
+  s.values.resize(expected);
+  const std::byte* at = message.body.data();
+  take<double>(at, std::span<double>(s.values));
+  return s;
+}
+
+}  // namespace gyre::lasso
