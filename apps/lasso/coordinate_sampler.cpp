@@ -73,6 +73,18 @@ void CoordinateSampler::fill_tree() {
 std::vector<std::uint32_t> CoordinateSampler::propose_in_order(std::uint32_t count,
                                                                const std::vector<std::uint8_t>& skip) {
   std::vector<std::uint32_t> out;
+  // Coordinates the dependency check turned away go first: in a fixed order the same partner
+  // would be in flight every lap, and they would never be updated.
+  std::vector<std::uint32_t> still_deferred;
+  for (std::uint32_t j : deferred_) {
+    if (out.size() < count && !skip[j] && !in_round_[j]) {
+      in_round_[j] = 1;
+      out.push_back(j);
+    } else {
+      still_deferred.push_back(j);
+    }
+  }
+  deferred_ = std::move(still_deferred);
   for (std::uint32_t advanced = 0; out.size() < count && advanced < features_; ++advanced) {
     const std::uint32_t j = order_[cursor_];
     if (++cursor_ == features_) {
@@ -119,7 +131,10 @@ void CoordinateSampler::step(std::uint32_t j, double delta) {
 }
 
 void CoordinateSampler::restore(std::span<const std::uint32_t> dropped) {
-  if (kind_ != ScheduleKind::priority || warming_up()) return;
+  if (kind_ != ScheduleKind::priority || warming_up()) {
+    deferred_.insert(deferred_.end(), dropped.begin(), dropped.end());
+    return;
+  }
   for (std::uint32_t j : dropped) weights_.set(j, std::max(held_[j], floor()));
 }
 

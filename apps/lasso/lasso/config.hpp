@@ -33,7 +33,7 @@ struct LassoConfig {
 
   ScheduleKind schedule = ScheduleKind::priority;
   std::uint32_t batch = 0;             // U, coordinates per round; 0: chosen from the problem
-  double rho = 0.5;                    // dependency check: drop candidates this correlated with a
+  double rho = 0.1;                    // dependency check: drop candidates this correlated with a
                                        // kept or in-flight coordinate (≥ 1 turns it off)
   int depth = 2;                       // rounds in flight; 1 is fully synchronous
   double eta = 1e-6;                   // priority floor, relative to the largest |Δβ| so far

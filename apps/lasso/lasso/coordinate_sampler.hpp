@@ -37,7 +37,8 @@ class CoordinateSampler {
   std::vector<std::uint32_t> propose(std::uint32_t count, const std::vector<std::uint8_t>& skip);
   // Coordinate j moved by |delta| (in the fit's coordinates); sets its priority.
   void step(std::uint32_t j, double delta);
-  // Candidates the dependency check dropped get their priority back.
+  // Candidates the dependency check dropped get their priority back (in order: they are
+  // proposed again before the order moves on).
   void restore(std::span<const std::uint32_t> dropped);
   // After a full gradient: every coordinate's priority becomes the step it would take now.
   void reprioritise(std::span<const double> predicted_steps);
@@ -61,6 +62,7 @@ class CoordinateSampler {
   double largest_step_ = 0;
   SumTree weights_;
   std::vector<double> held_;           // priority of each coordinate taken out of the tree
+  std::vector<std::uint32_t> deferred_;  // in order: dropped candidates, proposed again first
 };
 
 }  // namespace gyre::lasso

@@ -1,0 +1,140 @@
+// tests/apps/lasso/gyre_lasso_cli_test.cpp — gyre-lasso as a user runs it: generated data in, coefficients and metrics out; every bad input.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <sstream>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+using gyre::test::build_path;
+using gyre::test::read_text;
+using gyre::test::run_command;
+using gyre::test::TempDir;
+using gyre::test::write_text;
+
+namespace {
+
+std::string lasso() { return build_path("apps/lasso/gyre-lasso").string(); }
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+// The contract for bad input: exit 2, a message naming the file (and line when there is one)
+// and what was wrong, and nothing written.
+void expect_bad_input(const TempDir& dir, const std::vector<std::string>& input_args, const std::string& where,
+                      const std::string& fragment) {
+  std::vector<std::string> argv{lasso()};
+  argv.insert(argv.end(), input_args.begin(), input_args.end());
+  argv.insert(argv.end(), {"--lambda", "0.1", "--out", (dir / "coef.tsv").string(), "--metrics",
+                           (dir / "metrics.jsonl").string()});
+  const auto before = dir.entries();
+  const auto r = run_command(argv);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find("gyre-lasso: error: ") != std::string::npos, r.output);
+  CHECK_MESSAGE(r.output.find(where) != std::string::npos, r.output);
+  CHECK_MESSAGE(r.output.find(fragment) != std::string::npos, r.output);
+  CHECK(dir.entries() == before);
+}
+
+}  // namespace
+
+TEST_CASE("gyre-lasso solves a generated problem, reports per check and writes the coefficient table") {
+  TempDir dir;
+  const auto gen = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", "1500", "--features",
+                                "200", "--nnz-per-row", "20", "--support", "6", "--correlation", "0.5", "--noise",
+                                "0.1", "--seed", "3", "--out", (dir / "data").string()});
+  REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+  const auto r = run_command({lasso(), "--data", (dir / "data").string(), "--path", "5", "--lambda-ratio", "0.05",
+                              "--schedule", "priority", "--batch", "8", "--rho", "0.4", "--depth", "2", "--workers", "2",
+                              "--threads", "1", "--tol", "1e-9", "--seed", "4", "--out", (dir / "coef.tsv").string(),
+                              "--metrics", (dir / "metrics.jsonl").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("lambda_max") != std::string::npos);
+  CHECK(r.output.find("not converged") == std::string::npos);
+
+  const auto checks = json_lines(read_text(dir / "metrics.jsonl"));
+  REQUIRE(checks.size() >= 5);
+  for (const char* key : {"lambda", "round", "seconds", "objective", "nnz", "kkt_violation", "duality_gap", "updates"})
+    CHECK_MESSAGE(checks.back().contains(key), key);
+  CHECK(checks.back()["lambda_index"] == 4);
+  CHECK(checks.back()["duality_gap"].get<double>() <= 1e-9 * checks.back()["objective"].get<double>());
+
+  // The table: header, then per λ the intercept and the non-zeros; the last λ finds the support.
+  std::istringstream table(read_text(dir / "coef.tsv"));
+  std::string line;
+  std::getline(table, line);
+  CHECK(line == "lambda\tfeature\tname\tcoefficient");
+  int intercepts = 0;
+  std::size_t last_lambda_rows = 0;
+  std::string last_lambda;
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string lambda, feature, name, value;
+    std::getline(fields, lambda, '\t');
+    std::getline(fields, feature, '\t');
+    std::getline(fields, name, '\t');
+    std::getline(fields, value, '\t');
+    if (feature == "0") {
+      ++intercepts;
+      CHECK(name == "(intercept)");
+      last_lambda = lambda;
+      last_lambda_rows = 0;
+    } else {
+      CHECK(name == "x" + feature);
+      CHECK(std::stod(value) != 0);
+      ++last_lambda_rows;
+    }
+  }
+  CHECK(intercepts == 5);
+  CHECK(last_lambda_rows >= 6);
+}
+
+TEST_CASE("gyre-lasso reads CSV with a header and MatrixMarket with a response file") {
+  TempDir dir;
+  write_text(dir / "d.csv", "a,b,c,price\n1,0,2,3.5\n0,1,1,2.0\n2,2,0,4.5\n1,1,1,3.0\n3,0,1,5.5\n");
+  const auto csv = run_command({lasso(), "--data", (dir / "d.csv").string(), "--response-column", "price", "--lambda",
+                                "0.01", "--out", (dir / "csv.tsv").string(), "--quiet"});
+  REQUIRE_MESSAGE(csv.exit_code == 0, csv.output);
+  CHECK(read_text(dir / "csv.tsv").find("\ta\t") != std::string::npos);  // names from the header
+
+  write_text(dir / "x.mtx", "%%MatrixMarket matrix coordinate real general\n4 2 5\n1 1 1.0\n2 2 2.0\n3 1 1.5\n4 1 -1\n4 2 1\n");
+  write_text(dir / "x.response", "1\n2\n3\n0.5\n");
+  const auto mtx = run_command({lasso(), "--data", (dir / "x.mtx").string(), "--lambda", "0.01", "--out",
+                                (dir / "mtx.tsv").string(), "--quiet"});
+  REQUIRE_MESSAGE(mtx.exit_code == 0, mtx.output);
+  CHECK(read_text(dir / "mtx.tsv").find("\tx2\t") != std::string::npos);
+}
+
+TEST_CASE("gyre-lasso refuses bad input with file, line and what was expected, and writes nothing") {
+  TempDir dir;
+  write_text(dir / "zero.libsvm", "1.0 1:0.5 3:1\n2.0 0:1.5\n");
+  expect_bad_input(dir, {"--data", (dir / "zero.libsvm").string()}, "zero.libsvm:2", "1-based");
+  write_text(dir / "word.libsvm", "1.0 1:0.5\n2.0 2:abc\n");
+  expect_bad_input(dir, {"--data", (dir / "word.libsvm").string()}, "word.libsvm:2", "number");
+  write_text(dir / "ragged.csv", "a,b,y\n1,2,3\n4,5\n");
+  expect_bad_input(dir, {"--data", (dir / "ragged.csv").string()}, "ragged.csv:3", "3 fields");
+  write_text(dir / "m.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.0\n");
+  write_text(dir / "m.response", "");
+  expect_bad_input(dir, {"--data", (dir / "m.mtx").string()}, "m.response", "");
+  expect_bad_input(dir, {"--data", (dir / "missing.libsvm").string()}, "missing.libsvm", "");
+}
+
+TEST_CASE("gyre-lasso needs exactly one of --lambda and --path, and a sane alpha") {
+  TempDir dir;
+  write_text(dir / "d.libsvm", "1 1:1\n2 1:2\n");
+  auto r = run_command({lasso(), "--data", (dir / "d.libsvm").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--lambda") != std::string::npos);
+  r = run_command({lasso(), "--data", (dir / "d.libsvm").string(), "--lambda", "1", "--path", "3"});
+  CHECK(r.exit_code != 0);
+  r = run_command({lasso(), "--data", (dir / "d.libsvm").string(), "--lambda", "1", "--alpha", "0"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("alpha") != std::string::npos);
+}
