@@ -1,98 +1,86 @@
-// apps/lasso/dependency_check.cpp — lazily cached lists of strongly correlated column pairs and the keep/drop pass.
+// apps/lasso/dependency_check.cpp — a row index of the in-flight columns, walked by each candidate.
 #include "lasso/dependency_check.hpp"
 
-#include <oneapi/tbb/enumerable_thread_specific.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/task_arena.h>
-
+#include <algorithm>
 #include <cmath>
 
 namespace gyre::lasso {
 
-DependencyCheck::DependencyCheck(const data::RegressionSet& rows, const data::ColumnMatrix& columns,
-                                 const ColumnStats& stats, double rho, int threads)
-    : rows_(rows), columns_(columns), stats_(stats), rho_(rho), threads_(std::max(1, threads)) {
-  if (enabled()) {
-    partners_of_.resize(columns.features());
-    computed_.assign(columns.features(), 0);
-  }
+DependencyCheck::DependencyCheck(const data::ColumnMatrix& columns, const ColumnStats& stats, double rho)
+    : columns_(columns), stats_(stats), rho_(rho) {
+  if (!enabled()) return;
+  const std::uint32_t m = columns.features();
+  inverse_norm_.assign(m, 0.0);
+  for (std::uint32_t j = 0; j < m; ++j)
+    if (stats.usable[j]) inverse_norm_[j] = 1.0 / (std::sqrt(stats.curvature[j]) * stats.scale[j]);
+  occupants_.assign(columns.samples, 0);
+  first_.resize(columns.samples);
+  more_.resize(columns.samples);
+  dot_.assign(m, 0.0);
 }
 
-DependencyCheck::~DependencyCheck() = default;
+void DependencyCheck::walk_row(std::uint64_t row, double x) {
+  auto add = [&](const Entry& other) {
+    if (dot_[other.column] == 0) touched_.push_back(other.column);
+    dot_[other.column] += x * other.value;
+  };
+  add(first_[row]);
+  if (occupants_[row] > 1)
+    for (const Entry& other : more_[row]) add(other);
+}
 
-void DependencyCheck::compute(std::span<const std::uint32_t> wanted) {
-  const std::uint32_t m = columns_.features();
+bool DependencyCheck::conflicts(std::uint32_t j) {
+  for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e)
+    if (occupants_[columns_.rows[e]] > 0) walk_row(columns_.rows[e], columns_.values[e]);
   const double n = static_cast<double>(stats_.samples);
-  struct Scratch {
-    std::vector<double> dot;
-    std::vector<std::uint32_t> touched;
-  };
-  tbb::enumerable_thread_specific<Scratch> scratch([m] { return Scratch{std::vector<double>(m, 0.0), {}}; });
-  auto one = [&](std::uint32_t j) {
-    Scratch& s = scratch.local();
-    for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e) {
-      const std::uint64_t i = columns_.rows[e];
-      const double xij = columns_.values[e];
-      for (std::uint64_t f = rows_.row_begin[i]; f < rows_.row_begin[i + 1]; ++f) {
-        const std::uint32_t k = rows_.cols[f];
-        if (s.dot[k] == 0) s.touched.push_back(k);
-        s.dot[k] += xij * rows_.values[f];
-      }
-    }
-    std::vector<std::uint32_t>& out = partners_of_[j];
-    const double norm_j = std::sqrt(stats_.curvature[j]) * stats_.scale[j];  // ‖x_j − μ_j‖/√n
-    for (std::uint32_t k : s.touched) {
-      if (k != j && stats_.usable[k]) {
-        const double centred = s.dot[k] / n - stats_.mean[j] * stats_.mean[k];
-        const double corr = centred / (norm_j * std::sqrt(stats_.curvature[k]) * stats_.scale[k]);
-        if (std::abs(corr) >= rho_) out.push_back(k);
-      }
-      s.dot[k] = 0;
-    }
-    s.touched.clear();
-  };
-  if (wanted.size() == 1) {
-    one(wanted[0]);
-  } else {
-    tbb::task_arena arena(threads_);
-    arena.execute([&] {
-      tbb::parallel_for(std::size_t{0}, wanted.size(), [&](std::size_t c) { one(wanted[c]); });
-    });
+  const double limit = rho_ / inverse_norm_[j];
+  bool found = false;
+  for (std::uint32_t k : touched_) {
+    const double centred = dot_[k] / n - stats_.mean[j] * stats_.mean[k];
+    if (std::abs(centred) * inverse_norm_[k] >= limit) found = true;
+    dot_[k] = 0;
   }
-  for (std::uint32_t j : wanted) {
-    computed_[j] = 1;
-    ++cached_;
-    partners_ += partners_of_[j].size();
-  }
+  touched_.clear();
+  return found;
 }
 
 std::vector<std::uint32_t> DependencyCheck::keep(std::span<const std::uint32_t> candidates,
                                                  std::vector<std::uint8_t>& busy) {
   std::vector<std::uint32_t> kept;
   kept.reserve(candidates.size());
-  if (!enabled()) {
-    for (std::uint32_t j : candidates) {
-      busy[j] = 1;
-      kept.push_back(j);
-    }
-    return kept;
-  }
-  std::vector<std::uint32_t> missing;
-  for (std::uint32_t j : candidates)
-    if (!computed_[j]) missing.push_back(j);
-  if (!missing.empty()) compute(missing);
   for (std::uint32_t j : candidates) {
-    bool free = true;
-    for (std::uint32_t k : partners_of_[j])
-      if (busy[k]) {
-        free = false;
-        break;
+    if (busy[j]) continue;
+    if (enabled()) {
+      if (conflicts(j)) continue;
+      for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e) {
+        const std::uint64_t row = columns_.rows[e];
+        if (occupants_[row]++ == 0) first_[row] = {j, columns_.values[e]};
+        else more_[row].push_back({j, columns_.values[e]});
       }
-    if (!free) continue;
+    }
     busy[j] = 1;
     kept.push_back(j);
   }
   return kept;
+}
+
+void DependencyCheck::release(std::uint32_t j) {
+  if (!enabled()) return;
+  for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e) {
+    const std::uint64_t row = columns_.rows[e];
+    auto& rest = more_[row];
+    --occupants_[row];
+    if (first_[row].column == j) {
+      if (!rest.empty()) {
+        first_[row] = rest.back();
+        rest.pop_back();
+      }
+      continue;
+    }
+    const auto it = std::find_if(rest.begin(), rest.end(), [j](const Entry& x) { return x.column == j; });
+    *it = rest.back();
+    rest.pop_back();
+  }
 }
 
 }  // namespace gyre::lasso

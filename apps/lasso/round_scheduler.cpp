@@ -31,7 +31,7 @@ class RoundScheduler {
                  std::function<void(const CheckReport&)> on_check, std::chrono::milliseconds timeout)
       : group_(group), workers_(std::move(workers)), data_(data), stats_(data.stats), config_(config),
         on_check_(std::move(on_check)), timeout_(timeout), p_(stats_.features()), gamma_(p_, 0.0),
-        busy_(p_, 0), check_(data.rows, data.columns, stats_, config.rho, config.threads),
+        busy_(p_, 0), check_(data.columns, stats_, config.rho),
         sampler_(config.schedule, stats_.usable, config.eta, config.seed), start_(Clock::now()) {
     for (std::uint32_t j = 0; j < p_; ++j) {
       if (stats_.usable[j]) ++usable_;
@@ -169,6 +169,7 @@ class RoundScheduler {
       const double next = coordinate_minimiser(gamma_[j], g, stats_.curvature[j], penalty);
       const double delta = next - gamma_[j];
       busy_[j] = 0;
+      check_.release(j);
       ++updates_;
       sampler_.step(j, delta);
       if (delta == 0) continue;

@@ -60,7 +60,7 @@ LassoRun solve_on_groups(std::vector<std::unique_ptr<net::Group>> groups, const 
     try {
       std::vector<int> ranks(static_cast<std::size_t>(P));
       std::iota(ranks.begin(), ranks.end(), 0);
-      run = run_lasso_scheduler(*groups[static_cast<std::size_t>(P)], ranks, SchedulerData{set, columns, stats},
+      run = run_lasso_scheduler(*groups[static_cast<std::size_t>(P)], ranks, SchedulerData{columns, stats},
                                 config, options.on_check, options.timeout);
     } catch (...) {
       record(std::current_exception());

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <vector>
 
@@ -15,41 +14,48 @@ namespace gyre::lasso {
 // residual that misses the others' steps; for correlated columns those steps overshoot. So a
 // candidate is dropped when |corr(x̃_j, x̃_k)| ≥ ρ for some coordinate k already kept or in flight.
 //
-// The correlations come from column inner products computed from the data the first time a
-// column is looked at and cached: for column j, its list of partners k with |corr| ≥ ρ. The
-// inner products are summed over the rows the two columns share (walking the rows of j's
-// non-zeros), so a column costs Σ over its rows of the row's non-zeros, once. Two sparse columns
-// that share no row have centred correlation −n·μ_j·μ_k/‖x̃_j‖‖x̃_k‖, which only a dense-ish
-// pair can make large; such pairs are treated as uncorrelated.
+// The inner products x_jᵀx_k are computed when the pair is looked at, over the rows the two
+// columns share: the coordinates in flight are entered in a row index (row → their non-zeros
+// there), and a candidate walks its own non-zeros through it. A candidate thus costs its own
+// non-zeros plus the overlaps, the same order as the workers' work on it, whereas a full Gram
+// matrix (or per-column lists of correlated partners) costs Σ over rows of the row length
+// squared: 50× more on a 50-per-row sparse problem, for pairs mostly never looked at. Two
+// columns that share no row have centred correlation −n·μ_j·μ_k/(‖x̃_j‖‖x̃_k‖), which only
+// dense-ish columns with large means make large; such pairs are treated as uncorrelated.
 class DependencyCheck {
  public:
-  // `rows` and `columns` are the whole data set, by row and by column; both must outlive this.
-  // ρ ≥ 1 turns the check off (nothing is computed). `threads`: for computing a batch of lists.
-  DependencyCheck(const data::RegressionSet& rows, const data::ColumnMatrix& columns, const ColumnStats& stats,
-                  double rho, int threads);
-  ~DependencyCheck();
+  // `columns` is the whole data set by column; it must outlive this. ρ ≥ 1 turns the check off.
+  DependencyCheck(const data::ColumnMatrix& columns, const ColumnStats& stats, double rho);
 
   bool enabled() const noexcept { return rho_ < 1; }
 
-  // The candidates to keep, in order: each must not be correlated with `busy[k] != 0`
-  // coordinates nor with a candidate kept before it. Kept ones are marked in `busy`.
+  // The candidates to keep, in order: each must not be correlated with an in-flight coordinate
+  // nor with a candidate kept before it. Kept ones are marked in `busy` and become in flight.
   std::vector<std::uint32_t> keep(std::span<const std::uint32_t> candidates, std::vector<std::uint8_t>& busy);
-
-  // Pairs computed so far (for reports): columns whose list is cached, and partners over all.
-  std::uint64_t cached_columns() const noexcept { return cached_; }
-  std::uint64_t cached_partners() const noexcept { return partners_; }
+  // Coordinate j's round is over (call for every kept coordinate, once).
+  void release(std::uint32_t j);
 
  private:
-  void compute(std::span<const std::uint32_t> columns);
+  struct Entry {
+    std::uint32_t column;
+    double value;
+  };
+  bool conflicts(std::uint32_t j);
 
-  const data::RegressionSet& rows_;
   const data::ColumnMatrix& columns_;
   const ColumnStats& stats_;
   double rho_;
-  int threads_;
-  std::vector<std::vector<std::uint32_t>> partners_of_;
-  std::vector<std::uint8_t> computed_;
-  std::uint64_t cached_ = 0, partners_ = 0;
+  void walk_row(std::uint64_t row, double x);
+
+  std::vector<double> inverse_norm_;            // 1/‖x̃_j‖·√n, 0 if unusable
+  // The row index: per row, how many in-flight columns are non-zero there, the first of them
+  // inline and the rest aside. On sparse data most rows hold none or one, so a candidate's walk
+  // stays in two flat arrays instead of chasing a heap block per row.
+  std::vector<std::uint32_t> occupants_;
+  std::vector<Entry> first_;
+  std::vector<std::vector<Entry>> more_;
+  std::vector<double> dot_;                     // scratch, all zero between calls
+  std::vector<std::uint32_t> touched_;
 };
 
 }  // namespace gyre::lasso

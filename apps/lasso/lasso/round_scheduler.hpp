@@ -15,9 +15,8 @@
 namespace gyre::lasso {
 
 // What the scheduler reads of the data: the statistics, and (for the dependency check) the
-// whole matrix by row and by column.
+// whole matrix by column.
 struct SchedulerData {
-  const data::RegressionSet& rows;
   const data::ColumnMatrix& columns;
   const ColumnStats& stats;
 };
