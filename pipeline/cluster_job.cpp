@@ -31,38 +31,43 @@ std::unique_ptr<net::Group> join(const ClusterJobOptions& o, int member, int mem
 
 }  // namespace
 
-ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const scheduler::RotationSchedule& schedule,
-                                 RotationKernel& kernel, std::vector<model::Block> initial,
-                                 const scheduler::PhasePolicy& policy) {
+ClusterGroups join_cluster(const ClusterJobOptions& options) {
   const int P = options.launch.size;
-  const int rank = options.launch.rank;
-  if (schedule.workers() != P) throw std::invalid_argument("the schedule must have one worker per process");
   const int members = P + 1;
-  const bool hosts_scheduler = rank == 0;
-
-  // Rank 0: the coordinator and the scheduler's membership run beside the worker's joining.
+  ClusterGroups out;
+  // Process 0: the coordinator and the scheduler's membership run beside the worker's joining.
   std::optional<cluster::Coordinator> coordinator;
   std::future<void> served;
   std::future<std::unique_ptr<net::Group>> scheduler_group;
-  if (hosts_scheduler) {
+  if (options.launch.rank == 0) {
     coordinator.emplace(options.coordinator, members,
                         cluster::RendezvousOptions{options.job_id, options.token, options.connect_timeout});
     served = std::async(std::launch::async, [&] { coordinator->serve(); });
     scheduler_group = std::async(std::launch::async, [&] { return join(options, P, members); });
   }
-  ClusterWorker out;
   try {
-    out.group = net::with_faults(join(options, rank, members), options.faults);
+    out.worker = net::with_faults(join(options, options.launch.rank, members), options.faults);
   } catch (...) {
     if (served.valid()) served.wait();
     if (scheduler_group.valid()) scheduler_group.wait();
     throw;
   }
-  std::unique_ptr<net::Group> sched;
-  if (hosts_scheduler) {
+  if (served.valid()) {
     served.get();
-    sched = scheduler_group.get();
+    out.scheduler = scheduler_group.get();
   }
+  return out;
+}
+
+ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const scheduler::RotationSchedule& schedule,
+                                 RotationKernel& kernel, std::vector<model::Block> initial,
+                                 const scheduler::PhasePolicy& policy) {
+  const int P = options.launch.size;
+  if (schedule.workers() != P) throw std::invalid_argument("the schedule must have one worker per process");
+  ClusterGroups groups = join_cluster(options);
+  ClusterWorker out;
+  out.group = std::move(groups.worker);
+  std::unique_ptr<net::Group> sched = std::move(groups.scheduler);
 
   std::exception_ptr driver_error;
   std::thread driver_thread;

@@ -8,10 +8,15 @@
 #include <string>
 #include <thread>
 
+extern char** environ;
+
+#include "app/cluster_flags.hpp"
 #include "gyre/base/entry_point.hpp"
+#include "gyre/cluster/launch.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
+#include "lasso/distributed.hpp"
 #include "lasso/model_io.hpp"
 #include "lasso/solver.hpp"
 
@@ -45,6 +50,7 @@ int main(int argc, char** argv) {
   std::optional<double> lambda;
   lasso::LassoConfig c;
   c.path_length = 0;
+  std::optional<int> workers;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = 0;
   bool no_intercept = false, quiet = false;
@@ -71,7 +77,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--depth,-d", c.depth, "rounds in flight (1: synchronous)")->capture_default_str();
   app.add_option("--eta", c.eta, "priority floor, relative to the largest step so far")->capture_default_str();
-  app.add_option("--workers,-p", c.workers, "row-shard workers P")->capture_default_str();
+  app.add_option("--workers,-p", workers, "row-shard workers P (default: 1, or the number of processes)");
   app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)");
   app.add_option("--seed", c.seed, "seed of the random and priority schedules")->capture_default_str();
   app.add_option("--tol", c.tol, "stop when the duality gap is at most tol × objective")->capture_default_str();
@@ -81,15 +87,32 @@ int main(int argc, char** argv) {
   app.add_option("--metrics", metrics_path,
                  "JSON lines, one per check: lambda, round, seconds, objective, nnz, kkt_violation, duality_gap, updates");
   app.add_flag("--quiet,-q", quiet, "no per-check lines on stdout");
+  app::ClusterFlags multi("gyre-lasso");
+  multi.add_to(app);
   CLI11_PARSE(app, argc, argv);
+  // The only place gyre-lasso looks at the environment; the library gets explicit settings.
+  const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-lasso", [&] {
-    if (c.workers < 1) throw std::invalid_argument("--workers must be at least 1");
+    if (workers && *workers < 1) throw std::invalid_argument("--workers must be at least 1");
+    const auto launch = multi.launch(env);
+    const bool distributed = launch.size > 1;
+    // Settings are checked before the data is read: a job without a token or a coordinator
+    // is refused at once, however large its input.
+    std::optional<pipeline::ClusterJobOptions> cluster;
+    if (distributed) {
+      c.workers = app::ClusterFlags::workers_of(launch, workers.value_or(0));
+      cluster = multi.job_options(launch, env, c.seed);
+      quiet = quiet || launch.rank != 0;  // rank 0 reports for the job
+    } else {
+      c.workers = workers.value_or(1);
+    }
     if (lambda) c.lambdas = {*lambda};
     else if (c.path_length <= 0) throw std::invalid_argument("give --lambda L or --path N");
     c.intercept = !no_intercept;
     c.schedule = lasso::parse_schedule(schedule);
-    c.threads = threads > 0 ? threads : std::max(1, cores / c.workers);
+    // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
+    c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     data::RegressionOptions opts;
     opts.format = format_of(format);
     opts.response = response;
@@ -101,7 +124,7 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(set.nnz()), schedule.c_str(), c.workers, c.threads, c.depth);
 
     std::unique_ptr<report::MetricsLog> metrics;
-    if (!metrics_path.empty()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
+    if (!metrics_path.empty() && launch.rank == 0) metrics = std::make_unique<report::MetricsLog>(metrics_path);
     report::Progress progress(stderr, !quiet && report::Progress::is_terminal(stderr));
     lasso::SolveOptions options;
     options.on_check = [&](const lasso::CheckReport& r) {
@@ -120,8 +143,15 @@ int main(int argc, char** argv) {
       if (!quiet) progress.print(format_check(r));
       progress.update(r.lambda_index, static_cast<double>(std::max<std::size_t>(c.lambdas.size(), 1)), "solving");
     };
-    const lasso::LassoRun run = lasso::solve_embedded(set, c, options);
+    std::optional<lasso::LassoRun> solved;
+    if (cluster) {
+      solved = lasso::solve_distributed(set, c, options, *cluster);
+    } else {
+      solved = lasso::solve_embedded(set, c, options);
+    }
     progress.finish();
+    if (!solved) return 0;  // not rank 0: the scheduler there holds the coefficients
+    const lasso::LassoRun& run = *solved;
     if (!quiet) {
       std::printf("lambda_max %.6g\n", run.lambda_max);
       for (const auto& s : run.path)

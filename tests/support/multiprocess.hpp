@@ -48,11 +48,12 @@ inline std::vector<CommandResult> run_ranks(const std::vector<std::string>& argv
 }
 
 // Starts 3 ranks of the shell command line `command` (run in `dir`; it should train for a long
-// time and print "epoch   2" on rank 0's stdout), does `what` (e.g. "kill -9") to rank 1 once
-// rank 0 has reported epoch 2, and returns the shell's report: rc0=, rc2=, elapsed_ms= (from
+// time and print `ready` on rank 0's stdout), does `what` (e.g. "kill -9") to rank 1 once
+// rank 0 has printed it, and returns the shell's report: rc0=, rc2=, elapsed_ms= (from
 // `what` to both survivors exiting). Rank r's output goes to log<r>.txt in `dir`. A watchdog
 // bounds everything at 60 s.
-inline CommandResult disturb_rank_1(const TempDir& dir, const std::string& command, const std::string& what) {
+inline CommandResult disturb_rank_1(const TempDir& dir, const std::string& command, const std::string& what,
+                                    const std::string& ready = "epoch   2") {
   const std::string coordinator = "127.0.0.1:" + std::to_string(free_port());
   std::ostringstream script;
   script << "cd '" << dir.path().string() << "'\nexport GYRE_TOKEN=test-token\n";
@@ -61,7 +62,7 @@ inline CommandResult disturb_rank_1(const TempDir& dir, const std::string& comma
            << " --listen-host 127.0.0.1 > log" << r << ".txt 2>&1 &\npid" << r << "=$!\n";
   }
   script << "( sleep 60; kill -9 $pid0 $pid1 $pid2 ) >/dev/null 2>&1 &\nwatchdog=$!\n"
-            "for i in $(seq 1 300); do grep -q 'epoch   2' log0.txt && break; sleep 0.1; done\n"
+            "for i in $(seq 1 300); do grep -q '" << ready << "' log0.txt && break; sleep 0.1; done\n"
          << what << " $pid1\nstart=$(date +%s%N)\n"
          << "wait $pid0; echo rc0=$?\nwait $pid2; echo rc2=$?\n"
             "echo elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))\n"

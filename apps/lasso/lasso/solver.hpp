@@ -8,6 +8,7 @@
 
 #include "gyre/data/regression.hpp"
 #include "gyre/net/group.hpp"
+#include "lasso/column_stats.hpp"
 #include "lasso/config.hpp"
 #include "lasso/round_scheduler.hpp"
 
@@ -29,6 +30,19 @@ LassoRun solve_embedded(const data::RegressionSet& set, const LassoConfig& confi
 // P the scheduler (tests run the job over tcp on loopback this way).
 LassoRun solve_on_groups(std::vector<std::unique_ptr<net::Group>> groups, const data::RegressionSet& set,
                          const LassoConfig& config, const SolveOptions& options = {});
+
+// What every process of a job derives alike from the whole data set before the rounds: the
+// column copy (which the scheduler walks) and the column statistics. Checks the settings.
+struct PreparedData {
+  data::ColumnMatrix columns;
+  ColumnStats stats;
+};
+PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config);
+
+// One worker's part: its rows as a residual shard (built here, `shard` is emptied) served until
+// the scheduler at `scheduler_rank` stops the job.
+void serve_rows(net::Group& group, data::RegressionSet& shard, std::uint32_t features, const ColumnStats& stats,
+                const LassoConfig& config, int scheduler_rank, std::chrono::milliseconds timeout);
 
 // F(β, b) of LassoConfig, computed directly from the data: what tests and tools compare with.
 double objective(const data::RegressionSet& set, const LassoConfig& config, double lambda,

@@ -40,6 +40,15 @@ struct ClusterWorker {
   std::uint64_t bytes_sent = 0;  // by the worker's group during the rotation
 };
 
+// This process's connections to a job of P + 1 members: the P workers (member r in process r)
+// and the scheduler (member P, in process 0 next to worker 0). Process 0 also serves the
+// rendezvous. `worker` carries the injected faults; `scheduler` is set on process 0 only.
+struct ClusterGroups {
+  std::unique_ptr<net::Group> worker;
+  std::unique_ptr<net::Group> scheduler;
+};
+ClusterGroups join_cluster(const ClusterJobOptions& options);
+
 // The job has P + 1 members: the P workers (member r runs in process r) and the scheduler
 // (member P, in process 0 next to worker 0, so `mpirun -np 4` gives 4 workers). Process 0 also
 // serves the rendezvous. Every process: registers its listening ports, connects its group(s),

@@ -1,0 +1,49 @@
+// apps/lasso/distributed.cpp — join the job, serve this process's rows, and on process 0 run the scheduler beside them.
+#include "lasso/distributed.hpp"
+
+#include <exception>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+#include "gyre/data/regression_partition.hpp"
+
+namespace gyre::lasso {
+
+std::optional<LassoRun> solve_distributed(const data::RegressionSet& set, const LassoConfig& config,
+                                          const SolveOptions& options, const pipeline::ClusterJobOptions& cluster) {
+  const int P = cluster.launch.size;
+  if (config.workers != P) throw std::invalid_argument("a multi-process job has one worker per process");
+  const PreparedData prepared = prepare(set, config);
+  data::RegressionSet shard =
+      std::move(data::shard_rows(set, static_cast<std::uint32_t>(P))[static_cast<std::size_t>(cluster.launch.rank)]);
+
+  pipeline::ClusterGroups groups = pipeline::join_cluster(cluster);
+  std::optional<LassoRun> run;
+  std::exception_ptr scheduler_error;
+  std::thread scheduler_thread;
+  if (groups.scheduler) {
+    scheduler_thread = std::thread([&] {
+      try {
+        std::vector<int> ranks(static_cast<std::size_t>(P));
+        std::iota(ranks.begin(), ranks.end(), 0);
+        run = run_lasso_scheduler(*groups.scheduler, ranks, SchedulerData{prepared.columns, prepared.stats}, config,
+                                  options.on_check, options.timeout);
+      } catch (...) {
+        scheduler_error = std::current_exception();
+      }
+    });
+  }
+  std::exception_ptr worker_error;
+  try {
+    serve_rows(*groups.worker, shard, set.features, prepared.stats, config, P, options.timeout);
+  } catch (...) {
+    worker_error = std::current_exception();
+  }
+  if (scheduler_thread.joinable()) scheduler_thread.join();
+  if (scheduler_error) std::rethrow_exception(scheduler_error);
+  if (worker_error) std::rethrow_exception(worker_error);
+  return run;
+}
+
+}  // namespace gyre::lasso
