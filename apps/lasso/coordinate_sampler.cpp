@@ -8,6 +8,8 @@
 namespace gyre::lasso {
 
 namespace {
+constexpr double kMassLeft = 0.01;  // share of the priority mass a round may leave undrawn
+
 // splitmix64: a small portable generator, so a seed means the same schedule everywhere.
 std::uint64_t next_random(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -113,9 +115,14 @@ std::vector<std::uint32_t> CoordinateSampler::propose(std::uint32_t count, const
   }
   std::vector<std::uint32_t> out;
   out.reserve(count);
-  while (out.size() < count && weights_.total() > 0) {
+  // A round stops early once it holds nearly all the priority mass: when a few coordinates
+  // carry it, drawing on would only fill the round with coordinates at the floor.
+  const double enough = weights_.total() * (1 - kMassLeft);
+  double drawn = 0;
+  while (out.size() < count && weights_.total() > 0 && drawn < enough) {
     const std::uint32_t j = weights_.find(uniform01(rng_) * weights_.total());
     if (weights_.get(j) <= 0) break;  // only rounding can land here
+    drawn += weights_.get(j);
     weights_.set(j, 0);
     if (skip[j]) continue;  // in flight: back in the tree when it is stepped
     out.push_back(j);
@@ -140,6 +147,11 @@ void CoordinateSampler::restore(std::span<const std::uint32_t> dropped) {
 
 void CoordinateSampler::reprioritise(std::span<const double> predicted_steps) {
   if (kind_ != ScheduleKind::priority) return;
+  // The floor follows the steps of now, not the large ones of the first sweeps, or it would
+  // swamp the priorities as the steps shrink.
+  largest_step_ = 0;
+  for (std::uint32_t j = 0; j < features_; ++j)
+    if (usable_[j]) largest_step_ = std::max(largest_step_, std::abs(predicted_steps[j]));
   for (std::uint32_t j = 0; j < features_; ++j) held_[j] = std::abs(predicted_steps[j]) + floor();
   if (!warming_up()) fill_tree();
 }
