@@ -6,6 +6,11 @@
 
 namespace gyre::lasso {
 
+double response_offset(const data::RegressionSet& set, bool intercept) {
+  if (!intercept || set.samples() == 0) return 0.0;
+  return std::accumulate(set.y.begin(), set.y.end(), 0.0) / static_cast<double>(set.samples());
+}
+
 ColumnStats compute_column_stats(const data::RegressionSet& set, const data::ColumnMatrix& columns, bool intercept,
                                  bool standardize) {
   ColumnStats stats;
@@ -13,7 +18,7 @@ ColumnStats compute_column_stats(const data::RegressionSet& set, const data::Col
   const double dn = static_cast<double>(n);
   const std::uint32_t m = columns.features();
   stats.samples = n;
-  stats.y_offset = intercept ? std::accumulate(set.y.begin(), set.y.end(), 0.0) / dn : 0.0;
+  stats.y_offset = response_offset(set, intercept);
   stats.mean.assign(m, 0.0);
   stats.scale.assign(m, 1.0);
   stats.curvature.assign(m, 0.0);

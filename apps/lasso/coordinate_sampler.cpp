@@ -36,6 +36,11 @@ void SumTree::set(std::uint32_t i, double weight) {
   for (node /= 2; node >= 1; node /= 2) tree_[node] = tree_[2 * node] + tree_[2 * node + 1];
 }
 
+void SumTree::assign(std::span<const double> weights) {
+  std::copy(weights.begin(), weights.end(), tree_.begin() + leaves_);
+  for (std::size_t node = leaves_ - 1; node >= 1; --node) tree_[node] = tree_[2 * node] + tree_[2 * node + 1];
+}
+
 std::uint32_t SumTree::find(double u) const {
   std::size_t node = 1;
   while (node < leaves_) {
@@ -51,15 +56,16 @@ std::uint32_t SumTree::find(double u) const {
 }
 
 CoordinateSampler::CoordinateSampler(ScheduleKind kind, std::vector<std::uint8_t> usable, double eta,
-                                     std::uint64_t seed)
+                                     std::uint64_t seed, double warmup_sweeps)
     : kind_(kind), features_(static_cast<std::uint32_t>(usable.size())), usable_(std::move(usable)),
-      in_round_(features_, 0), eta_(eta), rng_(seed), order_(features_), weights_(features_), held_(features_, 0.0) {
+      in_round_(features_, 0), eta_(eta),
+      warmup_(static_cast<std::uint64_t>(std::max(0.0, warmup_sweeps) * features_)), rng_(seed), order_(features_), weights_(features_), held_(features_, 0.0) {
   std::iota(order_.begin(), order_.end(), 0u);
   if (kind_ != ScheduleKind::cyclic) shuffle(order_, rng_);
 }
 
 bool CoordinateSampler::warming_up() const noexcept {
-  return kind_ == ScheduleKind::priority && proposed_ < features_;
+  return kind_ == ScheduleKind::priority && proposed_ < warmup_;
 }
 
 double CoordinateSampler::floor() const noexcept {
@@ -67,7 +73,9 @@ double CoordinateSampler::floor() const noexcept {
 }
 
 void CoordinateSampler::fill_tree() {
-  for (std::uint32_t j = 0; j < features_; ++j) weights_.set(j, usable_[j] ? std::max(held_[j], floor()) : 0.0);
+  std::vector<double> w(features_);
+  for (std::uint32_t j = 0; j < features_; ++j) w[j] = usable_[j] ? std::max(held_[j], floor()) : 0.0;
+  weights_.assign(w);
 }
 
 // Cyclic, random, and the priority schedule's uniform warm-up sweep: the next coordinates of

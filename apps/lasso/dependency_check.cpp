@@ -6,17 +6,51 @@
 
 namespace gyre::lasso {
 
-DependencyCheck::DependencyCheck(const data::ColumnMatrix& columns, const ColumnStats& stats, double rho)
-    : columns_(columns), stats_(stats), rho_(rho) {
+DependencyCheck::DependencyCheck(const data::RegressionSet& rows, const data::ColumnMatrix& columns,
+                                 const ColumnStats& stats, double rho)
+    : rows_(rows), columns_(columns), stats_(stats), rho_(rho) {
   if (!enabled()) return;
   const std::uint32_t m = columns.features();
   inverse_norm_.assign(m, 0.0);
   for (std::uint32_t j = 0; j < m; ++j)
     if (stats.usable[j]) inverse_norm_[j] = 1.0 / (std::sqrt(stats.curvature[j]) * stats.scale[j]);
-  occupants_.assign(columns.samples, 0);
-  first_.resize(columns.samples);
-  more_.resize(columns.samples);
   dot_.assign(m, 0.0);
+  gram_ = m <= kGramFeatures;
+  if (gram_) {
+    correlations_.resize(m);
+    slot_.assign(m, 0);
+  } else {
+    occupants_.assign(columns.samples, 0);
+    first_.resize(columns.samples);
+    more_.resize(columns.samples);
+  }
+}
+
+const std::vector<float>& DependencyCheck::gram_column(std::uint32_t j) {
+  std::vector<float>& out = correlations_[j];
+  if (!out.empty()) return out;
+  const std::uint32_t m = columns_.features();
+  const std::uint64_t stride = (stats_.samples + kGramRows - 1) / kGramRows;
+  for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e) {
+    const std::uint64_t i = columns_.rows[e];
+    if (i % stride != 0) continue;
+    const double x = columns_.values[e];
+    for (std::uint64_t f = rows_.row_begin[i]; f < rows_.row_begin[i + 1]; ++f) dot_[rows_.cols[f]] += x * rows_.values[f];
+  }
+  const double n = static_cast<double>((stats_.samples + stride - 1) / stride);  // rows summed over
+  out.resize(m);
+  for (std::uint32_t k = 0; k < m; ++k) {
+    out[k] = static_cast<float>((dot_[k] / n - stats_.mean[j] * stats_.mean[k]) * inverse_norm_[j] * inverse_norm_[k]);
+    dot_[k] = 0;
+  }
+  return out;
+}
+
+bool DependencyCheck::conflicts_by_gram(std::uint32_t j) {
+  const std::vector<float>& corr = gram_column(j);
+  for (std::uint32_t k : in_flight_)
+    if (std::abs(corr[k]) >= rho_) return true;
+  return false;
 }
 
 void DependencyCheck::walk_row(std::uint64_t row, double x) {
@@ -50,7 +84,11 @@ std::vector<std::uint32_t> DependencyCheck::keep(std::span<const std::uint32_t> 
   kept.reserve(candidates.size());
   for (std::uint32_t j : candidates) {
     if (busy[j]) continue;
-    if (enabled()) {
+    if (enabled() && gram_) {
+      if (conflicts_by_gram(j)) continue;
+      slot_[j] = static_cast<std::uint32_t>(in_flight_.size());
+      in_flight_.push_back(j);
+    } else if (enabled()) {
       if (conflicts(j)) continue;
       for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e) {
         const std::uint64_t row = columns_.rows[e];
@@ -66,6 +104,13 @@ std::vector<std::uint32_t> DependencyCheck::keep(std::span<const std::uint32_t> 
 
 void DependencyCheck::release(std::uint32_t j) {
   if (!enabled()) return;
+  if (gram_) {
+    const std::uint32_t last = in_flight_.back();
+    in_flight_[slot_[j]] = last;
+    slot_[last] = slot_[j];
+    in_flight_.pop_back();
+    return;
+  }
   for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e) {
     const std::uint64_t row = columns_.rows[e];
     auto& rest = more_[row];

@@ -12,10 +12,12 @@ namespace gyre::lasso {
 
 std::optional<LassoRun> solve_distributed(const data::RegressionSet& set, const LassoConfig& config,
                                           const SolveOptions& options, const pipeline::ClusterJobOptions& cluster) {
+  const auto started = std::chrono::steady_clock::now();
   const int P = cluster.launch.size;
   if (config.workers != P) throw std::invalid_argument("a multi-process job has one worker per process");
-  const PreparedData prepared = prepare(set, config);
-  data::RegressionSet shard =
+  validate(set, config);
+  const double y_offset = response_offset(set, config.intercept);
+  const data::RegressionSet shard =
       std::move(data::shard_rows(set, static_cast<std::uint32_t>(P))[static_cast<std::size_t>(cluster.launch.rank)]);
 
   pipeline::ClusterGroups groups = pipeline::join_cluster(cluster);
@@ -27,7 +29,8 @@ std::optional<LassoRun> solve_distributed(const data::RegressionSet& set, const 
       try {
         std::vector<int> ranks(static_cast<std::size_t>(P));
         std::iota(ranks.begin(), ranks.end(), 0);
-        run = run_lasso_scheduler(*groups.scheduler, ranks, SchedulerData{prepared.columns, prepared.stats}, config,
+        const PreparedData prepared = prepare(set, config);
+        run = run_lasso_scheduler(*groups.scheduler, ranks, SchedulerData{set, prepared.columns, prepared.stats, started}, config,
                                   options.on_check, options.timeout);
       } catch (...) {
         scheduler_error = std::current_exception();
@@ -36,7 +39,7 @@ std::optional<LassoRun> solve_distributed(const data::RegressionSet& set, const 
   }
   std::exception_ptr worker_error;
   try {
-    serve_rows(*groups.worker, shard, set.features, prepared.stats, config, P, options.timeout);
+    serve_rows(*groups.worker, shard, y_offset, config, P, options.timeout);
   } catch (...) {
     worker_error = std::current_exception();
   }

@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
   app.add_option("--rho", c.rho, "dependency check: drop candidates this correlated with kept or in-flight ones (>= 1: off)")
       ->capture_default_str();
   app.add_option("--depth,-d", c.depth, "rounds in flight (1: synchronous)")->capture_default_str();
-  app.add_option("--eta", c.eta, "priority floor, relative to the largest step so far")->capture_default_str();
+  app.add_option("--eta", c.eta, "priority floor, relative to the largest step of the last check")->capture_default_str();
+  app.add_option("--warmup", c.warmup_sweeps, "priority schedule: uniform sweeps before sampling by priority")
+      ->capture_default_str();
   app.add_option("--workers,-p", workers, "row-shard workers P (default: 1, or the number of processes)");
   app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)");
   app.add_option("--seed", c.seed, "seed of the random and priority schedules")->capture_default_str();

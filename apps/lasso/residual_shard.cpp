@@ -22,22 +22,15 @@ struct ResidualShard::Arena {
 
 ResidualShard::ResidualShard(const data::RegressionSet& rows, double y_offset, int threads)
     : samples_(rows.samples()), features_(rows.features), arena_(std::make_unique<Arena>(std::max(1, threads))) {
-  const auto parts = static_cast<std::uint32_t>(std::max(1, threads));
-  std::vector<data::RegressionSet> split;
-  if (parts == 1) {
-    split.push_back(rows);
-  } else {
-    split = data::shard_rows(rows, parts);
-  }
-  for (auto& piece : split) {
-    auto part = std::make_unique<Part>();
-    piece.features = rows.features;
-    part->columns = data::to_columns(piece);
-    part->y = piece.y;
-    for (double& v : part->y) v -= y_offset;
-    part->residual = part->y;
-    parts_.push_back(std::move(part));
-  }
+  // The parts are built straight from the rows (no copy of them), in parallel.
+  const auto dealt = data::deal_rows(rows, static_cast<std::uint32_t>(std::max(1, threads)));
+  for (std::size_t p = 0; p < dealt.size(); ++p) parts_.push_back(std::make_unique<Part>());
+  for_each_part([&](Part& part, std::size_t p) {
+    part.columns = data::to_columns(rows, dealt[p]);
+    part.y.resize(dealt[p].size());
+    for (std::size_t r = 0; r < dealt[p].size(); ++r) part.y[r] = rows.y[dealt[p][r]] - y_offset;
+    part.residual = part.y;
+  });
 }
 
 ResidualShard::~ResidualShard() = default;
@@ -45,18 +38,18 @@ ResidualShard::~ResidualShard() = default;
 template <class Body>
 void ResidualShard::for_each_part(Body&& body) {
   if (parts_.size() == 1) {
-    body(*parts_[0]);
+    body(*parts_[0], std::size_t{0});
     return;
   }
   arena_->arena.execute([&] {
-    tbb::parallel_for(std::size_t{0}, parts_.size(), [&](std::size_t p) { body(*parts_[p]); },
+    tbb::parallel_for(std::size_t{0}, parts_.size(), [&](std::size_t p) { body(*parts_[p], p); },
                       tbb::simple_partitioner());
   });
 }
 
 void ResidualShard::apply(std::span<const CoefficientStep> steps) {
   if (steps.empty()) return;
-  for_each_part([&](Part& part) {
+  for_each_part([&](Part& part, std::size_t) {
     const auto& c = part.columns;
     for (const CoefficientStep& s : steps) {
       for (std::uint64_t e = c.col_begin[s.feature]; e < c.col_begin[s.feature + 1]; ++e)
@@ -66,7 +59,7 @@ void ResidualShard::apply(std::span<const CoefficientStep> steps) {
 }
 
 void ResidualShard::partial_gradients(std::span<const std::uint32_t> features, std::span<double> out) {
-  for_each_part([&](Part& part) {
+  for_each_part([&](Part& part, std::size_t) {
     const auto& c = part.columns;
     part.scratch.resize(features.size());
     for (std::size_t f = 0; f < features.size(); ++f) {
@@ -83,10 +76,7 @@ void ResidualShard::partial_gradients(std::span<const std::uint32_t> features, s
 
 ShardCheck ResidualShard::check(double residual_mean) {
   std::vector<ShardCheck> per_part(parts_.size());
-  std::vector<Part*> order;
-  for (auto& p : parts_) order.push_back(p.get());
-  for_each_part([&](Part& part) {
-    const std::size_t index = static_cast<std::size_t>(std::find(order.begin(), order.end(), &part) - order.begin());
+  for_each_part([&](Part& part, std::size_t index) {
     ShardCheck& out = per_part[index];
     const auto& c = part.columns;
     out.raw_gradient.assign(features_, 0.0);

@@ -31,8 +31,8 @@ class RoundScheduler {
                  std::function<void(const CheckReport&)> on_check, std::chrono::milliseconds timeout)
       : group_(group), workers_(std::move(workers)), data_(data), stats_(data.stats), config_(config),
         on_check_(std::move(on_check)), timeout_(timeout), p_(stats_.features()), gamma_(p_, 0.0),
-        busy_(p_, 0), check_(data.columns, stats_, config.rho),
-        sampler_(config.schedule, stats_.usable, config.eta, config.seed), start_(Clock::now()) {
+        busy_(p_, 0), check_(data.rows, data.columns, stats_, config.rho),
+        sampler_(config.schedule, stats_.usable, config.eta, config.seed, config.warmup_sweeps), start_(data.started) {
     for (std::uint32_t j = 0; j < p_; ++j) {
       if (stats_.usable[j]) ++usable_;
       else busy_[j] = 1;  // never proposed
@@ -162,7 +162,9 @@ class RoundScheduler {
   }
 
   // Jacobi steps for the round's coordinates, from sums taken on the residual of its send time.
-  void pull(const InFlight& round, const Penalty& penalty) {
+  // Returns the largest decrease of F one of them made (to second order, curvature·Δγ²/2).
+  double pull(const InFlight& round, const Penalty& penalty) {
+    double largest = 0;
     for (std::size_t f = 0; f < round.features.size(); ++f) {
       const std::uint32_t j = round.features[f];
       const double g = stats_.gradient(j, round.sums[f], round.residual_mean);
@@ -173,11 +175,13 @@ class RoundScheduler {
       ++updates_;
       sampler_.step(j, delta);
       if (delta == 0) continue;
+      largest = std::max(largest, 0.5 * stats_.curvature[j] * delta * delta);
       gamma_[j] = next;
       const double beta_step = delta / stats_.scale[j];
       pending_.push_back({j, beta_step});
       mu_dot_beta_ += stats_.mean[j] * beta_step;
     }
+    return largest;
   }
 
   // Drains the pipeline, then sums every column against the exact residual.
@@ -225,6 +229,7 @@ class RoundScheduler {
       if (out.converged || spent >= max_updates_) break;
       reprioritise(gradients, penalty);
       std::uint64_t since_check = 0;
+      std::deque<double> recent;  // largest decrease of F in each of the last rounds pulled
       while (since_check < check_every_) {
         if (static_cast<int>(in_flight_.size()) < depth_) {
           const std::vector<std::uint32_t> candidates = sampler_.propose(batch_, busy_);
@@ -242,7 +247,17 @@ class RoundScheduler {
           }
           if (in_flight_.empty()) break;  // nothing to propose
         }
-        pull(receive_oldest(), penalty);
+        // On the priority schedule the rounds hold the coordinates that still move; once even
+        // their steps lower F by less than the tolerance, the active set has converged and only
+        // an exact check can tell what else must move (glmnet's active-set cycle, driven by
+        // priorities). Checks are one pass over the data, so this errs towards checking often.
+        // The rounds in flight together are judged together: the one after a full round may
+        // hold only the leftovers.
+        recent.push_back(pull(receive_oldest(), penalty));
+        if (static_cast<int>(recent.size()) > depth_) recent.pop_front();
+        if (config_.schedule == ScheduleKind::priority && !sampler_.warming_up() && since_check >= batch_ &&
+            *std::max_element(recent.begin(), recent.end()) <= config_.tol * certificate.objective)
+          break;
       }
       if (since_check == 0) break;  // no coordinate can move: the budget cannot buy more
       certificate = run_check(penalty, gradients);

@@ -21,31 +21,36 @@ LassoRun solve_embedded(const data::RegressionSet& set, const LassoConfig& confi
   return solve_on_groups(net::make_inproc_groups(config.workers + 1), set, config, options);
 }
 
-PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) {
+void validate(const data::RegressionSet& set, const LassoConfig& config) {
   if (config.workers < 1 || config.threads < 1) throw std::invalid_argument("workers and threads must be at least 1");
   if (!(config.alpha > 0 && config.alpha <= 1)) throw std::invalid_argument("alpha must be in (0, 1]");
   if (config.depth < 1) throw std::invalid_argument("depth must be at least 1");
   if (set.samples() == 0) throw std::invalid_argument("no samples");
+}
+
+PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) {
   PreparedData out;
   out.columns = data::to_columns(set);
   out.stats = compute_column_stats(set, out.columns, config.intercept, config.standardize);
   return out;
 }
 
-void serve_rows(net::Group& group, data::RegressionSet& shard, std::uint32_t features, const ColumnStats& stats,
-                const LassoConfig& config, int scheduler_rank, std::chrono::milliseconds timeout) {
-  shard.features = features;
-  ResidualShard residuals(shard, stats.y_offset, config.threads);
-  shard = data::RegressionSet{};  // the shard's column copies hold the rows now
+void serve_rows(net::Group& group, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
+                int scheduler_rank, std::chrono::milliseconds timeout) {
+  ResidualShard residuals(rows, y_offset, config.threads);
   run_lasso_worker(group, residuals, WorkerLoopOptions{scheduler_rank, timeout});
 }
 
 LassoRun solve_on_groups(std::vector<std::unique_ptr<net::Group>> groups, const data::RegressionSet& set,
                          const LassoConfig& config, const SolveOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
   const int P = config.workers;
-  const PreparedData prepared = prepare(set, config);
+  validate(set, config);
   if (static_cast<int>(groups.size()) != P + 1) throw std::invalid_argument("P workers need P+1 ranks");
-  std::vector<data::RegressionSet> shards = data::shard_rows(set, static_cast<std::uint32_t>(P));
+  const double y_offset = response_offset(set, config.intercept);
+  // One worker reads the set itself; more get copies of their rows.
+  std::vector<data::RegressionSet> shards;
+  if (P > 1) shards = data::shard_rows(set, static_cast<std::uint32_t>(P));
 
   std::mutex mutex;
   std::exception_ptr first_error;
@@ -58,8 +63,8 @@ LassoRun solve_on_groups(std::vector<std::unique_ptr<net::Group>> groups, const 
   for (int w = 0; w < P; ++w) {
     threads.emplace_back([&, w] {
       try {
-        serve_rows(*groups[static_cast<std::size_t>(w)], shards[static_cast<std::size_t>(w)], set.features,
-                   prepared.stats, config, P, options.timeout);
+        serve_rows(*groups[static_cast<std::size_t>(w)], P > 1 ? shards[static_cast<std::size_t>(w)] : set, y_offset,
+                   config, P, options.timeout);
       } catch (...) {
         record(std::current_exception());
         groups[static_cast<std::size_t>(w)]->close("worker " + std::to_string(w) + " failed");
@@ -70,8 +75,9 @@ LassoRun solve_on_groups(std::vector<std::unique_ptr<net::Group>> groups, const 
     try {
       std::vector<int> ranks(static_cast<std::size_t>(P));
       std::iota(ranks.begin(), ranks.end(), 0);
+      const PreparedData prepared = prepare(set, config);
       run = run_lasso_scheduler(*groups[static_cast<std::size_t>(P)], ranks,
-                                SchedulerData{prepared.columns, prepared.stats}, config, options.on_check,
+                                SchedulerData{set, prepared.columns, prepared.stats, started}, config, options.on_check,
                                 options.timeout);
     } catch (...) {
       record(std::current_exception());

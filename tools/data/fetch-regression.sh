@@ -22,8 +22,9 @@
 #             Clark/Lake (thousands/day); 48 numeric columns + 7 day-of-week
 #             indicators.
 #
-# Also makes sure the benchmark's peers are there (python3-sklearn,
-# python3-scipy, r-cran-glmnet, r-cran-matrix). Missing Debian packages are
+# Needs python3-sklearn and python3-scipy (all sets) and r-base-core with
+# r-cran-modeldata (ames, chicago); tools/bench/lasso installs the benchmark's
+# peers (r-cran-glmnet, r-cran-matrix) itself. Missing Debian packages are
 # installed with apt-get when running as root; otherwise the script says what
 # to install and exits 1. Python is ${GYRE_PYTHON:-/usr/bin/python3}, the
 # interpreter Debian's python3-* packages install into.
@@ -225,7 +226,12 @@ done
 ((${#sets[@]})) || sets=(diabetes ames chicago)
 [[ -n $out_dir ]] || die "empty output directory"
 
-need_debs python3 python3-sklearn python3-scipy r-base-core r-cran-modeldata r-cran-glmnet r-cran-matrix
+# Only what the requested sets need: CI fetches diabetes alone and should not pull in R.
+debs=(python3 python3-sklearn python3-scipy)
+for s in "${sets[@]}"; do
+    [[ $s == diabetes ]] || { debs+=(r-base-core r-cran-modeldata); break; }
+done
+need_debs "${debs[@]}"
 [[ -x $py ]] || die "$py not found (set GYRE_PYTHON to the python3 that has Debian's sklearn)"
 
 declare -A done_already=()

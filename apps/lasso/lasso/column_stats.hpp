@@ -27,6 +27,9 @@ struct ColumnStats {
   }
 };
 
+// ȳ with an intercept, else 0: what workers subtract from y to start their residual.
+double response_offset(const data::RegressionSet& set, bool intercept);
+
 // Centred sums are accumulated about the mean (not as Σx² − nμ²), so a column with a large
 // mean and a small spread keeps its digits.
 ColumnStats compute_column_stats(const data::RegressionSet& set, const data::ColumnMatrix& columns, bool intercept,

@@ -36,7 +36,10 @@ struct LassoConfig {
   double rho = 0.1;                    // dependency check: drop candidates this correlated with a
                                        // kept or in-flight coordinate (≥ 1 turns it off)
   int depth = 2;                       // rounds in flight; 1 is fully synchronous
-  double eta = 1e-6;                   // priority floor, relative to the largest |Δβ| so far
+  double eta = 1e-6;                   // priority floor, relative to the largest step of now
+  // Uniform sweeps before priority sampling starts (STRADS's warm-up). 0 by default: every λ
+  // starts from an exact full gradient, whose predicted steps are better first priorities.
+  double warmup_sweeps = 0;
   std::uint64_t seed = 1;
 
   // Stop a λ when the duality gap is at most tol·F (and report the KKT violation), checked on

@@ -15,6 +15,8 @@ class SumTree {
  public:
   explicit SumTree(std::uint32_t size);
   void set(std::uint32_t i, double weight);
+  // All weights at once, O(size) instead of O(size·log size).
+  void assign(std::span<const double> weights);
   double get(std::uint32_t i) const { return tree_[leaves_ + i]; }
   double total() const { return tree_[1]; }
   // The i with prefix(i) ≤ u < prefix(i+1), for u in [0, total()).
@@ -31,7 +33,8 @@ class SumTree {
 class CoordinateSampler {
  public:
   // Coordinates with usable[j] == 0 are never proposed.
-  CoordinateSampler(ScheduleKind kind, std::vector<std::uint8_t> usable, double eta, std::uint64_t seed);
+  CoordinateSampler(ScheduleKind kind, std::vector<std::uint8_t> usable, double eta, std::uint64_t seed,
+                    double warmup_sweeps = 1);
 
   // Up to `count` distinct coordinates with skip[j] == 0.
   std::vector<std::uint32_t> propose(std::uint32_t count, const std::vector<std::uint8_t>& skip);
@@ -55,6 +58,7 @@ class CoordinateSampler {
   std::vector<std::uint8_t> usable_;
   std::vector<std::uint8_t> in_round_;  // marks this round's proposals (cleared before returning)
   double eta_;
+  std::uint64_t warmup_;               // proposals drawn uniformly before priority sampling
   std::uint64_t rng_;
   std::vector<std::uint32_t> order_;   // cyclic: identity; random and warm-up: a permutation
   std::uint32_t cursor_ = 0;

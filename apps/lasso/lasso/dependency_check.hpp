@@ -14,18 +14,33 @@ namespace gyre::lasso {
 // residual that misses the others' steps; for correlated columns those steps overshoot. So a
 // candidate is dropped when |corr(x̃_j, x̃_k)| ≥ ρ for some coordinate k already kept or in flight.
 //
-// The inner products x_jᵀx_k are computed when the pair is looked at, over the rows the two
-// columns share: the coordinates in flight are entered in a row index (row → their non-zeros
-// there), and a candidate walks its own non-zeros through it. A candidate thus costs its own
-// non-zeros plus the overlaps, the same order as the workers' work on it, whereas a full Gram
-// matrix (or per-column lists of correlated partners) costs Σ over rows of the row length
-// squared: 50× more on a 50-per-row sparse problem, for pairs mostly never looked at. Two
-// columns that share no row have centred correlation −n·μ_j·μ_k/(‖x̃_j‖‖x̃_k‖), which only
-// dense-ish columns with large means make large; such pairs are treated as uncorrelated.
+// Two ways to get the inner products x_jᵀx_k, chosen by the width of the data:
+//  - Up to kGramFeatures features: a candidate's correlations with every column (a column of
+//    the Gram matrix, Xᵀx_j, centred and scaled) are computed the first time it is looked at and
+//    cached, so a check costs one lookup per coordinate in flight. On narrow, dense data a
+//    candidate shares rows with every column in flight, and walking them each time would
+//    cost n·|in flight| per candidate. Past kGramRows samples the inner products are estimated
+//    from every (n/kGramRows)-th row (standard error about 1/√kGramRows ≈ 0.02 on a
+//    correlation): a Gram column costs Σ over the column's rows of the row length, which on
+//    dense data is hundreds of coordinate updates' worth of work, and the check only needs to
+//    tell a correlation at ρ from a small one.
+//  - Wider: computed when the pair is looked at, over the rows the two columns share: the
+//    coordinates in flight are entered in a row index (row → their non-zeros there), and a
+//    candidate walks its own non-zeros through it. A candidate costs its own non-zeros plus the
+//    overlaps, the same order as the workers' work on it, where a Gram column costs Σ over its
+//    rows of the row length: 50× more on a 50-per-row sparse problem, for pairs mostly never
+//    looked at. Two columns that share no row have centred correlation
+//    −n·μ_j·μ_k/(‖x̃_j‖‖x̃_k‖), which only dense-ish columns with large means make large; in
+//    this mode such pairs are treated as uncorrelated.
 class DependencyCheck {
  public:
-  // `columns` is the whole data set by column; it must outlive this. ρ ≥ 1 turns the check off.
-  DependencyCheck(const data::ColumnMatrix& columns, const ColumnStats& stats, double rho);
+  static constexpr std::uint32_t kGramFeatures = 4096;  // p² floats: at most 64 MiB of cache
+  static constexpr std::uint64_t kGramRows = 2048;
+
+  // `rows` and `columns` are the whole data set by row and by column; both must outlive this.
+  // ρ ≥ 1 turns the check off.
+  DependencyCheck(const data::RegressionSet& rows, const data::ColumnMatrix& columns, const ColumnStats& stats,
+                  double rho);
 
   bool enabled() const noexcept { return rho_ < 1; }
 
@@ -41,7 +56,10 @@ class DependencyCheck {
     double value;
   };
   bool conflicts(std::uint32_t j);
+  bool conflicts_by_gram(std::uint32_t j);
+  const std::vector<float>& gram_column(std::uint32_t j);
 
+  const data::RegressionSet& rows_;
   const data::ColumnMatrix& columns_;
   const ColumnStats& stats_;
   double rho_;
@@ -56,6 +74,11 @@ class DependencyCheck {
   std::vector<std::vector<Entry>> more_;
   std::vector<double> dot_;                     // scratch, all zero between calls
   std::vector<std::uint32_t> touched_;
+  // Gram mode: cached centred correlations per looked-at column, and the coordinates in flight.
+  bool gram_ = false;
+  std::vector<std::vector<float>> correlations_;
+  std::vector<std::uint32_t> in_flight_;
+  std::vector<std::uint32_t> slot_;              // position in in_flight_
 };
 
 }  // namespace gyre::lasso

@@ -44,7 +44,7 @@ class ResidualShard {
  private:
   struct Part;
   template <class Body>
-  void for_each_part(Body&& body);
+  void for_each_part(Body&& body);  // body(part, index), one task per part
 
   std::uint64_t samples_ = 0;
   std::uint32_t features_ = 0;

@@ -15,10 +15,12 @@
 namespace gyre::lasso {
 
 // What the scheduler reads of the data: the statistics, and (for the dependency check) the
-// whole matrix by column.
+// whole matrix by row and by column.
 struct SchedulerData {
+  const data::RegressionSet& rows;
   const data::ColumnMatrix& columns;
   const ColumnStats& stats;
+  std::chrono::steady_clock::time_point started;  // the solve's start: report seconds count from here
 };
 
 // One exact check (a full gradient) of the current iterate.
@@ -26,7 +28,7 @@ struct CheckReport {
   int lambda_index = 0;
   double lambda = 0;
   std::uint64_t round = 0;     // rounds so far, over the whole path
-  double seconds = 0;          // since the scheduler started
+  double seconds = 0;          // since the solve started (SchedulerData::started)
   Certificate certificate;
   std::uint32_t nnz = 0;
   std::uint64_t updates = 0;   // coordinate updates so far, over the whole path

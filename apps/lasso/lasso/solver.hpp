@@ -31,18 +31,22 @@ LassoRun solve_embedded(const data::RegressionSet& set, const LassoConfig& confi
 LassoRun solve_on_groups(std::vector<std::unique_ptr<net::Group>> groups, const data::RegressionSet& set,
                          const LassoConfig& config, const SolveOptions& options = {});
 
-// What every process of a job derives alike from the whole data set before the rounds: the
-// column copy (which the scheduler walks) and the column statistics. Checks the settings.
+// Throws std::invalid_argument for settings or data no job can run with.
+void validate(const data::RegressionSet& set, const LassoConfig& config);
+
+// What the scheduler derives from the whole data set before the rounds: the column copy (which
+// the dependency check walks) and the column statistics.
 struct PreparedData {
   data::ColumnMatrix columns;
   ColumnStats stats;
 };
 PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config);
 
-// One worker's part: its rows as a residual shard (built here, `shard` is emptied) served until
-// the scheduler at `scheduler_rank` stops the job.
-void serve_rows(net::Group& group, data::RegressionSet& shard, std::uint32_t features, const ColumnStats& stats,
-                const LassoConfig& config, int scheduler_rank, std::chrono::milliseconds timeout);
+// One worker's part: its rows as a residual shard (y_offset is response_offset()), served until
+// the scheduler at `scheduler_rank` stops the job. Workers build their shards while the
+// scheduler prepares, which needs nothing from them.
+void serve_rows(net::Group& group, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
+                int scheduler_rank, std::chrono::milliseconds timeout);
 
 // F(β, b) of LassoConfig, computed directly from the data: what tests and tools compare with.
 double objective(const data::RegressionSet& set, const LassoConfig& config, double lambda,

@@ -165,25 +165,46 @@ void RegressionSet::add_row(std::uint64_t sample_id, double response, std::span<
   sample_ids.push_back(sample_id);
 }
 
-ColumnMatrix to_columns(const RegressionSet& set) {
-  if (set.samples() > std::numeric_limits<std::uint32_t>::max())
+namespace {
+// `row_of(r)` is the set's row that becomes row r of the result, for r < count.
+template <class RowOf>
+ColumnMatrix columns_of(const RegressionSet& set, std::uint64_t count, RowOf row_of) {
+  if (count > std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("to_columns: more than 2^32 - 1 samples");
   ColumnMatrix m;
-  m.samples = set.samples();
+  m.samples = count;
   m.col_begin.assign(std::size_t{set.features} + 1, 0);
-  for (const std::uint32_t c : set.cols) ++m.col_begin[c + 1];
+  std::uint64_t nnz = 0;
+  for (std::uint64_t r = 0; r < count; ++r) {
+    const std::uint64_t i = row_of(r);
+    for (std::uint64_t k = set.row_begin[i]; k < set.row_begin[i + 1]; ++k) ++m.col_begin[set.cols[k] + 1];
+    nnz += set.row_begin[i + 1] - set.row_begin[i];
+  }
   for (std::uint32_t j = 0; j < set.features; ++j) m.col_begin[j + 1] += m.col_begin[j];
-  m.rows.resize(set.nnz());
-  m.values.resize(set.nnz());
+  m.rows.resize(nnz);
+  m.values.resize(nnz);
   std::vector<std::uint64_t> next(m.col_begin.begin(), m.col_begin.end() - 1);
   // Rows are visited in order, so each column's rows come out increasing.
-  for (std::uint64_t i = 0; i < set.samples(); ++i)
+  for (std::uint64_t r = 0; r < count; ++r) {
+    const std::uint64_t i = row_of(r);
     for (std::uint64_t k = set.row_begin[i]; k < set.row_begin[i + 1]; ++k) {
       const std::uint64_t at = next[set.cols[k]]++;
-      m.rows[at] = static_cast<std::uint32_t>(i);
+      m.rows[at] = static_cast<std::uint32_t>(r);
       m.values[at] = set.values[k];
     }
+  }
   return m;
+}
+}  // namespace
+
+ColumnMatrix to_columns(const RegressionSet& set) {
+  return columns_of(set, set.samples(), [](std::uint64_t r) { return r; });
+}
+
+ColumnMatrix to_columns(const RegressionSet& set, std::span<const std::uint32_t> rows) {
+  for (const std::uint32_t i : rows)
+    if (i >= set.samples()) throw std::invalid_argument("to_columns: row beyond the set");
+  return columns_of(set, rows.size(), [rows](std::uint64_t r) { return std::uint64_t{rows[r]}; });
 }
 
 RegressionSet read_libsvm(const fs::path& file) {

@@ -52,6 +52,9 @@ struct ColumnMatrix {
 
 // A counting sort, O(nnz + features); throws std::invalid_argument past 2^32 - 1 samples.
 ColumnMatrix to_columns(const RegressionSet& set);
+// The same for the listed rows only (increasing sample indices of `set`); row r of the result
+// is set's row rows[r].
+ColumnMatrix to_columns(const RegressionSet& set, std::span<const std::uint32_t> rows);
 
 // Every reader throws gyre::InputError naming file, line and what was expected; an input with
 // no samples is an error. Samples get their 0-based input order as sample id.

@@ -45,14 +45,20 @@ std::vector<std::string> read_listed_names(const fs::path& dir, const Manifest& 
 
 }  // namespace
 
-std::vector<RegressionSet> shard_rows(const RegressionSet& set, std::uint32_t parts) {
+std::vector<std::vector<std::uint32_t>> deal_rows(const RegressionSet& set, std::uint32_t parts) {
   if (parts == 0) throw std::invalid_argument("shard_rows: parts must be at least 1");
   if (set.samples() > std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("shard_rows: more than 2^32 - 1 samples");
   // Rows are balanced by their non-zeros: the same LPT dealing as corpus documents and word blocks.
   std::vector<std::uint64_t> nnz(set.samples());
   for (std::uint64_t i = 0; i < set.samples(); ++i) nnz[i] = set.row_begin[i + 1] - set.row_begin[i];
-  const model::RowBlocks deal = model::RowBlocks::balance(nnz, parts);
+  return model::RowBlocks::balance(nnz, parts).rows;
+}
+
+std::vector<RegressionSet> shard_rows(const RegressionSet& set, std::uint32_t parts) {
+  const std::vector<std::vector<std::uint32_t>> dealt = deal_rows(set, parts);
+  std::vector<std::uint64_t> nnz(set.samples());
+  for (std::uint64_t i = 0; i < set.samples(); ++i) nnz[i] = set.row_begin[i + 1] - set.row_begin[i];
 
   std::vector<RegressionSet> shards(parts);
   for (std::uint32_t p = 0; p < parts; ++p) {
@@ -60,14 +66,14 @@ std::vector<RegressionSet> shard_rows(const RegressionSet& set, std::uint32_t pa
     s.features = set.features;
     s.feature_names = set.feature_names;
     std::uint64_t shard_nnz = 0;
-    for (const std::uint32_t i : deal.rows[p]) shard_nnz += nnz[i];
+    for (const std::uint32_t i : dealt[p]) shard_nnz += nnz[i];
     s.cols.reserve(shard_nnz);
     s.values.reserve(shard_nnz);
-    s.row_begin.reserve(deal.rows[p].size() + 1);
-    s.y.reserve(deal.rows[p].size());
-    s.sample_ids.reserve(deal.rows[p].size());
+    s.row_begin.reserve(dealt[p].size() + 1);
+    s.y.reserve(dealt[p].size());
+    s.sample_ids.reserve(dealt[p].size());
     // rows[p] lists the samples by index, which is input order.
-    for (const std::uint32_t i : deal.rows[p]) s.add_row(set.sample_ids[i], set.y[i], set.row_cols(i), set.row_values(i));
+    for (const std::uint32_t i : dealt[p]) s.add_row(set.sample_ids[i], set.y[i], set.row_cols(i), set.row_values(i));
   }
   return shards;
 }

@@ -15,6 +15,9 @@ namespace gyre::data {
 // documents get, so every run gives the same shards. Each shard keeps its rows in input order,
 // their sample ids, the feature count and the feature names.
 std::vector<RegressionSet> shard_rows(const RegressionSet& set, std::uint32_t parts);
+// The same dealing as row indices only (each part's rows increasing), for callers that build
+// their own per-part structures without copying the rows.
+std::vector<std::vector<std::uint32_t>> deal_rows(const RegressionSet& set, std::uint32_t parts);
 
 // max shard non-zeros / mean shard non-zeros (1.0 is perfect balance; also for no shards or non-zeros).
 double nnz_balance(std::span<const RegressionSet> shards);

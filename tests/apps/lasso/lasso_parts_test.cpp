@@ -136,7 +136,7 @@ TEST_CASE("the dependency check drops candidates correlated with kept or in-flig
   const auto columns = data::to_columns(set);
   const auto stats = compute_column_stats(set, columns, true, false);
   CHECK(stats.usable[4] == 0);
-  DependencyCheck check(columns, stats, 0.5);
+  DependencyCheck check(set, columns, stats, 0.5);
   std::vector<std::uint8_t> busy(5, 0);
   const std::vector<std::uint32_t> all{0, 1, 2, 3};
   CHECK(check.keep(all, busy) == std::vector<std::uint32_t>{0, 3});
@@ -147,7 +147,7 @@ TEST_CASE("the dependency check drops candidates correlated with kept or in-flig
   check.release(0);
   CHECK(check.keep(std::vector<std::uint32_t>{1, 2}, busy) == std::vector<std::uint32_t>{1});
   // ρ ≥ 1: no check at all.
-  DependencyCheck off(columns, stats, 1.0);
+  DependencyCheck off(set, columns, stats, 1.0);
   std::vector<std::uint8_t> none(5, 0);
   CHECK(off.keep(all, none) == all);
 }
