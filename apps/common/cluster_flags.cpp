@@ -48,6 +48,20 @@ int ClusterFlags::workers_of(const cluster::Launch& launch, int workers_flag) {
   return launch.size;
 }
 
+ClusterFlags::Job ClusterFlags::job(const cluster::Environment& env, std::optional<int> workers_flag,
+                                   std::uint64_t fault_seed) const {
+  if (workers_flag && *workers_flag < 1) throw std::invalid_argument("--workers must be at least 1");
+  Job out;
+  out.launch = launch(env);
+  if (out.launch.size > 1) {
+    out.workers = workers_of(out.launch, workers_flag.value_or(0));
+    out.cluster = job_options(out.launch, env, fault_seed);
+  } else {
+    out.workers = workers_flag.value_or(1);
+  }
+  return out;
+}
+
 pipeline::ClusterJobOptions ClusterFlags::job_options(const cluster::Launch& launch, const cluster::Environment& env,
                                                       std::uint64_t fault_seed) const {
   pipeline::ClusterJobOptions o;

@@ -96,19 +96,11 @@ int main(int argc, char** argv) {
   const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-lasso", [&] {
-    if (workers && *workers < 1) throw std::invalid_argument("--workers must be at least 1");
-    const auto launch = multi.launch(env);
-    const bool distributed = launch.size > 1;
-    // Settings are checked before the data is read: a job without a token or a coordinator
-    // is refused at once, however large its input.
-    std::optional<pipeline::ClusterJobOptions> cluster;
-    if (distributed) {
-      c.workers = app::ClusterFlags::workers_of(launch, workers.value_or(0));
-      cluster = multi.job_options(launch, env, c.seed);
-      quiet = quiet || launch.rank != 0;  // rank 0 reports for the job
-    } else {
-      c.workers = workers.value_or(1);
-    }
+    const auto job = multi.job(env, workers, c.seed);  // before the data: a bad job is refused at once
+    const auto& cluster = job.cluster;
+    const bool distributed = cluster.has_value();
+    c.workers = job.workers;
+    quiet = quiet || !job.reports();
     if (lambda) c.lambdas = {*lambda};
     else if (c.path_length <= 0) throw std::invalid_argument("give --lambda L or --path N");
     c.intercept = !no_intercept;
@@ -126,7 +118,7 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(set.nnz()), schedule.c_str(), c.workers, c.threads, c.depth);
 
     std::unique_ptr<report::MetricsLog> metrics;
-    if (!metrics_path.empty() && launch.rank == 0) metrics = std::make_unique<report::MetricsLog>(metrics_path);
+    if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
     report::Progress progress(stderr, !quiet && report::Progress::is_terminal(stderr));
     lasso::SolveOptions options;
     options.on_check = [&](const lasso::CheckReport& r) {

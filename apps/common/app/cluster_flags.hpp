@@ -40,6 +40,17 @@ class ClusterFlags {
   pipeline::ClusterJobOptions job_options(const cluster::Launch& launch, const cluster::Environment& env,
                                           std::uint64_t fault_seed) const;
 
+  // The setup gyre-lda and gyre-lasso share: for a multi-process job one worker per process and
+  // the job's settings (checked now, so a bad job is refused before any input is read); for one
+  // process `workers_flag` (default 1, must be at least 1) and no settings.
+  struct Job {
+    cluster::Launch launch;
+    int workers = 1;
+    std::optional<pipeline::ClusterJobOptions> cluster;  // set for a multi-process job
+    bool reports() const { return launch.rank == 0; }    // rank 0 prints and writes for the job
+  };
+  Job job(const cluster::Environment& env, std::optional<int> workers_flag, std::uint64_t fault_seed) const;
+
   // With --report-traffic: prints "PROGRAM: rank R sent N bytes during training" on stderr;
   // otherwise empty.
   std::function<void(std::uint64_t)> traffic_reporter(const cluster::Launch& launch) const;
