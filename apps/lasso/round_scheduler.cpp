@@ -29,7 +29,7 @@ class RoundScheduler {
  public:
   RoundScheduler(net::Group& group, std::vector<int> workers, const SchedulerData& data, const LassoConfig& config,
                  std::function<void(const CheckReport&)> on_check, std::chrono::milliseconds timeout)
-      : group_(group), workers_(std::move(workers)), data_(data), stats_(data.stats), config_(config),
+      : group_(group), workers_(std::move(workers)), stats_(data.stats), config_(config),
         on_check_(std::move(on_check)), timeout_(timeout), p_(stats_.features()), gamma_(p_, 0.0),
         busy_(p_, 0), check_(data.rows, data.columns, stats_, config.rho),
         sampler_(config.schedule, stats_.usable, config.eta, config.seed, config.warmup_sweeps), start_(data.started) {
@@ -320,7 +320,6 @@ class RoundScheduler {
 
   net::Group& group_;
   std::vector<int> workers_;
-  const SchedulerData& data_;
   const ColumnStats& stats_;
   const LassoConfig& config_;
   std::function<void(const CheckReport&)> on_check_;

@@ -24,29 +24,31 @@ std::filesystem::path dataset(const std::string& name) {
 // reference the scheduled solver must agree with.
 std::vector<double> plain_lasso(const data::RegressionSet& set, double lambda, double& intercept) {
   const std::size_t n = set.samples(), m = set.features;
-  std::vector<std::vector<double>> x(m, std::vector<double>(n, 0.0));
+  std::vector<double> x(m * n, 0.0);  // column j at [j·n, (j+1)·n)
   for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t e = set.row_begin[i]; e < set.row_begin[i + 1]; ++e) x[set.cols[e]][i] = set.values[e];
+    for (std::size_t e = set.row_begin[i]; e < set.row_begin[i + 1]; ++e) x[set.cols[e] * n + i] = set.values[e];
   double ybar = 0;
   for (double v : set.y) ybar += v / static_cast<double>(n);
   std::vector<double> mean(m, 0.0), norm(m, 0.0), beta(m, 0.0), r(n);
   for (std::size_t j = 0; j < m; ++j) {
-    for (double v : x[j]) mean[j] += v / static_cast<double>(n);
-    for (double& v : x[j]) v -= mean[j];
-    for (double v : x[j]) norm[j] += v * v / static_cast<double>(n);
+    double* col = x.data() + j * n;
+    for (std::size_t i = 0; i < n; ++i) mean[j] += col[i] / static_cast<double>(n);
+    for (std::size_t i = 0; i < n; ++i) col[i] -= mean[j];
+    for (std::size_t i = 0; i < n; ++i) norm[j] += col[i] * col[i] / static_cast<double>(n);
   }
   for (std::size_t i = 0; i < n; ++i) r[i] = set.y[i] - ybar;
   for (int sweep = 0; sweep < 100000; ++sweep) {
     double biggest = 0;
     for (std::size_t j = 0; j < m; ++j) {
       if (norm[j] == 0) continue;
+      const double* col = x.data() + j * n;
       double g = 0;
-      for (std::size_t i = 0; i < n; ++i) g += x[j][i] * r[i];
+      for (std::size_t i = 0; i < n; ++i) g += col[i] * r[i];
       const double u = g / static_cast<double>(n) + norm[j] * beta[j];
       const double next = (u > lambda ? u - lambda : u < -lambda ? u + lambda : 0.0) / norm[j];
       const double d = next - beta[j];
       if (d != 0)
-        for (std::size_t i = 0; i < n; ++i) r[i] -= x[j][i] * d;
+        for (std::size_t i = 0; i < n; ++i) r[i] -= col[i] * d;
       beta[j] = next;
       biggest = std::max(biggest, std::abs(d));
     }
