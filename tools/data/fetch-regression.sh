@@ -34,7 +34,6 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out_dir=${GYRE_DATA_DIR:-$HOME/.cache/gyre}/regression
 py=${GYRE_PYTHON:-/usr/bin/python3}
-force=0
 tool=fetch-regression
 # shellcheck source=fetch-lib.sh
 source "$here/fetch-lib.sh"
@@ -124,54 +123,14 @@ build_chicago() {
         "the 48 other numeric columns unscaled: 20 stations' ridership lagged 14 days, 18 weather columns, 10 home/away game indicators; the date is replaced by 7 day-of-week indicators dow=Sun..dow=Sat (date itself dropped)"
 }
 
-sets=()
-while (($#)); do
-    case $1 in
-    --out)
-        (($# >= 2)) || die "--out needs a directory"
-        out_dir=$2
-        shift 2
-        ;;
-    --out=*)
-        out_dir=${1#--out=}
-        shift
-        ;;
-    --force)
-        force=1
-        shift
-        ;;
-    -h | --help)
-        usage
-        exit 0
-        ;;
-    all)
-        sets+=(diabetes ames chicago)
-        shift
-        ;;
-    diabetes | ames | chicago)
-        sets+=("$1")
-        shift
-        ;;
-    *)
-        usage >&2
-        die "unknown argument: $1"
-        ;;
-    esac
-done
-((${#sets[@]})) || sets=(diabetes ames chicago)
-[[ -n $out_dir ]] || die "empty output directory"
+parse_args "diabetes ames chicago" "$@"
 
 # Only what the requested sets need: CI fetches diabetes alone and should not pull in R.
 debs=(python3 python3-sklearn python3-scipy)
-for s in "${sets[@]}"; do
+for s in "${requested[@]}"; do
     [[ $s == diabetes ]] || { debs+=(r-base-core r-cran-modeldata); break; }
 done
 need_debs "${debs[@]}"
 [[ -x $py ]] || die "$py not found (set GYRE_PYTHON to the python3 that has Debian's sklearn)"
 
-declare -A done_already=()
-for s in "${sets[@]}"; do
-    [[ -n ${done_already[$s]:-} ]] && continue
-    done_already[$s]=1
-    fetch_one "$s"
-done
+fetch_requested
