@@ -6,10 +6,12 @@
 #include <cmath>
 #include <sstream>
 
+#include "support/cli_checks.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
 using gyre::test::build_path;
+using gyre::test::json_lines;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::TempDir;
@@ -19,28 +21,14 @@ namespace {
 
 std::string lasso() { return build_path("apps/lasso/gyre-lasso").string(); }
 
-std::vector<nlohmann::json> json_lines(const std::string& text) {
-  std::vector<nlohmann::json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
-
-// The contract for bad input: exit 2, a message naming the file (and line when there is one)
-// and what was wrong, and nothing written.
+// gyre-lasso on bad input, with outputs asked for: refused, nothing written.
 void expect_bad_input(const TempDir& dir, const std::vector<std::string>& input_args, const std::string& where,
                       const std::string& fragment) {
   std::vector<std::string> argv{lasso()};
   argv.insert(argv.end(), input_args.begin(), input_args.end());
   argv.insert(argv.end(), {"--lambda", "0.1", "--out", (dir / "coef.tsv").string(), "--metrics",
                            (dir / "metrics.jsonl").string()});
-  const auto before = dir.entries();
-  const auto r = run_command(argv);
-  CHECK(r.exit_code == 2);
-  CHECK_MESSAGE(r.output.find("gyre-lasso: error: ") != std::string::npos, r.output);
-  CHECK_MESSAGE(r.output.find(where) != std::string::npos, r.output);
-  CHECK_MESSAGE(r.output.find(fragment) != std::string::npos, r.output);
-  CHECK(dir.entries() == before);
+  gyre::test::expect_refused("gyre-lasso", argv, dir, where, fragment);
 }
 
 }  // namespace

@@ -5,10 +5,12 @@
 
 #include <sstream>
 
+#include "support/cli_checks.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
 using gyre::test::build_path;
+using gyre::test::json_lines;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::TempDir;
@@ -18,13 +20,6 @@ namespace {
 
 std::string lda() { return build_path("apps/lda/gyre-lda").string(); }
 
-std::vector<nlohmann::json> json_lines(const std::string& text) {
-  std::vector<nlohmann::json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
-
 // Runs gyre-lda on bad input and checks the contract: exit 2, a message naming the file (and
 // line when there is one) and what was wrong, and nothing written.
 void expect_bad_input(const TempDir& dir, const std::vector<std::string>& input_args, const std::string& file,
@@ -33,14 +28,8 @@ void expect_bad_input(const TempDir& dir, const std::vector<std::string>& input_
   argv.insert(argv.end(), input_args.begin(), input_args.end());
   for (const char* a : {"--epochs", "2", "--topics", "3"}) argv.emplace_back(a);
   argv.insert(argv.end(), {"--out", (dir / "model").string(), "--metrics", (dir / "metrics.jsonl").string()});
-  const auto before = dir.entries();
-  const auto r = run_command(argv);
-  CHECK(r.exit_code == 2);
-  CHECK_MESSAGE(r.output.find("gyre-lda: error: ") != std::string::npos, r.output);
   const std::string where = line > 0 ? file + ":" + std::to_string(line) : file;
-  CHECK_MESSAGE(r.output.find(where) != std::string::npos, r.output);
-  CHECK_MESSAGE(r.output.find(fragment) != std::string::npos, r.output);
-  CHECK(dir.entries() == before);  // nothing half-written
+  gyre::test::expect_refused("gyre-lda", argv, dir, where, fragment);
 }
 
 }  // namespace
