@@ -40,6 +40,7 @@ std::optional<LassoRun> solve_distributed(const data::RegressionSet& set, const 
   std::exception_ptr worker_error;
   try {
     serve_rows(*groups.worker, shard, y_offset, config, P, options.timeout);
+    if (options.on_traffic) options.on_traffic(groups.worker->bytes_sent());
   } catch (...) {
     worker_error = std::current_exception();
   }

@@ -139,6 +139,7 @@ int main(int argc, char** argv) {
     };
     std::optional<lasso::LassoRun> solved;
     if (cluster) {
+      options.on_traffic = multi.traffic_reporter(job.launch);
       solved = lasso::solve_distributed(set, c, options, *cluster);
     } else {
       solved = lasso::solve_embedded(set, c, options);

@@ -16,6 +16,8 @@ namespace gyre::lasso {
 
 struct SolveOptions {
   std::function<void(const CheckReport&)> on_check;
+  // Multi-process runs: bytes this rank's worker put on the wire (called once, at the end).
+  std::function<void(std::uint64_t)> on_traffic;
   // Longest wait for any one message; past it the job fails naming who is silent.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
 };
