@@ -158,10 +158,7 @@ void write_corpus_partition(const fs::path& dir, std::span<const Corpus> shards)
 
 Corpus read_corpus_shard(const fs::path& dir, std::uint32_t part) {
   const Manifest m = read_manifest(dir, "corpus");
-  if (part >= m.shards.size())
-    throw InputError(dir / kManifestName, 0, "a part in [0, " + std::to_string(m.shards.size()) + ")",
-                     std::to_string(part));
-  Corpus shard = read_listed_shard(dir, m, m.shards[part]);
+  Corpus shard = read_listed_shard(dir, m, listed_part(dir, m, part));
   shard.vocab = read_listed_vocab(dir, m);
   return shard;
 }

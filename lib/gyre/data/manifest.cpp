@@ -201,6 +201,13 @@ Manifest read_manifest(const std::filesystem::path& dir, std::string_view kind) 
   return m;
 }
 
+const ShardEntry& listed_part(const std::filesystem::path& dir, const Manifest& manifest, std::uint32_t part) {
+  if (part >= manifest.shards.size())
+    throw InputError(dir / kManifestName, 0, "a part in [0, " + std::to_string(manifest.shards.size()) + ")",
+                     std::to_string(part));
+  return manifest.shards[part];
+}
+
 std::filesystem::path listed_shard(const std::filesystem::path& dir, const ShardEntry& entry) {
   const std::filesystem::path file = dir / entry.file;
   std::error_code ec;

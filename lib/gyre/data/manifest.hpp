@@ -62,6 +62,8 @@ std::vector<RatingsSet> read_ratings_partition(const std::filesystem::path& dir)
 void begin_partition_write(const std::filesystem::path& dir);
 // Writes DIR/manifest.json atomically; call it after everything it describes is written.
 void write_manifest(const std::filesystem::path& dir, const Manifest& manifest);
+// The manifest's entry for shard `part`, or gyre::InputError naming DIR/manifest.json.
+const ShardEntry& listed_part(const std::filesystem::path& dir, const Manifest& manifest, std::uint32_t part);
 // DIR/entry.file, or gyre::InputError naming it if it does not exist.
 std::filesystem::path listed_shard(const std::filesystem::path& dir, const ShardEntry& entry);
 // Throws gyre::InputError naming `file` unless what was loaded matches the manifest entry;

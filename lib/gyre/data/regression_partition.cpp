@@ -140,10 +140,7 @@ void write_row_partition(const fs::path& dir, std::span<const RegressionSet> sha
 
 RegressionSet read_row_shard(const fs::path& dir, std::uint32_t part) {
   const Manifest m = read_manifest(dir, "rows");
-  if (part >= m.shards.size())
-    throw InputError(dir / kManifestName, 0, "a part in [0, " + std::to_string(m.shards.size()) + ")",
-                     std::to_string(part));
-  RegressionSet shard = read_listed_shard(dir, m, m.shards[part]);
+  RegressionSet shard = read_listed_shard(dir, m, listed_part(dir, m, part));
   shard.feature_names = read_listed_names(dir, m);
   return shard;
 }
