@@ -90,8 +90,9 @@ LassoRun solve_on_groups(std::vector<std::unique_ptr<net::Group>> groups, const 
 
 double objective(const data::RegressionSet& set, const LassoConfig& config, double lambda,
                  const std::vector<double>& beta, double intercept) {
-  const data::ColumnMatrix columns = data::to_columns(set);
-  const ColumnStats stats = compute_column_stats(set, columns, config.intercept, config.standardize);
+  // The penalty is on the fit's coefficients; only standardisation makes them differ from β.
+  std::vector<double> scale(set.features, 1.0);
+  if (config.standardize) scale = compute_column_stats(set, data::to_columns(set), config.intercept, true).scale;
   double rss = 0;
   for (std::uint64_t i = 0; i < set.samples(); ++i) {
     double fit = intercept;
@@ -102,7 +103,7 @@ double objective(const data::RegressionSet& set, const LassoConfig& config, doub
   }
   double penalty = 0;
   for (std::uint32_t j = 0; j < set.features; ++j) {
-    const double gamma = beta[j] * stats.scale[j];
+    const double gamma = beta[j] * scale[j];
     penalty += config.alpha * std::abs(gamma) + 0.5 * (1 - config.alpha) * gamma * gamma;
   }
   return rss / (2.0 * static_cast<double>(set.samples())) + lambda * penalty;
