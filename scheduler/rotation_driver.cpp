@@ -11,19 +11,21 @@ namespace gyre::scheduler {
 RotationDriver::RotationDriver(net::Group& group, std::vector<int> workers, std::chrono::milliseconds timeout)
     : group_(group), workers_(std::move(workers)), timeout_(timeout) {}
 
-void RotationDriver::fail(const std::string& why) {
-  for (int w : workers_) {
+void fail_job(net::Group& group, const std::vector<int>& ranks, const std::string& why) {
+  for (int to : ranks) {
     net::Message m;
     m.type = kFailure;
     m.meta = wire::encode(Failure::from(why));
     try {
-      group_.send(w, std::move(m));
+      group.send(to, std::move(m));
     } catch (const std::exception&) {
       // The peer may be the one that failed; the others still get told.
     }
   }
   throw JobFailed(why);
 }
+
+void RotationDriver::fail(const std::string& why) { fail_job(group_, workers_, why); }
 
 std::optional<PhaseKind> RotationDriver::ask(const PhasePolicy& policy, const PhaseResult* last) {
   try {

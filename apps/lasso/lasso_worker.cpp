@@ -11,16 +11,9 @@
 namespace gyre::lasso {
 
 namespace {
+// The scheduler may be what failed; the error still ends this worker.
 [[noreturn]] void fail(net::Group& group, int scheduler_rank, const std::string& why) {
-  net::Message m;
-  m.type = scheduler::kFailure;
-  m.meta = wire::encode(scheduler::Failure::from(why));
-  try {
-    group.send(scheduler_rank, std::move(m));
-  } catch (const std::exception&) {
-    // The scheduler may be what failed; the error below still ends this worker.
-  }
-  throw scheduler::JobFailed(why);
+  scheduler::fail_job(group, {scheduler_rank}, why);
 }
 }  // namespace
 

@@ -69,18 +69,7 @@ class RoundScheduler {
     std::size_t replies = 0;
   };
 
-  [[noreturn]] void fail(const std::string& why) {
-    for (int w : workers_) {
-      net::Message m;
-      m.type = scheduler::kFailure;
-      m.meta = wire::encode(scheduler::Failure::from(why));
-      try {
-        group_.send(w, std::move(m));
-      } catch (const std::exception&) {
-      }
-    }
-    throw scheduler::JobFailed(why);
-  }
+  [[noreturn]] void fail(const std::string& why) { scheduler::fail_job(group_, workers_, why); }
 
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   double residual_mean() const { return -mu_dot_beta_; }

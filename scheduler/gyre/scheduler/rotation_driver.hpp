@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "gyre/net/group.hpp"
@@ -18,6 +19,10 @@ class JobFailed : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Tells `ranks` that the job failed, then throws JobFailed(why). Best effort: a rank that is
+// already gone (maybe the one that failed) is skipped, the others still hear of it.
+[[noreturn]] void fail_job(net::Group& group, const std::vector<int>& ranks, const std::string& why);
 
 struct PhaseResult {
   std::uint64_t phase = 0;
