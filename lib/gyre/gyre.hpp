@@ -30,6 +30,8 @@
 #include "gyre/pipeline/worker_engine.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
+#include "gyre/scheduler/barrier.hpp"
+#include "gyre/scheduler/barrier_simulation.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/scheduler/rotation_schedule.hpp"
