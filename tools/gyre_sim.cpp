@@ -1,0 +1,184 @@
+// tools/gyre-sim: simulates P workers stepping under each barrier; prints step summaries, writes CSV and a gnuplot PNG.
+#include <CLI/CLI.hpp>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/entry_point.hpp"
+#include "gyre/scheduler/barrier_simulation.hpp"
+#include "output_guard.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using gyre::scheduler::BarrierSpec;
+using gyre::scheduler::SimulationResult;
+
+struct Flags {
+  gyre::scheduler::SimulationOptions sim;
+  std::string delay = "gamma:2:1";
+  std::string barriers = "bsp,ssp:4,asp,pbsp:10,pssp:10:4";
+  std::string sweep = "0:64:1";
+  std::string csv, sweep_csv, plot;
+};
+
+// "FROM:TO[:STEP]" or "none": the β values of the pBSP sweep.
+std::vector<int> sweep_values(const std::string& text) {
+  if (text == "none") return {};
+  int from = 0, to = 0, step = 1;
+  char extra = 0;
+  const int n = std::sscanf(text.c_str(), "%d:%d:%d%c", &from, &to, &step, &extra);
+  if ((n != 2 && n != 3) || from < 0 || to < from || step < 1 || to > 100000)
+    throw std::invalid_argument("--sweep '" + text + "': expected FROM:TO[:STEP] with 0 ≤ FROM ≤ TO, or none");
+  std::vector<int> betas;
+  for (int b = from; b <= to; b += step) betas.push_back(b);
+  return betas;
+}
+
+std::string summary(const SimulationResult& r, double time, int workers) {
+  char line[200];
+  std::snprintf(line, sizeof line, "median %lld, 5th %lld, 95th %lld, mean %.1f, held %.0f%%",
+                static_cast<long long>(r.quantile(0.5)), static_cast<long long>(r.quantile(0.05)),
+                static_cast<long long>(r.quantile(0.95)), r.mean(), 100.0 * r.waited / (time * workers));
+  return line;
+}
+
+void write_steps_csv(const fs::path& path, const std::vector<SimulationResult>& runs) {
+  gyre::AtomicFile f(path);
+  f.stream() << "barrier,worker,steps\n";
+  for (const auto& r : runs)
+    for (std::size_t w = 0; w < r.steps.size(); ++w) f.stream() << r.barrier.name() << ',' << w << ',' << r.steps[w] << '\n';
+  f.commit();
+}
+
+void write_sweep_csv(std::ostream& out, const std::vector<SimulationResult>& sweep) {
+  out << "beta,median,p5,p95,mean\n";
+  for (const auto& r : sweep)
+    out << r.barrier.sample << ',' << r.quantile(0.5) << ',' << r.quantile(0.05) << ',' << r.quantile(0.95) << ','
+        << r.mean() << '\n';
+}
+
+// Runs gnuplot on `script`; throws if it cannot be started or fails.
+void run_gnuplot(const fs::path& script) {
+  std::string program = "gnuplot", arg = script.string();
+  char* argv[] = {program.data(), arg.data(), nullptr};
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv, environ) != 0)
+    throw std::runtime_error("cannot run gnuplot for --plot (apt-get install gnuplot-nox)");
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error(WIFEXITED(status) && WEXITSTATUS(status) == 127
+                                 ? "cannot run gnuplot for --plot (apt-get install gnuplot-nox)"
+                                 : "gnuplot failed drawing " + arg);
+}
+
+// Left: the share of workers at or below each step count, one line per barrier. Right: pBSP's
+// median step (5th–95th percentile bars) against the sample size β, with BSP and ASP medians.
+void plot(const fs::path& png, const Flags& f, const std::vector<SimulationResult>& runs,
+          const std::vector<SimulationResult>& sweep) {
+  const fs::path dir = fs::temp_directory_path() / ("gyre-sim-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() { std::error_code ignored; fs::remove_all(dir, ignored); }
+  } cleanup{dir};
+  std::ofstream gp(dir / "plot.gp");
+  const fs::path out = png.string() + ".tmp-" + std::to_string(::getpid());
+  gp << "set terminal png size 1400,560\nset output '" << out.string() << "'\n";
+  gp << "set multiplot layout 1," << (sweep.empty() ? 1 : 2) << " title '" << f.sim.workers << " workers, "
+     << f.sim.time << " simulated s, step times " << f.sim.steps.name() << "'\n";
+  gp << "set key left top\nset grid\nset xlabel 'steps completed'\nset ylabel 'share of workers'\n";
+  gp << "set title 'step distribution at the end time'\nplot ";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    auto sorted = runs[i].steps;
+    std::sort(sorted.begin(), sorted.end());
+    std::ofstream d(dir / ("cdf" + std::to_string(i)));
+    for (std::size_t k = 0; k < sorted.size(); ++k) d << sorted[k] << ' ' << double(k + 1) / double(sorted.size()) << '\n';
+    gp << (i ? ", " : "") << "'" << (dir / ("cdf" + std::to_string(i))).string() << "' with steps lw 2 title '"
+       << runs[i].barrier.name() << "'";
+  }
+  gp << "\n";
+  if (!sweep.empty()) {
+    std::ofstream d(dir / "sweep");
+    write_sweep_csv(d, sweep);
+    gp << "set datafile separator ','\nset title 'pBSP: sample size sweep'\nset xlabel 'sample size β'\n"
+       << "set ylabel 'steps completed (median, 5th–95th pct)'\n";
+    const auto median_of = [&](const char* name) -> std::string {
+      for (const auto& r : runs)
+        if (r.barrier.name() == name) return std::to_string(r.quantile(0.5));
+      return "";
+    };
+    gp << "plot '" << (dir / "sweep").string() << "' skip 1 using 1:2:3:4 with yerrorlines title 'pBSP(β)'";
+    if (const auto m = median_of("bsp"); !m.empty()) gp << ", " << m << " with lines dt 2 title 'BSP median'";
+    if (const auto m = median_of("asp"); !m.empty()) gp << ", " << m << " with lines dt 3 title 'ASP median'";
+    gp << "\n";
+  }
+  gp << "unset multiplot\n";
+  gp.close();
+  run_gnuplot(dir / "plot.gp");
+  fs::rename(out, png);
+}
+
+int run(const Flags& flags) {
+  Flags f = flags;
+  f.sim.steps = gyre::scheduler::StepTimes::parse(f.delay);
+  const auto specs = BarrierSpec::parse_list(f.barriers);
+  const auto betas = sweep_values(f.sweep);
+  std::cout << "gyre-sim: " << f.sim.workers << " workers, " << f.sim.time << " simulated s, step times "
+            << f.sim.steps.name() << " (mean " << f.sim.steps.mean() << " s), seed " << f.sim.seed << std::endl;
+  std::vector<SimulationResult> runs, sweep;
+  for (const auto& spec : specs) {
+    runs.push_back(gyre::scheduler::simulate(f.sim, spec));
+    std::cout << "barrier " << spec.name() << ": " << summary(runs.back(), f.sim.time, f.sim.workers) << std::endl;
+  }
+  for (int beta : betas) {
+    sweep.push_back(gyre::scheduler::simulate(f.sim, BarrierSpec{gyre::scheduler::BarrierKind::kPbsp, 0, beta}));
+    std::cout << "sweep pbsp:" << beta << ": " << summary(sweep.back(), f.sim.time, f.sim.workers) << std::endl;
+  }
+  gyre::tools::OutputGuard outputs;
+  if (!f.csv.empty()) {
+    write_steps_csv(f.csv, runs);
+    outputs.file(f.csv);
+  }
+  if (!f.sweep_csv.empty()) {
+    gyre::AtomicFile file(f.sweep_csv);
+    write_sweep_csv(file.stream(), sweep);
+    file.commit();
+    outputs.file(f.sweep_csv);
+  }
+  if (!f.plot.empty()) plot(f.plot, f, runs, sweep);
+  outputs.commit();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gyre-sim: P simulated workers with straggling step times under BSP, SSP, ASP, pBSP and pSSP barriers"};
+  Flags f;
+  app.add_option("--workers", f.sim.workers, "Simulated workers P")->capture_default_str()->check(CLI::Range(1, 10000));
+  app.add_option("--time", f.sim.time, "Simulated seconds to run")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--delay", f.delay,
+                 "Step time law: gamma:SHAPE:SCALE, gamma:SHAPE:SCALE:PROB:FACTOR (a step straggles with "
+                 "probability PROB, FACTOR times longer), exp:MEAN or fixed:T (seconds)")
+      ->capture_default_str();
+  app.add_option("--barriers", f.barriers, "Comma-separated barriers: bsp, ssp:S, asp, pbsp:BETA, pssp:BETA:S")
+      ->capture_default_str();
+  app.add_option("--sweep", f.sweep, "pBSP sample sizes to sweep, FROM:TO[:STEP], or none")->capture_default_str();
+  app.add_option("--seed", f.sim.seed, "Random seed (same seed, same steps)")->capture_default_str();
+  app.add_option("--csv", f.csv, "Write every worker's steps per barrier: barrier,worker,steps");
+  app.add_option("--sweep-csv", f.sweep_csv, "Write the pBSP sweep: beta,median,p5,p95,mean");
+  app.add_option("--plot", f.plot, "Draw the step distributions and the sweep into this PNG (needs gnuplot)");
+  CLI11_PARSE(app, argc, argv);
+  return gyre::run_entry_point("gyre-sim", [&] { return run(f); });
+}
