@@ -80,6 +80,13 @@ std::string BarrierSpec::name() const {
   return "?";
 }
 
+std::int64_t ClockList::slowest() const {
+  std::int64_t low = Barrier::kFinished;
+  for (std::size_t w = 0; w < clocks_.size(); ++w)
+    if (static_cast<int>(w) != self_) low = std::min(low, clocks_[w]);
+  return low;
+}
+
 Barrier::Barrier(BarrierSpec spec) : spec_(spec) {
   if (spec_.staleness < 0 || spec_.sample < 0) throw std::invalid_argument("barrier: negative staleness or sample");
 }

@@ -32,6 +32,7 @@
 #include "gyre/report/progress.hpp"
 #include "gyre/scheduler/barrier.hpp"
 #include "gyre/scheduler/barrier_simulation.hpp"
+#include "gyre/scheduler/peer_barrier.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/scheduler/rotation_schedule.hpp"

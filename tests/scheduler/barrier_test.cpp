@@ -13,18 +13,6 @@ using namespace gyre::scheduler;
 
 namespace {
 
-struct FixedClocks final : PeerClocks {
-  std::vector<std::int64_t> clocks;
-  int self = 0;
-  std::int64_t clock(int w) const override { return clocks[static_cast<std::size_t>(w)]; }
-  std::int64_t slowest() const override {
-    std::int64_t low = Barrier::kFinished;
-    for (std::size_t w = 0; w < clocks.size(); ++w)
-      if (static_cast<int>(w) != self) low = std::min(low, clocks[w]);
-    return low;
-  }
-};
-
 SimulationOptions small_run(int workers, double time, std::uint64_t seed) {
   SimulationOptions o;
   o.workers = workers;
@@ -54,9 +42,8 @@ TEST_CASE("barrier specs parse, print back, and refuse what is not one") {
 }
 
 TEST_CASE("the rules: BSP waits for every peer's clock, SSP allows s ahead, ASP never waits") {
-  FixedClocks v;
-  v.clocks = {5, 4, 6, 5};
-  v.self = 0;
+  std::vector<std::int64_t> clocks{5, 4, 6, 5};
+  const ClockList v(clocks, 0);
   const std::vector<int> none;
   CHECK(Barrier(BarrierSpec::parse("bsp")).decide(5, none, v) == Decision::kWait);  // worker 1 is at 4
   CHECK(Barrier(BarrierSpec::parse("bsp")).decide(4, none, v) == Decision::kAdvance);
@@ -70,7 +57,7 @@ TEST_CASE("the rules: BSP waits for every peer's clock, SSP allows s ahead, ASP 
   CHECK(Barrier(BarrierSpec::parse("pssp:1:1")).decide(5, slow, v) == Decision::kAdvance);
   CHECK(Barrier(BarrierSpec::parse("pbsp:0")).decide(1000, none, v) == Decision::kAdvance);
   // A finished peer never holds anyone.
-  v.clocks = {5, Barrier::kFinished, 5, 5};
+  clocks = {5, Barrier::kFinished, 5, 5};
   CHECK(Barrier(BarrierSpec::parse("bsp")).decide(5, none, v) == Decision::kAdvance);
 }
 

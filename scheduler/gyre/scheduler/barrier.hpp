@@ -44,6 +44,18 @@ class PeerClocks {
   virtual std::int64_t slowest() const = 0;
 };
 
+// Clocks held in a vector indexed by worker, as a simulator or a worker's table of answers has them.
+class ClockList final : public PeerClocks {
+ public:
+  ClockList(const std::vector<std::int64_t>& clocks, int self) : clocks_(clocks), self_(self) {}
+  std::int64_t clock(int worker) const override { return clocks_[static_cast<std::size_t>(worker)]; }
+  std::int64_t slowest() const override;
+
+ private:
+  const std::vector<std::int64_t>& clocks_;
+  int self_;
+};
+
 enum class Decision { kAdvance, kWait };
 
 // One barrier rule, shared by the simulator and every engine: the engines differ only in how

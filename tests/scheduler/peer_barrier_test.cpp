@@ -1,0 +1,124 @@
+// tests/scheduler/peer_barrier_test.cpp — barriers run over the data plane: staleness bounds under random delays, on every backend.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstring>
+#include <future>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "gyre/scheduler/peer_barrier.hpp"
+#include "lib/net/backends.hpp"
+
+using namespace gyre;
+using namespace std::chrono_literals;
+using scheduler::BarrierSpec;
+using scheduler::PeerBarrier;
+
+namespace {
+
+std::vector<int> ranks(int n) {
+  std::vector<int> r(static_cast<std::size_t>(n));
+  std::iota(r.begin(), r.end(), 0);
+  return r;
+}
+
+struct Outcome {
+  std::int64_t max_lead = 0;  // the most any worker was ahead of the slowest when it started a step
+  std::uint64_t queries = 0;
+  std::uint64_t waits = 0;
+};
+
+// P workers take `steps` steps of random length (0–2 ms, one in ten 8 ms: stragglers) under
+// `spec`. Each publishes its clock in a shared table before tick(), and after every wait()
+// measures its lead over the slowest entry: since clocks only grow, that is an upper bound on
+// its lead at the moment the barrier let it go.
+template <class B>
+Outcome run(const std::string& spec, int workers, int steps, std::uint64_t seed) {
+  auto groups = B::make(workers);
+  std::vector<std::atomic<std::int64_t>> table(static_cast<std::size_t>(workers));
+  std::vector<std::future<Outcome>> running;
+  for (int w = 0; w < workers; ++w)
+    running.push_back(std::async(std::launch::async, [&, w] {
+      net::Inbox inbox(*groups[static_cast<std::size_t>(w)]);
+      PeerBarrier barrier(inbox, ranks(workers), BarrierSpec::parse(spec), {20s, seed});
+      std::mt19937_64 random(seed * 31 + static_cast<std::uint64_t>(w));
+      Outcome o;
+      for (int s = 0; s < steps; ++s) {
+        const auto ms = random() % 10 == 0 ? 8 : static_cast<int>(random() % 3);
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        table[static_cast<std::size_t>(w)] = s + 1;
+        barrier.tick();
+        barrier.wait();
+        std::int64_t slowest = s + 1;
+        for (const auto& c : table) slowest = std::min<std::int64_t>(slowest, c);
+        o.max_lead = std::max(o.max_lead, s + 1 - slowest);
+      }
+      barrier.finish();
+      o.queries = barrier.queries_sent();
+      o.waits = barrier.waits();
+      return o;
+    }));
+  Outcome all;
+  for (auto& r : running) {
+    const auto o = r.get();
+    all.max_lead = std::max(all.max_lead, o.max_lead);
+    all.queries += o.queries;
+    all.waits += o.waits;
+  }
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("SSP never lets a worker start a step more than s clocks ahead of the slowest", B, GYRE_TEST_BACKENDS) {
+  for (std::uint64_t seed : {1u, 2u}) {
+    for (int s : {0, 1, 3}) {
+      CAPTURE(seed);
+      CAPTURE(s);
+      const auto o = run<B>("ssp:" + std::to_string(s), 4, 30, seed);
+      CHECK(o.max_lead <= s);
+      CHECK(o.waits > 0);  // with stragglers somebody was held
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("BSP is SSP with s = 0, and pBSP/pSSP sampling every peer keep the same bounds", B, GYRE_TEST_BACKENDS) {
+  CHECK(run<B>("bsp", 4, 30, 5).max_lead == 0);
+  CHECK(run<B>("pbsp:3", 4, 30, 6).max_lead == 0);
+  CHECK(run<B>("pssp:3:2", 4, 30, 7).max_lead <= 2);
+}
+
+TEST_CASE_TEMPLATE("ASP and pBSP with β = 0 never wait and never ask anybody", B, GYRE_TEST_BACKENDS) {
+  for (const char* spec : {"asp", "pbsp:0", "pssp:0:2"}) {
+    CAPTURE(spec);
+    const auto o = run<B>(spec, 3, 20, 3);
+    CHECK(o.queries == 0);
+    CHECK(o.waits == 0);
+  }
+}
+
+TEST_CASE_TEMPLATE("pBSP with a small sample asks only β peers per held step", B, GYRE_TEST_BACKENDS) {
+  const auto o = run<B>("pbsp:1", 5, 30, 9);
+  CHECK(o.queries <= o.waits);  // one question per held step at most
+  CHECK(o.queries > 0);
+}
+
+TEST_CASE_TEMPLATE("a silent peer makes wait() fail naming it; a malformed question is refused naming its sender", B,
+                   GYRE_TEST_BACKENDS) {
+  auto groups = B::make(3);
+  net::Inbox a(*groups[0]), b(*groups[1]);
+  PeerBarrier ba(a, ranks(3), BarrierSpec::parse("bsp"), {300ms, 1});
+  PeerBarrier bb(b, ranks(3), BarrierSpec::parse("bsp"), {300ms, 1});
+  // Rank 2 never joins: rank 0, one step ahead, asks it and hears nothing.
+  ba.tick();
+  bb.tick();
+  CHECK_THROWS_WITH(ba.wait(), doctest::Contains("no clock from rank(s) 2"));
+  // Rank 2 sends rank 1 a clock question with a 3-byte body.
+  net::Message bad;
+  bad.type = scheduler::kClockQuery;
+  bad.body = Buffer(3);
+  groups[2]->send(1, std::move(bad));
+  CHECK_THROWS_WITH(bb.wait(), doctest::Contains("from rank 2 has 3 bytes where 8 were expected"));
+}
