@@ -36,8 +36,7 @@ struct WorkerEngine::State {
         kernel(k),
         options(std::move(o)),
         arena(std::max(1, options.threads)),
-        inbox(g, [](const net::Message& m) { return m.type == scheduler::kFailure; },
-              [](const net::Message& m) { return wire::decode<scheduler::Failure>(m.meta).str(); }),
+        inbox(g, scheduler::is_failure, scheduler::failure_text),
         workers(inbox, all_workers(s.workers()), collective::CollectiveOptions{options.timeout}) {}
 
   static std::vector<int> all_workers(int n) {

@@ -25,6 +25,10 @@ void fail_job(net::Group& group, const std::vector<int>& ranks, const std::strin
   throw JobFailed(why);
 }
 
+bool is_failure(const net::Message& m) { return m.type == kFailure; }
+
+std::string failure_text(const net::Message& m) { return wire::decode<Failure>(m.meta).str(); }
+
 void RotationDriver::fail(const std::string& why) { fail_job(group_, workers_, why); }
 
 std::optional<PhaseKind> RotationDriver::ask(const PhasePolicy& policy, const PhaseResult* last) {

@@ -497,4 +497,24 @@ std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector
   return group;
 }
 
+std::vector<std::unique_ptr<Group>> make_loopback_tcp_groups(int size, const TcpOptions& options) {
+  std::vector<TcpListener> listeners;
+  std::vector<TcpEndpoint> endpoints;
+  for (int r = 0; r < size; ++r) {
+    listeners.emplace_back("127.0.0.1", 0);
+    endpoints.push_back(listeners.back().endpoint());
+  }
+  // Every rank dials and accepts at once, so each joins on its own thread.
+  std::vector<std::future<std::unique_ptr<Group>>> joining;
+  for (int r = 0; r < size; ++r)
+    joining.push_back(std::async(std::launch::async, [&, r, l = std::move(listeners[static_cast<std::size_t>(r)])]() mutable {
+      TcpOptions o = options;
+      o.rank = r;
+      return connect_tcp_group(std::move(l), endpoints, o);
+    }));
+  std::vector<std::unique_ptr<Group>> groups;
+  for (auto& j : joining) groups.push_back(j.get());
+  return groups;
+}
+
 }  // namespace gyre::net

@@ -59,4 +59,9 @@ class TcpListener {
 std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector<TcpEndpoint>& peers,
                                          const TcpOptions& options);
 
+// All `size` ranks of a job in this process, over loopback tcp (ports chosen by the system):
+// for tests and benchmarks that want the real wire without launching processes. Each rank
+// gets `options` with its own rank filled in.
+std::vector<std::unique_ptr<Group>> make_loopback_tcp_groups(int size, const TcpOptions& options);
+
 }  // namespace gyre::net

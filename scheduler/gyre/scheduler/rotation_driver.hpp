@@ -24,6 +24,10 @@ class JobFailed : public std::runtime_error {
 // already gone (maybe the one that failed) is skipped, the others still hear of it.
 [[noreturn]] void fail_job(net::Group& group, const std::vector<int>& ranks, const std::string& why);
 
+// For a net::Inbox's interrupts: a kFailure message ends every wait with its text.
+bool is_failure(const net::Message& m);
+std::string failure_text(const net::Message& m);
+
 struct PhaseResult {
   std::uint64_t phase = 0;
   PhaseKind kind = PhaseKind::kTrain;

@@ -1,7 +1,6 @@
 // tests/lib/net/backends.hpp — the transport backends every transport test body is instantiated for.
 #pragma once
 
-#include <future>
 #include <memory>
 #include <vector>
 
@@ -28,20 +27,7 @@ struct TcpBackend {
     return o;
   }
   static std::vector<std::unique_ptr<gyre::net::Group>> make(int size) {
-    std::vector<gyre::net::TcpListener> listeners;
-    std::vector<gyre::net::TcpEndpoint> endpoints;
-    for (int r = 0; r < size; ++r) {
-      listeners.emplace_back("127.0.0.1", 0);
-      endpoints.push_back(listeners.back().endpoint());
-    }
-    std::vector<std::future<std::unique_ptr<gyre::net::Group>>> joining;
-    for (int r = 0; r < size; ++r)
-      joining.push_back(std::async(std::launch::async, [&, r, l = std::move(listeners[static_cast<std::size_t>(r)])]() mutable {
-        return gyre::net::connect_tcp_group(std::move(l), endpoints, options(r));
-      }));
-    std::vector<std::unique_ptr<gyre::net::Group>> groups;
-    for (auto& j : joining) groups.push_back(j.get());
-    return groups;
+    return gyre::net::make_loopback_tcp_groups(size, options(0));
   }
 };
 

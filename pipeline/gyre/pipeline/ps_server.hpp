@@ -1,0 +1,67 @@
+// gyre/pipeline/ps_server.hpp — one server of a parameter-server job: holds its shard of the keys, folds pushes in, answers reads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "gyre/net/inbox.hpp"
+#include "gyre/pipeline/ps_layout.hpp"
+
+namespace gyre::pipeline::ps {
+
+// The `pull` verb: folds one worker's update for `key` into the stored value. Default: adds it.
+using Fold = std::function<void(Key key, Value& stored, std::span<const double> update)>;
+
+struct PsServerOptions {
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest silence from every worker
+  Fold pull;                                                    // empty: add
+  std::function<Value(Key)> initial;                            // empty: zeros
+};
+
+// The server clock is the lowest clock every worker has reported: all pushes of steps up to it
+// are in (a worker sends its pushes, then its clock, on one ordered link). A read that asks for
+// clock c is answered once the server clock reaches c — how SSP reads stay within s clocks of
+// the truth — and at once for barriers without a bound.
+class PsServer {
+ public:
+  PsServer(net::Inbox& inbox, PsLayout layout, int index, PsServerOptions options = {});
+
+  // Serves until every worker has stopped. A malformed or misaddressed message fails the whole
+  // job, naming its sender (scheduler::JobFailed); so does a worker's failure.
+  void run();
+
+  std::int64_t clock() const noexcept { return clock_; }
+  const std::map<Key, Value>& values() const noexcept { return values_; }
+  std::uint64_t pushes() const noexcept { return pushes_; }
+  std::uint64_t deferred_reads() const noexcept { return deferred_; }
+
+ private:
+  struct Read {
+    int worker;
+    std::uint64_t request;
+    std::int64_t clock;
+    std::vector<Key> keys;
+  };
+  void handle(const net::Message& m);
+  void answer(const Read& r);
+  void advance_clock();
+  Value& stored(Key key, int sender);
+
+  net::Inbox& inbox_;
+  PsLayout layout_;
+  int index_;
+  PsServerOptions options_;
+  std::map<Key, Value> values_;
+  std::vector<std::int64_t> worker_clocks_;
+  std::int64_t clock_ = 0;
+  int stopped_ = 0;
+  std::vector<Read> waiting_;
+  std::uint64_t pushes_ = 0;
+  std::uint64_t deferred_ = 0;
+};
+
+}  // namespace gyre::pipeline::ps

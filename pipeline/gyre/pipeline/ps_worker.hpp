@@ -1,0 +1,90 @@
+// gyre/pipeline/ps_worker.hpp — a worker's handle on a parameter-server job: get, set, push, keys, barrier, stop.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gyre/net/inbox.hpp"
+#include "gyre/pipeline/ps_layout.hpp"
+#include "gyre/scheduler/peer_barrier.hpp"
+
+namespace gyre::pipeline::ps {
+
+struct Versioned {
+  Value value;
+  std::int64_t clock = 0;  // the server clock the value includes every worker's pushes up to
+};
+
+struct PsWorkerOptions {
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  std::uint64_t seed = 1;  // pBSP/pSSP peer samples
+  // For barriers without a staleness bound (ASP, pBSP, pSSP's sample only bounds the sampled
+  // peers): how many clocks a cached value may be reused before it is read again.
+  std::int64_t cache_clocks = 0;
+};
+
+// The worker keeps a cache of what it read. get() serves a key from it while the cached value
+// includes every worker's pushes up to clock c − s (c: this worker's clock, s: the barrier's
+// staleness); otherwise it reads the key's server, which answers once its clock gets there. So
+// under BSP a worker reads everybody's pushes of the previous step, under SSP(s) at most s
+// steps older, and under ASP whatever the server has. Its own pushes not yet sent are added to
+// every value it returns (read-my-writes). barrier() sends the step's pushes and the clock to
+// the servers, then waits on the barrier rule (PeerBarrier, over the same group).
+class PsWorker {
+ public:
+  PsWorker(net::Inbox& inbox, PsLayout layout, scheduler::BarrierSpec barrier, PsWorkerOptions options = {});
+  ~PsWorker();
+
+  int worker_num() const noexcept { return layout_.workers; }
+  int index() const noexcept { return index_; }  // this worker's number, 0 … worker_num()−1
+  std::int64_t clock() const noexcept { return clock_; }
+  const PsLayout& layout() const noexcept { return layout_; }
+
+  Versioned get(Key key);
+  // Several keys with one read per server.
+  std::vector<Versioned> get(std::span<const Key> keys);
+  // Stores `value` as it is (sent at once).
+  void set(Key key, Value value);
+  // Adds `delta` to the key's value (through the servers' fold); sent at the next barrier().
+  void push(Key key, std::span<const double> delta);
+  // Every key the servers hold, ascending.
+  std::vector<Key> keys();
+
+  // Ends this worker's step: pushes and clock to the servers, then the barrier rule. Returns
+  // the time held at the barrier.
+  std::chrono::nanoseconds barrier();
+  // This worker is done: sends what is left, lets the peers stop waiting for it, tells the
+  // servers. Returns once every worker has stopped.
+  void stop();
+
+  std::uint64_t reads() const noexcept { return reads_; }           // values read from servers
+  std::uint64_t cache_hits() const noexcept { return cache_hits_; }
+
+ private:
+  struct Cached {
+    Value value;  // as the server sent it
+    std::int64_t clock = 0;
+  };
+  void flush();
+  std::int64_t freshness_needed() const;
+  void check_key(Key key) const;
+
+  net::Inbox& inbox_;
+  PsLayout layout_;
+  int index_;
+  PsWorkerOptions options_;
+  scheduler::Barrier rule_;
+  std::unique_ptr<scheduler::PeerBarrier> barrier_;
+  std::int64_t clock_ = 0;
+  std::map<Key, Cached> cache_;
+  std::map<Key, Value> unsent_;  // pushed this step, not yet sent
+  std::uint64_t next_request_ = 0;
+  std::uint64_t reads_ = 0, cache_hits_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace gyre::pipeline::ps

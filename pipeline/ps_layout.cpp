@@ -1,0 +1,41 @@
+// gyre/pipeline/ps_layout.cpp — key sharding over the servers.
+#include "gyre/pipeline/ps_layout.hpp"
+
+#include <numeric>
+#include <stdexcept>
+
+namespace gyre::pipeline::ps {
+
+int PsLayout::server_of(Key key) const {
+  if (sharding == Sharding::kRange) {
+    // The first keys % S servers hold one key more than the others.
+    const Key s = static_cast<Key>(servers), per = keys / s, rest = keys % s;
+    const Key in_bigger = rest * (per + 1);
+    return static_cast<int>(key < in_bigger ? key / (per + 1) : rest + (key - in_bigger) / per);
+  }
+  // splitmix64's finaliser: consecutive keys land on unrelated servers.
+  std::uint64_t z = key + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<int>((z ^ (z >> 31)) % static_cast<std::uint64_t>(servers));
+}
+
+std::vector<int> PsLayout::worker_ranks() const {
+  std::vector<int> r(static_cast<std::size_t>(workers));
+  std::iota(r.begin(), r.end(), 0);
+  return r;
+}
+
+std::vector<int> PsLayout::all_ranks() const {
+  std::vector<int> r(static_cast<std::size_t>(workers + servers));
+  std::iota(r.begin(), r.end(), 0);
+  return r;
+}
+
+void PsLayout::validate() const {
+  if (workers < 1 || servers < 1) throw std::invalid_argument("parameter server: at least one worker and one server");
+  if (keys < 1) throw std::invalid_argument("parameter server: no keys");
+  if (value_size < 1 || value_size > (1u << 24)) throw std::invalid_argument("parameter server: value size must be 1 … 2^24");
+}
+
+}  // namespace gyre::pipeline::ps

@@ -1,0 +1,208 @@
+// tests/pipeline/ps_job_test.cpp — the parameter-server engine: sums, staleness of reads, read-my-writes, sharding, bad messages; every backend.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "gyre/pipeline/ps_job.hpp"
+#include "gyre/scheduler/rotation_driver.hpp"
+#include "lib/net/backends.hpp"
+
+using namespace gyre;
+using namespace gyre::pipeline::ps;
+using namespace std::chrono_literals;
+
+namespace {
+
+PsLayout layout(int workers, int servers, Sharding sharding) {
+  PsLayout l;
+  l.workers = workers;
+  l.servers = servers;
+  l.keys = 10;
+  l.value_size = 3;
+  l.sharding = sharding;
+  return l;
+}
+
+// Every worker adds 1 to every element of every key at every step, for `steps` steps, with
+// random sleeps (stragglers). Before each step it reads every key and checks what the barrier
+// promises about it: its own c pushes are in (read-my-writes), all P workers' pushes up to
+// clock c − s are in, and nobody's beyond what could have been sent.
+struct CountingProgram {
+  int workers;
+  int steps;
+  std::int64_t staleness;  // −1: no bound
+  std::atomic<int> violations{0};
+  std::atomic<int> reads_seen{0};
+
+  PsProgram program(std::uint64_t seed) {
+    PsProgram p;
+    p.push = [this, seed](PsWorker& w, std::span<const Key> keys) {
+      thread_local std::mt19937_64 random;
+      if (w.clock() == 0) random.seed(seed + static_cast<std::uint64_t>(w.index()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(random() % 8 == 0 ? 6 : random() % 2));
+      const auto c = w.clock();
+      KeyValues updates;
+      for (const auto& v : w.get(keys)) {
+        ++reads_seen;
+        for (double x : v.value) {
+          const bool mine = x >= static_cast<double>(c);
+          const bool bounded = staleness < 0 || x >= static_cast<double>(workers * (c - staleness));
+          const bool possible = x <= static_cast<double>(workers) * static_cast<double>(steps);
+          if (!mine || !bounded || !possible) ++violations;
+        }
+      }
+      for (Key k : keys) updates.emplace_back(k, Value(3, 1.0));
+      return updates;
+    };
+    p.stop = [this](PsWorker& w) { return w.clock() >= steps; };
+    return p;
+  }
+};
+
+template <class B>
+PsJobResult run(CountingProgram& counting, const PsLayout& l, const std::string& barrier, std::uint64_t seed) {
+  PsJobOptions o;
+  o.barrier = scheduler::BarrierSpec::parse(barrier);
+  o.timeout = 20s;
+  o.seed = seed;
+  return run_ps_job(B::make(l.workers + l.servers), l, counting.program(seed), o);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("every push is folded in exactly once, with range and hash sharding", B, GYRE_TEST_BACKENDS) {
+  for (auto sharding : {Sharding::kRange, Sharding::kHash}) {
+    CountingProgram counting{3, 12, -1};
+    const auto r = run<B>(counting, layout(3, 2, sharding), "asp", 1);
+    REQUIRE(r.values.size() == 10);
+    for (const auto& v : r.values) CHECK(v == Value(3, 36.0));
+    for (const auto& w : r.workers) CHECK(w.steps == 12);
+    CHECK(counting.violations == 0);
+  }
+}
+
+TEST_CASE_TEMPLATE("reads respect the barrier: BSP sees every push of the previous steps, SSP(s) at most s steps older",
+                   B, GYRE_TEST_BACKENDS) {
+  for (const char* barrier : {"bsp", "ssp:2"}) {
+    CAPTURE(barrier);
+    CountingProgram counting{4, 15, std::string(barrier) == "bsp" ? 0 : 2};
+    const auto r = run<B>(counting, layout(4, 2, Sharding::kRange), barrier, 3);
+    CHECK(counting.violations == 0);
+    CHECK(counting.reads_seen == 4 * 15 * 10);
+    for (const auto& v : r.values) CHECK(v == Value(3, 60.0));
+  }
+  // Under BSP nobody is more than a step ahead, so a read sees all of the previous steps and at
+  // most the fast workers' pushes of the current one: 3c ≤ value ≤ 3(c+1).
+  PsProgram exact;
+  std::atomic<int> wrong{0};
+  exact.push = [&](PsWorker& w, std::span<const Key> keys) {
+    for (const auto& v : w.get(keys))
+      if (v.value[0] < 3.0 * static_cast<double>(w.clock()) || v.value[0] > 3.0 * static_cast<double>(w.clock() + 1)) ++wrong;
+    KeyValues u;
+    for (Key k : keys) u.emplace_back(k, Value(3, 1.0));
+    return u;
+  };
+  exact.stop = [](PsWorker& w) { return w.clock() >= 8; };
+  PsJobOptions o;
+  o.barrier = scheduler::BarrierSpec::parse("bsp");
+  o.timeout = 20s;
+  run_ps_job(B::make(3 + 1), layout(3, 1, Sharding::kHash), exact, o);
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("worker verbs: set, keys, worker_num, read-my-writes before the barrier, the cache under SSP") {
+  PsProgram p;
+  std::atomic<int> failures{0};
+  p.initial = [](Key k) { return Value(3, static_cast<double>(k)); };
+  p.schedule = [](int worker, std::int64_t) { return std::vector<Key>{static_cast<Key>(worker)}; };
+  p.push = [&](PsWorker& w, std::span<const Key> keys) {
+    if (w.worker_num() != 2 || keys.size() != 1 || keys[0] != static_cast<Key>(w.index())) ++failures;
+    if (w.clock() == 0) {
+      if (w.keys().size() != 10) ++failures;
+      const auto v = w.get(7);
+      if (v.value != Value(3, 7.0)) ++failures;
+      const double one[3] = {1, 1, 1};
+      w.push(9, one);
+      if (w.get(9).value != Value(3, 10.0)) ++failures;  // read-my-writes, not yet sent
+      if (w.index() == 0) w.set(5, Value(3, -1.0));
+    }
+    return KeyValues{};
+  };
+  p.stop = [](PsWorker& w) { return w.clock() >= 3; };
+  PsJobOptions o;
+  o.barrier = scheduler::BarrierSpec::parse("ssp:1");
+  const auto r = run_ps_embedded(layout(2, 3, Sharding::kRange), p, o);
+  CHECK(failures == 0);
+  CHECK(r.values[9] == Value(3, 11.0));
+  CHECK(r.values[5] == Value(3, -1.0));
+  CHECK(r.values[2] == Value(3, 2.0));
+}
+
+TEST_CASE_TEMPLATE("a malformed push fails the job naming its sender; a worker's error stops every rank", B, GYRE_TEST_BACKENDS) {
+  PsProgram p;
+  p.push = [](PsWorker& w, std::span<const Key>) -> KeyValues {
+    if (w.index() == 1 && w.clock() == 2) throw std::runtime_error("worker 1 exploded");
+    return {};
+  };
+  p.stop = [](PsWorker& w) { return w.clock() >= 100; };
+  PsJobOptions o;
+  o.barrier = scheduler::BarrierSpec::parse("bsp");
+  o.timeout = 10s;
+  CHECK_THROWS_WITH(run_ps_job(B::make(3), layout(2, 1, Sharding::kRange), p, o), doctest::Contains("worker 1 exploded"));
+
+  // A header and a key count promising more than is there, sent by rank 0 straight to the server (rank 2).
+  auto groups = B::make(3);
+  std::thread server([&] {
+    net::Inbox inbox(*groups[2], scheduler::is_failure, scheduler::failure_text);
+    PsServer s(inbox, layout(2, 1, Sharding::kRange), 0, {10s, {}, {}});
+    CHECK_THROWS_WITH_AS(s.run(), doctest::Contains("from rank 0: parameter server message: a key count"),
+                         scheduler::JobFailed);
+  });
+  net::Message bad;
+  bad.type = kPush;
+  bad.body = Buffer(13);
+  std::memset(bad.body.data(), 0x7f, 13);
+  groups[0]->send(2, std::move(bad));
+  server.join();
+  // Rank 1 was told why.
+  auto told = groups[1]->receive(net::Clock::now() + 5s);
+  REQUIRE(told);
+  CHECK(scheduler::is_failure(*told));
+  CHECK(scheduler::failure_text(*told).find("from rank 0") != std::string::npos);
+}
+
+TEST_CASE("key-value bodies round-trip, and truncated or inflated ones are refused before allocating") {
+  const KeyValues kv{{3, {1.5, 2.5}}, {9, {}}, {1ull << 40, {-1}}};
+  std::int64_t prefix = 0;
+  const auto body = encode_key_values(kv, -42);
+  CHECK(decode_key_values(body.bytes(), prefix) == kv);
+  CHECK(prefix == -42);
+  for (std::size_t cut = 0; cut < body.size(); ++cut)
+    CHECK_THROWS_AS(decode_key_values(body.bytes().first(cut), prefix), std::runtime_error);
+  Buffer huge(12);
+  std::memset(huge.data(), 0, 12);
+  const std::uint32_t lots = 0xFFFFFFFF;
+  std::memcpy(huge.data() + 8, &lots, 4);
+  CHECK_THROWS_WITH(decode_key_values(huge.bytes(), prefix), doctest::Contains("a key count of 4294967295 does not fit"));
+  const std::vector<Key> keys{1, 2, 3};
+  const auto kb = encode_keys(keys, 7);
+  CHECK(decode_keys(kb.bytes(), prefix) == keys);
+  CHECK_THROWS_WITH(decode_keys(kb.bytes().first(kb.size() - 1), prefix), doctest::Contains("does not fit"));
+}
+
+TEST_CASE("range sharding gives contiguous, balanced runs; hash sharding spreads neighbours") {
+  PsLayout l;
+  l.keys = 10;
+  l.servers = 3;
+  std::vector<int> owner;
+  for (Key k = 0; k < 10; ++k) owner.push_back(l.server_of(k));
+  CHECK(owner == std::vector<int>{0, 0, 0, 0, 1, 1, 1, 2, 2, 2});
+  l.sharding = Sharding::kHash;
+  std::vector<int> per(3);
+  l.keys = 3000;
+  for (Key k = 0; k < 3000; ++k) ++per[static_cast<std::size_t>(l.server_of(k))];
+  for (int n : per) CHECK(std::abs(n - 1000) < 100);
+}
