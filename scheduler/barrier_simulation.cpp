@@ -220,9 +220,9 @@ double StepTimes::mean() const {
   return base * (1 - straggle + straggle * factor);
 }
 
-std::int64_t SimulationResult::quantile(double q) const {
+std::int64_t step_quantile(std::span<const std::int64_t> steps, double q) {
   if (steps.empty()) return 0;
-  std::vector<std::int64_t> sorted = steps;
+  std::vector<std::int64_t> sorted(steps.begin(), steps.end());
   const auto rank = static_cast<std::size_t>(std::clamp(std::ceil(q * static_cast<double>(sorted.size())), 1.0,
                                                          static_cast<double>(sorted.size())));
   std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(rank - 1), sorted.end());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,14 +35,16 @@ struct SimulationOptions {
   std::uint64_t seed = 1;
 };
 
+// The q-quantile (nearest rank, q in [0, 1]) of workers' step counts; 0 for none.
+std::int64_t step_quantile(std::span<const std::int64_t> steps, double q);
+
 struct SimulationResult {
   BarrierSpec barrier;
   std::vector<std::int64_t> steps;  // steps each worker had completed at the end time
   std::uint64_t waits = 0;          // times a worker was held at the barrier
   double waited = 0;                // simulated seconds spent held, over all workers
 
-  // The q-quantile of the completed steps (nearest rank, q in [0, 1]).
-  std::int64_t quantile(double q) const;
+  std::int64_t quantile(double q) const { return step_quantile(steps, q); }
   double mean() const;
 };
 

@@ -1,0 +1,40 @@
+// apps/logreg/logreg/trainer.hpp — logistic regression by data-parallel SGD on the parameter-server engine.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "gyre/data/regression.hpp"
+#include "logreg/config.hpp"
+#include "logreg/model.hpp"
+
+namespace gyre::logreg {
+
+struct Evaluation {
+  std::int64_t step = 0;  // worker 0's clock
+  double seconds = 0;     // since the job started
+  Fit fit;                // on the evaluation set, with worker 0's view of the model
+};
+
+struct LogregRun {
+  std::vector<double> weights;  // p weights, then the bias
+  Fit fit;                      // of the final model on the evaluation set
+  std::vector<Evaluation> evaluations;
+  std::vector<std::int64_t> steps;   // per worker
+  std::vector<double> held_seconds;  // per worker, at the barrier
+  double seconds = 0;
+};
+
+struct TrainOptions {
+  std::function<void(const Evaluation&)> on_evaluation;  // called on worker 0's thread
+};
+
+// Worker w holds the rows data::deal_rows gives it; the weights live on the servers in keys of
+// `block` weights. Each step a worker reads the model (through its cache, as fresh as the
+// barrier asks), takes `batch` rows of its own at random, and pushes −η/(P·batch)·Σ∇ − η/P·λw:
+// with BSP that is minibatch SGD with a batch of P·batch rows. `eval` (often the training set)
+// is what worker 0 measures the loss on.
+LogregRun train(const data::RegressionSet& train, const data::RegressionSet& eval, const LogregConfig& config,
+                const TrainOptions& options = {});
+
+}  // namespace gyre::logreg

@@ -1,0 +1,144 @@
+// apps/logreg/trainer.cpp — the parameter-server program of logistic regression: push a minibatch step, evaluate on worker 0.
+#include "logreg/trainer.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "gyre/data/regression_partition.hpp"
+#include "gyre/net/faults.hpp"
+#include "gyre/net/inproc.hpp"
+#include "gyre/net/tcp.hpp"
+#include "gyre/pipeline/ps_job.hpp"
+
+namespace gyre::logreg {
+namespace {
+
+using pipeline::ps::Key;
+using Clock = std::chrono::steady_clock;
+
+// An injected pause per step (a straggling machine), drawn per worker from its own stream.
+class StepDelay {
+ public:
+  StepDelay(const net::FaultSpec& spec, std::uint64_t seed) : spec_(spec), random_(seed) {}
+  void pause() {
+    double ms = 0;
+    switch (spec_.delay) {
+      case net::FaultSpec::Delay::kNone: return;
+      case net::FaultSpec::Delay::kFixed: ms = spec_.a; break;
+      case net::FaultSpec::Delay::kUniform: ms = std::uniform_real_distribution<double>(spec_.a, spec_.b)(random_); break;
+      case net::FaultSpec::Delay::kGamma: ms = std::gamma_distribution<double>(spec_.a, spec_.b)(random_); break;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+  }
+
+ private:
+  net::FaultSpec spec_;
+  std::mt19937_64 random_;
+};
+
+std::vector<std::unique_ptr<net::Group>> make_groups(const LogregConfig& c) {
+  const int ranks = c.workers + c.servers;
+  if (c.transport == Transport::kInproc) return net::make_inproc_groups(ranks);
+  net::TcpOptions o;
+  o.job_id = "gyre-logreg";
+  o.token = "loopback";
+  return net::make_loopback_tcp_groups(ranks, o);
+}
+
+}  // namespace
+
+void LogregConfig::validate() const {
+  if (workers < 1 || servers < 1) throw std::invalid_argument("logreg: at least one worker and one server");
+  if (!(learning_rate > 0) || !(l2 >= 0) || !(decay >= 0)) throw std::invalid_argument("logreg: learning rate must be > 0, l2 and decay ≥ 0");
+  if (batch < 1 || max_steps < 1 || eval_every < 1 || block < 1) throw std::invalid_argument("logreg: batch, steps, eval-every and block must be ≥ 1");
+  net::FaultSpec::parse_delay(step_delay);
+}
+
+LogregRun train(const data::RegressionSet& set, const data::RegressionSet& eval, const LogregConfig& c,
+                const TrainOptions& options) {
+  c.validate();
+  if (set.samples() == 0) throw std::invalid_argument("logreg: no training samples");
+  if (eval.features > set.features)
+    throw std::invalid_argument("logreg: the evaluation set has feature " + std::to_string(eval.features) +
+                                " beyond the training set's " + std::to_string(set.features));
+  const std::uint32_t p = set.features;
+  const std::size_t width = std::size_t{p} + 1;  // weights and the bias
+  pipeline::ps::PsLayout layout;
+  layout.workers = c.workers;
+  layout.servers = c.servers;
+  layout.value_size = c.block;
+  layout.keys = (width + c.block - 1) / c.block;
+  const auto shards = data::deal_rows(set, static_cast<std::uint32_t>(c.workers));
+  const auto delay_spec = net::FaultSpec::parse_delay(c.step_delay);
+  const auto started = Clock::now();
+  const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
+
+  LogregRun run;
+  std::mutex mutex;
+  struct WorkerState {
+    std::mt19937_64 random;
+    StepDelay delay;
+  };
+  std::vector<WorkerState> state;
+  for (int w = 0; w < c.workers; ++w)
+    state.push_back({std::mt19937_64(c.seed * 7919 + static_cast<std::uint64_t>(w)),
+                     StepDelay(delay_spec, c.seed * 104729 + static_cast<std::uint64_t>(w))});
+
+  pipeline::ps::PsProgram program;
+  program.push = [&](pipeline::ps::PsWorker& worker, std::span<const Key> keys) {
+    auto& mine = state[static_cast<std::size_t>(worker.index())];
+    mine.delay.pause();
+    std::vector<double> w(layout.keys * c.block);
+    const auto values = worker.get(keys);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      std::copy(values[i].value.begin(), values[i].value.end(), w.begin() + static_cast<std::ptrdiff_t>(keys[i] * c.block));
+    if (worker.index() == 0 && worker.clock() % c.eval_every == 0) {
+      Evaluation e{worker.clock(), seconds(), evaluate(eval, std::span(w).first(p), w[p], c.l2)};
+      {
+        std::lock_guard lock(mutex);
+        run.evaluations.push_back(e);
+      }
+      if (options.on_evaluation) options.on_evaluation(e);
+    }
+    const auto& rows = shards[static_cast<std::size_t>(worker.index())];
+    std::vector<std::uint32_t> batch(static_cast<std::size_t>(c.batch));
+    for (auto& r : batch) r = rows.empty() ? 0 : rows[mine.random() % rows.size()];
+    std::vector<double> gradient(w.size(), 0.0);
+    if (!rows.empty()) add_gradient(set, batch, std::span(w).first(p), w[p], std::span(gradient).first(p), gradient[p]);
+    const double eta = c.learning_rate / (1 + c.decay * static_cast<double>(worker.clock())) / c.workers;
+    pipeline::ps::KeyValues updates;
+    for (Key k : keys) {
+      pipeline::ps::Value delta(c.block);
+      for (std::uint32_t i = 0; i < c.block; ++i) {
+        const std::size_t j = k * c.block + i;
+        const double penalty = j < p ? c.l2 * w[j] : 0.0;
+        delta[i] = -eta * (gradient[j] / c.batch + penalty);
+      }
+      updates.emplace_back(k, std::move(delta));
+    }
+    return updates;
+  };
+  program.stop = [&](pipeline::ps::PsWorker& worker) {
+    return worker.clock() >= c.max_steps || (c.max_seconds > 0 && seconds() >= c.max_seconds);
+  };
+
+  pipeline::ps::PsJobOptions o;
+  o.barrier = c.barrier;
+  o.seed = c.seed;
+  const auto result = pipeline::ps::run_ps_job(make_groups(c), layout, program, o);
+  run.seconds = seconds();
+  run.weights.assign(width, 0.0);
+  for (std::size_t j = 0; j < width; ++j) run.weights[j] = result.values[j / c.block][j % c.block];
+  for (const auto& w : result.workers) {
+    run.steps.push_back(w.steps);
+    run.held_seconds.push_back(std::chrono::duration<double>(w.held).count());
+  }
+  run.fit = evaluate(eval, std::span(run.weights).first(p), run.weights[p], c.l2);
+  return run;
+}
+
+}  // namespace gyre::logreg

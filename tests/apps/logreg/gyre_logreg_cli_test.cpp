@@ -1,0 +1,61 @@
+// tests/apps/logreg/gyre_logreg_cli_test.cpp — gyre-logreg as a user runs it: progress, weights and metrics out; bad input refused.
+#include <doctest/doctest.h>
+
+#include "support/cli_checks.hpp"
+#include "support/input_errors.hpp"
+
+using gyre::test::build_path;
+using gyre::test::contains;
+using gyre::test::json_lines;
+using gyre::test::read_text;
+using gyre::test::run_command;
+using gyre::test::TempDir;
+using gyre::test::write_text;
+
+namespace {
+
+std::string logreg() { return build_path("apps/logreg/gyre-logreg").string(); }
+
+void generate(const TempDir& dir) {
+  const auto r = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", "3000", "--features", "100",
+                              "--nnz-per-row", "10", "--support", "10", "--correlation", "0.1", "--noise", "0.2",
+                              "--seed", "1", "--out", (dir / "gen").string()});
+  REQUIRE(r.exit_code == 0);
+}
+
+}  // namespace
+
+TEST_CASE("gyre-logreg: evaluations as it goes, a summary, weights and metrics written") {
+  TempDir dir;
+  generate(dir);
+  const auto r = run_command({logreg(), "--data", (dir / "gen/data.libsvm").string(), "-p", "3", "--barrier", "ssp:2",
+                              "--steps", "120", "--eval-every", "40", "--step-delay", "uniform:0:1", "--transport", "tcp",
+                              "--out", (dir / "w.tsv").string(), "--metrics", (dir / "m.jsonl").string()});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.output, "3000 samples, 100 features; 3 workers, 1 servers, barrier ssp:2, tcp"));
+  CHECK(contains(r.output, "step      0"));
+  CHECK(contains(r.output, "worker steps: median 120, 5th 120, 95th 120"));
+  const auto metrics = json_lines(read_text(dir / "m.jsonl"));
+  REQUIRE(metrics.size() == 3);
+  CHECK(metrics[2]["step"] == 80);
+  CHECK(metrics[2]["barrier"] == "ssp:2");
+  CHECK(metrics[2]["loss"].get<double>() < metrics[0]["loss"].get<double>());
+  const auto weights = read_text(dir / "w.tsv");
+  CHECK(weights.rfind("feature\tname\tweight\n0\t(bias)\t", 0) == 0);
+  CHECK(std::count(weights.begin(), weights.end(), '\n') == 102);
+}
+
+TEST_CASE("gyre-logreg: bad input and bad settings are refused, nothing written") {
+  TempDir dir;
+  write_text(dir / "bad.libsvm", "1 1:0.5 2:1\n0 3:x\n");
+  const auto out = (dir / "w.tsv").string();
+  gyre::test::expect_refused("gyre-logreg", {logreg(), "--data", (dir / "bad.libsvm").string(), "--out", out}, dir,
+                             "bad.libsvm:2", "x");
+  write_text(dir / "ok.libsvm", "1 1:0.5\n0 2:1\n");
+  gyre::test::expect_refused("gyre-logreg", {logreg(), "--data", (dir / "ok.libsvm").string(), "--barrier", "ssp", "--out", out},
+                             dir, "barrier 'ssp'", "expected bsp");
+  gyre::test::expect_refused("gyre-logreg",
+                             {logreg(), "--data", (dir / "ok.libsvm").string(), "--step-delay", "gamma:1", "--out", out}, dir,
+                             "gamma:1", "expected");
+}
