@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "gyre/scheduler/rotation_schedule.hpp"
 
@@ -17,6 +18,20 @@ enum class LocalSchedule {
   // last bits of the result) depends on timing.
   kDynamic,
 };
+
+// Harp's four computation models, each a way to share the item factors between workers.
+enum class ComputationModel {
+  kLocking,    // A: one shared copy; a worker takes any block it has not done this epoch from
+               //    the lock service, exclusively, in whatever order frees up
+  kRotation,   // B: blocks travel the ring, d in flight per worker (the default)
+  kAllreduce,  // C: every worker has a replica; after each of `sync_rounds` rounds per epoch
+               //    the rounds' item deltas are summed by ring allreduce
+  kNoSync,     // D: every worker has a replica and never waits; a thread averages it with the
+               //    peers' every `average_ms`
+};
+// "A"/"locking", "B"/"rotation", "C"/"allreduce", "D"/"nosync"; throws std::invalid_argument.
+ComputationModel parse_computation_model(const std::string& text);
+const char* name_of(ComputationModel model);
 
 struct MfConfig {
   std::uint32_t rank = 10;
@@ -36,6 +51,9 @@ struct MfConfig {
   LocalSchedule local = LocalSchedule::kDeterministic;
   std::uint32_t passes = 0;    // passes over the grid per block visit (0: ~2k ratings per cell slice)
   int eval_every = 1;          // evaluate the test set every N epochs (and after the last)
+  ComputationModel model = ComputationModel::kRotation;
+  int sync_rounds = 4;         // C: allreduces per epoch (each round trains every B/rounds-th block)
+  double average_ms = 20;      // D: interval of the averaging thread
 };
 
 }  // namespace gyre::mf

@@ -1,0 +1,67 @@
+// apps/mf/nosync_worker.cpp — Harp's no-sync model for MF: train a replica without waiting while a thread averages it with the peers'.
+#include <mutex>
+
+#include "gyre/collective/model_averager.hpp"
+#include "mf/item_replica.hpp"
+#include "mf/model_workers.hpp"
+
+namespace gyre::mf {
+namespace {
+
+// The averager works on doubles; the kernel on float blocks. The doubles are the replica's
+// truth: a block is copied in before it is trained and out after, both under the averager's
+// mutex, so a blend lands either before the training of a block or after it, never inside.
+struct Mirror {
+  std::vector<double> values;
+  std::vector<std::size_t> offset;  // per block
+
+  explicit Mirror(const std::vector<model::Block>& blocks) {
+    for (const auto& b : blocks) {
+      offset.push_back(values.size());
+      values.insert(values.end(), b.data(), b.data() + b.rows() * b.stride());
+    }
+  }
+  void load(model::Block& b) const {
+    auto out = b.values();
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(values[offset[b.id()] + i]);
+  }
+  void store(const model::Block& b) {
+    const float* in = b.data();
+    for (std::size_t i = 0; i < b.rows() * b.stride(); ++i) values[offset[b.id()] + i] = in[i];
+  }
+};
+
+}  // namespace
+
+void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica, const PhaseReport& report) {
+  const auto& c = w.plan.config;
+  Mirror mirror(replica);
+  std::mutex mutex;
+  collective::AveragerOptions options;
+  options.interval = std::chrono::milliseconds(std::max<long>(1, std::lround(c.average_ms)));
+  options.timeout = std::max(w.timeout / 100, std::chrono::milliseconds(1000));
+  collective::ModelAverager averager(w.inbox, w.worker_ranks(), mirror.values, mutex, options);
+  std::uint64_t phase = 0;
+  for (int epoch = 1; epoch <= c.epochs; ++epoch) {
+    for (auto id : w.block_order()) {
+      std::lock_guard lock(mutex);
+      mirror.load(replica[id]);
+      w.train(replica[id]);
+      mirror.store(replica[id]);
+    }
+    report(phase++, scheduler::PhaseKind::kTrain, w.kernel.take_phase_sums(scheduler::PhaseKind::kTrain));
+    // The epoch policy's rule for when the test set is evaluated.
+    if (w.plan.has_test && (epoch % c.eval_every == 0 || epoch == c.epochs)) {
+      {
+        std::lock_guard lock(mutex);
+        for (auto& b : replica) mirror.load(b);
+      }
+      for (const auto& b : replica) w.evaluate(b);
+      report(phase++, scheduler::PhaseKind::kEvaluate, w.kernel.take_phase_sums(scheduler::PhaseKind::kEvaluate));
+    }
+  }
+  averager.stop();
+  for (auto& b : replica) mirror.load(b);
+}
+
+}  // namespace gyre::mf

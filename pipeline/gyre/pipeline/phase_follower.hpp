@@ -1,0 +1,23 @@
+// gyre/pipeline/phase_follower.hpp — a worker that runs whatever phase the scheduler starts, for engines without a flow graph.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+
+#include "gyre/net/inbox.hpp"
+#include "gyre/scheduler/protocol.hpp"
+
+namespace gyre::pipeline {
+
+// Runs one phase and returns the sums the scheduler's policy reads.
+using RunPhase = std::function<scheduler::PhaseSums(std::uint64_t phase, scheduler::PhaseKind kind)>;
+
+// Answers the RotationDriver's protocol: each kPhaseGo runs `run` and reports kPhaseDone; kStop
+// returns. A kFailure (or the group closing) throws scheduler::JobFailed with its text; an
+// exception from `run` is told to the scheduler (which fails the job) and rethrown. The
+// engines of Harp's locking and allreduce models use it, so the epoch policy, its reports and
+// its failure handling are the rotation's.
+void follow_phases(net::Inbox& inbox, int scheduler_rank, std::chrono::milliseconds timeout, const RunPhase& run);
+
+}  // namespace gyre::pipeline
