@@ -103,7 +103,9 @@ TEST_CASE_TEMPLATE("a malformed or inconsistent message throws naming its sender
   const std::vector<std::vector<BadMessage>> pulls = {
       {{"an id list of 3 bytes", 0, Crafted().put(std::uint8_t{1}).put(std::uint16_t{0}), "id list"}},
       {{"", 0, no_request, ""},
-       {"an answer not asked for", 1, Crafted().put(u32{1}).put(kInt64).put(u32{3}).put(u64{0}), "not asked for"}},
+       {"an answer besides the one asked for", 1,
+        Crafted().put(u32{2}).put(kInt64).put(u32{1}).put(u64{1}).put(u64{7}).put(u32{3}).put(u64{0}),
+        "returned partition 3, which was not asked for"}},
       {{"", 0, no_request, ""}, {"a missing answer", 1, Crafted().put(u32{0}).put(kInt64), "no global partition 1"}},
       {{"", 0, no_request, ""},
        {"an answer of another length", 1,
@@ -122,25 +124,25 @@ TEST_CASE_TEMPLATE("a malformed or inconsistent message throws naming its sender
     groups[1]->send(0, std::move(m));
   };
   for (const auto& bad : regroups) {
-    CAPTURE(bad.what);
+    CAPTURE(std::string(bad.what));
     send_from_rank_1(bad);
     PartitionTable<std::int64_t> table;
     table.parts[0] = {1, 2};
     const auto error = error_of([&] { collective::regroup(comm, table); });
     ++op;
     CHECK(error.find("rank 1") != std::string::npos);
-    CHECK(error.find(bad.says) != std::string::npos);
+    CHECK_MESSAGE(error.find(bad.says) != std::string::npos, error);
     CHECK(table.parts.at(0) == std::vector<std::int64_t>{1, 2});  // unchanged
   }
   for (const auto& messages : pulls) {
     const auto& bad = messages.back();
-    CAPTURE(bad.what);
+    CAPTURE(std::string(bad.what));
     for (const auto& m : messages) send_from_rank_1(m);
     PartitionTable<std::int64_t> global, local;
     local.parts[1] = {0};
     const auto error = error_of([&] { collective::pull(comm, global, local); });
     ++op;
     CHECK(error.find("rank 1") != std::string::npos);
-    CHECK(error.find(bad.says) != std::string::npos);
+    CHECK_MESSAGE(error.find(bad.says) != std::string::npos, error);
   }
 }
