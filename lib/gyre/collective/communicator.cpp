@@ -18,8 +18,6 @@ std::pair<std::size_t, std::size_t> chunk(std::size_t count, int n, int c) {
 
 int wrap(int i, int n) { return ((i % n) + n) % n; }
 
-std::uint64_t tag_of(std::uint64_t op, std::uint32_t step) { return (op << 20) | step; }
-
 }  // namespace
 
 Communicator::Communicator(net::Inbox& inbox, std::vector<int> members, CollectiveOptions options)
@@ -29,29 +27,39 @@ Communicator::Communicator(net::Inbox& inbox, std::vector<int> members, Collecti
   index_ = static_cast<int>(it - members_.begin());
 }
 
-void Communicator::send(int to_index, std::uint64_t op, std::uint32_t step, std::span<const std::byte> bytes) {
+void Communicator::send(int to_index, std::uint64_t op, std::uint32_t step, Buffer body) {
   net::Message m;
   m.type = kCollectiveMessage;
-  m.tag = tag_of(op, step);
-  m.body = Buffer(bytes.size());
-  if (!bytes.empty()) std::memcpy(m.body.data(), bytes.data(), bytes.size());
+  m.tag = message_tag(op, step);
+  m.body = std::move(body);
   inbox_.group().send(members_[static_cast<std::size_t>(to_index)], std::move(m));
 }
 
-void Communicator::receive(int from_index, std::uint64_t op, std::uint32_t step, std::span<std::byte> into) {
+void Communicator::send(int to_index, std::uint64_t op, std::uint32_t step, std::span<const std::byte> bytes) {
+  Buffer body(bytes.size());
+  if (!bytes.empty()) std::memcpy(body.data(), bytes.data(), bytes.size());
+  send(to_index, op, step, std::move(body));
+}
+
+Buffer Communicator::receive(int from_index, std::uint64_t op, std::uint32_t step) {
   const int sender = members_[static_cast<std::size_t>(from_index)];
-  const std::uint64_t tag = tag_of(op, step);
+  const std::uint64_t tag = message_tag(op, step);
   auto m = inbox_.receive(
       [&](const net::Message& x) { return x.type == kCollectiveMessage && x.sender == sender && x.tag == tag; },
       net::Clock::now() + options_.timeout);
   if (!m)
     throw std::runtime_error("collective: no part from rank " + std::to_string(sender) + " within " +
                              std::to_string(options_.timeout.count()) + " ms");
-  if (m->body.size() != into.size())
-    throw std::runtime_error("collective: rank " + std::to_string(sender) + " sent " +
-                             std::to_string(m->body.size()) + " bytes where " + std::to_string(into.size()) +
+  return std::move(m->body);
+}
+
+void Communicator::receive(int from_index, std::uint64_t op, std::uint32_t step, std::span<std::byte> into) {
+  const Buffer body = receive(from_index, op, step);
+  if (body.size() != into.size())
+    throw std::runtime_error("collective: rank " + std::to_string(member(from_index)) + " sent " +
+                             std::to_string(body.size()) + " bytes where " + std::to_string(into.size()) +
                              " were expected (members disagree on the call)");
-  if (!into.empty()) std::memcpy(into.data(), m->body.data(), into.size());
+  if (!into.empty()) std::memcpy(into.data(), body.data(), into.size());
 }
 
 void Communicator::allreduce_bytes(std::span<std::byte> data, std::size_t element, Combine combine) {

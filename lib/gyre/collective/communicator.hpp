@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gyre/base/buffer.hpp"
 #include "gyre/net/inbox.hpp"
 
 namespace gyre::collective {
@@ -31,6 +32,7 @@ class Communicator {
 
   int size() const noexcept { return static_cast<int>(members_.size()); }
   int index() const noexcept { return index_; }  // this rank's position among the members
+  int member(int index) const { return members_.at(static_cast<std::size_t>(index)); }  // its group rank
 
   // Elementwise sum, the result on every member. Ring reduce-scatter then allgather: each
   // member sends and receives 2(n−1)/n of the data, whatever n. Integer sums are exact; the
@@ -59,6 +61,16 @@ class Communicator {
     broadcast_bytes(std::as_writable_bytes(data), root_index);
   }
 
+  // The parts other collectives are made of (partition tables, in partition_collectives.hpp):
+  // each collective takes the next op number, then sends at most one message per member and
+  // step of that op. The messages carry type kCollectiveMessage and tag message_tag(op, step).
+  std::uint64_t begin_op() noexcept { return next_op_++; }
+  static std::uint64_t message_tag(std::uint64_t op, std::uint32_t step) noexcept { return (op << 20) | step; }
+  void send(int to_index, std::uint64_t op, std::uint32_t step, Buffer body);
+  // That member's message of the op's step, whatever its size; throws naming the member's rank
+  // when none comes within the timeout.
+  Buffer receive(int from_index, std::uint64_t op, std::uint32_t step);
+
  private:
   using Combine = void (*)(std::byte* into, const std::byte* from, std::size_t elements);
   void allreduce_bytes(std::span<std::byte> data, std::size_t element, Combine combine);
@@ -66,7 +78,7 @@ class Communicator {
   void broadcast_bytes(std::span<std::byte> data, int root_index);
 
   void send(int to_index, std::uint64_t op, std::uint32_t step, std::span<const std::byte> bytes);
-  void receive(int from_index, std::uint64_t op, std::uint32_t step, std::span<std::byte> into);
+  void receive(int from_index, std::uint64_t op, std::uint32_t step, std::span<std::byte> into);  // exactly its size
   int next() const noexcept { return (index_ + 1) % size(); }
   int previous() const noexcept { return (index_ + size() - 1) % size(); }
 

@@ -3,39 +3,17 @@
 
 #include <cstdint>
 #include <future>
-#include <numeric>
 #include <thread>
 #include <vector>
 
 #include "gyre/collective/communicator.hpp"
+#include "lib/collective/on_ranks.hpp"
 #include "lib/net/backends.hpp"
 
 using namespace gyre;
 using namespace std::chrono_literals;
 
-namespace {
-
-std::vector<int> ranks(int n) {
-  std::vector<int> r(static_cast<std::size_t>(n));
-  std::iota(r.begin(), r.end(), 0);
-  return r;
-}
-
-// Runs body(communicator, index) on n threads, one per rank of a fresh group of the backend.
-template <class Backend, class Body>
-void on_ranks(int n, Body body) {
-  auto groups = Backend::make(n);
-  std::vector<std::future<void>> running;
-  for (int r = 0; r < n; ++r)
-    running.push_back(std::async(std::launch::async, [&, r] {
-      net::Inbox inbox(*groups[static_cast<std::size_t>(r)]);
-      collective::Communicator comm(inbox, ranks(n), {std::chrono::milliseconds(20000)});
-      body(comm, r);
-    }));
-  for (auto& f : running) f.get();
-}
-
-}  // namespace
+using gyre_test::on_ranks;
 
 TEST_CASE_TEMPLATE("allreduce sums every member's vector exactly, for any size and member count", B,
                    GYRE_TEST_BACKENDS) {
