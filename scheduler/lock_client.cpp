@@ -1,0 +1,181 @@
+// scheduler/lock_client.cpp — requests to the lock service and the checks on what comes back.
+#include "gyre/scheduler/lock_client.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "gyre/scheduler/protocol.hpp"
+#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/wire/codec.hpp"
+
+namespace gyre::scheduler {
+
+LockClient::LockClient(net::Inbox& inbox, int service_rank, LockClientOptions options)
+    : inbox_(inbox), service_(service_rank), options_(options), me_("rank " + std::to_string(inbox.group().rank())) {
+  if (service_rank < 0 || service_rank >= inbox.group().size())
+    throw std::invalid_argument("lock client: no rank " + std::to_string(service_rank) + " to serve it");
+}
+
+void LockClient::ensure_usable() const {
+  if (failure_) throw JobFailed(*failure_);
+  if (finished_) throw std::logic_error(me_ + ": lock client used after finish()");
+}
+
+LockGrant LockClient::acquire(std::span<const LockKey> keys, LockWait wait) {
+  return request(LockMode::kAll, static_cast<std::uint32_t>(keys.size()), keys, wait);
+}
+
+LockGrant LockClient::acquire_any(std::span<const LockKey> candidates, std::uint32_t count, LockWait wait) {
+  if (count == 0 || count > candidates.size())
+    throw std::invalid_argument("acquire_any: " + std::to_string(count) + " of " + std::to_string(candidates.size()) +
+                                " candidates");
+  return request(LockMode::kAny, count, candidates, wait);
+}
+
+LockGrant LockClient::request(LockMode mode, std::uint32_t count, std::span<const LockKey> keys, LockWait wait) {
+  ensure_usable();
+  if (keys.empty()) throw std::invalid_argument("lock request without keys");
+  if (stopped_) return {LockStatus::kStopped, {}};
+  const std::uint64_t id = next_id_++;
+  net::Message m;
+  m.type = kLockAcquire;
+  m.tag = id;
+  m.meta = wire::encode(LockRequest{static_cast<std::uint8_t>(mode), static_cast<std::uint8_t>(wait), count});
+  m.body = encode_keys(keys);
+  inbox_.group().send(service_, std::move(m));
+
+  const auto answer = wait_for(id, "an answer to its request for " + key_list(keys));
+  switch (answer->type) {
+    case kLockStop:
+      stopped_ = true;
+      return {LockStatus::kStopped, {}};
+    case kLockNoneFree:
+      if (wait == LockWait::kUntilFree)
+        give_up(me_ + ": the lock service answered a waiting request for " + key_list(keys) + " with none free");
+      return {LockStatus::kNoneFree, {}};
+    default:
+      return {LockStatus::kGranted, check_grant(*answer, mode, count, keys)};
+  }
+}
+
+std::optional<net::Message> LockClient::wait_for(std::uint64_t id, const std::string& what) {
+  const auto accept = [&](const net::Message& x) {
+    if (x.sender != service_) return false;
+    return x.type == kLockStop || ((x.type == kLockGrant || x.type == kLockNoneFree) && x.tag == id);
+  };
+  std::optional<net::Message> m;
+  try {
+    m = inbox_.receive(accept, net::Clock::now() + options_.timeout);
+  } catch (const net::GroupClosed& e) {
+    // The service's failure notice (an interrupt) or a broken link: the job is over either way.
+    failure_ = me_ + ", waiting for " + what + ": " + e.what();
+    throw JobFailed(*failure_);
+  }
+  if (!m)
+    give_up(me_ + ": no " + what + " from the lock service on rank " + std::to_string(service_) + " within " +
+            std::to_string(options_.timeout.count()) + " ms");
+  return m;
+}
+
+std::vector<LockKey> LockClient::check_grant(const net::Message& m, LockMode mode, std::uint32_t count,
+                                             std::span<const LockKey> asked) {
+  std::vector<LockKey> keys;
+  try {
+    keys = decode_keys(m.body, count);
+  } catch (const wire::DecodeError& e) {
+    give_up(me_ + ": malformed lock grant from rank " + std::to_string(m.sender) + ": " + e.what());
+  }
+  bool fits = keys.size() == count;
+  if (mode == LockMode::kAll) {
+    fits = fits && std::equal(keys.begin(), keys.end(), asked.begin(), asked.end());
+  } else {
+    const auto candidate = [&](LockKey k) { return std::find(asked.begin(), asked.end(), k) != asked.end(); };
+    std::vector<LockKey> sorted = keys;
+    std::sort(sorted.begin(), sorted.end());
+    fits = fits && std::all_of(keys.begin(), keys.end(), candidate) &&
+           std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  }
+  if (!fits)
+    give_up(me_ + ": rank " + std::to_string(m.sender) + " granted " + key_list(keys) + " for a request of " +
+            std::to_string(count) + " of " + key_list(asked));
+  return keys;
+}
+
+void LockClient::release(std::span<const LockKey> keys) {
+  if (failure_) return;  // the service has given up on every holder
+  if (finished_) throw std::logic_error(me_ + ": lock client used after finish()");
+  if (keys.empty()) throw std::invalid_argument("release without keys");
+  net::Message m;
+  m.type = kLockRelease;
+  m.body = encode_keys(keys);
+  inbox_.group().send(service_, std::move(m));
+}
+
+void LockClient::finish() {
+  if (finished_) return;
+  ensure_usable();
+  net::Message m;
+  m.type = kLockFinish;
+  inbox_.group().send(service_, std::move(m));
+  if (!stopped_) {
+    const auto answer = wait_for(0, "acknowledgement of its finish");  // request ids start at 1
+    if (answer->type != kLockStop) give_up(me_ + ": the lock service answered its finish with a grant");
+    stopped_ = true;
+  }
+  finished_ = true;
+}
+
+void LockClient::give_up(const std::string& why) {
+  failure_ = why;
+  net::Message m;
+  m.type = kLockAbort;
+  m.meta = wire::encode(Failure::from(why));
+  try {
+    inbox_.group().send(service_, std::move(m));
+  } catch (const std::exception&) {
+    // The service is unreachable; the job fails all the same.
+  }
+  throw JobFailed(why);
+}
+
+LockGuard::LockGuard(LockClient& client, LockGrant grant) {
+  if (!grant) return;
+  client_ = &client;
+  keys_ = std::move(grant.keys);
+}
+
+LockGuard::LockGuard(LockGuard&& other) noexcept : client_(other.client_), keys_(std::move(other.keys_)) {
+  other.client_ = nullptr;
+  other.keys_.clear();
+}
+
+LockGuard& LockGuard::operator=(LockGuard&& other) noexcept {
+  if (this != &other) {
+    try {
+      release();
+    } catch (const std::exception&) {
+    }
+    client_ = std::exchange(other.client_, nullptr);
+    keys_ = std::move(other.keys_);
+    other.keys_.clear();
+  }
+  return *this;
+}
+
+LockGuard::~LockGuard() {
+  try {
+    release();
+  } catch (const std::exception&) {
+    // See the class comment: the client's next call reports the failure.
+  }
+}
+
+void LockGuard::release() {
+  if (!client_ || keys_.empty()) return;
+  const auto keys = std::move(keys_);
+  keys_.clear();
+  client_->release(keys);
+}
+
+}  // namespace gyre::scheduler
