@@ -144,8 +144,10 @@ std::optional<std::string> ModelAverager::check(const net::Message& m) const {
   const std::string from = rank_text(m.sender);
   if (std::find(peers_.begin(), peers_.end(), m.sender) == peers_.end())
     return "snapshot from " + from + ", which is not a peer of this averager";
-  if (m.meta.size() != kMetaBytes || (std::to_integer<int>(m.meta[0]) != kOffer && std::to_integer<int>(m.meta[0]) != kAnswer))
-    return from + " sent a snapshot with a malformed header (" + std::to_string(m.meta.size()) + " bytes)";
+  const int kind = m.meta.empty() ? 0 : std::to_integer<int>(m.meta[0]);
+  if (m.meta.size() != kMetaBytes || (kind != kOffer && kind != kAnswer))
+    return from + " sent a snapshot with a malformed header (" + std::to_string(m.meta.size()) + " bytes, kind " +
+           std::to_string(kind) + ")";
   const std::size_t want = model_.size() * sizeof(double);
   if (m.body.size() != want)
     return from + " sent a snapshot of " + std::to_string(m.body.size()) + " bytes where " + std::to_string(want) +
