@@ -7,6 +7,7 @@
 #include "gyre/base/entry_point.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/collective/communicator.hpp"
+#include "gyre/collective/model_averager.hpp"
 #include "gyre/collective/partition_collectives.hpp"
 #include "gyre/collective/partition_wire.hpp"
 #include "gyre/data/corpus.hpp"
