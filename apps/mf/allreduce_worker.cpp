@@ -1,34 +1,69 @@
-// apps/mf/allreduce_worker.cpp — Harp's allreduce model for MF: train a share of the blocks on a replica, sum the changes.
+// apps/mf/allreduce_worker.cpp — Harp's allreduce model for MF: train every block on a replica, apply the workers' mean change.
 #include <numeric>
 
 #include "gyre/collective/communicator.hpp"
+#include "gyre/collective/partition_collectives.hpp"
 #include "gyre/pipeline/phase_follower.hpp"
 #include "mf/item_replica.hpp"
 #include "mf/model_workers.hpp"
 
 namespace gyre::mf {
+namespace {
+
+// Sums every worker's change to every block, in place, with the chosen collective.
+void sum_changes(collective::Communicator& workers, ChangeCollective how, std::vector<model::Block>& changes) {
+  if (how == ChangeCollective::kRing) {
+    std::vector<model::BlockId> all(changes.size());
+    std::iota(all.begin(), all.end(), model::BlockId{0});
+    auto flat = gather_values(changes, all);
+    workers.allreduce_sum(std::span<float>(flat));
+    scatter_values(flat, changes, all);
+    return;
+  }
+  // One partition per block: block b is summed on its owner, worker b mod P.
+  collective::PartitionTable<float> mine;
+  for (const auto& b : changes) mine.parts[b.id()].assign(b.data(), b.data() + b.rows() * b.stride());
+  if (how == ChangeCollective::kRegroup) {
+    collective::regroup(workers, mine);
+    collective::allgather(workers, mine);
+  } else {
+    collective::PartitionTable<float> owned;  // the sums, on their owners
+    collective::push(workers, mine, owned);
+    collective::pull(workers, owned, mine);
+  }
+  for (auto& b : changes) {
+    const auto& sum = mine.parts.at(b.id());
+    std::copy(sum.begin(), sum.end(), b.values().begin());
+  }
+}
+
+}  // namespace
 
 void run_allreduce_worker(ModelWorker& w, std::vector<model::Block>& replica) {
   collective::Communicator workers(w.inbox, w.worker_ranks(), collective::CollectiveOptions{w.timeout});
-  const auto blocks = static_cast<int>(replica.size());
-  const int rounds = std::clamp(w.plan.config.sync_rounds, 1, blocks);
   pipeline::follow_phases(w.inbox, w.driver_rank(), w.timeout, [&](std::uint64_t, scheduler::PhaseKind kind) {
     if (kind == scheduler::PhaseKind::kEvaluate) {
       for (const auto& b : replica) w.evaluate(b);
       return w.kernel.take_phase_sums(kind);
     }
-    for (int r = 0; r < rounds; ++r) {
-      std::vector<model::BlockId> ids;
-      for (int b = r; b < blocks; b += rounds) ids.push_back(static_cast<model::BlockId>(b));
-      const auto before = gather_values(replica, ids);
-      for (auto id : ids) w.train(replica[id]);
-      // Every worker trained the same blocks on its own users: the sum of the changes is what
-      // one worker would have reached seeing all those ratings, up to the staleness within a round.
-      auto change = gather_values(replica, ids);
-      for (std::size_t i = 0; i < change.size(); ++i) change[i] -= before[i];
-      workers.allreduce_sum(std::span<float>(change));
-      for (std::size_t i = 0; i < change.size(); ++i) change[i] += before[i];
-      scatter_values(change, replica, ids);
+    const auto start = copy_blocks(replica);
+    for (auto id : w.block_order()) w.train(replica[id]);
+    auto changes = copy_blocks(replica);
+    for (std::size_t b = 0; b < replica.size(); ++b) {
+      auto change = changes[b].values();
+      const auto from = start[b].data();
+      for (std::size_t i = 0; i < change.size(); ++i) change[i] -= from[i];
+    }
+    sum_changes(workers, w.plan.config.collective, changes);
+    // Each worker saw its own users' ratings of every item. The mean change is applied: the sum
+    // overshoots (each change is already many SGD steps on the item rows, each with its own
+    // regularisation shrink) and diverged at the default learning rate.
+    const float share = 1.0f / static_cast<float>(w.workers());
+    for (std::size_t b = 0; b < replica.size(); ++b) {
+      auto out = replica[b].values();
+      const auto from = start[b].data();
+      const auto sum = changes[b].data();
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = from[i] + sum[i] * share;
     }
     return w.kernel.take_phase_sums(kind);
   });

@@ -13,6 +13,13 @@ ComputationModel parse_computation_model(const std::string& text) {
   throw std::invalid_argument("computation model '" + text + "': expected A|locking, B|rotation, C|allreduce or D|nosync");
 }
 
+ChangeCollective parse_change_collective(const std::string& text) {
+  if (text == "ring") return ChangeCollective::kRing;
+  if (text == "regroup") return ChangeCollective::kRegroup;
+  if (text == "pushpull") return ChangeCollective::kPushPull;
+  throw std::invalid_argument("collective '" + text + "': expected ring, regroup or pushpull");
+}
+
 const char* name_of(ComputationModel model) {
   switch (model) {
     case ComputationModel::kLocking: return "locking";

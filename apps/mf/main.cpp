@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   mf::MfConfig c;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int workers = 0, threads = 0;
-  std::string ring = "fixed", local = "deterministic";
+  std::string ring = "fixed", local = "deterministic", model = "rotation", collective = "ring";
   bool quiet = false;
 
   app.add_option("--train", train_path, "training ratings: a ratings file or a gyre-partition directory")->required();
@@ -66,6 +66,14 @@ int main(int argc, char** argv) {
   app.add_option("--passes", c.passes, "passes over a block's grid per visit, each over a slice of every cell (0: auto)")
       ->capture_default_str();
   app.add_option("--eval-every", c.eval_every, "evaluate the test set every N epochs")->capture_default_str();
+  app.add_option("--model", model,
+                 "Harp's computation model for the item factors: A|locking (lock service, shared copy), "
+                 "B|rotation (ring), C|allreduce (replicas, mean change allreduced), D|nosync (replicas, async averaging)")
+      ->capture_default_str();
+  app.add_option("--collective", collective,
+                 "allreduce model: how changes are summed: ring (allreduce), regroup (+allgather), pushpull")
+      ->check(CLI::IsMember({"ring", "regroup", "pushpull"}))->capture_default_str();
+  app.add_option("--average-ms", c.average_ms, "no-sync model: interval of the averaging thread, ms")->capture_default_str();
   app.add_option("--out,-o", out_dir, "directory for model.json, user_factors.tsv, item_factors.tsv");
   app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, train_rmse, test_rmse, updates_per_s");
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines on stdout");
@@ -79,6 +87,11 @@ int main(int argc, char** argv) {
   return run_entry_point("gyre-mf", [&] {
     const auto launch = multi.launch(env);
     const bool distributed = launch.size > 1;
+    c.model = mf::parse_computation_model(model);
+    c.collective = mf::parse_change_collective(collective);
+    if (distributed && c.model != mf::ComputationModel::kRotation)
+      throw std::invalid_argument(std::string("--model ") + mf::name_of(c.model) +
+                                  " runs in one process only for now; across processes use rotation (B)");
     if (distributed) {
       workers = app::ClusterFlags::workers_of(launch, workers);
       quiet = quiet || launch.rank != 0;  // rank 0 reports for the job
@@ -96,8 +109,9 @@ int main(int argc, char** argv) {
     std::uint64_t n = 0;
     for (const auto& s : input.shards) n += s.ratings.size();
     if (!quiet)
-      std::printf("gyre-mf: %llu ratings, %llu test, rank %u, P=%d T=%d d=%d\n", static_cast<unsigned long long>(n),
-                  static_cast<unsigned long long>(test.ratings.size()), c.rank, c.workers, c.threads, c.depth);
+      std::printf("gyre-mf: %llu ratings, %llu test, rank %u, P=%d T=%d d=%d, %s model\n", static_cast<unsigned long long>(n),
+                  static_cast<unsigned long long>(test.ratings.size()), c.rank, c.workers, c.threads, c.depth,
+                  mf::name_of(c.model));
 
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty()) metrics = std::make_unique<report::MetricsLog>(metrics_path);

@@ -10,6 +10,7 @@
 #include "mf/factor_init.hpp"
 #include "mf/item_blocks.hpp"
 #include "mf/mf_kernel.hpp"
+#include "mf/shared_models.hpp"
 
 namespace gyre::mf {
 namespace {
@@ -178,6 +179,7 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, c
 
 MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
                        const data::RatingsSet& test, const TrainHooks& hooks) {
+  if (config.model != ComputationModel::kRotation) return train_shared_models(config, std::move(train_shards), test, hooks);
   MfPlan plan = plan_job(config, train_shards, test);
   std::vector<std::unique_ptr<MfKernel>> kernels;
   std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));

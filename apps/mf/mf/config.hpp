@@ -24,11 +24,19 @@ enum class ComputationModel {
   kLocking,    // A: one shared copy; a worker takes any block it has not done this epoch from
                //    the lock service, exclusively, in whatever order frees up
   kRotation,   // B: blocks travel the ring, d in flight per worker (the default)
-  kAllreduce,  // C: every worker has a replica; after each of `sync_rounds` rounds per epoch
-               //    the rounds' item deltas are summed by ring allreduce
+  kAllreduce,  // C: every worker has a replica; after each epoch the workers' mean change is
+               //    applied to every replica, summed by one of the collectives below
   kNoSync,     // D: every worker has a replica and never waits; a thread averages it with the
                //    peers' every `average_ms`
 };
+// How the allreduce model sums the workers' changes (the same sums, different traffic).
+enum class ChangeCollective {
+  kRing,      // dense ring allreduce of every block's change
+  kRegroup,   // regroup (block b summed on worker b mod P), then allgather: Harp's regroup+allgather
+  kPushPull,  // push the changes to the blocks' owners, pull the sums back: Harp's push & pull
+};
+ChangeCollective parse_change_collective(const std::string& text);  // "ring", "regroup", "pushpull"
+
 // "A"/"locking", "B"/"rotation", "C"/"allreduce", "D"/"nosync"; throws std::invalid_argument.
 ComputationModel parse_computation_model(const std::string& text);
 const char* name_of(ComputationModel model);
@@ -52,7 +60,7 @@ struct MfConfig {
   std::uint32_t passes = 0;    // passes over the grid per block visit (0: ~2k ratings per cell slice)
   int eval_every = 1;          // evaluate the test set every N epochs (and after the last)
   ComputationModel model = ComputationModel::kRotation;
-  int sync_rounds = 4;         // C: allreduces per epoch (each round trains every B/rounds-th block)
+  ChangeCollective collective = ChangeCollective::kRing;  // C
   double average_ms = 20;      // D: interval of the averaging thread
 };
 

@@ -42,9 +42,10 @@ struct ModelWorker {
 // service on `lock_rank`, trains it in `shared` (the one copy every worker writes), hands it back.
 void run_locking_worker(ModelWorker& w, std::vector<model::Block>& shared, int lock_rank);
 
-// C: phases from the driver; a train phase is `sync_rounds` rounds, each training every
-// sync_rounds-th block on this worker's `replica` and then summing every worker's change to
-// those blocks by ring allreduce, so all replicas are equal after each round.
+// C: phases from the driver; a train phase trains every block on this worker's `replica`, then
+// applies the workers' mean change, summed by config.collective, so all replicas are equal
+// again. (Syncing after each block instead gives the same result: blocks share no items and
+// user rows are never averaged.)
 void run_allreduce_worker(ModelWorker& w, std::vector<model::Block>& replica);
 
 // D: no driver and no barrier. Trains epoch after epoch on `replica` while a ModelAverager

@@ -1,0 +1,106 @@
+// tests/apps/mf/mf_models_test.cpp — MF under Harp's four computation models from one setting: each learns, reports RMSE against time, and keeps its model's rules.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "gyre/data/planted_ratings.hpp"
+#include "mf/trainer.hpp"
+
+using namespace gyre;
+
+namespace {
+
+const data::PlantedRatings& planted() {
+  static const data::PlantedRatings p = [] {
+    data::PlantedRatingsOptions o;
+    o.users = 1500;
+    o.items = 800;
+    o.ratings = 120'000;
+    o.rank = 6;
+    o.noise = 0.1;
+    o.test_fraction = 0.1;
+    o.seed = 8;
+    return data::generate_planted_ratings(o);
+  }();
+  return p;
+}
+
+struct Trained {
+  mf::MfModel model;
+  std::vector<mf::EpochReport> epochs;
+};
+
+Trained train(mf::ComputationModel model, int epochs, mf::ChangeCollective collective = mf::ChangeCollective::kRing) {
+  mf::MfConfig c;
+  c.rank = 6;
+  c.epochs = epochs;
+  c.workers = 3;
+  c.threads = 2;
+  c.depth = 2;
+  c.seed = 4;
+  c.lambda = 0.01f;
+  c.model = model;
+  c.collective = collective;
+  c.average_ms = 2;
+  Trained t;
+  mf::TrainHooks hooks;
+  hooks.on_epoch = [&](const mf::EpochReport& r) { t.epochs.push_back(r); };
+  t.model = mf::train_embedded(c, mf::shard_by_user(planted().train, 3), planted().test, hooks);
+  return t;
+}
+
+double test_rmse(const Trained& t) { return *t.epochs.back().test_rmse; }
+
+}  // namespace
+
+TEST_CASE("every computation model learns the planted ratings and reports RMSE against time per epoch") {
+  using M = mf::ComputationModel;
+  const auto start = train(M::kRotation, 1);
+  for (M model : {M::kLocking, M::kRotation, M::kAllreduce, M::kNoSync}) {
+    CAPTURE(mf::name_of(model));
+    const auto t = train(model, 12);
+    REQUIRE(t.epochs.size() == 12);
+    for (std::size_t e = 0; e < t.epochs.size(); ++e) {
+      CHECK(t.epochs[e].epoch == static_cast<int>(e + 1));
+      REQUIRE(t.epochs[e].test_rmse.has_value());
+      if (e > 0) CHECK(t.epochs[e].seconds >= t.epochs[e - 1].seconds);
+    }
+    CHECK(test_rmse(t) < 0.8 * test_rmse(start));
+    CHECK(t.epochs.back().train_rmse < t.epochs.front().train_rmse);
+    CHECK(t.model.item_factors.size() == std::size_t{800} * 6);
+    CHECK(t.model.user_ids.size() == 1500);
+    for (float x : t.model.item_factors) REQUIRE(std::isfinite(x));
+  }
+}
+
+TEST_CASE("locking matches rotation's accuracy: both train every block once per epoch on the latest factors") {
+  const auto locking = train(mf::ComputationModel::kLocking, 10);
+  const auto rotation = train(mf::ComputationModel::kRotation, 10);
+  CHECK(test_rmse(locking) == doctest::Approx(test_rmse(rotation)).epsilon(0.1));
+}
+
+TEST_CASE("allreduce: ring, regroup+allgather and push&pull sum the same changes; each repeats bit for bit") {
+  const auto ring = train(mf::ComputationModel::kAllreduce, 3, mf::ChangeCollective::kRing);
+  const auto again = train(mf::ComputationModel::kAllreduce, 3, mf::ChangeCollective::kRing);
+  CHECK(std::memcmp(again.model.item_factors.data(), ring.model.item_factors.data(),
+                    ring.model.item_factors.size() * sizeof(float)) == 0);
+  for (auto how : {mf::ChangeCollective::kRegroup, mf::ChangeCollective::kPushPull}) {
+    // The ring adds the three changes in another order than member order: the same up to rounding.
+    const auto other = train(mf::ComputationModel::kAllreduce, 3, how);
+    double worst = 0;
+    for (std::size_t i = 0; i < ring.model.item_factors.size(); ++i)
+      worst = std::max(worst, std::abs(double(other.model.item_factors[i]) - ring.model.item_factors[i]));
+    CHECK(worst < 1e-4);
+    CHECK(test_rmse(other) == doctest::Approx(test_rmse(ring)).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("computation model names parse, and bad ones are refused") {
+  CHECK(mf::parse_computation_model("A") == mf::ComputationModel::kLocking);
+  CHECK(mf::parse_computation_model("rotation") == mf::ComputationModel::kRotation);
+  CHECK(mf::parse_computation_model("C") == mf::ComputationModel::kAllreduce);
+  CHECK(mf::parse_computation_model("nosync") == mf::ComputationModel::kNoSync);
+  CHECK_THROWS_WITH_AS(mf::parse_computation_model("E"), doctest::Contains("expected A|locking"), std::invalid_argument);
+  CHECK_THROWS_AS(mf::parse_change_collective("tree"), std::invalid_argument);
+}
