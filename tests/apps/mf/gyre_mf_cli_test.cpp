@@ -130,3 +130,24 @@ TEST_CASE("bad input: partition directory whose manifest does not match its shar
   CHECK_MESSAGE(r.output.find(manifest["shards"][1]["file"].get<std::string>()) != std::string::npos, r.output);
   CHECK_FALSE(std::filesystem::exists(dir / "model"));
 }
+
+TEST_CASE("gyre-mf --model runs each of Harp's computation models from the one flag, and refuses what it cannot run") {
+  TempDir dir;
+  generate(dir);
+  for (const char* model : {"A", "B", "C", "D", "locking", "nosync"}) {
+    CAPTURE(model);
+    const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
+                                "--rank", "4", "--epochs", "2", "--workers", "2", "--model", model, "--metrics",
+                                (dir / "m.jsonl").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("epoch   2") != std::string::npos);
+    CHECK(read_text(dir / "m.jsonl").find("\"test_rmse\"") != std::string::npos);
+  }
+  const auto bad = run_command({mf(), "--train", (dir / "train.tsv").string(), "--model", "E"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("expected A|locking, B|rotation, C|allreduce or D|nosync") != std::string::npos);
+  const auto multi = run_command({mf(), "--train", (dir / "train.tsv").string(), "--model", "A", "--processes", "2",
+                                  "--process-rank", "0", "--coordinator", "127.0.0.1:1"});
+  CHECK(multi.exit_code == 2);
+  CHECK(multi.output.find("one process only") != std::string::npos);
+}
