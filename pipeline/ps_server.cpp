@@ -12,7 +12,7 @@ namespace gyre::pipeline::ps {
 
 PsServer::PsServer(net::Inbox& inbox, PsLayout layout, int index, PsServerOptions options)
     : inbox_(inbox), layout_(layout), index_(index), options_(std::move(options)),
-      worker_clocks_(static_cast<std::size_t>(layout.workers), 0) {
+      worker_clocks_(static_cast<std::size_t>(layout.workers), 0), reports_(static_cast<std::size_t>(layout.workers)) {
   layout_.validate();
   if (!options_.pull)
     options_.pull = [](Key, Value& stored, std::span<const double> update) {
@@ -95,12 +95,17 @@ void PsServer::handle(const net::Message& m) {
       ++worker_clock;
       advance_clock();
       break;
-    case kStop:
+    case kStop: {
       if (worker_clock == scheduler::Barrier::kFinished) throw std::runtime_error("rank " + std::to_string(w) + " stopped twice");
+      const auto f = decode_keys(m.body.bytes(), prefix);
+      if (f.size() != 5) throw std::runtime_error("a stop carries 5 counters, not " + std::to_string(f.size()));
+      reports_[static_cast<std::size_t>(w)] = {static_cast<std::int64_t>(f[0]), std::chrono::nanoseconds(static_cast<std::int64_t>(f[1])),
+                                               f[2], f[3], f[4]};
       worker_clock = scheduler::Barrier::kFinished;
       ++stopped_;
       advance_clock();
       break;
+    }
     case kKeys: {
       std::vector<Key> keys;
       for (const auto& [k, v] : values_) keys.push_back(k);

@@ -166,7 +166,13 @@ std::chrono::nanoseconds PsWorker::barrier() {
     inbox_.group().send(layout_.server_rank(s), std::move(m));
   }
   barrier_->tick();
-  return barrier_->wait();
+  const auto held = barrier_->wait();
+  held_ += held;
+  return held;
+}
+
+PsWorkerReport PsWorker::report() const {
+  return {clock_, held_, reads_, cache_hits_, barrier_->queries_sent()};
 }
 
 void PsWorker::stop() {
@@ -174,9 +180,13 @@ void PsWorker::stop() {
   stopped_ = true;
   flush();
   barrier_->finish();
+  const auto r = report();
+  const std::vector<Key> fields{static_cast<Key>(r.steps), static_cast<Key>(r.held.count()), r.reads, r.cache_hits,
+                                r.barrier_queries};
   for (int s = 0; s < layout_.servers; ++s) {
     net::Message m;
     m.type = kStop;
+    m.body = encode_keys(fields, 0);
     inbox_.group().send(layout_.server_rank(s), std::move(m));
   }
 }

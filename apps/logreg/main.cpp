@@ -4,16 +4,21 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <numeric>
 #include <string>
 #include <thread>
 
+#include "app/cluster_flags.hpp"
 #include "gyre/base/atomic_file.hpp"
+#include "gyre/cluster/launch.hpp"
 #include "gyre/base/entry_point.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/scheduler/barrier_simulation.hpp"
 #include "logreg/trainer.hpp"
+
+extern char** environ;
 
 namespace {
 
@@ -34,12 +39,13 @@ int main(int argc, char** argv) {
                "your choice. Defaults run one process on all cores: gyre-logreg --data train.libsvm --out weights.tsv"};
   std::string data_path, test_path, barrier = "bsp", transport = "inproc", out_path, metrics_path;
   logreg::LogregConfig c;
-  c.workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::optional<int> workers;
   bool quiet = false;
   app.add_option("--data", data_path, "training data: LibSVM (labels > 0 are class 1), CSV, MatrixMarket, or a rows directory")
       ->required();
   app.add_option("--test", test_path, "evaluate on this set instead of the training set");
-  app.add_option("--workers,-p", c.workers, "data-parallel workers (default: all cores)")->check(CLI::Range(1, 4096));
+  app.add_option("--workers,-p", workers, "data-parallel workers (default: all cores, or one per process)")
+      ->check(CLI::Range(1, 4096));
   app.add_option("--servers", c.servers, "parameter-server shards")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--barrier", barrier, "bsp, ssp:S, asp, pbsp:BETA or pssp:BETA:S")->capture_default_str();
   app.add_option("--lr", c.learning_rate, "learning rate η")->capture_default_str();
@@ -59,21 +65,31 @@ int main(int argc, char** argv) {
   app.add_option("--out,-o", out_path, "weights, tab-separated: feature (0 = bias), name, weight");
   app.add_option("--metrics", metrics_path, "JSON lines, one per evaluation: step, seconds, loss, accuracy, barrier");
   app.add_flag("--quiet,-q", quiet, "no per-evaluation lines");
+  app::ClusterFlags multi("gyre-logreg");
+  multi.add_to(app);
   CLI11_PARSE(app, argc, argv);
+  // The only place gyre-logreg looks at the environment; the library gets explicit settings.
+  const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-logreg", [&] {
+    const auto job = multi.job(env, workers, c.seed);  // before the data: a bad job is refused at once
+    c.workers = job.cluster || workers ? job.workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (job.cluster && c.servers != 1) throw std::invalid_argument("--servers: across processes there is one server, on process 0");
+    if (job.cluster && transport == "tcp") throw std::invalid_argument("--transport tcp is for one process; several processes always use tcp");
+    quiet = quiet || !job.reports();
     c.barrier = scheduler::BarrierSpec::parse(barrier);
     c.transport = transport == "tcp" ? logreg::Transport::kTcp : logreg::Transport::kInproc;
     c.validate();
     const auto set = data::load_regression(data_path);
     const auto test = test_path.empty() ? data::RegressionSet{} : data::load_regression(test_path);
     const auto& eval = test_path.empty() ? set : test;
-    std::printf("gyre-logreg: %llu samples, %u features; %d workers, %d servers, barrier %s, %s\n",
-                static_cast<unsigned long long>(set.samples()), set.features, c.workers, c.servers,
-                c.barrier.name().c_str(), transport.c_str());
+    if (job.reports())
+      std::printf("gyre-logreg: %llu samples, %u features; %d workers, %d servers, barrier %s, %s\n",
+                  static_cast<unsigned long long>(set.samples()), set.features, c.workers, c.servers,
+                  c.barrier.name().c_str(), job.cluster ? "processes over tcp" : transport.c_str());
     std::fflush(stdout);
     std::unique_ptr<report::MetricsLog> metrics;
-    if (!metrics_path.empty()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
+    if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
     logreg::TrainOptions options;
     options.on_evaluation = [&](const logreg::Evaluation& e) {
       if (metrics)
@@ -85,7 +101,13 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
     };
-    const auto run = logreg::train(set, eval, c, options);
+    std::optional<logreg::LogregRun> trained;
+    if (job.cluster)
+      trained = logreg::train_cluster(set, eval, c, options, *job.cluster);
+    else
+      trained = logreg::train(set, eval, c, options);
+    if (!trained) return 0;  // not process 0: the model is there
+    const auto& run = *trained;
     const double held = std::accumulate(run.held_seconds.begin(), run.held_seconds.end(), 0.0);
     std::printf("worker steps: median %lld, 5th %lld, 95th %lld; held at the barrier %.0f%% of worker time\n",
                 static_cast<long long>(scheduler::step_quantile(run.steps, 0.5)),

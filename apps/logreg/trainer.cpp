@@ -58,8 +58,15 @@ void LogregConfig::validate() const {
   net::FaultSpec::parse_delay(step_delay);
 }
 
-LogregRun train(const data::RegressionSet& set, const data::RegressionSet& eval, const LogregConfig& c,
-                const TrainOptions& options) {
+namespace {
+
+// The program and the result, whichever way the job runs: `run_job` runs the program and
+// returns the servers' values (nullopt on the processes that do not hold them).
+using RunJob = std::function<std::optional<pipeline::ps::PsJobResult>(
+    const pipeline::ps::PsLayout&, const pipeline::ps::PsProgram&, const pipeline::ps::PsJobOptions&)>;
+
+std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::RegressionSet& eval, const LogregConfig& c,
+                                    const TrainOptions& options, const RunJob& run_job) {
   c.validate();
   if (set.samples() == 0) throw std::invalid_argument("logreg: no training samples");
   if (eval.features > set.features)
@@ -129,16 +136,34 @@ LogregRun train(const data::RegressionSet& set, const data::RegressionSet& eval,
   pipeline::ps::PsJobOptions o;
   o.barrier = c.barrier;
   o.seed = c.seed;
-  const auto result = pipeline::ps::run_ps_job(make_groups(c), layout, program, o);
+  const auto result = run_job(layout, program, o);
+  if (!result) return std::nullopt;
   run.seconds = seconds();
   run.weights.assign(width, 0.0);
-  for (std::size_t j = 0; j < width; ++j) run.weights[j] = result.values[j / c.block][j % c.block];
-  for (const auto& w : result.workers) {
+  for (std::size_t j = 0; j < width; ++j) run.weights[j] = result->values[j / c.block][j % c.block];
+  for (const auto& w : result->workers) {
     run.steps.push_back(w.steps);
     run.held_seconds.push_back(std::chrono::duration<double>(w.held).count());
   }
   run.fit = evaluate(eval, std::span(run.weights).first(p), run.weights[p], c.l2);
   return run;
+}
+
+}  // namespace
+
+LogregRun train(const data::RegressionSet& set, const data::RegressionSet& eval, const LogregConfig& config,
+                const TrainOptions& options) {
+  return *train_with(set, eval, config, options, [&](const auto& layout, const auto& program, const auto& o) {
+    return std::optional(pipeline::ps::run_ps_job(make_groups(config), layout, program, o));
+  });
+}
+
+std::optional<LogregRun> train_cluster(const data::RegressionSet& set, const data::RegressionSet& eval,
+                                       const LogregConfig& config, const TrainOptions& options,
+                                       const pipeline::ClusterJobOptions& cluster) {
+  return train_with(set, eval, config, options, [&](const auto& layout, const auto& program, const auto& o) {
+    return pipeline::ps::run_ps_cluster(cluster, layout, program, o);
+  });
 }
 
 }  // namespace gyre::logreg

@@ -2,6 +2,7 @@
 #include <mutex>
 
 #include "gyre/collective/model_averager.hpp"
+#include "gyre/scheduler/rotation_driver.hpp"
 #include "mf/item_replica.hpp"
 #include "mf/model_workers.hpp"
 
@@ -44,6 +45,8 @@ void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica, const
   std::uint64_t phase = 0;
   for (int epoch = 1; epoch <= c.epochs; ++epoch) {
     for (auto id : w.block_order()) {
+      // A failed peer ends the job now, not when this worker runs out of epochs.
+      if (const auto why = averager.error()) throw scheduler::JobFailed(*why);
       std::lock_guard lock(mutex);
       mirror.load(replica[id]);
       w.train(replica[id]);

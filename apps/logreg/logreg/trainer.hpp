@@ -2,9 +2,11 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "gyre/data/regression.hpp"
+#include "gyre/pipeline/cluster_job.hpp"
 #include "logreg/config.hpp"
 #include "logreg/model.hpp"
 
@@ -36,5 +38,12 @@ struct TrainOptions {
 // is what worker 0 measures the loss on.
 LogregRun train(const data::RegressionSet& train, const data::RegressionSet& eval, const LogregConfig& config,
                 const TrainOptions& options = {});
+
+// This process's part of a multi-process job: config.workers = processes, one server (on
+// process 0, beside worker 0). Every process reads the whole data and keeps its worker's rows.
+// Returns the run on process 0, nullopt elsewhere.
+std::optional<LogregRun> train_cluster(const data::RegressionSet& train, const data::RegressionSet& eval,
+                                       const LogregConfig& config, const TrainOptions& options,
+                                       const pipeline::ClusterJobOptions& cluster);
 
 }  // namespace gyre::logreg

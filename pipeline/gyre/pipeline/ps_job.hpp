@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "gyre/net/group.hpp"
+#include "gyre/pipeline/cluster_job.hpp"
 #include "gyre/pipeline/ps_server.hpp"
 #include "gyre/pipeline/ps_worker.hpp"
 
@@ -35,15 +37,9 @@ struct PsJobOptions {
   std::int64_t cache_clocks = 0;  // see PsWorkerOptions
 };
 
-struct PsWorkerReport {
-  std::int64_t steps = 0;
-  std::chrono::nanoseconds held{0};  // at the barrier
-  std::uint64_t reads = 0, cache_hits = 0, barrier_queries = 0;
-};
-
 struct PsJobResult {
   std::vector<Value> values;  // by key, as the servers hold them at the end
-  std::vector<PsWorkerReport> workers;
+  std::vector<PsWorkerReport> workers;  // as the workers reported them to server 0
   std::uint64_t deferred_reads = 0;  // reads the servers held back for the staleness bound
 };
 
@@ -54,5 +50,12 @@ PsJobResult run_ps_job(std::vector<std::unique_ptr<net::Group>> groups, const Ps
                        const PsJobOptions& options);
 // The same over inproc groups.
 PsJobResult run_ps_embedded(const PsLayout& layout, const PsProgram& program, const PsJobOptions& options);
+
+// One process's part of a multi-process job (mpirun, srun, or by hand) with one server: worker
+// `launch.rank` runs here, and process 0 also hosts the server as the job's scheduler member
+// (rank P). `layout` must have launch.size workers and one server. Returns the result on
+// process 0, nullopt elsewhere; throws scheduler::JobFailed if any part fails.
+std::optional<PsJobResult> run_ps_cluster(const ClusterJobOptions& cluster, const PsLayout& layout,
+                                          const PsProgram& program, const PsJobOptions& options);
 
 }  // namespace gyre::pipeline::ps

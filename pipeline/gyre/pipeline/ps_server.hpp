@@ -10,6 +10,7 @@
 
 #include "gyre/net/inbox.hpp"
 #include "gyre/pipeline/ps_layout.hpp"
+#include "gyre/pipeline/ps_worker.hpp"
 
 namespace gyre::pipeline::ps {
 
@@ -37,6 +38,8 @@ class PsServer {
   std::int64_t clock() const noexcept { return clock_; }
   const std::map<Key, Value>& values() const noexcept { return values_; }
   std::uint64_t pushes() const noexcept { return pushes_; }
+  // Each worker's report, as it came with its stop.
+  const std::vector<PsWorkerReport>& reports() const noexcept { return reports_; }
   std::uint64_t deferred_reads() const noexcept { return deferred_; }
 
  private:
@@ -57,6 +60,7 @@ class PsServer {
   PsServerOptions options_;
   std::map<Key, Value> values_;
   std::vector<std::int64_t> worker_clocks_;
+  std::vector<PsWorkerReport> reports_;
   std::int64_t clock_ = 0;
   int stopped_ = 0;
   std::vector<Read> waiting_;

@@ -19,6 +19,13 @@ struct Versioned {
   std::int64_t clock = 0;  // the server clock the value includes every worker's pushes up to
 };
 
+// What a worker did, sent to the servers with its stop (so process 0 can report on every worker).
+struct PsWorkerReport {
+  std::int64_t steps = 0;
+  std::chrono::nanoseconds held{0};  // at the barrier
+  std::uint64_t reads = 0, cache_hits = 0, barrier_queries = 0;
+};
+
 struct PsWorkerOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::uint64_t seed = 1;  // pBSP/pSSP peer samples
@@ -58,11 +65,10 @@ class PsWorker {
   // the time held at the barrier.
   std::chrono::nanoseconds barrier();
   // This worker is done: sends what is left, lets the peers stop waiting for it, tells the
-  // servers. Returns once every worker has stopped.
+  // servers (with its report). Returns once every worker has stopped.
   void stop();
 
-  std::uint64_t reads() const noexcept { return reads_; }           // values read from servers
-  std::uint64_t cache_hits() const noexcept { return cache_hits_; }
+  PsWorkerReport report() const;
 
  private:
   struct Cached {
@@ -83,7 +89,8 @@ class PsWorker {
   std::map<Key, Cached> cache_;
   std::map<Key, Value> unsent_;  // pushed this step, not yet sent
   std::uint64_t next_request_ = 0;
-  std::uint64_t reads_ = 0, cache_hits_ = 0;
+  std::uint64_t reads_ = 0, cache_hits_ = 0;  // values read from servers, and served from the cache
+  std::chrono::nanoseconds held_{0};
   bool stopped_ = false;
 };
 

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
 #include "gyre/data/planted_regression.hpp"
 #include "logreg/trainer.hpp"
@@ -26,7 +27,7 @@ data::RegressionSet planted(std::uint64_t seed) {
 
 TEST_CASE("every barrier trains the model: loss well below ln 2, accuracy well above chance") {
   const auto set = planted(5);
-  for (const char* barrier : {"bsp", "ssp:3", "asp", "pbsp:1", "pssp:2:2"}) {
+  for (const std::string barrier : {"bsp", "ssp:3", "asp", "pbsp:1", "pssp:2:2"}) {
     for (auto transport : {logreg::Transport::kInproc, logreg::Transport::kTcp}) {
       CAPTURE(barrier);
       CAPTURE(static_cast<int>(transport));
@@ -43,7 +44,10 @@ TEST_CASE("every barrier trains the model: loss well below ln 2, accuracy well a
       CHECK(run.fit.accuracy > 0.85);
       CHECK(run.steps == std::vector<std::int64_t>{150, 150, 150});
       REQUIRE(run.evaluations.size() == 3);  // steps 0, 50, 100
-      CHECK(run.evaluations.front().fit.loss == doctest::Approx(std::log(2.0)));
+      // Worker 0's first look: the zero model, or (no barrier holds it back) a few of the
+      // others' first steps already in.
+      CHECK(run.evaluations.front().step == 0);
+      CHECK(run.evaluations.front().fit.loss <= std::log(2.0) + 1e-12);
       CHECK(run.evaluations.back().fit.loss < run.evaluations.front().fit.loss);
       CHECK(run.weights.size() == 201);
     }
