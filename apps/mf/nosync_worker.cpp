@@ -1,4 +1,6 @@
 // apps/mf/nosync_worker.cpp — Harp's no-sync model for MF: train a replica without waiting while a thread averages it with the peers'.
+#include <algorithm>
+#include <cmath>
 #include <mutex>
 
 #include "gyre/collective/model_averager.hpp"
