@@ -276,7 +276,7 @@ TEST_CASE_TEMPLATE("a malformed snapshot is refused naming its sender, and avera
     if (meta_bytes > 0) m.meta[0] = std::byte{1};
     if (meta_bytes == 9) m.meta[1] = std::byte{42};  // exchange 42 (little-endian)
     m.body = Buffer(bytes);
-    std::memcpy(m.body.data(), values.data(), std::min(bytes, values.size() * sizeof(double)));
+    if (const auto n = std::min(bytes, values.size() * sizeof(double)); n > 0) std::memcpy(m.body.data(), values.data(), n);
     job.groups[static_cast<std::size_t>(from)]->send(1, std::move(m));
   };
   auto refused = [&](std::uint64_t count, const char* sender, const char* reason) {

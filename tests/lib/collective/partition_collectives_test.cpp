@@ -78,7 +78,7 @@ bool bitwise_equal(const PartitionTable<T>& a, const PartitionTable<T>& b) {
   if (a.parts.size() != b.parts.size()) return false;
   for (auto i = a.parts.begin(), j = b.parts.begin(); i != a.parts.end(); ++i, ++j)
     if (i->first != j->first || i->second.size() != j->second.size() ||
-        std::memcmp(i->second.data(), j->second.data(), i->second.size() * sizeof(T)) != 0)
+        (!i->second.empty() && std::memcmp(i->second.data(), j->second.data(), i->second.size() * sizeof(T)) != 0))
       return false;
   return true;
 }
