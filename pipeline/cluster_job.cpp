@@ -2,13 +2,13 @@
 #include "gyre/pipeline/cluster_job.hpp"
 
 #include <algorithm>
-#include <exception>
+#include <functional>
 #include <future>
 #include <numeric>
 #include <optional>
-#include <thread>
 
 #include "gyre/cluster/rendezvous.hpp"
+#include "gyre/pipeline/job_threads.hpp"
 #include "gyre/pipeline/worker_engine.hpp"
 
 namespace gyre::pipeline {
@@ -69,37 +69,27 @@ ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const schedul
   out.group = std::move(groups.worker);
   std::unique_ptr<net::Group> sched = std::move(groups.scheduler);
 
-  std::exception_ptr driver_error;
-  std::thread driver_thread;
-  if (sched) {
-    driver_thread = std::thread([&] {
-      try {
-        std::vector<int> ranks(static_cast<std::size_t>(P));
-        std::iota(ranks.begin(), ranks.end(), 0);
-        scheduler::RotationDriver(*sched, ranks, options.timeout).run(policy);
-      } catch (...) {
-        driver_error = std::current_exception();
-      }
-    });
-  }
-  std::exception_ptr worker_error;
-  try {
-    WorkerOptions wo;
-    wo.threads = options.threads_per_worker;
-    wo.scheduler_rank = P;
-    wo.timeout = options.timeout;
-    wo.registry = options.registry;
-    WorkerEngine engine(*out.group, schedule, kernel, std::move(wo));
-    out.held = engine.run(std::move(initial));
-    out.bytes_sent = out.group->bytes_sent();
-  } catch (...) {
-    // No hard close here: the scheduler already has the failure (the engine reports its own
-    // errors), and a connection cut now would make peers blame this rank for another's death.
-    worker_error = std::current_exception();
-  }
-  if (driver_thread.joinable()) driver_thread.join();
-  if (driver_error) std::rethrow_exception(driver_error);
-  if (worker_error) std::rethrow_exception(worker_error);
+  std::function<void()> driver;
+  if (sched)
+    driver = [&] {
+      std::vector<int> ranks(static_cast<std::size_t>(P));
+      std::iota(ranks.begin(), ranks.end(), 0);
+      scheduler::RotationDriver(*sched, ranks, options.timeout).run(policy);
+    };
+  // The worker closes nothing on failure either: the scheduler already has it (the engine
+  // reports its own errors), and a connection cut now would make peers blame this rank.
+  run_beside(
+      [&] {
+        WorkerOptions wo;
+        wo.threads = options.threads_per_worker;
+        wo.scheduler_rank = P;
+        wo.timeout = options.timeout;
+        wo.registry = options.registry;
+        WorkerEngine engine(*out.group, schedule, kernel, std::move(wo));
+        out.held = engine.run(std::move(initial));
+        out.bytes_sent = out.group->bytes_sent();
+      },
+      driver);
   return out;
 }
 

@@ -1,15 +1,13 @@
 // pipeline/embedded_job.cpp — threads for the workers and the scheduler over inproc groups.
 #include "gyre/pipeline/embedded_job.hpp"
 
-#include <exception>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <mutex>
 #include <numeric>
-#include <thread>
 
 #include "gyre/net/inproc.hpp"
+#include "gyre/pipeline/job_threads.hpp"
 #include "gyre/pipeline/worker_engine.hpp"
 
 namespace gyre::pipeline {
@@ -39,46 +37,24 @@ std::vector<std::vector<model::OwnedBlock>> run_on_groups(std::vector<std::uniqu
   }
 #endif
 
-  std::mutex mutex;
-  std::exception_ptr first_error;
-  auto record = [&](std::exception_ptr e) {
-    std::lock_guard lock(mutex);
-    if (!first_error) first_error = e;
-  };
-
   std::vector<std::vector<model::OwnedBlock>> results(static_cast<std::size_t>(P));
-  std::vector<std::thread> threads;
-  for (int w = 0; w < P; ++w) {
-    threads.emplace_back([&, w] {
-      try {
-        WorkerOptions wo;
-        wo.threads = options.threads_per_worker;
-        wo.scheduler_rank = P;
-        wo.timeout = options.timeout;
-        wo.registry = registry;
-        if (options.on_visit) wo.on_visit = [&, w](const scheduler::Visit& v) { options.on_visit(w, v); };
-        WorkerEngine engine(*groups[static_cast<std::size_t>(w)], schedule, *workers[static_cast<std::size_t>(w)].kernel,
-                            std::move(wo));
-        results[static_cast<std::size_t>(w)] =
-            engine.run(std::move(workers[static_cast<std::size_t>(w)].initial_blocks));
-      } catch (...) {
-        record(std::current_exception());
-        groups[static_cast<std::size_t>(w)]->close("worker " + std::to_string(w) + " failed");
-      }
-    });
-  }
-  threads.emplace_back([&] {
-    try {
+  run_parts(groups, [&](int rank) {
+    auto& group = *groups[static_cast<std::size_t>(rank)];
+    if (rank == P) {
       std::vector<int> ranks(static_cast<std::size_t>(P));
       std::iota(ranks.begin(), ranks.end(), 0);
-      scheduler::RotationDriver driver(*groups[static_cast<std::size_t>(P)], ranks, options.timeout);
-      driver.run(policy);
-    } catch (...) {
-      record(std::current_exception());
+      scheduler::RotationDriver(group, ranks, options.timeout).run(policy);
+      return;
     }
+    WorkerOptions wo;
+    wo.threads = options.threads_per_worker;
+    wo.scheduler_rank = P;
+    wo.timeout = options.timeout;
+    wo.registry = registry;
+    if (options.on_visit) wo.on_visit = [&, rank](const scheduler::Visit& v) { options.on_visit(rank, v); };
+    WorkerEngine engine(group, schedule, *workers[static_cast<std::size_t>(rank)].kernel, std::move(wo));
+    results[static_cast<std::size_t>(rank)] = engine.run(std::move(workers[static_cast<std::size_t>(rank)].initial_blocks));
   });
-  for (auto& t : threads) t.join();
-  if (first_error) std::rethrow_exception(first_error);
 #ifndef NDEBUG
   // The blocks outlive this call; they must not point at the registry that dies with it.
   if (debug_registry)

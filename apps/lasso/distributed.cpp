@@ -1,12 +1,12 @@
 // apps/lasso/distributed.cpp — join the job, serve this process's rows, and on process 0 run the scheduler beside them.
 #include "lasso/distributed.hpp"
 
-#include <exception>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
-#include <thread>
 
 #include "gyre/data/regression_partition.hpp"
+#include "gyre/pipeline/job_threads.hpp"
 
 namespace gyre::lasso {
 
@@ -22,31 +22,21 @@ std::optional<LassoRun> solve_distributed(const data::RegressionSet& set, const 
 
   pipeline::ClusterGroups groups = pipeline::join_cluster(cluster);
   std::optional<LassoRun> run;
-  std::exception_ptr scheduler_error;
-  std::thread scheduler_thread;
-  if (groups.scheduler) {
-    scheduler_thread = std::thread([&] {
-      try {
-        std::vector<int> ranks(static_cast<std::size_t>(P));
-        std::iota(ranks.begin(), ranks.end(), 0);
-        const PreparedData prepared = prepare(set, config);
-        run = run_lasso_scheduler(*groups.scheduler, ranks, SchedulerData{set, prepared.columns, prepared.stats, started}, config,
-                                  options.on_check, options.timeout);
-      } catch (...) {
-        scheduler_error = std::current_exception();
-      }
-    });
-  }
-  std::exception_ptr worker_error;
-  try {
-    serve_rows(*groups.worker, shard, y_offset, config, P, options.timeout);
-    if (options.on_traffic) options.on_traffic(groups.worker->bytes_sent());
-  } catch (...) {
-    worker_error = std::current_exception();
-  }
-  if (scheduler_thread.joinable()) scheduler_thread.join();
-  if (scheduler_error) std::rethrow_exception(scheduler_error);
-  if (worker_error) std::rethrow_exception(worker_error);
+  std::function<void()> scheduler;
+  if (groups.scheduler)
+    scheduler = [&] {
+      std::vector<int> ranks(static_cast<std::size_t>(P));
+      std::iota(ranks.begin(), ranks.end(), 0);
+      const PreparedData prepared = prepare(set, config);
+      run = run_lasso_scheduler(*groups.scheduler, ranks, SchedulerData{set, prepared.columns, prepared.stats, started}, config,
+                                options.on_check, options.timeout);
+    };
+  pipeline::run_beside(
+      [&] {
+        serve_rows(*groups.worker, shard, y_offset, config, P, options.timeout);
+        if (options.on_traffic) options.on_traffic(groups.worker->bytes_sent());
+      },
+      scheduler);
   return run;
 }
 

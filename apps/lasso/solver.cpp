@@ -2,15 +2,13 @@
 #include "lasso/solver.hpp"
 
 #include <cmath>
-#include <exception>
-#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "gyre/data/regression_partition.hpp"
 #include "gyre/net/inproc.hpp"
+#include "gyre/pipeline/job_threads.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/lasso_worker.hpp"
 
@@ -52,39 +50,20 @@ LassoRun solve_on_groups(std::vector<std::unique_ptr<net::Group>> groups, const 
   std::vector<data::RegressionSet> shards;
   if (P > 1) shards = data::shard_rows(set, static_cast<std::uint32_t>(P));
 
-  std::mutex mutex;
-  std::exception_ptr first_error;
-  auto record = [&](std::exception_ptr e) {
-    std::lock_guard lock(mutex);
-    if (!first_error) first_error = e;
-  };
   LassoRun run;
-  std::vector<std::thread> threads;
-  for (int w = 0; w < P; ++w) {
-    threads.emplace_back([&, w] {
-      try {
-        serve_rows(*groups[static_cast<std::size_t>(w)], P > 1 ? shards[static_cast<std::size_t>(w)] : set, y_offset,
-                   config, P, options.timeout);
-      } catch (...) {
-        record(std::current_exception());
-        groups[static_cast<std::size_t>(w)]->close("worker " + std::to_string(w) + " failed");
-      }
-    });
-  }
-  threads.emplace_back([&] {
-    try {
-      std::vector<int> ranks(static_cast<std::size_t>(P));
-      std::iota(ranks.begin(), ranks.end(), 0);
-      const PreparedData prepared = prepare(set, config);
-      run = run_lasso_scheduler(*groups[static_cast<std::size_t>(P)], ranks,
-                                SchedulerData{set, prepared.columns, prepared.stats, started}, config, options.on_check,
-                                options.timeout);
-    } catch (...) {
-      record(std::current_exception());
+  pipeline::run_parts(groups, [&](int rank) {
+    if (rank < P) {
+      serve_rows(*groups[static_cast<std::size_t>(rank)], P > 1 ? shards[static_cast<std::size_t>(rank)] : set, y_offset,
+                 config, P, options.timeout);
+      return;
     }
+    std::vector<int> ranks(static_cast<std::size_t>(P));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    const PreparedData prepared = prepare(set, config);
+    run = run_lasso_scheduler(*groups[static_cast<std::size_t>(P)], ranks,
+                              SchedulerData{set, prepared.columns, prepared.stats, started}, config, options.on_check,
+                              options.timeout);
   });
-  for (auto& t : threads) t.join();
-  if (first_error) std::rethrow_exception(first_error);
   return run;
 }
 

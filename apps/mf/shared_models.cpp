@@ -7,9 +7,9 @@
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
-#include <thread>
 
 #include "gyre/net/inproc.hpp"
+#include "gyre/pipeline/job_threads.hpp"
 #include "gyre/scheduler/lock_service.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "mf/item_replica.hpp"
@@ -105,53 +105,35 @@ MfModel train_shared_models(const MfConfig& config, std::vector<data::RatingsSet
   auto groups = net::make_inproc_groups(P + (driven ? 1 : 0) + (model == ComputationModel::kLocking ? 1 : 0));
   std::optional<PhaseBoard> board;
   if (!driven) board.emplace(P, epoch_policy(plan, hooks.on_epoch));
-  std::mutex mutex;
-  std::exception_ptr first_error;
-  std::vector<std::thread> threads;
-  const auto guarded = [&](int rank, auto body) {
-    return std::thread([&, rank, body] {
-      try {
-        body(*groups[static_cast<std::size_t>(rank)]);
-      } catch (...) {
-        {
-          std::lock_guard lock(mutex);
-          if (!first_error) first_error = std::current_exception();
-        }
-        groups[static_cast<std::size_t>(rank)]->close("rank " + std::to_string(rank) + " failed");
-      }
-    });
-  };
   const auto timeout = hooks.job.timeout;
-  for (int w = 0; w < P; ++w)
-    threads.push_back(guarded(w, [&, w](net::Group& group) {
-      net::Inbox inbox(group, scheduler::is_failure, scheduler::failure_text);
-      oneapi::tbb::task_arena arena(std::max(1, config.threads));
-      ModelWorker mw{plan, w, *kernels[static_cast<std::size_t>(w)], arena, inbox, timeout};
-      auto& mine = copies[model == ComputationModel::kLocking ? 0 : static_cast<std::size_t>(w)];
-      switch (model) {
-        case ComputationModel::kLocking: run_locking_worker(mw, mine, lock_rank); break;
-        case ComputationModel::kAllreduce: run_allreduce_worker(mw, mine); break;
-        case ComputationModel::kNoSync:
-          run_nosync_worker(mw, mine, [&, w](std::uint64_t phase, scheduler::PhaseKind kind, const scheduler::PhaseSums& s) {
-            board->post(w, phase, kind, s);
-          });
-          break;
-        case ComputationModel::kRotation: break;
-      }
-    }));
-  if (driven)
-    threads.push_back(guarded(P, [&](net::Group& group) {
+  pipeline::run_parts(groups, [&](int rank) {
+    auto& group = *groups[static_cast<std::size_t>(rank)];
+    if (rank == P) {  // the driver (locking, allreduce)
       scheduler::RotationDriver driver(group, worker_ranks(P), timeout);
       driver.run(epoch_policy(plan, hooks.on_epoch));
-    }));
-  if (model == ComputationModel::kLocking)
-    threads.push_back(guarded(lock_rank, [&](net::Group& group) {
+      return;
+    }
+    if (rank == lock_rank) {
       net::Inbox inbox(group, scheduler::is_failure, scheduler::failure_text);
       scheduler::LockService service(inbox, worker_ranks(P), blocks, {timeout, timeout});
       service.run();
-    }));
-  for (auto& t : threads) t.join();
-  if (first_error) std::rethrow_exception(first_error);
+      return;
+    }
+    net::Inbox inbox(group, scheduler::is_failure, scheduler::failure_text);
+    oneapi::tbb::task_arena arena(std::max(1, config.threads));
+    ModelWorker mw{plan, rank, *kernels[static_cast<std::size_t>(rank)], arena, inbox, timeout};
+    auto& mine = copies[model == ComputationModel::kLocking ? 0 : static_cast<std::size_t>(rank)];
+    switch (model) {
+      case ComputationModel::kLocking: run_locking_worker(mw, mine, lock_rank); break;
+      case ComputationModel::kAllreduce: run_allreduce_worker(mw, mine); break;
+      case ComputationModel::kNoSync:
+        run_nosync_worker(mw, mine, [&, rank](std::uint64_t phase, scheduler::PhaseKind kind, const scheduler::PhaseSums& s) {
+          board->post(rank, phase, kind, s);
+        });
+        break;
+      case ComputationModel::kRotation: break;
+    }
+  });
 
   const auto final_blocks = model == ComputationModel::kNoSync ? mean_of(copies) : std::move(copies.front());
   std::vector<UserRows> users;

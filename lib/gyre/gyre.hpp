@@ -29,6 +29,7 @@
 #include "gyre/pipeline/block_codec.hpp"
 #include "gyre/pipeline/cell_grid.hpp"
 #include "gyre/pipeline/embedded_job.hpp"
+#include "gyre/pipeline/job_threads.hpp"
 #include "gyre/pipeline/phase_follower.hpp"
 #include "gyre/pipeline/ps_job.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
