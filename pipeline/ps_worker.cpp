@@ -41,8 +41,12 @@ std::vector<Versioned> PsWorker::get(std::span<const Key> keys) {
       ++cache_hits_;
       continue;
     }
-    auto& list = to_read[layout_.server_of(k)];
-    if (std::find(list.begin(), list.end(), k) == list.end()) list.push_back(k);
+    to_read[layout_.server_of(k)].push_back(k);
+  }
+  // Each key once per read, sorted, so a reply's keys are checked by binary search.
+  for (auto& [server, list] : to_read) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
   }
   std::map<std::uint64_t, int> pending;  // request → server
   for (const auto& [server, list] : to_read) {
@@ -70,7 +74,7 @@ std::vector<Versioned> PsWorker::get(std::span<const Key> keys) {
       throw std::runtime_error("parameter server: rank " + std::to_string(m->sender) + " answered " +
                                std::to_string(kv.size()) + " keys for " + std::to_string(asked.size()));
     for (auto& [k, v] : kv) {
-      if (v.size() != layout_.value_size || std::find(asked.begin(), asked.end(), k) == asked.end())
+      if (v.size() != layout_.value_size || !std::binary_search(asked.begin(), asked.end(), k))
         throw std::runtime_error("parameter server: rank " + std::to_string(m->sender) + " answered a bad value for key " +
                                  std::to_string(k));
       auto& c = cache_[k];
