@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <queue>
 #include <stdexcept>
 
@@ -239,6 +240,17 @@ double SimulationResult::mean() const {
 SimulationResult simulate(const SimulationOptions& options, const BarrierSpec& barrier) {
   if (options.workers < 1 || options.workers > 1'000'000) throw std::invalid_argument("simulate: workers must be 1 … 1000000");
   if (!(options.time >= 0) || !std::isfinite(options.time)) throw std::invalid_argument("simulate: time must be ≥ 0");
+  // Time and memory grow with the steps simulated; refuse a run that could not end rather than
+  // let it eat the machine (fixed:1e-300 asks for 1e302 steps per worker).
+  const double steps = static_cast<double>(options.workers) * options.time / options.steps.mean();
+  if (!(steps <= kMaxSimulatedSteps)) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "simulate: %d workers for %g s at a mean step time of %g s is about %.3g steps, more than the "
+                  "%.0e this simulator runs; take a longer step time or a shorter time",
+                  options.workers, options.time, options.steps.mean(), steps, kMaxSimulatedSteps);
+    throw std::invalid_argument(text);
+  }
   return Simulation(options, barrier).run();
 }
 

@@ -7,31 +7,52 @@
 #include <string>
 #include <system_error>
 
+#include "app/command_line.hpp"
+#include "gyre/base/output_check.hpp"
+#include "gyre/base/output_directory.hpp"
+#include "gyre/base/output_file.hpp"
 #include "gyre/data/planted_corpus.hpp"
 #include "gyre/data/planted_ratings.hpp"
 #include "gyre/data/planted_regression.hpp"
 #include "gyre/data/ratings.hpp"
-#include "output_guard.hpp"
 #include "subcommand_main.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
+const gyre::DirectoryKind& corpus_directory() {
+  static const gyre::DirectoryKind kind = gyre::DirectoryKind::of_files(
+      "a gyre-gen corpus", {"docword.txt", "vocab.txt", "topics.tsv", "doc_topics.tsv"});
+  return kind;
+}
+
+const gyre::DirectoryKind& regression_directory() {
+  static const gyre::DirectoryKind kind =
+      gyre::DirectoryKind::of_files("a gyre-gen regression", {"data.libsvm", "beta.tsv"});
+  return kind;
+}
+
+// Checked before generating: a run that cannot write its outputs fails at once.
+void check_output(const fs::path& out, const gyre::DirectoryKind& kind) {
+  const gyre::OutputSpec outputs[] = {{"--out", out, &kind}};
+  gyre::check_outputs(outputs, {});
+}
+
 // One subcommand: its flags live here, run() does the work after parsing.
 class RatingsCommand {
  public:
   explicit RatingsCommand(CLI::App& app) {
     sub_ = app.add_subcommand("ratings", "Low-rank ratings p_u.q_i + noise with Zipf item popularity");
-    sub_->add_option("--users", o_.users, "Number of users")->required()->check(CLI::PositiveNumber);
-    sub_->add_option("--items", o_.items, "Number of items")->required()->check(CLI::PositiveNumber);
+    sub_->add_option("--users", o_.users, "Number of users")->required()->check(gyre::app::positive_number());
+    sub_->add_option("--items", o_.items, "Number of items")->required()->check(gyre::app::positive_number());
     sub_->add_option("--ratings", o_.ratings, "Distinct (user, item) pairs, train + test")
         ->required()
-        ->check(CLI::PositiveNumber);
-    sub_->add_option("--rank", o_.rank, "Rank of the planted factors")->required()->check(CLI::PositiveNumber);
+        ->check(gyre::app::positive_number());
+    sub_->add_option("--rank", o_.rank, "Rank of the planted factors")->required()->check(gyre::app::positive_number());
     sub_->add_option("--noise", o_.noise, "Standard deviation of the Gaussian noise")
         ->required()
-        ->check(CLI::NonNegativeNumber);
+        ->check(gyre::app::non_negative_number());
     sub_->add_option("--seed", o_.seed, "Random seed (same seed, same files)")->required();
     sub_->add_option("--train", train_, "Output triples file for the training set")->required();
     sub_->add_option("--test", test_, "Output triples file for the test set")->required();
@@ -40,7 +61,7 @@ class RatingsCommand {
         ->check(CLI::Range(0.0, 1.0));
     sub_->add_option("--skew", o_.popularity_skew, "Zipf exponent of item popularity (0 = uniform)")
         ->capture_default_str()
-        ->check(CLI::NonNegativeNumber);
+        ->check(gyre::app::non_negative_number());
     sub_->final_callback([this] {
       if (o_.ratings > std::uint64_t{o_.users} * o_.items)
         throw CLI::ValidationError("--ratings", "exceeds --users x --items, the number of distinct pairs");
@@ -52,12 +73,15 @@ class RatingsCommand {
   bool selected() const { return sub_->parsed(); }
 
   void run() const {
+    const gyre::OutputSpec outputs[] = {{"--train", train_}, {"--test", test_}};
+    gyre::check_outputs(outputs, {});
     const gyre::data::PlantedRatings data = gyre::data::generate_planted_ratings(o_);
-    gyre::tools::OutputGuard outputs;
-    gyre::data::write_ratings(train_, data.train);
-    outputs.file(train_);  // after writing: a failed run keeps an older train file
-    gyre::data::write_ratings(test_, data.test);
-    outputs.commit();
+    // Both files are written before either is published, so a failure leaves the old pair.
+    gyre::OutputFile train(train_), test(test_);
+    gyre::data::write_ratings(train.stream(), data.train);
+    gyre::data::write_ratings(test.stream(), data.test);
+    train.commit();
+    test.commit();
     std::printf("gyre-gen: wrote %zu train ratings to %s and %zu test ratings to %s "
                 "(%u users, %u items, rank %u, noise %g, skew %g, seed %llu)\n",
                 data.train.ratings.size(), train_.c_str(), data.test.ratings.size(), test_.c_str(), o_.users,
@@ -74,20 +98,20 @@ class CorpusCommand {
  public:
   explicit CorpusCommand(CLI::App& app) {
     sub_ = app.add_subcommand("corpus", "Documents drawn by LDA's generative process, with the true topics");
-    sub_->add_option("--docs", o_.docs, "Number of documents")->required()->check(CLI::PositiveNumber);
+    sub_->add_option("--docs", o_.docs, "Number of documents")->required()->check(gyre::app::positive_number());
     sub_->add_option("--vocab", o_.vocab, "Vocabulary size")
         ->required()
         ->check(CLI::Range(std::uint32_t{1}, static_cast<std::uint32_t>(gyre::data::kMaxId + 1)));
-    sub_->add_option("--topics", o_.topics, "Number of topics")->required()->check(CLI::PositiveNumber);
+    sub_->add_option("--topics", o_.topics, "Number of topics")->required()->check(gyre::app::positive_number());
     sub_->add_option("--doc-length", o_.doc_length, "Mean tokens per document (Poisson, at least 1)")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(gyre::app::positive_number());
     sub_->add_option("--alpha", o_.alpha, "Dirichlet prior of each document's topic mix")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(gyre::app::positive_number());
     sub_->add_option("--beta", o_.beta, "Dirichlet prior of each topic's word law")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(gyre::app::positive_number());
     sub_->add_option("--seed", o_.seed, "Random seed (same seed, same files)")->required();
     sub_->add_option("--out", out_, "Output directory: docword.txt, vocab.txt, topics.tsv, doc_topics.tsv")
         ->required();
@@ -96,12 +120,11 @@ class CorpusCommand {
   bool selected() const { return sub_->parsed(); }
 
   void run() const {
+    check_output(out_, corpus_directory());
     const gyre::data::PlantedCorpus data = gyre::data::generate_planted_corpus(o_);
-    gyre::tools::OutputGuard outputs;
-    outputs.directory(out_);
-    for (const char* name : {"docword.txt", "vocab.txt", "topics.tsv", "doc_topics.tsv"}) outputs.file(out_ / name);
-    gyre::data::write_planted_corpus(out_, data);
-    outputs.commit();
+    gyre::OutputDirectory out(out_, corpus_directory());
+    gyre::data::write_planted_corpus(out.staging(), data);
+    out.commit();
     std::printf("gyre-gen: wrote %llu docs, %llu tokens (vocab %u, %u topics, doc length %g, alpha %g, beta %g, "
                 "seed %llu) to %s\n",
                 static_cast<unsigned long long>(data.corpus.docs()),
@@ -127,17 +150,17 @@ class RegressionCommand {
         ->check(CLI::Range(std::uint32_t{1}, static_cast<std::uint32_t>(gyre::data::kMaxId + 1)));
     sub_->add_option("--nnz-per-row", o_.nnz_per_row, "Non-zeros per row (>= --features: dense)")
         ->required()
-        ->check(CLI::PositiveNumber);
+        ->check(gyre::app::positive_number());
     sub_->add_option("--support", o_.support, "Non-zeros of the true beta")->required();
     sub_->add_option("--correlation", o_.correlation, "C: x = C.group factor + sqrt(1-C^2).own noise")
         ->required()
         ->check(CLI::Range(0.0, 1.0));
     sub_->add_option("--group-size", o_.group_size, "Consecutive features sharing a group factor")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(gyre::app::positive_number());
     sub_->add_option("--noise", o_.noise, "Standard deviation of the Gaussian noise on y")
         ->required()
-        ->check(CLI::NonNegativeNumber);
+        ->check(gyre::app::non_negative_number());
     sub_->add_option("--seed", o_.seed, "Random seed (same seed, same files)")->required();
     sub_->add_option("--out", out_, "Output directory: data.libsvm, beta.tsv")->required();
     sub_->final_callback([this] {
@@ -148,12 +171,11 @@ class RegressionCommand {
   bool selected() const { return sub_->parsed(); }
 
   void run() const {
+    check_output(out_, regression_directory());
     const gyre::data::PlantedRegression data = gyre::data::generate_planted_regression(o_);
-    gyre::tools::OutputGuard outputs;
-    outputs.directory(out_);
-    for (const char* name : {"data.libsvm", "beta.tsv"}) outputs.file(out_ / name);
-    gyre::data::write_planted_regression(out_, data);
-    outputs.commit();
+    gyre::OutputDirectory out(out_, regression_directory());
+    gyre::data::write_planted_regression(out.staging(), data);
+    out.commit();
     std::printf("gyre-gen: wrote %llu samples, %u features, %llu non-zeros (support %u, correlation %g, "
                 "group size %u, noise %g, seed %llu) to %s\n",
                 static_cast<unsigned long long>(data.set.samples()), o_.features,

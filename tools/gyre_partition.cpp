@@ -7,29 +7,29 @@
 #include <string>
 #include <vector>
 
+#include "app/command_line.hpp"
+#include "gyre/base/output_check.hpp"
+#include "gyre/base/output_directory.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/corpus_partition.hpp"
+#include "gyre/data/id_space.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/data/regression_partition.hpp"
 #include "gyre/model/row_blocks.hpp"
-#include "output_guard.hpp"
 #include "subcommand_main.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// Registers what a partition run writes into `dir`: the directory itself and the shard files
-// (an older partition's shards would otherwise be left beside a missing manifest).
-void guard_partition(gyre::tools::OutputGuard& guard, const fs::path& dir, std::size_t parts,
-                     const std::vector<std::string>& other_files) {
-  guard.directory(dir);
-  for (std::size_t i = 0; i < parts; ++i) guard.file(dir / gyre::data::shard_file_name(i));
-  for (const std::string& name : other_files) guard.file(dir / name);
-  guard.file(dir / gyre::data::kManifestName);
+// Checked before reading: a run that cannot write its partition fails at once, and the output
+// may be neither an input nor hold one (replacing the directory would delete it).
+void check_output(const fs::path& out, std::vector<fs::path> inputs) {
+  const gyre::OutputSpec outputs[] = {{"--out", out, &gyre::data::partition_directory()}};
+  gyre::check_outputs(outputs, inputs);
 }
 
 // "LABEL per part: n n n\nbalance (max/mean): x\n"
@@ -52,17 +52,25 @@ class RatingsCommand {
   bool selected() const { return sub_->parsed(); }
 
   void run() const {
+    check_output(out_, {input_});
     // Reading comes first: bad input must fail before anything is created.
-    const gyre::data::RatingsSet set = gyre::data::read_ratings(input_);
-    const auto partition = gyre::data::partition_users(set, parts_);
-    const auto shards = gyre::data::split_by_user(set, partition);
-    gyre::tools::OutputGuard guard;
-    guard_partition(guard, out_, shards.size(), {});
-    gyre::data::write_ratings_partition(out_, shards);
-    guard.commit();
+    gyre::data::RatingsSet set = gyre::data::read_ratings(input_);
+    const std::uint32_t users = set.users, items = set.items;
+    // Balanced over the users that occur, so that sparse ids cost memory by data, not by id.
+    gyre::data::RatingsSet* sets[] = {&set};
+    const auto ids = gyre::data::compact_ids(sets);
+    auto shards = gyre::data::split_by_user(set, gyre::data::partition_users(set, parts_));
+    for (auto& shard : shards) {
+      gyre::data::restore_ids(shard, ids);
+      shard.users = users;
+      shard.items = items;
+    }
+    gyre::OutputDirectory out(out_, gyre::data::partition_directory());
+    gyre::data::write_ratings_partition(out.staging(), shards);
+    out.commit();
 
-    std::printf("gyre-partition: %zu ratings (%u users, %u items) into %u parts in %s\n", set.ratings.size(),
-                set.users, set.items, parts_, out_.c_str());
+    std::printf("gyre-partition: %zu ratings (%u users, %u items) into %u parts in %s\n", set.ratings.size(), users,
+                items, parts_, out_.c_str());
     std::vector<std::uint64_t> sizes;
     for (const auto& s : shards) sizes.push_back(s.ratings.size());
     print_parts("records", sizes, gyre::data::balance(shards));
@@ -100,10 +108,10 @@ class CorpusCommand {
     sub_->add_option("--min-count", options_.tokenizer.min_count,
                      "Text input: drop words with fewer occurrences in the whole corpus")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(gyre::app::positive_number());
     sub_->add_option("--min-length", options_.tokenizer.min_length, "Text input: drop words with fewer letters")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(gyre::app::positive_number());
     sub_->add_option("--blocks", blocks_, "Word blocks for rotation, written to blocks.txt (default: --parts)")
         ->check(CLI::Range(1u, 1u << 20));
   }
@@ -111,6 +119,7 @@ class CorpusCommand {
   bool selected() const { return sub_->parsed(); }
 
   void run() const {
+    check_output(out_, {input_, options_.vocab, stop_words_ == "default" || stop_words_ == "none" ? fs::path() : fs::path(stop_words_)});
     // Everything is read and computed before the output directory is touched.
     gyre::data::CorpusOptions options = options_;
     if (stop_words_ == "default") {
@@ -126,13 +135,10 @@ class CorpusCommand {
     const std::vector<std::uint64_t> counts = gyre::data::count_words(shards);
     const auto blocking = gyre::model::RowBlocks::balance(counts, blocks);
 
-    gyre::tools::OutputGuard guard;
-    guard_partition(guard, out_, shards.size(), {"vocab.txt", "word_counts.txt", "blocks.txt"});
-    fs::create_directories(out_);
-    // Before the partition, whose manifest (written last) marks the directory complete.
-    gyre::data::write_word_blocks(out_ / "blocks.txt", blocking);
-    gyre::data::write_corpus_partition(out_, shards);
-    guard.commit();
+    gyre::OutputDirectory out(out_, gyre::data::partition_directory());
+    gyre::data::write_word_blocks(out.staging() / "blocks.txt", blocking);
+    gyre::data::write_corpus_partition(out.staging(), shards);
+    out.commit();
 
     std::printf("gyre-partition: %llu docs, %llu tokens (vocab %u) into %u parts and %u word blocks in %s\n",
                 static_cast<unsigned long long>(corpus.docs()), static_cast<unsigned long long>(corpus.tokens()),
@@ -180,13 +186,13 @@ class RowsCommand {
   bool selected() const { return sub_->parsed(); }
 
   void run() const {
+    check_output(out_, {input_, options_.response});
     // Reading comes first: bad input must fail before anything is created.
     const gyre::data::RegressionSet set = gyre::data::load_regression(input_, options_);
     const std::vector<gyre::data::RegressionSet> shards = gyre::data::shard_rows(set, parts_);
-    gyre::tools::OutputGuard guard;
-    guard_partition(guard, out_, shards.size(), {"feature_names.txt"});
-    gyre::data::write_row_partition(out_, shards);
-    guard.commit();
+    gyre::OutputDirectory out(out_, gyre::data::partition_directory());
+    gyre::data::write_row_partition(out.staging(), shards);
+    out.commit();
 
     std::printf("gyre-partition: %llu samples, %u features, %llu non-zeros into %u parts in %s\n",
                 static_cast<unsigned long long>(set.samples()), set.features,

@@ -8,13 +8,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "gyre/base/atomic_file.hpp"
+#include "app/command_line.hpp"
 #include "gyre/base/entry_point.hpp"
+#include "gyre/base/output_check.hpp"
+#include "gyre/base/output_file.hpp"
+#include "gyre/base/temp_paths.hpp"
 #include "gyre/scheduler/barrier_simulation.hpp"
-#include "output_guard.hpp"
 
 extern char** environ;
 
@@ -53,12 +56,10 @@ std::string summary(const SimulationResult& r, double time, int workers) {
   return line;
 }
 
-void write_steps_csv(const fs::path& path, const std::vector<SimulationResult>& runs) {
-  gyre::AtomicFile f(path);
-  f.stream() << "barrier,worker,steps\n";
+void write_steps_csv(std::ostream& out, const std::vector<SimulationResult>& runs) {
+  out << "barrier,worker,steps\n";
   for (const auto& r : runs)
-    for (std::size_t w = 0; w < r.steps.size(); ++w) f.stream() << r.barrier.name() << ',' << w << ',' << r.steps[w] << '\n';
-  f.commit();
+    for (std::size_t w = 0; w < r.steps.size(); ++w) out << r.barrier.name() << ',' << w << ',' << r.steps[w] << '\n';
 }
 
 void write_sweep_csv(std::ostream& out, const std::vector<SimulationResult>& sweep) {
@@ -84,16 +85,19 @@ void run_gnuplot(const fs::path& script) {
 
 // Left: the share of workers at or below each step count, one line per barrier. Right: pBSP's
 // median step (5th–95th percentile bars) against the sample size β, with BSP and ASP medians.
-void plot(const fs::path& png, const Flags& f, const std::vector<SimulationResult>& runs,
+// gnuplot draws into a scratch directory; the PNG's bytes are then copied to `png`, so that the
+// output rules of gyre::OutputFile hold for --plot too.
+void plot(std::ostream& png, const Flags& f, const std::vector<SimulationResult>& runs,
           const std::vector<SimulationResult>& sweep) {
   const fs::path dir = fs::temp_directory_path() / ("gyre-sim-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   struct Cleanup {
     fs::path dir;
+    gyre::TempPath record{dir, true};
     ~Cleanup() { std::error_code ignored; fs::remove_all(dir, ignored); }
   } cleanup{dir};
   std::ofstream gp(dir / "plot.gp");
-  const fs::path out = png.string() + ".tmp-" + std::to_string(::getpid());
+  const fs::path out = dir / "plot.png";
   gp << "set terminal png size 1400,560\nset output '" << out.string() << "'\n";
   gp << "set multiplot layout 1," << (sweep.empty() ? 1 : 2) << " title '" << f.sim.workers << " workers, "
      << f.sim.time << " simulated s, step times " << f.sim.steps.name() << "'\n";
@@ -126,7 +130,8 @@ void plot(const fs::path& png, const Flags& f, const std::vector<SimulationResul
   gp << "unset multiplot\n";
   gp.close();
   run_gnuplot(dir / "plot.gp");
-  fs::rename(out, png);
+  std::ifstream drawn(out, std::ios::binary);
+  png << drawn.rdbuf();
 }
 
 int run(const Flags& flags) {
@@ -134,6 +139,8 @@ int run(const Flags& flags) {
   f.sim.steps = gyre::scheduler::StepTimes::parse(f.delay);
   const auto specs = BarrierSpec::parse_list(f.barriers);
   const auto betas = sweep_values(f.sweep);
+  const gyre::OutputSpec outputs[] = {{"--csv", f.csv}, {"--sweep-csv", f.sweep_csv}, {"--plot", f.plot}};
+  gyre::check_outputs(outputs, {});
   std::cout << "gyre-sim: " << f.sim.workers << " workers, " << f.sim.time << " simulated s, step times "
             << f.sim.steps.name() << " (mean " << f.sim.steps.mean() << " s), seed " << f.sim.seed << std::endl;
   std::vector<SimulationResult> runs, sweep;
@@ -145,19 +152,13 @@ int run(const Flags& flags) {
     sweep.push_back(gyre::scheduler::simulate(f.sim, BarrierSpec{gyre::scheduler::BarrierKind::kPbsp, 0, beta}));
     std::cout << "sweep pbsp:" << beta << ": " << summary(sweep.back(), f.sim.time, f.sim.workers) << std::endl;
   }
-  gyre::tools::OutputGuard outputs;
-  if (!f.csv.empty()) {
-    write_steps_csv(f.csv, runs);
-    outputs.file(f.csv);
-  }
-  if (!f.sweep_csv.empty()) {
-    gyre::AtomicFile file(f.sweep_csv);
-    write_sweep_csv(file.stream(), sweep);
-    file.commit();
-    outputs.file(f.sweep_csv);
-  }
-  if (!f.plot.empty()) plot(f.plot, f, runs, sweep);
-  outputs.commit();
+  // Every output is written before any is published, so a failure leaves none of them.
+  std::optional<gyre::OutputFile> csv, sweep_csv, png;
+  if (!f.csv.empty()) write_steps_csv(csv.emplace(f.csv).stream(), runs);
+  if (!f.sweep_csv.empty()) write_sweep_csv(sweep_csv.emplace(f.sweep_csv).stream(), sweep);
+  if (!f.plot.empty()) plot(png.emplace(f.plot).stream(), f, runs, sweep);
+  for (auto* output : {&csv, &sweep_csv, &png})
+    if (*output) (*output)->commit();
   return 0;
 }
 
@@ -167,7 +168,7 @@ int main(int argc, char** argv) {
   CLI::App app{"gyre-sim: P simulated workers with straggling step times under BSP, SSP, ASP, pBSP and pSSP barriers"};
   Flags f;
   app.add_option("--workers", f.sim.workers, "Simulated workers P")->capture_default_str()->check(CLI::Range(1, 10000));
-  app.add_option("--time", f.sim.time, "Simulated seconds to run")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--time", f.sim.time, "Simulated seconds to run")->capture_default_str()->check(gyre::app::positive_number());
   app.add_option("--delay", f.delay,
                  "Step time law: gamma:SHAPE:SCALE, gamma:SHAPE:SCALE:PROB:FACTOR (a step straggles with "
                  "probability PROB, FACTOR times longer), exp:MEAN or fixed:T (seconds)")
@@ -179,6 +180,6 @@ int main(int argc, char** argv) {
   app.add_option("--csv", f.csv, "Write every worker's steps per barrier: barrier,worker,steps");
   app.add_option("--sweep-csv", f.sweep_csv, "Write the pBSP sweep: beta,median,p5,p95,mean");
   app.add_option("--plot", f.plot, "Draw the step distributions and the sweep into this PNG (needs gnuplot)");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
   return gyre::run_entry_point("gyre-sim", [&] { return run(f); });
 }

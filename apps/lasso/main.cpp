@@ -11,7 +11,10 @@
 extern char** environ;
 
 #include "app/cluster_flags.hpp"
+#include "app/command_line.hpp"
 #include "gyre/base/entry_point.hpp"
+#include "gyre/base/limits.hpp"
+#include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/report/metrics_log.hpp"
@@ -63,26 +66,33 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--response", response, "MatrixMarket: file with the response, one number per line");
   app.add_option("--response-column", response_column, "MatrixMarket: 1-based column; CSV: column name or number");
-  auto* lambda_opt = app.add_option("--lambda,-l", lambda, "the penalty λ (one solve, from β = 0)");
+  auto* lambda_opt =
+      app.add_option("--lambda,-l", lambda, "the penalty λ (one solve, from β = 0)")->check(app::positive_number());
   app.add_option("--path", c.path_length, "solve N values of λ from λ_max down, warm-started (glmnet's path)")
-      ->excludes(lambda_opt);
-  app.add_option("--lambda-ratio", c.lambda_ratio, "smallest λ of the path over λ_max (default 1e-4 if n > p, else 1e-2)");
-  app.add_option("--alpha", c.alpha, "L1 share of the penalty: 1 Lasso, (0,1) elastic net")->capture_default_str();
+      ->excludes(lambda_opt)->check(CLI::Range(1, 100000));
+  app.add_option("--lambda-ratio", c.lambda_ratio, "smallest λ of the path over λ_max (default 1e-4 if n > p, else 1e-2)")
+      ->check(app::non_negative_number());
+  app.add_option("--alpha", c.alpha, "L1 share of the penalty: 1 Lasso, (0,1) elastic net")
+      ->capture_default_str()->check(app::positive_number());
   app.add_flag("--no-intercept", no_intercept, "fit without an intercept (no centring)");
   app.add_flag("--standardize", c.standardize, "scale columns to unit standard deviation for the fit (glmnet's default)");
   app.add_option("--schedule", schedule, "which coordinates each round updates")
       ->check(CLI::IsMember({"cyclic", "random", "priority"}))->capture_default_str();
-  app.add_option("--batch,-u", c.batch, "U: coordinates proposed per round (default: features/16, 1..1024)");
+  app.add_option("--batch,-u", c.batch, "U: coordinates proposed per round (default: features/16, 1..1024)")
+      ->check(CLI::Range(0u, 1'000'000u));
   app.add_option("--rho", c.rho, "dependency check: drop candidates this correlated with kept or in-flight ones (>= 1: off)")
-      ->capture_default_str();
-  app.add_option("--depth,-d", c.depth, "rounds in flight (1: synchronous)")->capture_default_str();
-  app.add_option("--eta", c.eta, "priority floor, relative to the largest step of the last check")->capture_default_str();
+      ->capture_default_str()->check(app::non_negative_number());
+  app.add_option("--depth,-d", c.depth, "rounds in flight (1: synchronous)")->capture_default_str()->check(CLI::Range(1, kMaxDepth));
+  app.add_option("--eta", c.eta, "priority floor, relative to the largest step of the last check")
+      ->capture_default_str()->check(app::non_negative_number());
   app.add_option("--warmup", c.warmup_sweeps, "priority schedule: uniform sweeps before sampling by priority")
-      ->capture_default_str();
-  app.add_option("--workers,-p", workers, "row-shard workers P (default: 1, or the number of processes)");
-  app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)");
+      ->capture_default_str()->check(app::non_negative_number());
+  app.add_option("--workers,-p", workers, "row-shard workers P (default: 1, or the number of processes)")
+      ->check(CLI::Range(1, kMaxWorkers));
+  app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)")->check(CLI::Range(1, kMaxThreads));
   app.add_option("--seed", c.seed, "seed of the random and priority schedules")->capture_default_str();
-  app.add_option("--tol", c.tol, "stop when the duality gap is at most tol × objective")->capture_default_str();
+  app.add_option("--tol", c.tol, "stop when the duality gap is at most tol × objective")
+      ->capture_default_str()->check(app::positive_number());
   app.add_option("--check-every", c.check_every, "coordinate updates between exact checks (default: features)");
   app.add_option("--max-updates", c.max_updates, "coordinate updates per λ before giving up (default: 10000 sweeps)");
   app.add_option("--out,-o", out_path, "coefficients, tab-separated: lambda, feature, name, coefficient");
@@ -91,7 +101,7 @@ int main(int argc, char** argv) {
   app.add_flag("--quiet,-q", quiet, "no per-check lines on stdout");
   app::ClusterFlags multi("gyre-lasso");
   multi.add_to(app);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
   // The only place gyre-lasso looks at the environment; the library gets explicit settings.
   const auto env = cluster::environment_of(environ);
 
@@ -107,6 +117,12 @@ int main(int argc, char** argv) {
     c.schedule = lasso::parse_schedule(schedule);
     // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
+    c.validate();
+    if (job.reports()) {
+      const OutputSpec outputs[] = {{"--out", out_path}, {"--metrics", metrics_path}};
+      const std::filesystem::path inputs[] = {data_path, response, multi.token_file()};
+      check_outputs(outputs, inputs);
+    }
     data::RegressionOptions opts;
     opts.format = format_of(format);
     opts.response = response;

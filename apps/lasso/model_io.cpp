@@ -3,7 +3,7 @@
 
 #include <charconv>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_file.hpp"
 
 namespace gyre::lasso {
 
@@ -17,7 +17,7 @@ std::string shortest(double v) {
 
 void write_coefficients(const std::filesystem::path& file, const LassoRun& run,
                         const std::vector<std::string>& feature_names) {
-  AtomicFile out(file);
+  OutputFile out(file);
   auto& s = out.stream();
   s << "lambda\tfeature\tname\tcoefficient\n";
   for (const LambdaSolution& sol : run.path) {

@@ -15,15 +15,16 @@
 namespace gyre::lasso {
 
 LassoRun solve_embedded(const data::RegressionSet& set, const LassoConfig& config, const SolveOptions& options) {
-  if (config.workers < 1) throw std::invalid_argument("workers and threads must be at least 1");
+  validate(set, config);
   return solve_on_groups(net::make_inproc_groups(config.workers + 1), set, config, options);
 }
 
 void validate(const data::RegressionSet& set, const LassoConfig& config) {
-  if (config.workers < 1 || config.threads < 1) throw std::invalid_argument("workers and threads must be at least 1");
-  if (!(config.alpha > 0 && config.alpha <= 1)) throw std::invalid_argument("alpha must be in (0, 1]");
-  if (config.depth < 1) throw std::invalid_argument("depth must be at least 1");
+  config.validate();
   if (set.samples() == 0) throw std::invalid_argument("no samples");
+  if (static_cast<std::uint64_t>(config.workers) > set.samples())
+    throw std::invalid_argument(std::to_string(config.workers) + " workers but only " + std::to_string(set.samples()) +
+                                " samples: at most one worker per sample");
 }
 
 PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) {

@@ -12,7 +12,10 @@
 extern char** environ;
 
 #include "app/cluster_flags.hpp"
+#include "app/command_line.hpp"
 #include "gyre/base/entry_point.hpp"
+#include "gyre/base/limits.hpp"
+#include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/corpus_partition.hpp"
@@ -65,24 +68,27 @@ int main(int argc, char** argv) {
   app.add_option("--stop-words", stop_words, "text input: 'default' (English list), 'none', or a file")
       ->capture_default_str();
   app.add_option("--min-count", min_count, "text input: drop words seen fewer times")->capture_default_str();
-  app.add_option("--topics,-k", c.topics, "number of topics K")->capture_default_str();
-  app.add_option("--alpha", c.alpha, "doc-topic prior (default 50/K)");
-  app.add_option("--beta", c.beta, "topic-word prior")->capture_default_str();
-  app.add_option("--epochs,-e", c.epochs, "Gibbs sweeps over the corpus")->capture_default_str();
+  app.add_option("--topics,-k", c.topics, "number of topics K")->capture_default_str()->check(CLI::Range(1u, 65535u));
+  app.add_option("--alpha", c.alpha, "doc-topic prior (default 50/K)")->check(app::non_negative_number());
+  app.add_option("--beta", c.beta, "topic-word prior")->capture_default_str()->check(app::positive_number());
+  app.add_option("--epochs,-e", c.epochs, "Gibbs sweeps over the corpus")->capture_default_str()->check(CLI::Range(0, 1'000'000));
   app.add_option("--mh-steps", c.mh_steps, "Metropolis-Hastings steps per token (word + doc proposal each)")
-      ->capture_default_str();
-  app.add_option("--workers,-p", workers, "rotation workers P (default: 1, or the number of processes)");
-  app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)");
-  app.add_option("--depth,-d", c.depth, "pipeline depth d: P·d word blocks, d in flight per worker")->capture_default_str();
+      ->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--workers,-p", workers, "rotation workers P (default: 1, or the number of processes)")
+      ->check(CLI::Range(1, kMaxWorkers));
+  app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)")->check(CLI::Range(1, kMaxThreads));
+  app.add_option("--depth,-d", c.depth, "pipeline depth d: P·d word blocks, d in flight per worker")
+      ->capture_default_str()->check(CLI::Range(1, kMaxDepth));
   app.add_option("--ring", ring, "ring order per epoch")->check(CLI::IsMember({"fixed", "random"}))->capture_default_str();
   app.add_option("--seed", c.seed, "seed of the initial topics and the sampler")->capture_default_str();
   app.add_option("--out,-o", out_dir, "directory for model.json, word_topic.tsv, doc_topic.tsv, topics.txt");
   app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, loglik_per_token, tokens_per_s");
-  app.add_option("--top-words", top, "words per topic printed at the end and written to topics.txt")->capture_default_str();
+  app.add_option("--top-words", top, "words per topic printed at the end and written to topics.txt")
+      ->capture_default_str()->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines or topics on stdout");
   app::ClusterFlags multi("gyre-lda");
   multi.add_to(app);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
   // The only place gyre-lda looks at the environment; the library gets explicit settings.
   const auto env = cluster::environment_of(environ);
 
@@ -93,6 +99,12 @@ int main(int argc, char** argv) {
     const bool distributed = cluster.has_value();
     c.workers = job.workers;
     quiet = quiet || !job.reports();
+    const std::filesystem::path stop_file = stop_words == "default" || stop_words == "none" ? "" : stop_words;
+    if (job.reports()) {
+      const OutputSpec outputs[] = {{"--out", out_dir, &lda::model_directory()}, {"--metrics", metrics_path}};
+      const std::filesystem::path inputs[] = {corpus_path, vocab_path, stop_file, multi.token_file()};
+      check_outputs(outputs, inputs);
+    }
     data::CorpusOptions opts;
     opts.format = format_of(format);
     opts.vocab = vocab_path;
@@ -103,6 +115,9 @@ int main(int argc, char** argv) {
       for (auto& w : data::read_stop_words(stop_words)) opts.tokenizer.stop_words.insert(w);
     }
     data::Corpus corpus = data::load_corpus(corpus_path, opts);
+    if (static_cast<std::uint64_t>(c.workers) > corpus.docs())
+      throw std::invalid_argument(std::to_string(c.workers) + " workers but " + corpus_path + " has only " +
+                                  std::to_string(corpus.docs()) + " documents: at most one worker per document");
     // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;

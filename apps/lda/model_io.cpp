@@ -7,7 +7,8 @@
 #include <cstdio>
 #include <numeric>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_directory.hpp"
+#include "gyre/base/output_file.hpp"
 
 namespace gyre::lda {
 namespace {
@@ -51,12 +52,19 @@ std::vector<std::vector<std::string>> top_words(const LdaModel& model, std::size
   return out;
 }
 
-void write_model(const std::filesystem::path& dir, const LdaModel& model, std::size_t top) {
-  std::filesystem::create_directories(dir);
+const DirectoryKind& model_directory() {
+  static const DirectoryKind kind = DirectoryKind::of_files(
+      "a gyre-lda model", {"model.json", "word_topic.tsv", "doc_topic.tsv", "topics.txt"});
+  return kind;
+}
+
+void write_model(const std::filesystem::path& path, const LdaModel& model, std::size_t top) {
+  OutputDirectory directory(path, model_directory());
+  const std::filesystem::path& dir = directory.staging();
   const std::uint32_t K = model.topics;
   std::string line;
   {
-    AtomicFile out(dir / "word_topic.tsv");
+    OutputFile out(dir / "word_topic.tsv");
     for (std::size_t w = 0; w < model.vocab.size(); ++w) {
       const std::int32_t* row = model.word_topic.data() + w * K;
       if (std::all_of(row, row + K, [](std::int32_t c) { return c == 0; })) continue;
@@ -68,7 +76,7 @@ void write_model(const std::filesystem::path& dir, const LdaModel& model, std::s
     out.commit();
   }
   {
-    AtomicFile out(dir / "doc_topic.tsv");
+    OutputFile out(dir / "doc_topic.tsv");
     for (std::size_t i = 0; i < model.doc_ids.size(); ++i) {
       line = std::to_string(model.doc_ids[i]) + '\t';
       append_sparse(line, model.doc_topic.data() + i * K, K);
@@ -78,7 +86,7 @@ void write_model(const std::filesystem::path& dir, const LdaModel& model, std::s
     out.commit();
   }
   {
-    AtomicFile out(dir / "topics.txt");
+    OutputFile out(dir / "topics.txt");
     const auto words = top_words(model, top);
     for (std::uint32_t k = 0; k < K; ++k) {
       line = "topic " + std::to_string(k) + '\t' + std::to_string(model.topic_totals[k]) + '\t';
@@ -97,9 +105,10 @@ void write_model(const std::filesystem::path& dir, const LdaModel& model, std::s
                                  {"tokens", model.tokens},
                                  {"docs", model.doc_ids.size()},
                                  {"loglik_per_token", model.loglik_per_token}};
-  AtomicFile out(dir / "model.json");
+  OutputFile out(dir / "model.json");
   out.stream() << header.dump(2) << '\n';
   out.commit();
+  directory.commit();
 }
 
 }  // namespace gyre::lda

@@ -2,8 +2,11 @@
 #include "lda/trainer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
+
+#include "gyre/base/limits.hpp"
 
 namespace gyre::lda {
 namespace {
@@ -13,10 +16,13 @@ void validate(const LdaConfig& c) {
     if (!ok) throw std::invalid_argument(what);
   };
   need(c.topics >= 1 && c.topics <= 65535, "topics must be in 1..65535");
-  need(c.alpha >= 0 && c.beta > 0, "alpha must be >= 0 (0: 50/K) and beta > 0");
+  need(c.alpha >= 0 && c.beta > 0 && std::isfinite(c.alpha) && std::isfinite(c.beta),
+       "alpha must be finite and >= 0 (0: 50/K), beta finite and > 0");
   need(c.mh_steps >= 1 && c.mh_steps <= 64, "mh-steps must be in 1..64");
-  need(c.workers >= 1 && c.threads >= 1 && c.depth >= 1, "workers, threads and depth must be at least 1");
-  need(c.epochs >= 0, "epochs must be >= 0");
+  need(c.workers >= 1 && c.workers <= kMaxWorkers && c.threads >= 1 && c.threads <= kMaxThreads && c.depth >= 1 &&
+           c.depth <= kMaxDepth,
+       "workers must be in 1..4096, threads in 1..4096 and depth in 1..1024");
+  need(c.epochs >= 0 && c.epochs <= 1'000'000, "epochs must be in 0..1000000");
 }
 
 class EpochPolicy {
@@ -31,6 +37,10 @@ class EpochPolicy {
       r.epoch = done_++;
       r.seconds = seconds_;
       r.loglik_per_token = tokens_ > 0 ? last->sums[kLogLikelihood] / tokens_ : 0.0;
+      // Counts cannot go astray, but priors can (a huge alpha or beta): stop before writing NaNs.
+      if (!std::isfinite(r.loglik_per_token))
+        throw std::runtime_error("the log-likelihood of epoch " + std::to_string(r.epoch) + " is " +
+                                 std::to_string(r.loglik_per_token) + " (are alpha and beta sensible?); no model is written");
       r.tokens_per_s = last->seconds > 0 ? last->sums[kTokensSampled] / last->seconds : 0.0;
       if (on_epoch_) on_epoch_(r);
     }

@@ -10,9 +10,12 @@
 #include <thread>
 
 #include "app/cluster_flags.hpp"
-#include "gyre/base/atomic_file.hpp"
+#include "app/command_line.hpp"
+#include "gyre/base/output_file.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/base/entry_point.hpp"
+#include "gyre/base/limits.hpp"
+#include "gyre/base/output_check.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/scheduler/barrier_simulation.hpp"
@@ -23,7 +26,7 @@ extern char** environ;
 namespace {
 
 void write_weights(const std::string& path, const gyre::data::RegressionSet& set, const std::vector<double>& w) {
-  gyre::AtomicFile f(path);
+  gyre::OutputFile f(path);
   f.stream().precision(17);
   f.stream() << "feature\tname\tweight\n0\t(bias)\t" << w.back() << '\n';
   for (std::uint32_t j = 0; j < set.features; ++j)
@@ -45,17 +48,18 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--test", test_path, "evaluate on this set instead of the training set");
   app.add_option("--workers,-p", workers, "data-parallel workers (default: all cores, or one per process)")
-      ->check(CLI::Range(1, 4096));
+      ->check(CLI::Range(1, kMaxWorkers));
   app.add_option("--servers", c.servers, "parameter-server shards")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--barrier", barrier, "bsp, ssp:S, asp, pbsp:BETA or pssp:BETA:S")->capture_default_str();
-  app.add_option("--lr", c.learning_rate, "learning rate η")->capture_default_str();
-  app.add_option("--decay", c.decay, "step c uses η / (1 + decay·c)")->capture_default_str();
-  app.add_option("--l2", c.l2, "L2 penalty λ")->capture_default_str();
-  app.add_option("--batch", c.batch, "rows per worker per step")->capture_default_str();
-  app.add_option("--steps", c.max_steps, "steps per worker")->capture_default_str();
-  app.add_option("--seconds", c.max_seconds, "also stop after this much wall time (0: no limit)")->capture_default_str();
-  app.add_option("--eval-every", c.eval_every, "worker 0 evaluates every N steps")->capture_default_str();
-  app.add_option("--block", c.block, "weights per parameter-server key")->capture_default_str();
+  app.add_option("--lr", c.learning_rate, "learning rate η")->capture_default_str()->check(app::positive_number());
+  app.add_option("--decay", c.decay, "step c uses η / (1 + decay·c)")->capture_default_str()->check(app::non_negative_number());
+  app.add_option("--l2", c.l2, "L2 penalty λ")->capture_default_str()->check(app::non_negative_number());
+  app.add_option("--batch", c.batch, "rows per worker per step")->capture_default_str()->check(CLI::Range(1, 1 << 24));
+  app.add_option("--steps", c.max_steps, "steps per worker")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  app.add_option("--seconds", c.max_seconds, "also stop after this much wall time (0: no limit)")
+      ->capture_default_str()->check(CLI::Range(0.0, 1e7));
+  app.add_option("--eval-every", c.eval_every, "worker 0 evaluates every N steps")->capture_default_str()->check(CLI::Range(1, 1 << 30));
+  app.add_option("--block", c.block, "weights per parameter-server key")->capture_default_str()->check(CLI::Range(1u, 1u << 20));
   app.add_option("--step-delay", c.step_delay,
                  "injected straggling per step, in ms: none, fixed:MS, uniform:LO:HI, gamma:SHAPE:SCALE")
       ->capture_default_str();
@@ -67,7 +71,7 @@ int main(int argc, char** argv) {
   app.add_flag("--quiet,-q", quiet, "no per-evaluation lines");
   app::ClusterFlags multi("gyre-logreg");
   multi.add_to(app);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
   // The only place gyre-logreg looks at the environment; the library gets explicit settings.
   const auto env = cluster::environment_of(environ);
 
@@ -80,6 +84,11 @@ int main(int argc, char** argv) {
     c.barrier = scheduler::BarrierSpec::parse(barrier);
     c.transport = transport == "tcp" ? logreg::Transport::kTcp : logreg::Transport::kInproc;
     c.validate();
+    if (job.reports()) {
+      const OutputSpec outputs[] = {{"--out", out_path}, {"--metrics", metrics_path}};
+      const std::filesystem::path inputs[] = {data_path, test_path, multi.token_file()};
+      check_outputs(outputs, inputs);
+    }
     const auto set = data::load_regression(data_path);
     const auto test = test_path.empty() ? data::RegressionSet{} : data::load_regression(test_path);
     const auto& eval = test_path.empty() ? set : test;

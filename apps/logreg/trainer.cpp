@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "gyre/base/limits.hpp"
 #include "gyre/data/regression_partition.hpp"
 #include "gyre/net/faults.hpp"
 #include "gyre/net/inproc.hpp"
@@ -24,7 +25,8 @@ using Clock = std::chrono::steady_clock;
 class StepDelay {
  public:
   StepDelay(const net::FaultSpec& spec, std::uint64_t seed) : spec_(spec), random_(seed) {}
-  void pause() {
+  // Never past `deadline`: a pause must not outlast the run's time limit.
+  void pause(Clock::time_point deadline) {
     double ms = 0;
     switch (spec_.delay) {
       case net::FaultSpec::Delay::kNone: return;
@@ -32,7 +34,8 @@ class StepDelay {
       case net::FaultSpec::Delay::kUniform: ms = std::uniform_real_distribution<double>(spec_.a, spec_.b)(random_); break;
       case net::FaultSpec::Delay::kGamma: ms = std::gamma_distribution<double>(spec_.a, spec_.b)(random_); break;
     }
-    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+    const auto wanted = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+    std::this_thread::sleep_until(std::min(wanted, deadline));
   }
 
  private:
@@ -49,11 +52,24 @@ std::vector<std::unique_ptr<net::Group>> make_groups(const LogregConfig& c) {
   return net::make_loopback_tcp_groups(ranks, o);
 }
 
+// Stops a run whose weights are no longer numbers (a learning rate far too large), before a
+// model of NaNs is written; thrown from a worker, it fails the whole job.
+void require_finite(double value, std::int64_t step) {
+  if (std::isfinite(value)) return;
+  throw std::runtime_error("training diverged" + (step >= 0 ? " at step " + std::to_string(step) : std::string()) +
+                           ": the loss or a weight is " + std::to_string(value) +
+                           " (a smaller learning rate may help); no model is written");
+}
+
 }  // namespace
 
 void LogregConfig::validate() const {
-  if (workers < 1 || servers < 1) throw std::invalid_argument("logreg: at least one worker and one server");
-  if (!(learning_rate > 0) || !(l2 >= 0) || !(decay >= 0)) throw std::invalid_argument("logreg: learning rate must be > 0, l2 and decay ≥ 0");
+  if (workers < 1 || servers < 1 || workers > kMaxWorkers || servers > kMaxWorkers)
+    throw std::invalid_argument("logreg: workers and servers must be in 1.." + std::to_string(kMaxWorkers));
+  if (!(learning_rate > 0) || !(l2 >= 0) || !(decay >= 0) || !std::isfinite(learning_rate) || !std::isfinite(l2) ||
+      !std::isfinite(decay))
+    throw std::invalid_argument("logreg: learning rate must be finite and > 0, l2 and decay finite and ≥ 0");
+  if (!(max_seconds >= 0) || !std::isfinite(max_seconds)) throw std::invalid_argument("logreg: seconds must be finite and ≥ 0");
   if (batch < 1 || max_steps < 1 || eval_every < 1 || block < 1) throw std::invalid_argument("logreg: batch, steps, eval-every and block must be ≥ 1");
   net::FaultSpec::parse_delay(step_delay);
 }
@@ -69,6 +85,9 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
                                     const TrainOptions& options, const RunJob& run_job) {
   c.validate();
   if (set.samples() == 0) throw std::invalid_argument("logreg: no training samples");
+  if (static_cast<std::uint64_t>(c.workers) > set.samples())
+    throw std::invalid_argument("logreg: " + std::to_string(c.workers) + " workers but only " +
+                                std::to_string(set.samples()) + " samples: at most one worker per sample");
   if (eval.features > set.features)
     throw std::invalid_argument("logreg: the evaluation set has feature " + std::to_string(eval.features) +
                                 " beyond the training set's " + std::to_string(set.features));
@@ -83,6 +102,9 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
   const auto delay_spec = net::FaultSpec::parse_delay(c.step_delay);
   const auto started = Clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
+  const auto deadline = c.max_seconds > 0 ? started + std::chrono::duration_cast<Clock::duration>(
+                                                          std::chrono::duration<double>(c.max_seconds))
+                                          : Clock::time_point::max();
 
   LogregRun run;
   std::mutex mutex;
@@ -98,13 +120,14 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
   pipeline::ps::PsProgram program;
   program.push = [&](pipeline::ps::PsWorker& worker, std::span<const Key> keys) {
     auto& mine = state[static_cast<std::size_t>(worker.index())];
-    mine.delay.pause();
+    mine.delay.pause(deadline);
     std::vector<double> w(layout.keys * c.block);
     const auto values = worker.get(keys);
     for (std::size_t i = 0; i < keys.size(); ++i)
       std::copy(values[i].value.begin(), values[i].value.end(), w.begin() + static_cast<std::ptrdiff_t>(keys[i] * c.block));
     if (worker.index() == 0 && worker.clock() % c.eval_every == 0) {
       Evaluation e{worker.clock(), seconds(), evaluate(eval, std::span(w).first(p), w[p], c.l2)};
+      require_finite(e.fit.loss, e.step);
       {
         std::lock_guard lock(mutex);
         run.evaluations.push_back(e);
@@ -146,6 +169,8 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
     run.held_seconds.push_back(std::chrono::duration<double>(w.held).count());
   }
   run.fit = evaluate(eval, std::span(run.weights).first(p), run.weights[p], c.l2);
+  for (const double w : run.weights) require_finite(w, -1);
+  require_finite(run.fit.loss, -1);
   return run;
 }
 

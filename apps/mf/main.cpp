@@ -12,7 +12,10 @@
 extern char** environ;
 
 #include "app/cluster_flags.hpp"
+#include "app/command_line.hpp"
 #include "gyre/base/entry_point.hpp"
+#include "gyre/base/limits.hpp"
+#include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/report/metrics_log.hpp"
@@ -47,25 +50,31 @@ int main(int argc, char** argv) {
 
   app.add_option("--train", train_path, "training ratings: a ratings file or a gyre-partition directory")->required();
   app.add_option("--test", test_path, "held-out ratings file; its RMSE is reported per epoch");
-  app.add_option("--rank,-k", c.rank, "number of latent factors")->capture_default_str();
-  app.add_option("--epochs,-e", c.epochs, "passes over the training data")->capture_default_str();
-  app.add_option("--workers,-p", workers, "rotation workers P (default: 1, or the partition's shard count)");
-  app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)");
-  app.add_option("--depth,-d", c.depth, "pipeline depth d: P·d item blocks, d in flight per worker")->capture_default_str();
+  app.add_option("--rank,-k", c.rank, "number of latent factors")->capture_default_str()->check(CLI::Range(1u, 4096u));
+  app.add_option("--epochs,-e", c.epochs, "passes over the training data")
+      ->capture_default_str()->check(CLI::Range(0, mf::kMaxEpochs));
+  app.add_option("--workers,-p", workers, "rotation workers P (default: 1, or the partition's shard count)")
+      ->check(CLI::Range(1, kMaxWorkers));
+  app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)")->check(CLI::Range(1, kMaxThreads));
+  app.add_option("--depth,-d", c.depth, "pipeline depth d: P·d item blocks, d in flight per worker")
+      ->capture_default_str()->check(CLI::Range(1, kMaxDepth));
   app.add_option("--seed", c.seed, "seed of the initial factors and the ring orders")->capture_default_str();
-  app.add_option("--lambda", c.lambda, "L2 regularisation of the factors")->capture_default_str();
-  app.add_option("--lambda-bias", c.lambda_bias, "L2 regularisation of the biases")->capture_default_str();
-  app.add_option("--lr", c.learning_rate, "learning rate of the first epoch")->capture_default_str();
-  app.add_option("--lr-decay", c.lr_decay, "learning rate factor per epoch")->capture_default_str();
-  app.add_option("--init-scale", c.init_scale, "initial factors uniform in [-s, s]")->capture_default_str();
+  app.add_option("--lambda", c.lambda, "L2 regularisation of the factors")->capture_default_str()->check(gyre::app::non_negative_number());
+  app.add_option("--lambda-bias", c.lambda_bias, "L2 regularisation of the biases")
+      ->capture_default_str()->check(gyre::app::non_negative_number());
+  app.add_option("--lr", c.learning_rate, "learning rate of the first epoch")->capture_default_str()->check(gyre::app::positive_number());
+  app.add_option("--lr-decay", c.lr_decay, "learning rate factor per epoch")->capture_default_str()->check(gyre::app::positive_number());
+  app.add_option("--init-scale", c.init_scale, "initial factors uniform in [-s, s]")
+      ->capture_default_str()->check(gyre::app::non_negative_number());
   app.add_flag("--biases", c.biases, "model a global mean and user and item biases");
   app.add_option("--ring", ring, "ring order per epoch")->check(CLI::IsMember({"fixed", "random"}))->capture_default_str();
   app.add_option("--local-schedule", local,
                  "deterministic (bitwise reproducible) or dynamic (FPSGD free-cell picking; not reproducible)")
       ->check(CLI::IsMember({"deterministic", "dynamic"}))->capture_default_str();
   app.add_option("--passes", c.passes, "passes over a block's grid per visit, each over a slice of every cell (0: auto)")
-      ->capture_default_str();
-  app.add_option("--eval-every", c.eval_every, "evaluate the test set every N epochs")->capture_default_str();
+      ->capture_default_str()->check(CLI::Range(0u, mf::kMaxPasses));
+  app.add_option("--eval-every", c.eval_every, "evaluate the test set every N epochs")
+      ->capture_default_str()->check(CLI::Range(1, mf::kMaxEpochs));
   app.add_option("--model", model,
                  "Harp's computation model for the item factors: A|locking (lock service, shared copy), "
                  "B|rotation (ring), C|allreduce (replicas, mean change allreduced), D|nosync (replicas, async averaging)")
@@ -73,14 +82,15 @@ int main(int argc, char** argv) {
   app.add_option("--collective", collective,
                  "allreduce model: how changes are summed: ring (allreduce), regroup (+allgather), pushpull")
       ->check(CLI::IsMember({"ring", "regroup", "pushpull"}))->capture_default_str();
-  app.add_option("--average-ms", c.average_ms, "no-sync model: interval of the averaging thread, ms")->capture_default_str();
+  app.add_option("--average-ms", c.average_ms, "no-sync model: interval of the averaging thread, ms")
+      ->capture_default_str()->check(CLI::Range(0.001, 3.6e6));
   app.add_option("--out,-o", out_dir, "directory for model.json, user_factors.tsv, item_factors.tsv");
   app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, train_rmse, test_rmse, updates_per_s");
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines on stdout");
   // Multi-process runs. The process rank is not --rank, which is the factor rank here.
   app::ClusterFlags multi("gyre-mf");
   multi.add_to(app);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
   // The only place gyre-mf looks at the environment; the library gets explicit settings.
   const auto env = cluster::environment_of(environ);
 
@@ -96,25 +106,29 @@ int main(int argc, char** argv) {
       workers = app::ClusterFlags::workers_of(launch, workers);
       quiet = quiet || launch.rank != 0;  // rank 0 reports for the job
     }
-    const bool is_dir = std::filesystem::is_directory(train_path);
-    auto input = mf::load_training(train_path, static_cast<std::uint32_t>(workers > 0 ? workers : (is_dir ? 0 : 1)));
+    // Where the outputs go is checked before anything is read or trained: a run that cannot
+    // deliver them fails now, not after hours.
+    if (launch.rank == 0) {
+      const OutputSpec outputs[] = {{"--out", out_dir, &mf::model_directory()}, {"--metrics", metrics_path}};
+      const std::filesystem::path inputs[] = {train_path, test_path, multi.token_file()};
+      check_outputs(outputs, inputs);
+    }
+    auto input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)));
     c.workers = static_cast<int>(input.shards.size());
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;
     c.local = local == "dynamic" ? mf::LocalSchedule::kDynamic : mf::LocalSchedule::kDeterministic;
-    data::RatingsSet test;
-    if (!test_path.empty()) test = data::read_ratings(test_path);
     if (!input.note.empty()) std::fprintf(stderr, "gyre-mf: %s\n", input.note.c_str());
 
     std::uint64_t n = 0;
     for (const auto& s : input.shards) n += s.ratings.size();
     if (!quiet)
       std::printf("gyre-mf: %llu ratings, %llu test, rank %u, P=%d T=%d d=%d, %s model\n", static_cast<unsigned long long>(n),
-                  static_cast<unsigned long long>(test.ratings.size()), c.rank, c.workers, c.threads, c.depth,
+                  static_cast<unsigned long long>(input.test.ratings.size()), c.rank, c.workers, c.threads, c.depth,
                   mf::name_of(c.model));
 
     std::unique_ptr<report::MetricsLog> metrics;
-    if (!metrics_path.empty()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
+    if (!metrics_path.empty() && launch.rank == 0) metrics = std::make_unique<report::MetricsLog>(metrics_path);
     report::Progress progress(stderr, !quiet && report::Progress::is_terminal(stderr));
     mf::TrainHooks hooks;
     hooks.on_epoch = [&](const mf::EpochReport& r) {
@@ -133,12 +147,13 @@ int main(int argc, char** argv) {
     if (distributed) {
       const auto cluster = multi.job_options(launch, env, c.seed);
       hooks.on_traffic = multi.traffic_reporter(launch);
-      model = mf::train_distributed(c, std::move(input.shards), test, hooks, cluster);
+      model = mf::train_distributed(c, std::move(input.shards), input.test, hooks, cluster);
     } else {
-      model = mf::train_embedded(c, std::move(input.shards), test, hooks);
+      model = mf::train_embedded(c, std::move(input.shards), input.test, hooks);
     }
     progress.finish();
     if (!model) return 0;  // not rank 0: the model was gathered there
+    model->restore_ids(input.ids);
     if (!out_dir.empty()) mf::write_model(out_dir, *model);
     if (metrics) metrics->finish();
     return 0;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "gyre/base/limits.hpp"
 #include "gyre/data/partition.hpp"
 #include "mf/factor_init.hpp"
 #include "mf/item_blocks.hpp"
@@ -16,14 +17,24 @@ namespace gyre::mf {
 namespace {
 
 void validate(const MfConfig& c, std::size_t shards) {
-  auto need = [](bool ok, const char* what) {
+  auto need = [](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(what);
   };
+  const auto finite = [](double v) { return std::isfinite(v); };
   need(c.rank >= 1 && c.rank <= 4096, "rank must be in 1..4096");
-  need(c.workers >= 1 && c.threads >= 1 && c.depth >= 1, "workers, threads and depth must be at least 1");
-  need(c.epochs >= 0 && c.eval_every >= 1, "epochs must be >= 0 and eval-every >= 1");
+  need(c.workers >= 1 && c.workers <= kMaxWorkers && c.threads >= 1 && c.threads <= kMaxThreads && c.depth >= 1 &&
+           c.depth <= kMaxDepth,
+       "workers must be in 1.." + std::to_string(kMaxWorkers) + ", threads in 1.." + std::to_string(kMaxThreads) +
+           ", depth in 1.." + std::to_string(kMaxDepth));
+  need(c.epochs >= 0 && c.epochs <= kMaxEpochs && c.eval_every >= 1,
+       "epochs must be in 0.." + std::to_string(kMaxEpochs) + " and eval-every >= 1");
+  need(c.passes <= kMaxPasses, "passes must be in 0.." + std::to_string(kMaxPasses));
+  need(finite(c.learning_rate) && finite(c.lr_decay) && finite(c.lambda) && finite(c.lambda_bias) &&
+           finite(c.init_scale) && finite(c.average_ms),
+       "learning rate, decay, regularisation, init scale and averaging interval must be finite numbers");
   need(c.learning_rate > 0 && c.lr_decay > 0 && c.lambda >= 0 && c.lambda_bias >= 0 && c.init_scale >= 0,
        "learning rate and decay must be positive, regularisation and init scale non-negative");
+  need(c.average_ms > 0 && c.average_ms <= 3.6e6, "the averaging interval must be in (0, 3600000] ms");
   need(static_cast<int>(shards) == c.workers, "one training shard per worker");
 }
 
@@ -44,16 +55,27 @@ class EpochPolicy {
       report_.epoch = done_;
       report_.seconds = seconds_;
       report_.train_rmse = s[kTrainCount] > 0 ? std::sqrt(s[kTrainLoss] / s[kTrainCount]) : 0.0;
+      require_finite("train", report_.train_rmse);
       report_.updates_per_s = last->seconds > 0 ? s[kTrainCount] / last->seconds : 0.0;
       if (has_test_ && (done_ % config_.eval_every == 0 || done_ == config_.epochs)) return PhaseKind::kEvaluate;
     } else {
       report_.test_rmse = s[kTestCount] > 0 ? std::sqrt(s[kTestLoss] / s[kTestCount]) : 0.0;
+      require_finite("test", *report_.test_rmse);
     }
     if (on_epoch_) on_epoch_(report_);
     return next();
   }
 
  private:
+  // A non-finite error means some factors are no longer numbers: stop before a model of NaNs
+  // is written (the driver turns this into a failure of the whole job).
+  void require_finite(const char* which, double rmse) const {
+    if (!std::isfinite(rmse))
+      throw std::runtime_error("training diverged: the " + std::string(which) + " RMSE of epoch " +
+                               std::to_string(done_) + " is " + std::to_string(rmse) +
+                               " (a smaller learning rate or initial scale may help); no model is written");
+  }
+
   std::optional<scheduler::PhaseKind> next() const {
     if (done_ < config_.epochs) return scheduler::PhaseKind::kTrain;
     return std::nullopt;
@@ -75,6 +97,12 @@ float MfModel::predict(std::uint32_t user_row, std::uint32_t item) const {
     p += user_factors[std::size_t{user_row} * rank + j] * item_factors[std::size_t{item} * rank + j];
   if (biases) p += mean + user_bias[user_row] + item_bias[item];
   return p;
+}
+
+void MfModel::restore_ids(const data::IdTables& ids) {
+  for (std::uint32_t& u : user_ids) u = ids.users.original.at(u);
+  item_ids = ids.items.original;
+  if (item_ids.size() != items) throw std::invalid_argument("restore_ids: the id table does not match the model's items");
 }
 
 std::vector<data::RatingsSet> shard_by_user(const data::RatingsSet& set, std::uint32_t parts) {

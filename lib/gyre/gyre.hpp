@@ -1,11 +1,15 @@
 // gyre/gyre.hpp — the one header an embedding service includes.
 #pragma once
 
-#include "gyre/base/atomic_file.hpp"
 #include "gyre/base/buffer.hpp"
 #include "gyre/base/crc32c.hpp"
 #include "gyre/base/entry_point.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/base/limits.hpp"
+#include "gyre/base/output_check.hpp"
+#include "gyre/base/output_directory.hpp"
+#include "gyre/base/output_file.hpp"
+#include "gyre/base/temp_paths.hpp"
 #include "gyre/collective/communicator.hpp"
 #include "gyre/collective/model_averager.hpp"
 #include "gyre/collective/partition_collectives.hpp"

@@ -72,13 +72,14 @@ TEST_CASE("gyre-gen: usage errors write nothing") {
   CHECK(dir.entries().empty());
 }
 
-TEST_CASE("gyre-gen: unwritable output exits 1 and leaves no train file behind") {
+TEST_CASE("gyre-gen: an unwritable output is refused before generating (exit 2) and leaves no train file behind") {
   TempDir dir;
   auto args = gen_ratings(dir, "1", "");
   args.back() = (dir / "no-such-dir" / "test.tsv").string();
   const auto r = run_command(args);
   INFO(r.output);
-  CHECK(r.exit_code == 1);
-  CHECK(contains(r.output, "gyre-gen: error: "));
+  CHECK(r.exit_code == 2);  // a usage error, found up front (it was 1, found after generating)
+  CHECK(contains(r.output, "gyre-gen: error: --test "));
+  CHECK(contains(r.output, "no-such-dir does not exist"));
   CHECK(dir.entries().empty());
 }

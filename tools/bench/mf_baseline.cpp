@@ -28,8 +28,9 @@ int main(int argc, char** argv) {
   app.add_option("--lambda", lambda);
   CLI11_PARSE(app, argc, argv);
 
-  auto shards = gyre::mf::load_training(train_path, 1).shards;
-  auto& train = shards.at(0);
+  auto input = gyre::mf::load_input(train_path, test_path, 1);
+  auto& train = input.shards.at(0);
+  const auto& test = input.test;
   std::mt19937_64 rng(1);
   std::shuffle(train.ratings.begin(), train.ratings.end(), rng);
   std::uniform_real_distribution<float> init(-0.3f, 0.3f);
@@ -37,8 +38,6 @@ int main(int argc, char** argv) {
   for (auto& x : P) x = init(rng);
   for (auto& x : Q) x = init(rng);
 
-  gyre::data::RatingsSet test;
-  if (!test_path.empty()) test = gyre::data::read_ratings(test_path);
   auto test_rmse = [&] {
     double se = 0;
     for (const auto& r : test.ratings) {

@@ -55,6 +55,9 @@ class ClusterFlags {
   // otherwise empty.
   std::function<void(std::uint64_t)> traffic_reporter(const cluster::Launch& launch) const;
 
+  // --token-file, or empty: an input that no output may overwrite.
+  const std::string& token_file() const { return token_file_; }
+
  private:
   std::string program_;
   std::optional<int> process_rank_, processes_;

@@ -50,6 +50,10 @@ struct LassoConfig {
 
   int workers = 1;                     // P, each with a shard of the rows
   int threads = 1;                     // T per worker
+
+  // Throws std::invalid_argument naming the first setting out of its range (every number must
+  // be finite; λ > 0; 0 < α ≤ 1; counts within gyre's limits).
+  void validate() const;
 };
 
 }  // namespace gyre::lasso

@@ -41,6 +41,10 @@ ChangeCollective parse_change_collective(const std::string& text);  // "ring", "
 ComputationModel parse_computation_model(const std::string& text);
 const char* name_of(ComputationModel model);
 
+// Beyond these a run would not end in a lifetime: a typo, refused up front.
+inline constexpr int kMaxEpochs = 1'000'000;
+inline constexpr std::uint32_t kMaxPasses = 1024;
+
 struct MfConfig {
   std::uint32_t rank = 10;
   float lambda = 0.02f;        // L2 regularisation of factor rows

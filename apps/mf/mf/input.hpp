@@ -1,4 +1,4 @@
-// apps/mf/mf/input.hpp — training input as per-worker shards, from a ratings file or a partition directory.
+// apps/mf/mf/input.hpp — training and test ratings as per-worker shards over one dense id space, from files or a partition directory.
 #pragma once
 
 #include <cstdint>
@@ -6,19 +6,26 @@
 #include <string>
 #include <vector>
 
+#include "gyre/data/id_space.hpp"
 #include "gyre/data/ratings.hpp"
 
 namespace gyre::mf {
 
 struct TrainingInput {
   std::vector<data::RatingsSet> shards;  // one per worker
+  data::RatingsSet test;                 // empty without a test file
+  data::IdTables ids;                    // dense id → the id in the input
   std::string note;                      // what was done to fit the worker count, if anything
 };
 
-// A file is read and split by user into `workers` shards. A directory must hold a
-// gyre-partition manifest; its shards are used as they are when their number equals
-// `workers` (workers = 0 means "as many as there are shards"), and merged and re-split
-// otherwise. Throws gyre::InputError on bad input.
-TrainingInput load_training(const std::filesystem::path& path, std::uint32_t workers);
+// `train` is a ratings file, split by user into `workers` shards, or a directory holding a
+// gyre-partition manifest, whose shards are used as they are when their number equals
+// `workers` (workers = 0 means "as many as there are shards") and merged and re-split
+// otherwise. `test` (may be empty) is a ratings file. Ids of both are renumbered together to
+// 0..n-1 over the ids that occur (data::compact_ids), so that memory follows the data; the
+// original ids come back in `ids`. Throws gyre::InputError on bad input, including a user
+// present in two shards of a partition (naming both), and std::invalid_argument when there are
+// more workers than users with ratings.
+TrainingInput load_input(const std::filesystem::path& train, const std::filesystem::path& test, std::uint32_t workers);
 
 }  // namespace gyre::mf

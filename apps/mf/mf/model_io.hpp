@@ -3,17 +3,23 @@
 
 #include <filesystem>
 
+#include "gyre/base/output_directory.hpp"
+
 #include "mf/trainer.hpp"
 
 namespace gyre::mf {
 
-// Writes into `dir` (created if missing):
+// Writes the model directory `dir` as a whole (gyre::OutputDirectory): a new one, or one that
+// replaces an older model there in one step, so readers never see a mix:
 //   model.json        {"format":"gyre-mf","version":1,"rank":k,"biases":b,"mean":μ,"users":U,"items":I}
 //   user_factors.tsv  one line per user with a factor row: id, [bias,] k factors — tab separated
-//   item_factors.tsv  one line per item of the id space, same layout
-// Ids are the 0-based ids of the training data; floats use the shortest text that reads back
+//   item_factors.tsv  one line per item of the training or test data, same layout
+// Ids are those of the input (MfModel::restore_ids); floats use the shortest text that reads back
 // to the same bits, and nothing depends on time, host or worker count, so two runs that agree
-// bitwise write identical files. Each file is written under a temporary name and renamed.
+// bitwise write identical files.
 void write_model(const std::filesystem::path& dir, const MfModel& model);
+
+// What a gyre-mf model directory holds: an existing --out is replaced only if it holds nothing else.
+const DirectoryKind& model_directory();
 
 }  // namespace gyre::mf

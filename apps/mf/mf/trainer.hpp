@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "gyre/data/id_space.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/pipeline/embedded_job.hpp"
 #include "mf/config.hpp"
@@ -35,8 +36,13 @@ struct MfModel {
   std::vector<float> user_bias;
   std::vector<float> item_factors;  // every item of the id space, by id
   std::vector<float> item_bias;
+  // The ids written out: user_ids as they are, row r of the item factors as item_ids[r] (empty:
+  // r itself). Training runs on dense ids; restore_ids puts the input's ids back.
+  std::vector<std::uint32_t> item_ids;
 
   float predict(std::uint32_t user_row, std::uint32_t item) const;
+  // Translates user_ids and sets item_ids from the dense id space the model was trained in.
+  void restore_ids(const data::IdTables& ids);
 };
 
 // What every rank computes the same way from the whole training set before training: id

@@ -1,15 +1,45 @@
-// gyre/base/entry_point.cpp — error-to-exit-code mapping of the command-line tools.
+// gyre/base/entry_point.cpp — error-to-exit-code mapping of the command-line tools, and their cleanup on signals.
 #include "gyre/base/entry_point.hpp"
+
+#include <signal.h>
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <stdexcept>
 
 #include "gyre/base/input_error.hpp"
+#include "gyre/base/temp_paths.hpp"
 
 namespace gyre {
+namespace {
+
+void remove_temporaries_and_die(int signal_number) {
+  remove_temp_paths();
+  // SA_RESETHAND has restored the default action; the signal is blocked while this handler
+  // runs, so it is delivered (and ends the process with the usual status) once we return.
+  ::raise(signal_number);
+}
+
+// Ctrl-C, kill, a closed terminal or a reader gone from a pipe end the process as usual, but
+// first remove the temporary names of unpublished outputs. A signal the parent set to be
+// ignored (a shell's background job ignores SIGINT) stays ignored.
+void install_cleanup_on_signals() {
+  for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+    struct sigaction current {};
+    if (::sigaction(s, nullptr, &current) != 0 || current.sa_handler == SIG_IGN) continue;
+    struct sigaction action {};
+    action.sa_handler = remove_temporaries_and_die;
+    action.sa_flags = SA_RESETHAND;
+    ::sigemptyset(&action.sa_mask);
+    ::sigaction(s, &action, nullptr);
+  }
+}
+
+}  // namespace
 
 int run_entry_point(const char* program, const std::function<int()>& body) {
+  install_cleanup_on_signals();
   try {
     return body();
   } catch (const InputError& e) {
@@ -18,6 +48,10 @@ int run_entry_point(const char* program, const std::function<int()>& body) {
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "%s: error: %s\n", program, e.what());
     return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory (the input or the model it needs does not fit this machine)\n",
+                 program);
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", program, e.what());
     return 1;

@@ -7,8 +7,9 @@ namespace gyre {
 
 // Runs `body` and returns its exit code. gyre::InputError and std::invalid_argument (bad input
 // files, impossible settings) print "PROGRAM: error: WHAT" and return kExitBadInput (2); any
-// other exception prints the same way and returns 1. Flag parsing stays with CLI11, whose
-// own exit codes are kept.
+// other exception prints the same way and returns 1 (std::bad_alloc as "out of memory").
+// For binaries only: it first makes SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary
+// names of unpublished outputs (remove_temp_paths) before they end the process.
 int run_entry_point(const char* program, const std::function<int()>& body);
 
 }  // namespace gyre

@@ -9,7 +9,7 @@
 #include <system_error>
 #include <unordered_map>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/corpus_partition.hpp"
 #include "gyre/data/manifest.hpp"
@@ -162,7 +162,7 @@ std::vector<std::string> read_names(const fs::path& file, const std::string& wha
 }
 
 void write_vocab(const fs::path& file, const std::vector<std::string>& vocab) {
-  AtomicFile out(file, std::ios::binary);
+  OutputFile out(file);
   std::string buffer;
   for (const std::string& w : vocab) buffer.append(w).push_back('\n');
   out.stream().write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
@@ -381,7 +381,7 @@ void write_uci(const fs::path& dir, const Corpus& corpus) {
     nnz += static_cast<std::uint64_t>(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
   }
 
-  AtomicFile out(dir / "docword.txt", std::ios::binary);
+  OutputFile out(dir / "docword.txt");
   constexpr std::size_t kFlushAt = std::size_t{1} << 20;
   std::string buffer;
   buffer.reserve(kFlushAt + 64);

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/manifest.hpp"
@@ -45,7 +45,7 @@ Corpus read_listed_shard(const fs::path& dir, const Manifest& m, const ShardEntr
 
 template <typename Write>
 void write_lines(const fs::path& file, std::size_t n, Write&& write_line) {
-  AtomicFile out(file, std::ios::binary);
+  OutputFile out(file);
   std::string buffer;
   for (std::size_t i = 0; i < n; ++i) {
     write_line(i, buffer);

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/shard_file.hpp"
@@ -78,6 +78,16 @@ std::string shard_file_name(std::size_t index) {
   return name;
 }
 
+const DirectoryKind& partition_directory() {
+  static const DirectoryKind kind{"a gyre-partition directory", [](std::string_view name) {
+                                    const bool shard = name.starts_with("part-") && name.ends_with(".shard");
+                                    return shard || name == kManifestName || name == "vocab.txt" ||
+                                           name == "word_counts.txt" || name == "blocks.txt" ||
+                                           name == "feature_names.txt";
+                                  }};
+  return kind;
+}
+
 void begin_partition_write(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   std::filesystem::remove(dir / kManifestName);
@@ -109,7 +119,7 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& m) {
   if (tokens) doc[tokens] = m.tokens;
   doc["balance"] = m.balance;
   doc["shards"] = std::move(list);
-  AtomicFile out(dir / kManifestName);
+  OutputFile out(dir / kManifestName);
   out.stream() << doc.dump(2) << '\n';
   out.commit();
 }

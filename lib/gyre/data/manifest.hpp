@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gyre/base/output_directory.hpp"
+
 #include "gyre/data/ratings.hpp"
 
 namespace gyre::data {
@@ -43,6 +45,10 @@ inline constexpr const char* kManifestName = "manifest.json";
 
 // "part-NNNNN.shard", the name of shard `index` in a partition directory.
 std::string shard_file_name(std::size_t index);
+
+// What a partition directory of any kind holds (shards, manifest, vocabulary, word counts, word
+// blocks, feature names): an existing output directory is replaced only if it holds nothing else.
+const DirectoryKind& partition_directory();
 
 // Writes shards then the manifest (each atomically; the manifest last, so a directory with a
 // manifest is complete).

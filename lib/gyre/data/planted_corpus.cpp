@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_file.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/random.hpp"
 #include "gyre/data/ratings.hpp"
@@ -29,7 +29,7 @@ void check(const PlantedCorpusOptions& o) {
 
 // A matrix as tab-separated %.6g lines, rows of `cols` values.
 void write_matrix(const std::filesystem::path& file, const std::vector<double>& values, std::size_t cols) {
-  AtomicFile out(file, std::ios::binary);
+  OutputFile out(file);
   std::string buffer;
   char field[32];
   for (std::size_t i = 0; i < values.size(); ++i) {

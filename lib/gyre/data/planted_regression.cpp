@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_file.hpp"
 #include "gyre/data/random.hpp"
 #include "gyre/data/ratings.hpp"
 
@@ -134,7 +134,7 @@ void write_planted_regression(const std::filesystem::path& dir, const PlantedReg
     throw std::invalid_argument("write_planted_regression: beta does not fit the features");
   std::filesystem::create_directories(dir);
   write_libsvm(dir / "data.libsvm", data.set);
-  AtomicFile out(dir / "beta.tsv", std::ios::binary);
+  OutputFile out(dir / "beta.tsv");
   std::string buffer;
   char field[32];
   for (std::size_t j = 0; j < data.beta.size(); ++j) {

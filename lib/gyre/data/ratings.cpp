@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/text_input.hpp"
 
@@ -109,7 +109,12 @@ RatingsSet read_ratings(const std::filesystem::path& file) {
 }
 
 void write_ratings(const std::filesystem::path& file, const RatingsSet& set) {
-  AtomicFile out(file, std::ios::binary);
+  OutputFile out(file);
+  write_ratings(out.stream(), set);
+  out.commit();
+}
+
+void write_ratings(std::ostream& out, const RatingsSet& set) {
   // Formatting into one large buffer keeps 20M lines to a few hundred write calls.
   constexpr std::size_t kFlushAt = std::size_t{1} << 20;
   std::string buffer;
@@ -127,12 +132,11 @@ void write_ratings(const std::filesystem::path& file, const RatingsSet& set) {
     append(r.value);  // shortest form that reads back to the same float
     buffer.push_back('\n');
     if (buffer.size() >= kFlushAt) {
-      out.stream().write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+      out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
       buffer.clear();
     }
   }
-  out.stream().write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-  out.commit();
+  out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
 }
 
 }  // namespace gyre::data

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <ostream>
 #include <vector>
 
 namespace gyre::data {
@@ -35,7 +36,9 @@ inline constexpr std::uint64_t kMaxId = (std::uint64_t{1} << 31) - 2;
 // finite number.
 RatingsSet read_ratings(const std::filesystem::path& file);
 
-// Writes triples "user item rating\n" (0-based ids, shortest round-trip floats) atomically.
+// Writes triples "user item rating\n" (0-based ids, shortest round-trip floats), to a file
+// through gyre::OutputFile or to a stream.
 void write_ratings(const std::filesystem::path& file, const RatingsSet& set);
+void write_ratings(std::ostream& out, const RatingsSet& set);
 
 }  // namespace gyre::data

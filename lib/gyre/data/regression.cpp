@@ -8,7 +8,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/ratings.hpp"
@@ -410,7 +410,7 @@ RegressionSet load_regression(const fs::path& path, const RegressionOptions& opt
 }
 
 void write_libsvm(const fs::path& file, const RegressionSet& set) {
-  AtomicFile out(file, std::ios::binary);
+  OutputFile out(file);
   // Formatting into one large buffer keeps millions of lines to a few hundred write calls.
   constexpr std::size_t kFlushAt = std::size_t{1} << 20;
   std::string buffer;

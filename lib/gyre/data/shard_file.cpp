@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_file.hpp"
 #include "gyre/base/crc32c.hpp"
 #include "gyre/base/input_error.hpp"
 
@@ -128,7 +128,7 @@ void write_shard(const std::filesystem::path& file, const Header& h,
   put<std::uint32_t>(p, h.checksum);
   put<std::uint32_t>(p, 0);
 
-  AtomicFile out(file, std::ios::binary);
+  OutputFile out(file);
   out.stream().write(reinterpret_cast<const char*>(header), kHeaderSize);
   for (const auto part : records)
     out.stream().write(reinterpret_cast<const char*>(part.data()), static_cast<std::streamsize>(part.size()));
@@ -246,6 +246,9 @@ RatingsSet read_ratings_shard(const std::filesystem::path& file) {
                        "ids within the header's id space " + std::to_string(set.users) + "x" +
                            std::to_string(set.items),
                        "record " + std::to_string(i) + ": " + std::to_string(r.user) + " " + std::to_string(r.item));
+    // A checksum proves the bytes are the writer's, not that the writer wrote numbers.
+    if (!std::isfinite(r.value))
+      throw InputError(file, 0, "finite ratings", "record " + std::to_string(i) + ": " + std::to_string(r.value));
   }
   return set;
 }

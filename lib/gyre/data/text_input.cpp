@@ -29,6 +29,9 @@ std::string slurp(const std::filesystem::path& file) {
     if (got < kChunk) break;
   }
   if (std::ferror(in.get())) throw InputError(file, 0, "a readable file", std::strerror(errno));
+  // Editors on some systems start UTF-8 files with a byte-order mark; it is not data, and left
+  // in place it would glue itself invisibly to the first field.
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
   return text;
 }
 

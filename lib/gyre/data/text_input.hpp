@@ -12,8 +12,8 @@
 namespace gyre::data {
 
 // Files reach 20M lines, so the whole file is read at once and parsed in place; per-token
-// iostream extraction would dominate the load time. Throws gyre::InputError for a missing,
-// unreadable file or a directory.
+// iostream extraction would dominate the load time. A UTF-8 byte-order mark at the start is
+// dropped. Throws gyre::InputError for a missing, unreadable file or a directory.
 std::string slurp(const std::filesystem::path& file);
 
 // Walks the text line by line, tracking the 1-based line number for error messages.

@@ -21,8 +21,9 @@ std::vector<double> numbers_after(const std::string& text, std::size_t colon) {
     const std::string part = text.substr(colon + 1, next == std::string::npos ? std::string::npos : next - colon - 1);
     double v = 0;
     const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (ec != std::errc() || end != part.data() + part.size() || v < 0)
-      throw std::invalid_argument("delay '" + text + "': '" + part + "' is not a non-negative number");
+    if (ec != std::errc() || end != part.data() + part.size() || !(v >= 0) || !(v <= FaultSpec::kMaxMilliseconds))
+      throw std::invalid_argument("delay '" + text + "': '" + part + "' is not a number in 0 … " +
+                                  std::to_string(static_cast<long>(FaultSpec::kMaxMilliseconds)) + " (ms)");
     out.push_back(v);
     colon = next;
   }

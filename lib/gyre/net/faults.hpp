@@ -17,6 +17,8 @@ struct FaultSpec {
   std::uint64_t close_after = 0;  // fail the group after this many sent messages (0: never)
   std::uint64_t seed = 1;
 
+  // Every number of a spec is finite and at most an hour: a larger one is a typo, not a test.
+  static constexpr double kMaxMilliseconds = 3'600'000;
   // "none", "fixed:MS", "uniform:LO:HI" or "gamma:SHAPE:SCALE"; throws std::invalid_argument.
   static FaultSpec parse_delay(const std::string& text);
   bool active() const { return delay != Delay::kNone || close_after > 0; }

@@ -1,15 +1,15 @@
-// gyre/report/metrics_log.cpp — JSON-lines metrics over an AtomicFile.
+// gyre/report/metrics_log.cpp — JSON-lines metrics over an OutputFile.
 #include "gyre/report/metrics_log.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "gyre/base/atomic_file.hpp"
+#include "gyre/base/output_file.hpp"
 
 namespace gyre::report {
 
 struct MetricsLog::Impl {
   explicit Impl(std::filesystem::path path) : file(std::move(path)) {}
-  AtomicFile file;
+  OutputFile file;
 };
 
 MetricsLog::MetricsLog(std::filesystem::path path) : impl_(std::make_unique<Impl>(std::move(path))) {}

@@ -1,4 +1,4 @@
-// gyre/report/metrics_log.hpp — one JSON object per line, published atomically when the run ends.
+// gyre/report/metrics_log.hpp — one JSON object per line, published when the run ends (or streamed, to a pipe or device).
 #pragma once
 
 #include <filesystem>
@@ -9,9 +9,10 @@
 
 namespace gyre::report {
 
-// Lines are flushed as they come, into "<path>.tmp-<pid>" (so a long run can be followed with
-// tail -f); finish() renames the file into place. A run that fails before finish() leaves no
-// file at <path>, the same rule as for every other output.
+// Written through gyre::OutputFile: to a file, the lines go to a nameless file that finish()
+// puts in place, so a run that fails before finish() leaves no file at <path>, the rule for
+// every output; to "-", /dev/stdout, a FIFO or a device, each line is flushed as it comes
+// (follow a long run with `--metrics /dev/stderr` or a named pipe).
 class MetricsLog {
  public:
   explicit MetricsLog(std::filesystem::path path);

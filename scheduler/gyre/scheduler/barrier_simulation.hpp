@@ -54,6 +54,8 @@ struct SimulationResult {
 // (its own random stream, separate from the sampling), so barriers are compared on the same
 // draws and pBSP(β = P−1) gives exactly BSP's steps. Deterministic for a seed. O(events·β)
 // time for the sampled barriers and O(events·log P) for the others; fine for P = 10 000.
+// Throws std::invalid_argument when P·time / mean step time exceeds kMaxSimulatedSteps.
+inline constexpr double kMaxSimulatedSteps = 2e8;
 SimulationResult simulate(const SimulationOptions& options, const BarrierSpec& barrier);
 
 }  // namespace gyre::scheduler

@@ -1,0 +1,36 @@
+// gyre/data/id_space.hpp — user and item ids renumbered densely, so memory follows the data and not the largest id.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gyre/data/ratings.hpp"
+
+namespace gyre::data {
+
+// The original id of every dense id, ascending: dense id d stands for original[d]. Renumbering
+// keeps the order of ids, so anything ordered by id (output files, tie-breaks) stays the same.
+struct IdTable {
+  std::vector<std::uint32_t> original;
+  std::uint32_t size() const { return static_cast<std::uint32_t>(original.size()); }
+  bool identity() const;  // every id 0..size-1 was present: nothing was renumbered
+};
+
+struct IdTables {
+  IdTable users;
+  IdTable items;
+};
+
+// Renumbers the users and the items of all `sets` together (a job's training shards and its
+// test set share one id space) to 0..n-1 over the ids that occur, and sets each set's users and
+// items to those counts. One rating with user id 10^9 then costs one factor row, not 10^9.
+// Time O(ratings + largest id / 32) when the ids are not much sparser than the data, else a
+// sort; a file whose ids are already dense 0..n-1 comes back unchanged.
+IdTables compact_ids(std::span<RatingsSet* const> sets);
+
+// The inverse: puts the original ids back (for writing shards that keep the input's ids); the
+// set's users and items, the bounds of its id space, are the caller's to set.
+void restore_ids(RatingsSet& set, const IdTables& tables);
+
+}  // namespace gyre::data
