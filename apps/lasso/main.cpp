@@ -16,6 +16,7 @@ extern char** environ;
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
+#include "gyre/data/id_space.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
@@ -127,7 +128,11 @@ int main(int argc, char** argv) {
     opts.format = format_of(format);
     opts.response = response;
     opts.response_column = response_column;
-    const data::RegressionSet set = data::load_regression(data_path, opts);
+    data::RegressionSet set = data::load_regression(data_path, opts);
+    // Columns no sample uses cannot move (their coefficient stays 0); dropping them keeps the
+    // work proportional to the data, not to the largest feature index.
+    data::RegressionSet* sets[] = {&set};
+    const data::IdTable columns = data::compact_features(sets);
     if (!quiet)
       std::printf("gyre-lasso: %llu samples, %u features, %llu non-zeros; %s schedule, P=%d T=%d depth %d\n",
                   static_cast<unsigned long long>(set.samples()), set.features,
@@ -171,7 +176,7 @@ int main(int argc, char** argv) {
                     static_cast<std::size_t>(std::count_if(s.beta.begin(), s.beta.end(), [](double b) { return b != 0; })),
                     static_cast<unsigned long long>(s.updates), s.seconds, s.converged ? "" : " (not converged)");
     }
-    if (!out_path.empty()) lasso::write_coefficients(out_path, run, set.feature_names);
+    if (!out_path.empty()) lasso::write_coefficients(out_path, run, set.feature_names, columns);
     if (metrics) metrics->finish();
     for (const auto& s : run.path)
       if (!s.converged) return 3;

@@ -16,7 +16,7 @@ std::string shortest(double v) {
 }  // namespace
 
 void write_coefficients(const std::filesystem::path& file, const LassoRun& run,
-                        const std::vector<std::string>& feature_names) {
+                        const std::vector<std::string>& feature_names, const data::IdTable& columns) {
   OutputFile out(file);
   auto& s = out.stream();
   s << "lambda\tfeature\tname\tcoefficient\n";
@@ -25,8 +25,9 @@ void write_coefficients(const std::filesystem::path& file, const LassoRun& run,
     s << lambda << "\t0\t(intercept)\t" << shortest(sol.intercept) << '\n';
     for (std::size_t j = 0; j < sol.beta.size(); ++j) {
       if (sol.beta[j] == 0) continue;
-      const std::string name = j < feature_names.size() ? feature_names[j] : "x" + std::to_string(j + 1);
-      s << lambda << '\t' << j + 1 << '\t' << name << '\t' << shortest(sol.beta[j]) << '\n';
+      const std::uint64_t column = (columns.original.empty() ? j : columns.original.at(j)) + 1;
+      const std::string name = j < feature_names.size() ? feature_names[j] : "x" + std::to_string(column);
+      s << lambda << '\t' << column << '\t' << name << '\t' << shortest(sol.beta[j]) << '\n';
     }
   }
   out.commit();

@@ -13,6 +13,7 @@ extern char** environ;
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
+#include "app/memory_budget.hpp"
 #include "gyre/base/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
@@ -33,6 +34,10 @@ std::string format_report(const gyre::lda::EpochReport& r) {
                 r.loglik_per_token, r.tokens_per_s / 1e6);
   return line;
 }
+
+// What a token costs while sampling, for planning: its word and document, topic, the sampler's
+// index (about 32 bytes measured at K = 100; the counts are added separately).
+constexpr std::uint64_t kBytesPerToken = 32;
 
 gyre::data::CorpusFormat format_of(const std::string& name) {
   using gyre::data::CorpusFormat;
@@ -86,6 +91,8 @@ int main(int argc, char** argv) {
   app.add_option("--top-words", top, "words per topic printed at the end and written to topics.txt")
       ->capture_default_str()->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines or topics on stdout");
+  std::uint64_t max_memory = 0;
+  app::add_max_memory_flag(app, max_memory);
   app::ClusterFlags multi("gyre-lda");
   multi.add_to(app);
   if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
@@ -109,12 +116,21 @@ int main(int argc, char** argv) {
     opts.format = format_of(format);
     opts.vocab = vocab_path;
     opts.tokenizer.min_count = min_count;
+    // A counts file can ask for 10^9 tokens in a few bytes: refuse it while reading, before the
+    // tokens are laid out, and the whole model right after.
+    opts.max_tokens = max_memory == 0 ? UINT64_MAX : max_memory / kBytesPerToken;
     if (stop_words == "default") {
       for (auto& w : data::default_stop_words()) opts.tokenizer.stop_words.insert(w);
     } else if (stop_words != "none") {
       for (auto& w : data::read_stop_words(stop_words)) opts.tokenizer.stop_words.insert(w);
     }
     data::Corpus corpus = data::load_corpus(corpus_path, opts);
+    app::require_memory(corpus.tokens() * kBytesPerToken +
+                            (std::uint64_t{corpus.vocab_size()} + corpus.docs()) * c.topics * sizeof(std::int32_t),
+                        max_memory,
+                        "LDA with " + std::to_string(c.topics) + " topics over " + std::to_string(corpus.tokens()) +
+                            " tokens, " + std::to_string(corpus.vocab_size()) + " words and " +
+                            std::to_string(corpus.docs()) + " documents");
     if (static_cast<std::uint64_t>(c.workers) > corpus.docs())
       throw std::invalid_argument(std::to_string(c.workers) + " workers but " + corpus_path + " has only " +
                                   std::to_string(corpus.docs()) + " documents: at most one worker per document");

@@ -16,6 +16,7 @@
 #include "gyre/base/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
+#include "gyre/data/id_space.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/scheduler/barrier_simulation.hpp"
@@ -25,12 +26,15 @@ extern char** environ;
 
 namespace {
 
-void write_weights(const std::string& path, const gyre::data::RegressionSet& set, const std::vector<double>& w) {
+// One line per feature the data uses, under its index in the input (1-based).
+void write_weights(const std::string& path, const gyre::data::RegressionSet& set, const gyre::data::IdTable& columns,
+                   const std::vector<double>& w) {
   gyre::OutputFile f(path);
   f.stream().precision(17);
   f.stream() << "feature\tname\tweight\n0\t(bias)\t" << w.back() << '\n';
   for (std::uint32_t j = 0; j < set.features; ++j)
-    f.stream() << j + 1 << '\t' << (set.feature_names.empty() ? "" : set.feature_names[j]) << '\t' << w[j] << '\n';
+    f.stream() << std::uint64_t{columns.original.at(j)} + 1 << '\t'
+               << (set.feature_names.empty() ? "" : set.feature_names[j]) << '\t' << w[j] << '\n';
   f.commit();
 }
 
@@ -89,8 +93,13 @@ int main(int argc, char** argv) {
       const std::filesystem::path inputs[] = {data_path, test_path, multi.token_file()};
       check_outputs(outputs, inputs);
     }
-    const auto set = data::load_regression(data_path);
-    const auto test = test_path.empty() ? data::RegressionSet{} : data::load_regression(test_path);
+    auto set = data::load_regression(data_path);
+    auto test = test_path.empty() ? data::RegressionSet{} : data::load_regression(test_path);
+    // One column space for both, over the columns either uses: the model is as wide as the
+    // data, not as the largest feature index.
+    std::vector<data::RegressionSet*> sets{&set};
+    if (!test_path.empty()) sets.push_back(&test);
+    const data::IdTable columns = data::compact_features(sets);
     const auto& eval = test_path.empty() ? set : test;
     if (job.reports())
       std::printf("gyre-logreg: %llu samples, %u features; %d workers, %d servers, barrier %s, %s\n",
@@ -124,7 +133,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(scheduler::step_quantile(run.steps, 0.95)),
                 100 * held / (run.seconds * c.workers));
     std::printf("final: loss %.6f, accuracy %.4f after %.3f s\n", run.fit.loss, run.fit.accuracy, run.seconds);
-    if (!out_path.empty()) write_weights(out_path, set, run.weights);
+    if (!out_path.empty()) write_weights(out_path, set, columns, run.weights);
     if (metrics) metrics->finish();
     return 0;
   });

@@ -13,11 +13,13 @@ extern char** environ;
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
+#include "app/memory_budget.hpp"
 #include "gyre/base/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/data/ratings.hpp"
+#include "gyre/model/block.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
 #include "mf/distributed.hpp"
@@ -88,6 +90,8 @@ int main(int argc, char** argv) {
   app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, train_rmse, test_rmse, updates_per_s");
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines on stdout");
   // Multi-process runs. The process rank is not --rank, which is the factor rank here.
+  std::uint64_t max_memory = 0;
+  app::add_max_memory_flag(app, max_memory);
   app::ClusterFlags multi("gyre-mf");
   multi.add_to(app);
   if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
@@ -115,6 +119,12 @@ int main(int argc, char** argv) {
     }
     auto input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)));
     c.workers = static_cast<int>(input.shards.size());
+    // The factors are what a large rank or a large id space makes explode; the ratings are
+    // already in memory by now.
+    const std::uint64_t rows = std::uint64_t{input.ids.users.size()} + input.ids.items.size();
+    app::require_memory(rows * model::padded_width(c.rank + (c.biases ? 1 : 0)) * sizeof(float), max_memory,
+                        "a rank-" + std::to_string(c.rank) + " model of " + std::to_string(input.ids.users.size()) +
+                            " users and " + std::to_string(input.ids.items.size()) + " items");
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;
     c.local = local == "dynamic" ? mf::LocalSchedule::kDynamic : mf::LocalSchedule::kDeterministic;

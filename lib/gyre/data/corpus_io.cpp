@@ -24,6 +24,19 @@ namespace fs = std::filesystem;
 // A single bag-of-words count is bounded like an id: it becomes that many tokens in memory.
 constexpr std::uint64_t kMaxCount = kMaxId;
 
+// The running token total of a counts file, refused at the line that takes it past the limit.
+struct TokenBudget {
+  const fs::path& file;
+  std::uint64_t limit;
+  std::uint64_t total = 0;
+  void add(std::size_t line, std::uint64_t count) {
+    total += count;
+    if (total > limit)
+      throw InputError(file, line, "a corpus of at most " + std::to_string(limit) + " tokens (the memory budget)",
+                       std::to_string(total) + " tokens up to this line");
+  }
+};
+
 std::string range(std::uint64_t low, std::uint64_t high) {
   return "[" + std::to_string(low) + ", " + std::to_string(high) + "]";
 }
@@ -169,7 +182,7 @@ void write_vocab(const fs::path& file, const std::vector<std::string>& vocab) {
   out.commit();
 }
 
-Corpus read_uci(const fs::path& docword, const fs::path& vocab_file) {
+Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64_t max_tokens) {
   const std::string text = slurp(docword);
   require_vocab_file(vocab_file, docword);
   LineCursor lines(text);
@@ -196,6 +209,7 @@ Corpus read_uci(const fs::path& docword, const fs::path& vocab_file) {
                      "W equal to the " + std::to_string(vocab.size()) + " words of " + vocab_file.string(),
                      std::to_string(words));
 
+  TokenBudget tokens{docword, max_tokens};
   std::vector<Entry> entries;
   // One entry per line at most, so the line count bounds the reservation (not the header).
   entries.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
@@ -210,6 +224,7 @@ Corpus read_uci(const fs::path& docword, const fs::path& vocab_file) {
     const std::uint64_t doc = number(docword, at, f[0], "a document id", 1, docs);
     const std::uint64_t word = number(docword, at, f[1], "a word id", 1, words);
     const std::uint64_t count = number(docword, at, f[2], "a positive integer count", 1, kMaxCount);
+    tokens.add(at, count);
     entries.push_back({doc - 1, static_cast<std::uint32_t>(word - 1), static_cast<std::uint32_t>(count)});
   }
   if (entries.size() != declared)
@@ -278,8 +293,9 @@ Corpus read_text_lines(const fs::path& file, const TokenizerOptions& opts) {
   return c;
 }
 
-Corpus read_doc_word_counts(const fs::path& file, const fs::path& vocab_file) {
+Corpus read_doc_word_counts(const fs::path& file, const fs::path& vocab_file, std::uint64_t max_tokens) {
   const std::string text = slurp(file);
+  TokenBudget tokens{file, max_tokens};
   require_vocab_file(vocab_file, file);
   Corpus c;
   c.vocab = read_vocab(vocab_file);
@@ -308,6 +324,7 @@ Corpus read_doc_word_counts(const fs::path& file, const fs::path& vocab_file) {
       const std::uint64_t word = number(file, at, pair.substr(0, colon), word_id, 0, words - 1);
       const std::uint64_t count =
           number(file, at, pair.substr(colon + 1), "a positive integer count in \"word:count\"", 1, kMaxCount);
+      tokens.add(at, count);
       c.words.insert(c.words.end(), count, static_cast<std::uint32_t>(word));
     }
     if (pairs == 0)
@@ -331,7 +348,7 @@ Corpus load_corpus(const fs::path& path, const CorpusOptions& options) {
       throw InputError(path, 0, options.format == CorpusFormat::text ? "a text file" : "a docword file", "a directory");
     if (options.format == CorpusFormat::automatic && fs::exists(path / kManifestName, ec))
       return merge_corpus_shards(read_corpus_partition(path));
-    if (fs::exists(path / "docword.txt", ec)) return read_uci(path / "docword.txt", vocab_or(path / "vocab.txt"));
+    if (fs::exists(path / "docword.txt", ec)) return read_uci(path / "docword.txt", vocab_or(path / "vocab.txt"), options.max_tokens);
     throw InputError(path, 0,
                      options.format == CorpusFormat::uci
                          ? "docword.txt and vocab.txt in this directory"
@@ -349,17 +366,18 @@ Corpus load_corpus(const fs::path& path, const CorpusOptions& options) {
   };
   switch (options.format) {
     case CorpusFormat::uci:
-      return read_uci(path, uci_vocab());
+      return read_uci(path, uci_vocab(), options.max_tokens);
     case CorpusFormat::text:
       return read_text_lines(path, options.tokenizer);
     case CorpusFormat::docword:
-      return read_doc_word_counts(path, vocab_or(beside / "vocab.txt"));
+      return read_doc_word_counts(path, vocab_or(beside / "vocab.txt"), options.max_tokens);
     case CorpusFormat::automatic:
       break;
   }
-  if (uci_name) return read_uci(path, uci_vocab());
+  if (uci_name) return read_uci(path, uci_vocab(), options.max_tokens);
   const std::string text = slurp(path);
-  if (looks_like_doc_word_counts(first_content_line(text))) return read_doc_word_counts(path, vocab_or(beside / "vocab.txt"));
+  if (looks_like_doc_word_counts(first_content_line(text)))
+    return read_doc_word_counts(path, vocab_or(beside / "vocab.txt"), options.max_tokens);
   if (!options.vocab.empty())
     throw std::invalid_argument("a vocabulary file applies to uci and docword input, but " + path.string() +
                                 " reads as text lines");

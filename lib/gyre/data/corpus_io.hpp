@@ -42,8 +42,11 @@ std::vector<std::string> read_names(const std::filesystem::path& file, const std
 
 // UCI bag-of-words: docword has three header lines D, W, NNZ, then NNZ lines "docID wordID
 // count" (1-based ids, in any order; a document's lines are kept in input order); vocab has W
-// lines. Doc id d becomes doc_ids entry d-1; documents without lines are dropped.
-Corpus read_uci(const std::filesystem::path& docword, const std::filesystem::path& vocab);
+// lines. Doc id d becomes doc_ids entry d-1; documents without lines are dropped. A file whose
+// counts add up to more than `max_tokens` is refused at the line that crosses it, before the
+// tokens are laid out (a count of 10^9 on one line is a few bytes of file).
+Corpus read_uci(const std::filesystem::path& docword, const std::filesystem::path& vocab,
+                std::uint64_t max_tokens = UINT64_MAX);
 
 // One document per line of raw text, tokenized as above. Word ids go by descending corpus
 // frequency, ties alphabetically, so the same text always gives the same ids. A document's doc
@@ -52,8 +55,9 @@ Corpus read_text_lines(const std::filesystem::path& file, const TokenizerOptions
 
 // LightLDA's libsvm-like form: lines "docid word:count word:count ...", docid a non-negative
 // integer kept as the doc id, word a 0-based line index into vocab. Blank lines are skipped;
-// a document id without pairs is an error (an empty document).
-Corpus read_doc_word_counts(const std::filesystem::path& file, const std::filesystem::path& vocab);
+// a document id without pairs is an error (an empty document). `max_tokens` as for read_uci.
+Corpus read_doc_word_counts(const std::filesystem::path& file, const std::filesystem::path& vocab,
+                            std::uint64_t max_tokens = UINT64_MAX);
 
 enum class CorpusFormat { automatic, uci, text, docword };
 
@@ -61,6 +65,7 @@ struct CorpusOptions {
   CorpusFormat format = CorpusFormat::automatic;
   std::filesystem::path vocab;  // empty: found next to the input (uci, docword)
   TokenizerOptions tokenizer;   // text only
+  std::uint64_t max_tokens = UINT64_MAX;  // uci, docword: refuse a corpus with more tokens
 };
 
 // The one entry point apps use. Automatic detection, in order:

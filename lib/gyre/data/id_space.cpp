@@ -6,42 +6,48 @@
 namespace gyre::data {
 namespace {
 
-// The ids that occur, ascending. A bitmap over 0..max costs max/8 bytes; it is used while that
-// stays within a few bytes per rating, else the ids are sorted.
-std::vector<std::uint32_t> distinct(std::span<RatingsSet* const> sets, std::uint32_t Rating::*field) {
+// The ids that `each_id` visits, ascending and distinct. A bitmap over 0..max costs max/8
+// bytes; it is used while that stays within a few bytes per occurrence, else the ids are sorted.
+template <class EachId>
+IdTable table_of(const EachId& each_id) {
   std::uint64_t count = 0;
   std::uint32_t largest = 0;
-  for (const RatingsSet* s : sets) {
-    count += s->ratings.size();
-    for (const Rating& r : s->ratings) largest = std::max(largest, r.*field);
-  }
-  std::vector<std::uint32_t> out;
-  if (count == 0) return out;
+  each_id([&](std::uint32_t id) {
+    ++count;
+    largest = std::max(largest, id);
+  });
+  IdTable table;
+  auto& out = table.original;
+  if (count == 0) return table;
   if (std::uint64_t{largest} <= 32 * count + (1u << 20)) {
     std::vector<std::uint64_t> seen(std::uint64_t{largest} / 64 + 1, 0);
-    for (const RatingsSet* s : sets)
-      for (const Rating& r : s->ratings) seen[r.*field / 64] |= std::uint64_t{1} << (r.*field % 64);
+    each_id([&](std::uint32_t id) { seen[id / 64] |= std::uint64_t{1} << (id % 64); });
     for (std::size_t w = 0; w < seen.size(); ++w)
       for (std::uint64_t bits = seen[w]; bits != 0; bits &= bits - 1)
         out.push_back(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))));
-    return out;
+    return table;
   }
   out.reserve(count);
-  for (const RatingsSet* s : sets)
-    for (const Rating& r : s->ratings) out.push_back(r.*field);
+  each_id([&](std::uint32_t id) { out.push_back(id); });
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   out.shrink_to_fit();
-  return out;
+  return table;
+}
+
+std::uint32_t dense_id(const IdTable& table, std::uint32_t id) {
+  return static_cast<std::uint32_t>(std::lower_bound(table.original.begin(), table.original.end(), id) -
+                                    table.original.begin());
 }
 
 IdTable renumber(std::span<RatingsSet* const> sets, std::uint32_t Rating::*field) {
-  IdTable table{distinct(sets, field)};
+  IdTable table = table_of([&](const auto& visit) {
+    for (const RatingsSet* s : sets)
+      for (const Rating& r : s->ratings) visit(r.*field);
+  });
   if (!table.identity())
     for (RatingsSet* s : sets)
-      for (Rating& r : s->ratings)
-        r.*field = static_cast<std::uint32_t>(
-            std::lower_bound(table.original.begin(), table.original.end(), r.*field) - table.original.begin());
+      for (Rating& r : s->ratings) r.*field = dense_id(table, r.*field);
   return table;
 }
 
@@ -63,6 +69,28 @@ void restore_ids(RatingsSet& set, const IdTables& tables) {
     r.user = tables.users.original.at(r.user);
     r.item = tables.items.original.at(r.item);
   }
+}
+
+IdTable compact_features(std::span<RegressionSet* const> sets) {
+  IdTable table = table_of([&](const auto& visit) {
+    for (const RegressionSet* s : sets)
+      for (const std::uint32_t c : s->cols) visit(c);
+  });
+  if (!table.identity()) {
+    for (RegressionSet* s : sets)
+      for (std::uint32_t& c : s->cols) c = dense_id(table, c);  // monotonic: rows stay increasing
+  }
+  for (RegressionSet* s : sets) {
+    if (!s->feature_names.empty()) {
+      std::vector<std::string> names;
+      names.reserve(table.size());
+      for (const std::uint32_t j : table.original)
+        names.push_back(j < s->feature_names.size() ? std::move(s->feature_names[j]) : std::string());
+      s->feature_names = std::move(names);
+    }
+    s->features = table.size();
+  }
+  return table;
 }
 
 }  // namespace gyre::data

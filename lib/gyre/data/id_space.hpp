@@ -1,4 +1,4 @@
-// gyre/data/id_space.hpp — user and item ids renumbered densely, so memory follows the data and not the largest id.
+// gyre/data/id_space.hpp — ids (users, items, feature columns) renumbered densely, so memory follows the data and not the largest id.
 #pragma once
 
 #include <cstdint>
@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gyre/data/ratings.hpp"
+#include "gyre/data/regression.hpp"
 
 namespace gyre::data {
 
@@ -28,6 +29,12 @@ struct IdTables {
 // Time O(ratings + largest id / 32) when the ids are not much sparser than the data, else a
 // sort; a file whose ids are already dense 0..n-1 comes back unchanged.
 IdTables compact_ids(std::span<RatingsSet* const> sets);
+
+// The same for the feature columns of regression sets (a training set and its evaluation set
+// together): columns no sample uses are dropped, feature names follow their columns, and
+// `features` becomes the number of columns used. A LibSVM line with index 10^7 then costs one
+// column. Returns the original column of every dense one.
+IdTable compact_features(std::span<RegressionSet* const> sets);
 
 // The inverse: puts the original ids back (for writing shards that keep the input's ids); the
 // set's users and items, the bounds of its id space, are the caller's to set.
