@@ -41,18 +41,21 @@ bool is_within(const fs::path& inner, const fs::path& outer) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
-// Can a file be created in `dir`? A nameless file answers exactly (read-only mounts, ACLs, a
-// full inode table) and leaves nothing behind; access() is the fallback without O_TMPFILE.
+// Can a file be created in `dir`? Creating one answers exactly (read-only mounts, ACLs, file
+// systems that take no files, root included), where access() would only read mode bits. A
+// nameless file leaves nothing behind; without O_TMPFILE a named one is made and removed.
 void probe_directory(const fs::path& dir, const std::string& who) {
-  const int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  int error = fd >= 0 ? 0 : errno;
+  if (fd < 0 && (error == EOPNOTSUPP || error == EISDIR || error == EINVAL)) {
+    const fs::path probe = dir / (".gyre-probe-" + std::to_string(::getpid()));
+    fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    error = fd >= 0 ? 0 : errno;
+    if (fd >= 0) ::unlink(probe.c_str());
+  }
   if (fd >= 0) {
     ::close(fd);
     return;
-  }
-  int error = errno;
-  if (error == EOPNOTSUPP || error == EISDIR || error == EINVAL) {
-    if (::access(dir.c_str(), W_OK) == 0) return;
-    error = errno;
   }
   if (error == ENOENT) throw std::invalid_argument(who + ": directory " + dir.string() + " does not exist");
   if (error == ENOTDIR) throw std::invalid_argument(who + ": " + dir.string() + " is not a directory");

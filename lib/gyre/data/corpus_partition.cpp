@@ -168,10 +168,13 @@ std::vector<Corpus> read_corpus_partition(const fs::path& dir) {
   const std::vector<std::string> vocab = read_listed_vocab(dir, m);
   std::vector<Corpus> shards;
   shards.reserve(m.shards.size());
+  std::vector<std::span<const std::uint64_t>> ids;
   for (const ShardEntry& e : m.shards) {
     shards.push_back(read_listed_shard(dir, m, e));
     shards.back().vocab = vocab;
   }
+  for (const Corpus& shard : shards) ids.emplace_back(shard.doc_ids);
+  check_ids_unique(dir, m, ids, "document");
   return shards;
 }
 

@@ -78,6 +78,19 @@ std::string shard_file_name(std::size_t index) {
   return name;
 }
 
+void check_ids_unique(const std::filesystem::path& dir, const Manifest& manifest,
+                      std::span<const std::span<const std::uint64_t>> ids_per_shard, std::string_view what) {
+  const std::vector<MergedRecord> order = merge_by_id(ids_per_shard);
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    if (order[i].id != order[i - 1].id) continue;
+    const auto& first = manifest.shards.at(order[i - 1].shard).file;
+    const auto& second = manifest.shards.at(order[i].shard).file;
+    throw InputError(dir / second, 0, "each " + std::string(what) + " id in one shard only",
+                     std::string(what) + " id " + std::to_string(order[i].id) + " also in " +
+                         (first == second ? std::string("this shard") : first));
+  }
+}
+
 const DirectoryKind& partition_directory() {
   static const DirectoryKind kind{"a gyre-partition directory", [](std::string_view name) {
                                     const bool shard = name.starts_with("part-") && name.ends_with(".shard");

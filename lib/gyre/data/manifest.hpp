@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,11 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& manifest);
 const ShardEntry& listed_part(const std::filesystem::path& dir, const Manifest& manifest, std::uint32_t part);
 // DIR/entry.file, or gyre::InputError naming it if it does not exist.
 std::filesystem::path listed_shard(const std::filesystem::path& dir, const ShardEntry& entry);
+// Throws gyre::InputError naming the later of two shards that hold the same record id (`what`:
+// "document", "sample"); ids_per_shard[i] are the ids of the manifest's shard i. A record in two
+// shards would be trained twice and written out twice.
+void check_ids_unique(const std::filesystem::path& dir, const Manifest& manifest,
+                      std::span<const std::span<const std::uint64_t>> ids_per_shard, std::string_view what);
 // Throws gyre::InputError naming `file` unless what was loaded matches the manifest entry;
 // `records` and `tokens` name the counts in the message ("documents", "tokens"; "samples", "non-zeros").
 void check_listed(const std::filesystem::path& file, const ShardEntry& listed, const ShardEntry& loaded,

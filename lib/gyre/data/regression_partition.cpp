@@ -154,6 +154,9 @@ std::vector<RegressionSet> read_row_partition(const fs::path& dir) {
     shards.push_back(read_listed_shard(dir, m, e));
     shards.back().feature_names = names;
   }
+  std::vector<std::span<const std::uint64_t>> ids;
+  for (const RegressionSet& shard : shards) ids.emplace_back(shard.sample_ids);
+  check_ids_unique(dir, m, ids, "sample");
   return shards;
 }
 
