@@ -14,7 +14,7 @@ namespace gyre::app {
 ClusterFlags::ClusterFlags(std::string program) : program_(std::move(program)), job_id_(program_) {}
 
 void ClusterFlags::add_to(CLI::App& app) {
-  auto* multi = "multi-process (also from mpirun/srun variables)";
+  auto* multi = kGroup;
   app.add_option("--process-rank", process_rank_, "this process's rank (default: from the launcher, else 0)")
       ->group(multi);
   app.add_option("--processes", processes_, "number of processes = workers (default: from the launcher, else 1)")

@@ -18,6 +18,9 @@ namespace gyre::app {
 // passes cluster::environment_of(environ) in, as the library expects of an entry point.
 class ClusterFlags {
  public:
+  // The help group of these flags; they differ per rank by nature (see job_settings).
+  static constexpr const char* kGroup = "multi-process (also from mpirun/srun variables)";
+
   // `program` names the tool in messages and is the default --job-id.
   explicit ClusterFlags(std::string program);
 
