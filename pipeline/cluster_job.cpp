@@ -26,7 +26,8 @@ cluster::RendezvousOptions rendezvous_options(const ClusterJobOptions& o) {
 
 std::unique_ptr<net::Group> join(const ClusterJobOptions& o, int member, int members) {
   net::TcpListener listener(o.listen_host, 0);
-  const auto table = cluster::rendezvous(o.coordinator, member, listener.endpoint().port, members, rendezvous_options(o));
+  const auto table =
+      cluster::rendezvous(o.coordinator, member, listener.endpoint().port, members, rendezvous_options(o));
   net::TcpOptions to;
   to.rank = member;
   to.job_id = o.job_id;

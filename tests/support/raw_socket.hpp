@@ -23,7 +23,8 @@ inline std::unique_ptr<boost::asio::ip::tcp::socket> connect_loopback(boost::asi
 
 // Runs `io` until the peer ends the connection on `s` (EOF or reset) or `within` passes; says
 // which. Whatever the peer sends meanwhile is read and dropped.
-inline bool closed_within(boost::asio::io_context& io, boost::asio::ip::tcp::socket& s, std::chrono::milliseconds within) {
+inline bool closed_within(boost::asio::io_context& io, boost::asio::ip::tcp::socket& s,
+                          std::chrono::milliseconds within) {
   bool closed = false;
   auto buffer = std::make_shared<std::array<char, 512>>();
   std::function<void()> read = [&] {

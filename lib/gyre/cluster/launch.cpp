@@ -52,7 +52,8 @@ Launch resolve_launch(std::optional<int> flag_rank, std::optional<int> flag_size
     // pairing rule adds the gyre apps' spelling, as a hint.
     if (!flag_rank || !flag_size)
       throw std::invalid_argument("process rank and process count go together (--process-rank/--processes)");
-    if (*flag_size < 1) throw std::invalid_argument("process count " + std::to_string(*flag_size) + " is not at least 1");
+    if (*flag_size < 1)
+      throw std::invalid_argument("process count " + std::to_string(*flag_size) + " is not at least 1");
     if (*flag_rank < 0 || *flag_rank >= *flag_size)
       throw std::invalid_argument("process rank " + std::to_string(*flag_rank) + " outside 0.." +
                                   std::to_string(*flag_size - 1));

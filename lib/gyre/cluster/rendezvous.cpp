@@ -114,21 +114,22 @@ struct Coordinator::Impl {
     net::AcceptOptions ao;
     ao.hello_timeout = options.hello_timeout;
     ao.log = [this](const std::string& line) { log(line); };
-    accept_loop = net::AcceptLoop::start(acceptor, std::move(ao), [this](tcp::socket s, std::shared_ptr<net::Admission> a) {
-      auto v = std::make_shared<Visitor>(std::move(s));
-      v->admission = std::move(a);
-      v->admission->on_expiry([this, weak = std::weak_ptr<Visitor>(v)](const std::string& why) {
-        if (auto visitor = weak.lock()) drop(visitor, why);
-      });
-      net::async_accept_handshake(v->socket, v, key_of(options), net::kCoordinatorId,
-                                  [this, v](const std::string& error, const net::DialerHello& hello) {
-                                    if (v->closed) return;
-                                    if (!error.empty()) return drop(v, error);
-                                    v->admission->release();
-                                    v->admission.reset();
-                                    read_registration(v, hello);
-                                  });
-    });
+    accept_loop =
+        net::AcceptLoop::start(acceptor, std::move(ao), [this](tcp::socket s, std::shared_ptr<net::Admission> a) {
+          auto v = std::make_shared<Visitor>(std::move(s));
+          v->admission = std::move(a);
+          v->admission->on_expiry([this, weak = std::weak_ptr<Visitor>(v)](const std::string& why) {
+            if (auto visitor = weak.lock()) drop(visitor, why);
+          });
+          net::async_accept_handshake(v->socket, v, key_of(options), net::kCoordinatorId,
+                                      [this, v](const std::string& error, const net::DialerHello& hello) {
+                                        if (v->closed) return;
+                                        if (!error.empty()) return drop(v, error);
+                                        v->admission->release();
+                                        v->admission.reset();
+                                        read_registration(v, hello);
+                                      });
+        });
   }
 
   void read_registration(const std::shared_ptr<Visitor>& v, const net::DialerHello& hello) {
@@ -143,7 +144,8 @@ struct Coordinator::Impl {
       JobSettings settings;
       std::string why;
       try {
-        if (m.type != kRegister) throw wire::DecodeError("expected a registration, got message type " + std::to_string(m.type));
+        if (m.type != kRegister)
+          throw wire::DecodeError("expected a registration, got message type " + std::to_string(m.type));
         r = wire::decode<Registration>(m.meta);
         settings = decode_settings(m.body.bytes());
       } catch (const wire::DecodeError& e) {
@@ -159,7 +161,8 @@ struct Coordinator::Impl {
 
   // Why an authenticated member cannot join this job, or empty.
   std::string check(const net::DialerHello& hello, const JobSettings& settings) const {
-    if (hello.job_id != options.job_id) return "another job id '" + hello.job_id + "' (this job's is '" + options.job_id + "')";
+    if (hello.job_id != options.job_id)
+      return "another job id '" + hello.job_id + "' (this job's is '" + options.job_id + "')";
     if (hello.id < 0 || hello.id >= members)
       return "member id " + std::to_string(hello.id) + " outside 0.." + std::to_string(members - 1);
     if (const auto& taken = registered[static_cast<std::size_t>(hello.id)])
@@ -220,7 +223,8 @@ void Coordinator::serve() {
 
 std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, int member, std::uint16_t port,
                                          int members, const RendezvousOptions& options) {
-  const tcp::endpoint target(net::ip_address(coordinator.host, "the coordinator " + coordinator.str()), coordinator.port);
+  const tcp::endpoint target(net::ip_address(coordinator.host, "the coordinator " + coordinator.str()),
+                             coordinator.port);
   (void)wire::fixed_text<64>(options.job_id, "job id");
   net::Message reg;
   reg.type = kRegister;
@@ -248,11 +252,12 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
     retry.async_wait([&](boost::system::error_code) { attempt(); });
   };
   auto read_table = [&](const std::shared_ptr<tcp::socket>& socket) {
-    const wire::FrameLimits limits{0, std::max<std::uint64_t>(static_cast<std::uint64_t>(members) * kEntryBytes,
-                                                              net::kVerdictLimits.max_body)};
+    const wire::FrameLimits limits{
+        0, std::max<std::uint64_t>(static_cast<std::uint64_t>(members) * kEntryBytes, net::kVerdictLimits.max_body)};
     net::async_read_frame(*socket, socket, limits, net::kCoordinatorId, [&](const std::string& error, net::Message m) {
       if (!error.empty()) return fail(error);
-      if (const auto reason = net::refusal_reason(m)) return fail(coordinator_text + " refused " + rank_name(member) + ": " + *reason);
+      if (const auto reason = net::refusal_reason(m))
+        return fail(coordinator_text + " refused " + rank_name(member) + ": " + *reason);
       if (m.type != kTable || m.body.size() != static_cast<std::size_t>(members) * kEntryBytes)
         return fail("malformed endpoint table");
       for (int i = 0; i < members; ++i) {

@@ -29,7 +29,8 @@ class Reader {
   std::uint32_t u32() {
     if (left() < 4) throw wire::DecodeError("settings truncated");
     std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= std::to_integer<std::uint32_t>(bytes_[at_ + static_cast<std::size_t>(i)]) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      v |= std::to_integer<std::uint32_t>(bytes_[at_ + static_cast<std::size_t>(i)]) << (8 * i);
     at_ += 4;
     return v;
   }
@@ -74,7 +75,8 @@ std::vector<std::byte> encode_settings(const JobSettings& settings) {
 }
 
 JobSettings decode_settings(std::span<const std::byte> bytes) {
-  if (bytes.size() > kMaxSettingsBytes) throw wire::DecodeError("settings over " + std::to_string(kMaxSettingsBytes) + " bytes");
+  if (bytes.size() > kMaxSettingsBytes)
+    throw wire::DecodeError("settings over " + std::to_string(kMaxSettingsBytes) + " bytes");
   Reader in(bytes);
   const std::uint32_t count = in.u32();
   if (count > in.left() / 8) throw wire::DecodeError("settings count " + std::to_string(count) + " past the end");
@@ -112,7 +114,8 @@ std::string settings_difference(const JobSettings& theirs, const std::string& th
   for (const auto& [name, value] : ours) {
     const std::string* their = find(theirs, name);
     if (!their || *their != value)
-      return head + shown(name) + " is " + value_on(their) + " on " + theirs_name + ", " + shown(value) + " on " + ours_name;
+      return head + shown(name) + " is " + value_on(their) + " on " + theirs_name + ", " + shown(value) + " on " +
+             ours_name;
   }
   for (const auto& [name, value] : theirs)
     if (!find(ours, name))

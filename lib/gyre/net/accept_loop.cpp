@@ -98,7 +98,9 @@ void AcceptLoop::admit(tcp::socket socket) {
       at_cap_ = true;
       boost::system::error_code ec;
       const auto from = socket.remote_endpoint(ec);
-      options_.log(std::to_string(unauthenticated_) + " connections are waiting to authenticate (the limit): closing new ones at once until some finish or time out (the first from " +
+      options_.log(std::to_string(unauthenticated_) +
+                   " connections are waiting to authenticate (the limit): closing new ones at once until some finish "
+                   "or time out (the first from " +
                    (ec ? std::string("?") : from.address().to_string() + ":" + std::to_string(from.port())) + ")");
     }
     boost::system::error_code ignored;
@@ -110,10 +112,11 @@ void AcceptLoop::admit(tcp::socket socket) {
   std::erase_if(admissions_, [](const std::weak_ptr<Admission>& a) { return a.expired(); });
   admissions_.push_back(admission);
   admission->deadline_.expires_after(options_.hello_timeout);
-  admission->deadline_.async_wait([weak = std::weak_ptr<Admission>(admission), after = options_.hello_timeout](boost::system::error_code ec) {
-    if (ec) return;  // released or stopped
-    if (auto a = weak.lock()) a->expire(after);
-  });
+  admission->deadline_.async_wait(
+      [weak = std::weak_ptr<Admission>(admission), after = options_.hello_timeout](boost::system::error_code ec) {
+        if (ec) return;  // released or stopped
+        if (auto a = weak.lock()) a->expire(after);
+      });
   on_accept_(std::move(socket), std::move(admission));
 }
 

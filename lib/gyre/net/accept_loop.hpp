@@ -83,9 +83,9 @@ class AcceptLoop : public std::enable_shared_from_this<AcceptLoop> {
   std::chrono::milliseconds backoff_;
   bool stopped_ = false;
   int unauthenticated_ = 0;
-  bool at_cap_ = false;       // a burst over the cap is under way (and was logged)
-  std::string failing_;       // the error of the current run of failed accepts
-  long failures_ = 0;         // how many accepts failed in that run
+  bool at_cap_ = false;                               // a burst over the cap is under way (and was logged)
+  std::string failing_;                               // the error of the current run of failed accepts
+  long failures_ = 0;                                 // how many accepts failed in that run
   std::vector<std::weak_ptr<Admission>> admissions_;  // to cancel their clocks on stop
 };
 

@@ -122,9 +122,11 @@ struct State : std::enable_shared_from_this<State> {
   HandshakeKey key() const { return {"data plane", options.job_id, options.job_digest, options.token}; }
   // Why an authenticated peer may not join here, or empty.
   std::string admissible(const DialerHello& hello) const {
-    if (hello.job_id != options.job_id) return "another job id '" + hello.job_id + "' (this job's is '" + options.job_id + "')";
+    if (hello.job_id != options.job_id)
+      return "another job id '" + hello.job_id + "' (this job's is '" + options.job_id + "')";
     if (hello.job_digest != options.job_digest)
-      return "another job configuration: settings digest '" + hello.job_digest + "' (this job's is '" + options.job_digest + "')";
+      return "another job configuration: settings digest '" + hello.job_digest + "' (this job's is '" +
+             options.job_digest + "')";
     if (hello.id <= options.rank || hello.id >= size() || connections[static_cast<std::size_t>(hello.id)])
       return "rank " + std::to_string(hello.id) + " must not dial here or is already connected";
     return {};
@@ -165,7 +167,8 @@ void Connection::refuse(int rank, const std::string& why) {
   state->log("refused rank " + std::to_string(rank) + " (" + address + "): " + why);
   auto frame = OutFrame::of(refusal(why), state->options.rank);
   auto self = shared_from_this();
-  asio::async_write(socket, frame->buffers(), [self, frame](boost::system::error_code, std::size_t) { self->close_socket(); });
+  asio::async_write(socket, frame->buffers(),
+                    [self, frame](boost::system::error_code, std::size_t) { self->close_socket(); });
 }
 
 void Connection::fail(const std::string& why) {
@@ -186,10 +189,11 @@ void Connection::fail(const std::string& why) {
 
 void Connection::read_frame(std::function<void(Message)> on_frame) {
   auto self = shared_from_this();
-  async_read_frame(socket, self, state->options.limits, peer, [self, on_frame = std::move(on_frame)](const std::string& error, Message m) {
-    if (!error.empty()) return self->fail(error);
-    on_frame(std::move(m));
-  });
+  async_read_frame(socket, self, state->options.limits, peer,
+                   [self, on_frame = std::move(on_frame)](const std::string& error, Message m) {
+                     if (!error.empty()) return self->fail(error);
+                     on_frame(std::move(m));
+                   });
 }
 
 void Connection::send(std::shared_ptr<OutFrame> frame) {
@@ -222,22 +226,25 @@ void State::accept(tcp::socket socket, std::shared_ptr<Admission> admission) {
     if (auto conn = weak.lock()) conn->fail(why);
   });
   every_socket.push_back(c);
-  async_accept_handshake(c->socket, c, key(), options.rank, [self, c](const std::string& error, const DialerHello& hello) {
-    if (c->closed) return;  // timed out or shut down meanwhile
-    if (!error.empty()) return c->fail(error);
-    c->admission->release();
-    c->admission.reset();
-    if (const std::string why = self->admissible(hello); !why.empty()) return c->refuse(hello.id, why);
-    c->peer = hello.id;
-    c->send(self->frame(welcome()));
-    self->established(c);
-  });
+  async_accept_handshake(c->socket, c, key(), options.rank,
+                         [self, c](const std::string& error, const DialerHello& hello) {
+                           if (c->closed) return;  // timed out or shut down meanwhile
+                           if (!error.empty()) return c->fail(error);
+                           c->admission->release();
+                           c->admission.reset();
+                           if (const std::string why = self->admissible(hello); !why.empty())
+                             return c->refuse(hello.id, why);
+                           c->peer = hello.id;
+                           c->send(self->frame(welcome()));
+                           self->established(c);
+                         });
 }
 
 void State::dial_later(int rank, std::chrono::steady_clock::time_point deadline) {
   if (std::chrono::steady_clock::now() > deadline) return;  // the setup wait reports it
   auto timer = std::make_shared<asio::steady_timer>(io(), std::chrono::milliseconds(100));
-  timer->async_wait([self = shared_from_this(), rank, deadline, timer](boost::system::error_code) { self->dial(rank, deadline); });
+  timer->async_wait(
+      [self = shared_from_this(), rank, deadline, timer](boost::system::error_code) { self->dial(rank, deadline); });
 }
 
 void State::dial(int rank, std::chrono::steady_clock::time_point deadline) {
@@ -268,7 +275,8 @@ void State::dial(int rank, std::chrono::steady_clock::time_point deadline) {
           return self->dial_later(rank, deadline);
         case Kind::kImpostor:
           c->close_socket();
-          return self->close("rank " + std::to_string(rank) + " at " + c->address + " could not prove it holds the job token");
+          return self->close("rank " + std::to_string(rank) + " at " + c->address +
+                             " could not prove it holds the job token");
         case Kind::kFailed: return c->fail(r.error);
         case Kind::kProven: return self->await_verdict(c, rank);
       }
@@ -283,7 +291,8 @@ void State::await_verdict(const std::shared_ptr<Connection>& c, int rank) {
     if (!error.empty()) return c->fail(error);
     if (const auto reason = refusal_reason(m)) {
       c->close_socket();
-      return self->close("rank " + std::to_string(rank) + " refused rank " + std::to_string(self->options.rank) + ": " + *reason);
+      return self->close("rank " + std::to_string(rank) + " refused rank " + std::to_string(self->options.rank) + ": " +
+                         *reason);
     }
     if (!is_welcome(m)) return c->fail("expected a welcome, got message type " + std::to_string(m.type));
     c->dialed = -1;
@@ -473,10 +482,11 @@ std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector
   accepting.log = [weak = std::weak_ptr<State>(state)](const std::string& line) {
     if (auto s = weak.lock()) s->log(line);
   };
-  state->accept_loop = AcceptLoop::start(state->listener->acceptor, std::move(accepting),
-                                         [weak = std::weak_ptr<State>(state)](tcp::socket socket, std::shared_ptr<Admission> a) {
-                                           if (auto s = weak.lock()) s->accept(std::move(socket), std::move(a));
-                                         });
+  state->accept_loop =
+      AcceptLoop::start(state->listener->acceptor, std::move(accepting),
+                        [weak = std::weak_ptr<State>(state)](tcp::socket socket, std::shared_ptr<Admission> a) {
+                          if (auto s = weak.lock()) s->accept(std::move(socket), std::move(a));
+                        });
   for (int r = 0; r < options.rank; ++r) state->dial(r, deadline);
   auto group = std::make_unique<TcpGroup>(state);  // starts the io thread
 

@@ -21,7 +21,7 @@ struct TcpEndpoint {
 
 struct TcpOptions {
   int rank = 0;
-  std::string job_id;      // at most 63 bytes; a peer of another job is refused
+  std::string job_id;  // at most 63 bytes; a peer of another job is refused
   // At most 63 bytes; a peer with another digest is refused like one of another job. Meant for
   // cluster::settings_digest of the job's settings, so that ranks started with different
   // settings can never form one group.

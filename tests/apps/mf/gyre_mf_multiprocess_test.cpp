@@ -80,11 +80,13 @@ TEST_CASE("a bad --coordinator or --listen-host is refused up front, naming the 
     CHECK_MESSAGE(r.output.find(message) != std::string::npos, r.output);
   };
   // 70000 used to wrap around to port 4464, and "x" to give a bare "stoul".
-  refused({"--coordinator", "127.0.0.1:70000"}, "--coordinator '127.0.0.1:70000': expected HOST:PORT with PORT in 1..65535");
+  refused({"--coordinator", "127.0.0.1:70000"},
+          "--coordinator '127.0.0.1:70000': expected HOST:PORT with PORT in 1..65535");
   refused({"--coordinator", "127.0.0.1:x"}, "--coordinator '127.0.0.1:x': expected HOST:PORT with PORT in 1..65535");
   refused({"--coordinator", "127.0.0.1:0"}, "PORT in 1..65535");
   refused({"--coordinator", "rank0:7700"}, "--coordinator 'rank0:7700': 'rank0' is not an IP address");
-  refused({"--coordinator", "127.0.0.1:7700", "--listen-host", "eth0"}, "--listen-host 'eth0': 'eth0' is not an IP address");
+  refused({"--coordinator", "127.0.0.1:7700", "--listen-host", "eth0"},
+          "--listen-host 'eth0': 'eth0' is not an IP address");
   refused({"--coordinator", "127.0.0.1:7700"}, "process rank 2 outside 0..1", "2");
 }
 

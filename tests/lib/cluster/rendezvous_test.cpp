@@ -195,20 +195,22 @@ class RecordingProxy {
   }
   void pump(const std::shared_ptr<Pair>& pair, tcp::socket& from, tcp::socket& to, std::array<char, 4096>& buffer,
             bool record) {
-    from.async_read_some(asio::buffer(buffer), [this, pair, &from, &to, &buffer, record](boost::system::error_code ec, std::size_t n) {
-      if (ec) {
-        boost::system::error_code ignored;
-        to.shutdown(tcp::socket::shutdown_send, ignored);
-        return;
-      }
-      if (record) {
-        std::lock_guard lock(mutex_);
-        recorded_.append(buffer.data(), n);
-      }
-      asio::async_write(to, asio::buffer(buffer.data(), n), [this, pair, &from, &to, &buffer, record](boost::system::error_code ec2, std::size_t) {
-        if (!ec2) pump(pair, from, to, buffer, record);
-      });
-    });
+    from.async_read_some(
+        asio::buffer(buffer), [this, pair, &from, &to, &buffer, record](boost::system::error_code ec, std::size_t n) {
+          if (ec) {
+            boost::system::error_code ignored;
+            to.shutdown(tcp::socket::shutdown_send, ignored);
+            return;
+          }
+          if (record) {
+            std::lock_guard lock(mutex_);
+            recorded_.append(buffer.data(), n);
+          }
+          asio::async_write(to, asio::buffer(buffer.data(), n),
+                            [this, pair, &from, &to, &buffer, record](boost::system::error_code ec2, std::size_t) {
+                              if (!ec2) pump(pair, from, to, buffer, record);
+                            });
+        });
   }
 
   asio::io_context io_;
@@ -260,9 +262,11 @@ TEST_CASE("a coordinator that cannot prove it holds the token never sees it, and
   auto o = options();
   o.token = "s3cret-Token-4b7e1";
   o.timeout = 20s;
-  const std::string expected = "the coordinator at " + fake.endpoint().str() + " could not prove it holds the job token";
+  const std::string expected =
+      "the coordinator at " + fake.endpoint().str() + " could not prove it holds the job token";
   const auto start = std::chrono::steady_clock::now();
-  CHECK_THROWS_WITH_AS(rendezvous(fake.endpoint(), 1, 5000, 2, o), doctest::Contains(expected.c_str()), std::runtime_error);
+  CHECK_THROWS_WITH_AS(rendezvous(fake.endpoint(), 1, 5000, 2, o), doctest::Contains(expected.c_str()),
+                       std::runtime_error);
   CHECK(std::chrono::steady_clock::now() - start < 5s);
   const std::string sent = fake.received();
   CHECK(sent.size() >= gyre::wire::kFrameHeaderSize);  // the hello, and nothing after it
@@ -271,7 +275,8 @@ TEST_CASE("a coordinator that cannot prove it holds the token never sees it, and
   for (std::size_t i = 0; i + 6 <= o.token.size(); ++i) CHECK(sent.find(o.token.substr(i, 6)) == std::string::npos);
 }
 
-TEST_CASE("a recorded registration replayed on a new connection is refused; the coordinator keeps serving the real member") {
+TEST_CASE(
+    "a recorded registration replayed on a new connection is refused; the coordinator keeps serving the real member") {
   Log log;
   auto o = options();
   o.settings = {{"--lambda", "0.05"}};
@@ -282,7 +287,8 @@ TEST_CASE("a recorded registration replayed on a new connection is refused; the 
   auto member0 = std::async(std::launch::async, [&] { return rendezvous(proxy.endpoint(), 0, 5000, 2, o); });
   // Hello, proof and registration went through; the member now waits for the table.
   const auto until = std::chrono::steady_clock::now() + 10s;
-  while (whole_frames(proxy.recorded()) < 3 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);
+  while (whole_frames(proxy.recorded()) < 3 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(10ms);
   const std::string captured = proxy.recorded();
   REQUIRE(whole_frames(captured) == 3);
 
@@ -300,7 +306,8 @@ TEST_CASE("a recorded registration replayed on a new connection is refused; the 
   served.get();
 }
 
-TEST_CASE("a member with other settings is refused at once with the first difference; the coordinator's timeout names it") {
+TEST_CASE(
+    "a member with other settings is refused at once with the first difference; the coordinator's timeout names it") {
   auto o = options();
   o.settings = {{"--lambda", "0.02"}, {"--epochs", "10"}};
   o.timeout = 1500ms;
@@ -316,9 +323,10 @@ TEST_CASE("a member with other settings is refused at once with the first differ
   other.timeout = 10s;
   const auto start = std::chrono::steady_clock::now();
   other.settings = {{"--lambda", "0.05"}, {"--epochs", "10"}};
-  CHECK_THROWS_WITH_AS(rendezvous(coordinator.endpoint(), 1, 5001, 2, other),
-                       doctest::Contains("rank 1's settings differ from rank 0's: --lambda is 0.05 on rank 1, 0.02 on rank 0"),
-                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(
+      rendezvous(coordinator.endpoint(), 1, 5001, 2, other),
+      doctest::Contains("rank 1's settings differ from rank 0's: --lambda is 0.05 on rank 1, 0.02 on rank 0"),
+      std::runtime_error);
   other.settings = {{"--lambda", "0.02"}};
   CHECK_THROWS_WITH_AS(rendezvous(coordinator.endpoint(), 1, 5001, 2, other),
                        doctest::Contains("--epochs is not set on rank 1, 10 on rank 0"), std::runtime_error);

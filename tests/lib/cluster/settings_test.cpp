@@ -11,7 +11,8 @@ using namespace gyre::cluster;
 
 namespace {
 
-const JobSettings kSettings{{"--lambda", "0.05"}, {"--epochs", "10"}, {"input --train", "12345 bytes, crc32c 0x1a2b3c4d"}};
+const JobSettings kSettings{
+    {"--lambda", "0.05"}, {"--epochs", "10"}, {"input --train", "12345 bytes, crc32c 0x1a2b3c4d"}};
 
 std::vector<std::byte> u32s(std::initializer_list<std::uint32_t> values) {
   std::vector<std::byte> out;
@@ -30,9 +31,9 @@ TEST_CASE("settings survive encoding and decoding, order included") {
 TEST_CASE("hostile settings bytes are refused before anything large is allocated") {
   auto bytes = encode_settings(kSettings);
   bytes.pop_back();
-  CHECK_THROWS_AS(decode_settings(bytes), gyre::wire::DecodeError);                      // truncated
-  CHECK_THROWS_AS(decode_settings(u32s({0xFFFFFFFF})), gyre::wire::DecodeError);          // a huge count
-  CHECK_THROWS_AS(decode_settings(u32s({1, 0xFFFFFFF0, 0})), gyre::wire::DecodeError);    // a huge length
+  CHECK_THROWS_AS(decode_settings(bytes), gyre::wire::DecodeError);                     // truncated
+  CHECK_THROWS_AS(decode_settings(u32s({0xFFFFFFFF})), gyre::wire::DecodeError);        // a huge count
+  CHECK_THROWS_AS(decode_settings(u32s({1, 0xFFFFFFF0, 0})), gyre::wire::DecodeError);  // a huge length
   auto trailing = encode_settings(kSettings);
   trailing.push_back(std::byte{0});
   CHECK_THROWS_AS(decode_settings(trailing), gyre::wire::DecodeError);
@@ -65,9 +66,11 @@ TEST_CASE("the first difference names the setting and both values, or what is mi
         "rank 1's settings differ from rank 0's: --lambda is 0.02 on rank 1, 0.05 on rank 0");
   const JobSettings fewer(kSettings.begin(), kSettings.begin() + 2);
   CHECK(settings_difference(fewer, "rank 1", kSettings, "rank 0") ==
-        "rank 1's settings differ from rank 0's: input --train is not set on rank 1, 12345 bytes, crc32c 0x1a2b3c4d on rank 0");
+        "rank 1's settings differ from rank 0's: input --train is not set on rank 1, 12345 bytes, crc32c 0x1a2b3c4d on "
+        "rank 0");
   CHECK(settings_difference(kSettings, "rank 2", fewer, "rank 0") ==
-        "rank 2's settings differ from rank 0's: input --train is 12345 bytes, crc32c 0x1a2b3c4d on rank 2, not set on rank 0");
+        "rank 2's settings differ from rank 0's: input --train is 12345 bytes, crc32c 0x1a2b3c4d on rank 2, not set on "
+        "rank 0");
   auto reordered = kSettings;
   std::swap(reordered[0], reordered[1]);
   CHECK(settings_difference(reordered, "rank 1", kSettings, "rank 0").find("another order") != std::string::npos);

@@ -95,7 +95,8 @@ class DescriptorLimit {
 // open above it stay usable; only new ones must fall below the limit).
 rlim_t limit_leaving_free(int free) {
   std::set<int> open;
-  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) open.insert(std::stoi(e.path().filename().string()));
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd"))
+    open.insert(std::stoi(e.path().filename().string()));
   int n = 0;
   for (int left = free;; ++n)
     if (!open.count(n) && --left == 0) break;
@@ -128,7 +129,9 @@ TEST_CASE("beyond the limit of unauthenticated connections new ones are closed a
   for (int i = 10; i < 12; ++i) CHECK(gyre::test::closed_within(f.io, *clients[static_cast<std::size_t>(i)], 2000ms));
 }
 
-TEST_CASE("a connection that does not authenticate in time is closed by its owner, with the reason; one that did is left alone") {
+TEST_CASE(
+    "a connection that does not authenticate in time is closed by its owner, with the reason; one that did is left "
+    "alone") {
   AcceptOptions o;
   o.hello_timeout = 200ms;
   Fixture f(o);
