@@ -14,13 +14,24 @@
 namespace gyre::pipeline {
 namespace {
 
+cluster::RendezvousOptions rendezvous_options(const ClusterJobOptions& o) {
+  cluster::RendezvousOptions ro;
+  ro.job_id = o.job_id;
+  ro.token = o.token;
+  ro.timeout = o.connect_timeout;
+  ro.settings = o.settings;
+  ro.log = o.log;
+  return ro;
+}
+
 std::unique_ptr<net::Group> join(const ClusterJobOptions& o, int member, int members) {
   net::TcpListener listener(o.listen_host, 0);
-  cluster::RendezvousOptions ro{o.job_id, o.token, o.connect_timeout};
-  const auto table = cluster::rendezvous(o.coordinator, member, listener.endpoint().port, members, ro);
+  const auto table =
+      cluster::rendezvous(o.coordinator, member, listener.endpoint().port, members, rendezvous_options(o));
   net::TcpOptions to;
   to.rank = member;
   to.job_id = o.job_id;
+  to.job_digest = cluster::settings_digest(o.settings);  // the rendezvous compared them; this binds the data plane too
   to.token = o.token;
   to.connect_timeout = o.connect_timeout;
   to.heartbeat_timeout = o.heartbeat_timeout;
@@ -40,8 +51,7 @@ ClusterGroups join_cluster(const ClusterJobOptions& options) {
   std::future<void> served;
   std::future<std::unique_ptr<net::Group>> scheduler_group;
   if (options.launch.rank == 0) {
-    coordinator.emplace(options.coordinator, members,
-                        cluster::RendezvousOptions{options.job_id, options.token, options.connect_timeout});
+    coordinator.emplace(options.coordinator, members, rendezvous_options(options));
     served = std::async(std::launch::async, [&] { coordinator->serve(); });
     scheduler_group = std::async(std::launch::async, [&] { return join(options, P, members); });
   }

@@ -1,6 +1,11 @@
 // apps/common/cluster_flags.cpp — parsing and checking of the shared multi-process flags.
 #include "app/cluster_flags.hpp"
 
+#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
+
+#include <boost/asio/ip/address.hpp>
+
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -10,6 +15,35 @@
 #include "gyre/net/faults.hpp"
 
 namespace gyre::app {
+namespace {
+
+// Names the flag and the value in every message: the library's own errors cannot know them.
+void check_ip_address(const std::string& flag, const std::string& value, const std::string& host) {
+  boost::system::error_code ec;
+  (void)boost::asio::ip::make_address(host, ec);
+  if (ec) throw std::invalid_argument(flag + " '" + value + "': '" + host + "' is not an IP address");
+}
+
+net::TcpEndpoint parse_coordinator(const std::string& text, int processes) {
+  const auto colon = text.rfind(':');
+  if (text.empty() || colon == std::string::npos)
+    throw std::invalid_argument("a job of " + std::to_string(processes) + " processes needs --coordinator HOST:PORT");
+  net::TcpEndpoint out;
+  out.host = text.substr(0, colon);
+  if (out.host.size() > 2 && out.host.front() == '[' && out.host.back() == ']')  // [IPv6]:PORT
+    out.host = out.host.substr(1, out.host.size() - 2);
+  const char* first = text.data() + colon + 1;
+  const char* last = text.data() + text.size();
+  unsigned port = 0;
+  const auto [end, ec] = std::from_chars(first, last, port);
+  if (ec != std::errc() || end != last || first == last || port < 1 || port > 65535)
+    throw std::invalid_argument("--coordinator '" + text + "': expected HOST:PORT with PORT in 1..65535");
+  out.port = static_cast<std::uint16_t>(port);
+  check_ip_address("--coordinator", text, out.host);
+  return out;
+}
+
+}  // namespace
 
 ClusterFlags::ClusterFlags(std::string program) : program_(std::move(program)), job_id_(program_) {}
 
@@ -66,11 +100,8 @@ pipeline::ClusterJobOptions ClusterFlags::job_options(const cluster::Launch& lau
                                                       std::uint64_t fault_seed) const {
   pipeline::ClusterJobOptions o;
   o.launch = launch;
-  const auto colon = coordinator_.rfind(':');
-  if (coordinator_.empty() || colon == std::string::npos)
-    throw std::invalid_argument("a job of " + std::to_string(launch.size) + " processes needs --coordinator HOST:PORT");
-  o.coordinator.host = coordinator_.substr(0, colon);
-  o.coordinator.port = static_cast<std::uint16_t>(std::stoul(coordinator_.substr(colon + 1)));
+  o.coordinator = parse_coordinator(coordinator_, launch.size);
+  check_ip_address("--listen-host", listen_host_, listen_host_);
   o.listen_host = listen_host_;
   o.job_id = job_id_;
   if (!token_file_.empty()) {

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <span>
 
+#include "gyre/cluster/settings.hpp"
+#include "gyre/net/handshake.hpp"
 #include "gyre/net/message.hpp"
 #include "gyre/pipeline/block_codec.hpp"
 #include "gyre/scheduler/protocol.hpp"
@@ -33,6 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try_decode<scheduler::PhaseDone>(input);
   try_decode<scheduler::Failure>(input);
   try_decode<pipeline::BlockMeta>(input);
+  try_decode<net::HelloRecord>(input);
+  try_decode<net::ChallengeRecord>(input);
+  try_decode<net::ProofRecord>(input);
+  try {
+    (void)cluster::decode_settings(input);
+  } catch (const wire::DecodeError&) {
+  }
 
   // A frame: header, then meta and body as the header announces them, within the limits the
   // backend uses by default (so a huge announced length is refused before any allocation).

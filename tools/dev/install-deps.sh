@@ -2,7 +2,7 @@
 # tools/dev/install-deps.sh — install gyre's build and test dependencies from Debian 12 packages (as root).
 set -euo pipefail
 packages=(meson ninja-build g++ pkg-config libtbb-dev libeigen3-dev libboost-dev libcereal-dev
-          doctest-dev libcli11-dev nlohmann-json3-dev openmpi-bin python3 gnuplot-nox)
+          doctest-dev libcli11-dev nlohmann-json3-dev libsodium-dev openmpi-bin python3 gnuplot-nox)
 packages+=(iproute2 "$@")
 missing=()
 for p in "${packages[@]}"; do

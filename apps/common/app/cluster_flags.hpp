@@ -39,7 +39,9 @@ class ClusterFlags {
   // Settings of this process's part of the job: the coordinator, the token (--token-file, else
   // GYRE_TOKEN in `env`), timeouts, and the injected faults seeded by `fault_seed` + rank.
   // Throws std::invalid_argument when the coordinator or the token is missing or a value is
-  // out of range, gyre::InputError when the token file holds no token.
+  // out of range (--coordinator must be IP:PORT with PORT in 1..65535, --listen-host an IP
+  // address; the message names the flag), gyre::InputError when the token file holds no token.
+  // The settings are left empty: the app fills them in (see ClusterJobOptions::settings).
   pipeline::ClusterJobOptions job_options(const cluster::Launch& launch, const cluster::Environment& env,
                                           std::uint64_t fault_seed) const;
 

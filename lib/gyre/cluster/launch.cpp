@@ -48,9 +48,15 @@ std::optional<Launch> from_launcher(const Environment& env) {
 
 Launch resolve_launch(std::optional<int> flag_rank, std::optional<int> flag_size, const Environment& env) {
   if (flag_rank || flag_size) {
-    if (!flag_rank || !flag_size) throw std::invalid_argument("--rank and --size go together");
-    if (*flag_size < 1 || *flag_rank < 0 || *flag_rank >= *flag_size)
-      throw std::invalid_argument("--rank " + std::to_string(*flag_rank) + " outside --size " + std::to_string(*flag_size));
+    // The messages name the values, not flags of ours (an embedder may have none); only the
+    // pairing rule adds the gyre apps' spelling, as a hint.
+    if (!flag_rank || !flag_size)
+      throw std::invalid_argument("process rank and process count go together (--process-rank/--processes)");
+    if (*flag_size < 1)
+      throw std::invalid_argument("process count " + std::to_string(*flag_size) + " is not at least 1");
+    if (*flag_rank < 0 || *flag_rank >= *flag_size)
+      throw std::invalid_argument("process rank " + std::to_string(*flag_rank) + " outside 0.." +
+                                  std::to_string(*flag_size - 1));
     return {*flag_rank, *flag_size, "flags"};
   }
   if (auto l = from_launcher(env)) return *l;

@@ -25,7 +25,9 @@ using Environment = std::map<std::string, std::string>;
 // environment_of), so an embedding service decides what gyre sees.
 std::optional<Launch> from_launcher(const Environment& env);
 
-// Flags win over the launcher; with neither, one process (rank 0 of 1).
+// Flags win over the launcher; with neither, one process (rank 0 of 1). Throws
+// std::invalid_argument when only one of rank and count is given, or the rank is outside
+// 0..count-1 ("process rank 3 outside 0..1").
 Launch resolve_launch(std::optional<int> flag_rank, std::optional<int> flag_size, const Environment& env);
 
 // Copies the variables above (and GYRE_TOKEN) out of a process environment block.

@@ -1,4 +1,4 @@
-// gyre/cluster/rendezvous.cpp — registration frames to rank 0 and the endpoint table back.
+// gyre/cluster/rendezvous.cpp — members authenticate to rank 0, register their port and settings, and get the endpoint table back.
 #include "gyre/cluster/rendezvous.hpp"
 
 #include <cereal/types/array.hpp>
@@ -6,9 +6,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
+#include "gyre/net/accept_loop.hpp"
 #include "gyre/net/frame_io.hpp"
+#include "gyre/net/handshake.hpp"
+#include "gyre/net/listen.hpp"
 #include "gyre/wire/codec.hpp"
 #include "gyre/wire/fixed_text.hpp"
 
@@ -18,80 +22,156 @@ using asio::ip::tcp;
 
 namespace {
 
+// After the handshake: meta = Registration, body = the member's encoded settings.
 constexpr std::uint16_t kRegister = 0xFF10;
 constexpr std::uint16_t kTable = 0xFF11;
 constexpr std::size_t kHostBytes = 46;  // longest IPv6 text form + NUL
 constexpr std::size_t kEntryBytes = kHostBytes + 2;
+constexpr std::size_t kMaxRefusalsKept = 8;
 
 struct Registration {
-  std::uint16_t version = wire::kProtocolVersion;
-  std::int32_t member = -1;
   std::uint16_t port = 0;
-  std::array<char, 64> job{};
-  std::array<char, 128> token{};
   template <class Archive>
-  void serialize(Archive& ar) { ar(version, member, port, job, token); }
+  void serialize(Archive& ar) { ar(port); }
 };
 
-template <std::size_t N>
-std::array<char, N> fixed(const std::string& s) {
-  return wire::fixed_text<N>(s, "job id or token");
-}
+net::HandshakeKey key_of(const RendezvousOptions& o) { return {"rendezvous", o.job_id, "", o.token}; }
+
+std::string rank_name(int member) { return "rank " + std::to_string(member); }
+
+// One connection to the coordinator, from accept to the table (or a refusal).
+struct Visitor {
+  explicit Visitor(tcp::socket s) : socket(std::move(s)) {
+    boost::system::error_code ec;
+    const auto ep = socket.remote_endpoint(ec);
+    if (!ec) {
+      host = ep.address().to_string();
+      address = host + ":" + std::to_string(ep.port());
+    }
+  }
+  void close() {
+    if (closed) return;
+    closed = true;
+    boost::system::error_code ignored;
+    socket.close(ignored);
+    if (admission) admission->release();
+    admission.reset();
+  }
+
+  tcp::socket socket;
+  std::string host = "?";
+  std::string address = "?";
+  std::shared_ptr<net::Admission> admission;  // until authenticated
+  bool closed = false;
+};
 
 }  // namespace
 
 struct Coordinator::Impl {
   asio::io_context io;
   tcp::acceptor acceptor{io};
-  int members;
+  net::TcpEndpoint bound;  // kept: the acceptor closes once everyone is in
+  std::shared_ptr<net::AcceptLoop> accept_loop;
+  int members = 0;
   RendezvousOptions options;
   std::vector<std::optional<net::TcpEndpoint>> table;
-  std::vector<std::shared_ptr<tcp::socket>> sockets;  // by member
-  int registered = 0;
+  std::vector<std::shared_ptr<Visitor>> registered;  // by member id
+  std::vector<std::string> refusals;                 // for the timeout error
+  int count = 0;
   int answered = 0;
 
-  void log(const std::string& line) { std::fprintf(stderr, "gyre rendezvous: %s\n", line.c_str()); }
+  ~Impl() {
+    if (accept_loop) accept_loop->stop();
+  }
 
-  void accept_next() {
-    acceptor.async_accept([this](boost::system::error_code ec, tcp::socket s) {
-      if (ec) return;
-      auto socket = std::make_shared<tcp::socket>(std::move(s));
-      net::async_read_frame(*socket, socket, wire::FrameLimits{512, 0}, -1,
-                            [this, socket](const std::string& error, net::Message m) { on_register(socket, error, m); });
-      accept_next();
+  void log(const std::string& line) const {
+    if (options.log)
+      options.log(line);
+    else
+      std::fprintf(stderr, "gyre rendezvous: %s\n", line.c_str());
+  }
+
+  // Not authenticated: closed without a word.
+  void drop(const std::shared_ptr<Visitor>& v, const std::string& why) {
+    if (v->closed) return;
+    log("refused unauthenticated peer " + v->address + ": " + why);
+    v->close();
+  }
+
+  // Authenticated: told why, then closed. The member has sent everything it will send, so the
+  // close does not reset the connection under the reason.
+  void refuse(const std::shared_ptr<Visitor>& v, int member, const std::string& why) {
+    const std::string who = rank_name(member) + " (" + v->address + ")";
+    log("refused " + who + ": " + why);
+    const std::string entry = who + ": " + why;
+    if (refusals.size() < kMaxRefusalsKept && std::find(refusals.begin(), refusals.end(), entry) == refusals.end())
+      refusals.push_back(entry);
+    auto frame = net::OutFrame::of(net::refusal(why), net::kCoordinatorId);
+    asio::async_write(v->socket, frame->buffers(), [v, frame](boost::system::error_code, std::size_t) { v->close(); });
+  }
+
+  void start() {
+    net::AcceptOptions ao;
+    ao.hello_timeout = options.hello_timeout;
+    ao.log = [this](const std::string& line) { log(line); };
+    accept_loop =
+        net::AcceptLoop::start(acceptor, std::move(ao), [this](tcp::socket s, std::shared_ptr<net::Admission> a) {
+          auto v = std::make_shared<Visitor>(std::move(s));
+          v->admission = std::move(a);
+          v->admission->on_expiry([this, weak = std::weak_ptr<Visitor>(v)](const std::string& why) {
+            if (auto visitor = weak.lock()) drop(visitor, why);
+          });
+          net::async_accept_handshake(v->socket, v, key_of(options), net::kCoordinatorId,
+                                      [this, v](const std::string& error, const net::DialerHello& hello) {
+                                        if (v->closed) return;
+                                        if (!error.empty()) return drop(v, error);
+                                        v->admission->release();
+                                        v->admission.reset();
+                                        read_registration(v, hello);
+                                      });
+        });
+  }
+
+  void read_registration(const std::shared_ptr<Visitor>& v, const net::DialerHello& hello) {
+    const wire::FrameLimits limits{64, kMaxSettingsBytes};
+    net::async_read_frame(v->socket, v, limits, hello.id, [this, v, hello](const std::string& error, net::Message m) {
+      if (v->closed) return;
+      if (!error.empty()) {  // nothing can be told over a broken stream
+        log("dropped " + rank_name(hello.id) + " (" + v->address + ") before it registered: " + error);
+        return v->close();
+      }
+      Registration r;
+      JobSettings settings;
+      std::string why;
+      try {
+        if (m.type != kRegister)
+          throw wire::DecodeError("expected a registration, got message type " + std::to_string(m.type));
+        r = wire::decode<Registration>(m.meta);
+        settings = decode_settings(m.body.bytes());
+      } catch (const wire::DecodeError& e) {
+        why = std::string("malformed registration: ") + e.what();
+      }
+      if (why.empty()) why = check(hello, settings);
+      if (!why.empty()) return refuse(v, hello.id, why);
+      table[static_cast<std::size_t>(hello.id)] = net::TcpEndpoint{v->host, r.port};
+      registered[static_cast<std::size_t>(hello.id)] = v;
+      if (++count == members) send_tables();
     });
   }
 
-  void on_register(const std::shared_ptr<tcp::socket>& socket, const std::string& error, const net::Message& m) {
-    boost::system::error_code ec;
-    const auto from = socket->remote_endpoint(ec);
-    const std::string who = ec ? "?" : from.address().to_string() + ":" + std::to_string(from.port());
-    std::string why = error;
-    Registration r;
-    if (why.empty() && m.type != kRegister) why = "expected a registration";
-    if (why.empty()) {
-      try {
-        r = wire::decode<Registration>(m.meta);
-      } catch (const std::exception& e) {
-        why = std::string("malformed registration: ") + e.what();
-      }
-    }
-    if (why.empty() && r.version != wire::kProtocolVersion) why = "protocol version " + std::to_string(r.version);
-    if (why.empty() && !wire::equal_constant_time(r.token, fixed<128>(options.token))) why = "wrong or missing job token";
-    if (why.empty() && !wire::equal_constant_time(r.job, fixed<64>(options.job_id))) why = "another job id";
-    if (why.empty() && (r.member < 0 || r.member >= members || table[static_cast<std::size_t>(r.member)]))
-      why = "member id " + std::to_string(r.member) + " out of range or taken";
-    if (!why.empty()) {
-      log("refused " + who + ": " + why);
-      socket->close(ec);
-      return;
-    }
-    table[static_cast<std::size_t>(r.member)] = net::TcpEndpoint{from.address().to_string(), r.port};
-    sockets[static_cast<std::size_t>(r.member)] = socket;
-    if (++registered == members) send_tables();
+  // Why an authenticated member cannot join this job, or empty.
+  std::string check(const net::DialerHello& hello, const JobSettings& settings) const {
+    if (hello.job_id != options.job_id)
+      return "another job id '" + hello.job_id + "' (this job's is '" + options.job_id + "')";
+    if (hello.id < 0 || hello.id >= members)
+      return "member id " + std::to_string(hello.id) + " outside 0.." + std::to_string(members - 1);
+    if (const auto& taken = registered[static_cast<std::size_t>(hello.id)])
+      return rank_name(hello.id) + " is already registered from " + taken->address;
+    return settings_difference(settings, rank_name(hello.id), options.settings, "rank 0");
   }
 
   void send_tables() {
+    accept_loop->stop();  // everyone is in: a late connection gets refused by the OS
     net::Message t;
     t.type = kTable;
     t.body = Buffer(static_cast<std::size_t>(members) * kEntryBytes);
@@ -101,9 +181,9 @@ struct Coordinator::Impl {
       std::memcpy(entry, e.host.data(), std::min(e.host.size(), kHostBytes - 1));
       std::memcpy(entry + kHostBytes, &e.port, 2);
     }
-    auto frame = net::OutFrame::of(std::move(t), 0);
-    for (auto& socket : sockets)
-      asio::async_write(*socket, frame->buffers(), [this, frame, socket](boost::system::error_code, std::size_t) {
+    auto frame = net::OutFrame::of(std::move(t), net::kCoordinatorId);
+    for (auto& v : registered)
+      asio::async_write(v->socket, frame->buffers(), [this, frame, v](boost::system::error_code, std::size_t) {
         if (++answered == members) io.stop();
       });
   }
@@ -111,83 +191,105 @@ struct Coordinator::Impl {
 
 Coordinator::Coordinator(const net::TcpEndpoint& bind, int members, RendezvousOptions options)
     : impl_(std::make_unique<Impl>()) {
-  (void)fixed<128>(options.token);
-  (void)fixed<64>(options.job_id);
+  if (members < 1) throw std::invalid_argument("a rendezvous needs at least one member");
+  (void)wire::fixed_text<64>(options.job_id, "job id");
+  (void)encode_settings(options.settings);  // too large: refused before anyone connects
   impl_->members = members;
   impl_->options = std::move(options);
   impl_->table.resize(static_cast<std::size_t>(members));
-  impl_->sockets.resize(static_cast<std::size_t>(members));
-  const tcp::endpoint ep(asio::ip::make_address(bind.host), bind.port);
-  impl_->acceptor.open(ep.protocol());
-  impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
-  impl_->acceptor.bind(ep);
-  impl_->acceptor.listen();
+  impl_->registered.resize(static_cast<std::size_t>(members));
+  net::listen_on(impl_->acceptor, bind.host, bind.port);
+  const auto ep = impl_->acceptor.local_endpoint();
+  impl_->bound = {ep.address().to_string(), ep.port()};
 }
 
 Coordinator::~Coordinator() = default;
 
-net::TcpEndpoint Coordinator::endpoint() const {
-  const auto ep = impl_->acceptor.local_endpoint();
-  return {ep.address().to_string(), ep.port()};
-}
+net::TcpEndpoint Coordinator::endpoint() const { return impl_->bound; }
 
 void Coordinator::serve() {
-  impl_->accept_next();
+  impl_->start();
   impl_->io.run_for(impl_->options.timeout);
   if (impl_->answered == impl_->members) return;
   std::string missing;
   for (int i = 0; i < impl_->members; ++i)
     if (!impl_->table[static_cast<std::size_t>(i)]) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+  std::string refused;
+  for (const auto& r : impl_->refusals) refused += (refused.empty() ? "" : "; ") + r;
   throw std::runtime_error("rendezvous: no registration from member(s) " + (missing.empty() ? "?" : missing) +
-                           " within " + std::to_string(impl_->options.timeout.count()) + " ms");
+                           " within " + std::to_string(impl_->options.timeout.count()) + " ms" +
+                           (refused.empty() ? "" : "; refused meanwhile: " + refused));
 }
 
 std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, int member, std::uint16_t port,
                                          int members, const RendezvousOptions& options) {
-  asio::io_context io;
-  auto socket = std::make_shared<tcp::socket>(io);
-  const tcp::endpoint target(asio::ip::make_address(coordinator.host), coordinator.port);
-  Registration r;
-  r.member = member;
-  r.port = port;
-  r.job = fixed<64>(options.job_id);
-  r.token = fixed<128>(options.token);
+  const tcp::endpoint target(net::ip_address(coordinator.host, "the coordinator " + coordinator.str()),
+                             coordinator.port);
+  (void)wire::fixed_text<64>(options.job_id, "job id");
   net::Message reg;
   reg.type = kRegister;
-  reg.meta = wire::encode(r);
+  reg.meta = wire::encode(Registration{port});
+  const auto settings = encode_settings(options.settings);
+  reg.body = Buffer(settings.size());
+  if (!settings.empty()) std::memcpy(reg.body.data(), settings.data(), settings.size());
   const auto frame = net::OutFrame::of(std::move(reg), member);
+  const auto key = key_of(options);
+  const std::string coordinator_text = "the coordinator at " + coordinator.str();
 
+  asio::io_context io;
   std::vector<net::TcpEndpoint> table;
-  std::string failure;
+  std::string failure;  // final: the attempt loop stops
+  std::string note;     // the last reason to retry, for the timeout message
   asio::steady_timer retry(io);
   auto fail = [&](const std::string& why) {
     failure = why;
     io.stop();
   };
-  std::function<void()> attempt = [&] {
-    socket->async_connect(target, [&](boost::system::error_code ec) {
-      if (ec) {  // rank 0 may not listen yet
-        socket->close(ec);
-        retry.expires_after(std::chrono::milliseconds(100));
-        retry.async_wait([&](boost::system::error_code) { attempt(); });
-        return;
+  std::function<void()> attempt;
+  auto again = [&](const std::string& why) {
+    note = why;
+    retry.expires_after(std::chrono::milliseconds(100));
+    retry.async_wait([&](boost::system::error_code) { attempt(); });
+  };
+  auto read_table = [&](const std::shared_ptr<tcp::socket>& socket) {
+    const wire::FrameLimits limits{
+        0, std::max<std::uint64_t>(static_cast<std::uint64_t>(members) * kEntryBytes, net::kVerdictLimits.max_body)};
+    net::async_read_frame(*socket, socket, limits, net::kCoordinatorId, [&](const std::string& error, net::Message m) {
+      if (!error.empty()) return fail(error);
+      if (const auto reason = net::refusal_reason(m))
+        return fail(coordinator_text + " refused " + rank_name(member) + ": " + *reason);
+      if (m.type != kTable || m.body.size() != static_cast<std::size_t>(members) * kEntryBytes)
+        return fail("malformed endpoint table");
+      for (int i = 0; i < members; ++i) {
+        const auto* entry = m.body.data() + static_cast<std::size_t>(i) * kEntryBytes;
+        std::array<char, kHostBytes> host{};
+        std::memcpy(host.data(), entry, kHostBytes - 1);
+        std::uint16_t p = 0;
+        std::memcpy(&p, entry + kHostBytes, 2);
+        table.push_back({std::string(host.data()), p});
       }
-      asio::async_write(*socket, frame->buffers(), [&](boost::system::error_code wec, std::size_t) {
-        if (wec) return fail(wec.message());
-        const wire::FrameLimits limits{0, static_cast<std::uint64_t>(members) * kEntryBytes};
-        net::async_read_frame(*socket, socket, limits, 0, [&](const std::string& error, net::Message m) {
-          if (!error.empty()) return fail(error);
-          if (m.type != kTable || m.body.size() != static_cast<std::size_t>(members) * kEntryBytes)
-            return fail("malformed endpoint table");
-          for (int i = 0; i < members; ++i) {
-            const auto* entry = m.body.data() + static_cast<std::size_t>(i) * kEntryBytes;
-            std::array<char, kHostBytes> host{};
-            std::memcpy(host.data(), entry, kHostBytes - 1);
-            std::uint16_t p = 0;
-            std::memcpy(&p, entry + kHostBytes, 2);
-            table.push_back({std::string(host.data()), p});
+      io.stop();
+    });
+  };
+  attempt = [&] {
+    auto socket = std::make_shared<tcp::socket>(io);  // a fresh one per attempt
+    socket->async_connect(target, [&, socket](boost::system::error_code ec) {
+      if (ec) return again(ec.message());  // rank 0 may not listen yet
+      using Kind = net::DialOutcome::Kind;
+      net::async_dial_handshake(*socket, socket, key, member, net::kCoordinatorId, [&, socket](net::DialOutcome r) {
+        switch (r.kind) {
+          case Kind::kNoChallenge: {  // busy (e.g. at its limit of unauthenticated connections)
+            boost::system::error_code ignored;
+            socket->close(ignored);
+            return again(coordinator_text + " closed the connection before the handshake (" + r.error + ")");
           }
-          io.stop();
+          case Kind::kImpostor: return fail(coordinator_text + " could not prove it holds the job token");
+          case Kind::kFailed: return fail(coordinator_text + ": " + r.error);
+          case Kind::kProven: break;
+        }
+        asio::async_write(*socket, frame->buffers(), [&, socket](boost::system::error_code wec, std::size_t) {
+          if (wec) return fail(wec.message());
+          read_table(socket);
         });
       });
     });
@@ -196,8 +298,9 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
   io.run_for(options.timeout);
   if (static_cast<int>(table.size()) == members) return table;
   throw std::runtime_error("rendezvous with " + coordinator.str() + " failed" +
-                           (failure.empty() ? " (no answer within " + std::to_string(options.timeout.count()) + " ms)"
-                                            : ": " + failure));
+                           (!failure.empty() ? ": " + failure
+                                             : " (no table within " + std::to_string(options.timeout.count()) + " ms" +
+                                                   (note.empty() ? "" : "; last: " + note) + ")"));
 }
 
 }  // namespace gyre::cluster

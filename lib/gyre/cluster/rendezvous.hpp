@@ -2,32 +2,50 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "gyre/cluster/settings.hpp"
 #include "gyre/net/tcp.hpp"
 
 namespace gyre::cluster {
 
 struct RendezvousOptions {
   std::string job_id;
-  std::string token;  // every registration must carry it (compared in constant time)
+  // The shared secret. It never crosses the wire: each connection opens with a mutual
+  // challenge-response in which member and coordinator both prove they hold it.
+  std::string token;
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  // The job's settings (see settings.hpp). A member sends its own once authenticated; the
+  // coordinator refuses a member whose settings differ from its own, telling it the first
+  // difference, and keeps waiting for the real member.
+  JobSettings settings;
+  // An accepted connection must authenticate within this, or the coordinator closes it.
+  std::chrono::milliseconds hello_timeout{std::chrono::seconds(10)};
+  // Where the coordinator reports refused connections and accept errors; default: stderr.
+  std::function<void(const std::string&)> log;
 };
 
 // Rank 0's side. Members register (member id, listening port); the address recorded for a
 // member is the one its registration came from, so a rank listening on 0.0.0.0 is published
 // under the address that reaches it. Once all `members` have registered, every one of them
-// gets the whole table. A registration with the wrong token, job or member id, or garbage,
-// is logged and dropped; the coordinator keeps waiting for the real member.
+// gets the whole table. A connection that does not authenticate (wrong token, garbage,
+// silence past the hello timeout, or over the limit of 64 connections waiting to
+// authenticate) is logged and closed; an authenticated member of another job id, with a member
+// id out of range or taken, or with other settings is told why ("rank 1's settings differ from
+// rank 0's: ...": the coordinator speaks for rank 0, whose settings it holds) and logged. In
+// every case the coordinator keeps waiting for the real member. Accept errors (e.g. out of file
+// descriptors) pause accepting with back-off; they never end it.
 class Coordinator {
  public:
+  // Throws std::runtime_error "cannot listen on HOST:PORT: REASON" if it cannot listen.
   Coordinator(const net::TcpEndpoint& bind, int members, RendezvousOptions options);
   ~Coordinator();
   net::TcpEndpoint endpoint() const;  // with the real port when bound to port 0
   // Blocks until every member has its table; throws std::runtime_error naming the members
-  // that did not register within the timeout.
+  // that did not register within the timeout, and the refusals it made meanwhile.
   void serve();
 
  private:
@@ -36,8 +54,12 @@ class Coordinator {
 };
 
 // A member's side: registers `port` as member `member` of `members` with the coordinator
-// (retrying the connection until the timeout, since rank 0 may start last) and returns the
-// table, indexed by member id.
+// (retrying the connection until the timeout, since rank 0 may start last or be busy) and
+// returns the table, indexed by member id. Throws std::runtime_error at once if the
+// coordinator cannot prove it holds the token ("the coordinator at HOST:PORT could not prove
+// it holds the job token") or refuses this member (with the coordinator's reason), and after
+// the timeout if no table came; std::invalid_argument if the coordinator's host is not an IP
+// address or the settings are too large.
 std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, int member, std::uint16_t port,
                                          int members, const RendezvousOptions& options);
 

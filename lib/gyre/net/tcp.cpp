@@ -1,7 +1,5 @@
-// gyre/net/tcp.cpp — Asio connections: hello handshake, framed reads with limits, queued scatter/gather writes.
+// gyre/net/tcp.cpp — Asio connections: accept loop and handshake, framed reads with limits, queued scatter/gather writes.
 #include "gyre/net/tcp.hpp"
-
-#include <cereal/types/array.hpp>
 
 #include <algorithm>
 #include <array>
@@ -13,8 +11,10 @@
 #include <mutex>
 #include <thread>
 
+#include "gyre/net/accept_loop.hpp"
 #include "gyre/net/frame_io.hpp"
-#include "gyre/wire/codec.hpp"
+#include "gyre/net/handshake.hpp"
+#include "gyre/net/listen.hpp"
 #include "gyre/wire/fixed_text.hpp"
 
 namespace gyre::net {
@@ -23,27 +23,10 @@ using asio::ip::tcp;
 
 namespace {
 
-// Transport-private message types; the layers above use types below 0xFF00.
-constexpr std::uint16_t kHello = 0xFF01;
+// Transport-private message types; the layers above use types below 0xFF00 (the handshake's
+// are in handshake.hpp).
 constexpr std::uint16_t kGoodbye = 0xFF02;
 constexpr std::uint16_t kHeartbeat = 0xFF03;
-constexpr std::uint32_t kMaxHelloMeta = 512;
-
-struct Hello {
-  std::uint16_t version = wire::kProtocolVersion;
-  std::int32_t rank = -1;
-  std::array<char, 64> job{};
-  std::array<char, 128> token{};
-  template <class Archive>
-  void serialize(Archive& ar) { ar(version, rank, job, token); }
-};
-
-using wire::equal_constant_time;
-
-template <std::size_t N>
-std::array<char, N> fixed(const std::string& s, const char* what) {
-  return wire::fixed_text<N>(s, what);
-}
 
 }  // namespace
 
@@ -53,11 +36,7 @@ struct TcpListener::Impl {
 };
 
 TcpListener::TcpListener(const std::string& host, std::uint16_t port) : impl(std::make_unique<Impl>()) {
-  const tcp::endpoint ep(asio::ip::make_address(host), port);
-  impl->acceptor.open(ep.protocol());
-  impl->acceptor.set_option(tcp::acceptor::reuse_address(true));
-  impl->acceptor.bind(ep);
-  impl->acceptor.listen();
+  listen_on(impl->acceptor, host, port);
 }
 TcpListener::~TcpListener() = default;
 TcpListener::TcpListener(TcpListener&&) noexcept = default;
@@ -78,8 +57,9 @@ struct Connection : std::enable_shared_from_this<Connection> {
 
   std::shared_ptr<State> state;
   tcp::socket socket;
-  int peer = -1;              // known once the hello checked out
+  int peer = -1;              // known once the handshake checked out
   int dialed = -1;            // the rank we dialed, while its answer is pending
+  std::shared_ptr<Admission> admission;  // accepted and not authenticated yet
   std::string address = "?";  // the peer's host:port, noted while the socket is connected
   std::chrono::steady_clock::time_point last_heard = std::chrono::steady_clock::now();
   bool said_goodbye = false;  // the peer announced a clean end
@@ -94,6 +74,7 @@ struct Connection : std::enable_shared_from_this<Connection> {
   void write_next();
   void fail(const std::string& why);
   void close_socket();
+  void refuse(int rank, const std::string& why);
 };
 
 struct State : std::enable_shared_from_this<State> {
@@ -102,6 +83,7 @@ struct State : std::enable_shared_from_this<State> {
   std::vector<TcpEndpoint> peers;
   std::vector<std::shared_ptr<Connection>> connections;  // by rank; io thread only after setup
   std::vector<std::weak_ptr<Connection>> every_socket;    // incl. refused and half-open ones; io thread
+  std::shared_ptr<AcceptLoop> accept_loop;                // io thread after setup
   bool stopping = false;                                  // io thread: no new dials or accepts
   std::unique_ptr<asio::steady_timer> heartbeat_timer;    // io thread
 
@@ -137,37 +119,24 @@ struct State : std::enable_shared_from_this<State> {
     changed.notify_all();
   }
   std::shared_ptr<OutFrame> frame(Message m) const { return OutFrame::of(std::move(m), options.rank); }
-  Message hello() const {
-    Hello h;
-    h.rank = options.rank;
-    h.job = fixed<64>(options.job_id, "job id");
-    h.token = fixed<128>(options.token, "token");
-    Message m;
-    m.type = kHello;
-    m.meta = wire::encode(h);
-    return m;
-  }
-  // Checks a peer's hello; returns the reason to refuse it, or empty.
-  std::string check(const Message& m, int expected_rank, int& rank) const {
-    if (m.type != kHello) return "expected a hello, got message type " + std::to_string(m.type);
-    Hello h;
-    try {
-      h = wire::decode<Hello>(m.meta);
-    } catch (const std::exception& e) {
-      return std::string("malformed hello: ") + e.what();
-    }
-    if (h.version != wire::kProtocolVersion) return "protocol version " + std::to_string(h.version);
-    if (!equal_constant_time(h.token, fixed<128>(options.token, "token"))) return "wrong or missing job token";
-    if (!equal_constant_time(h.job, fixed<64>(options.job_id, "job id"))) return "another job id";
-    if (h.rank < 0 || h.rank >= size() || (expected_rank >= 0 && h.rank != expected_rank))
-      return "unexpected rank " + std::to_string(h.rank);
-    rank = h.rank;
+  HandshakeKey key() const { return {"data plane", options.job_id, options.job_digest, options.token}; }
+  // Why an authenticated peer may not join here, or empty.
+  std::string admissible(const DialerHello& hello) const {
+    if (hello.job_id != options.job_id)
+      return "another job id '" + hello.job_id + "' (this job's is '" + options.job_id + "')";
+    if (hello.job_digest != options.job_digest)
+      return "another job configuration: settings digest '" + hello.job_digest + "' (this job's is '" +
+             options.job_digest + "')";
+    if (hello.id <= options.rank || hello.id >= size() || connections[static_cast<std::size_t>(hello.id)])
+      return "rank " + std::to_string(hello.id) + " must not dial here or is already connected";
     return {};
   }
 
   void heartbeat();
-  void accept_next();
+  void accept(tcp::socket socket, std::shared_ptr<Admission> admission);
   void dial(int rank, std::chrono::steady_clock::time_point deadline);
+  void dial_later(int rank, std::chrono::steady_clock::time_point deadline);
+  void await_verdict(const std::shared_ptr<Connection>& c, int rank);
   void established(const std::shared_ptr<Connection>& c);
   void read_loop(const std::shared_ptr<Connection>& c);
 };
@@ -188,32 +157,43 @@ void Connection::close_socket() {
   boost::system::error_code ignored;
   socket.shutdown(tcp::socket::shutdown_both, ignored);
   socket.close(ignored);
+  if (admission) admission->release();
+  admission.reset();
+}
+
+// To an authenticated peer: the reason, then the close (it sends nothing more, so the close
+// does not reset the connection under the reason).
+void Connection::refuse(int rank, const std::string& why) {
+  state->log("refused rank " + std::to_string(rank) + " (" + address + "): " + why);
+  auto frame = OutFrame::of(refusal(why), state->options.rank);
+  auto self = shared_from_this();
+  asio::async_write(socket, frame->buffers(),
+                    [self, frame](boost::system::error_code, std::size_t) { self->close_socket(); });
 }
 
 void Connection::fail(const std::string& why) {
   if (closed) return;
   const bool was_peer = peer >= 0 && !said_goodbye;
   const std::string who_text = who();
+  // Logged before the close, which the peer (or a test playing it) may act on at once.
+  if (peer < 0 && dialed < 0) state->log("refused " + who_text + ": " + why);
   close_socket();
   if (was_peer) {
     state->log("dropping " + who_text + ": " + why);
     state->close(who_text + " failed: " + why);
   } else if (dialed >= 0) {
-    // The rank we must reach turned us away (wrong token, other job): waiting is pointless.
+    // The rank we must reach broke off the handshake: waiting is pointless.
     state->close("rank " + std::to_string(dialed) + " ended the handshake: " + why);
-  } else if (peer < 0) {
-    state->log("refused " + who_text + ": " + why);
   }
 }
 
 void Connection::read_frame(std::function<void(Message)> on_frame) {
   auto self = shared_from_this();
-  // Before the hello checks out, only a hello-sized frame is read.
-  const wire::FrameLimits limits = peer >= 0 ? state->options.limits : wire::FrameLimits{kMaxHelloMeta, 0};
-  async_read_frame(socket, self, limits, peer, [self, on_frame = std::move(on_frame)](const std::string& error, Message m) {
-    if (!error.empty()) return self->fail(error);
-    on_frame(std::move(m));
-  });
+  async_read_frame(socket, self, state->options.limits, peer,
+                   [self, on_frame = std::move(on_frame)](const std::string& error, Message m) {
+                     if (!error.empty()) return self->fail(error);
+                     on_frame(std::move(m));
+                   });
 }
 
 void Connection::send(std::shared_ptr<OutFrame> frame) {
@@ -237,25 +217,34 @@ void Connection::write_next() {
   });
 }
 
-void State::accept_next() {
+void State::accept(tcp::socket socket, std::shared_ptr<Admission> admission) {
   auto self = shared_from_this();
-  listener->acceptor.async_accept([self](boost::system::error_code ec, tcp::socket socket) {
-    if (ec || self->stopping) return;  // acceptor closed
-    auto c = std::make_shared<Connection>(self, std::move(socket));
-    c->note_address();
-    self->every_socket.push_back(c);
-    c->read_frame([self, c](Message m) {
-      int rank = -1;
-      std::string why = self->check(m, -1, rank);
-      if (why.empty() && (rank <= self->options.rank || self->connections[static_cast<std::size_t>(rank)]))
-        why = "rank " + std::to_string(rank) + " must not dial here or is already connected";
-      if (!why.empty()) return c->fail(why);
-      c->peer = rank;
-      c->send(self->frame(self->hello()));  // the answer proves we hold the token too
-      self->established(c);
-    });
-    self->accept_next();
+  auto c = std::make_shared<Connection>(self, std::move(socket));
+  c->note_address();
+  c->admission = std::move(admission);
+  c->admission->on_expiry([weak = std::weak_ptr<Connection>(c)](const std::string& why) {
+    if (auto conn = weak.lock()) conn->fail(why);
   });
+  every_socket.push_back(c);
+  async_accept_handshake(c->socket, c, key(), options.rank,
+                         [self, c](const std::string& error, const DialerHello& hello) {
+                           if (c->closed) return;  // timed out or shut down meanwhile
+                           if (!error.empty()) return c->fail(error);
+                           c->admission->release();
+                           c->admission.reset();
+                           if (const std::string why = self->admissible(hello); !why.empty())
+                             return c->refuse(hello.id, why);
+                           c->peer = hello.id;
+                           c->send(self->frame(welcome()));
+                           self->established(c);
+                         });
+}
+
+void State::dial_later(int rank, std::chrono::steady_clock::time_point deadline) {
+  if (std::chrono::steady_clock::now() > deadline) return;  // the setup wait reports it
+  auto timer = std::make_shared<asio::steady_timer>(io(), std::chrono::milliseconds(100));
+  timer->async_wait(
+      [self = shared_from_this(), rank, deadline, timer](boost::system::error_code) { self->dial(rank, deadline); });
 }
 
 void State::dial(int rank, std::chrono::steady_clock::time_point deadline) {
@@ -264,34 +253,51 @@ void State::dial(int rank, std::chrono::steady_clock::time_point deadline) {
   auto c = std::make_shared<Connection>(self, tcp::socket(io()));
   every_socket.push_back(c);
   const auto& ep = peers[static_cast<std::size_t>(rank)];
-  boost::system::error_code ec;
-  const auto address = asio::ip::make_address(ep.host, ec);
-  if (ec) {
-    close("rank " + std::to_string(rank) + " has an unusable address " + ep.str());
+  asio::ip::address address;
+  try {
+    address = ip_address(ep.host, "rank " + std::to_string(rank) + "'s address " + ep.str());
+  } catch (const std::invalid_argument& e) {
+    close(e.what());
     return;
   }
-  c->socket.async_connect(tcp::endpoint(address, ep.port), [self, c, rank, deadline](boost::system::error_code ec2) {
-    if (ec2) {
-      if (std::chrono::steady_clock::now() > deadline) return;  // the setup wait reports it
-      auto timer = std::make_shared<asio::steady_timer>(self->io(), std::chrono::milliseconds(100));
-      timer->async_wait([self, rank, deadline, timer](boost::system::error_code) { self->dial(rank, deadline); });
-      return;
-    }
+  c->socket.async_connect(tcp::endpoint(address, ep.port), [self, c, rank, deadline](boost::system::error_code ec) {
+    if (c->closed) return;
+    if (ec) return self->dial_later(rank, deadline);
     c->dialed = rank;
     c->note_address();
-    c->send(self->frame(self->hello()));
-    c->read_frame([self, c, rank](Message m) {
-      int got = -1;
-      const std::string why = self->check(m, rank, got);
-      if (!why.empty()) {
-        c->fail(why);
-        self->close("rank " + std::to_string(rank) + " refused or failed the handshake: " + why);
-        return;
+    async_dial_handshake(c->socket, c, self->key(), self->options.rank, rank, [self, c, rank, deadline](DialOutcome r) {
+      if (c->closed) return;
+      using Kind = DialOutcome::Kind;
+      switch (r.kind) {
+        case Kind::kNoChallenge:  // busy or not ready yet: like a refused connect
+          c->dialed = -1;
+          c->close_socket();
+          return self->dial_later(rank, deadline);
+        case Kind::kImpostor:
+          c->close_socket();
+          return self->close("rank " + std::to_string(rank) + " at " + c->address +
+                             " could not prove it holds the job token");
+        case Kind::kFailed: return c->fail(r.error);
+        case Kind::kProven: return self->await_verdict(c, rank);
       }
-      c->dialed = -1;
-      c->peer = rank;
-      self->established(c);
     });
+  });
+}
+
+void State::await_verdict(const std::shared_ptr<Connection>& c, int rank) {
+  auto self = shared_from_this();
+  async_read_frame(c->socket, c, kVerdictLimits, rank, [self, c, rank](const std::string& error, Message m) {
+    if (c->closed) return;
+    if (!error.empty()) return c->fail(error);
+    if (const auto reason = refusal_reason(m)) {
+      c->close_socket();
+      return self->close("rank " + std::to_string(rank) + " refused rank " + std::to_string(self->options.rank) + ": " +
+                         *reason);
+    }
+    if (!is_welcome(m)) return c->fail("expected a welcome, got message type " + std::to_string(m.type));
+    c->dialed = -1;
+    c->peer = rank;
+    self->established(c);
   });
 }
 
@@ -409,9 +415,8 @@ class TcpGroup final : public Group {
       // Closing every socket completes every pending operation, so run() can return and the
       // handlers let go of the state.
       state->stopping = true;
-      boost::system::error_code ignored;
       state->heartbeat_timer->cancel();
-      state->listener->acceptor.close(ignored);
+      if (state->accept_loop) state->accept_loop->stop();
       for (auto& weak : state->every_socket)
         if (auto c = weak.lock()) c->close_socket();
       state->connections.clear();  // breaks the State ↔ Connection cycle
@@ -463,8 +468,8 @@ std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector
   if (options.rank < 0 || options.rank >= static_cast<int>(peers.size()))
     throw std::invalid_argument("rank " + std::to_string(options.rank) + " outside a job of " +
                                 std::to_string(peers.size()));
-  (void)fixed<64>(options.job_id, "job id");  // refuse unusable settings before any traffic
-  (void)fixed<128>(options.token, "token");
+  (void)wire::fixed_text<64>(options.job_id, "job id");  // refuse unusable settings before any traffic
+  (void)wire::fixed_text<64>(options.job_digest, "job digest");
   auto state = std::make_shared<State>();
   state->listener = std::move(listener.impl);
   state->options = options;
@@ -472,7 +477,16 @@ std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector
   state->connections.resize(peers.size());
 
   const auto deadline = std::chrono::steady_clock::now() + options.connect_timeout;
-  state->accept_next();
+  AcceptOptions accepting;
+  accepting.hello_timeout = options.hello_timeout;
+  accepting.log = [weak = std::weak_ptr<State>(state)](const std::string& line) {
+    if (auto s = weak.lock()) s->log(line);
+  };
+  state->accept_loop =
+      AcceptLoop::start(state->listener->acceptor, std::move(accepting),
+                        [weak = std::weak_ptr<State>(state)](tcp::socket socket, std::shared_ptr<Admission> a) {
+                          if (auto s = weak.lock()) s->accept(std::move(socket), std::move(a));
+                        });
   for (int r = 0; r < options.rank; ++r) state->dial(r, deadline);
   auto group = std::make_unique<TcpGroup>(state);  // starts the io thread
 

@@ -14,7 +14,9 @@ namespace gyre::wire {
 //   i32 sender rank    u32 meta length        u64 tag
 //   u64 body length    u32 CRC-32C of meta ++ body    u32 reserved (0)
 inline constexpr std::uint32_t kFrameMagic = 0x46525947;  // "GYRF"
-inline constexpr std::uint16_t kProtocolVersion = 1;
+// 2: connections open with the challenge-response handshake (net/handshake.hpp) instead of a
+// hello carrying the token; the rendezvous registration carries the job's settings.
+inline constexpr std::uint16_t kProtocolVersion = 2;
 inline constexpr std::size_t kFrameHeaderSize = 40;
 
 struct FrameHeader {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gyre/cluster/launch.hpp"
+#include "gyre/cluster/settings.hpp"
 #include "gyre/model/ownership.hpp"
 #include "gyre/net/faults.hpp"
 #include "gyre/net/tcp.hpp"
@@ -22,7 +23,12 @@ struct ClusterJobOptions {
   net::TcpEndpoint coordinator;      // rank 0 serves the rendezvous here; everyone registers there
   std::string listen_host = "0.0.0.0";
   std::string job_id = "gyre";
-  std::string token;
+  std::string token;                 // shared secret; proven in every handshake, never sent
+  // The job's settings, in a fixed order: name → canonical value text, e.g. {"--lambda", "0.05"}
+  // or {"input --train", "12345 bytes, crc32c 0x1a2b3c4d"}. Rank 0's coordinator refuses a
+  // process whose settings differ from its own, telling it the first difference; their digest
+  // also binds the data-plane connections. At most cluster::kMaxSettingsBytes encoded.
+  cluster::JobSettings settings;
   int threads_per_worker = 1;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait of a worker for work

@@ -65,6 +65,31 @@ TEST_CASE("a multi-process job without a token or a coordinator is refused up fr
   CHECK(r.output.find("--coordinator") != std::string::npos);
 }
 
+TEST_CASE("a bad --coordinator or --listen-host is refused up front, naming the flag and the value") {
+  TempDir dir;
+  generate(dir, "2000");
+  gyre::test::CommandOptions o;
+  o.environment = {{"GYRE_TOKEN", "x"}};
+  const auto refused = [&](const std::vector<std::string>& flags, const std::string& message,
+                           const std::string& process_rank = "1") {
+    auto argv = common(dir);
+    argv.insert(argv.end(), {"--processes", "2", "--process-rank", process_rank});
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    const auto r = run_command(argv, o);
+    CHECK_MESSAGE(r.exit_code == 2, r.output);
+    CHECK_MESSAGE(r.output.find(message) != std::string::npos, r.output);
+  };
+  // 70000 used to wrap around to port 4464, and "x" to give a bare "stoul".
+  refused({"--coordinator", "127.0.0.1:70000"},
+          "--coordinator '127.0.0.1:70000': expected HOST:PORT with PORT in 1..65535");
+  refused({"--coordinator", "127.0.0.1:x"}, "--coordinator '127.0.0.1:x': expected HOST:PORT with PORT in 1..65535");
+  refused({"--coordinator", "127.0.0.1:0"}, "PORT in 1..65535");
+  refused({"--coordinator", "rank0:7700"}, "--coordinator 'rank0:7700': 'rank0' is not an IP address");
+  refused({"--coordinator", "127.0.0.1:7700", "--listen-host", "eth0"},
+          "--listen-host 'eth0': 'eth0' is not an IP address");
+  refused({"--coordinator", "127.0.0.1:7700"}, "process rank 2 outside 0..1", "2");
+}
+
 namespace {
 
 // Endless training; disturb_rank_1 adds the process flags.

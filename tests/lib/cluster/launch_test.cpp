@@ -44,8 +44,11 @@ TEST_CASE("flags win over the launcher; nothing means one process") {
   const auto alone = resolve_launch(std::nullopt, std::nullopt, {});
   CHECK(alone.rank == 0);
   CHECK(alone.size == 1);
-  CHECK_THROWS_AS(resolve_launch(1, std::nullopt, {}), std::invalid_argument);
-  CHECK_THROWS_AS(resolve_launch(2, 2, {}), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(resolve_launch(1, std::nullopt, {}),
+                       "process rank and process count go together (--process-rank/--processes)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(resolve_launch(2, 2, {}), "process rank 2 outside 0..1", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(resolve_launch(0, 0, {}), doctest::Contains("process count 0"), std::invalid_argument);
 }
 
 TEST_CASE("only the variables gyre knows are taken from a process environment") {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "lib/net/backends.hpp"
+#include "support/raw_socket.hpp"
 
 using namespace gyre::net;
 using namespace std::chrono_literals;
@@ -73,20 +74,59 @@ TEST_CASE("a peer with the wrong token is refused and the job goes on") {
     auto o = gyre_test::TcpBackend::options(1);
     o.token = "guessed";
     o.connect_timeout = 2s;
-    CHECK_THROWS_AS(connect_tcp_group(std::move(rogue_listener), {rank0, {"127.0.0.1", 1}}, o), GroupClosed);
+    // The rogue checks rank 0's proof first, fails it and gives up at once, sending no proof.
+    const std::string expected = "rank 0 at " + rank0.str() + " could not prove it holds the job token";
+    CHECK_THROWS_WITH_AS(connect_tcp_group(std::move(rogue_listener), {rank0, {"127.0.0.1", 1}}, o),
+                         doctest::Contains(expected.c_str()), GroupClosed);
   });
-  CHECK(mentions(log, "wrong or missing job token"));
+  CHECK(mentions(log, "instead of proving it holds the job token"));
 }
 
-TEST_CASE("a peer of another job is refused and the job goes on") {
+TEST_CASE("a peer of another job is refused, told why, and the job goes on") {
   const auto log = form_job_despite([](const TcpEndpoint& rank0, const TcpEndpoint&) {
     TcpListener rogue_listener("127.0.0.1", 0);
     auto o = gyre_test::TcpBackend::options(1);
     o.job_id = "other-job";
     o.connect_timeout = 2s;
-    CHECK_THROWS_AS(connect_tcp_group(std::move(rogue_listener), {rank0, {"127.0.0.1", 1}}, o), GroupClosed);
+    CHECK_THROWS_WITH_AS(connect_tcp_group(std::move(rogue_listener), {rank0, {"127.0.0.1", 1}}, o),
+                         doctest::Contains("rank 0 refused rank 1: another job id 'other-job'"), GroupClosed);
   });
   CHECK(mentions(log, "another job id"));
+}
+
+TEST_CASE("a peer of another configuration (settings digest) is refused, told why, and the job goes on") {
+  const auto log = form_job_despite([](const TcpEndpoint& rank0, const TcpEndpoint&) {
+    TcpListener rogue_listener("127.0.0.1", 0);
+    auto o = gyre_test::TcpBackend::options(1);
+    o.job_digest = "0123456789abcdef0123456789abcdef";
+    o.connect_timeout = 2s;
+    CHECK_THROWS_WITH_AS(connect_tcp_group(std::move(rogue_listener), {rank0, {"127.0.0.1", 1}}, o),
+                         doctest::Contains("another job configuration"), GroupClosed);
+  });
+  CHECK(mentions(log, "settings digest '0123456789abcdef0123456789abcdef'"));
+}
+
+TEST_CASE("a connection that stays silent is closed after the hello timeout, and the job goes on") {
+  std::mutex mutex;
+  std::vector<std::string> logged;
+  TcpListener l0("127.0.0.1", 0), l1("127.0.0.1", 0);
+  const std::vector<TcpEndpoint> endpoints{l0.endpoint(), l1.endpoint()};
+  auto o0 = gyre_test::TcpBackend::options(0);
+  o0.hello_timeout = 300ms;
+  o0.log = [&](const std::string& line) {
+    std::lock_guard lock(mutex);
+    logged.push_back(line);
+  };
+  auto rank0 = std::async(std::launch::async, [&] { return connect_tcp_group(std::move(l0), endpoints, o0); });
+  asio::io_context io;
+  const auto start = std::chrono::steady_clock::now();
+  auto silent = gyre::test::connect_loopback(io, endpoints[0].port);
+  CHECK(gyre::test::closed_within(io, *silent, 5000ms));  // closed by rank 0 at 300 ms, not by the bound
+  CHECK(std::chrono::steady_clock::now() - start >= 250ms);
+  auto g1 = connect_tcp_group(std::move(l1), endpoints, gyre_test::TcpBackend::options(1));
+  auto g0 = rank0.get();
+  std::lock_guard lock(mutex);
+  CHECK(mentions(logged, "hello timeout"));
 }
 
 TEST_CASE("a random byte stream is dropped") {
@@ -156,4 +196,12 @@ TEST_CASE("a missing peer is named when the connect timeout passes") {
   } catch (const GroupClosed& e) {
     CHECK(std::string(e.what()).find("rank(s) 0") != std::string::npos);
   }
+}
+
+TEST_CASE("listening errors say which address") {
+  TcpListener first("127.0.0.1", 0);
+  const auto port = first.endpoint().port;
+  const std::string in_use = "cannot listen on 127.0.0.1:" + std::to_string(port) + ": Address already in use";
+  CHECK_THROWS_WITH_AS(TcpListener("127.0.0.1", port), in_use.c_str(), std::runtime_error);
+  CHECK_THROWS_WITH_AS(TcpListener("x", 0), "cannot listen on x:0: 'x' is not an IP address", std::invalid_argument);
 }
