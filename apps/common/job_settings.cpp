@@ -87,7 +87,10 @@ Settings job_settings(const CLI::App& app, const std::vector<std::string>& local
       continue;
     const std::string name = option->get_name();
     if (listed(inputs, option)) {
-      out.emplace_back("input " + name, input_digest(option->count() > 0 ? option->results().front() : std::string()));
+      // A value that names no file ("default" stop words) is compared as it is.
+      const std::string value = option->count() > 0 ? option->results().front() : std::string();
+      std::error_code ec;
+      out.emplace_back("input " + name, value.empty() || fs::exists(value, ec) ? input_digest(value) : value);
       continue;
     }
     out.emplace_back(name, value_of(option));

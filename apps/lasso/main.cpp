@@ -12,6 +12,7 @@ extern char** environ;
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
+#include "app/job_settings.hpp"
 #include "gyre/base/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
@@ -107,7 +108,11 @@ int main(int argc, char** argv) {
   const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-lasso", [&] {
-    const auto job = multi.job(env, workers, c.seed);  // before the data: a bad job is refused at once
+    auto job = multi.job(env, workers, c.seed);  // before the data: a bad job is refused at once
+    if (job.cluster)
+      job.cluster->settings =
+          app::job_settings(app, {"--out", "--metrics", "--quiet", "--threads"},
+                            {"--data", "--response"});
     const auto& cluster = job.cluster;
     const bool distributed = cluster.has_value();
     c.workers = job.workers;

@@ -13,6 +13,7 @@ extern char** environ;
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
+#include "app/job_settings.hpp"
 #include "app/memory_budget.hpp"
 #include "gyre/base/entry_point.hpp"
 #include "gyre/base/limits.hpp"
@@ -100,7 +101,11 @@ int main(int argc, char** argv) {
   const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-lda", [&] {
-    const auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
+    auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
+    if (job.cluster)
+      job.cluster->settings =
+          app::job_settings(app, {"--out", "--metrics", "--quiet", "--threads", "--max-memory", "--top-words"},
+                            {"--corpus", "--vocab", "--stop-words"});
     const auto& launch = job.launch;
     const auto& cluster = job.cluster;
     const bool distributed = cluster.has_value();

@@ -11,6 +11,7 @@
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
+#include "app/job_settings.hpp"
 #include "gyre/base/output_file.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/base/entry_point.hpp"
@@ -80,7 +81,11 @@ int main(int argc, char** argv) {
   const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-logreg", [&] {
-    const auto job = multi.job(env, workers, c.seed);  // before the data: a bad job is refused at once
+    auto job = multi.job(env, workers, c.seed);  // before the data: a bad job is refused at once
+    if (job.cluster)
+      job.cluster->settings =
+          app::job_settings(app, {"--out", "--metrics", "--quiet"},
+                            {"--data", "--test"});
     c.workers = job.cluster || workers ? job.workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (job.cluster && c.servers != 1) throw std::invalid_argument("--servers: across processes there is one server, on process 0");
     if (job.cluster && transport == "tcp") throw std::invalid_argument("--transport tcp is for one process; several processes always use tcp");

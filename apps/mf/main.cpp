@@ -13,6 +13,7 @@ extern char** environ;
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
+#include "app/job_settings.hpp"
 #include "app/memory_budget.hpp"
 #include "gyre/base/entry_point.hpp"
 #include "gyre/base/limits.hpp"
@@ -155,7 +156,9 @@ int main(int argc, char** argv) {
     progress.update(0, c.epochs, "training");
     std::optional<mf::MfModel> model;
     if (distributed) {
-      const auto cluster = multi.job_options(launch, env, c.seed);
+      auto cluster = multi.job_options(launch, env, c.seed);
+      cluster.settings = app::job_settings(app, {"--out", "--metrics", "--quiet", "--threads", "--max-memory"},
+                                           {"--train", "--test"});
       hooks.on_traffic = multi.traffic_reporter(launch);
       model = mf::train_distributed(c, std::move(input.shards), input.test, hooks, cluster);
     } else {

@@ -19,7 +19,7 @@ using Settings = std::vector<std::pair<std::string, std::string>>;
 // --quiet, --threads: a rank's own business) and the flags named in `inputs`, whose paths may
 // differ between hosts and are replaced by a digest of what they name ("input --train" →
 // "6012 bytes, crc32c 0x1a2b3c4d"; a directory by its manifest.json if it has one, else by its
-// files). Numbers are compared by value ("0.050" is "0.05"); a flag left at its default is
+// files; a value that names no file, like "default", as it is). Numbers are compared by value ("0.050" is "0.05"); a flag left at its default is
 // taken at its default, so giving the default explicitly changes nothing.
 Settings job_settings(const CLI::App& app, const std::vector<std::string>& local, const std::vector<std::string>& inputs);
 
