@@ -2,6 +2,7 @@
 #include "app/job_settings.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -28,12 +29,11 @@ std::string canonical(const CLI::Option* option, const std::string& text) {
   const double value = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || *end != '\0') return text;
   char out[40];
-  std::snprintf(out, sizeof out, "%.17g", value);
-  return out;
+  return std::string(out, std::to_chars(out, out + sizeof out, value).ptr);  // shortest round trip
 }
 
 std::string value_of(const CLI::Option* option) {
-  if (option->get_type_size() == 0) return std::to_string(option->count());  // a flag: how often given
+  if (option->get_expected_max() == 0) return std::to_string(option->count());  // a flag: how often given
   if (option->count() == 0) return canonical(option, option->get_default_str());
   std::string out;
   for (const std::string& r : option->results()) out += (out.empty() ? "" : ",") + canonical(option, r);
