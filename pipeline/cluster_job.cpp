@@ -14,6 +14,15 @@
 namespace gyre::pipeline {
 namespace {
 
+// Members 0..P-1 are the processes' workers ("rank r"); member P is what process 0 hosts beside.
+std::vector<std::string> member_names(const ClusterJobOptions& o) {
+  const int P = o.launch.size;
+  std::vector<std::string> names;
+  for (int r = 0; r < P; ++r) names.push_back("rank " + std::to_string(r));
+  names.push_back(o.beside_name + " (member " + std::to_string(P) + ", in process 0)");
+  return names;
+}
+
 cluster::RendezvousOptions rendezvous_options(const ClusterJobOptions& o) {
   cluster::RendezvousOptions ro;
   ro.job_id = o.job_id;
@@ -21,6 +30,7 @@ cluster::RendezvousOptions rendezvous_options(const ClusterJobOptions& o) {
   ro.timeout = o.connect_timeout;
   ro.settings = o.settings;
   ro.log = o.log;
+  ro.member_names = member_names(o);
   return ro;
 }
 
@@ -37,6 +47,7 @@ std::unique_ptr<net::Group> join(const ClusterJobOptions& o, int member, int mem
   to.heartbeat_timeout = o.heartbeat_timeout;
   to.heartbeat_interval = std::min(to.heartbeat_interval, o.heartbeat_timeout / 4);
   to.log = o.log;
+  to.member_names = member_names(o);
   return net::connect_tcp_group(std::move(listener), table, to);
 }
 

@@ -84,7 +84,9 @@ std::optional<PsJobResult> run_ps_cluster(const ClusterJobOptions& cluster, cons
   check(layout, program);
   if (layout.workers != cluster.launch.size || layout.servers != 1)
     throw std::invalid_argument("parameter server across processes: one worker per process and one server");
-  ClusterGroups groups = join_cluster(cluster);
+  ClusterJobOptions named = cluster;
+  named.beside_name = "the server";
+  ClusterGroups groups = join_cluster(named);
   std::optional<PsJobResult> result;
   std::function<void()> server;
   if (groups.scheduler) server = [&] { result = run_server(*groups.scheduler, layout, 0, program, options); };

@@ -37,8 +37,6 @@ struct Registration {
 
 net::HandshakeKey key_of(const RendezvousOptions& o) { return {"rendezvous", o.job_id, "", o.token}; }
 
-std::string rank_name(int member) { return "rank " + std::to_string(member); }
-
 // One connection to the coordinator, from accept to the table (or a refusal).
 struct Visitor {
   explicit Visitor(tcp::socket s) : socket(std::move(s)) {
@@ -101,7 +99,7 @@ struct Coordinator::Impl {
   // Authenticated: told why, then closed. The member has sent everything it will send, so the
   // close does not reset the connection under the reason.
   void refuse(const std::shared_ptr<Visitor>& v, int member, const std::string& why) {
-    const std::string who = rank_name(member) + " (" + v->address + ")";
+    const std::string who = net::member_name(options.member_names, member) + " (" + v->address + ")";
     log("refused " + who + ": " + why);
     const std::string entry = who + ": " + why;
     if (refusals.size() < kMaxRefusalsKept && std::find(refusals.begin(), refusals.end(), entry) == refusals.end())
@@ -137,7 +135,7 @@ struct Coordinator::Impl {
     net::async_read_frame(v->socket, v, limits, hello.id, [this, v, hello](const std::string& error, net::Message m) {
       if (v->closed) return;
       if (!error.empty()) {  // nothing can be told over a broken stream
-        log("dropped " + rank_name(hello.id) + " (" + v->address + ") before it registered: " + error);
+        log("dropped " + net::member_name(options.member_names, hello.id) + " (" + v->address + ") before it registered: " + error);
         return v->close();
       }
       Registration r;
@@ -166,8 +164,8 @@ struct Coordinator::Impl {
     if (hello.id < 0 || hello.id >= members)
       return "member id " + std::to_string(hello.id) + " outside 0.." + std::to_string(members - 1);
     if (const auto& taken = registered[static_cast<std::size_t>(hello.id)])
-      return rank_name(hello.id) + " is already registered from " + taken->address;
-    return settings_difference(settings, rank_name(hello.id), options.settings, "rank 0");
+      return net::member_name(options.member_names, hello.id) + " is already registered from " + taken->address;
+    return settings_difference(settings, net::member_name(options.member_names, hello.id), options.settings, net::member_name(options.member_names, 0));
   }
 
   void send_tables() {
@@ -213,10 +211,11 @@ void Coordinator::serve() {
   if (impl_->answered == impl_->members) return;
   std::string missing;
   for (int i = 0; i < impl_->members; ++i)
-    if (!impl_->table[static_cast<std::size_t>(i)]) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+    if (!impl_->table[static_cast<std::size_t>(i)])
+      missing += (missing.empty() ? "" : ", ") + net::member_name(impl_->options.member_names, i);
   std::string refused;
   for (const auto& r : impl_->refusals) refused += (refused.empty() ? "" : "; ") + r;
-  throw std::runtime_error("rendezvous: no registration from member(s) " + (missing.empty() ? "?" : missing) +
+  throw std::runtime_error("rendezvous: no registration from " + (missing.empty() ? "?" : missing) +
                            " within " + std::to_string(impl_->options.timeout.count()) + " ms" +
                            (refused.empty() ? "" : "; refused meanwhile: " + refused));
 }
@@ -257,7 +256,7 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
     net::async_read_frame(*socket, socket, limits, net::kCoordinatorId, [&](const std::string& error, net::Message m) {
       if (!error.empty()) return fail(error);
       if (const auto reason = net::refusal_reason(m))
-        return fail(coordinator_text + " refused " + rank_name(member) + ": " + *reason);
+        return fail(coordinator_text + " refused " + net::member_name(options.member_names, member) + ": " + *reason);
       if (m.type != kTable || m.body.size() != static_cast<std::size_t>(members) * kEntryBytes)
         return fail("malformed endpoint table");
       for (int i = 0; i < members; ++i) {

@@ -26,6 +26,8 @@ struct RendezvousOptions {
   std::chrono::milliseconds hello_timeout{std::chrono::seconds(10)};
   // Where the coordinator reports refused connections and accept errors; default: stderr.
   std::function<void(const std::string&)> log;
+  // How messages name member r (net::member_name); default "rank r".
+  std::vector<std::string> member_names;
 };
 
 // Rank 0's side. Members register (member id, listening port); the address recorded for a

@@ -139,6 +139,7 @@ struct State : std::enable_shared_from_this<State> {
   void await_verdict(const std::shared_ptr<Connection>& c, int rank);
   void established(const std::shared_ptr<Connection>& c);
   void read_loop(const std::shared_ptr<Connection>& c);
+  std::string name(int member) const { return member_name(options.member_names, member); }
 };
 
 void Connection::note_address() {
@@ -148,7 +149,7 @@ void Connection::note_address() {
 }
 
 std::string Connection::who() const {
-  return peer >= 0 ? "rank " + std::to_string(peer) + " (" + address + ")" : "unauthenticated peer " + address;
+  return peer >= 0 ? state->name(peer) + " (" + address + ")" : "unauthenticated peer " + address;
 }
 
 void Connection::close_socket() {
@@ -183,7 +184,7 @@ void Connection::fail(const std::string& why) {
     state->close(who_text + " failed: " + why);
   } else if (dialed >= 0) {
     // The rank we must reach broke off the handshake: waiting is pointless.
-    state->close("rank " + std::to_string(dialed) + " ended the handshake: " + why);
+    state->close(state->name(dialed) + " ended the handshake: " + why);
   }
 }
 
@@ -255,7 +256,7 @@ void State::dial(int rank, std::chrono::steady_clock::time_point deadline) {
   const auto& ep = peers[static_cast<std::size_t>(rank)];
   asio::ip::address address;
   try {
-    address = ip_address(ep.host, "rank " + std::to_string(rank) + "'s address " + ep.str());
+    address = ip_address(ep.host, name(rank) + "'s address " + ep.str());
   } catch (const std::invalid_argument& e) {
     close(e.what());
     return;
@@ -275,7 +276,7 @@ void State::dial(int rank, std::chrono::steady_clock::time_point deadline) {
           return self->dial_later(rank, deadline);
         case Kind::kImpostor:
           c->close_socket();
-          return self->close("rank " + std::to_string(rank) + " at " + c->address +
+          return self->close(self->name(rank) + " at " + c->address +
                              " could not prove it holds the job token");
         case Kind::kFailed: return c->fail(r.error);
         case Kind::kProven: return self->await_verdict(c, rank);
@@ -291,8 +292,7 @@ void State::await_verdict(const std::shared_ptr<Connection>& c, int rank) {
     if (!error.empty()) return c->fail(error);
     if (const auto reason = refusal_reason(m)) {
       c->close_socket();
-      return self->close("rank " + std::to_string(rank) + " refused rank " + std::to_string(self->options.rank) + ": " +
-                         *reason);
+      return self->close(self->name(rank) + " refused " + self->name(self->options.rank) + ": " + *reason);
     }
     if (!is_welcome(m)) return c->fail("expected a welcome, got message type " + std::to_string(m.type));
     c->dialed = -1;
@@ -463,6 +463,12 @@ class TcpGroup final : public Group {
 
 }  // namespace
 
+std::string member_name(const std::vector<std::string>& names, int member) {
+  if (member >= 0 && static_cast<std::size_t>(member) < names.size() && !names[static_cast<std::size_t>(member)].empty())
+    return names[static_cast<std::size_t>(member)];
+  return "rank " + std::to_string(member);
+}
+
 std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector<TcpEndpoint>& peers,
                                          const TcpOptions& options) {
   if (options.rank < 0 || options.rank >= static_cast<int>(peers.size()))
@@ -493,7 +499,7 @@ std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector
   const int needed = static_cast<int>(peers.size()) - 1;
   std::unique_lock lock(state->mutex);
   state->changed.wait_until(lock, deadline, [&] { return state->connected == needed || !state->closed.empty(); });
-  if (!state->closed.empty()) throw GroupClosed("rank " + std::to_string(options.rank) + ": " + state->closed);
+  if (!state->closed.empty()) throw GroupClosed(state->name(options.rank) + ": " + state->closed);
   if (state->connected < needed) {
     lock.unlock();
     std::promise<std::string> missing;
@@ -502,11 +508,11 @@ std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector
       std::string m;
       for (int r = 0; r < state->size(); ++r)
         if (r != options.rank && !state->connections[static_cast<std::size_t>(r)])
-          m += (m.empty() ? "" : ", ") + std::to_string(r) + " (" + peers[static_cast<std::size_t>(r)].str() + ")";
+          m += (m.empty() ? "" : ", ") + state->name(r) + " (" + peers[static_cast<std::size_t>(r)].str() + ")";
       missing.set_value(m);
     });
-    throw GroupClosed("rank " + std::to_string(options.rank) + ": no connection within " +
-                      std::to_string(options.connect_timeout.count()) + " ms to rank(s) " + f.get());
+    throw GroupClosed(state->name(options.rank) + ": no connection within " +
+                      std::to_string(options.connect_timeout.count()) + " ms to " + f.get());
   }
   return group;
 }

@@ -40,7 +40,13 @@ struct TcpOptions {
   std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(30)};
   // Where refused connections, accept errors and dropped frames are reported; default: stderr.
   std::function<void(const std::string&)> log;
+  // How messages name member r, when "rank r" would mislead (a job's scheduler is a member of
+  // its own beside rank 0's worker); empty or short: "rank r".
+  std::vector<std::string> member_names;
 };
+
+// names[member] if there is one, else "rank <member>".
+std::string member_name(const std::vector<std::string>& names, int member);
 
 // A rank's listening socket. It is opened before the peer table exists so that its port
 // (0 = any free port) can be published to the other ranks.

@@ -35,6 +35,10 @@ struct ClusterJobOptions {
   std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(30)};  // a peer this silent is dead
   model::OwnershipRegistry* registry = nullptr;
   std::function<void(const std::string&)> log;  // transport notes; default stderr
+  // What process 0 runs beside its worker as member P of the job ("the scheduler", "the
+  // server"), for messages: "the scheduler (member 4, in process 0)" rather than a "rank 4"
+  // that a 4-process job does not have.
+  std::string beside_name = "the scheduler";
   net::FaultSpec faults;                        // injected into the worker's links (tests, benchmarks)
 };
 
