@@ -1,7 +1,6 @@
 // tests/apps/mismatched_ranks_test.cpp — ranks of one job started with other settings or data are refused before training, naming the difference (issue 20, defect 3).
 #include <doctest/doctest.h>
 
-#include <future>
 #include <string>
 #include <vector>
 
@@ -10,9 +9,7 @@
 #include "support/temp_dir.hpp"
 
 using gyre::test::build_path;
-using gyre::test::CommandOptions;
 using gyre::test::CommandResult;
-using gyre::test::free_port;
 using gyre::test::run_command;
 using gyre::test::TempDir;
 
@@ -20,24 +17,9 @@ namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// Rank r runs argv[r] (plus the process flags) as one job of argv.size() ranks on loopback,
-// with a short connect timeout so that rank 0, left waiting for a member it refused, gives up soon.
-std::vector<CommandResult> run_job(const std::vector<std::vector<std::string>>& argv) {
-  const std::string coordinator = "127.0.0.1:" + std::to_string(free_port());
-  std::vector<std::future<CommandResult>> running;
-  for (std::size_t r = 0; r < argv.size(); ++r) {
-    auto a = argv[r];
-    a.insert(a.end(), {"--processes", std::to_string(argv.size()), "--process-rank", std::to_string(r),
-                       "--coordinator", coordinator, "--listen-host", "127.0.0.1", "--connect-timeout", "4"});
-    running.push_back(std::async(std::launch::async, [a] {
-      CommandOptions o;
-      o.environment = {{"GYRE_TOKEN", "test-token"}};
-      return run_command(a, o);
-    }));
-  }
-  std::vector<CommandResult> results;
-  for (auto& f : running) results.push_back(f.get());
-  return results;
+// A short connect timeout, so that rank 0, left waiting for a member it refused, gives up soon.
+std::vector<CommandResult> run_job(const std::vector<std::vector<std::string>>& per_rank) {
+  return gyre::test::run_ranks(per_rank, "4");
 }
 
 // Rank 1 is told what differs and stops at once; rank 0 stops too, naming the refusal; nobody

@@ -26,16 +26,18 @@ inline std::uint16_t free_port() {
   return a.local_endpoint().port();
 }
 
-// Runs `argv` as rank 0..ranks-1 of one job on loopback at once (each with GYRE_TOKEN set)
-// and returns what each rank said, in rank order.
-inline std::vector<CommandResult> run_ranks(const std::vector<std::string>& argv, int ranks) {
+// Runs per_rank[r] as rank r of one job on loopback at once (each with GYRE_TOKEN set and the
+// process flags added, waiting `connect_timeout` seconds for the others) and returns what each
+// rank said, in rank order.
+inline std::vector<CommandResult> run_ranks(const std::vector<std::vector<std::string>>& per_rank,
+                                            const std::string& connect_timeout = "30") {
   const std::string coordinator = "127.0.0.1:" + std::to_string(free_port());
   std::vector<std::future<CommandResult>> running;
-  for (int r = 0; r < ranks; ++r) {
-    auto rank_argv = argv;
-    rank_argv.insert(rank_argv.end(), {"--processes", std::to_string(ranks), "--process-rank", std::to_string(r),
-                                       "--coordinator", coordinator, "--listen-host", "127.0.0.1",
-                                       "--connect-timeout", "30"});
+  for (std::size_t r = 0; r < per_rank.size(); ++r) {
+    auto rank_argv = per_rank[r];
+    rank_argv.insert(rank_argv.end(), {"--processes", std::to_string(per_rank.size()), "--process-rank",
+                                       std::to_string(r), "--coordinator", coordinator, "--listen-host", "127.0.0.1",
+                                       "--connect-timeout", connect_timeout});
     running.push_back(std::async(std::launch::async, [rank_argv] {
       CommandOptions o;
       o.environment = {{"GYRE_TOKEN", "test-token"}};
@@ -45,6 +47,11 @@ inline std::vector<CommandResult> run_ranks(const std::vector<std::string>& argv
   std::vector<CommandResult> results;
   for (auto& f : running) results.push_back(f.get());
   return results;
+}
+
+// The same command line on every one of `ranks` ranks.
+inline std::vector<CommandResult> run_ranks(const std::vector<std::string>& argv, int ranks) {
+  return run_ranks(std::vector<std::vector<std::string>>(static_cast<std::size_t>(ranks), argv));
 }
 
 // Starts 3 ranks of the shell command line `command` (run in `dir`; it should train for a long
