@@ -34,10 +34,15 @@ pipeline::LocalRows rows_of(int w) {
   return pipeline::LocalRows::of(std::span<const std::uint32_t>(ids), std::span<const std::int32_t>(values));
 }
 
+// The plan's layout of `blocks` blocks, all of worker()'s shape.
+std::vector<model::BlockShape> layout(std::uint32_t blocks) {
+  return std::vector<model::BlockShape>(blocks, model::BlockShape{2, model::kRowAlign});
+}
+
 pipeline::GatherOptions options() {
   pipeline::GatherOptions o;
   o.workers = kWorkers;
-  o.blocks = kBlocks;
+  o.layout = layout(kBlocks);
   o.row_bytes = 3 * sizeof(std::int32_t);
   o.timeout = std::chrono::seconds(5);
   return o;
@@ -96,8 +101,9 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
     auto run = worker(std::move(groups[0]), 0);
     auto o = options();
     o.workers = 2;
-    o.blocks = 4;
-    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o), "rank 1 sent malformed local rows",
+    o.layout = layout(4);
+    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o),
+                         "rank 1 sent local rows of 8 bytes; the plan here has rows of 12 bytes",
                          std::runtime_error);
     other.get();
   }
@@ -107,13 +113,13 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
       auto run = worker(std::move(groups[1]), 0);  // holds rank 0's blocks as well
       auto o = options();
       o.workers = 2;
-      o.blocks = 4;
+      o.layout = layout(4);
       return pipeline::gather_at_root(run, rows_of(1), o);
     });
     auto run = worker(std::move(groups[0]), 0);
     auto o = options();
     o.workers = 2;
-    o.blocks = 4;
+    o.layout = layout(4);
     CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o), "rank 1 sent block 0 twice or out of range",
                          std::runtime_error);
     other.get();
@@ -125,7 +131,7 @@ TEST_CASE("rank 0 names what is missing when a part does not arrive in time") {
   auto run = worker(std::move(groups[0]), 0);
   auto o = options();
   o.workers = 2;
-  o.blocks = 4;
+  o.layout = layout(4);
   o.timeout = std::chrono::milliseconds(50);
   try {
     pipeline::gather_at_root(run, rows_of(0), o);
