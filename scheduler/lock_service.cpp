@@ -85,7 +85,7 @@ void LockService::handle(net::Message m) {
       case kLockAcquire: return acquire(worker, m);
       case kLockRelease: return release(worker, m);
       case kLockFinish: return finish(worker);
-      case kLockAbort: fail(wire::decode<Failure>(m.meta).str());
+      case kLockAbort: fail(failure_text(m));
       default: return;
     }
   } catch (const wire::DecodeError& e) {
