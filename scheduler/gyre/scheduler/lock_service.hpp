@@ -32,6 +32,11 @@ struct LockServiceOptions {
 // the service tells every worker with fail_job — the text names the rank at fault and every
 // key each rank held — and run() throws JobFailed with the same text. A waiting client's call
 // then throws JobFailed instead of being granted anything.
+// A kLockAcquire as the service decodes it, for a table of `keys` keys: the header's mode and
+// wait, and at most `keys` keys, before the table checks them (range, repeats, counts) on
+// submit. Throws wire::DecodeError; the service names the sender.
+LockTable::Request decode_lock_request(const net::Message& m, std::uint32_t keys);
+
 class LockService {
  public:
   LockService(net::Inbox& inbox, std::vector<int> workers, std::uint32_t keys, LockServiceOptions options = {});
@@ -51,7 +56,7 @@ class LockService {
  private:
   bool accepts(const net::Message& m) const;
   void handle(net::Message m);
-  void acquire(int worker, const net::Message& m);
+  void acquire(const net::Message& m);
   void release(int worker, const net::Message& m);
   void finish(int worker);
   void stop_granting();
