@@ -13,11 +13,6 @@
 namespace gyre::pipeline {
 namespace {
 
-// Message types after the rotation, above the scheduler protocol's and the collectives': rank
-// 0 asks, then every other rank answers with its rows and its held blocks (as block messages).
-constexpr std::uint16_t kCollectRequest = 0x0201;
-constexpr std::uint16_t kLocalRows = 0x0202;
-
 struct RowsMeta {
   std::uint64_t count = 0;
   std::uint64_t row_bytes = 0;
@@ -25,7 +20,9 @@ struct RowsMeta {
   void serialize(Archive& ar) { ar(count, row_bytes); }
 };
 
-net::Message encode_rows(const LocalRows& r, std::size_t row_bytes) {
+}  // namespace
+
+net::Message encode_local_rows(const LocalRows& r, std::size_t row_bytes) {
   net::Message m;
   m.type = kLocalRows;
   m.meta = wire::encode(RowsMeta{r.ids.size(), row_bytes});
@@ -35,24 +32,6 @@ net::Message encode_rows(const LocalRows& r, std::size_t row_bytes) {
   if (!r.values.empty()) std::memcpy(m.body.data() + id_bytes, r.values.data(), r.values.size());
   return m;
 }
-
-net::Message expect(net::Group& g, std::chrono::milliseconds timeout, const std::string& what) {
-  auto m = g.receive(net::Clock::now() + timeout);
-  if (!m)
-    throw scheduler::JobFailed("rank " + std::to_string(g.rank()) + ": no " + what + " within " +
-                               std::to_string(timeout.count()) + " ms");
-  return std::move(*m);
-}
-
-std::string missing(const std::vector<std::optional<LocalRows>>& rows, std::size_t blocks, std::uint32_t all) {
-  std::string ranks;
-  for (std::size_t r = 0; r < rows.size(); ++r)
-    if (!rows[r]) ranks += (ranks.empty() ? "rank " : ", ") + std::to_string(r);
-  return "model part (still missing: " + (ranks.empty() ? std::string("no rows") : "rows of " + ranks) + "; " +
-         std::to_string(all - blocks) + " of " + std::to_string(all) + " blocks)";
-}
-
-}  // namespace
 
 LocalRows decode_local_rows(const net::Message& m, std::size_t row_bytes, std::uint64_t id_limit) {
   const std::string from = "rank " + std::to_string(m.sender);
@@ -83,6 +62,26 @@ LocalRows decode_local_rows(const net::Message& m, std::size_t row_bytes, std::u
   return r;
 }
 
+namespace {
+
+net::Message expect(net::Group& g, std::chrono::milliseconds timeout, const std::string& what) {
+  auto m = g.receive(net::Clock::now() + timeout);
+  if (!m)
+    throw scheduler::JobFailed("rank " + std::to_string(g.rank()) + ": no " + what + " within " +
+                               std::to_string(timeout.count()) + " ms");
+  return std::move(*m);
+}
+
+std::string missing(const std::vector<std::optional<LocalRows>>& rows, std::size_t blocks, std::uint32_t all) {
+  std::string ranks;
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (!rows[r]) ranks += (ranks.empty() ? "rank " : ", ") + std::to_string(r);
+  return "model part (still missing: " + (ranks.empty() ? std::string("no rows") : "rows of " + ranks) + "; " +
+         std::to_string(all - blocks) + " of " + std::to_string(all) + " blocks)";
+}
+
+}  // namespace
+
 std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, const GatherOptions& options) {
   if (mine.values.size() != mine.ids.size() * options.row_bytes)
     throw std::invalid_argument("local rows do not match their row width");
@@ -93,7 +92,7 @@ std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, 
     if (request.type != kCollectRequest || request.sender != 0)
       throw std::runtime_error("unexpected message type " + std::to_string(request.type) + " from rank " +
                                std::to_string(request.sender) + " after the job");
-    group.send(0, encode_rows(mine, options.row_bytes));
+    group.send(0, encode_local_rows(mine, options.row_bytes));
     for (auto& b : run.held) group.send(0, encode_block(b.release(), 0));
     run.held.clear();
     return std::nullopt;

@@ -71,8 +71,14 @@ struct GatherOptions {
 // naming the sender on a malformed or duplicate part.
 std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, const GatherOptions& options);
 
-// A worker's local rows as rank 0 decodes them: rows of `row_bytes`, ids below `id_limit`.
-// Throws std::runtime_error naming the sender otherwise.
+// Message types after the rotation, above the scheduler protocol's and the collectives': rank
+// 0 asks, then every other rank answers with its rows and its held blocks (as block messages).
+inline constexpr std::uint16_t kCollectRequest = 0x0201;
+inline constexpr std::uint16_t kLocalRows = 0x0202;
+
+// A worker's local rows as a message, and as rank 0 decodes it: rows of `row_bytes`, ids below
+// `id_limit`; decoding throws std::runtime_error naming the sender otherwise.
+net::Message encode_local_rows(const LocalRows& rows, std::size_t row_bytes);
 LocalRows decode_local_rows(const net::Message& m, std::size_t row_bytes, std::uint64_t id_limit);
 
 }  // namespace gyre::pipeline
