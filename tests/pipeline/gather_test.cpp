@@ -126,6 +126,47 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
   }
 }
 
+TEST_CASE("a block in another shape than the plan's, or a row id beyond the app's ids, is refused naming its sender") {
+  SUBCASE("block shape") {
+    auto groups = net::make_inproc_groups(2);
+    auto other = std::async(std::launch::async, [&groups] {
+      pipeline::ClusterWorker run;
+      run.group = std::move(groups[1]);
+      for (std::uint32_t id : {1u, 3u}) run.held.emplace_back(model::Block(id, 5, 2 * model::kRowAlign), nullptr);
+      auto o = options();
+      o.workers = 2;
+      o.layout = {{2, 8}, {5, 16}, {2, 8}, {5, 16}};  // rank 1's plan has other shapes
+      return pipeline::gather_at_root(run, rows_of(1), o);
+    });
+    auto run = worker(std::move(groups[0]), 0);
+    auto o = options();
+    o.workers = 2;
+    o.layout = layout(4);
+    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o),
+                         "block 1 from rank 1 has 5 rows of 16 floats; the plan here has 2 rows of 8 floats",
+                         std::runtime_error);
+    other.get();
+  }
+  SUBCASE("row id") {
+    auto groups = net::make_inproc_groups(2);
+    auto other = std::async(std::launch::async, [&groups] {
+      auto run = worker(std::move(groups[1]), 1);
+      auto o = options();
+      o.workers = 2;
+      o.layout = layout(4);
+      return pipeline::gather_at_root(run, rows_of(1), o);  // ids 10 and 11
+    });
+    auto run = worker(std::move(groups[0]), 0);
+    auto o = options();
+    o.workers = 2;
+    o.layout = layout(4);
+    o.id_limit = 11;
+    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o),
+                         "rank 1 sent local row id 11; ids here are below 11", std::runtime_error);
+    other.get();
+  }
+}
+
 TEST_CASE("rank 0 names what is missing when a part does not arrive in time") {
   auto groups = net::make_inproc_groups(2);
   auto run = worker(std::move(groups[0]), 0);
