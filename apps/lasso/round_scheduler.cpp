@@ -122,10 +122,12 @@ class RoundScheduler {
     const std::string from = "lasso scheduler: rank " + std::to_string(m.sender);
     const auto worker = std::find(workers_.begin(), workers_.end(), m.sender);
     if (worker == workers_.end()) fail(from + ", not a worker, sent sums");
-    if (m.tag < in_flight_.front().round || m.tag > in_flight_.back().round)
-      fail(from + " sent sums for round " + std::to_string(m.tag) + ", which is not in flight");
-    const bool folded = m.tag == in_flight_.front().round &&
-                        static_cast<std::size_t>(worker - workers_.begin()) < in_flight_.front().replies;
+    if (m.tag > in_flight_.back().round)
+      fail(from + " sent sums for round " + std::to_string(m.tag) + ", which has not been asked for");
+    // Rounds before the oldest in flight have every worker's sums folded in already.
+    const bool folded = m.tag < in_flight_.front().round ||
+                        (m.tag == in_flight_.front().round &&
+                         static_cast<std::size_t>(worker - workers_.begin()) < in_flight_.front().replies);
     const bool parked = std::any_of(parked_.begin(), parked_.end(), [&](const net::Message& p) {
       return p.sender == m.sender && p.tag == m.tag;
     });
