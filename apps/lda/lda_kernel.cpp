@@ -169,7 +169,6 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
 }
 
 void LdaKernel::train(model::Block& block, const scheduler::Visit& visit) {
-  check_counts(block);
   if (phases_done_ == 0)
     initialise(block);
   else
@@ -183,12 +182,13 @@ void LdaKernel::evaluate(const model::Block&, const scheduler::Visit&) {
   throw std::logic_error("LDA has no evaluation phase: the log-likelihood comes with every training phase");
 }
 
-// Every row's total must be its word's tokens in the corpus, since sampling only moves tokens
-// between topics; while the initialising phase builds the counts, at most that less this
-// worker's own tokens, which it is about to add. Then every total the kernel sizes from a
-// block is bounded by the corpus, and no count can overflow. In sampling phases, sample()
-// also checks that each topic's count covers this worker's tokens of the word in that topic.
-void LdaKernel::check_counts(const model::Block& block) const {
+// A visiting block comes from a peer. Every row's total must be its word's tokens in the
+// corpus, since sampling only moves tokens between topics; while the initialising phase builds
+// the counts, at most that less this worker's own tokens, which it is about to add. Then every
+// total the kernel sizes from a block is bounded by the corpus, and no count can overflow. The
+// counts are checked where they are first read anyway (initialise, sample), not in a pass of
+// their own.
+const std::vector<std::int32_t>& LdaKernel::row_tokens(const model::Block& block) const {
   if (block.stride() != stride_) throw std::invalid_argument("word-topic block of another topic count");
   if (block.id() >= row_tokens_.size())
     throw std::invalid_argument("word-topic block " + std::to_string(block.id()) + " is not one of the plan's");
@@ -196,10 +196,24 @@ void LdaKernel::check_counts(const model::Block& block) const {
   if (block.rows() != expected.size())
     throw std::invalid_argument("word-topic block of " + std::to_string(block.rows()) + " rows; the plan has " +
                                 std::to_string(expected.size()));
+  return expected;
+}
+
+namespace {
+
+[[noreturn]] void bad_total(std::size_t row, std::int64_t total, std::int32_t expected, const std::string& more) {
+  throw std::invalid_argument("word-topic row " + std::to_string(row) + " holds " + std::to_string(total) +
+                              " tokens; its word has " + std::to_string(expected) + " in the corpus" + more);
+}
+
+}  // namespace
+
+void LdaKernel::initialise(model::Block& block) {
+  const auto& expected = row_tokens(block);
+  std::int32_t* counts = block.counts();
   const std::uint32_t* slots = tokens_.rows(block.id());
-  const bool building = phases_done_ == 0;
   for (std::size_t r = 0; r < expected.size(); ++r) {
-    const std::int32_t* row = block.counts() + r * stride_;
+    const std::int32_t* row = counts + r * stride_;
     std::int64_t total = 0;
     for (std::uint32_t k = 0; k < K_; ++k) {
       if (row[k] < 0)
@@ -208,15 +222,9 @@ void LdaKernel::check_counts(const model::Block& block) const {
       total += row[k];
     }
     const std::int64_t local = slots[r + 1] - slots[r];
-    if (building ? total + local > expected[r] : total != expected[r])
-      throw std::invalid_argument("word-topic row " + std::to_string(r) + " holds " + std::to_string(total) +
-                                  " tokens; its word has " + std::to_string(expected[r]) + " in the corpus" +
-                                  (building ? ", " + std::to_string(local) + " of them still to add here" : ""));
+    if (total + local > expected[r])
+      bad_total(r, total, expected[r], ", " + std::to_string(local) + " of them still to add here");
   }
-}
-
-void LdaKernel::initialise(model::Block& block) {
-  std::int32_t* counts = block.counts();
   const std::uint32_t G = tokens_.groups();
   pipeline::diagonal_sweep(G, locks_, [&](std::uint32_t g, std::uint32_t s) {
     for (const TokenRef& t : tokens_.cell(block.id(), g, s)) ++counts[t.row * stride_ + z_[t.pos]];
@@ -224,6 +232,7 @@ void LdaKernel::initialise(model::Block& block) {
 }
 
 void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
+  const auto& expected = row_tokens(block);
   const std::size_t rows = block.rows();
   std::int32_t* counts = block.counts();
   // The other workers' share of each row: the block's counts less this worker's tokens, as
@@ -233,12 +242,14 @@ void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
   remote_begin_.assign(rows + 1, 0);
   for (std::size_t r = 0; r < rows; ++r) {
     const std::int32_t* row = counts + r * stride_;
-    const std::int64_t n = std::accumulate(row, row + K_, std::int64_t{0}) - (slots[r + 1] - slots[r]);
-    remote_begin_[r + 1] = remote_begin_[r] + static_cast<std::uint64_t>(n);
+    const std::int64_t total = std::accumulate(row, row + K_, std::int64_t{0});
+    if (total != expected[r]) bad_total(r, total, expected[r], "");
+    remote_begin_[r + 1] = remote_begin_[r] + static_cast<std::uint64_t>(total - (slots[r + 1] - slots[r]));
   }
-  remote_topics_.resize(remote_begin_[rows]);  // at most the corpus's tokens: check_counts
-  // A row whose topic count is below this worker's own tokens of that topic would make the
-  // others' share negative, and the lists overrun their row's run: such a row is refused.
+  remote_topics_.resize(remote_begin_[rows]);  // at most the corpus's tokens, by the totals
+  // A row whose topic count is below this worker's own tokens of that topic (a negative count
+  // among them) would make the others' share negative, and the lists overrun their row's run:
+  // such a row is refused.
   std::atomic<std::size_t> short_row{rows};
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, rows, 256),
                             [&](const oneapi::tbb::blocked_range<std::size_t>& range) {

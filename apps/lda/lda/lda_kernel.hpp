@@ -39,7 +39,7 @@ enum LdaSum : std::size_t {
 // for fixed seed, P, d and T.
 //
 // A visiting block comes from a peer, so its counts are checked against the plan before any
-// of them is used as a length or an index (see check_counts).
+// of them is used as a length or an index (see row_tokens).
 class LdaKernel final : public pipeline::RotationKernel {
  public:
   // `blocks` is the job's word blocking; `word_tokens` the corpus's tokens per word id (V of
@@ -66,7 +66,9 @@ class LdaKernel final : public pipeline::RotationKernel {
   const std::vector<std::uint16_t>& assignments() const noexcept { return z_; }
 
  private:
-  void check_counts(const model::Block& block) const;
+  // The plan's token count of each row of `block` (its word's, in the corpus), once the
+  // block's shape is checked to be the plan's.
+  const std::vector<std::int32_t>& row_tokens(const model::Block& block) const;
   void initialise(model::Block& block);
   void sample(model::Block& block, const scheduler::Visit& visit);
   void sync_totals();

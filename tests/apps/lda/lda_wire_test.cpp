@@ -100,10 +100,20 @@ TEST_CASE("in a sampling phase, a row must hold its word's tokens exactly, and e
     CHECK_THROWS_WITH_AS(w.kernel->train(b, w.visit), doctest::Contains("tokens; its word has 3 in the corpus"),
                          std::invalid_argument);
   }
-  SUBCASE("negative") {
+  SUBCASE("negative, with the right total") {
     auto b = copy_of(w.block);
-    w.row_of_word(b, 2)[0] = -5;
-    CHECK_THROWS_WITH_AS(w.kernel->train(b, w.visit), doctest::Contains("has count -5"), std::invalid_argument);
+    std::int32_t* row = w.row_of_word(b, 2);
+    row[1] += row[0] + 5;
+    row[0] = -5;
+    CHECK_THROWS_WITH_AS(w.kernel->train(b, w.visit),
+                         doctest::Contains("counts fewer tokens of a topic than this worker holds in it"),
+                         std::invalid_argument);
+  }
+  SUBCASE("negative, and so another total") {
+    auto b = copy_of(w.block);
+    w.row_of_word(b, 2)[0] -= 100;
+    CHECK_THROWS_WITH_AS(w.kernel->train(b, w.visit), doctest::Contains("its word has 4 in the corpus"),
+                         std::invalid_argument);
   }
   SUBCASE("the right total, but fewer of a topic than this worker holds in it") {
     auto b = copy_of(w.block);
