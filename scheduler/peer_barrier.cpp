@@ -87,7 +87,6 @@ void PeerBarrier::serve() {
       if (peer_finished_[static_cast<std::size_t>(peer)]) throw std::runtime_error(from + " after it finished");
       if (m->type == kClockFinished) {
         peer_finished_[static_cast<std::size_t>(peer)] = 1;
-        ++peers_finished_;
         finished_changed_.notify_all();
         continue;
       }
@@ -180,7 +179,8 @@ void PeerBarrier::finish() {
     if (static_cast<int>(p) != self_) inbox_.group().send(workers_[p], clock_message(kClockFinished, 0, 0));
   std::unique_lock lock(mutex_);
   const int others = static_cast<int>(workers_.size()) - 1;
-  if (!finished_changed_.wait_for(lock, options_.timeout, [&] { return peers_finished_ == others || service_error_; }))
+  const auto all_finished = [&] { return std::count(peer_finished_.begin(), peer_finished_.end(), 1) == others; };
+  if (!finished_changed_.wait_for(lock, options_.timeout, [&] { return all_finished() || service_error_; }))
     throw std::runtime_error("barrier " + barrier_.spec().name() + ": peers did not finish within " +
                              std::to_string(options_.timeout.count()) + " ms");
   if (service_error_) rethrow_service_error();

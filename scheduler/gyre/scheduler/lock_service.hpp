@@ -21,6 +21,11 @@ struct LockServiceOptions {
   std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
 };
 
+// A kLockAcquire as the service decodes it, for a table of `keys` keys: the header's mode and
+// wait, and at most `keys` keys, before the table checks them (range, repeats, counts) on
+// submit. Throws wire::DecodeError; the service names the sender.
+LockTable::Request decode_lock_request(const net::Message& m, std::uint32_t keys);
+
 // Serves LockClients on `workers` from the service's rank, on the thread that calls run(). It
 // reads through an Inbox and takes only lock messages from its workers, so the rank's other
 // consumers (a driver, collectives) can share the group.
@@ -32,11 +37,6 @@ struct LockServiceOptions {
 // the service tells every worker with fail_job — the text names the rank at fault and every
 // key each rank held — and run() throws JobFailed with the same text. A waiting client's call
 // then throws JobFailed instead of being granted anything.
-// A kLockAcquire as the service decodes it, for a table of `keys` keys: the header's mode and
-// wait, and at most `keys` keys, before the table checks them (range, repeats, counts) on
-// submit. Throws wire::DecodeError; the service names the sender.
-LockTable::Request decode_lock_request(const net::Message& m, std::uint32_t keys);
-
 class LockService {
  public:
   LockService(net::Inbox& inbox, std::vector<int> workers, std::uint32_t keys, LockServiceOptions options = {});

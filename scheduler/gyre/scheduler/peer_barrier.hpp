@@ -91,8 +91,7 @@ class PeerBarrier {
   std::condition_variable finished_changed_;
   std::int64_t clock_ = 0;
   bool finished_ = false;
-  int peers_finished_ = 0;
-  std::vector<char> peer_finished_;  // per worker index
+  std::vector<char> peer_finished_;  // per worker index: sent kClockFinished
   std::vector<Pending> pending_;
   std::exception_ptr service_error_;
   std::atomic<bool> stop_{false};
