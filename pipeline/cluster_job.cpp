@@ -81,8 +81,8 @@ ClusterGroups join_cluster(const ClusterJobOptions& options) {
 }
 
 ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const scheduler::RotationSchedule& schedule,
-                                 RotationKernel& kernel, std::vector<model::Block> initial,
-                                 const scheduler::PhasePolicy& policy) {
+                                 std::vector<model::BlockShape> layout, RotationKernel& kernel,
+                                 std::vector<model::Block> initial, const scheduler::PhasePolicy& policy) {
   const int P = options.launch.size;
   if (schedule.workers() != P) throw std::invalid_argument("the schedule must have one worker per process");
   ClusterGroups groups = join_cluster(options);
@@ -106,7 +106,7 @@ ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const schedul
         wo.scheduler_rank = P;
         wo.timeout = options.timeout;
         wo.registry = options.registry;
-        WorkerEngine engine(*out.group, schedule, kernel, std::move(wo));
+        WorkerEngine engine(*out.group, schedule, std::move(layout), kernel, std::move(wo));
         out.held = engine.run(std::move(initial));
         out.bytes_sent = out.group->bytes_sent();
       },

@@ -2,15 +2,37 @@
 #include "gyre/pipeline/embedded_job.hpp"
 
 #include <memory>
+#include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
-#include <numeric>
 
 #include "gyre/net/inproc.hpp"
 #include "gyre/pipeline/job_threads.hpp"
 #include "gyre/pipeline/worker_engine.hpp"
 
 namespace gyre::pipeline {
+namespace {
+
+// One process, one plan: the blocks the workers start with are every block of the job once,
+// so their shapes are the layout every worker checks arrivals against.
+std::vector<model::BlockShape> layout_of(const std::vector<EmbeddedWorker>& workers, int blocks) {
+  std::vector<std::optional<model::BlockShape>> seen(static_cast<std::size_t>(blocks));
+  for (const auto& w : workers)
+    for (const auto& b : w.initial_blocks) {
+      if (b.id() >= seen.size() || seen[b.id()])
+        throw std::invalid_argument("initial block " + std::to_string(b.id()) + " is out of range or given twice");
+      seen[b.id()] = b.shape();
+    }
+  std::vector<model::BlockShape> layout;
+  for (std::size_t id = 0; id < seen.size(); ++id) {
+    if (!seen[id]) throw std::invalid_argument("no worker starts with block " + std::to_string(id));
+    layout.push_back(*seen[id]);
+  }
+  return layout;
+}
+
+}  // namespace
 
 std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::RotationSchedule& schedule,
                                                          std::vector<EmbeddedWorker> workers,
@@ -27,6 +49,7 @@ std::vector<std::vector<model::OwnedBlock>> run_on_groups(std::vector<std::uniqu
   const int P = schedule.workers();
   if (static_cast<int>(workers.size()) != P) throw std::invalid_argument("one EmbeddedWorker per scheduled worker");
   if (static_cast<int>(groups.size()) != P + 1) throw std::invalid_argument("P workers need P+1 ranks");
+  const std::vector<model::BlockShape> layout = layout_of(workers, schedule.blocks());
   model::OwnershipRegistry* registry = options.registry;
 #ifndef NDEBUG
   // Debug builds always count owners, so a schedule bug shows up as an error, not as a race.
@@ -52,7 +75,7 @@ std::vector<std::vector<model::OwnedBlock>> run_on_groups(std::vector<std::uniqu
     wo.timeout = options.timeout;
     wo.registry = registry;
     if (options.on_visit) wo.on_visit = [&, rank](const scheduler::Visit& v) { options.on_visit(rank, v); };
-    WorkerEngine engine(group, schedule, *workers[static_cast<std::size_t>(rank)].kernel, std::move(wo));
+    WorkerEngine engine(group, schedule, layout, *workers[static_cast<std::size_t>(rank)].kernel, std::move(wo));
     results[static_cast<std::size_t>(rank)] = engine.run(std::move(workers[static_cast<std::size_t>(rank)].initial_blocks));
   });
 #ifndef NDEBUG

@@ -13,11 +13,6 @@
 namespace gyre::pipeline {
 namespace {
 
-// Message types after the rotation, above the scheduler protocol's and the collectives': rank
-// 0 asks, then every other rank answers with its rows and its held blocks (as block messages).
-constexpr std::uint16_t kCollectRequest = 0x0201;
-constexpr std::uint16_t kLocalRows = 0x0202;
-
 struct RowsMeta {
   std::uint64_t count = 0;
   std::uint64_t row_bytes = 0;
@@ -25,7 +20,9 @@ struct RowsMeta {
   void serialize(Archive& ar) { ar(count, row_bytes); }
 };
 
-net::Message encode_rows(const LocalRows& r, std::size_t row_bytes) {
+}  // namespace
+
+net::Message encode_local_rows(const LocalRows& r, std::size_t row_bytes) {
   net::Message m;
   m.type = kLocalRows;
   m.meta = wire::encode(RowsMeta{r.ids.size(), row_bytes});
@@ -36,19 +33,36 @@ net::Message encode_rows(const LocalRows& r, std::size_t row_bytes) {
   return m;
 }
 
-LocalRows decode_rows(const net::Message& m, std::size_t row_bytes) {
-  const auto meta = wire::decode<RowsMeta>(m.meta);
+LocalRows decode_local_rows(const net::Message& m, std::size_t row_bytes, std::uint64_t id_limit) {
+  const std::string from = "rank " + std::to_string(m.sender);
+  RowsMeta meta;
+  try {
+    meta = wire::decode<RowsMeta>(m.meta);
+  } catch (const wire::DecodeError& e) {
+    throw std::runtime_error(from + " sent malformed local rows (" + e.what() + ")");
+  }
+  if (meta.row_bytes != row_bytes)
+    throw std::runtime_error(from + " sent local rows of " + std::to_string(meta.row_bytes) +
+                             " bytes; the plan here has rows of " + std::to_string(row_bytes) + " bytes");
   // count is bounded by the body before it is multiplied, so the product cannot overflow.
-  if (meta.row_bytes != row_bytes || meta.count > m.body.size() / sizeof(std::uint64_t) ||
+  if (meta.count > m.body.size() / sizeof(std::uint64_t) ||
       m.body.size() != meta.count * (sizeof(std::uint64_t) + row_bytes))
-    throw std::runtime_error("rank " + std::to_string(m.sender) + " sent malformed local rows");
+    throw std::runtime_error(from + " sent " + std::to_string(meta.count) + " local rows of " +
+                             std::to_string(row_bytes) + " bytes in a body of " + std::to_string(m.body.size()) +
+                             " bytes");
   LocalRows r;
   const std::size_t id_bytes = meta.count * sizeof(std::uint64_t);
   r.ids.resize(meta.count);
   if (id_bytes > 0) std::memcpy(r.ids.data(), m.body.data(), id_bytes);
+  for (const std::uint64_t id : r.ids)
+    if (id >= id_limit)
+      throw std::runtime_error(from + " sent local row id " + std::to_string(id) + "; ids here are below " +
+                               std::to_string(id_limit));
   r.values.assign(m.body.data() + id_bytes, m.body.data() + m.body.size());
   return r;
 }
+
+namespace {
 
 net::Message expect(net::Group& g, std::chrono::milliseconds timeout, const std::string& what) {
   auto m = g.receive(net::Clock::now() + timeout);
@@ -71,11 +85,14 @@ std::string missing(const std::vector<std::optional<LocalRows>>& rows, std::size
 std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, const GatherOptions& options) {
   if (mine.values.size() != mine.ids.size() * options.row_bytes)
     throw std::invalid_argument("local rows do not match their row width");
+  const auto blocks = static_cast<std::uint32_t>(options.layout.size());
   net::Group& group = *run.group;
   if (group.rank() != 0) {
     const auto request = expect(group, options.timeout, "collect request from rank 0");
-    if (request.type != kCollectRequest) throw std::runtime_error("unexpected message after the job");
-    group.send(0, encode_rows(mine, options.row_bytes));
+    if (request.type != kCollectRequest || request.sender != 0)
+      throw std::runtime_error("unexpected message type " + std::to_string(request.type) + " from rank " +
+                               std::to_string(request.sender) + " after the job");
+    group.send(0, encode_local_rows(mine, options.row_bytes));
     for (auto& b : run.held) group.send(0, encode_block(b.release(), 0));
     run.held.clear();
     return std::nullopt;
@@ -90,9 +107,9 @@ std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, 
   std::vector<std::optional<LocalRows>> rows(static_cast<std::size_t>(options.workers));
   rows[0] = std::move(mine);
   std::size_t have_rows = 1;
-  std::vector<bool> seen(options.blocks, false);
+  std::vector<bool> seen(blocks, false);
   auto add_block = [&](model::Block b, int from) {
-    if (b.id() >= options.blocks || seen[b.id()])
+    if (b.id() >= blocks || seen[b.id()])
       throw std::runtime_error("rank " + std::to_string(from) + " sent block " + std::to_string(b.id()) +
                                " twice or out of range");
     seen[b.id()] = true;
@@ -100,17 +117,17 @@ std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, 
   };
   for (auto& b : run.held) add_block(b.release(), 0);
   run.held.clear();
-  while (have_rows < rows.size() || out.blocks.size() < options.blocks) {
-    auto m = expect(group, options.timeout, missing(rows, out.blocks.size(), options.blocks));
+  while (have_rows < rows.size() || out.blocks.size() < blocks) {
+    auto m = expect(group, options.timeout, missing(rows, out.blocks.size(), blocks));
     if (m.type == kLocalRows) {
       const auto from = static_cast<std::size_t>(m.sender);
       if (m.sender < 1 || from >= rows.size() || rows[from])
         throw std::runtime_error("unexpected local rows from rank " + std::to_string(m.sender));
-      rows[from] = decode_rows(m, options.row_bytes);
+      rows[from] = decode_local_rows(m, options.row_bytes, options.id_limit);
       ++have_rows;
     } else if (m.type == scheduler::kBlockMessage) {
       const int from = m.sender;
-      add_block(decode_block(std::move(m), options.blocks).block, from);
+      add_block(decode_block(std::move(m), options.layout).block, from);
     }
     // Anything else is a late message of the finished rotation; it carries nothing to keep.
   }

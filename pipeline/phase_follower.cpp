@@ -13,7 +13,7 @@ void follow_phases(net::Inbox& inbox, int scheduler_rank, std::chrono::milliseco
   const auto accept = [&](const net::Message& m) {
     return m.sender == scheduler_rank && (m.type == scheduler::kPhaseGo || m.type == scheduler::kStop);
   };
-  for (;;) {
+  for (std::uint64_t next = 0;; ++next) {
     std::optional<net::Message> m;
     try {
       m = inbox.receive(accept, net::Clock::now() + timeout);
@@ -22,9 +22,9 @@ void follow_phases(net::Inbox& inbox, int scheduler_rank, std::chrono::milliseco
     }
     if (!m) throw scheduler::JobFailed(me + ": no word from the scheduler within " + std::to_string(timeout.count()) + " ms");
     if (m->type == scheduler::kStop) return;
-    const auto go = wire::decode<scheduler::PhaseGo>(m->meta);
     scheduler::PhaseSums sums;
     try {
+      const auto go = scheduler::decode_phase_go(*m, scheduler_rank, next);
       sums = run(go.phase, static_cast<scheduler::PhaseKind>(go.kind));
     } catch (const scheduler::JobFailed&) {
       throw;
@@ -33,7 +33,7 @@ void follow_phases(net::Inbox& inbox, int scheduler_rank, std::chrono::milliseco
     }
     net::Message done;
     done.type = scheduler::kPhaseDone;
-    done.meta = wire::encode(scheduler::PhaseDone{go.phase, sums});
+    done.meta = wire::encode(scheduler::PhaseDone{next, sums});
     inbox.group().send(scheduler_rank, std::move(done));
   }
 }

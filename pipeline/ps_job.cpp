@@ -18,13 +18,27 @@ void run_worker(net::Group& group, const PsLayout& layout, const PsProgram& prog
   PsWorker worker(inbox, layout, o.barrier, PsWorkerOptions{o.timeout, o.seed, o.cache_clocks});
   std::vector<Key> every(static_cast<std::size_t>(layout.keys));
   std::iota(every.begin(), every.end(), Key{0});
-  for (;;) {
-    const auto keys = program.schedule ? program.schedule(worker.index(), worker.clock()) : every;
-    for (const auto& [k, delta] : program.push(worker, keys)) worker.push(k, delta);
-    worker.barrier();
-    if (program.stop(worker)) break;
+  try {
+    for (;;) {
+      const auto keys = program.schedule ? program.schedule(worker.index(), worker.clock()) : every;
+      for (const auto& [k, delta] : program.push(worker, keys)) worker.push(k, delta);
+      worker.barrier();
+      if (program.stop(worker)) break;
+    }
+    worker.stop();
+  } catch (const net::GroupClosed&) {
+    throw;  // the job failed elsewhere, and everyone has been told
+  } catch (const scheduler::JobFailed&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A bad reply from a server or peer, or the program's own error. Across processes nothing
+    // closes this rank's links, so the servers and peers are told, or they would wait for this
+    // worker until their timeouts.
+    std::vector<int> others;
+    for (int r : layout.all_ranks())
+      if (r != group.rank()) others.push_back(r);
+    scheduler::fail_job(group, others, "parameter-server worker " + std::to_string(group.rank()) + ": " + e.what());
   }
-  worker.stop();
 }
 
 // Runs server `index` to the end: what it holds (only its keys' values are filled in) and,

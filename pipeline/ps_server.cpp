@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gyre/pipeline/ps_messages.hpp"
 #include "gyre/scheduler/barrier.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 
@@ -60,15 +61,11 @@ void PsServer::handle(const net::Message& m) {
   const int w = m.sender;
   if (w < 0 || w >= layout_.workers) throw std::runtime_error("message from rank " + std::to_string(w) + ", not a worker");
   auto& worker_clock = worker_clocks_[static_cast<std::size_t>(w)];
-  std::int64_t prefix = 0;
   switch (m.type) {
     case kPush:
     case kSet:
-      for (auto& [k, v] : decode_key_values(m.body.bytes(), prefix)) {
+      for (auto& [k, v] : decode_updates(m, layout_, index_)) {
         auto& s = stored(k, w);
-        if (v.size() != s.size())
-          throw std::runtime_error("rank " + std::to_string(w) + " sent " + std::to_string(v.size()) + " doubles for key " +
-                                   std::to_string(k) + ", which holds " + std::to_string(s.size()));
         if (m.type == kSet)
           s = std::move(v);
         else
@@ -77,9 +74,8 @@ void PsServer::handle(const net::Message& m) {
       }
       break;
     case kGet: {
-      Read r{w, m.tag, 0, decode_keys(m.body.bytes(), prefix)};
-      r.clock = prefix;
-      for (Key k : r.keys) stored(k, w);  // refuse a stray key now, not when the read is due
+      Read r{w, m.tag, 0, {}};
+      r.keys = decode_read(m, layout_, index_, r.clock);  // a stray key is refused now, not when the read is due
       if (r.clock <= clock_) {
         answer(r);
       } else {
@@ -97,10 +93,7 @@ void PsServer::handle(const net::Message& m) {
       break;
     case kStop: {
       if (worker_clock == scheduler::Barrier::kFinished) throw std::runtime_error("rank " + std::to_string(w) + " stopped twice");
-      const auto f = decode_keys(m.body.bytes(), prefix);
-      if (f.size() != 5) throw std::runtime_error("a stop carries 5 counters, not " + std::to_string(f.size()));
-      reports_[static_cast<std::size_t>(w)] = {static_cast<std::int64_t>(f[0]), std::chrono::nanoseconds(static_cast<std::int64_t>(f[1])),
-                                               f[2], f[3], f[4]};
+      reports_[static_cast<std::size_t>(w)] = decode_report(m);
       worker_clock = scheduler::Barrier::kFinished;
       ++stopped_;
       advance_clock();

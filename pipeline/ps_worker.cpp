@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "gyre/pipeline/ps_messages.hpp"
+
 namespace gyre::pipeline::ps {
 
 PsWorker::PsWorker(net::Inbox& inbox, PsLayout layout, scheduler::BarrierSpec barrier, PsWorkerOptions options)
@@ -68,15 +70,8 @@ std::vector<Versioned> PsWorker::get(std::span<const Key> keys) {
     if (!m) throw std::runtime_error("parameter server: no reply from rank " + std::to_string(layout_.server_rank(pending.begin()->second)) +
                                      " within " + std::to_string(options_.timeout.count()) + " ms");
     std::int64_t server_clock = 0;
-    auto kv = decode_key_values(m->body.bytes(), server_clock);
-    const auto& asked = to_read.at(pending.at(m->tag));
-    if (kv.size() != asked.size())
-      throw std::runtime_error("parameter server: rank " + std::to_string(m->sender) + " answered " +
-                               std::to_string(kv.size()) + " keys for " + std::to_string(asked.size()));
+    auto kv = decode_reply(*m, to_read.at(pending.at(m->tag)), layout_, server_clock);
     for (auto& [k, v] : kv) {
-      if (v.size() != layout_.value_size || !std::binary_search(asked.begin(), asked.end(), k))
-        throw std::runtime_error("parameter server: rank " + std::to_string(m->sender) + " answered a bad value for key " +
-                                 std::to_string(k));
       auto& c = cache_[k];
       c.value = std::move(v);
       // Without a bound the value is tagged with this worker's clock, so cache_clocks counts our steps.
@@ -130,12 +125,17 @@ std::vector<Key> PsWorker::keys() {
     m.tag = request;
     inbox_.group().send(layout_.server_rank(s), std::move(m));
   }
+  std::vector<char> listed(static_cast<std::size_t>(layout_.servers), 0);
   for (int s = 0; s < layout_.servers; ++s) {
     auto m = inbox_.receive([&](const net::Message& x) { return x.type == kKeysReply && x.tag == request; },
                             net::Clock::now() + options_.timeout);
     if (!m) throw std::runtime_error("parameter server: a server did not list its keys within the timeout");
-    std::int64_t ignored = 0;
-    for (Key k : decode_keys(m->body.bytes(), ignored)) all.push_back(k);
+    const int server = m->sender - layout_.workers;
+    if (server < 0 || server >= layout_.servers || listed[static_cast<std::size_t>(server)])
+      throw std::runtime_error("parameter server: rank " + std::to_string(m->sender) +
+                               " listed keys, but is not a server yet to answer");
+    listed[static_cast<std::size_t>(server)] = 1;
+    for (Key k : decode_key_list(*m, layout_, server)) all.push_back(k);
   }
   std::sort(all.begin(), all.end());
   return all;
@@ -185,12 +185,10 @@ void PsWorker::stop() {
   flush();
   barrier_->finish();
   const auto r = report();
-  const std::vector<Key> fields{static_cast<Key>(r.steps), static_cast<Key>(r.held.count()), r.reads, r.cache_hits,
-                                r.barrier_queries};
   for (int s = 0; s < layout_.servers; ++s) {
     net::Message m;
     m.type = kStop;
-    m.body = encode_keys(fields, 0);
+    m.body = encode_report(r);
     inbox_.group().send(layout_.server_rank(s), std::move(m));
   }
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "gyre/collective/communicator.hpp"
@@ -26,13 +27,16 @@ namespace {
 struct Item {
   std::uint64_t seq = 0;
   std::shared_ptr<model::OwnedBlock> block;
+  int from = -1;  // the rank it came from (this worker's own for a block it held)
 };
 }  // namespace
 
 struct WorkerEngine::State {
-  State(net::Group& g, const scheduler::RotationSchedule& s, RotationKernel& k, WorkerOptions o)
+  State(net::Group& g, const scheduler::RotationSchedule& s, std::vector<model::BlockShape> l, RotationKernel& k,
+        WorkerOptions o)
       : group(g),
         schedule(s),
+        layout(std::move(l)),
         kernel(k),
         options(std::move(o)),
         arena(std::max(1, options.threads)),
@@ -49,6 +53,7 @@ struct WorkerEngine::State {
 
   net::Group& group;
   const scheduler::RotationSchedule& schedule;
+  const std::vector<model::BlockShape> layout;
   RotationKernel& kernel;
   WorkerOptions options;
   oneapi::tbb::task_arena arena;
@@ -59,7 +64,12 @@ struct WorkerEngine::State {
   std::map<std::uint64_t, std::pair<PhaseKind, std::vector<Visit>>> phases;
   std::map<model::BlockId, std::shared_ptr<model::OwnedBlock>> held;
   std::optional<std::string> error;
+  std::uint64_t phases_done = 0;  // phases whose every visit has been forwarded
   std::uint32_t visits_done = 0;  // in the current phase; touched by the serial forward node only
+
+  // Touched by the dispatch loop only.
+  std::uint64_t phases_started = 0;
+  std::set<std::uint64_t> arrived;  // visits whose block came over the wire, in the window
 
   int rank() const { return group.rank(); }
   std::uint64_t per_phase() const { return schedule.visits_per_phase(); }
@@ -93,11 +103,19 @@ struct WorkerEngine::State {
     if (block.id() != visit.block)
       throw std::logic_error("worker " + std::to_string(rank()) + ": got block " + std::to_string(block.id()) +
                              " for the visit of block " + std::to_string(visit.block));
-    if (kind == PhaseKind::kTrain) {
-      kernel.train(block, visit);
-      block.bump_version();
-    } else {
-      kernel.evaluate(block, visit);
+    try {
+      if (kind == PhaseKind::kTrain) {
+        kernel.train(block, visit);
+        block.bump_version();
+      } else {
+        kernel.evaluate(block, visit);
+      }
+    } catch (const net::GroupClosed&) {
+      throw;  // a collective interrupted by the job's failure: that text names the cause
+    } catch (const std::exception& e) {
+      // The kernel checks what the block holds (LDA's counts); say where the block came from.
+      const std::string origin = item.from == rank() ? " (held here)" : " from rank " + std::to_string(item.from);
+      throw std::runtime_error("block " + std::to_string(block.id()) + origin + ": " + e.what());
     }
     if (options.on_visit) options.on_visit(visit);
     return item;
@@ -113,6 +131,10 @@ struct WorkerEngine::State {
     }
     if (++visits_done == per_phase()) {
       visits_done = 0;
+      {
+        std::lock_guard lock(mutex);
+        ++phases_done;
+      }
       net::Message m;
       m.type = scheduler::kPhaseDone;
       m.meta = wire::encode(scheduler::PhaseDone{visit.phase, kernel.take_phase_sums(kind)});
@@ -120,43 +142,71 @@ struct WorkerEngine::State {
     }
   }
 
+  // A block from the wire, checked against the plan before anything indexes into it.
+  Item receive_block(net::Message m) {
+    const int from = m.sender;
+    auto decoded = decode_block(std::move(m), layout);
+    check_arrival(schedule, rank(), phases_started, from, decoded.block.id(), decoded.seq);
+    if (!arrived.insert(decoded.seq).second)
+      throw wire::DecodeError("block " + std::to_string(decoded.block.id()) + " from rank " + std::to_string(from) +
+                              " is for visit " + std::to_string(decoded.seq) + ", whose block has already arrived");
+    return Item{decoded.seq, std::make_shared<model::OwnedBlock>(std::move(decoded.block), options.registry), from};
+  }
+
   // Records the phase plan and puts the blocks held since the last phase into the graph.
-  std::vector<Item> start_phase(const scheduler::PhaseGo& go) {
+  std::vector<Item> start_phase(const net::Message& m) {
+    const auto go = scheduler::decode_phase_go(m, options.scheduler_rank, phases_started);
     const auto kind = static_cast<PhaseKind>(go.kind);
-    if (kind != PhaseKind::kTrain && kind != PhaseKind::kEvaluate)
-      throw std::runtime_error("unknown phase kind " + std::to_string(go.kind));
     auto visits = schedule.visits(rank(), go.phase);
     std::vector<Item> items;
     std::lock_guard lock(mutex);
+    if (phases_done != go.phase)
+      throw std::runtime_error("rank " + std::to_string(m.sender) + " started phase " + std::to_string(go.phase) +
+                               " while phase " + std::to_string(phases_done) + " is still running here");
     for (const Visit& v : visits) {
       if (v.step != 0) break;
       auto it = held.find(v.block);
       if (it == held.end())
         throw std::logic_error("worker " + std::to_string(rank()) + " does not hold block " +
                                std::to_string(v.block) + " at the start of phase " + std::to_string(go.phase));
-      items.push_back(Item{v.seq, std::move(it->second)});
+      items.push_back(Item{v.seq, std::move(it->second), rank()});
       held.erase(it);
     }
     phases.erase(phases.begin(), phases.lower_bound(go.phase));  // finished phases
     phases[go.phase] = {kind, std::move(visits)};
+    ++phases_started;
+    // Blocks of the phase before can no longer arrive (the window moved past it).
+    arrived.erase(arrived.begin(), arrived.lower_bound(go.phase * per_phase()));
     return items;
+  }
+
+  // The layout is the plan's and the initial blocks must fit it: a mismatch here is the
+  // caller's, not a peer's.
+  void hold_initial(std::vector<model::Block> initial) {
+    if (layout.size() != static_cast<std::size_t>(schedule.blocks()))
+      throw std::invalid_argument("worker " + std::to_string(rank()) + ": a layout of " + std::to_string(layout.size()) +
+                                  " blocks for a schedule of " + std::to_string(schedule.blocks()));
+    for (auto& b : initial) {
+      const auto id = b.id();
+      if (id >= layout.size() || b.shape() != layout[id] || held.count(id) != 0)
+        throw std::invalid_argument("worker " + std::to_string(rank()) + ": initial block " + std::to_string(id) +
+                                    " is not in the layout's shape, or given twice");
+      held[id] = std::make_shared<model::OwnedBlock>(std::move(b), options.registry);
+    }
   }
 };
 
-WorkerEngine::WorkerEngine(net::Group& group, const scheduler::RotationSchedule& schedule, RotationKernel& kernel,
-                           WorkerOptions options)
-    : state_(std::make_unique<State>(group, schedule, kernel, std::move(options))) {}
+WorkerEngine::WorkerEngine(net::Group& group, const scheduler::RotationSchedule& schedule,
+                           std::vector<model::BlockShape> layout, RotationKernel& kernel, WorkerOptions options)
+    : state_(std::make_unique<State>(group, schedule, std::move(layout), kernel, std::move(options))) {}
 
 WorkerEngine::~WorkerEngine() = default;
 
 std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initial) {
   State& s = *state_;
   const std::string me = "worker " + std::to_string(s.rank());
+  s.hold_initial(std::move(initial));
   s.kernel.attach(s.workers);
-  for (auto& b : initial) {
-    const auto id = b.id();
-    s.held[id] = std::make_shared<model::OwnedBlock>(std::move(b), s.options.registry);
-  }
 
   std::optional<std::string> failure;  // why the loop ended, if not by kStop
   s.arena.execute([&] {
@@ -198,18 +248,26 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
         s.report_failure(me + ": no message for " + std::to_string(s.options.timeout.count()) + " ms");
         continue;  // our own failure message ends the loop
       }
-      if (m->type == scheduler::kStop) break;
       if (m->type == scheduler::kFailure) {
-        failure = wire::decode<scheduler::Failure>(m->meta).str();
+        failure = scheduler::failure_text(*m);
         break;
       }
+      // Every accepted item is within the sequencer's window and new to it, so a refused put
+      // would be the engine's own error.
+      auto put = [&](const Item& item) {
+        if (!sequencer.try_put(item))
+          throw std::logic_error("the sequencer refused visit " + std::to_string(item.seq));
+      };
       try {
+        if (m->type == scheduler::kStop) {
+          if (m->sender == s.options.scheduler_rank) break;
+          throw std::runtime_error("rank " + std::to_string(m->sender) + " sent a stop, but the scheduler is rank " +
+                                   std::to_string(s.options.scheduler_rank));
+        }
         if (m->type == scheduler::kBlockMessage) {
-          auto decoded = decode_block(std::move(*m), static_cast<std::uint32_t>(s.schedule.blocks()));
-          sequencer.try_put(Item{decoded.seq, std::make_shared<model::OwnedBlock>(std::move(decoded.block),
-                                                                                  s.options.registry)});
+          put(s.receive_block(std::move(*m)));
         } else if (m->type == scheduler::kPhaseGo) {
-          for (Item& item : s.start_phase(wire::decode<scheduler::PhaseGo>(m->meta))) sequencer.try_put(item);
+          for (const Item& item : s.start_phase(*m)) put(item);
         }
       } catch (const std::exception& e) {
         s.report_failure(me + ": " + e.what());

@@ -55,7 +55,11 @@ LockGrant LockClient::request(LockMode mode, std::uint32_t count, std::span<cons
         give_up(me_ + ": the lock service answered a waiting request for " + key_list(keys) + " with none free");
       return {LockStatus::kNoneFree, {}};
     default:
-      return {LockStatus::kGranted, check_grant(*answer, mode, count, keys)};
+      try {
+        return {LockStatus::kGranted, decode_grant(*answer, mode, count, keys)};
+      } catch (const wire::DecodeError& e) {
+        give_up(me_ + ": " + e.what());
+      }
   }
 }
 
@@ -78,13 +82,13 @@ std::optional<net::Message> LockClient::wait_for(std::uint64_t id, const std::st
   return m;
 }
 
-std::vector<LockKey> LockClient::check_grant(const net::Message& m, LockMode mode, std::uint32_t count,
-                                             std::span<const LockKey> asked) {
+std::vector<LockKey> decode_grant(const net::Message& m, LockMode mode, std::uint32_t count,
+                                  std::span<const LockKey> asked) {
   std::vector<LockKey> keys;
   try {
     keys = decode_keys(m.body, count);
   } catch (const wire::DecodeError& e) {
-    give_up(me_ + ": malformed lock grant from rank " + std::to_string(m.sender) + ": " + e.what());
+    throw wire::DecodeError("malformed lock grant from rank " + std::to_string(m.sender) + ": " + e.what());
   }
   bool fits = keys.size() == count;
   if (mode == LockMode::kAll) {
@@ -97,8 +101,8 @@ std::vector<LockKey> LockClient::check_grant(const net::Message& m, LockMode mod
            std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
   }
   if (!fits)
-    give_up(me_ + ": rank " + std::to_string(m.sender) + " granted " + key_list(keys) + " for a request of " +
-            std::to_string(count) + " of " + key_list(asked));
+    throw wire::DecodeError("rank " + std::to_string(m.sender) + " granted " + key_list(keys) + " for a request of " +
+                            std::to_string(count) + " of " + key_list(asked));
   return keys;
 }
 

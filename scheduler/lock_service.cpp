@@ -82,10 +82,10 @@ void LockService::handle(net::Message m) {
       throw std::invalid_argument(rank_text(worker) + " sent lock message type " + std::to_string(m.type) +
                                   " after it had finished");
     switch (m.type) {
-      case kLockAcquire: return acquire(worker, m);
+      case kLockAcquire: return acquire(m);
       case kLockRelease: return release(worker, m);
       case kLockFinish: return finish(worker);
-      case kLockAbort: fail(wire::decode<Failure>(m.meta).str());
+      case kLockAbort: fail(failure_text(m));
       default: return;
     }
   } catch (const wire::DecodeError& e) {
@@ -95,18 +95,23 @@ void LockService::handle(net::Message m) {
   }
 }
 
-void LockService::acquire(int worker, const net::Message& m) {
+LockTable::Request decode_lock_request(const net::Message& m, std::uint32_t keys) {
   const auto header = wire::decode<LockRequest>(m.meta);
-  LockTable::Request r;
-  r.rank = worker;
-  r.id = m.tag;
-  r.count = header.count;
-  r.keys = decode_keys(m.body, table_.keys());
   if (header.mode > static_cast<std::uint8_t>(LockMode::kAny) ||
       header.wait > static_cast<std::uint8_t>(LockWait::kNoWait))
     throw wire::DecodeError("unknown mode or wait in request " + std::to_string(m.tag));
+  LockTable::Request r;
+  r.rank = m.sender;
+  r.id = m.tag;
+  r.count = header.count;
+  r.keys = decode_keys(m.body, keys);
   r.mode = static_cast<LockMode>(header.mode);
   r.wait = static_cast<LockWait>(header.wait);
+  return r;
+}
+
+void LockService::acquire(const net::Message& m) {
+  auto r = decode_lock_request(m, table_.keys());
   // After a stop the worker's answer is the kLockStop it has been sent (or is about to find).
   if (stopping_) return;
   answer(table_.submit(std::move(r), net::Clock::now()));

@@ -18,7 +18,12 @@ net::Message clock_message(ClockMessage type, std::uint64_t tag, std::int64_t va
   return m;
 }
 
-std::int64_t value_of(const net::Message& m) {
+// Whether the service thread looks again for a stop request between messages.
+constexpr auto kServePoll = std::chrono::milliseconds(20);
+
+}  // namespace
+
+std::int64_t decode_clock(const net::Message& m) {
   std::int64_t v = 0;
   if (m.body.size() != sizeof v)
     throw std::runtime_error("clock message type " + std::to_string(m.type) + " from rank " + std::to_string(m.sender) +
@@ -27,14 +32,9 @@ std::int64_t value_of(const net::Message& m) {
   return v;
 }
 
-// Whether the service thread looks again for a stop request between messages.
-constexpr auto kServePoll = std::chrono::milliseconds(20);
-
-}  // namespace
-
 PeerBarrier::PeerBarrier(net::Inbox& inbox, std::vector<int> workers, BarrierSpec spec, PeerBarrierOptions options)
     : inbox_(inbox), workers_(std::move(workers)), barrier_(spec), options_(options),
-      known_(workers_.size(), 0) {
+      known_(workers_.size(), 0), peer_finished_(workers_.size(), 0) {
   self_ = index_of(inbox_.group().rank());
   if (self_ < 0) throw std::invalid_argument("peer barrier: this rank is not one of its workers");
   random_.seed(options_.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(self_));
@@ -78,14 +78,21 @@ void PeerBarrier::serve() {
     while (!stop_) {
       auto m = inbox_.receive(accept, net::Clock::now() + kServePoll);
       if (!m) continue;
-      if (index_of(m->sender) < 0) throw std::runtime_error("clock message from rank " + std::to_string(m->sender) + ", not a worker");
+      const int peer = index_of(m->sender);
+      const std::string from = "clock message from rank " + std::to_string(m->sender);
+      if (peer < 0 || peer == self_) throw std::runtime_error(from + ", not a peer");
       std::lock_guard lock(mutex_);
+      // A finished peer asks nothing more, and one that asks waits for the answer before it
+      // asks again: so pending_ holds at most one question per peer.
+      if (peer_finished_[static_cast<std::size_t>(peer)]) throw std::runtime_error(from + " after it finished");
       if (m->type == kClockFinished) {
-        ++peers_finished_;
+        peer_finished_[static_cast<std::size_t>(peer)] = 1;
         finished_changed_.notify_all();
         continue;
       }
-      const auto threshold = value_of(*m);
+      if (std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.peer == m->sender; }))
+        throw std::runtime_error(from + " while its last question is unanswered");
+      const auto threshold = decode_clock(*m);
       const auto now = finished_ ? Barrier::kFinished : clock_;
       if (now >= threshold)
         answer(m->sender, m->tag, now);
@@ -145,8 +152,13 @@ std::chrono::nanoseconds PeerBarrier::wait() {
                                std::to_string(options_.timeout.count()) + " ms");
     }
     const auto it = std::find_if(asked.begin(), asked.end(), [&](const auto& a) { return a.first == m->tag; });
+    const auto clock_there = decode_clock(*m);
+    if (clock_there < need)
+      throw std::runtime_error("barrier " + barrier_.spec().name() + ": rank " + std::to_string(m->sender) +
+                               " answered clock " + std::to_string(clock_there) + " to a question for clock " +
+                               std::to_string(need));
     auto& known = known_[static_cast<std::size_t>(it->second)];
-    known = std::max(known, value_of(*m));
+    known = std::max(known, clock_there);
     asked.erase(it);
   }
   const ClockList view(known_, self_);
@@ -167,7 +179,8 @@ void PeerBarrier::finish() {
     if (static_cast<int>(p) != self_) inbox_.group().send(workers_[p], clock_message(kClockFinished, 0, 0));
   std::unique_lock lock(mutex_);
   const int others = static_cast<int>(workers_.size()) - 1;
-  if (!finished_changed_.wait_for(lock, options_.timeout, [&] { return peers_finished_ == others || service_error_; }))
+  const auto all_finished = [&] { return std::count(peer_finished_.begin(), peer_finished_.end(), 1) == others; };
+  if (!finished_changed_.wait_for(lock, options_.timeout, [&] { return all_finished() || service_error_; }))
     throw std::runtime_error("barrier " + barrier_.spec().name() + ": peers did not finish within " +
                              std::to_string(options_.timeout.count()) + " ms");
   if (service_error_) rethrow_service_error();

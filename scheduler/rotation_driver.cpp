@@ -27,7 +27,49 @@ void fail_job(net::Group& group, const std::vector<int>& ranks, const std::strin
 
 bool is_failure(const net::Message& m) { return m.type == kFailure; }
 
-std::string failure_text(const net::Message& m) { return wire::decode<Failure>(m.meta).str(); }
+std::string failure_text(const net::Message& m) {
+  try {
+    return wire::decode<Failure>(m.meta).str();
+  } catch (const wire::DecodeError& e) {
+    return "rank " + std::to_string(m.sender) + " sent a malformed failure notice (" + e.what() + ")";
+  }
+}
+
+namespace {
+
+// Decodes a fixed-size phase record, naming the sender when it does not decode.
+template <class Record>
+Record decode_from(const net::Message& m, const char* what) {
+  try {
+    return wire::decode<Record>(m.meta);
+  } catch (const wire::DecodeError& e) {
+    throw std::runtime_error("rank " + std::to_string(m.sender) + " sent a malformed " + what + " (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+PhaseGo decode_phase_go(const net::Message& m, int scheduler_rank, std::uint64_t expected) {
+  const std::string from = "rank " + std::to_string(m.sender);
+  if (m.sender != scheduler_rank)
+    throw std::runtime_error(from + " sent a phase start, but the scheduler is rank " + std::to_string(scheduler_rank));
+  const auto go = decode_from<PhaseGo>(m, "phase start");
+  if (go.phase != expected)
+    throw std::runtime_error(from + " started phase " + std::to_string(go.phase) + " where phase " +
+                             std::to_string(expected) + " comes next");
+  if (go.kind != static_cast<std::uint8_t>(PhaseKind::kTrain) && go.kind != static_cast<std::uint8_t>(PhaseKind::kEvaluate))
+    throw std::runtime_error(from + " started phase " + std::to_string(go.phase) + " of unknown kind " +
+                             std::to_string(go.kind));
+  return go;
+}
+
+PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected) {
+  const auto done = decode_from<PhaseDone>(m, "phase report");
+  if (done.phase != expected)
+    throw std::runtime_error("rank " + std::to_string(m.sender) + " reported phase " + std::to_string(done.phase) +
+                             " during phase " + std::to_string(expected));
+  return done;
+}
 
 void RotationDriver::fail(const std::string& why) { fail_job(group_, workers_, why); }
 
@@ -66,16 +108,19 @@ void RotationDriver::run(const PhasePolicy& policy) {
         fail("scheduler: no report of phase " + std::to_string(phase) + " from rank(s) " + missing + " within " +
              std::to_string(timeout_.count()) + " ms");
       }
-      if (m->type == kFailure) fail(wire::decode<Failure>(m->meta).str());
+      if (m->type == kFailure) fail(failure_text(*m));
       if (m->type != kPhaseDone) continue;  // nothing else is addressed to the scheduler
-      const auto done = wire::decode<PhaseDone>(m->meta);
       const auto it = std::find(workers_.begin(), workers_.end(), m->sender);
-      if (done.phase != phase || it == workers_.end())
-        fail("scheduler: rank " + std::to_string(m->sender) + " reported phase " + std::to_string(done.phase) +
-             " during phase " + std::to_string(phase));
+      if (it == workers_.end())
+        fail("scheduler: rank " + std::to_string(m->sender) + ", not a worker, reported phase " + std::to_string(phase));
       auto& slot = reports[static_cast<std::size_t>(it - workers_.begin())];
-      if (!slot) ++reported;
-      slot = done.sums;
+      if (slot) fail("scheduler: rank " + std::to_string(m->sender) + " reported phase " + std::to_string(phase) + " twice");
+      try {
+        slot = decode_phase_done(*m, phase).sums;
+      } catch (const std::runtime_error& e) {
+        fail(std::string("scheduler: ") + e.what());
+      }
+      ++reported;
     }
 
     PhaseResult result;

@@ -19,7 +19,7 @@ namespace {
 
 void run_lasso_worker(net::Group& group, ResidualShard& shard, const WorkerLoopOptions& options) {
   const std::string me = "lasso worker " + std::to_string(group.rank());
-  for (;;) {
+  for (std::uint64_t round = 0;; ++round) {
     std::optional<net::Message> m;
     try {
       m = group.receive(net::Clock::now() + options.timeout);
@@ -27,13 +27,22 @@ void run_lasso_worker(net::Group& group, ResidualShard& shard, const WorkerLoopO
       throw scheduler::JobFailed(me + ": transport closed: " + e.what());
     }
     if (!m) fail(group, options.scheduler_rank, me + ": no request for " + std::to_string(options.timeout.count()) + " ms");
+    if (m->type == scheduler::kFailure) throw scheduler::JobFailed(scheduler::failure_text(*m));
+    const std::string from = "rank " + std::to_string(m->sender);
+    // Only the scheduler steers this worker: its requests carry the coordinates used as column
+    // indices here.
+    if (m->sender != options.scheduler_rank)
+      fail(group, options.scheduler_rank, me + ": message type " + std::to_string(m->type) + " from " + from +
+                                              ", not the scheduler");
     if (m->type == scheduler::kStop) return;
-    if (m->type == scheduler::kFailure) throw scheduler::JobFailed(wire::decode<scheduler::Failure>(m->meta).str());
     if (m->type != kRoundRequest)
-      fail(group, options.scheduler_rank, me + ": unexpected message type " + std::to_string(m->type));
+      fail(group, options.scheduler_rank, me + ": unexpected message type " + std::to_string(m->type) + " from " + from);
     RoundSums sums;
     try {
       const RoundRequest request = decode_request(*m, shard.features());
+      if (request.round != round)
+        throw wire::DecodeError("round " + std::to_string(request.round) + " where round " + std::to_string(round) +
+                                " comes next");
       sums.round = request.round;
       shard.apply(request.steps);
       if (request.kind == RoundKind::kPartials) {
@@ -46,7 +55,7 @@ void run_lasso_worker(net::Group& group, ResidualShard& shard, const WorkerLoopO
         sums.values.push_back(check.centred_dot_y);
       }
     } catch (const std::exception& e) {
-      fail(group, options.scheduler_rank, me + ": " + e.what());
+      fail(group, options.scheduler_rank, me + ": request from " + from + ": " + e.what());
     }
     group.send(options.scheduler_rank, encode_sums(sums));
   }

@@ -1,6 +1,7 @@
 // apps/lasso/round_protocol.cpp — fixed headers in the meta, flat little arrays in the body.
 #include "lasso/round_protocol.hpp"
 
+#include <cmath>
 #include <cstring>
 
 #include "gyre/wire/codec.hpp"
@@ -64,6 +65,7 @@ RoundRequest decode_request(const net::Message& message, std::uint32_t features)
   const auto h = wire::decode<RequestHeader>(message.meta);
   if (h.kind > static_cast<std::uint8_t>(RoundKind::kCheck))
     throw wire::DecodeError("round request of unknown kind " + std::to_string(h.kind));
+  if (!std::isfinite(h.residual_mean)) throw wire::DecodeError("round request with a non-finite residual mean");
   const std::size_t want = std::size_t{h.steps} * (sizeof(std::uint32_t) + sizeof(double)) +
                            std::size_t{h.features} * sizeof(std::uint32_t);
   if (message.body.size() != want)
@@ -83,6 +85,7 @@ RoundRequest decode_request(const net::Message& message, std::uint32_t features)
   r.steps.resize(h.steps);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] >= features) throw wire::DecodeError("step for feature " + std::to_string(ids[i]) + " of " + std::to_string(features));
+    if (!std::isfinite(deltas[i])) throw wire::DecodeError("non-finite step for feature " + std::to_string(ids[i]));
     r.steps[i] = {ids[i], deltas[i]};
   }
   for (std::uint32_t j : r.features)
@@ -111,6 +114,8 @@ RoundSums decode_sums(const net::Message& message, std::size_t expected) {
   s.values.resize(expected);
   const std::byte* at = message.body.data();
   take<double>(at, std::span<double>(s.values));
+  for (std::size_t i = 0; i < s.values.size(); ++i)
+    if (!std::isfinite(s.values[i])) throw wire::DecodeError("non-finite sum at index " + std::to_string(i));
   return s;
 }
 

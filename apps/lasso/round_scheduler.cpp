@@ -105,15 +105,34 @@ class RoundScheduler {
       if (!m)
         fail("lasso scheduler: no sums for round " + std::to_string(oldest.round) + " from " +
              missing_workers(oldest) + " within " + std::to_string(timeout_.count()) + " ms");
-      if (m->type == scheduler::kFailure) fail(wire::decode<scheduler::Failure>(m->meta).str());
+      if (m->type == scheduler::kFailure) fail(scheduler::failure_text(*m));
       if (m->type != kRoundSums)
         fail("lasso scheduler: unexpected message type " + std::to_string(m->type) + " from rank " +
              std::to_string(m->sender));
-      parked_.push_back(std::move(*m));
+      park(std::move(*m));
     }
     InFlight done = std::move(in_flight_.front());
     in_flight_.pop_front();
     return done;
+  }
+
+  // Sets a reply aside until its round is folded. Each worker answers each round in flight
+  // once, so what is parked stays bounded by the rounds in flight; anything else fails the job.
+  void park(net::Message m) {
+    const std::string from = "lasso scheduler: rank " + std::to_string(m.sender);
+    const auto worker = std::find(workers_.begin(), workers_.end(), m.sender);
+    if (worker == workers_.end()) fail(from + ", not a worker, sent sums");
+    if (m.tag > in_flight_.back().round)
+      fail(from + " sent sums for round " + std::to_string(m.tag) + ", which has not been asked for");
+    // Rounds before the oldest in flight have every worker's sums folded in already.
+    const bool folded = m.tag < in_flight_.front().round ||
+                        (m.tag == in_flight_.front().round &&
+                         static_cast<std::size_t>(worker - workers_.begin()) < in_flight_.front().replies);
+    const bool parked = std::any_of(parked_.begin(), parked_.end(), [&](const net::Message& p) {
+      return p.sender == m.sender && p.tag == m.tag;
+    });
+    if (folded || parked) fail(from + " sent sums for round " + std::to_string(m.tag) + " twice");
+    parked_.push_back(std::move(m));
   }
 
   // Folds parked replies for `round` in worker order as far as they go; true if any was folded.

@@ -1,6 +1,7 @@
 // apps/lda/distributed.cpp — run one LDA worker per process and gather the model on rank 0.
 #include "lda/distributed.hpp"
 
+#include <algorithm>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -27,7 +28,10 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::C
   };
   pipeline::ClusterJobOptions options = cluster;
   options.threads_per_worker = config.threads;
-  auto run = pipeline::run_cluster_worker(options, *plan.schedule, *kernel, initial_blocks(plan, rank),
+  // Word-topic blocks arriving from peers are checked against this rank's plan (a rank with
+  // another corpus or topic count would send blocks of another shape).
+  const auto layout = plan.blocks.shapes(model::padded_width(plan.config.topics));
+  auto run = pipeline::run_cluster_worker(options, *plan.schedule, layout, *kernel, initial_blocks(plan, rank),
                                           epoch_policy(plan, on_epoch));
   if (hooks.on_traffic) hooks.on_traffic(run.bytes_sent);
 
@@ -35,8 +39,9 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::C
   // word-topic blocks.
   pipeline::GatherOptions gather;
   gather.workers = config.workers;
-  gather.blocks = static_cast<std::uint32_t>(plan.schedule->blocks());
+  gather.layout = layout;
   gather.row_bytes = std::size_t{plan.config.topics} * sizeof(std::int32_t);
+  gather.id_limit = corpus.doc_ids.empty() ? 0 : *std::max_element(corpus.doc_ids.begin(), corpus.doc_ids.end()) + 1;
   gather.timeout = cluster.timeout;
   auto parts = pipeline::gather_at_root(
       run,

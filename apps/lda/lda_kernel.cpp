@@ -5,6 +5,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -121,13 +122,13 @@ double ordered_parallel_sum(std::size_t n, std::size_t chunk, Part part) {
 }  // namespace
 
 LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const model::RowBlocks& blocks,
-                     std::uint32_t vocab, std::uint32_t groups, bool reports_totals)
+                     std::span<const std::uint64_t> word_tokens, std::uint32_t groups, bool reports_totals)
     : config_(config),
       K_(config.topics),
       stride_(model::padded_width(config.topics)),
       alpha_(config.alpha_value()),
       beta_(config.beta),
-      vbeta_(vocab * config.beta),
+      vbeta_(static_cast<double>(word_tokens.size()) * config.beta),
       tokens_(shard, blocks, groups),
       z_(shard.tokens()),
       zw_(shard.tokens()),
@@ -141,6 +142,16 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
       cell_totals_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0) {
   if (K_ < 1 || K_ > std::numeric_limits<std::uint16_t>::max())
     throw std::invalid_argument("topics must be in 1..65535");
+  if (word_tokens.size() != blocks.block_of.size())
+    throw std::invalid_argument("word counts do not cover the blocking's words");
+  for (const auto& rows : blocks.rows) {
+    auto& expected = row_tokens_.emplace_back();
+    for (const std::uint32_t word : rows) {
+      if (word_tokens[word] > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
+        throw std::invalid_argument("word " + std::to_string(word) + " has more tokens than a count holds");
+      expected.push_back(static_cast<std::int32_t>(word_tokens[word]));
+    }
+  }
   // Initial topics depend only on (seed, document id, position in the document), so the
   // starting state is the same however the corpus is sharded.
   for (std::uint32_t d = 0; d < tokens_.docs(); ++d) {
@@ -158,7 +169,6 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
 }
 
 void LdaKernel::train(model::Block& block, const scheduler::Visit& visit) {
-  if (block.stride() != stride_) throw std::invalid_argument("word-topic block of another topic count");
   if (phases_done_ == 0)
     initialise(block);
   else
@@ -172,8 +182,49 @@ void LdaKernel::evaluate(const model::Block&, const scheduler::Visit&) {
   throw std::logic_error("LDA has no evaluation phase: the log-likelihood comes with every training phase");
 }
 
+// A visiting block comes from a peer. Every row's total must be its word's tokens in the
+// corpus, since sampling only moves tokens between topics; while the initialising phase builds
+// the counts, at most that less this worker's own tokens, which it is about to add. Then every
+// total the kernel sizes from a block is bounded by the corpus, and no count can overflow. The
+// counts are checked where they are first read anyway (initialise, sample), not in a pass of
+// their own.
+const std::vector<std::int32_t>& LdaKernel::row_tokens(const model::Block& block) const {
+  if (block.stride() != stride_) throw std::invalid_argument("word-topic block of another topic count");
+  if (block.id() >= row_tokens_.size())
+    throw std::invalid_argument("word-topic block " + std::to_string(block.id()) + " is not one of the plan's");
+  const auto& expected = row_tokens_[block.id()];
+  if (block.rows() != expected.size())
+    throw std::invalid_argument("word-topic block of " + std::to_string(block.rows()) + " rows; the plan has " +
+                                std::to_string(expected.size()));
+  return expected;
+}
+
+namespace {
+
+[[noreturn]] void bad_total(std::size_t row, std::int64_t total, std::int32_t expected, const std::string& more) {
+  throw std::invalid_argument("word-topic row " + std::to_string(row) + " holds " + std::to_string(total) +
+                              " tokens; its word has " + std::to_string(expected) + " in the corpus" + more);
+}
+
+}  // namespace
+
 void LdaKernel::initialise(model::Block& block) {
+  const auto& expected = row_tokens(block);
   std::int32_t* counts = block.counts();
+  const std::uint32_t* slots = tokens_.rows(block.id());
+  for (std::size_t r = 0; r < expected.size(); ++r) {
+    const std::int32_t* row = counts + r * stride_;
+    std::int64_t total = 0;
+    for (std::uint32_t k = 0; k < K_; ++k) {
+      if (row[k] < 0)
+        throw std::invalid_argument("word-topic row " + std::to_string(r) + " has count " + std::to_string(row[k]) +
+                                    " in topic " + std::to_string(k));
+      total += row[k];
+    }
+    const std::int64_t local = slots[r + 1] - slots[r];
+    if (total + local > expected[r])
+      bad_total(r, total, expected[r], ", " + std::to_string(local) + " of them still to add here");
+  }
   const std::uint32_t G = tokens_.groups();
   pipeline::diagonal_sweep(G, locks_, [&](std::uint32_t g, std::uint32_t s) {
     for (const TokenRef& t : tokens_.cell(block.id(), g, s)) ++counts[t.row * stride_ + z_[t.pos]];
@@ -181,6 +232,7 @@ void LdaKernel::initialise(model::Block& block) {
 }
 
 void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
+  const auto& expected = row_tokens(block);
   const std::size_t rows = block.rows();
   std::int32_t* counts = block.counts();
   // The other workers' share of each row: the block's counts less this worker's tokens, as
@@ -190,21 +242,33 @@ void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
   remote_begin_.assign(rows + 1, 0);
   for (std::size_t r = 0; r < rows; ++r) {
     const std::int32_t* row = counts + r * stride_;
-    const std::int64_t n = std::accumulate(row, row + K_, std::int64_t{0}) - (slots[r + 1] - slots[r]);
-    remote_begin_[r + 1] = remote_begin_[r] + static_cast<std::uint64_t>(n);
+    const std::int64_t total = std::accumulate(row, row + K_, std::int64_t{0});
+    if (total != expected[r]) bad_total(r, total, expected[r], "");
+    remote_begin_[r + 1] = remote_begin_[r] + static_cast<std::uint64_t>(total - (slots[r + 1] - slots[r]));
   }
-  remote_topics_.resize(remote_begin_[rows]);
+  remote_topics_.resize(remote_begin_[rows]);  // at most the corpus's tokens, by the totals
+  // A row whose topic count is below this worker's own tokens of that topic (a negative count
+  // among them) would make the others' share negative, and the lists overrun their row's run:
+  // such a row is refused.
+  std::atomic<std::size_t> short_row{rows};
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, rows, 256),
                             [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
                               std::vector<std::int32_t> remote(K_);
                               for (std::size_t r = range.begin(); r != range.end(); ++r) {
                                 std::copy_n(counts + r * stride_, K_, remote.begin());
                                 for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) --remote[zw_[i]];
+                                if (std::any_of(remote.begin(), remote.end(), [](std::int32_t n) { return n < 0; })) {
+                                  short_row = r;
+                                  continue;
+                                }
                                 std::uint16_t* out = remote_topics_.data() + remote_begin_[r];
                                 for (std::uint32_t k = 0; k < K_; ++k)
                                   out = std::fill_n(out, remote[k], static_cast<std::uint16_t>(k));
                               }
                             });
+  if (const std::size_t r = short_row; r < rows)
+    throw std::invalid_argument("word-topic row " + std::to_string(r) +
+                                " counts fewer tokens of a topic than this worker holds in it");
 
   const Priors priors{K_, stride_, alpha_, beta_, vbeta_, config_.mh_steps};
   const std::uint32_t G = tokens_.groups();

@@ -65,6 +65,7 @@ LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector
   plan.config = config;
   plan.vocab = vocab;
   plan.tokens = std::accumulate(word_counts.begin(), word_counts.end(), std::uint64_t{0});
+  plan.word_tokens = word_counts;
   const auto blocks = static_cast<std::uint32_t>(config.workers * config.depth);
   plan.blocks = model::RowBlocks::balance(word_counts, blocks);
   std::size_t max_rows = 0;
@@ -76,7 +77,7 @@ LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector
 
 std::unique_ptr<LdaKernel> make_kernel(const LdaPlan& plan, int worker, const data::Corpus& shard) {
   if (shard.vocab_size() != plan.vocab) throw std::invalid_argument("a shard with another vocabulary");
-  return std::make_unique<LdaKernel>(plan.config, shard, plan.blocks, plan.vocab, plan.groups, worker == 0);
+  return std::make_unique<LdaKernel>(plan.config, shard, plan.blocks, plan.word_tokens, plan.groups, worker == 0);
 }
 
 std::vector<model::Block> initial_blocks(const LdaPlan& plan, int worker) {

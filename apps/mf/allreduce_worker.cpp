@@ -1,5 +1,7 @@
 // apps/mf/allreduce_worker.cpp — Harp's allreduce model for MF: train every block on a replica, apply the workers' mean change.
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include "gyre/collective/communicator.hpp"
 #include "gyre/collective/partition_collectives.hpp"
@@ -31,9 +33,19 @@ void sum_changes(collective::Communicator& workers, ChangeCollective how, std::v
     collective::push(workers, mine, owned);
     collective::pull(workers, owned, mine);
   }
+  // The sums came from their owners (the default partitioner: block b on worker b mod P): a
+  // worker with another plan would send one of another length, or none.
   for (auto& b : changes) {
-    const auto& sum = mine.parts.at(b.id());
-    std::copy(sum.begin(), sum.end(), b.values().begin());
+    const auto sum = mine.parts.find(b.id());
+    const auto want = b.values().size();
+    if (sum == mine.parts.end() || sum->second.size() != want) {
+      const int owner = workers.member(static_cast<int>(b.id() % static_cast<model::BlockId>(workers.size())));
+      const std::string got = sum == mine.parts.end() ? "no" : std::to_string(sum->second.size());
+      throw std::runtime_error("the summed change of block " + std::to_string(b.id()) + " from rank " +
+                               std::to_string(owner) + " has " + got + " floats; the plan here has " +
+                               std::to_string(want));
+    }
+    std::copy(sum->second.begin(), sum->second.end(), b.values().begin());
   }
 }
 

@@ -19,7 +19,10 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
 
   pipeline::ClusterJobOptions options = cluster;
   options.threads_per_worker = config.threads;
-  auto run = pipeline::run_cluster_worker(options, *plan.schedule, *kernel, initial_blocks(plan, rank),
+  // Item blocks arriving from peers are checked against this rank's plan: a rank with other
+  // data or --biases would send blocks of another shape.
+  const auto layout = plan.blocks.shapes(plan.layout.stride);
+  auto run = pipeline::run_cluster_worker(options, *plan.schedule, layout, *kernel, initial_blocks(plan, rank),
                                           epoch_policy(plan, hooks.on_epoch));
   if (hooks.on_traffic) hooks.on_traffic(run.bytes_sent);
   const std::size_t stride = plan.layout.stride;
@@ -28,8 +31,9 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
   const UserRows mine = kernel->user_rows();
   pipeline::GatherOptions gather;
   gather.workers = config.workers;
-  gather.blocks = static_cast<std::uint32_t>(plan.schedule->blocks());
+  gather.layout = layout;
   gather.row_bytes = stride * sizeof(float);
+  gather.id_limit = plan.users;
   gather.timeout = cluster.timeout;
   auto parts = pipeline::gather_at_root(
       run, pipeline::LocalRows::of(std::span<const std::uint32_t>(mine.ids), std::span<const float>(mine.rows)),

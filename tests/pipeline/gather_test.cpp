@@ -34,10 +34,15 @@ pipeline::LocalRows rows_of(int w) {
   return pipeline::LocalRows::of(std::span<const std::uint32_t>(ids), std::span<const std::int32_t>(values));
 }
 
+// The plan's layout of `blocks` blocks, all of worker()'s shape.
+std::vector<model::BlockShape> layout(std::uint32_t blocks) {
+  return std::vector<model::BlockShape>(blocks, model::BlockShape{2, model::kRowAlign});
+}
+
 pipeline::GatherOptions options() {
   pipeline::GatherOptions o;
   o.workers = kWorkers;
-  o.blocks = kBlocks;
+  o.layout = layout(kBlocks);
   o.row_bytes = 3 * sizeof(std::int32_t);
   o.timeout = std::chrono::seconds(5);
   return o;
@@ -96,8 +101,9 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
     auto run = worker(std::move(groups[0]), 0);
     auto o = options();
     o.workers = 2;
-    o.blocks = 4;
-    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o), "rank 1 sent malformed local rows",
+    o.layout = layout(4);
+    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o),
+                         "rank 1 sent local rows of 8 bytes; the plan here has rows of 12 bytes",
                          std::runtime_error);
     other.get();
   }
@@ -107,15 +113,56 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
       auto run = worker(std::move(groups[1]), 0);  // holds rank 0's blocks as well
       auto o = options();
       o.workers = 2;
-      o.blocks = 4;
+      o.layout = layout(4);
       return pipeline::gather_at_root(run, rows_of(1), o);
     });
     auto run = worker(std::move(groups[0]), 0);
     auto o = options();
     o.workers = 2;
-    o.blocks = 4;
+    o.layout = layout(4);
     CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o), "rank 1 sent block 0 twice or out of range",
                          std::runtime_error);
+    other.get();
+  }
+}
+
+TEST_CASE("a block in another shape than the plan's, or a row id beyond the app's ids, is refused naming its sender") {
+  SUBCASE("block shape") {
+    auto groups = net::make_inproc_groups(2);
+    auto other = std::async(std::launch::async, [&groups] {
+      pipeline::ClusterWorker run;
+      run.group = std::move(groups[1]);
+      for (std::uint32_t id : {1u, 3u}) run.held.emplace_back(model::Block(id, 5, 2 * model::kRowAlign), nullptr);
+      auto o = options();
+      o.workers = 2;
+      o.layout = {{2, 8}, {5, 16}, {2, 8}, {5, 16}};  // rank 1's plan has other shapes
+      return pipeline::gather_at_root(run, rows_of(1), o);
+    });
+    auto run = worker(std::move(groups[0]), 0);
+    auto o = options();
+    o.workers = 2;
+    o.layout = layout(4);
+    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o),
+                         "block 1 from rank 1 has 5 rows of 16 floats; the plan here has 2 rows of 8 floats",
+                         std::runtime_error);
+    other.get();
+  }
+  SUBCASE("row id") {
+    auto groups = net::make_inproc_groups(2);
+    auto other = std::async(std::launch::async, [&groups] {
+      auto run = worker(std::move(groups[1]), 1);
+      auto o = options();
+      o.workers = 2;
+      o.layout = layout(4);
+      return pipeline::gather_at_root(run, rows_of(1), o);  // ids 10 and 11
+    });
+    auto run = worker(std::move(groups[0]), 0);
+    auto o = options();
+    o.workers = 2;
+    o.layout = layout(4);
+    o.id_limit = 11;
+    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o),
+                         "rank 1 sent local row id 11; ids here are below 11", std::runtime_error);
     other.get();
   }
 }
@@ -125,7 +172,7 @@ TEST_CASE("rank 0 names what is missing when a part does not arrive in time") {
   auto run = worker(std::move(groups[0]), 0);
   auto o = options();
   o.workers = 2;
-  o.blocks = 4;
+  o.layout = layout(4);
   o.timeout = std::chrono::milliseconds(50);
   try {
     pipeline::gather_at_root(run, rows_of(0), o);

@@ -271,3 +271,43 @@ TEST_CASE("a malformed request fails the job naming its sender") {
   REQUIRE(notice);
   CHECK(notice->type == kFailure);
 }
+
+TEST_CASE_TEMPLATE("a request for keys outside the table fails the job naming its sender", B, GYRE_TEST_BACKENDS) {
+  auto groups = B::make(2);
+  net::Inbox inbox(*groups[0]);
+  LockService service(inbox, {1}, 4, {5s, 5s});
+  net::Message m;
+  m.type = kLockAcquire;
+  m.tag = 1;
+  m.meta = wire::encode(LockRequest{0, 0, 2});
+  m.body = encode_keys(Keys{1, 4000000000u});
+  groups[1]->send(0, std::move(m));
+  CHECK_THROWS_WITH_AS(service.run(), doctest::Contains("rank 1 asked for key 4000000000, outside [0, 4)"), JobFailed);
+  auto notice = groups[1]->receive(net::Clock::now() + 5s);
+  REQUIRE(notice);
+  CHECK(notice->type == kFailure);
+}
+
+TEST_CASE_TEMPLATE("a grant of keys that were not asked for makes the client give up, naming the service", B,
+                   GYRE_TEST_BACKENDS) {
+  auto groups = B::make(2);
+  net::Inbox inbox(*groups[1]);
+  LockClient client(inbox, 0, {5s});
+  // Rank 0 plays the service: it answers the request for 1 of {2, 3} with key 7.
+  auto service = std::async(std::launch::async, [&] {
+    auto request = groups[0]->receive(net::Clock::now() + 5s);
+    REQUIRE(request);
+    net::Message grant;
+    grant.type = kLockGrant;
+    grant.tag = request->tag;
+    grant.body = encode_keys(Keys{7});
+    groups[0]->send(1, std::move(grant));
+    auto abort = groups[0]->receive(net::Clock::now() + 5s);
+    REQUIRE(abort);
+    CHECK(abort->type == kLockAbort);
+    return failure_text(*abort);
+  });
+  CHECK_THROWS_WITH_AS(client.acquire_any(Keys{2, 3}), "rank 1: rank 0 granted {7} for a request of 1 of {2,3}",
+                       JobFailed);
+  CHECK(service.get() == "rank 1: rank 0 granted {7} for a request of 1 of {2,3}");
+}

@@ -122,3 +122,39 @@ TEST_CASE_TEMPLATE("a silent peer makes wait() fail naming it; a malformed quest
   groups[2]->send(1, std::move(bad));
   CHECK_THROWS_WITH(bb.wait(), doctest::Contains("from rank 2 has 3 bytes where 8 were expected"));
 }
+
+TEST_CASE_TEMPLATE("a peer that breaks the clock protocol fails the barrier naming it", B, GYRE_TEST_BACKENDS) {
+  // Rank 0 runs the barrier; rank 1 is the test's.
+  auto groups = B::make(2);
+  net::Inbox inbox(*groups[0]);
+  PeerBarrier barrier(inbox, ranks(2), BarrierSpec::parse("bsp"), {5s, 1});
+  auto clock_message = [](scheduler::ClockMessage type, std::uint64_t tag, std::int64_t value) {
+    net::Message m;
+    m.type = type;
+    m.tag = tag;
+    m.body = Buffer(sizeof value);
+    std::memcpy(m.body.data(), &value, sizeof value);
+    return m;
+  };
+  barrier.tick();
+  SUBCASE("an answer below the clock asked for") {
+    auto peer = std::async(std::launch::async, [&] {
+      auto q = groups[1]->receive(net::Clock::now() + 5s);
+      REQUIRE(q);
+      REQUIRE(q->type == scheduler::kClockQuery);
+      groups[1]->send(0, clock_message(scheduler::kClockAnswer, q->tag, scheduler::decode_clock(*q) - 1));
+    });
+    CHECK_THROWS_WITH(barrier.wait(), doctest::Contains("rank 1 answered clock 0 to a question for clock 1"));
+    peer.get();
+  }
+  SUBCASE("a second finish") {
+    groups[1]->send(0, clock_message(scheduler::kClockFinished, 0, 0));
+    groups[1]->send(0, clock_message(scheduler::kClockFinished, 0, 0));
+    CHECK_THROWS_WITH(barrier.wait(), doctest::Contains("clock message from rank 1 after it finished"));
+  }
+  SUBCASE("a second question before the first is answered") {
+    groups[1]->send(0, clock_message(scheduler::kClockQuery, 0, 100));
+    groups[1]->send(0, clock_message(scheduler::kClockQuery, 1, 100));
+    CHECK_THROWS_WITH(barrier.wait(), doctest::Contains("clock message from rank 1 while its last question is unanswered"));
+  }
+}

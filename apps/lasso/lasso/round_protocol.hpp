@@ -38,8 +38,9 @@ net::Message encode_request(const RoundRequest& request);
 net::Message encode_sums(const RoundSums& sums);
 
 // Both throw wire::DecodeError for a malformed message: counts that disagree with the body's
-// size, a feature id ≥ `features`, an unknown kind. Nothing is allocated before the size
-// checks, so a peer cannot choose an allocation.
+// size, a feature id ≥ `features`, an unknown kind, a non-finite step, mean or sum (which
+// would turn every later residual or coefficient into NaN). Nothing is allocated before the
+// size checks, so a peer cannot choose an allocation.
 RoundRequest decode_request(const net::Message& message, std::uint32_t features);
 // `expected` values, which the scheduler knows from the request it sent.
 RoundSums decode_sums(const net::Message& message, std::size_t expected);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "gyre/data/corpus.hpp"
@@ -36,12 +37,16 @@ enum LdaSum : std::size_t {
 // most one visit stale. Inside a visit, the cells of a diagonal round see the totals as of the
 // round's start plus their own changes, folded in cell order afterwards: bitwise reproducible
 // for fixed seed, P, d and T.
+//
+// A visiting block comes from a peer, so its counts are checked against the plan before any
+// of them is used as a length or an index (see row_tokens).
 class LdaKernel final : public pipeline::RotationKernel {
  public:
-  // `blocks` is the job's word blocking; `vocab` is V; `reports_totals`: this worker adds the
-  // topic-totals part of the log-likelihood (exactly one worker of a job does).
-  LdaKernel(const LdaConfig& config, const data::Corpus& shard, const model::RowBlocks& blocks, std::uint32_t vocab,
-            std::uint32_t groups, bool reports_totals);
+  // `blocks` is the job's word blocking; `word_tokens` the corpus's tokens per word id (V of
+  // them); `reports_totals`: this worker adds the topic-totals part of the log-likelihood
+  // (exactly one worker of a job does).
+  LdaKernel(const LdaConfig& config, const data::Corpus& shard, const model::RowBlocks& blocks,
+            std::span<const std::uint64_t> word_tokens, std::uint32_t groups, bool reports_totals);
 
   void attach(collective::Communicator& workers) override { workers_ = &workers; }
   void train(model::Block& block, const scheduler::Visit& visit) override;
@@ -61,6 +66,9 @@ class LdaKernel final : public pipeline::RotationKernel {
   const std::vector<std::uint16_t>& assignments() const noexcept { return z_; }
 
  private:
+  // The plan's token count of each row of `block` (its word's, in the corpus), once the
+  // block's shape is checked to be the plan's.
+  const std::vector<std::int32_t>& row_tokens(const model::Block& block) const;
   void initialise(model::Block& block);
   void sample(model::Block& block, const scheduler::Visit& visit);
   void sync_totals();
@@ -82,6 +90,7 @@ class LdaKernel final : public pipeline::RotationKernel {
   collective::Communicator* workers_ = nullptr;
   bool reports_totals_;
   LogGamma lg_alpha_, lg_beta_;
+  std::vector<std::vector<std::int32_t>> row_tokens_;  // per block, per row: its word's tokens in the corpus
 
   // Per-visit scratch, kept to avoid reallocating: the other workers' tokens of the block's
   // words as topic lists per row, and per-group totals during a round.

@@ -29,6 +29,7 @@ struct LdaPlan {
   LdaConfig config;
   std::uint32_t vocab = 0;
   std::uint64_t tokens = 0;  // the whole corpus
+  std::vector<std::uint64_t> word_tokens;  // per word id, over the whole corpus
   model::RowBlocks blocks;
   std::uint32_t groups = 1;
   std::shared_ptr<const scheduler::RotationSchedule> schedule;

@@ -139,20 +139,19 @@ void ModelAverager::run() {
   }
 }
 
-// Validates the snapshot before anything is allocated for it; nullopt when it is sound.
-std::optional<std::string> ModelAverager::check(const net::Message& m) const {
+std::optional<std::string> check_snapshot(const net::Message& m, std::span<const int> peers, std::size_t model_size) {
   const std::string from = rank_text(m.sender);
-  if (std::find(peers_.begin(), peers_.end(), m.sender) == peers_.end())
+  if (std::find(peers.begin(), peers.end(), m.sender) == peers.end())
     return "snapshot from " + from + ", which is not a peer of this averager";
   const int kind = m.meta.empty() ? 0 : std::to_integer<int>(m.meta[0]);
   if (m.meta.size() != kMetaBytes || (kind != kOffer && kind != kAnswer))
     return from + " sent a snapshot with a malformed header (" + std::to_string(m.meta.size()) + " bytes, kind " +
            std::to_string(kind) + ")";
-  const std::size_t want = model_.size() * sizeof(double);
+  const std::size_t want = model_size * sizeof(double);
   if (m.body.size() != want)
     return from + " sent a snapshot of " + std::to_string(m.body.size()) + " bytes where " + std::to_string(want) +
-           " (" + std::to_string(model_.size()) + " doubles) were expected";
-  for (std::size_t i = 0; i < model_.size(); ++i)
+           " (" + std::to_string(model_size) + " doubles) were expected";
+  for (std::size_t i = 0; i < model_size; ++i)
     if (!std::isfinite(value_at(m.body, i)))
       return from + " sent a snapshot with a non-finite value at index " + std::to_string(i);
   return std::nullopt;
@@ -165,7 +164,7 @@ void ModelAverager::take(net::Message m) {
     ++counters_.dropped;
     return;
   }
-  if (auto why = check(m)) {
+  if (auto why = check_snapshot(m, peers_, model_.size())) {
     ++counters_.refused;
     last_refusal_ = std::move(why);
     return;

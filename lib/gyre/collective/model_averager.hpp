@@ -20,6 +20,11 @@ namespace gyre::collective {
 // Message type of averaging snapshots (the collective range starts at kCollectiveMessage).
 inline constexpr std::uint16_t kAveragerMessage = 0x0101;
 
+// Why a snapshot that arrived must be refused, naming its sender, or nullopt when it is sound:
+// from one of `peers`, a header of a known kind, exactly `model_size` doubles, all finite.
+// Looked at before anything is allocated for it or blended from it.
+std::optional<std::string> check_snapshot(const net::Message& m, std::span<const int> peers, std::size_t model_size);
+
 struct AveragerOptions {
   // Period of a round: each round this rank starts exchanges with `fanout` peers.
   std::chrono::milliseconds interval{10};
@@ -99,7 +104,6 @@ class ModelAverager {
   void run();
   void round();
   void take(net::Message message);
-  std::optional<std::string> check(const net::Message& message) const;
   void answer(int peer, std::uint64_t id, const Buffer& offered);
   void apply(std::size_t slot, const Buffer& answered);
   void send(int peer, std::uint8_t kind, std::uint64_t id, std::span<const double> values);

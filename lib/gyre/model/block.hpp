@@ -19,6 +19,15 @@ inline constexpr std::size_t padded_width(std::size_t cols) {
   return (cols + kRowAlign - 1) / kRowAlign * kRowAlign;
 }
 
+// A block's rows and row pitch, as the job's plan lays them out: every rank derives the same
+// shapes from the same plan, so a block that arrives in another shape comes from a rank with
+// other data or flags (or a hostile one) and is refused before any kernel indexes into it.
+struct BlockShape {
+  std::size_t rows = 0;
+  std::size_t stride = 0;
+  bool operator==(const BlockShape&) const = default;
+};
+
 class Block {
  public:
   Block() = default;
@@ -43,6 +52,7 @@ class Block {
 
   std::size_t rows() const noexcept { return rows_; }
   std::size_t stride() const noexcept { return stride_; }
+  BlockShape shape() const noexcept { return {rows_, stride_}; }
   float* data() noexcept { return reinterpret_cast<float*>(storage_.data()); }
   const float* data() const noexcept { return reinterpret_cast<const float*>(storage_.data()); }
   float* row(std::size_t r) noexcept { return data() + r * stride_; }

@@ -36,4 +36,11 @@ RowBlocks RowBlocks::balance(const std::vector<std::uint64_t>& counts, std::uint
   return out;
 }
 
+std::vector<BlockShape> RowBlocks::shapes(std::size_t stride) const {
+  std::vector<BlockShape> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back({r.size(), stride});
+  return out;
+}
+
 }  // namespace gyre::model

@@ -1,8 +1,11 @@
 // gyre/model/row_blocks.hpp — which rotating block (and which row of it) holds each model row, balanced by work.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "gyre/model/block.hpp"
 
 namespace gyre::model {
 
@@ -17,6 +20,8 @@ struct RowBlocks {
   std::vector<std::vector<std::uint32_t>> rows;  // per block: row ids, by row
 
   static RowBlocks balance(const std::vector<std::uint64_t>& counts, std::uint32_t blocks);
+  // Every block's shape, by block id, with rows of `stride` floats.
+  std::vector<BlockShape> shapes(std::size_t stride) const;
 };
 
 }  // namespace gyre::model

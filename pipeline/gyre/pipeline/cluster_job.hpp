@@ -62,10 +62,12 @@ ClusterGroups join_cluster(const ClusterJobOptions& options);
 // The job has P + 1 members: the P workers (member r runs in process r) and the scheduler
 // (member P, in process 0 next to worker 0, so `mpirun -np 4` gives 4 workers). Process 0 also
 // serves the rendezvous. Every process: registers its listening ports, connects its group(s),
-// runs its worker engine (and, on 0, the driver with `policy`) to the end. Throws
-// scheduler::JobFailed, naming the rank, if any part of the job fails.
+// runs its worker engine (and, on 0, the driver with `policy`) to the end. `layout` is every
+// block's shape by id, from this process's plan: blocks that arrive in another shape (a peer
+// with other data or flags) fail the job. Throws scheduler::JobFailed, naming the rank, if any
+// part of the job fails.
 ClusterWorker run_cluster_worker(const ClusterJobOptions& options, const scheduler::RotationSchedule& schedule,
-                                 RotationKernel& kernel, std::vector<model::Block> initial,
-                                 const scheduler::PhasePolicy& policy);
+                                 std::vector<model::BlockShape> layout, RotationKernel& kernel,
+                                 std::vector<model::Block> initial, const scheduler::PhasePolicy& policy);
 
 }  // namespace gyre::pipeline

@@ -32,7 +32,9 @@ struct EmbeddedWorker {
 // Runs one rotation job over the inproc backend: worker w on its own thread with an arena of
 // threads_per_worker, the scheduler (running `policy`) on another. Returns, per worker, the
 // blocks it holds at the end. If any part fails, every part stops and JobFailed is thrown
-// with the first failure's text.
+// with the first failure's text. The initial blocks of all workers together must be every
+// block of the schedule once; their shapes are the layout every worker checks arriving
+// blocks against (std::invalid_argument otherwise).
 std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::RotationSchedule& schedule,
                                                          std::vector<EmbeddedWorker> workers,
                                                          const scheduler::PhasePolicy& policy,

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "gyre/model/block.hpp"
+#include "gyre/net/message.hpp"
 #include "gyre/pipeline/cluster_job.hpp"
 
 namespace gyre::pipeline {
@@ -53,18 +55,30 @@ struct GatheredModel {
 };
 
 struct GatherOptions {
-  int workers = 1;             // P: worker ranks 0..P-1 of the job's group
-  std::uint32_t blocks = 0;    // the schedule's block count B
-  std::size_t row_bytes = 0;   // one local row; the same on every rank
+  int workers = 1;                        // P: worker ranks 0..P-1 of the job's group
+  std::vector<model::BlockShape> layout;  // every block's shape by id (the schedule's B blocks)
+  std::size_t row_bytes = 0;              // one local row; the same on every rank
+  // Local row ids are the app's: below this bound (MF's users, LDA's documents).
+  std::uint64_t id_limit = std::numeric_limits<std::uint64_t>::max();
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait for any one part
 };
 
 // Every worker of a finished run_cluster_worker job calls this once, with its own rows; the
 // held blocks are taken from `run`. Rank 0 asks the others for their parts and returns the
 // whole model; the others answer and return nullopt. Parts are checked against the options
-// before anything is allocated for them. Throws scheduler::JobFailed naming the rank that was
-// awaited when a part does not arrive in time, std::runtime_error on a malformed or
-// duplicate part.
+// (the plan at rank 0) before anything is allocated for them. Throws scheduler::JobFailed
+// naming the rank that was awaited when a part does not arrive in time, std::runtime_error
+// naming the sender on a malformed or duplicate part.
 std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, const GatherOptions& options);
+
+// Message types after the rotation, above the scheduler protocol's and the collectives': rank
+// 0 asks, then every other rank answers with its rows and its held blocks (as block messages).
+inline constexpr std::uint16_t kCollectRequest = 0x0201;
+inline constexpr std::uint16_t kLocalRows = 0x0202;
+
+// A worker's local rows as a message, and as rank 0 decodes it: rows of `row_bytes`, ids below
+// `id_limit`; decoding throws std::runtime_error naming the sender otherwise.
+net::Message encode_local_rows(const LocalRows& rows, std::size_t row_bytes);
+LocalRows decode_local_rows(const net::Message& m, std::size_t row_bytes, std::uint64_t id_limit);
 
 }  // namespace gyre::pipeline

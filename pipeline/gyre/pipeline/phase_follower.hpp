@@ -15,7 +15,8 @@ using RunPhase = std::function<scheduler::PhaseSums(std::uint64_t phase, schedul
 
 // Answers the RotationDriver's protocol: each kPhaseGo runs `run` and reports kPhaseDone; kStop
 // returns. A kFailure (or the group closing) throws scheduler::JobFailed with its text; an
-// exception from `run` is told to the scheduler (which fails the job) and rethrown. The
+// exception from `run`, or a phase start out of order or of an unknown kind, is told to the
+// scheduler (which fails the job) and rethrown. The
 // engines of Harp's locking and allreduce models use it, so the epoch policy, its reports and
 // its failure handling are the rotation's.
 void follow_phases(net::Inbox& inbox, int scheduler_rank, std::chrono::milliseconds timeout, const RunPhase& run);

@@ -34,17 +34,25 @@ struct WorkerOptions {
 // The sequencer makes the order of visits on a worker independent of arrival order, which is
 // what makes runs bitwise reproducible. The calling thread receives messages and, between
 // messages, joins the arena to run the graph, so the worker needs no thread beyond its arena.
+//
+// Nothing from a peer reaches the graph unchecked: a block must have the shape `layout` gives
+// its id, be the schedule's block for the visit it claims, come from the ring predecessor of
+// that visit's phase, and claim a visit of the phase running or the next, once; phase signals
+// must come from the scheduler, in order. Anything else fails the job with an error naming
+// the sender.
 class WorkerEngine {
  public:
-  WorkerEngine(net::Group& group, const scheduler::RotationSchedule& schedule, RotationKernel& kernel,
-               WorkerOptions options);
+  // `layout`: every block's shape by id (schedule.blocks() of them), as this rank's plan has it.
+  WorkerEngine(net::Group& group, const scheduler::RotationSchedule& schedule, std::vector<model::BlockShape> layout,
+               RotationKernel& kernel, WorkerOptions options);
   ~WorkerEngine();
   WorkerEngine(const WorkerEngine&) = delete;
   WorkerEngine& operator=(const WorkerEngine&) = delete;
 
-  // `initial` must be the blocks schedule.held_at_start(rank, 0). Runs until the scheduler says
-  // stop and returns the blocks this worker then holds. Throws scheduler::JobFailed when the
-  // job fails anywhere (the scheduler is told first if the failure is here).
+  // `initial` must be the blocks schedule.held_at_start(rank, 0), in the layout's shapes (else
+  // std::invalid_argument). Runs until the scheduler says stop and returns the blocks this
+  // worker then holds. Throws scheduler::JobFailed when the job fails anywhere (the scheduler
+  // is told first if the failure is here).
   std::vector<model::OwnedBlock> run(std::vector<model::Block> initial);
 
  private:

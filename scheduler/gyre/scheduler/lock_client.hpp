@@ -31,6 +31,12 @@ struct LockGrant {
   explicit operator bool() const noexcept { return status == LockStatus::kGranted; }
 };
 
+// The keys of a kLockGrant, checked against the request they answer: `count` distinct keys,
+// for kAll exactly those `asked`, for kAny each one of the candidates. Throws wire::DecodeError
+// naming the sender otherwise.
+std::vector<LockKey> decode_grant(const net::Message& m, LockMode mode, std::uint32_t count,
+                                  std::span<const LockKey> asked);
+
 // Talks to the LockService on `service_rank` through the rank's Inbox, taking only the
 // service's answers to it. One client per rank, used by one thread at a time (the service
 // allows a rank one waiting request).
@@ -65,8 +71,6 @@ class LockClient {
  private:
   LockGrant request(LockMode mode, std::uint32_t count, std::span<const LockKey> keys, LockWait wait);
   std::optional<net::Message> wait_for(std::uint64_t id, const std::string& what);
-  std::vector<LockKey> check_grant(const net::Message& m, LockMode mode, std::uint32_t count,
-                                   std::span<const LockKey> asked);
   [[noreturn]] void give_up(const std::string& why);  // tells the service, then throws JobFailed
   void ensure_usable() const;
 

@@ -21,6 +21,11 @@ struct LockServiceOptions {
   std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
 };
 
+// A kLockAcquire as the service decodes it, for a table of `keys` keys: the header's mode and
+// wait, and at most `keys` keys, before the table checks them (range, repeats, counts) on
+// submit. Throws wire::DecodeError; the service names the sender.
+LockTable::Request decode_lock_request(const net::Message& m, std::uint32_t keys);
+
 // Serves LockClients on `workers` from the service's rank, on the thread that calls run(). It
 // reads through an Inbox and takes only lock messages from its workers, so the rank's other
 // consumers (a driver, collectives) can share the group.
@@ -51,7 +56,7 @@ class LockService {
  private:
   bool accepts(const net::Message& m) const;
   void handle(net::Message m);
-  void acquire(int worker, const net::Message& m);
+  void acquire(const net::Message& m);
   void release(int worker, const net::Message& m);
   void finish(int worker);
   void stop_granting();

@@ -23,6 +23,10 @@ enum ClockMessage : std::uint16_t {
   kClockFinished = 0x32,  // "I take no more steps and ask nothing more"
 };
 
+// The clock a kClockQuery, kClockAnswer or kClockFinished carries (its body: one i64).
+// Throws std::runtime_error naming the sender when the body is not that.
+std::int64_t decode_clock(const net::Message& m);
+
 struct PeerBarrierOptions {
   // Longest wait for a peer's answer; past it wait() throws naming the peers that were silent.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
@@ -35,6 +39,10 @@ struct PeerBarrierOptions {
 // answers from a service thread, so a busy peer answers at once if it is already far enough,
 // and the moment it gets there if not. Answers carry the actual clock, which is remembered
 // (clocks only grow), so under SSP most steps ask nobody.
+//
+// What peers send is checked against that protocol, and a breach ends the barrier with an
+// error naming the sender: a peer asks only while it has no question pending here and has
+// not finished, finishes once, and answers with a clock at least the one asked for.
 class PeerBarrier {
  public:
   // `workers`: the group ranks of every worker under this barrier, this rank among them.
@@ -83,7 +91,7 @@ class PeerBarrier {
   std::condition_variable finished_changed_;
   std::int64_t clock_ = 0;
   bool finished_ = false;
-  int peers_finished_ = 0;
+  std::vector<char> peer_finished_;  // per worker index: sent kClockFinished
   std::vector<Pending> pending_;
   std::exception_ptr service_error_;
   std::atomic<bool> stop_{false};

@@ -49,7 +49,8 @@ struct Failure {
     std::copy_n(s.begin(), std::min(s.size(), f.text.size() - 1), f.text.begin());
     return f;
   }
-  std::string str() const { return std::string(text.data()); }
+  // Bounded by the array: a peer's text need not end in a NUL.
+  std::string str() const { return std::string(text.begin(), std::find(text.begin(), text.end(), '\0')); }
   template <class Archive>
   void serialize(Archive& ar) { ar(text); }
 };

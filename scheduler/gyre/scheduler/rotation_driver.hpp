@@ -24,9 +24,17 @@ class JobFailed : public std::runtime_error {
 // already gone (maybe the one that failed) is skipped, the others still hear of it.
 [[noreturn]] void fail_job(net::Group& group, const std::vector<int>& ranks, const std::string& why);
 
-// For a net::Inbox's interrupts: a kFailure message ends every wait with its text.
+// For a net::Inbox's interrupts: a kFailure message ends every wait with its text. A notice
+// that does not decode is described instead, naming its sender: it ends the job all the same.
 bool is_failure(const net::Message& m);
 std::string failure_text(const net::Message& m);
+
+// The phase messages as their receivers check them before acting on them; both throw
+// std::runtime_error naming the sender. A worker takes a kPhaseGo only from `scheduler_rank`,
+// for the phase after the last one it started (`expected`), of a known kind. The driver takes
+// a kPhaseDone only for the phase it is running (`expected`).
+PhaseGo decode_phase_go(const net::Message& m, int scheduler_rank, std::uint64_t expected);
+PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected);
 
 struct PhaseResult {
   std::uint64_t phase = 0;

@@ -1,0 +1,87 @@
+// tests/fuzz/fuzz_plan.hpp — the receiver's plan the frame fuzzer checks messages against, shared with the seed writer.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gyre/model/block.hpp"
+#include "gyre/pipeline/ps_layout.hpp"
+#include "gyre/scheduler/lock_protocol.hpp"
+#include "gyre/scheduler/rotation_schedule.hpp"
+
+namespace gyre_fuzz {
+
+using namespace gyre;
+
+// Rotation: 3 workers, depth 2, a random ring per phase; the scheduler is rank 3. Blocks of
+// several shapes, one of them empty, so that a fuzzed block can match one and miss another.
+inline constexpr int kWorkers = 3;
+inline constexpr int kDepth = 2;
+inline constexpr int kSchedulerRank = kWorkers;
+inline const scheduler::RotationSchedule& schedule() {
+  static const scheduler::RotationSchedule s(kWorkers, kDepth, scheduler::RingOrder::kRandom, 7);
+  return s;
+}
+inline const std::vector<model::BlockShape>& layout() {
+  static const std::vector<model::BlockShape> l{{4, 8}, {3, 8}, {0, 8}, {5, 16}, {1, 8}, {2, 8}};
+  return l;
+}
+// A block message's tag picks the receiver and how many phases it has started (the transport
+// does not read the tag; the engine does not either, so the fuzzer may).
+inline int receiver_of(std::uint64_t tag) { return static_cast<int>(tag % kWorkers); }
+inline std::uint64_t phases_started_of(std::uint64_t tag) { return (tag >> 2) % 4; }
+// Phase messages: the phase the receiver expects next.
+inline std::uint64_t expected_phase_of(std::uint64_t tag) { return tag % 4; }
+
+// Lasso: features of the worker's shard; the sums a round asked for (from the tag).
+inline constexpr std::uint32_t kFeatures = 10;
+inline std::size_t expected_sums_of(std::uint64_t tag) { return static_cast<std::size_t>(tag % 16); }
+
+// Parameter server: 2 workers and 2 servers over 10 keys of 3 doubles. Updates and reads go to
+// server 0; key lists come from server 1; a read asked for keys 0, 2 and 5.
+inline pipeline::ps::PsLayout ps_layout() {
+  pipeline::ps::PsLayout l;
+  l.workers = 2;
+  l.servers = 2;
+  l.keys = 10;
+  l.value_size = 3;
+  return l;
+}
+inline constexpr int kUpdatedServer = 0;
+inline constexpr int kListingServer = 1;
+inline const std::vector<pipeline::ps::Key>& asked_keys() {
+  static const std::vector<pipeline::ps::Key> k{0, 2, 5};
+  return k;
+}
+
+// Lock service: 8 keys; a grant answers a request for 2 of {1, 3, 5}; a release comes from a
+// rank that holds {3, 6}.
+inline constexpr std::uint32_t kLockKeys = 8;
+inline const std::vector<scheduler::LockKey>& held_locks() {
+  static const std::vector<scheduler::LockKey> k{3, 6};
+  return k;
+}
+inline constexpr std::uint32_t kGrantCount = 2;
+inline const std::vector<scheduler::LockKey>& lock_candidates() {
+  static const std::vector<scheduler::LockKey> k{1, 3, 5};
+  return k;
+}
+
+// Collectives: rank 0 of members {0, 1} receives rank 1's parts; dense collectives of these
+// sizes (in elements per member).
+inline constexpr std::size_t kAllreduceDoubles = 5;
+inline constexpr std::size_t kAllgatherFloats = 3;
+inline constexpr std::size_t kBroadcastInts = 4;
+
+// Averager: peers 1 and 2, a model of 4 doubles.
+inline const std::vector<int>& averager_peers() {
+  static const std::vector<int> p{1, 2};
+  return p;
+}
+inline constexpr std::size_t kAveragedDoubles = 4;
+
+// Gather: rows of 12 bytes, ids below 100.
+inline constexpr std::size_t kRowBytes = 12;
+inline constexpr std::uint64_t kRowIdLimit = 100;
+
+}  // namespace gyre_fuzz

@@ -1,0 +1,214 @@
+// tests/fuzz/write_seeds.cpp — writes the frame fuzzer's seed inputs: one well-formed frame per protocol, made by the real encoders.
+//
+// Each seed is a message its receiver accepts under the fuzzer's plan (fuzz_plan.hpp), so
+// libFuzzer starts next to the paths past every check. Regenerate after a format change with
+//   build-fuzz/tests/fuzz/fuzz-write-seeds tests/fuzz/seeds
+// and commit the .bin files (tests/fuzz/meson.build lists them).
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "fuzz_plan.hpp"
+#include "gyre/base/crc32c.hpp"
+#include "gyre/collective/communicator.hpp"
+#include "gyre/collective/model_averager.hpp"
+#include "gyre/collective/partition_wire.hpp"
+#include "gyre/pipeline/block_codec.hpp"
+#include "gyre/pipeline/gather.hpp"
+#include "gyre/pipeline/ps_messages.hpp"
+#include "gyre/scheduler/lock_protocol.hpp"
+#include "gyre/scheduler/peer_barrier.hpp"
+#include "gyre/scheduler/protocol.hpp"
+#include "gyre/wire/codec.hpp"
+#include "gyre/wire/frame.hpp"
+#include "lasso/round_protocol.hpp"
+
+using namespace gyre;
+using namespace gyre_fuzz;
+
+namespace {
+
+std::string out_dir;
+
+void write(const std::string& name, const net::Message& m) {
+  wire::FrameHeader h;
+  h.type = m.type;
+  h.sender = m.sender;
+  h.tag = m.tag;
+  h.meta_length = static_cast<std::uint32_t>(m.meta.size());
+  h.body_length = m.body.size();
+  h.crc = crc32c(m.body.data(), m.body.size(), crc32c(m.meta.data(), m.meta.size()));
+  const auto header = wire::encode_header(h);
+  std::ofstream out(out_dir + "/" + name, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
+  out.write(reinterpret_cast<const char*>(m.meta.data()), static_cast<std::streamsize>(m.meta.size()));
+  out.write(reinterpret_cast<const char*>(m.body.data()), static_cast<std::streamsize>(m.body.size()));
+  if (!out) throw std::runtime_error("cannot write " + out_dir + "/" + name);
+}
+
+net::Message message(std::uint16_t type, int sender, std::uint64_t tag = 0) {
+  net::Message m;
+  m.type = type;
+  m.sender = sender;
+  m.tag = tag;
+  return m;
+}
+
+Buffer bytes_of(const void* p, std::size_t n) {
+  Buffer b(n);
+  if (n > 0) std::memcpy(b.data(), p, n);
+  return b;
+}
+
+// Worker 0, no phase started (tag 0): the first visit of step 1 of phase 0, from its ring
+// predecessor, in the plan's shape.
+void block() {
+  const auto& s = schedule();
+  const scheduler::Visit v = s.visits(0, 0)[static_cast<std::size_t>(kDepth)];
+  const auto ring = s.ring(0);
+  const auto at = static_cast<std::size_t>(std::find(ring.begin(), ring.end(), 0) - ring.begin());
+  const model::BlockShape shape = layout()[v.block];
+  model::Block b(v.block, shape.rows, shape.stride);
+  for (float& x : b.values()) x = 0.5f;
+  auto m = pipeline::encode_block(std::move(b), v.seq);
+  m.sender = ring[(at + ring.size() - 1) % ring.size()];
+  m.tag = 0;
+  write("block_frame.bin", m);
+}
+
+void phases() {
+  auto go = message(scheduler::kPhaseGo, kSchedulerRank, 1);
+  go.meta = wire::encode(scheduler::PhaseGo{1, 0});
+  write("phase_go_frame.bin", go);
+  auto done = message(scheduler::kPhaseDone, 1, 2);
+  done.meta = wire::encode(scheduler::PhaseDone{2, {1.0, 2.0}});
+  write("phase_done_frame.bin", done);
+  auto failure = message(scheduler::kFailure, 2);
+  failure.meta = wire::encode(scheduler::Failure::from("worker 2: disk on fire"));
+  write("failure_frame.bin", failure);
+}
+
+void lasso_rounds() {
+  lasso::RoundRequest r;
+  r.round = 3;
+  r.steps = {{1, 0.25}, {7, -1.5}};
+  r.features = {0, 4, 9};
+  auto request = lasso::encode_request(r);
+  request.sender = kSchedulerRank;
+  write("round_request_frame.bin", request);
+  lasso::RoundSums sums;
+  sums.round = 3;
+  sums.values = {1.0, 2.0, 3.0};
+  auto reply = lasso::encode_sums(sums);  // tag 3: three sums asked
+  reply.sender = 1;
+  write("round_sums_frame.bin", reply);
+}
+
+void clocks() {
+  auto q = message(scheduler::kClockQuery, 1, 5);
+  const std::int64_t clock = 4;
+  q.body = bytes_of(&clock, sizeof clock);
+  write("clock_query_frame.bin", q);
+}
+
+void parameter_server() {
+  namespace ps = pipeline::ps;
+  const auto l = ps_layout();
+  std::vector<ps::Key> held;  // by the updated server
+  for (ps::Key k = 0; k < l.keys; ++k)
+    if (l.server_of(k) == kUpdatedServer) held.push_back(k);
+  auto push = message(ps::kPush, 1, 1);
+  push.body = ps::encode_key_values({{held.front(), {1, 2, 3}}, {held.back(), {4, 5, 6}}}, 0);
+  write("ps_push_frame.bin", push);
+  auto get = message(ps::kGet, 0, 7);
+  get.body = ps::encode_keys(held, 2);
+  write("ps_get_frame.bin", get);
+  ps::KeyValues answer;
+  for (ps::Key k : asked_keys()) answer.emplace_back(k, ps::Value(l.value_size, 1.0));
+  auto reply = message(ps::kGetReply, l.server_rank(0), 7);
+  reply.body = ps::encode_key_values(answer, 2);
+  write("ps_get_reply_frame.bin", reply);
+  auto stop = message(ps::kStop, 1);
+  stop.body = ps::encode_report({5, std::chrono::nanoseconds(100), 6, 2, 3});
+  write("ps_stop_frame.bin", stop);
+  std::vector<ps::Key> listed;
+  for (ps::Key k = 0; k < l.keys; ++k)
+    if (l.server_of(k) == kListingServer) listed.push_back(k);
+  auto keys = message(ps::kKeysReply, l.server_rank(kListingServer), 9);
+  keys.body = ps::encode_keys(listed, 0);
+  write("ps_keys_reply_frame.bin", keys);
+}
+
+void locks() {
+  auto acquire = message(scheduler::kLockAcquire, 1, 1);
+  acquire.meta = wire::encode(scheduler::LockRequest{static_cast<std::uint8_t>(scheduler::LockMode::kAny), 0, 2});
+  acquire.body = scheduler::encode_keys(lock_candidates());
+  write("lock_acquire_frame.bin", acquire);
+  auto release = message(scheduler::kLockRelease, 1);
+  release.body = scheduler::encode_keys(held_locks());
+  write("lock_release_frame.bin", release);
+  auto grant = message(scheduler::kLockGrant, 0, 1);  // odd tag: a kAny request's grant
+  const std::vector<scheduler::LockKey> granted{lock_candidates()[0], lock_candidates()[2]};
+  grant.body = scheduler::encode_keys(granted);
+  write("lock_grant_frame.bin", grant);
+}
+
+void collectives() {
+  // Op 0, step 0 of an allreduce over two members: rank 1's chunk of kAllreduceDoubles.
+  auto allreduce = message(collective::kCollectiveMessage, 1, collective::Communicator::message_tag(0, 0));
+  const std::vector<double> chunk(kAllreduceDoubles - kAllreduceDoubles / 2, 2.0);
+  allreduce.body = bytes_of(chunk.data(), chunk.size() * sizeof(double));
+  write("allreduce_frame.bin", allreduce);
+  // Op 0, step 0 of a regroup: rank 1's copy of partition 0, which rank 0 owns.
+  auto regroup = message(collective::kCollectiveMessage, 1, collective::Communicator::message_tag(0, 0));
+  const std::vector<float> values{1.0f, 2.0f};
+  const collective::PartitionBytes part{0, values.size(), std::as_bytes(std::span<const float>(values))};
+  regroup.body = collective::encode_partitions(std::span(&part, 1), sizeof(float));
+  write("regroup_frame.bin", regroup);
+  // Op 0, step 0 of a pull: the ids rank 1 asks rank 0 for.
+  auto pull = message(collective::kCollectiveMessage, 1, collective::Communicator::message_tag(0, 0));
+  const std::vector<std::uint32_t> ids{0, 2};
+  pull.body = collective::encode_partition_ids(ids);
+  write("pull_ids_frame.bin", pull);
+  // An averaging offer from rank 1.
+  auto offer = message(collective::kAveragerMessage, 1);
+  offer.meta.resize(1 + sizeof(std::uint64_t));
+  offer.meta[0] = std::byte{1};
+  const std::uint64_t id = 1;
+  std::memcpy(offer.meta.data() + 1, &id, sizeof id);
+  const std::vector<double> model(kAveragedDoubles, 0.5);
+  offer.body = bytes_of(model.data(), model.size() * sizeof(double));
+  write("averager_frame.bin", offer);
+}
+
+void gathered_rows() {
+  const std::vector<std::uint32_t> ids{3, 99};
+  const std::vector<std::int32_t> values(2 * kRowBytes / sizeof(std::int32_t), 7);
+  auto m = pipeline::encode_local_rows(
+      pipeline::LocalRows::of(std::span<const std::uint32_t>(ids), std::span<const std::int32_t>(values)), kRowBytes);
+  m.sender = 2;
+  write("local_rows_frame.bin", m);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s SEED_DIR\n", argv[0]);
+    return 2;
+  }
+  out_dir = argv[1];
+  block();
+  phases();
+  lasso_rounds();
+  clocks();
+  parameter_server();
+  locks();
+  collectives();
+  gathered_rows();
+  return 0;
+}

@@ -1,0 +1,55 @@
+// tests/scheduler/phase_messages_test.cpp — phase starts, phase reports and failure notices as their receivers check them.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/wire/codec.hpp"
+
+using namespace gyre;
+using namespace gyre::scheduler;
+
+namespace {
+
+net::Message from(int sender, std::uint16_t type, std::vector<std::byte> meta) {
+  net::Message m;
+  m.type = type;
+  m.sender = sender;
+  m.meta = std::move(meta);
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("a phase start is taken from the scheduler only, for the next phase, of a known kind") {
+  const auto go = [](int sender, std::uint64_t phase, std::uint8_t kind) {
+    return from(sender, kPhaseGo, wire::encode(PhaseGo{phase, kind}));
+  };
+  CHECK(decode_phase_go(go(4, 2, 1), 4, 2).kind == 1);
+  CHECK_THROWS_WITH_AS(decode_phase_go(go(1, 2, 0), 4, 2), "rank 1 sent a phase start, but the scheduler is rank 4",
+                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(decode_phase_go(go(4, 7, 0), 4, 2), "rank 4 started phase 7 where phase 2 comes next",
+                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(decode_phase_go(go(4, 2, 9), 4, 2), "rank 4 started phase 2 of unknown kind 9",
+                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(decode_phase_go(from(4, kPhaseGo, std::vector<std::byte>(3)), 4, 2),
+                       doctest::Contains("rank 4 sent a malformed phase start"), std::runtime_error);
+}
+
+TEST_CASE("a phase report is taken for the phase running only") {
+  const auto done = [](std::uint64_t phase) { return from(3, kPhaseDone, wire::encode(PhaseDone{phase, {2.5}})); };
+  CHECK(decode_phase_done(done(5), 5).sums[0] == 2.5);
+  CHECK_THROWS_WITH_AS(decode_phase_done(done(6), 5), "rank 3 reported phase 6 during phase 5", std::runtime_error);
+  CHECK_THROWS_WITH_AS(decode_phase_done(from(3, kPhaseDone, std::vector<std::byte>(100)), 5),
+                       doctest::Contains("rank 3 sent a malformed phase report"), std::runtime_error);
+}
+
+TEST_CASE("a failure notice's text stops at its field, with or without a NUL; a malformed one names its sender") {
+  Failure full;
+  std::fill(full.text.begin(), full.text.end(), 'x');  // no NUL anywhere
+  CHECK(full.str() == std::string(full.text.size(), 'x'));
+  CHECK(failure_text(from(2, kFailure, wire::encode(full))) == std::string(full.text.size(), 'x'));
+  CHECK(failure_text(from(2, kFailure, wire::encode(Failure::from("worker 2: disk on fire")))) ==
+        "worker 2: disk on fire");
+  CHECK(failure_text(from(2, kFailure, std::vector<std::byte>(7))).find("rank 2 sent a malformed failure notice") == 0);
+}
