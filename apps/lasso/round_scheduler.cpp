@@ -289,6 +289,11 @@ class RoundScheduler {
   }
 
   void report(int index, double lambda, const Certificate& c) {
+    // Every check passes here: a coefficient vector that is no longer numbers stops the solve
+    // before anything is written (the readers and the sums' checks make this a last resort).
+    if (!std::isfinite(c.objective) || !std::isfinite(c.duality_gap))
+      throw std::runtime_error("the objective at lambda " + std::to_string(lambda) + " is " +
+                               std::to_string(c.objective) + "; no coefficients are written");
     if (!on_check_) return;
     CheckReport r;
     r.lambda_index = index;
