@@ -1,15 +1,10 @@
-// pipeline/embedded_job.cpp — threads for the workers and the scheduler over inproc groups.
+// pipeline/embedded_job.cpp — a rotation job whose members all run here, and the blocks they end with.
 #include "gyre/pipeline/embedded_job.hpp"
 
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <string>
-
-#include "gyre/net/inproc.hpp"
-#include "gyre/pipeline/job_threads.hpp"
-#include "gyre/pipeline/worker_engine.hpp"
 
 namespace gyre::pipeline {
 namespace {
@@ -37,55 +32,37 @@ std::vector<model::BlockShape> layout_of(const std::vector<EmbeddedWorker>& work
 std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::RotationSchedule& schedule,
                                                          std::vector<EmbeddedWorker> workers,
                                                          const scheduler::PhasePolicy& policy,
-                                                         const EmbeddedJobOptions& options) {
-  return run_on_groups(net::make_inproc_groups(schedule.workers() + 1), schedule, std::move(workers), policy, options);
-}
-
-std::vector<std::vector<model::OwnedBlock>> run_on_groups(std::vector<std::unique_ptr<net::Group>> groups,
-                                                          const scheduler::RotationSchedule& schedule,
-                                                          std::vector<EmbeddedWorker> workers,
-                                                          const scheduler::PhasePolicy& policy,
-                                                          const EmbeddedJobOptions& options) {
+                                                         const EmbeddedJobOptions& options, runtime::Backend backend) {
   const int P = schedule.workers();
   if (static_cast<int>(workers.size()) != P) throw std::invalid_argument("one EmbeddedWorker per scheduled worker");
-  if (static_cast<int>(groups.size()) != P + 1) throw std::invalid_argument("P workers need P+1 ranks");
+  if (std::holds_alternative<runtime::ProcessesBackend>(backend))
+    throw std::invalid_argument("run_embedded runs every member here; across processes, use run_rotation");
   const std::vector<model::BlockShape> layout = layout_of(workers, schedule.blocks());
-  model::OwnershipRegistry* registry = options.registry;
+  RotationOptions o = options;
 #ifndef NDEBUG
   // Debug builds always count owners, so a schedule bug shows up as an error, not as a race.
   std::unique_ptr<model::OwnershipRegistry> debug_registry;
-  if (registry == nullptr) {
+  if (o.registry == nullptr) {
     debug_registry = std::make_unique<model::OwnershipRegistry>(static_cast<std::size_t>(schedule.blocks()));
-    registry = debug_registry.get();
+    o.registry = debug_registry.get();
   }
 #endif
 
   std::vector<std::vector<model::OwnedBlock>> results(static_cast<std::size_t>(P));
-  run_parts(groups, [&](int rank) {
-    auto& group = *groups[static_cast<std::size_t>(rank)];
-    if (rank == P) {
-      std::vector<int> ranks(static_cast<std::size_t>(P));
-      std::iota(ranks.begin(), ranks.end(), 0);
-      scheduler::RotationDriver(group, ranks, options.timeout).run(policy);
-      return;
-    }
-    WorkerOptions wo;
-    wo.threads = options.threads_per_worker;
-    wo.scheduler_rank = P;
-    wo.timeout = options.timeout;
-    wo.registry = registry;
-    if (options.on_visit) wo.on_visit = [&, rank](const scheduler::Visit& v) { options.on_visit(rank, v); };
-    WorkerEngine engine(group, schedule, layout, *workers[static_cast<std::size_t>(rank)].kernel, std::move(wo));
-    results[static_cast<std::size_t>(rank)] = engine.run(std::move(workers[static_cast<std::size_t>(rank)].initial_blocks));
-  });
+  run_rotation(
+      rotation_job(P, std::move(backend)), schedule, layout,
+      [&](int rank) { return std::move(workers[static_cast<std::size_t>(rank)]); }, policy, o,
+      [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
+        results[static_cast<std::size_t>(m.rank)] = std::move(held);
+      });
 #ifndef NDEBUG
   // The blocks outlive this call; they must not point at the registry that dies with it.
   if (debug_registry)
     for (auto& worker : results)
       for (auto& block : worker) block = model::OwnedBlock(block.release(), nullptr);
 #endif
-  if (registry != nullptr && registry->violations() > 0)
-    throw std::logic_error("block ownership violated " + std::to_string(registry->violations()) +
+  if (o.registry != nullptr && o.registry->violations() > 0)
+    throw std::logic_error("block ownership violated " + std::to_string(o.registry->violations()) +
                            " time(s): two workers held one block");
   return results;
 }

@@ -64,10 +64,12 @@ LocalRows decode_local_rows(const net::Message& m, std::size_t row_bytes, std::u
 
 namespace {
 
-net::Message expect(net::Group& g, std::chrono::milliseconds timeout, const std::string& what) {
-  auto m = g.receive(net::Clock::now() + timeout);
+net::Message expect(runtime::Mailbox& mailbox, const runtime::Mailbox::Accept& accept, std::chrono::milliseconds timeout,
+                    const std::string& what) {
+  const net::Group& g = mailbox.group();
+  auto m = mailbox.receive(accept, net::Clock::now() + timeout);
   if (!m)
-    throw scheduler::JobFailed("rank " + std::to_string(g.rank()) + ": no " + what + " within " +
+    throw runtime::JobFailed(g.rank(), runtime::FailureCause::kTimeout, "rank " + std::to_string(g.rank()) + ": no " + what + " within " +
                                std::to_string(timeout.count()) + " ms");
   return std::move(*m);
 }
@@ -82,19 +84,21 @@ std::string missing(const std::vector<std::optional<LocalRows>>& rows, std::size
 
 }  // namespace
 
-std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, const GatherOptions& options) {
+std::optional<GatheredModel> gather_at_root(runtime::Mailbox& mailbox, std::vector<model::OwnedBlock>& held,
+                                            LocalRows mine, const GatherOptions& options) {
   if (mine.values.size() != mine.ids.size() * options.row_bytes)
     throw std::invalid_argument("local rows do not match their row width");
   const auto blocks = static_cast<std::uint32_t>(options.layout.size());
-  net::Group& group = *run.group;
+  net::Group& group = mailbox.group();
   if (group.rank() != 0) {
-    const auto request = expect(group, options.timeout, "collect request from rank 0");
-    if (request.type != kCollectRequest || request.sender != 0)
-      throw std::runtime_error("unexpected message type " + std::to_string(request.type) + " from rank " +
-                               std::to_string(request.sender) + " after the job");
+    const auto request = expect(
+        mailbox, [](const net::Message& m) { return m.type == kCollectRequest; }, options.timeout,
+        "collect request from rank 0");
+    if (request.sender != 0)
+      throw std::runtime_error("a collect request from rank " + std::to_string(request.sender) + ", not rank 0");
     group.send(0, encode_local_rows(mine, options.row_bytes));
-    for (auto& b : run.held) group.send(0, encode_block(b.release(), 0));
-    run.held.clear();
+    for (auto& b : held) group.send(0, encode_block(b.release(), 0));
+    held.clear();
     return std::nullopt;
   }
 
@@ -115,10 +119,11 @@ std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, 
     seen[b.id()] = true;
     out.blocks.push_back(std::move(b));
   };
-  for (auto& b : run.held) add_block(b.release(), 0);
-  run.held.clear();
+  for (auto& b : held) add_block(b.release(), 0);
+  held.clear();
+  const auto parts = [](const net::Message& m) { return m.type == kLocalRows || m.type == scheduler::kBlockMessage; };
   while (have_rows < rows.size() || out.blocks.size() < blocks) {
-    auto m = expect(group, options.timeout, missing(rows, out.blocks.size(), blocks));
+    auto m = expect(mailbox, parts, options.timeout, missing(rows, out.blocks.size(), blocks));
     if (m.type == kLocalRows) {
       const auto from = static_cast<std::size_t>(m.sender);
       if (m.sender < 1 || from >= rows.size() || rows[from])
@@ -129,7 +134,6 @@ std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, 
       const int from = m.sender;
       add_block(decode_block(std::move(m), options.layout).block, from);
     }
-    // Anything else is a late message of the finished rotation; it carries nothing to keep.
   }
   for (auto& r : rows) out.rows.push_back(std::move(*r));
   return out;

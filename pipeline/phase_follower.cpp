@@ -8,7 +8,7 @@
 
 namespace gyre::pipeline {
 
-void follow_phases(net::Inbox& inbox, int scheduler_rank, std::chrono::milliseconds timeout, const RunPhase& run) {
+void follow_phases(runtime::Mailbox& inbox, int scheduler_rank, std::chrono::milliseconds timeout, const RunPhase& run) {
   const auto me = "worker " + std::to_string(inbox.group().rank());
   const auto accept = [&](const net::Message& m) {
     return m.sender == scheduler_rank && (m.type == scheduler::kPhaseGo || m.type == scheduler::kStop);
@@ -18,18 +18,22 @@ void follow_phases(net::Inbox& inbox, int scheduler_rank, std::chrono::milliseco
     try {
       m = inbox.receive(accept, net::Clock::now() + timeout);
     } catch (const net::GroupClosed& e) {
-      throw scheduler::JobFailed(e.what());
+      throw runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, e.what());
     }
-    if (!m) throw scheduler::JobFailed(me + ": no word from the scheduler within " + std::to_string(timeout.count()) + " ms");
+    const int rank = inbox.group().rank();
+    if (!m) throw runtime::JobFailed(rank, runtime::FailureCause::kTimeout, me + ": no word from the scheduler within " + std::to_string(timeout.count()) + " ms");
     if (m->type == scheduler::kStop) return;
     scheduler::PhaseSums sums;
     try {
       const auto go = scheduler::decode_phase_go(*m, scheduler_rank, next);
       sums = run(go.phase, static_cast<scheduler::PhaseKind>(go.kind));
-    } catch (const scheduler::JobFailed&) {
+    } catch (const runtime::JobFailed&) {
       throw;
     } catch (const std::exception& e) {
-      scheduler::fail_job(inbox.group(), {scheduler_rank}, me + ": " + e.what());
+      runtime::fail_job(inbox.group(), {scheduler_rank},
+                        runtime::JobFailed(rank, runtime::FailureCause::kError, me + ": " + e.what(),
+                                           runtime::is_own_type(std::current_exception()) ? std::current_exception()
+                                                                                         : nullptr));
     }
     net::Message done;
     done.type = scheduler::kPhaseDone;

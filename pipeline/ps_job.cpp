@@ -6,15 +6,15 @@
 #include <stdexcept>
 #include <string>
 
-#include "gyre/net/inproc.hpp"
-#include "gyre/pipeline/job_threads.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/pipeline/ps_messages.hpp"
+#include "gyre/runtime/job.hpp"
+#include "gyre/runtime/mailbox.hpp"
 
 namespace gyre::pipeline::ps {
 namespace {
 
-void run_worker(net::Group& group, const PsLayout& layout, const PsProgram& program, const PsJobOptions& o) {
-  net::Inbox inbox(group, scheduler::is_failure, scheduler::failure_text);
+void run_worker(runtime::Mailbox& inbox, const PsLayout& layout, const PsProgram& program, const PsJobOptions& o) {
+  net::Group& group = inbox.group();
   PsWorker worker(inbox, layout, o.barrier, PsWorkerOptions{o.timeout, o.seed, o.cache_clocks});
   std::vector<Key> every(static_cast<std::size_t>(layout.keys));
   std::iota(every.begin(), every.end(), Key{0});
@@ -28,7 +28,7 @@ void run_worker(net::Group& group, const PsLayout& layout, const PsProgram& prog
     worker.stop();
   } catch (const net::GroupClosed&) {
     throw;  // the job failed elsewhere, and everyone has been told
-  } catch (const scheduler::JobFailed&) {
+  } catch (const runtime::JobFailed&) {
     throw;
   } catch (const std::exception& e) {
     // A bad reply from a server or peer, or the program's own error. Across processes nothing
@@ -37,15 +37,53 @@ void run_worker(net::Group& group, const PsLayout& layout, const PsProgram& prog
     std::vector<int> others;
     for (int r : layout.all_ranks())
       if (r != group.rank()) others.push_back(r);
-    scheduler::fail_job(group, others, "parameter-server worker " + std::to_string(group.rank()) + ": " + e.what());
+    runtime::fail_job(group, others,
+                      runtime::JobFailed(group.rank(), runtime::FailureCause::kError,
+                                         "parameter-server worker " + std::to_string(group.rank()) + ": " + e.what()));
+  }
+}
+
+// Server 0's side of the hand-over: one kHandOver from every other server, checked like any
+// message (keys the sender holds, values of the layout's length) before it is folded in.
+void collect_hand_overs(runtime::Mailbox& inbox, const PsLayout& layout, std::chrono::milliseconds timeout,
+                        PsJobResult& into) {
+  std::vector<bool> seen(static_cast<std::size_t>(layout.servers), false);
+  seen[0] = true;
+  const auto deadline = net::Clock::now() + timeout;
+  for (int got = 1; got < layout.servers; ++got) {
+    auto m = inbox.receive([](const net::Message& x) { return x.type == kHandOver; }, deadline);
+    if (!m) {
+      int missing = 1;
+      while (seen[static_cast<std::size_t>(missing)]) ++missing;
+      throw runtime::JobFailed(layout.server_rank(missing), runtime::FailureCause::kTimeout,
+                               "parameter server 0: no hand-over from server " + std::to_string(missing) + " within " +
+                                   std::to_string(timeout.count()) + " ms");
+    }
+    const int server = m->sender - layout.workers;
+    const std::string from = "parameter server 0: rank " + std::to_string(m->sender);
+    if (server <= 0 || server >= layout.servers || seen[static_cast<std::size_t>(server)])
+      throw runtime::JobFailed(m->sender, runtime::FailureCause::kBadMessage,
+                               from + " handed over values but is not a server that has yet to");
+    seen[static_cast<std::size_t>(server)] = true;
+    std::int64_t deferred = 0;
+    KeyValues kv;
+    try {
+      kv = decode_hand_over(*m, layout, server, deferred);
+    } catch (const std::runtime_error& e) {
+      throw runtime::JobFailed(m->sender, runtime::FailureCause::kBadMessage, from + ": " + e.what());
+    }
+    for (auto& [k, v] : kv) into.values[static_cast<std::size_t>(k)] = std::move(v);
+    into.deferred_reads += static_cast<std::uint64_t>(deferred);
   }
 }
 
 // Runs server `index` to the end: what it holds (only its keys' values are filled in) and,
-// from server 0, the workers' reports.
-PsJobResult run_server(net::Group& group, const PsLayout& layout, int index, const PsProgram& program,
-                       const PsJobOptions& o) {
-  net::Inbox inbox(group, scheduler::is_failure, scheduler::failure_text);
+// from server 0, the workers' reports. Across processes (`hand_over`) the servers end in
+// different processes: each server s > 0 hands what it holds to server 0, which folds it in,
+// so that process 0 has the whole model.
+PsJobResult run_server(runtime::Mailbox& inbox, const PsLayout& layout, int index, const PsProgram& program,
+                       const PsJobOptions& o, bool hand_over) {
+  net::Group& group = inbox.group();
   PsServer server(inbox, layout, index, PsServerOptions{o.timeout, program.pull, program.initial});
   server.run();
   PsJobResult r;
@@ -53,6 +91,16 @@ PsJobResult run_server(net::Group& group, const PsLayout& layout, int index, con
   for (const auto& [k, v] : server.values()) r.values[static_cast<std::size_t>(k)] = v;
   r.deferred_reads = server.deferred_reads();
   if (index == 0) r.workers = server.reports();
+  if (!hand_over || layout.servers == 1) return r;
+  if (index > 0) {
+    net::Message m;
+    m.type = kHandOver;
+    m.body = encode_key_values(KeyValues(server.values().begin(), server.values().end()),
+                               static_cast<std::int64_t>(r.deferred_reads));
+    group.send(layout.server_rank(0), std::move(m));
+    return {};  // server 0 speaks for it now
+  }
+  collect_hand_overs(inbox, layout, o.timeout, r);
   return r;
 }
 
@@ -71,18 +119,27 @@ void check(const PsLayout& layout, const PsProgram& program) {
 
 }  // namespace
 
-PsJobResult run_ps_job(std::vector<std::unique_ptr<net::Group>> groups, const PsLayout& layout, const PsProgram& program,
-                       const PsJobOptions& options) {
+runtime::Job ps_job(const PsLayout& layout, runtime::Backend backend) {
+  runtime::Job job;
+  job.workers = layout.workers;
+  for (int s = 0; s < layout.servers; ++s)
+    job.roles.push_back(layout.servers == 1 ? "the server" : "server " + std::to_string(s));
+  job.backend = std::move(backend);
+  return job;
+}
+
+PsJobResult run_ps(const runtime::Job& job, const PsLayout& layout, const PsProgram& program,
+                   const PsJobOptions& options) {
   check(layout, program);
-  if (static_cast<int>(groups.size()) != layout.workers + layout.servers)
-    throw std::invalid_argument("parameter server: groups must have workers + servers ranks");
+  if (job.workers != layout.workers || job.members() != layout.workers + layout.servers)
+    throw std::invalid_argument("parameter server: the job must have the layout's workers, then its servers");
+  const bool across_processes = std::holds_alternative<runtime::ProcessesBackend>(job.backend);
   std::mutex mutex;
   PsJobResult result;
   result.values.resize(static_cast<std::size_t>(layout.keys));
-  run_parts(groups, [&](int r) {
-    auto& group = *groups[static_cast<std::size_t>(r)];
-    if (r < layout.workers) return run_worker(group, layout, program, options);
-    auto server = run_server(group, layout, r - layout.workers, program, options);
+  runtime::run(job, [&](const runtime::Member& m) {
+    if (m.rank < layout.workers) return run_worker(m.mailbox, layout, program, options);
+    auto server = run_server(m.mailbox, layout, m.rank - layout.workers, program, options, across_processes);
     std::lock_guard lock(mutex);
     merge(result, std::move(server));
   });
@@ -90,21 +147,14 @@ PsJobResult run_ps_job(std::vector<std::unique_ptr<net::Group>> groups, const Ps
 }
 
 PsJobResult run_ps_embedded(const PsLayout& layout, const PsProgram& program, const PsJobOptions& options) {
-  return run_ps_job(net::make_inproc_groups(layout.workers + layout.servers), layout, program, options);
+  return run_ps(ps_job(layout, runtime::ThreadsBackend{}), layout, program, options);
 }
 
-std::optional<PsJobResult> run_ps_cluster(const ClusterJobOptions& cluster, const PsLayout& layout,
+std::optional<PsJobResult> run_ps_cluster(const runtime::ProcessesBackend& processes, const PsLayout& layout,
                                           const PsProgram& program, const PsJobOptions& options) {
-  check(layout, program);
-  if (layout.workers != cluster.launch.size || layout.servers != 1)
-    throw std::invalid_argument("parameter server across processes: one worker per process and one server");
-  ClusterJobOptions named = cluster;
-  named.beside_name = "the server";
-  ClusterGroups groups = join_cluster(named);
-  std::optional<PsJobResult> result;
-  std::function<void()> server;
-  if (groups.scheduler) server = [&] { result = run_server(*groups.scheduler, layout, 0, program, options); };
-  run_beside([&] { run_worker(*groups.worker, layout, program, options); }, server);
+  const int rank = processes.launch.rank;
+  PsJobResult result = run_ps(ps_job(layout, processes), layout, program, options);
+  if (rank != 0) return std::nullopt;  // process 0 hosts server 0, which collected the others' parts
   return result;
 }
 

@@ -21,17 +21,28 @@ std::string rank_text(const net::Message& m) { return "parameter server: rank " 
 
 constexpr std::size_t kReportFields = 5;
 
-}  // namespace
-
-KeyValues decode_updates(const net::Message& m, const PsLayout& layout, int server) {
-  std::int64_t ignored = 0;
-  KeyValues kv = decode_key_values(m.body.bytes(), ignored);
+// Key-values for server `server`: keys it holds, values of the layout's length.
+KeyValues decode_held_values(const net::Message& m, const PsLayout& layout, int server, std::int64_t& prefix) {
+  KeyValues kv = decode_key_values(m.body.bytes(), prefix);
   for (const auto& [k, v] : kv) {
     check_held(layout, server, k);
     if (v.size() != layout.value_size)
       throw std::runtime_error(std::to_string(v.size()) + " doubles for key " + std::to_string(k) + ", which holds " +
                                std::to_string(layout.value_size));
   }
+  return kv;
+}
+
+}  // namespace
+
+KeyValues decode_updates(const net::Message& m, const PsLayout& layout, int server) {
+  std::int64_t ignored = 0;
+  return decode_held_values(m, layout, server, ignored);
+}
+
+KeyValues decode_hand_over(const net::Message& m, const PsLayout& layout, int server, std::int64_t& deferred) {
+  KeyValues kv = decode_held_values(m, layout, server, deferred);
+  if (deferred < 0) throw std::runtime_error("a negative count of deferred reads");
   return kv;
 }
 

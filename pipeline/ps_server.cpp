@@ -11,7 +11,7 @@
 
 namespace gyre::pipeline::ps {
 
-PsServer::PsServer(net::Inbox& inbox, PsLayout layout, int index, PsServerOptions options)
+PsServer::PsServer(runtime::Mailbox& inbox, PsLayout layout, int index, PsServerOptions options)
     : inbox_(inbox), layout_(layout), index_(index), options_(std::move(options)),
       worker_clocks_(static_cast<std::size_t>(layout.workers), 0), reports_(static_cast<std::size_t>(layout.workers)) {
   layout_.validate();
@@ -124,17 +124,22 @@ void PsServer::run() {
     try {
       m = inbox_.receive(accept, net::Clock::now() + options_.timeout);
     } catch (const net::GroupClosed& e) {
-      throw scheduler::JobFailed(e.what());
+      throw runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, e.what());
     }
+    const int me = inbox_.group().rank();
     if (!m)
-      scheduler::fail_job(inbox_.group(), others, "parameter server " + std::to_string(index_) + ": no message within " +
-                                                      std::to_string(options_.timeout.count()) + " ms");
+      runtime::fail_job(inbox_.group(), others,
+                        runtime::JobFailed(me, runtime::FailureCause::kTimeout, "parameter server " + std::to_string(index_) +
+                                                                  ": no message within " +
+                                                                  std::to_string(options_.timeout.count()) + " ms"));
     try {
       handle(*m);
     } catch (const std::runtime_error& e) {
-      scheduler::fail_job(inbox_.group(), others,
-                          "parameter server " + std::to_string(index_) + ": message type " + std::to_string(m->type) +
-                              " from rank " + std::to_string(m->sender) + ": " + e.what());
+      runtime::fail_job(inbox_.group(), others,
+                        runtime::JobFailed(m->sender, runtime::FailureCause::kBadMessage,
+                                           "parameter server " + std::to_string(index_) + ": message type " +
+                                               std::to_string(m->type) + " from rank " + std::to_string(m->sender) +
+                                               ": " + e.what()));
     }
   }
 }

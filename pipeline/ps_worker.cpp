@@ -10,7 +10,7 @@
 
 namespace gyre::pipeline::ps {
 
-PsWorker::PsWorker(net::Inbox& inbox, PsLayout layout, scheduler::BarrierSpec barrier, PsWorkerOptions options)
+PsWorker::PsWorker(runtime::Mailbox& inbox, PsLayout layout, scheduler::BarrierSpec barrier, PsWorkerOptions options)
     : inbox_(inbox), layout_(layout), index_(inbox.group().rank()), options_(options), rule_(barrier) {
   layout_.validate();
   if (index_ < 0 || index_ >= layout_.workers) throw std::invalid_argument("parameter server: this rank is not a worker");

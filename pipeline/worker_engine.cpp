@@ -7,11 +7,12 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <exception>
 #include <set>
 #include <string>
 
 #include "gyre/collective/communicator.hpp"
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/pipeline/block_codec.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
@@ -32,15 +33,15 @@ struct Item {
 }  // namespace
 
 struct WorkerEngine::State {
-  State(net::Group& g, const scheduler::RotationSchedule& s, std::vector<model::BlockShape> l, RotationKernel& k,
+  State(runtime::Mailbox& mailbox, const scheduler::RotationSchedule& s, std::vector<model::BlockShape> l, RotationKernel& k,
         WorkerOptions o)
-      : group(g),
+      : group(mailbox.group()),
         schedule(s),
         layout(std::move(l)),
         kernel(k),
         options(std::move(o)),
         arena(std::max(1, options.threads)),
-        inbox(g, scheduler::is_failure, scheduler::failure_text),
+        inbox(mailbox),
         workers(inbox, all_workers(s.workers()), collective::CollectiveOptions{options.timeout}) {}
 
   static std::vector<int> all_workers(int n) {
@@ -48,8 +49,12 @@ struct WorkerEngine::State {
     for (int r = 0; r < n; ++r) ranks[static_cast<std::size_t>(r)] = r;
     return ranks;
   }
-  // What the dispatch loop takes from the inbox: everything but the kernel's collectives.
-  static bool for_engine(const net::Message& m) { return m.type != collective::kCollectiveMessage; }
+  // What the dispatch loop takes from the member's mailbox: the rotation protocol's messages.
+  // The kernel's collectives, and what comes for a later consumer of the mailbox (a gather
+  // after the job, asked for before this worker's stop arrived), wait there for their taker.
+  static bool for_engine(const net::Message& m) {
+    return m.type == scheduler::kBlockMessage || m.type == scheduler::kPhaseGo || m.type == scheduler::kStop;
+  }
 
   net::Group& group;
   const scheduler::RotationSchedule& schedule;
@@ -57,13 +62,13 @@ struct WorkerEngine::State {
   RotationKernel& kernel;
   WorkerOptions options;
   oneapi::tbb::task_arena arena;
-  net::Inbox inbox;                  // shared by the dispatch loop and the kernel's collectives
+  runtime::Mailbox& inbox;  // the member's: shared by the dispatch loop, the kernel's collectives, later consumers
   collective::Communicator workers;  // ranks 0..P−1, ring in rank order
 
   std::mutex mutex;  // guards the fields below, shared by the dispatch loop and the graph
   std::map<std::uint64_t, std::pair<PhaseKind, std::vector<Visit>>> phases;
   std::map<model::BlockId, std::shared_ptr<model::OwnedBlock>> held;
-  std::optional<std::string> error;
+  std::optional<runtime::JobFailed> error;  // this worker's own failure, once reported
   std::uint64_t phases_done = 0;  // phases whose every visit has been forwarded
   std::uint32_t visits_done = 0;  // in the current phase; touched by the serial forward node only
 
@@ -80,22 +85,30 @@ struct WorkerEngine::State {
     return {kind, visits.at(seq % per_phase())};
   }
 
-  void report_failure(const std::string& what) {
+  // `error` is what a graph body caught. A kernel's exception of the embedder's own type
+  // travels nested in it (see update) and is kept as the failure's original.
+  void report_failure(const std::string& what, const std::exception& error,
+                      runtime::FailureCause cause = runtime::FailureCause::kError) {
+    std::exception_ptr original;
+    if (const auto* nested = dynamic_cast<const std::nested_exception*>(&error))
+      if (runtime::is_own_type(nested->nested_ptr())) original = nested->nested_ptr();
+    runtime::JobFailed failure(rank(), cause, what, original);
     {
       std::lock_guard lock(mutex);
-      if (error) return;
-      error = what;
+      if (error_reported()) return;
+      this->error = failure;
     }
     for (int to : {options.scheduler_rank, rank()}) {  // the scheduler, and our own dispatch loop
-      net::Message m;
-      m.type = scheduler::kFailure;
-      m.meta = wire::encode(scheduler::Failure::from(what));
       try {
-        group.send(to, std::move(m));
+        group.send(to, runtime::failure_message(failure));
       } catch (const std::exception&) {
       }
     }
   }
+  void report_failure(const std::string& what, runtime::FailureCause cause = runtime::FailureCause::kError) {
+    report_failure(what, std::runtime_error(what), cause);
+  }
+  bool error_reported() const { return error.has_value(); }
 
   Item update(const Item& item) {
     const auto [kind, visit] = lookup(item.seq);
@@ -112,10 +125,13 @@ struct WorkerEngine::State {
       }
     } catch (const net::GroupClosed&) {
       throw;  // a collective interrupted by the job's failure: that text names the cause
+    } catch (const runtime::JobFailed&) {
+      throw;
     } catch (const std::exception& e) {
       // The kernel checks what the block holds (LDA's counts); say where the block came from.
+      // The kernel's own exception rides along, nested, for an embedder in this process.
       const std::string origin = item.from == rank() ? " (held here)" : " from rank " + std::to_string(item.from);
-      throw std::runtime_error("block " + std::to_string(block.id()) + origin + ": " + e.what());
+      std::throw_with_nested(std::runtime_error("block " + std::to_string(block.id()) + origin + ": " + e.what()));
     }
     if (options.on_visit) options.on_visit(visit);
     return item;
@@ -196,9 +212,9 @@ struct WorkerEngine::State {
   }
 };
 
-WorkerEngine::WorkerEngine(net::Group& group, const scheduler::RotationSchedule& schedule,
+WorkerEngine::WorkerEngine(runtime::Mailbox& mailbox, const scheduler::RotationSchedule& schedule,
                            std::vector<model::BlockShape> layout, RotationKernel& kernel, WorkerOptions options)
-    : state_(std::make_unique<State>(group, schedule, std::move(layout), kernel, std::move(options))) {}
+    : state_(std::make_unique<State>(mailbox, schedule, std::move(layout), kernel, std::move(options))) {}
 
 WorkerEngine::~WorkerEngine() = default;
 
@@ -208,7 +224,7 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
   s.hold_initial(std::move(initial));
   s.kernel.attach(s.workers);
 
-  std::optional<std::string> failure;  // why the loop ended, if not by kStop
+  std::optional<runtime::JobFailed> failure;  // why the loop ended, if not by kStop
   s.arena.execute([&] {
     flow::graph g;
     // Each body catches so that a failure becomes a job error reported to the scheduler, not
@@ -220,7 +236,7 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
           try {
             std::get<0>(ports).try_put(s.update(item));
           } catch (const std::exception& e) {
-            s.report_failure(me + ": " + e.what());
+            s.report_failure(me + ": " + e.what(), e);
           }
         });
     flow::function_node<Item, flow::continue_msg> forward(g, flow::serial, [&](const Item& item) {
@@ -240,17 +256,20 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
       std::optional<net::Message> m;
       try {
         m = s.inbox.receive(State::for_engine, net::Clock::now() + s.options.timeout);
+      } catch (const runtime::JobFailed& e) {
+        // Our own notice (see report_failure) or another member's: either ends the loop. Ours
+        // keeps what the kernel threw.
+        std::lock_guard lock(s.mutex);
+        failure = s.error && e.rank() == s.rank() ? *s.error : e;
+        break;
       } catch (const net::GroupClosed& e) {
-        failure = me + ": transport closed: " + e.what();
+        failure = runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, me + ": transport closed: " + e.what());
         break;
       }
       if (!m) {
-        s.report_failure(me + ": no message for " + std::to_string(s.options.timeout.count()) + " ms");
+        s.report_failure(me + ": no message for " + std::to_string(s.options.timeout.count()) + " ms",
+                         runtime::FailureCause::kTimeout);
         continue;  // our own failure message ends the loop
-      }
-      if (m->type == scheduler::kFailure) {
-        failure = scheduler::failure_text(*m);
-        break;
       }
       // Every accepted item is within the sequencer's window and new to it, so a refused put
       // would be the engine's own error.
@@ -277,7 +296,7 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
     g.wait_for_all();
   });
 
-  if (failure) throw scheduler::JobFailed(*failure);
+  if (failure) throw *failure;
   std::vector<model::OwnedBlock> out;
   for (auto& [id, block] : s.held) out.push_back(std::move(*block));
   s.held.clear();

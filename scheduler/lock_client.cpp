@@ -11,14 +11,14 @@
 
 namespace gyre::scheduler {
 
-LockClient::LockClient(net::Inbox& inbox, int service_rank, LockClientOptions options)
+LockClient::LockClient(runtime::Mailbox& inbox, int service_rank, LockClientOptions options)
     : inbox_(inbox), service_(service_rank), options_(options), me_("rank " + std::to_string(inbox.group().rank())) {
   if (service_rank < 0 || service_rank >= inbox.group().size())
     throw std::invalid_argument("lock client: no rank " + std::to_string(service_rank) + " to serve it");
 }
 
 void LockClient::ensure_usable() const {
-  if (failure_) throw JobFailed(*failure_);
+  if (failure_) throw *failure_;
   if (finished_) throw std::logic_error(me_ + ": lock client used after finish()");
 }
 
@@ -71,10 +71,13 @@ std::optional<net::Message> LockClient::wait_for(std::uint64_t id, const std::st
   std::optional<net::Message> m;
   try {
     m = inbox_.receive(accept, net::Clock::now() + options_.timeout);
+  } catch (const runtime::JobFailed& e) {
+    // The service's failure notice: the job is over.
+    failure_ = runtime::JobFailed(e.rank(), e.cause(), me_ + ", waiting for " + what + ": " + e.what());
+    throw *failure_;
   } catch (const net::GroupClosed& e) {
-    // The service's failure notice (an interrupt) or a broken link: the job is over either way.
-    failure_ = me_ + ", waiting for " + what + ": " + e.what();
-    throw JobFailed(*failure_);
+    failure_ = runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, me_ + ", waiting for " + what + ": " + e.what());
+    throw *failure_;
   }
   if (!m)
     give_up(me_ + ": no " + what + " from the lock service on rank " + std::to_string(service_) + " within " +
@@ -131,16 +134,13 @@ void LockClient::finish() {
 }
 
 void LockClient::give_up(const std::string& why) {
-  failure_ = why;
-  net::Message m;
-  m.type = kLockAbort;
-  m.meta = wire::encode(Failure::from(why));
+  failure_ = runtime::JobFailed(inbox_.group().rank(), runtime::FailureCause::kError, why);
   try {
-    inbox_.group().send(service_, std::move(m));
+    inbox_.group().send(service_, runtime::failure_message(*failure_, kLockAbort));
   } catch (const std::exception&) {
     // The service is unreachable; the job fails all the same.
   }
-  throw JobFailed(why);
+  throw *failure_;
 }
 
 LockGuard::LockGuard(LockClient& client, LockGrant grant) {

@@ -20,7 +20,7 @@ std::string ms_text(Duration d) {
 
 }  // namespace
 
-LockService::LockService(net::Inbox& inbox, std::vector<int> workers, std::uint32_t keys, LockServiceOptions options)
+LockService::LockService(runtime::Mailbox& inbox, std::vector<int> workers, std::uint32_t keys, LockServiceOptions options)
     : inbox_(inbox),
       workers_(std::move(workers)),
       options_(options),
@@ -55,8 +55,10 @@ LockStats LockService::run() {
     std::optional<net::Message> m;
     try {
       m = inbox_.receive([this](const net::Message& x) { return accepts(x); }, deadline);
+    } catch (const runtime::JobFailed& e) {
+      fail(e.rank(), e.cause(), std::string("interrupted: ") + e.what());  // the job failed elsewhere
     } catch (const net::GroupClosed& e) {
-      fail(std::string("interrupted: ") + e.what());  // a peer's link failed, or the job did
+      fail(-1, runtime::FailureCause::kPeerLost, std::string("interrupted: ") + e.what());  // a peer's link failed
     }
     if (!m) {
       check_timeouts(net::Clock::now());
@@ -85,13 +87,16 @@ void LockService::handle(net::Message m) {
       case kLockAcquire: return acquire(m);
       case kLockRelease: return release(worker, m);
       case kLockFinish: return finish(worker);
-      case kLockAbort: fail(failure_text(m));
+      case kLockAbort: {
+        const auto given_up = runtime::read_failure(m);
+        fail(given_up.rank(), given_up.cause(), given_up.what());
+      }
       default: return;
     }
   } catch (const wire::DecodeError& e) {
-    fail(rank_text(worker) + " sent a malformed lock message: " + e.what());
+    fail(worker, runtime::FailureCause::kBadMessage, rank_text(worker) + " sent a malformed lock message: " + e.what());
   } catch (const std::invalid_argument& e) {
-    fail(e.what());
+    fail(worker, runtime::FailureCause::kBadMessage, e.what());
   }
 }
 
@@ -159,18 +164,22 @@ void LockService::answer(const std::vector<LockTable::Answer>& answers) {
 
 void LockService::check_timeouts(net::Clock::time_point now) {
   if (const auto hold = table_.oldest_hold(); hold && now - hold->since >= options_.hold_timeout)
-    fail(rank_text(hold->rank) + " has held key " + std::to_string(hold->key) + " for over " +
+    fail(hold->rank, runtime::FailureCause::kTimeout, rank_text(hold->rank) + " has held key " + std::to_string(hold->key) + " for over " +
          ms_text(options_.hold_timeout) + " and is taken for dead");
   if (now - last_heard_ >= options_.idle_timeout) {
     std::string silent;
+    int first_silent = -1;
     for (std::size_t i = 0; i < workers_.size(); ++i)
-      if (!finished_[i]) silent += (silent.empty() ? "" : ",") + std::to_string(workers_[i]);
-    fail("no lock message from any worker for " + ms_text(options_.idle_timeout) + "; rank(s) " + silent +
+      if (!finished_[i]) {
+        silent += (silent.empty() ? "" : ",") + std::to_string(workers_[i]);
+        if (first_silent < 0) first_silent = workers_[i];
+      }
+    fail(first_silent, runtime::FailureCause::kTimeout, "no lock message from any worker for " + ms_text(options_.idle_timeout) + "; rank(s) " + silent +
          " have not finished");
   }
 }
 
-void LockService::fail(const std::string& cause) {
+void LockService::fail(int rank, runtime::FailureCause category, const std::string& cause) {
   // The holdings come with the cause: they are what the dead rank's work was lost on.
   const std::string why = "lock service: " + cause + "; " + table_.describe_holders();
   {
@@ -178,7 +187,7 @@ void LockService::fail(const std::string& cause) {
     published_ = table_.stats();
     ended_ = true;
   }
-  fail_job(inbox_.group(), workers_, why);
+  runtime::fail_job(inbox_.group(), workers_, runtime::JobFailed(rank, category, why));
 }
 
 void LockService::publish() {

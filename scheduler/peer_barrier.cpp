@@ -32,7 +32,7 @@ std::int64_t decode_clock(const net::Message& m) {
   return v;
 }
 
-PeerBarrier::PeerBarrier(net::Inbox& inbox, std::vector<int> workers, BarrierSpec spec, PeerBarrierOptions options)
+PeerBarrier::PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, BarrierSpec spec, PeerBarrierOptions options)
     : inbox_(inbox), workers_(std::move(workers)), barrier_(spec), options_(options),
       known_(workers_.size(), 0), peer_finished_(workers_.size(), 0) {
   self_ = index_of(inbox_.group().rank());

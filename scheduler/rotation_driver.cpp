@@ -8,32 +8,8 @@
 
 namespace gyre::scheduler {
 
-RotationDriver::RotationDriver(net::Group& group, std::vector<int> workers, std::chrono::milliseconds timeout)
-    : group_(group), workers_(std::move(workers)), timeout_(timeout) {}
-
-void fail_job(net::Group& group, const std::vector<int>& ranks, const std::string& why) {
-  for (int to : ranks) {
-    net::Message m;
-    m.type = kFailure;
-    m.meta = wire::encode(Failure::from(why));
-    try {
-      group.send(to, std::move(m));
-    } catch (const std::exception&) {
-      // The peer may be the one that failed; the others still get told.
-    }
-  }
-  throw JobFailed(why);
-}
-
-bool is_failure(const net::Message& m) { return m.type == kFailure; }
-
-std::string failure_text(const net::Message& m) {
-  try {
-    return wire::decode<Failure>(m.meta).str();
-  } catch (const wire::DecodeError& e) {
-    return "rank " + std::to_string(m.sender) + " sent a malformed failure notice (" + e.what() + ")";
-  }
-}
+RotationDriver::RotationDriver(runtime::Mailbox& mailbox, std::vector<int> workers, std::chrono::milliseconds timeout)
+    : group_(mailbox.group()), mailbox_(mailbox), workers_(std::move(workers)), timeout_(timeout) {}
 
 namespace {
 
@@ -71,13 +47,15 @@ PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected) {
   return done;
 }
 
-void RotationDriver::fail(const std::string& why) { fail_job(group_, workers_, why); }
+void RotationDriver::fail(int rank, runtime::FailureCause cause, const std::string& why) {
+  runtime::fail_job(group_, workers_, runtime::JobFailed(rank, cause, why));
+}
 
 std::optional<PhaseKind> RotationDriver::ask(const PhasePolicy& policy, const PhaseResult* last) {
   try {
     return policy(last);
   } catch (const std::exception& e) {
-    fail(std::string("scheduler: ") + e.what());  // the workers are waiting: tell them
+    fail(group_.rank(), runtime::FailureCause::kError, std::string("scheduler: ") + e.what());  // the workers wait
   }
 }
 
@@ -97,28 +75,36 @@ void RotationDriver::run(const PhasePolicy& policy) {
     while (reported < workers_.size()) {
       std::optional<net::Message> m;
       try {
-        m = group_.receive(net::Clock::now() + timeout_);
+        m = mailbox_.receive([](const net::Message&) { return true; }, net::Clock::now() + timeout_);
+      } catch (const runtime::JobFailed& e) {
+        runtime::fail_job(group_, workers_, e);  // a worker's notice: pass it on to the others
       } catch (const net::GroupClosed& e) {
-        fail(std::string("scheduler: transport closed: ") + e.what());
+        fail(-1, runtime::FailureCause::kPeerLost, std::string("scheduler: transport closed: ") + e.what());
       }
       if (!m) {
         std::string missing;
+        int first_missing = -1;
         for (std::size_t i = 0; i < workers_.size(); ++i)
-          if (!reports[i]) missing += (missing.empty() ? "" : ",") + std::to_string(workers_[i]);
-        fail("scheduler: no report of phase " + std::to_string(phase) + " from rank(s) " + missing + " within " +
-             std::to_string(timeout_.count()) + " ms");
+          if (!reports[i]) {
+            missing += (missing.empty() ? "" : ",") + std::to_string(workers_[i]);
+            if (first_missing < 0) first_missing = workers_[i];
+          }
+        fail(first_missing, runtime::FailureCause::kTimeout,
+             "scheduler: no report of phase " + std::to_string(phase) + " from rank(s) " + missing + " within " +
+                 std::to_string(timeout_.count()) + " ms");
       }
-      if (m->type == kFailure) fail(failure_text(*m));
       if (m->type != kPhaseDone) continue;  // nothing else is addressed to the scheduler
-      const auto it = std::find(workers_.begin(), workers_.end(), m->sender);
+      const int from = m->sender;
+      const auto bad = runtime::FailureCause::kBadMessage;
+      const auto it = std::find(workers_.begin(), workers_.end(), from);
       if (it == workers_.end())
-        fail("scheduler: rank " + std::to_string(m->sender) + ", not a worker, reported phase " + std::to_string(phase));
+        fail(from, bad, "scheduler: rank " + std::to_string(from) + ", not a worker, reported phase " + std::to_string(phase));
       auto& slot = reports[static_cast<std::size_t>(it - workers_.begin())];
-      if (slot) fail("scheduler: rank " + std::to_string(m->sender) + " reported phase " + std::to_string(phase) + " twice");
+      if (slot) fail(from, bad, "scheduler: rank " + std::to_string(from) + " reported phase " + std::to_string(phase) + " twice");
       try {
         slot = decode_phase_done(*m, phase).sums;
       } catch (const std::runtime_error& e) {
-        fail(std::string("scheduler: ") + e.what());
+        fail(from, bad, std::string("scheduler: ") + e.what());
       }
       ++reported;
     }

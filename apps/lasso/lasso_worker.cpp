@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gyre/scheduler/protocol.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/codec.hpp"
 #include "lasso/round_protocol.hpp"
 
@@ -12,22 +12,25 @@ namespace gyre::lasso {
 
 namespace {
 // The scheduler may be what failed; the error still ends this worker.
-[[noreturn]] void fail(net::Group& group, int scheduler_rank, const std::string& why) {
-  scheduler::fail_job(group, {scheduler_rank}, why);
+[[noreturn]] void fail(net::Group& group, int scheduler_rank, const std::string& why,
+                       runtime::FailureCause cause = runtime::FailureCause::kError) {
+  runtime::fail_job(group, {scheduler_rank}, runtime::JobFailed(group.rank(), cause, why));
 }
 }  // namespace
 
-void run_lasso_worker(net::Group& group, ResidualShard& shard, const WorkerLoopOptions& options) {
+void run_lasso_worker(runtime::Mailbox& mailbox, ResidualShard& shard, const WorkerLoopOptions& options) {
+  net::Group& group = mailbox.group();
   const std::string me = "lasso worker " + std::to_string(group.rank());
   for (std::uint64_t round = 0;; ++round) {
     std::optional<net::Message> m;
     try {
-      m = group.receive(net::Clock::now() + options.timeout);
+      m = mailbox.receive([](const net::Message&) { return true; }, net::Clock::now() + options.timeout);
     } catch (const net::GroupClosed& e) {
-      throw scheduler::JobFailed(me + ": transport closed: " + e.what());
+      throw runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, me + ": transport closed: " + e.what());
     }
-    if (!m) fail(group, options.scheduler_rank, me + ": no request for " + std::to_string(options.timeout.count()) + " ms");
-    if (m->type == scheduler::kFailure) throw scheduler::JobFailed(scheduler::failure_text(*m));
+    if (!m)
+      fail(group, options.scheduler_rank, me + ": no request for " + std::to_string(options.timeout.count()) + " ms",
+           runtime::FailureCause::kTimeout);
     const std::string from = "rank " + std::to_string(m->sender);
     // Only the scheduler steers this worker: its requests carry the coordinates used as column
     // indices here.

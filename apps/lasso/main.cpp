@@ -21,7 +21,7 @@ extern char** environ;
 #include "gyre/data/regression.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
-#include "lasso/distributed.hpp"
+#include "gyre/pipeline/cluster_job.hpp"
 #include "lasso/model_io.hpp"
 #include "lasso/solver.hpp"
 
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
     std::optional<lasso::LassoRun> solved;
     if (cluster) {
       options.on_traffic = multi.traffic_reporter(job.launch);
-      solved = lasso::solve_distributed(set, c, options, *cluster);
+      solved = lasso::solve(lasso::lasso_job(c.workers, pipeline::processes_backend(*cluster)), set, c, options);
     } else {
       solved = lasso::solve_embedded(set, c, options);
     }

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "gyre/scheduler/protocol.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/codec.hpp"
 #include "lasso/coordinate_sampler.hpp"
 #include "lasso/dependency_check.hpp"
@@ -27,9 +27,10 @@ using Clock = std::chrono::steady_clock;
 
 class RoundScheduler {
  public:
-  RoundScheduler(net::Group& group, std::vector<int> workers, const SchedulerData& data, const LassoConfig& config,
-                 std::function<void(const CheckReport&)> on_check, std::chrono::milliseconds timeout)
-      : group_(group), workers_(std::move(workers)), stats_(data.stats), config_(config),
+  RoundScheduler(runtime::Mailbox& mailbox, std::vector<int> workers, const SchedulerData& data,
+                 const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
+                 std::chrono::milliseconds timeout)
+      : group_(mailbox.group()), mailbox_(mailbox), workers_(std::move(workers)), stats_(data.stats), config_(config),
         on_check_(std::move(on_check)), timeout_(timeout), p_(stats_.features()), gamma_(p_, 0.0),
         busy_(p_, 0), check_(data.rows, data.columns, stats_, config.rho),
         sampler_(config.schedule, stats_.usable, config.eta, config.seed, config.warmup_sweeps), start_(data.started) {
@@ -47,7 +48,7 @@ class RoundScheduler {
     LassoRun out;
     try {
       out = solve_path();
-    } catch (const scheduler::JobFailed&) {
+    } catch (const runtime::JobFailed&) {
       throw;
     } catch (const std::exception& e) {
       fail(std::string("lasso scheduler: ") + e.what());
@@ -69,7 +70,11 @@ class RoundScheduler {
     std::size_t replies = 0;
   };
 
-  [[noreturn]] void fail(const std::string& why) { scheduler::fail_job(group_, workers_, why); }
+  // Tells the workers, then throws: `rank` is the member at fault (this scheduler's own by default).
+  [[noreturn]] void fail(const std::string& why, int rank = -2, runtime::FailureCause cause = runtime::FailureCause::kError) {
+    runtime::fail_job(group_, workers_, runtime::JobFailed(rank == -2 ? group_.rank() : rank, cause, why));
+  }
+  [[noreturn]] void fail_from(int sender, const std::string& why) { fail(why, sender, runtime::FailureCause::kBadMessage); }
 
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   double residual_mean() const { return -mu_dot_beta_; }
@@ -98,17 +103,19 @@ class RoundScheduler {
       if (fold_parked(oldest)) continue;
       std::optional<net::Message> m;
       try {
-        m = group_.receive(deadline);
+        m = mailbox_.receive([](const net::Message&) { return true; }, deadline);
+      } catch (const runtime::JobFailed& e) {
+        runtime::fail_job(group_, workers_, e);  // a worker's notice: pass it on to the others
       } catch (const net::GroupClosed& e) {
-        fail(std::string("lasso scheduler: transport closed: ") + e.what());
+        fail(std::string("lasso scheduler: transport closed: ") + e.what(), -1, runtime::FailureCause::kPeerLost);
       }
       if (!m)
         fail("lasso scheduler: no sums for round " + std::to_string(oldest.round) + " from " +
-             missing_workers(oldest) + " within " + std::to_string(timeout_.count()) + " ms");
-      if (m->type == scheduler::kFailure) fail(scheduler::failure_text(*m));
+                 missing_workers(oldest) + " within " + std::to_string(timeout_.count()) + " ms",
+             workers_[oldest.replies], runtime::FailureCause::kTimeout);
       if (m->type != kRoundSums)
-        fail("lasso scheduler: unexpected message type " + std::to_string(m->type) + " from rank " +
-             std::to_string(m->sender));
+        fail_from(m->sender, "lasso scheduler: unexpected message type " + std::to_string(m->type) + " from rank " +
+                                 std::to_string(m->sender));
       park(std::move(*m));
     }
     InFlight done = std::move(in_flight_.front());
@@ -121,9 +128,9 @@ class RoundScheduler {
   void park(net::Message m) {
     const std::string from = "lasso scheduler: rank " + std::to_string(m.sender);
     const auto worker = std::find(workers_.begin(), workers_.end(), m.sender);
-    if (worker == workers_.end()) fail(from + ", not a worker, sent sums");
+    if (worker == workers_.end()) fail_from(m.sender, from + ", not a worker, sent sums");
     if (m.tag > in_flight_.back().round)
-      fail(from + " sent sums for round " + std::to_string(m.tag) + ", which has not been asked for");
+      fail_from(m.sender, from + " sent sums for round " + std::to_string(m.tag) + ", which has not been asked for");
     // Rounds before the oldest in flight have every worker's sums folded in already.
     const bool folded = m.tag < in_flight_.front().round ||
                         (m.tag == in_flight_.front().round &&
@@ -131,7 +138,7 @@ class RoundScheduler {
     const bool parked = std::any_of(parked_.begin(), parked_.end(), [&](const net::Message& p) {
       return p.sender == m.sender && p.tag == m.tag;
     });
-    if (folded || parked) fail(from + " sent sums for round " + std::to_string(m.tag) + " twice");
+    if (folded || parked) fail_from(m.sender, from + " sent sums for round " + std::to_string(m.tag) + " twice");
     parked_.push_back(std::move(m));
   }
 
@@ -148,10 +155,10 @@ class RoundScheduler {
       try {
         sums = decode_sums(*it, round.sums.size());
       } catch (const std::exception& e) {
-        fail("lasso scheduler: bad sums from rank " + std::to_string(want) + ": " + e.what());
+        fail_from(want, "lasso scheduler: bad sums from rank " + std::to_string(want) + ": " + e.what());
       }
       parked_.erase(it);
-      if (sums.round != round.round) fail("lasso scheduler: rank " + std::to_string(want) + " mislabelled its sums");
+      if (sums.round != round.round) fail_from(want, "lasso scheduler: rank " + std::to_string(want) + " mislabelled its sums");
       for (std::size_t i = 0; i < sums.values.size(); ++i) round.sums[i] += sums.values[i];
       folded = true;
       if (++round.replies == workers_.size()) return true;
@@ -332,6 +339,7 @@ class RoundScheduler {
   }
 
   net::Group& group_;
+  runtime::Mailbox& mailbox_;
   std::vector<int> workers_;
   const ColumnStats& stats_;
   const LassoConfig& config_;
@@ -357,10 +365,10 @@ class RoundScheduler {
 
 }  // namespace
 
-LassoRun run_lasso_scheduler(net::Group& group, std::vector<int> workers, const SchedulerData& data,
+LassoRun run_lasso_scheduler(runtime::Mailbox& mailbox, std::vector<int> workers, const SchedulerData& data,
                              const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
                              std::chrono::milliseconds timeout) {
-  RoundScheduler scheduler(group, std::move(workers), data, config, std::move(on_check), timeout);
+  RoundScheduler scheduler(mailbox, std::move(workers), data, config, std::move(on_check), timeout);
   return scheduler.run();
 }
 

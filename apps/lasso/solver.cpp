@@ -7,16 +7,14 @@
 #include <string>
 
 #include "gyre/data/regression_partition.hpp"
-#include "gyre/net/inproc.hpp"
-#include "gyre/pipeline/job_threads.hpp"
+#include "gyre/runtime/job.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/lasso_worker.hpp"
 
 namespace gyre::lasso {
 
 LassoRun solve_embedded(const data::RegressionSet& set, const LassoConfig& config, const SolveOptions& options) {
-  validate(set, config);
-  return solve_on_groups(net::make_inproc_groups(config.workers + 1), set, config, options);
+  return *solve(lasso_job(config.workers, runtime::ThreadsBackend{}), set, config, options);
 }
 
 void validate(const data::RegressionSet& set, const LassoConfig& config) {
@@ -34,36 +32,47 @@ PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) 
   return out;
 }
 
-void serve_rows(net::Group& group, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
+void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
                 int scheduler_rank, std::chrono::milliseconds timeout) {
   ResidualShard residuals(rows, y_offset, config.threads);
-  run_lasso_worker(group, residuals, WorkerLoopOptions{scheduler_rank, timeout});
+  run_lasso_worker(mailbox, residuals, WorkerLoopOptions{scheduler_rank, timeout});
 }
 
-LassoRun solve_on_groups(std::vector<std::unique_ptr<net::Group>> groups, const data::RegressionSet& set,
-                         const LassoConfig& config, const SolveOptions& options) {
+runtime::Job lasso_job(int workers, runtime::Backend backend) {
+  runtime::Job job;
+  job.workers = workers;
+  job.roles = {"the scheduler"};
+  job.backend = std::move(backend);
+  return job;
+}
+
+std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet& set, const LassoConfig& config,
+                              const SolveOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const int P = config.workers;
   validate(set, config);
-  if (static_cast<int>(groups.size()) != P + 1) throw std::invalid_argument("P workers need P+1 ranks");
+  if (job.workers != P || job.roles.size() != 1)
+    throw std::invalid_argument("a Lasso job has config.workers workers and one scheduler");
   const double y_offset = response_offset(set, config.intercept);
-  // One worker reads the set itself; more get copies of their rows.
+  // One worker reads the set itself; more get their rows (across processes every process
+  // makes the same split of the whole set and keeps its own shard).
   std::vector<data::RegressionSet> shards;
   if (P > 1) shards = data::shard_rows(set, static_cast<std::uint32_t>(P));
+  const bool across_processes = std::holds_alternative<runtime::ProcessesBackend>(job.backend);
 
-  LassoRun run;
-  pipeline::run_parts(groups, [&](int rank) {
-    if (rank < P) {
-      serve_rows(*groups[static_cast<std::size_t>(rank)], P > 1 ? shards[static_cast<std::size_t>(rank)] : set, y_offset,
-                 config, P, options.timeout);
+  std::optional<LassoRun> run;
+  runtime::run(job, [&](const runtime::Member& m) {
+    if (m.rank < P) {
+      serve_rows(m.mailbox, P > 1 ? shards[static_cast<std::size_t>(m.rank)] : set, y_offset, config, P,
+                 options.timeout);
+      if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
     }
     std::vector<int> ranks(static_cast<std::size_t>(P));
     std::iota(ranks.begin(), ranks.end(), 0);
     const PreparedData prepared = prepare(set, config);
-    run = run_lasso_scheduler(*groups[static_cast<std::size_t>(P)], ranks,
-                              SchedulerData{set, prepared.columns, prepared.stats, started}, config, options.on_check,
-                              options.timeout);
+    run = run_lasso_scheduler(m.mailbox, ranks, SchedulerData{set, prepared.columns, prepared.stats, started}, config,
+                              options.on_check, options.timeout);
   });
   return run;
 }

@@ -8,6 +8,7 @@
 
 #include "gyre/data/corpus_partition.hpp"
 #include "gyre/pipeline/gather.hpp"
+#include "gyre/pipeline/rotation_job.hpp"
 
 namespace gyre::lda {
 
@@ -26,28 +27,30 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::C
     last_loglik = r.loglik_per_token;
     if (hooks.on_epoch) hooks.on_epoch(r);
   };
-  pipeline::ClusterJobOptions options = cluster;
-  options.threads_per_worker = config.threads;
   // Word-topic blocks arriving from peers are checked against this rank's plan (a rank with
   // another corpus or topic count would send blocks of another shape).
   const auto layout = plan.blocks.shapes(model::padded_width(plan.config.topics));
-  auto run = pipeline::run_cluster_worker(options, *plan.schedule, layout, *kernel, initial_blocks(plan, rank),
-                                          epoch_policy(plan, on_epoch));
-  if (hooks.on_traffic) hooks.on_traffic(run.bytes_sent);
-
-  // Doc-topic rows stay with their worker during the rotation; rank 0 collects them with the
-  // word-topic blocks.
-  pipeline::GatherOptions gather;
-  gather.workers = config.workers;
-  gather.layout = layout;
-  gather.row_bytes = std::size_t{plan.config.topics} * sizeof(std::int32_t);
-  gather.id_limit = corpus.doc_ids.empty() ? 0 : *std::max_element(corpus.doc_ids.begin(), corpus.doc_ids.end()) + 1;
-  gather.timeout = cluster.timeout;
-  auto parts = pipeline::gather_at_root(
-      run,
-      pipeline::LocalRows::of(std::span<const std::uint64_t>(shard.doc_ids),
-                              std::span<const std::int32_t>(kernel->doc_topic())),
-      gather);
+  std::optional<pipeline::GatheredModel> parts;
+  pipeline::run_rotation(
+      pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule, layout,
+      [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; },
+      epoch_policy(plan, on_epoch), pipeline::rotation_options(cluster, config.threads),
+      [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
+        if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
+        // Doc-topic rows stay with their worker during the rotation; rank 0 collects them with
+        // the word-topic blocks.
+        pipeline::GatherOptions gather;
+        gather.workers = config.workers;
+        gather.layout = layout;
+        gather.row_bytes = std::size_t{plan.config.topics} * sizeof(std::int32_t);
+        gather.id_limit =
+            corpus.doc_ids.empty() ? 0 : *std::max_element(corpus.doc_ids.begin(), corpus.doc_ids.end()) + 1;
+        gather.timeout = cluster.timeout;
+        parts = pipeline::gather_at_root(m.mailbox, held,
+                                         pipeline::LocalRows::of(std::span<const std::uint64_t>(shard.doc_ids),
+                                                                 std::span<const std::int32_t>(kernel->doc_topic())),
+                                         gather);
+      });
   if (!parts) return std::nullopt;
 
   std::vector<std::vector<std::int32_t>> counts;

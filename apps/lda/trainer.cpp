@@ -159,10 +159,7 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
   };
   pipeline::EmbeddedJobOptions job = hooks.job;
   job.threads_per_worker = config.threads;
-  auto held = hooks.make_groups
-                  ? pipeline::run_on_groups(hooks.make_groups(config.workers + 1), *plan.schedule, std::move(workers),
-                                            epoch_policy(plan, on_epoch), job)
-                  : pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, on_epoch), job);
+  auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, on_epoch), job, hooks.backend);
 
   std::vector<DocTopicRows> docs(static_cast<std::size_t>(config.workers));
   const std::vector<std::int64_t> totals = kernels.front()->topic_totals();

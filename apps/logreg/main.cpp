@@ -87,7 +87,6 @@ int main(int argc, char** argv) {
           app::job_settings(app, {"--out", "--metrics", "--quiet"},
                             {"--data", "--test"});
     c.workers = job.cluster || workers ? job.workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (job.cluster && c.servers != 1) throw std::invalid_argument("--servers: across processes there is one server, on process 0");
     if (job.cluster && transport == "tcp") throw std::invalid_argument("--transport tcp is for one process; several processes always use tcp");
     quiet = quiet || !job.reports();
     c.barrier = scheduler::BarrierSpec::parse(barrier);

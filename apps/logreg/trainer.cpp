@@ -43,13 +43,12 @@ class StepDelay {
   std::mt19937_64 random_;
 };
 
-std::vector<std::unique_ptr<net::Group>> make_groups(const LogregConfig& c) {
-  const int ranks = c.workers + c.servers;
-  if (c.transport == Transport::kInproc) return net::make_inproc_groups(ranks);
-  net::TcpOptions o;
-  o.job_id = "gyre-logreg";
-  o.token = "loopback";
-  return net::make_loopback_tcp_groups(ranks, o);
+runtime::Backend backend_of(const LogregConfig& c) {
+  if (c.transport == Transport::kInproc) return runtime::ThreadsBackend{};
+  runtime::LoopbackBackend loopback;
+  loopback.tcp.job_id = "gyre-logreg";
+  loopback.tcp.token = "loopback";
+  return loopback;
 }
 
 // Stops a run whose weights are no longer numbers (a learning rate far too large), before a
@@ -179,7 +178,7 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
 LogregRun train(const data::RegressionSet& set, const data::RegressionSet& eval, const LogregConfig& config,
                 const TrainOptions& options) {
   return *train_with(set, eval, config, options, [&](const auto& layout, const auto& program, const auto& o) {
-    return std::optional(pipeline::ps::run_ps_job(make_groups(config), layout, program, o));
+    return std::optional(pipeline::ps::run_ps(pipeline::ps::ps_job(layout, backend_of(config)), layout, program, o));
   });
 }
 
@@ -187,7 +186,7 @@ std::optional<LogregRun> train_cluster(const data::RegressionSet& set, const dat
                                        const LogregConfig& config, const TrainOptions& options,
                                        const pipeline::ClusterJobOptions& cluster) {
   return train_with(set, eval, config, options, [&](const auto& layout, const auto& program, const auto& o) {
-    return pipeline::ps::run_ps_cluster(cluster, layout, program, o);
+    return pipeline::ps::run_ps_cluster(pipeline::processes_backend(cluster), layout, program, o);
   });
 }
 

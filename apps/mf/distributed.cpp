@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "gyre/pipeline/gather.hpp"
+#include "gyre/pipeline/rotation_job.hpp"
 
 namespace gyre::mf {
 
@@ -17,27 +18,29 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
   train_shards.clear();
   plan.test_shards.clear();
 
-  pipeline::ClusterJobOptions options = cluster;
-  options.threads_per_worker = config.threads;
   // Item blocks arriving from peers are checked against this rank's plan: a rank with other
   // data or --biases would send blocks of another shape.
   const auto layout = plan.blocks.shapes(plan.layout.stride);
-  auto run = pipeline::run_cluster_worker(options, *plan.schedule, layout, *kernel, initial_blocks(plan, rank),
-                                          epoch_policy(plan, hooks.on_epoch));
-  if (hooks.on_traffic) hooks.on_traffic(run.bytes_sent);
   const std::size_t stride = plan.layout.stride;
-
-  // User rows stay with their worker during the rotation; rank 0 collects them with the blocks.
-  const UserRows mine = kernel->user_rows();
-  pipeline::GatherOptions gather;
-  gather.workers = config.workers;
-  gather.layout = layout;
-  gather.row_bytes = stride * sizeof(float);
-  gather.id_limit = plan.users;
-  gather.timeout = cluster.timeout;
-  auto parts = pipeline::gather_at_root(
-      run, pipeline::LocalRows::of(std::span<const std::uint32_t>(mine.ids), std::span<const float>(mine.rows)),
-      gather);
+  std::optional<pipeline::GatheredModel> parts;
+  pipeline::run_rotation(
+      pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule, layout,
+      [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; },
+      epoch_policy(plan, hooks.on_epoch), pipeline::rotation_options(cluster, config.threads),
+      [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
+        if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
+        // User rows stay with their worker during the rotation; rank 0 collects them with the blocks.
+        const UserRows mine = kernel->user_rows();
+        pipeline::GatherOptions gather;
+        gather.workers = config.workers;
+        gather.layout = layout;
+        gather.row_bytes = stride * sizeof(float);
+        gather.id_limit = plan.users;
+        gather.timeout = cluster.timeout;
+        parts = pipeline::gather_at_root(
+            m.mailbox, held,
+            pipeline::LocalRows::of(std::span<const std::uint32_t>(mine.ids), std::span<const float>(mine.rows)), gather);
+      });
   if (!parts) return std::nullopt;
   std::vector<UserRows> users;
   for (const auto& r : parts->rows) users.push_back({r.ids_as<std::uint32_t>(), r.values_as<float>()});

@@ -48,7 +48,7 @@ void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica, const
   for (int epoch = 1; epoch <= c.epochs; ++epoch) {
     for (auto id : w.block_order()) {
       // A failed peer ends the job now, not when this worker runs out of epochs.
-      if (const auto why = averager.error()) throw scheduler::JobFailed(*why);
+      if (const auto why = averager.error()) throw runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, *why);
       std::lock_guard lock(mutex);
       mirror.load(replica[id]);
       w.train(replica[id]);

@@ -8,8 +8,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "gyre/net/inproc.hpp"
-#include "gyre/pipeline/job_threads.hpp"
+#include "gyre/runtime/job.hpp"
 #include "gyre/scheduler/lock_service.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "mf/item_replica.hpp"
@@ -102,26 +101,27 @@ MfModel train_shared_models(const MfConfig& config, std::vector<data::RatingsSet
     for (int w = 1; w < P; ++w) copies.push_back(copy_blocks(copies.front()));
   const auto blocks = static_cast<std::uint32_t>(plan.schedule->blocks());
 
-  auto groups = net::make_inproc_groups(P + (driven ? 1 : 0) + (model == ComputationModel::kLocking ? 1 : 0));
+  runtime::Job job;
+  job.workers = P;
+  if (driven) job.roles.push_back("the scheduler");
+  if (model == ComputationModel::kLocking) job.roles.push_back("the lock service");
   std::optional<PhaseBoard> board;
   if (!driven) board.emplace(P, epoch_policy(plan, hooks.on_epoch));
   const auto timeout = hooks.job.timeout;
-  pipeline::run_parts(groups, [&](int rank) {
-    auto& group = *groups[static_cast<std::size_t>(rank)];
+  runtime::run(job, [&](const runtime::Member& m) {
+    const int rank = m.rank;
     if (rank == P) {  // the driver (locking, allreduce)
-      scheduler::RotationDriver driver(group, worker_ranks(P), timeout);
+      scheduler::RotationDriver driver(m.mailbox, worker_ranks(P), timeout);
       driver.run(epoch_policy(plan, hooks.on_epoch));
       return;
     }
     if (rank == lock_rank) {
-      net::Inbox inbox(group, scheduler::is_failure, scheduler::failure_text);
-      scheduler::LockService service(inbox, worker_ranks(P), blocks, {timeout, timeout});
+      scheduler::LockService service(m.mailbox, worker_ranks(P), blocks, {timeout, timeout});
       service.run();
       return;
     }
-    net::Inbox inbox(group, scheduler::is_failure, scheduler::failure_text);
     oneapi::tbb::task_arena arena(std::max(1, config.threads));
-    ModelWorker mw{plan, rank, *kernels[static_cast<std::size_t>(rank)], arena, inbox, timeout};
+    ModelWorker mw{plan, rank, *kernels[static_cast<std::size_t>(rank)], arena, m.mailbox, timeout};
     auto& mine = copies[model == ComputationModel::kLocking ? 0 : static_cast<std::size_t>(rank)];
     switch (model) {
       case ComputationModel::kLocking: run_locking_worker(mw, mine, lock_rank); break;

@@ -24,9 +24,9 @@
 #include "gyre/collective/model_averager.hpp"
 #include "gyre/collective/partition_collectives.hpp"
 #include "gyre/net/handshake.hpp"
-#include "gyre/net/inbox.hpp"
 #include "gyre/net/inproc.hpp"
 #include "gyre/net/message.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/pipeline/block_codec.hpp"
 #include "gyre/pipeline/gather.hpp"
 #include "gyre/pipeline/ps_messages.hpp"
@@ -80,7 +80,7 @@ void on_rank_0(const net::Message& part, const std::function<void(collective::Co
   net::Message m = copy_of(part);
   m.type = collective::kCollectiveMessage;
   groups[1]->send(0, std::move(m));
-  net::Inbox inbox(*groups[0]);
+  runtime::Mailbox inbox(*groups[0]);
   collective::Communicator comm(inbox, {0, 1}, collective::CollectiveOptions{std::chrono::milliseconds(1)});
   refused_or_decoded([&] { collective(comm); });
 }
@@ -134,9 +134,9 @@ void receive(net::Message m) {
       return refused_or_decoded([&] { scheduler::decode_phase_go(m, kSchedulerRank, expected_phase_of(tag)); });
     case scheduler::kPhaseDone:
       return refused_or_decoded([&] { scheduler::decode_phase_done(m, expected_phase_of(tag)); });
-    case scheduler::kFailure:
+    case runtime::kFailureNotice:
     case scheduler::kLockAbort:
-      (void)scheduler::failure_text(m);
+      (void)runtime::read_failure(m);
       return;
     case lasso::kRoundRequest:
       return refused_or_decoded([&] { lasso::decode_request(m, kFeatures); });
@@ -199,7 +199,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Every fixed-size record that crosses the wire, straight from the bytes.
   try_decode<scheduler::PhaseGo>(input);
   try_decode<scheduler::PhaseDone>(input);
-  try_decode<scheduler::Failure>(input);
   try_decode<pipeline::BlockMeta>(input);
   try_decode<net::HelloRecord>(input);
   try_decode<net::ChallengeRecord>(input);

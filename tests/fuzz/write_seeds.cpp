@@ -20,6 +20,7 @@
 #include "gyre/pipeline/block_codec.hpp"
 #include "gyre/pipeline/gather.hpp"
 #include "gyre/pipeline/ps_messages.hpp"
+#include "gyre/runtime/failure.hpp"
 #include "gyre/scheduler/lock_protocol.hpp"
 #include "gyre/scheduler/peer_barrier.hpp"
 #include "gyre/scheduler/protocol.hpp"
@@ -87,8 +88,9 @@ void phases() {
   auto done = message(scheduler::kPhaseDone, 1, 2);
   done.meta = wire::encode(scheduler::PhaseDone{2, {1.0, 2.0}});
   write("phase_done_frame.bin", done);
-  auto failure = message(scheduler::kFailure, 2);
-  failure.meta = wire::encode(scheduler::Failure::from("worker 2: disk on fire"));
+  auto failure = runtime::failure_message(
+      runtime::JobFailed(2, runtime::FailureCause::kError, "worker 2: disk on fire"));
+  failure.sender = 2;
   write("failure_frame.bin", failure);
 }
 

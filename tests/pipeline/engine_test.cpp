@@ -82,7 +82,7 @@ RunResult run(int P, int d, RingOrder order, int epochs, model::OwnershipRegistr
     if (phase >= 2 * epochs) return std::nullopt;
     return (phase++ % 2 == 0) ? PhaseKind::kTrain : PhaseKind::kEvaluate;  // train, evaluate, train, …
   };
-  result.held = pipeline::run_on_groups(Backend::make(P + 1), schedule, std::move(workers), policy, options);
+  result.held = pipeline::run_embedded(schedule, std::move(workers), policy, options, Backend::runtime_backend());
   return result;
 }
 
@@ -150,12 +150,47 @@ TEST_CASE_TEMPLATE("a kernel failure stops every worker and the scheduler with a
   auto policy = [](const scheduler::PhaseResult*) -> std::optional<PhaseKind> { return PhaseKind::kTrain; };
   const auto start = std::chrono::steady_clock::now();
   try {
-    pipeline::run_on_groups(B::make(P + 1), schedule, std::move(workers), policy, options);
+    pipeline::run_embedded(schedule, std::move(workers), policy, options, B::runtime_backend());
     FAIL("the job should have failed");
-  } catch (const scheduler::JobFailed& e) {
+  } catch (const runtime::JobFailed& e) {
     const std::string what = e.what();
     CHECK(what.find("worker ") != std::string::npos);
     CHECK(what.find("disk on fire") != std::string::npos);
+  }
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+}
+
+// An embedder's kernel throwing its own exception type catches that type from the job, with its
+// own text, on every backend a single process runs.
+struct QuotaExceeded : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+TEST_CASE_TEMPLATE("in one process the kernel's own exception type reaches the embedder", B, GYRE_TEST_BACKENDS) {
+  const int P = 3;
+  const scheduler::RotationSchedule schedule(P, 1, RingOrder::kFixed, 1);
+  struct Throwing final : pipeline::RotationKernel {
+    void train(model::Block&, const Visit& v) override {
+      if (v.step == 1 && v.block == 2) throw QuotaExceeded("tenant 7 is over quota");
+    }
+    void evaluate(const model::Block&, const Visit&) override {}
+    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+  };
+  std::vector<Throwing> kernels(P);
+  std::vector<pipeline::EmbeddedWorker> workers(P);
+  for (int w = 0; w < P; ++w) {
+    workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
+    for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
+  }
+  pipeline::EmbeddedJobOptions options;
+  options.timeout = std::chrono::seconds(20);
+  auto policy = [](const scheduler::PhaseResult*) -> std::optional<PhaseKind> { return PhaseKind::kTrain; };
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    pipeline::run_embedded(schedule, std::move(workers), policy, options, B::runtime_backend());
+    FAIL("the job should have failed");
+  } catch (const QuotaExceeded& e) {
+    CHECK(std::string(e.what()) == "tenant 7 is over quota");
   }
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }

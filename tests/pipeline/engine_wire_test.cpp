@@ -48,7 +48,7 @@ Outcome hostile_job(int P, int d, int hostile, const std::function<void(net::Gro
   auto ends_in_failure = [](const std::function<void()>& part) -> std::string {
     try {
       part();
-    } catch (const scheduler::JobFailed& e) {
+    } catch (const runtime::JobFailed& e) {
       return e.what();
     }
     return "";
@@ -62,7 +62,8 @@ Outcome hostile_job(int P, int d, int hostile, const std::function<void(net::Gro
         pipeline::WorkerOptions o;
         o.scheduler_rank = P;
         o.timeout = 20s;
-        pipeline::WorkerEngine engine(*groups[static_cast<std::size_t>(w)], schedule, layout, kernel, o);
+        runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(w)]);
+        pipeline::WorkerEngine engine(mailbox, schedule, layout, kernel, o);
         std::vector<model::Block> initial;
         for (auto id : schedule.held_at_start(w, 0)) initial.emplace_back(id, kShape.rows, kShape.stride);
         engine.run(std::move(initial));
@@ -73,7 +74,8 @@ Outcome hostile_job(int P, int d, int hostile, const std::function<void(net::Gro
     return ends_in_failure([&] {
       std::vector<int> workers;
       for (int w = 0; w < P; ++w) workers.push_back(w);
-      scheduler::RotationDriver(*groups[static_cast<std::size_t>(P)], workers, 20s)
+      runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(P)]);
+      scheduler::RotationDriver(mailbox, workers, 20s)
           .run([](const scheduler::PhaseResult*) { return std::optional(PhaseKind::kTrain); });
     });
   }));
@@ -85,7 +87,7 @@ Outcome hostile_job(int P, int d, int hostile, const std::function<void(net::Gro
   while (!out.told) {
     auto m = mine.receive(deadline);
     if (!m) break;
-    if (scheduler::is_failure(*m)) out.told = scheduler::failure_text(*m);
+    if (runtime::is_failure_notice(*m)) out.told = runtime::read_failure(*m).what();
   }
   for (auto& p : parts) out.errors.push_back(p.get());
   out.took = std::chrono::steady_clock::now() - start;
@@ -205,12 +207,13 @@ TEST_CASE("initial blocks and layouts that do not fit the schedule are the calle
   const RotationSchedule schedule(2, 1, scheduler::RingOrder::kFixed, 1);
   auto groups = net::make_inproc_groups(3);
   NoopKernel kernel;
+  runtime::Mailbox mailbox(*groups[0]);
   SUBCASE("a layout of another block count") {
-    pipeline::WorkerEngine engine(*groups[0], schedule, {kShape}, kernel, {});
+    pipeline::WorkerEngine engine(mailbox, schedule, {kShape}, kernel, {});
     CHECK_THROWS_AS(engine.run({}), std::invalid_argument);
   }
   SUBCASE("an initial block in another shape") {
-    pipeline::WorkerEngine engine(*groups[0], schedule, {kShape, kShape}, kernel, {});
+    pipeline::WorkerEngine engine(mailbox, schedule, {kShape, kShape}, kernel, {});
     std::vector<model::Block> initial;
     initial.emplace_back(0, 5, 8);
     CHECK_THROWS_WITH_AS(engine.run(std::move(initial)), doctest::Contains("initial block 0"), std::invalid_argument);

@@ -6,6 +6,7 @@
 
 #include "gyre/net/inproc.hpp"
 #include "gyre/pipeline/gather.hpp"
+#include "gyre/runtime/mailbox.hpp"
 
 using namespace gyre;
 
@@ -14,11 +15,26 @@ namespace {
 constexpr int kWorkers = 3;
 constexpr std::uint32_t kBlocks = 6;
 
+// A worker after its rotation: its links, its member's mailbox, the blocks it holds.
+struct Worker {
+  std::unique_ptr<net::Group> group;
+  std::unique_ptr<runtime::Mailbox> mailbox;
+  std::vector<model::OwnedBlock> held;
+  void join(std::unique_ptr<net::Group> g) {
+    group = std::move(g);
+    mailbox = std::make_unique<runtime::Mailbox>(*group);
+  }
+};
+
+std::optional<pipeline::GatheredModel> gather(Worker& w, pipeline::LocalRows rows, const pipeline::GatherOptions& o) {
+  return pipeline::gather_at_root(*w.mailbox, w.held, std::move(rows), o);
+}
+
 // Worker w holds blocks w and w+P, whose first slot says which block it is, and two rows of
 // three int32s, ids 10w and 10w+1.
-pipeline::ClusterWorker worker(std::unique_ptr<net::Group> group, int w) {
-  pipeline::ClusterWorker run;
-  run.group = std::move(group);
+Worker worker(std::unique_ptr<net::Group> group, int w) {
+  Worker run;
+  run.join(std::move(group));
   for (auto id : {static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(w + kWorkers)}) {
     model::Block b(id, 2, model::kRowAlign);
     b.counts()[0] = static_cast<std::int32_t>(100 + id);
@@ -56,7 +72,7 @@ TEST_CASE("rank 0 gathers every block once and every worker's rows, in rank orde
   for (int w = kWorkers - 1; w >= 0; --w)  // rank 0 last: the others wait for its request
     ranks.push_back(std::async(std::launch::async, [&groups, w] {
       auto run = worker(std::move(groups[static_cast<std::size_t>(w)]), w);
-      return pipeline::gather_at_root(run, rows_of(w), options());
+      return gather(run, rows_of(w), options());
     }));
   std::optional<pipeline::GatheredModel> root;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -96,13 +112,13 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
       o.row_bytes = 2 * sizeof(std::int32_t);  // disagrees with rank 0
       auto r = pipeline::LocalRows::of(std::span<const std::uint32_t>(std::vector<std::uint32_t>{1, 2, 3}),
                                        std::span<const std::int32_t>(std::vector<std::int32_t>(6)));
-      return pipeline::gather_at_root(run, std::move(r), o);
+      return gather(run, std::move(r), o);
     });
     auto run = worker(std::move(groups[0]), 0);
     auto o = options();
     o.workers = 2;
     o.layout = layout(4);
-    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o),
+    CHECK_THROWS_WITH_AS(gather(run, rows_of(0), o),
                          "rank 1 sent local rows of 8 bytes; the plan here has rows of 12 bytes",
                          std::runtime_error);
     other.get();
@@ -114,13 +130,13 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
       auto o = options();
       o.workers = 2;
       o.layout = layout(4);
-      return pipeline::gather_at_root(run, rows_of(1), o);
+      return gather(run, rows_of(1), o);
     });
     auto run = worker(std::move(groups[0]), 0);
     auto o = options();
     o.workers = 2;
     o.layout = layout(4);
-    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o), "rank 1 sent block 0 twice or out of range",
+    CHECK_THROWS_WITH_AS(gather(run, rows_of(0), o), "rank 1 sent block 0 twice or out of range",
                          std::runtime_error);
     other.get();
   }
@@ -130,19 +146,19 @@ TEST_CASE("a block in another shape than the plan's, or a row id beyond the app'
   SUBCASE("block shape") {
     auto groups = net::make_inproc_groups(2);
     auto other = std::async(std::launch::async, [&groups] {
-      pipeline::ClusterWorker run;
-      run.group = std::move(groups[1]);
+      Worker run;
+      run.join(std::move(groups[1]));
       for (std::uint32_t id : {1u, 3u}) run.held.emplace_back(model::Block(id, 5, 2 * model::kRowAlign), nullptr);
       auto o = options();
       o.workers = 2;
       o.layout = {{2, 8}, {5, 16}, {2, 8}, {5, 16}};  // rank 1's plan has other shapes
-      return pipeline::gather_at_root(run, rows_of(1), o);
+      return gather(run, rows_of(1), o);
     });
     auto run = worker(std::move(groups[0]), 0);
     auto o = options();
     o.workers = 2;
     o.layout = layout(4);
-    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o),
+    CHECK_THROWS_WITH_AS(gather(run, rows_of(0), o),
                          "block 1 from rank 1 has 5 rows of 16 floats; the plan here has 2 rows of 8 floats",
                          std::runtime_error);
     other.get();
@@ -154,14 +170,14 @@ TEST_CASE("a block in another shape than the plan's, or a row id beyond the app'
       auto o = options();
       o.workers = 2;
       o.layout = layout(4);
-      return pipeline::gather_at_root(run, rows_of(1), o);  // ids 10 and 11
+      return gather(run, rows_of(1), o);  // ids 10 and 11
     });
     auto run = worker(std::move(groups[0]), 0);
     auto o = options();
     o.workers = 2;
     o.layout = layout(4);
     o.id_limit = 11;
-    CHECK_THROWS_WITH_AS(pipeline::gather_at_root(run, rows_of(0), o),
+    CHECK_THROWS_WITH_AS(gather(run, rows_of(0), o),
                          "rank 1 sent local row id 11; ids here are below 11", std::runtime_error);
     other.get();
   }
@@ -175,7 +191,7 @@ TEST_CASE("rank 0 names what is missing when a part does not arrive in time") {
   o.layout = layout(4);
   o.timeout = std::chrono::milliseconds(50);
   try {
-    pipeline::gather_at_root(run, rows_of(0), o);
+    gather(run, rows_of(0), o);
     FAIL("no exception");
   } catch (const std::exception& e) {
     const std::string what = e.what();

@@ -68,7 +68,7 @@ PsJobResult run(CountingProgram& counting, const PsLayout& l, const std::string&
   o.barrier = scheduler::BarrierSpec::parse(barrier);
   o.timeout = 20s;
   o.seed = seed;
-  return run_ps_job(B::make(l.workers + l.servers), l, counting.program(seed), o);
+  return run_ps(ps_job(l, B::runtime_backend()), l, counting.program(seed), o);
 }
 
 }  // namespace
@@ -109,7 +109,8 @@ TEST_CASE_TEMPLATE("reads respect the barrier: BSP sees every push of the previo
   PsJobOptions o;
   o.barrier = scheduler::BarrierSpec::parse("bsp");
   o.timeout = 20s;
-  run_ps_job(B::make(3 + 1), layout(3, 1, Sharding::kHash), exact, o);
+  const auto l = layout(3, 1, Sharding::kHash);
+  run_ps(ps_job(l, B::runtime_backend()), l, exact, o);
   CHECK(wrong == 0);
 }
 
@@ -155,15 +156,16 @@ TEST_CASE_TEMPLATE("a malformed push fails the job naming its sender; a worker's
   PsJobOptions o;
   o.barrier = scheduler::BarrierSpec::parse("bsp");
   o.timeout = 10s;
-  CHECK_THROWS_WITH(run_ps_job(B::make(3), layout(2, 1, Sharding::kRange), p, o), doctest::Contains("worker 1 exploded"));
+  const auto two = layout(2, 1, Sharding::kRange);
+  CHECK_THROWS_WITH(run_ps(ps_job(two, B::runtime_backend()), two, p, o), doctest::Contains("worker 1 exploded"));
 
   // A header and a key count promising more than is there, sent by rank 0 straight to the server (rank 2).
   auto groups = B::make(3);
   std::thread server([&] {
-    net::Inbox inbox(*groups[2], scheduler::is_failure, scheduler::failure_text);
+    runtime::Mailbox inbox(*groups[2]);
     PsServer s(inbox, layout(2, 1, Sharding::kRange), 0, {10s, {}, {}});
     CHECK_THROWS_WITH_AS(s.run(), doctest::Contains("from rank 0: parameter server message: a key count"),
-                         scheduler::JobFailed);
+                         runtime::JobFailed);
   });
   net::Message bad;
   bad.type = kPush;
@@ -174,8 +176,8 @@ TEST_CASE_TEMPLATE("a malformed push fails the job naming its sender; a worker's
   // Rank 1 was told why.
   auto told = groups[1]->receive(net::Clock::now() + 5s);
   REQUIRE(told);
-  CHECK(scheduler::is_failure(*told));
-  CHECK(scheduler::failure_text(*told).find("from rank 0") != std::string::npos);
+  CHECK(runtime::is_failure_notice(*told));
+  CHECK(std::string(runtime::read_failure(*told).what()).find("from rank 0") != std::string::npos);
 }
 
 TEST_CASE("key-value bodies round-trip, and truncated or inflated ones are refused before allocating") {

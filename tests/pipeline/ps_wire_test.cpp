@@ -33,11 +33,11 @@ template <class B>
 std::string server_refuses(net::Message bad) {
   auto groups = B::make(4);
   auto server = std::async(std::launch::async, [&] {
-    net::Inbox inbox(*groups[2], scheduler::is_failure, scheduler::failure_text);
+    runtime::Mailbox inbox(*groups[2]);
     PsServer s(inbox, two_by_two(), 0, {10s, {}, {}});
     try {
       s.run();
-    } catch (const scheduler::JobFailed& e) {
+    } catch (const runtime::JobFailed& e) {
       return std::string(e.what());
     }
     return std::string("the server ran to the end");
@@ -46,8 +46,8 @@ std::string server_refuses(net::Message bad) {
   const std::string what = server.get();
   auto told = groups[1]->receive(net::Clock::now() + 5s);
   REQUIRE(told);
-  CHECK(scheduler::is_failure(*told));
-  CHECK(scheduler::failure_text(*told).find("from rank 0") != std::string::npos);
+  CHECK(runtime::is_failure_notice(*told));
+  CHECK(std::string(runtime::read_failure(*told).what()).find("from rank 0") != std::string::npos);
   return what;
 }
 
@@ -93,7 +93,7 @@ TEST_CASE_TEMPLATE("a worker refuses a reply with keys it did not ask for, and a
   l.keys = 4;
   l.value_size = 2;
   auto groups = B::make(2);
-  net::Inbox inbox(*groups[0]);
+  runtime::Mailbox inbox(*groups[0]);
   PsWorker worker(inbox, l, scheduler::BarrierSpec::parse("asp"), {5s, 1, 0});
   // The fake server answers the next request of `type` with `body`.
   auto answer = [&](std::uint16_t asked, std::uint16_t type, Buffer body) {

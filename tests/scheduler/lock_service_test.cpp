@@ -20,13 +20,13 @@ using namespace gyre;
 using namespace gyre::scheduler;
 using namespace std::chrono_literals;
 using Keys = std::vector<LockKey>;
+using runtime::JobFailed;
 
 namespace {
 
 using Groups = std::vector<std::unique_ptr<net::Group>>;
 
-// Rank 0 serves, ranks 1..workers are clients. Every inbox lets a job failure end any wait, as
-// a worker's engine sets it up.
+// Rank 0 serves, ranks 1..workers are clients. A job failure ends any wait on a mailbox.
 template <class Backend>
 struct LockJob {
   LockJob(int workers, std::uint32_t keys, LockServiceOptions options = {20s, 20s},
@@ -34,9 +34,7 @@ struct LockJob {
       : groups(Backend::make(workers + 1)) {
     if (wrap) wrap(groups);
     for (auto& g : groups)
-      inboxes.push_back(std::make_unique<net::Inbox>(
-          *g, [](const net::Message& m) { return m.type == kFailure; },
-          [](const net::Message& m) { return wire::decode<Failure>(m.meta).str(); }));
+      inboxes.push_back(std::make_unique<runtime::Mailbox>(*g));
     std::vector<int> ranks;
     for (int r = 1; r <= workers; ++r) ranks.push_back(r);
     service = std::make_unique<LockService>(*inboxes[0], ranks, keys, options);
@@ -55,7 +53,7 @@ struct LockJob {
   }
 
   Groups groups;
-  std::vector<std::unique_ptr<net::Inbox>> inboxes;
+  std::vector<std::unique_ptr<runtime::Mailbox>> inboxes;
   std::unique_ptr<LockService> service;
   std::vector<std::unique_ptr<LockClient>> clients;
 };
@@ -242,7 +240,7 @@ TEST_CASE_TEMPLATE("stop ends every wait without a grant, and run returns once a
 
 TEST_CASE("a client whose service never answers fails the job at its deadline, naming the service") {
   auto groups = net::make_inproc_groups(2);
-  net::Inbox inbox(*groups[1]);
+  runtime::Mailbox inbox(*groups[1]);
   LockClient client(inbox, 0, {100ms});
   CHECK_THROWS_WITH_AS(client.acquire(Keys{0}), doctest::Contains("lock service on rank 0 within 100 ms"), JobFailed);
   CHECK_THROWS_AS(client.acquire(Keys{0}), JobFailed);  // and stays failed
@@ -253,12 +251,12 @@ TEST_CASE("a client whose service never answers fails the job at its deadline, n
   auto abort = groups[0]->receive(net::Clock::now() + 1s);
   REQUIRE(abort);
   CHECK(abort->type == kLockAbort);
-  CHECK(wire::decode<Failure>(abort->meta).str().find("within 100 ms") != std::string::npos);
+  CHECK(std::string(runtime::read_failure(*abort).what()).find("within 100 ms") != std::string::npos);
 }
 
 TEST_CASE("a malformed request fails the job naming its sender") {
   auto groups = net::make_inproc_groups(2);
-  net::Inbox inbox(*groups[0]);
+  runtime::Mailbox inbox(*groups[0]);
   LockService service(inbox, {1}, 4, {5s, 5s});
   net::Message m;
   m.type = kLockAcquire;
@@ -269,12 +267,12 @@ TEST_CASE("a malformed request fails the job naming its sender") {
   CHECK_THROWS_WITH_AS(service.run(), doctest::Contains("rank 1 sent a malformed lock message"), JobFailed);
   auto notice = groups[1]->receive(net::Clock::now() + 1s);
   REQUIRE(notice);
-  CHECK(notice->type == kFailure);
+  CHECK(runtime::is_failure_notice(*notice));
 }
 
 TEST_CASE_TEMPLATE("a request for keys outside the table fails the job naming its sender", B, GYRE_TEST_BACKENDS) {
   auto groups = B::make(2);
-  net::Inbox inbox(*groups[0]);
+  runtime::Mailbox inbox(*groups[0]);
   LockService service(inbox, {1}, 4, {5s, 5s});
   net::Message m;
   m.type = kLockAcquire;
@@ -285,13 +283,13 @@ TEST_CASE_TEMPLATE("a request for keys outside the table fails the job naming it
   CHECK_THROWS_WITH_AS(service.run(), doctest::Contains("rank 1 asked for key 4000000000, outside [0, 4)"), JobFailed);
   auto notice = groups[1]->receive(net::Clock::now() + 5s);
   REQUIRE(notice);
-  CHECK(notice->type == kFailure);
+  CHECK(runtime::is_failure_notice(*notice));
 }
 
 TEST_CASE_TEMPLATE("a grant of keys that were not asked for makes the client give up, naming the service", B,
                    GYRE_TEST_BACKENDS) {
   auto groups = B::make(2);
-  net::Inbox inbox(*groups[1]);
+  runtime::Mailbox inbox(*groups[1]);
   LockClient client(inbox, 0, {5s});
   // Rank 0 plays the service: it answers the request for 1 of {2, 3} with key 7.
   auto service = std::async(std::launch::async, [&] {
@@ -305,7 +303,7 @@ TEST_CASE_TEMPLATE("a grant of keys that were not asked for makes the client giv
     auto abort = groups[0]->receive(net::Clock::now() + 5s);
     REQUIRE(abort);
     CHECK(abort->type == kLockAbort);
-    return failure_text(*abort);
+    return std::string(runtime::read_failure(*abort).what());
   });
   CHECK_THROWS_WITH_AS(client.acquire_any(Keys{2, 3}), "rank 1: rank 0 granted {7} for a request of 1 of {2,3}",
                        JobFailed);

@@ -41,7 +41,7 @@ Outcome run(const std::string& spec, int workers, int steps, std::uint64_t seed)
   std::vector<std::future<Outcome>> running;
   for (int w = 0; w < workers; ++w)
     running.push_back(std::async(std::launch::async, [&, w] {
-      net::Inbox inbox(*groups[static_cast<std::size_t>(w)]);
+      runtime::Mailbox inbox(*groups[static_cast<std::size_t>(w)]);
       PeerBarrier barrier(inbox, ranks(workers), BarrierSpec::parse(spec), {20s, seed});
       std::mt19937_64 random(seed * 31 + static_cast<std::uint64_t>(w));
       Outcome o;
@@ -108,7 +108,7 @@ TEST_CASE_TEMPLATE("pBSP with a small sample asks only β peers per held step", 
 TEST_CASE_TEMPLATE("a silent peer makes wait() fail naming it; a malformed question is refused naming its sender", B,
                    GYRE_TEST_BACKENDS) {
   auto groups = B::make(3);
-  net::Inbox a(*groups[0]), b(*groups[1]);
+  runtime::Mailbox a(*groups[0]), b(*groups[1]);
   PeerBarrier ba(a, ranks(3), BarrierSpec::parse("bsp"), {300ms, 1});
   PeerBarrier bb(b, ranks(3), BarrierSpec::parse("bsp"), {300ms, 1});
   // Rank 2 never joins: rank 0, one step ahead, asks it and hears nothing.
@@ -126,7 +126,7 @@ TEST_CASE_TEMPLATE("a silent peer makes wait() fail naming it; a malformed quest
 TEST_CASE_TEMPLATE("a peer that breaks the clock protocol fails the barrier naming it", B, GYRE_TEST_BACKENDS) {
   // Rank 0 runs the barrier; rank 1 is the test's.
   auto groups = B::make(2);
-  net::Inbox inbox(*groups[0]);
+  runtime::Mailbox inbox(*groups[0]);
   PeerBarrier barrier(inbox, ranks(2), BarrierSpec::parse("bsp"), {5s, 1});
   auto clock_message = [](scheduler::ClockMessage type, std::uint64_t tag, std::int64_t value) {
     net::Message m;

@@ -1,7 +1,5 @@
-// tests/scheduler/phase_messages_test.cpp — phase starts, phase reports and failure notices as their receivers check them.
+// tests/scheduler/phase_messages_test.cpp — phase starts and phase reports as their receivers check them (failure notices: tests/lib/runtime).
 #include <doctest/doctest.h>
-
-#include <algorithm>
 
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/wire/codec.hpp"
@@ -42,14 +40,4 @@ TEST_CASE("a phase report is taken for the phase running only") {
   CHECK_THROWS_WITH_AS(decode_phase_done(done(6), 5), "rank 3 reported phase 6 during phase 5", std::runtime_error);
   CHECK_THROWS_WITH_AS(decode_phase_done(from(3, kPhaseDone, std::vector<std::byte>(100)), 5),
                        doctest::Contains("rank 3 sent a malformed phase report"), std::runtime_error);
-}
-
-TEST_CASE("a failure notice's text stops at its field, with or without a NUL; a malformed one names its sender") {
-  Failure full;
-  std::fill(full.text.begin(), full.text.end(), 'x');  // no NUL anywhere
-  CHECK(full.str() == std::string(full.text.size(), 'x'));
-  CHECK(failure_text(from(2, kFailure, wire::encode(full))) == std::string(full.text.size(), 'x'));
-  CHECK(failure_text(from(2, kFailure, wire::encode(Failure::from("worker 2: disk on fire")))) ==
-        "worker 2: disk on fire");
-  CHECK(failure_text(from(2, kFailure, std::vector<std::byte>(7))).find("rank 2 sent a malformed failure notice") == 0);
 }

@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "gyre/net/group.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "lasso/residual_shard.hpp"
 
 namespace gyre::lasso {
@@ -14,9 +14,9 @@ struct WorkerLoopOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
 };
 
-// Serves requests until the scheduler's stop. Throws scheduler::JobFailed when the job fails
+// Serves requests until the scheduler's stop. Throws runtime::JobFailed when the job fails
 // (a failure message, a closed transport, a malformed request — the scheduler is told of the
 // last two, naming this worker's rank).
-void run_lasso_worker(net::Group& group, ResidualShard& shard, const WorkerLoopOptions& options);
+void run_lasso_worker(runtime::Mailbox& mailbox, ResidualShard& shard, const WorkerLoopOptions& options);
 
 }  // namespace gyre::lasso

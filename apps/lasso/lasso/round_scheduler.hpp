@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gyre/data/regression.hpp"
-#include "gyre/net/group.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/config.hpp"
 #include "lasso/penalty.hpp"
@@ -55,8 +55,8 @@ struct LassoRun {
 
 // Runs on its own rank; `workers` are the ranks running run_lasso_worker over the row shards.
 // The rounds, checks and the path follow config (see LassoConfig); at the end every worker is
-// sent a stop. On any failure the workers are told and scheduler::JobFailed is thrown.
-LassoRun run_lasso_scheduler(net::Group& group, std::vector<int> workers, const SchedulerData& data,
+// sent a stop. On any failure the workers are told and runtime::JobFailed is thrown.
+LassoRun run_lasso_scheduler(runtime::Mailbox& mailbox, std::vector<int> workers, const SchedulerData& data,
                              const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
                              std::chrono::milliseconds timeout);
 

@@ -4,10 +4,13 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "gyre/data/regression.hpp"
 #include "gyre/net/group.hpp"
+#include "gyre/runtime/job.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/config.hpp"
 #include "lasso/round_scheduler.hpp"
@@ -24,14 +27,19 @@ struct SolveOptions {
 
 // The rows are dealt to config.workers shards balanced by non-zeros (data::shard_rows); worker
 // w runs on its own thread with config.threads threads, the scheduler on another, over inproc
-// links. Throws std::invalid_argument for impossible settings and scheduler::JobFailed when
+// links. Throws std::invalid_argument for impossible settings and runtime::JobFailed when
 // any part fails (every part stops).
 LassoRun solve_embedded(const data::RegressionSet& set, const LassoConfig& config, const SolveOptions& options = {});
 
-// The same over groups the caller made: workers+1 ranks of one backend, 0..P−1 the workers and
-// P the scheduler (tests run the job over tcp on loopback this way).
-LassoRun solve_on_groups(std::vector<std::unique_ptr<net::Group>> groups, const data::RegressionSet& set,
-                         const LassoConfig& config, const SolveOptions& options = {});
+// The job of a Lasso run: config.workers workers, then "the scheduler".
+runtime::Job lasso_job(int workers, runtime::Backend backend);
+
+// Runs this process's members of `job` (every member, on one machine; across processes worker
+// r in process r and the scheduler in process 0, each process passing the whole data set and
+// keeping its own shard of rows, the same shards as `--workers P` in one process). Returns the
+// run where the scheduler ran, nullopt elsewhere. Throws as solve_embedded does.
+std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet& set, const LassoConfig& config,
+                              const SolveOptions& options = {});
 
 // Throws std::invalid_argument for settings or data no job can run with.
 void validate(const data::RegressionSet& set, const LassoConfig& config);
@@ -47,7 +55,7 @@ PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config);
 // One worker's part: its rows as a residual shard (y_offset is response_offset()), served until
 // the scheduler at `scheduler_rank` stops the job. Workers build their shards while the
 // scheduler prepares, which needs nothing from them.
-void serve_rows(net::Group& group, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
+void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
                 int scheduler_rank, std::chrono::milliseconds timeout);
 
 // F(β, b) of LassoConfig, computed directly from the data: what tests and tools compare with.

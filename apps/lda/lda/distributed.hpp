@@ -15,7 +15,7 @@ namespace gyre::lda {
 // reports are made on rank 0, which also gathers every rank's word-topic blocks and doc-topic
 // rows and returns the model; the other ranks return nullopt. With the same seed, P, d and T
 // the model is bitwise the one train_embedded produces from data::shard_corpus(corpus, P).
-// hooks.inspect and hooks.make_groups do not apply here.
+// hooks.inspect and hooks.backend do not apply here.
 std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::Corpus& corpus, const TrainHooks& hooks,
                                           const pipeline::ClusterJobOptions& cluster);
 

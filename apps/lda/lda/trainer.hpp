@@ -83,13 +83,13 @@ struct TrainHooks {
   pipeline::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
   // Called on every worker's kernel after training (tests inspect the counts).
   std::function<void(int worker, const LdaKernel&)> inspect;
-  // Makes the P+1 ranks' groups (workers, then the scheduler) when the job should run over
-  // another backend than inproc links (tests run it over tcp on loopback).
-  std::function<std::vector<std::unique_ptr<net::Group>>(int ranks)> make_groups;
+  // The links between the job's members, all in this process: in-process queues, or tcp on
+  // loopback (tests run it over the real wire).
+  runtime::Backend backend = runtime::ThreadsBackend{};
 };
 
 // `shards` has one corpus shard per worker (config.workers of them, sharing the vocabulary).
-// Throws std::invalid_argument on a config that cannot run, scheduler::JobFailed if the job fails.
+// Throws std::invalid_argument on a config that cannot run, runtime::JobFailed if the job fails.
 LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>& shards, const TrainHooks& hooks = {});
 
 }  // namespace gyre::lda

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gyre/model/block.hpp"
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "mf/mf_kernel.hpp"
 #include "mf/trainer.hpp"
@@ -26,7 +26,7 @@ struct ModelWorker {
   int rank;
   MfKernel& kernel;
   oneapi::tbb::task_arena& arena;
-  net::Inbox& inbox;
+  runtime::Mailbox& inbox;
   std::chrono::milliseconds timeout;
 
   int workers() const { return plan.config.workers; }

@@ -81,7 +81,7 @@ struct TrainHooks {
 // `train_shards` has one shard per worker (config.workers of them, split by user); test
 // ratings go to the worker that holds their user. The shards are taken by value and freed as
 // soon as each worker has laid them out, so the input does not stay resident twice.
-// Throws std::invalid_argument on a config that cannot run, scheduler::JobFailed if the job fails.
+// Throws std::invalid_argument on a config that cannot run, runtime::JobFailed if the job fails.
 MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
                        const data::RatingsSet& test, const TrainHooks& hooks = {});
 

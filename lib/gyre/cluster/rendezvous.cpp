@@ -190,6 +190,7 @@ struct Coordinator::Impl {
 Coordinator::Coordinator(const net::TcpEndpoint& bind, int members, RendezvousOptions options)
     : impl_(std::make_unique<Impl>()) {
   if (members < 1) throw std::invalid_argument("a rendezvous needs at least one member");
+  if (options.token.empty()) throw std::invalid_argument("an empty token: the members must prove a shared secret");
   (void)wire::fixed_text<64>(options.job_id, "job id");
   (void)encode_settings(options.settings);  // too large: refused before anyone connects
   impl_->members = members;
@@ -224,6 +225,7 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
                                          int members, const RendezvousOptions& options) {
   const tcp::endpoint target(net::ip_address(coordinator.host, "the coordinator " + coordinator.str()),
                              coordinator.port);
+  if (options.token.empty()) throw std::invalid_argument("an empty token: the members must prove a shared secret");
   (void)wire::fixed_text<64>(options.job_id, "job id");
   net::Message reg;
   reg.type = kRegister;

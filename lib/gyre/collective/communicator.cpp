@@ -20,7 +20,7 @@ int wrap(int i, int n) { return ((i % n) + n) % n; }
 
 }  // namespace
 
-Communicator::Communicator(net::Inbox& inbox, std::vector<int> members, CollectiveOptions options)
+Communicator::Communicator(runtime::Mailbox& inbox, std::vector<int> members, CollectiveOptions options)
     : inbox_(inbox), members_(std::move(members)), options_(options) {
   const auto it = std::find(members_.begin(), members_.end(), inbox_.group().rank());
   if (it == members_.end()) throw std::invalid_argument("rank is not a member of its communicator");

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gyre/base/buffer.hpp"
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 
 namespace gyre::collective {
 
@@ -28,7 +28,7 @@ struct CollectiveOptions {
 // fast member's next collective never mixes with this one.
 class Communicator {
  public:
-  Communicator(net::Inbox& inbox, std::vector<int> members, CollectiveOptions options = {});
+  Communicator(runtime::Mailbox& inbox, std::vector<int> members, CollectiveOptions options = {});
 
   int size() const noexcept { return static_cast<int>(members_.size()); }
   int index() const noexcept { return index_; }  // this rank's position among the members
@@ -82,7 +82,7 @@ class Communicator {
   int next() const noexcept { return (index_ + 1) % size(); }
   int previous() const noexcept { return (index_ + size() - 1) % size(); }
 
-  net::Inbox& inbox_;
+  runtime::Mailbox& inbox_;
   std::vector<int> members_;
   int index_ = -1;
   CollectiveOptions options_;

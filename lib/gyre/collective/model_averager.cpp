@@ -27,7 +27,7 @@ double value_at(const Buffer& body, std::size_t i) {
 
 }  // namespace
 
-ModelAverager::ModelAverager(net::Inbox& inbox, std::vector<int> members, std::span<double> model,
+ModelAverager::ModelAverager(runtime::Mailbox& inbox, std::vector<int> members, std::span<double> model,
                              std::mutex& mutex, AveragerOptions options)
     : inbox_(inbox), members_(std::move(members)), model_(model), model_mutex_(mutex), options_(options) {
   if (options_.interval <= std::chrono::milliseconds::zero())

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 
 namespace gyre::collective {
 
@@ -68,7 +68,7 @@ class ModelAverager {
  public:
   // `members`: group ranks taking part, this rank among them. The thread starts at once; its
   // first round is one interval later.
-  ModelAverager(net::Inbox& inbox, std::vector<int> members, std::span<double> model, std::mutex& mutex,
+  ModelAverager(runtime::Mailbox& inbox, std::vector<int> members, std::span<double> model, std::mutex& mutex,
                 AveragerOptions options = {});
   ModelAverager(const ModelAverager&) = delete;
   ModelAverager& operator=(const ModelAverager&) = delete;
@@ -109,7 +109,7 @@ class ModelAverager {
   void send(int peer, std::uint8_t kind, std::uint64_t id, std::span<const double> values);
   void join() noexcept;
 
-  net::Inbox& inbox_;
+  runtime::Mailbox& inbox_;
   std::vector<int> members_;
   std::vector<int> peers_;  // members_ without this rank, in member order
   std::size_t index_ = 0;   // this rank's position among the members

@@ -471,6 +471,7 @@ std::string member_name(const std::vector<std::string>& names, int member) {
 
 std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector<TcpEndpoint>& peers,
                                          const TcpOptions& options) {
+  if (options.token.empty()) throw std::invalid_argument("an empty token: the ranks must prove a shared secret");
   if (options.rank < 0 || options.rank >= static_cast<int>(peers.size()))
     throw std::invalid_argument("rank " + std::to_string(options.rank) + " outside a job of " +
                                 std::to_string(peers.size()));

@@ -14,7 +14,8 @@
 
 #include "gyre/model/block.hpp"
 #include "gyre/net/message.hpp"
-#include "gyre/pipeline/cluster_job.hpp"
+#include "gyre/model/ownership.hpp"
+#include "gyre/runtime/mailbox.hpp"
 
 namespace gyre::pipeline {
 
@@ -63,13 +64,14 @@ struct GatherOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait for any one part
 };
 
-// Every worker of a finished run_cluster_worker job calls this once, with its own rows; the
-// held blocks are taken from `run`. Rank 0 asks the others for their parts and returns the
+// Every worker of a finished rotation calls this once, in its part (run_rotation's `after`),
+// with its member's mailbox, the blocks it holds (taken) and its own rows. Rank 0 asks the others for their parts and returns the
 // whole model; the others answer and return nullopt. Parts are checked against the options
-// (the plan at rank 0) before anything is allocated for them. Throws scheduler::JobFailed
+// (the plan at rank 0) before anything is allocated for them. Throws runtime::JobFailed
 // naming the rank that was awaited when a part does not arrive in time, std::runtime_error
 // naming the sender on a malformed or duplicate part.
-std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, const GatherOptions& options);
+std::optional<GatheredModel> gather_at_root(runtime::Mailbox& mailbox, std::vector<model::OwnedBlock>& held,
+                                            LocalRows mine, const GatherOptions& options);
 
 // Message types after the rotation, above the scheduler protocol's and the collectives': rank
 // 0 asks, then every other rank answers with its rows and its held blocks (as block messages).

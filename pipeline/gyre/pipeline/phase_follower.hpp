@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/protocol.hpp"
 
 namespace gyre::pipeline {
@@ -14,11 +14,11 @@ namespace gyre::pipeline {
 using RunPhase = std::function<scheduler::PhaseSums(std::uint64_t phase, scheduler::PhaseKind kind)>;
 
 // Answers the RotationDriver's protocol: each kPhaseGo runs `run` and reports kPhaseDone; kStop
-// returns. A kFailure (or the group closing) throws scheduler::JobFailed with its text; an
+// returns. A failure notice (or the group closing) throws runtime::JobFailed with its text; an
 // exception from `run`, or a phase start out of order or of an unknown kind, is told to the
 // scheduler (which fails the job) and rethrown. The
 // engines of Harp's locking and allreduce models use it, so the epoch policy, its reports and
 // its failure handling are the rotation's.
-void follow_phases(net::Inbox& inbox, int scheduler_rank, std::chrono::milliseconds timeout, const RunPhase& run);
+void follow_phases(runtime::Mailbox& inbox, int scheduler_rank, std::chrono::milliseconds timeout, const RunPhase& run);
 
 }  // namespace gyre::pipeline

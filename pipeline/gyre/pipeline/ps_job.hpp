@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gyre/net/group.hpp"
-#include "gyre/pipeline/cluster_job.hpp"
+#include "gyre/runtime/job.hpp"
 #include "gyre/pipeline/ps_server.hpp"
 #include "gyre/pipeline/ps_worker.hpp"
 
@@ -43,19 +43,22 @@ struct PsJobResult {
   std::uint64_t deferred_reads = 0;  // reads the servers held back for the staleness bound
 };
 
-// Runs the job over `groups` (layout.workers + layout.servers ranks of one backend; workers
-// first), each rank on its own thread. If any part fails the whole job stops and the first
-// error is rethrown.
-PsJobResult run_ps_job(std::vector<std::unique_ptr<net::Group>> groups, const PsLayout& layout, const PsProgram& program,
-                       const PsJobOptions& options);
-// The same over inproc groups.
-PsJobResult run_ps_embedded(const PsLayout& layout, const PsProgram& program, const PsJobOptions& options);
+// The job of a parameter-server run: the layout's workers, then its servers ("the server", or
+// "server s"), linked by `backend`. Across processes, worker r runs in process r and server s
+// in process s mod P (so S servers spread over the processes).
+runtime::Job ps_job(const PsLayout& layout, runtime::Backend backend);
 
-// One process's part of a multi-process job (mpirun, srun, or by hand) with one server: worker
-// `launch.rank` runs here, and process 0 also hosts the server as the job's scheduler member
-// (rank P). `layout` must have launch.size workers and one server. Returns the result on
-// process 0, nullopt elsewhere; throws scheduler::JobFailed if any part fails.
-std::optional<PsJobResult> run_ps_cluster(const ClusterJobOptions& cluster, const PsLayout& layout,
+// Runs this process's members of `job` (every member, on one machine) to the end. If any part
+// fails the whole job stops and the root cause is rethrown (runtime::run). The result is the
+// whole model where server 0 runs (across processes the other servers hand their parts to it
+// at the end); elsewhere it holds only what this process's servers held.
+PsJobResult run_ps(const runtime::Job& job, const PsLayout& layout, const PsProgram& program,
+                   const PsJobOptions& options);
+// On threads of this process.
+PsJobResult run_ps_embedded(const PsLayout& layout, const PsProgram& program, const PsJobOptions& options);
+// One process's part of a multi-process job (mpirun, srun, or by hand): `layout` must have one
+// worker per process. Returns the whole model on process 0, nullopt elsewhere.
+std::optional<PsJobResult> run_ps_cluster(const runtime::ProcessesBackend& processes, const PsLayout& layout,
                                           const PsProgram& program, const PsJobOptions& options);
 
 }  // namespace gyre::pipeline::ps

@@ -21,6 +21,9 @@ namespace gyre::pipeline::ps {
 KeyValues decode_updates(const net::Message& m, const PsLayout& layout, int server);
 // A kGet for server `server`: keys it holds; `clock` is the server clock the reply must include.
 std::vector<Key> decode_read(const net::Message& m, const PsLayout& layout, int server, std::int64_t& clock);
+// A kHandOver from server `server`: keys it holds, values of layout.value_size; `deferred` is
+// the number of reads it held back.
+KeyValues decode_hand_over(const net::Message& m, const PsLayout& layout, int server, std::int64_t& deferred);
 // A kStop's report.
 Buffer encode_report(const PsWorkerReport& report);
 PsWorkerReport decode_report(const net::Message& m);

@@ -24,6 +24,7 @@ enum Message : std::uint16_t {
   kStop = 0x45,      // worker → server: this worker is done
   kKeys = 0x46,      // worker → server: tag = request; which keys do you hold?
   kKeysReply = 0x47, // server → worker: tag = request; body: keys
+  kHandOver = 0x48,  // server s > 0 → server 0, across processes, at the end: body: its deferred reads, key-values
 };
 
 // Bodies. Every decoder checks each count and length against the bytes that remain before it

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/pipeline/ps_layout.hpp"
 #include "gyre/pipeline/ps_worker.hpp"
 
@@ -29,10 +29,10 @@ struct PsServerOptions {
 // the truth — and at once for barriers without a bound.
 class PsServer {
  public:
-  PsServer(net::Inbox& inbox, PsLayout layout, int index, PsServerOptions options = {});
+  PsServer(runtime::Mailbox& inbox, PsLayout layout, int index, PsServerOptions options = {});
 
   // Serves until every worker has stopped. A malformed or misaddressed message fails the whole
-  // job, naming its sender (scheduler::JobFailed); so does a worker's failure.
+  // job, naming its sender (runtime::JobFailed); so does a worker's failure.
   void run();
 
   std::int64_t clock() const noexcept { return clock_; }
@@ -54,7 +54,7 @@ class PsServer {
   void advance_clock();
   Value& stored(Key key, int sender);
 
-  net::Inbox& inbox_;
+  runtime::Mailbox& inbox_;
   PsLayout layout_;
   int index_;
   PsServerOptions options_;

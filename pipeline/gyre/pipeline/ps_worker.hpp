@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/pipeline/ps_layout.hpp"
 #include "gyre/scheduler/peer_barrier.hpp"
 
@@ -43,7 +43,7 @@ struct PsWorkerOptions {
 // the servers, then waits on the barrier rule (PeerBarrier, over the same group).
 class PsWorker {
  public:
-  PsWorker(net::Inbox& inbox, PsLayout layout, scheduler::BarrierSpec barrier, PsWorkerOptions options = {});
+  PsWorker(runtime::Mailbox& inbox, PsLayout layout, scheduler::BarrierSpec barrier, PsWorkerOptions options = {});
   ~PsWorker();
 
   int worker_num() const noexcept { return layout_.workers; }
@@ -79,7 +79,7 @@ class PsWorker {
   std::int64_t freshness_needed() const;
   void check_key(Key key) const;
 
-  net::Inbox& inbox_;
+  runtime::Mailbox& inbox_;
   PsLayout layout_;
   int index_;
   PsWorkerOptions options_;

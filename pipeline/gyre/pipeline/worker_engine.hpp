@@ -9,6 +9,7 @@
 #include "gyre/model/ownership.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/rotation_schedule.hpp"
 
 namespace gyre::pipeline {
@@ -43,7 +44,8 @@ struct WorkerOptions {
 class WorkerEngine {
  public:
   // `layout`: every block's shape by id (schedule.blocks() of them), as this rank's plan has it.
-  WorkerEngine(net::Group& group, const scheduler::RotationSchedule& schedule, std::vector<model::BlockShape> layout,
+  // `mailbox` is the member's one receive path (runtime::Member::mailbox).
+  WorkerEngine(runtime::Mailbox& mailbox, const scheduler::RotationSchedule& schedule, std::vector<model::BlockShape> layout,
                RotationKernel& kernel, WorkerOptions options);
   ~WorkerEngine();
   WorkerEngine(const WorkerEngine&) = delete;
@@ -51,7 +53,7 @@ class WorkerEngine {
 
   // `initial` must be the blocks schedule.held_at_start(rank, 0), in the layout's shapes (else
   // std::invalid_argument). Runs until the scheduler says stop and returns the blocks this
-  // worker then holds. Throws scheduler::JobFailed when the job fails anywhere (the scheduler
+  // worker then holds. Throws runtime::JobFailed when the job fails anywhere (the scheduler
   // is told first if the failure is here).
   std::vector<model::OwnedBlock> run(std::vector<model::Block> initial);
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/lock_protocol.hpp"
 
 namespace gyre::scheduler {
@@ -37,20 +37,19 @@ struct LockGrant {
 std::vector<LockKey> decode_grant(const net::Message& m, LockMode mode, std::uint32_t count,
                                   std::span<const LockKey> asked);
 
-// Talks to the LockService on `service_rank` through the rank's Inbox, taking only the
+// Talks to the LockService on `service_rank` through the rank's Mailbox, taking only the
 // service's answers to it. One client per rank, used by one thread at a time (the service
 // allows a rank one waiting request).
 //
-// The inbox should treat scheduler::kFailure as an interrupt (as the worker engine's does):
-// then the service's failure notice ends a waiting call, which throws JobFailed with the
-// notice's text (naming the rank at fault), and the notice stays for the rank's main loop.
+// The service's failure notice ends a waiting call, which throws runtime::JobFailed with the
+// notice's text (naming the rank at fault); every other wait on the mailbox ends with it too.
 // A transport failure (a peer's link broke) ends a waiting call with JobFailed as well.
 //
 // Asking while holding keys can deadlock against another rank doing the same; the service's
 // hold timeout then ends the job. Ask for everything at once instead.
 class LockClient {
  public:
-  LockClient(net::Inbox& inbox, int service_rank, LockClientOptions options = {});
+  LockClient(runtime::Mailbox& inbox, int service_rank, LockClientOptions options = {});
 
   // All of `keys` at once, or (kNoWait) kNoneFree without holding any of them.
   LockGrant acquire(std::span<const LockKey> keys, LockWait wait = LockWait::kUntilFree);
@@ -74,14 +73,14 @@ class LockClient {
   [[noreturn]] void give_up(const std::string& why);  // tells the service, then throws JobFailed
   void ensure_usable() const;
 
-  net::Inbox& inbox_;
+  runtime::Mailbox& inbox_;
   int service_;
   LockClientOptions options_;
   std::string me_;
   std::uint64_t next_id_ = 1;
   bool stopped_ = false;
   bool finished_ = false;
-  std::optional<std::string> failure_;
+  std::optional<runtime::JobFailed> failure_;
 };
 
 // Holds granted keys until the end of its scope. Releasing cannot report an error from a

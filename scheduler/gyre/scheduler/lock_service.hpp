@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/lock_table.hpp"
 
 namespace gyre::scheduler {
@@ -39,7 +39,7 @@ LockTable::Request decode_lock_request(const net::Message& m, std::uint32_t keys
 // then throws JobFailed instead of being granted anything.
 class LockService {
  public:
-  LockService(net::Inbox& inbox, std::vector<int> workers, std::uint32_t keys, LockServiceOptions options = {});
+  LockService(runtime::Mailbox& inbox, std::vector<int> workers, std::uint32_t keys, LockServiceOptions options = {});
 
   // Serves until every worker has finished (LockClient::finish) holding nothing; returns the
   // counters. Throws JobFailed as described above.
@@ -63,12 +63,13 @@ class LockService {
   void answer(const std::vector<LockTable::Answer>& answers);
   void tell_stopped(int worker);
   void check_timeouts(net::Clock::time_point now);
-  [[noreturn]] void fail(const std::string& cause);
+  // `rank` failed (or -1: unknown); `cause` is the text, to which the holdings are added.
+  [[noreturn]] void fail(int rank, runtime::FailureCause category, const std::string& cause);
   std::size_t index_of(int rank) const;
   void publish();
   void drain_wake();
 
-  net::Inbox& inbox_;
+  runtime::Mailbox& inbox_;
   std::vector<int> workers_;
   LockServiceOptions options_;
   LockTable table_;

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/barrier.hpp"
 
 namespace gyre::scheduler {
@@ -46,7 +46,7 @@ struct PeerBarrierOptions {
 class PeerBarrier {
  public:
   // `workers`: the group ranks of every worker under this barrier, this rank among them.
-  PeerBarrier(net::Inbox& inbox, std::vector<int> workers, BarrierSpec spec, PeerBarrierOptions options = {});
+  PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, BarrierSpec spec, PeerBarrierOptions options = {});
   ~PeerBarrier();
   PeerBarrier(const PeerBarrier&) = delete;
   PeerBarrier& operator=(const PeerBarrier&) = delete;
@@ -70,7 +70,7 @@ class PeerBarrier {
   [[noreturn]] void rethrow_service_error();
   int index_of(int rank) const;
 
-  net::Inbox& inbox_;
+  runtime::Mailbox& inbox_;
   std::vector<int> workers_;
   int self_ = -1;  // index into workers_
   Barrier barrier_;

@@ -3,10 +3,8 @@
 
 #include <cereal/types/array.hpp>
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <string>
 
 namespace gyre::scheduler {
 
@@ -15,7 +13,7 @@ enum MessageType : std::uint16_t {
   kPhaseGo = 2,       // scheduler → worker: start phase k
   kPhaseDone = 3,     // worker → scheduler: phase k finished, with the kernel's sums
   kStop = 4,          // scheduler → worker: the job is over, hand back your state
-  kFailure = 5,       // either way: the job failed; the text says why (and names the rank)
+  // 5 is runtime::kFailureNotice: the job failed (gyre/runtime/failure.hpp)
 };
 
 enum class PhaseKind : std::uint8_t {
@@ -39,20 +37,6 @@ struct PhaseDone {
   PhaseSums sums{};
   template <class Archive>
   void serialize(Archive& ar) { ar(phase, sums); }
-};
-
-// Fixed-size text so that decoding never allocates a size a peer chose.
-struct Failure {
-  std::array<char, 240> text{};
-  static Failure from(const std::string& s) {
-    Failure f;
-    std::copy_n(s.begin(), std::min(s.size(), f.text.size() - 1), f.text.begin());
-    return f;
-  }
-  // Bounded by the array: a peer's text need not end in a NUL.
-  std::string str() const { return std::string(text.begin(), std::find(text.begin(), text.end(), '\0')); }
-  template <class Archive>
-  void serialize(Archive& ar) { ar(text); }
 };
 
 }  // namespace gyre::scheduler

@@ -5,29 +5,15 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "gyre/net/group.hpp"
+#include "gyre/runtime/failure.hpp"
+#include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/protocol.hpp"
 
 namespace gyre::scheduler {
-
-// Raised on every rank of a failed job; what() names the rank that failed first.
-class JobFailed : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// Tells `ranks` that the job failed, then throws JobFailed(why). Best effort: a rank that is
-// already gone (maybe the one that failed) is skipped, the others still hear of it.
-[[noreturn]] void fail_job(net::Group& group, const std::vector<int>& ranks, const std::string& why);
-
-// For a net::Inbox's interrupts: a kFailure message ends every wait with its text. A notice
-// that does not decode is described instead, naming its sender: it ends the job all the same.
-bool is_failure(const net::Message& m);
-std::string failure_text(const net::Message& m);
 
 // The phase messages as their receivers check them before acting on them; both throw
 // std::runtime_error naming the sender. A worker takes a kPhaseGo only from `scheduler_rank`,
@@ -52,17 +38,19 @@ using PhasePolicy = std::function<std::optional<PhaseKind>(const PhaseResult* la
 // (worker, block) pair once per epoch" checkable and epoch metrics exact.
 class RotationDriver {
  public:
-  RotationDriver(net::Group& group, std::vector<int> workers, std::chrono::milliseconds timeout);
+  // `mailbox` is the scheduler member's one receive path (runtime::Member::mailbox).
+  RotationDriver(runtime::Mailbox& mailbox, std::vector<int> workers, std::chrono::milliseconds timeout);
 
   // Returns after sending kStop to every worker. On a worker's failure, or when no report
-  // arrives within the timeout, sends kFailure to every worker and throws JobFailed.
+  // arrives within the timeout, sends a failure notice to every worker and throws runtime::JobFailed.
   void run(const PhasePolicy& policy);
 
  private:
-  [[noreturn]] void fail(const std::string& why);
+  [[noreturn]] void fail(int rank, runtime::FailureCause cause, const std::string& why);
   std::optional<PhaseKind> ask(const PhasePolicy& policy, const PhaseResult* last);
 
   net::Group& group_;
+  runtime::Mailbox& mailbox_;
   std::vector<int> workers_;
   std::chrono::milliseconds timeout_;
 };

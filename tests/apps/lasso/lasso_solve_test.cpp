@@ -131,7 +131,7 @@ TEST_CASE_TEMPLATE("every schedule, depth and worker count reaches the same obje
         c.workers = workers;
         c.threads = 1;
         c.batch = 16;
-        const auto s = lasso::solve_on_groups(Backend::make(workers + 1), p.set, c).path[0];
+        const auto s = lasso::solve(lasso::lasso_job(workers, Backend::runtime_backend()), p.set, c)->path[0];
         const std::string backend = Backend::kName, schedule_text = lasso::schedule_name(schedule);
         CAPTURE(backend);
         CAPTURE(schedule_text);
@@ -149,7 +149,7 @@ TEST_CASE_TEMPLATE("a fixed seed, P and T give the same bits on every backend", 
   c.depth = 3;
   c.batch = 8;
   const auto inproc = lasso::solve_embedded(p.set, c).path[0];
-  const auto other = lasso::solve_on_groups(Backend::make(3), p.set, c).path[0];
+  const auto other = lasso::solve(lasso::lasso_job(2, Backend::runtime_backend()), p.set, c)->path[0];
   CHECK(inproc.beta == other.beta);
   CHECK(inproc.intercept == other.intercept);
   CHECK(inproc.updates == other.updates);
@@ -160,16 +160,16 @@ TEST_CASE_TEMPLATE("a worker whose links die stops the job with an error naming 
   lasso::LassoConfig c = config_for(0.01);
   c.workers = 2;
   c.threads = 1;
-  auto groups = Backend::make(3);
+  runtime::Job job = lasso::lasso_job(2, Backend::runtime_backend());
   net::FaultSpec faults;
   faults.close_after = 5;
-  groups[1] = net::with_faults(std::move(groups[1]), faults);
+  job.faults[1] = faults;
   lasso::SolveOptions o;
   o.timeout = std::chrono::seconds(20);
   std::string what;
   try {
-    lasso::solve_on_groups(std::move(groups), p.set, c, o);
-  } catch (const scheduler::JobFailed& e) {
+    lasso::solve(job, p.set, c, o);
+  } catch (const runtime::JobFailed& e) {
     what = e.what();
   }
   CAPTURE(what);

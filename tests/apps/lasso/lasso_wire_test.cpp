@@ -44,7 +44,7 @@ LassoConfig config() {
 std::string job_failure(const std::function<void()>& part) {
   try {
     part();
-  } catch (const scheduler::JobFailed& e) {
+  } catch (const runtime::JobFailed& e) {
     return e.what();
   }
   return "the part ended without a failure";
@@ -54,7 +54,7 @@ std::string job_failure(const std::function<void()>& part) {
 std::string notice(net::Group& group) {
   const auto deadline = net::Clock::now() + 10s;
   while (auto m = group.receive(deadline))
-    if (scheduler::is_failure(*m)) return scheduler::failure_text(*m);
+    if (runtime::is_failure_notice(*m)) return runtime::read_failure(*m).what();
   return "";
 }
 
@@ -66,7 +66,8 @@ std::string worker_refuses(int ranks, int from, net::Message bad) {
   const int scheduler_rank = ranks - 1;
   auto worker = std::async(std::launch::async, [&] {
     return job_failure([&] {
-      serve_rows(*groups[0], rows(), response_offset(rows(), true), config(), scheduler_rank, 10s);
+      runtime::Mailbox mailbox(*groups[0]);
+      serve_rows(mailbox, rows(), response_offset(rows(), true), config(), scheduler_rank, 10s);
     });
   });
   groups[static_cast<std::size_t>(from)]->send(0, std::move(bad));
@@ -91,12 +92,16 @@ std::string scheduler_refuses(const std::function<void(net::Group&, const RoundR
   auto groups = B::make(3);
   const auto c = config();
   auto worker = std::async(std::launch::async, [&] {
-    return job_failure([&] { serve_rows(*groups[0], rows(), response_offset(rows(), true), c, 2, 10s); });
+    return job_failure([&] {
+      runtime::Mailbox mailbox(*groups[0]);
+      serve_rows(mailbox, rows(), response_offset(rows(), true), c, 2, 10s);
+    });
   });
   auto scheduler = std::async(std::launch::async, [&] {
     return job_failure([&] {
       const PreparedData prepared = prepare(rows(), c);
-      run_lasso_scheduler(*groups[2], {0, 1}, SchedulerData{rows(), prepared.columns, prepared.stats, {}}, c, {},
+      runtime::Mailbox mailbox(*groups[2]);
+      run_lasso_scheduler(mailbox, {0, 1}, SchedulerData{rows(), prepared.columns, prepared.stats, {}}, c, {},
                           10s);
     });
   });

@@ -103,7 +103,7 @@ Run train(const lda::LdaConfig& c, const std::vector<data::Corpus>& shards) {
     std::lock_guard lock(m);
     ++r.visits[{w, v.phase, v.block}];
   };
-  if constexpr (!std::is_void_v<Backend>) hooks.make_groups = [](int n) { return Backend::make(n); };
+  if constexpr (!std::is_void_v<Backend>) hooks.backend = Backend::runtime_backend();
   r.model = lda::train_embedded(c, shards, hooks);
   return r;
 }

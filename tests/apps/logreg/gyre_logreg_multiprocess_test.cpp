@@ -1,5 +1,9 @@
-// tests/apps/logreg/gyre_logreg_multiprocess_test.cpp — gyre-logreg as several processes over tcp on loopback: the server beside rank 0.
+// tests/apps/logreg/gyre_logreg_multiprocess_test.cpp — gyre-logreg as several processes over tcp on loopback: servers beside the workers.
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include "support/multiprocess.hpp"
 #include "support/run_command.hpp"
@@ -42,13 +46,39 @@ TEST_CASE("3 processes train one model on the parameter server; rank 0 reports e
   CHECK(read_text(dir / "m.jsonl").find("\"step\":40") != std::string::npos);
 }
 
-TEST_CASE("gyre-logreg across processes refuses several servers before reading the data") {
+TEST_CASE("4 processes with 2 servers: the servers spread over the processes and rank 0 writes the whole model") {
   TempDir dir;
-  gyre::test::write_text(dir / "token", "secret\n");
-  const auto r = run_command({logreg(), "--data", "nope", "--servers", "2", "--processes", "2", "--process-rank", "1",
-                              "--coordinator", "127.0.0.1:1", "--token-file", (dir / "token").string()});
-  CHECK(r.exit_code == 2);
-  CHECK_MESSAGE(r.output.find("--servers: across processes there is one server") != std::string::npos, r.output);
+  generate(dir);
+  const std::vector<std::string> common{logreg(), "--data", (dir / "data/data.libsvm").string(), "--barrier", "bsp",
+                                        "--steps", "40", "--eval-every", "20", "--servers", "2"};
+  auto with_out = [&](const std::string& name) {
+    auto argv = common;
+    argv.insert(argv.end(), {"--out", (dir / name).string()});
+    return argv;
+  };
+  const auto ranks = run_ranks(with_out("w4.tsv"), 4);
+  for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(ranks[0].output.find("4 workers, 2 servers, barrier bsp, processes over tcp") != std::string::npos,
+                ranks[0].output);
+  CHECK_MESSAGE(ranks[0].output.find("worker steps: median 40, 5th 40, 95th 40") != std::string::npos, ranks[0].output);
+  // The same job in one process: a model of the same features, every weight from its server.
+  auto one = with_out("w1.tsv");
+  one.insert(one.end(), {"--workers", "4"});
+  const auto single = run_command(one);
+  REQUIRE_MESSAGE(single.exit_code == 0, single.output);
+  const auto lines = [](const std::string& text) { return std::count(text.begin(), text.end(), '\n'); };
+  const std::string across = read_text(dir / "w4.tsv"), alone = read_text(dir / "w1.tsv");
+  CHECK(lines(across) == lines(alone));
+  CHECK(lines(across) > 10);
+}
+
+TEST_CASE("when a process hosting a server is killed, the others stop with an error naming it") {
+  TempDir dir;
+  generate(dir);
+  // 3 processes, 2 servers: server 1 lives in process 1, beside worker 1.
+  const std::string endless = logreg() + " --data data/data.libsvm --barrier bsp --steps 100000000 --eval-every 10"
+                              " --step-delay fixed:1 --servers 2";
+  expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9", "step     20"), 10000);
 }
 
 TEST_CASE("when one gyre-logreg process is killed, the others stop with an error naming it") {

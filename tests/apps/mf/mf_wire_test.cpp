@@ -53,7 +53,7 @@ std::vector<std::string> run_mismatched(const Rank& r0, const Rank& r1) {
   auto ends_in = [](const std::function<void()>& part) {
     try {
       part();
-    } catch (const scheduler::JobFailed& e) {
+    } catch (const runtime::JobFailed& e) {
       return std::string(e.what());
     }
     return std::string("no failure");
@@ -66,14 +66,18 @@ std::vector<std::string> run_mismatched(const Rank& r0, const Rank& r1) {
         pipeline::WorkerOptions o;
         o.scheduler_rank = 2;
         o.timeout = 20s;
-        pipeline::WorkerEngine engine(*groups[static_cast<std::size_t>(rank)], *r->plan.schedule,
+        runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(rank)]);
+        pipeline::WorkerEngine engine(mailbox, *r->plan.schedule,
                                       r->plan.blocks.shapes(r->plan.layout.stride), *r->kernel, o);
         engine.run(mf::initial_blocks(r->plan, rank));
       });
     }));
   }
   parts.push_back(std::async(std::launch::async, [&] {
-    return ends_in([&] { scheduler::RotationDriver(*groups[2], {0, 1}, 20s).run(mf::epoch_policy(r0.plan, {})); });
+    return ends_in([&] {
+      runtime::Mailbox mailbox(*groups[2]);
+      scheduler::RotationDriver(mailbox, {0, 1}, 20s).run(mf::epoch_policy(r0.plan, {}));
+    });
   }));
   std::vector<std::string> out;
   for (auto& p : parts) out.push_back(p.get());

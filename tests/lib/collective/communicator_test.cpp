@@ -70,8 +70,8 @@ TEST_CASE_TEMPLATE("a collective waits alongside another consumer of the same in
   // Rank 1 sends plain messages and takes part in an allreduce; rank 0 reads both kinds
   // through one inbox from two threads, each taking only its own.
   auto groups = B::make(2);
-  net::Inbox inbox0(*groups[0]);
-  net::Inbox inbox1(*groups[1]);
+  runtime::Mailbox inbox0(*groups[0]);
+  runtime::Mailbox inbox1(*groups[1]);
   auto plain = [](const net::Message& m) { return m.type == 9; };
   auto reader = std::async(std::launch::async, [&] {
     std::vector<std::uint64_t> tags;
@@ -104,22 +104,26 @@ TEST_CASE_TEMPLATE("a collective waits alongside another consumer of the same in
 
 TEST_CASE("a collective whose peer never comes names the peer at the deadline") {
   auto groups = net::make_inproc_groups(2);
-  net::Inbox inbox(*groups[0]);
+  runtime::Mailbox inbox(*groups[0]);
   collective::Communicator comm(inbox, {0, 1}, {std::chrono::milliseconds(100)});
   std::vector<std::int64_t> v{1, 2};
   CHECK_THROWS_WITH_AS(comm.allreduce_sum(std::span<std::int64_t>(v)), doctest::Contains("rank 1"), std::runtime_error);
 }
 
-TEST_CASE("an interrupting message ends other consumers' waits and stays for its own consumer") {
+TEST_CASE("a failure notice ends a collective's wait with the JobFailed it carries, and every later wait") {
   auto groups = net::make_inproc_groups(2);
-  net::Inbox inbox(*groups[0], [](const net::Message& m) { return m.type == 5; },
-                   [](const net::Message&) { return std::string("job failed at rank 1"); });
-  net::Message failure;
-  failure.type = 5;
-  groups[1]->send(0, std::move(failure));
-  CHECK_THROWS_WITH_AS(inbox.receive([](const net::Message& m) { return m.type == 9; }, net::Clock::now() + 5s),
-                       doctest::Contains("rank 1"), net::GroupClosed);
-  auto m = inbox.receive([](const net::Message& x) { return x.type == 5; }, net::Clock::now() + 5s);
-  REQUIRE(m);
-  CHECK(m->sender == 1);
+  runtime::Mailbox inbox(*groups[0]);
+  collective::Communicator comm(inbox, {0, 1}, {std::chrono::seconds(5)});
+  groups[1]->send(0, runtime::failure_message(
+                         runtime::JobFailed(1, runtime::FailureCause::kError, "job failed at rank 1")));
+  std::vector<std::int64_t> v{1, 2};
+  try {
+    comm.allreduce_sum(std::span<std::int64_t>(v));
+    FAIL("the allreduce ended normally");
+  } catch (const runtime::JobFailed& e) {
+    CHECK(e.rank() == 1);
+    CHECK(std::string(e.what()) == "job failed at rank 1");
+  }
+  CHECK_THROWS_AS(inbox.receive([](const net::Message& m) { return m.type == 9; }, net::Clock::now() + 5s),
+                  runtime::JobFailed);
 }

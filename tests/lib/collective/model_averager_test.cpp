@@ -59,7 +59,7 @@ struct Worker {
     std::lock_guard lock(mutex);
     return model;
   }
-  net::Inbox inbox;
+  runtime::Mailbox inbox;
   std::mutex mutex;
   std::vector<double> model;
   std::unique_ptr<collective::ModelAverager> averager;  // declared last: stops first
@@ -305,7 +305,7 @@ TEST_CASE_TEMPLATE("a malformed snapshot is refused naming its sender, and avera
   offer(0, {3, 3, 3}, dim * sizeof(double));
   REQUIRE(eventually([&] { return a1.counters().blended == 1; }));
   CHECK(job.workers[1]->read() == std::vector<double>(dim, 2.0));
-  net::Inbox inbox0(*job.groups[0]);
+  runtime::Mailbox inbox0(*job.groups[0]);
   auto answer = inbox0.receive(
       [](const net::Message& m) { return m.type == collective::kAveragerMessage && m.meta.size() == 9 && m.meta[0] == std::byte{2}; },
       net::Clock::now() + 2s);
@@ -329,7 +329,7 @@ TEST_CASE_TEMPLATE("a failed peer ends the averaging thread and stop() reports i
 
 TEST_CASE("an averager refuses members that do not make sense") {
   auto groups = net::make_inproc_groups(3);
-  net::Inbox inbox(*groups[0]);
+  runtime::Mailbox inbox(*groups[0]);
   std::mutex mutex;
   std::vector<double> model(2);
   auto make = [&](std::vector<int> members, collective::AveragerOptions options = {}) {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gyre/collective/communicator.hpp"
-#include "gyre/net/inbox.hpp"
+#include "gyre/runtime/mailbox.hpp"
 
 namespace gyre_test {
 
@@ -27,7 +27,7 @@ void on_ranks(int n, Body body) {
   for (int r = 0; r < n; ++r)
     running.push_back(std::async(std::launch::async, [&, r] {
       auto& group = *groups[static_cast<std::size_t>(r)];
-      gyre::net::Inbox inbox(group);
+      gyre::runtime::Mailbox inbox(group);
       gyre::collective::Communicator comm(inbox, ranks(n), {std::chrono::milliseconds(20000)});
       if constexpr (std::is_invocable_v<Body&, gyre::collective::Communicator&, int, gyre::net::Group&>)
         body(comm, r, group);

@@ -112,7 +112,7 @@ TEST_CASE_TEMPLATE("a malformed or inconsistent message throws naming its sender
         Crafted().put(u32{1}).put(kInt64).put(u32{1}).put(u64{2}).put(u64{7}).put(u64{8}), "has 2 elements"}},
   };
   auto groups = B::make(2);
-  net::Inbox inbox(*groups[0]);
+  runtime::Mailbox inbox(*groups[0]);
   Communicator comm(inbox, {0, 1}, {std::chrono::milliseconds(20000)});
   std::uint64_t op = 0;
   auto send_from_rank_1 = [&](const BadMessage& bad) {

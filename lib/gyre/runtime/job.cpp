@@ -1,0 +1,230 @@
+// gyre/runtime/job.cpp — groups for each backend, and the parts on their threads.
+#include "gyre/runtime/job.hpp"
+
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "gyre/cluster/rendezvous.hpp"
+#include "gyre/net/inproc.hpp"
+#include "gyre/runtime/parts.hpp"
+
+namespace gyre::runtime {
+
+int Job::host_of(int member) const {
+  if (member < workers) return member;
+  return (member - workers) % workers;
+}
+
+std::string Job::name(int member) const {
+  if (member < workers) return "rank " + std::to_string(member);
+  const std::string role = roles.at(static_cast<std::size_t>(member - workers));
+  return role + " (member " + std::to_string(member) + ", in process " + std::to_string(host_of(member)) + ")";
+}
+
+void Job::validate() const {
+  if (workers < 1) throw std::invalid_argument("a job needs at least one worker");
+  if (const auto* p = std::get_if<ProcessesBackend>(&backend)) {
+    if (p->launch.size != workers)
+      throw std::invalid_argument("one worker per process: " + std::to_string(p->launch.size) + " processes for " +
+                                  std::to_string(workers) + " workers");
+    if (p->launch.rank < 0 || p->launch.rank >= p->launch.size)
+      throw std::invalid_argument("process rank " + std::to_string(p->launch.rank) + " outside 0.." +
+                                  std::to_string(p->launch.size - 1));
+    if (p->token.empty()) throw std::invalid_argument("a job across processes needs a token");
+  }
+}
+
+namespace {
+
+std::vector<std::string> member_names(const Job& job) {
+  std::vector<std::string> names;
+  for (int m = 0; m < job.members(); ++m) names.push_back(job.name(m));
+  return names;
+}
+
+cluster::RendezvousOptions rendezvous_options(const Job& job, const ProcessesBackend& p) {
+  cluster::RendezvousOptions ro;
+  ro.job_id = p.job_id;
+  ro.token = p.token;
+  ro.timeout = p.connect_timeout;
+  ro.settings = p.settings;
+  ro.log = p.log;
+  ro.member_names = member_names(job);
+  return ro;
+}
+
+std::unique_ptr<net::Group> join(const Job& job, const ProcessesBackend& p, int member) {
+  net::TcpListener listener(p.listen_host, 0);
+  const auto table = cluster::rendezvous(p.coordinator, member, listener.endpoint().port, job.members(),
+                                         rendezvous_options(job, p));
+  net::TcpOptions to;
+  to.rank = member;
+  to.job_id = p.job_id;
+  to.job_digest = cluster::settings_digest(p.settings);  // the rendezvous compared them; this binds the data plane too
+  to.token = p.token;
+  to.connect_timeout = p.connect_timeout;
+  to.heartbeat_timeout = p.heartbeat_timeout;
+  to.heartbeat_interval = std::min(to.heartbeat_interval, p.heartbeat_timeout / 4);
+  to.log = p.log;
+  to.member_names = member_names(job);
+  auto group = net::connect_tcp_group(std::move(listener), table, to);
+  if (const auto it = job.faults.find(member); it != job.faults.end()) group = net::with_faults(std::move(group), it->second);
+  return member < job.workers ? net::with_faults(std::move(group), p.faults) : std::move(group);
+}
+
+// This process's members' groups, in member order. Every member joins at once (each one's
+// rendezvous waits for all), and process 0 serves the coordinator meanwhile.
+std::vector<std::pair<int, std::unique_ptr<net::Group>>> join_here(const Job& job, const ProcessesBackend& p) {
+  std::vector<int> here;
+  for (int m = 0; m < job.members(); ++m)
+    if (job.host_of(m) == p.launch.rank) here.push_back(m);
+  std::optional<cluster::Coordinator> coordinator;
+  std::future<void> served;
+  if (p.launch.rank == 0) {
+    coordinator.emplace(p.coordinator, job.members(), rendezvous_options(job, p));
+    served = std::async(std::launch::async, [&] { coordinator->serve(); });
+  }
+  std::vector<std::future<std::unique_ptr<net::Group>>> joining;
+  for (int m : here) joining.push_back(std::async(std::launch::async, [&, m] { return join(job, p, m); }));
+  RootCause cause;
+  std::vector<std::pair<int, std::unique_ptr<net::Group>>> groups;
+  for (std::size_t i = 0; i < here.size(); ++i) try {
+      groups.emplace_back(here[i], joining[i].get());
+    } catch (...) {
+      cause.offer(std::current_exception());
+    }
+  if (served.valid()) try {
+      served.get();
+    } catch (...) {
+      cause.offer(std::current_exception());
+    }
+  if (cause) cause.rethrow();
+  return groups;
+}
+
+}  // namespace
+
+// What cancel() reaches: the groups of the members this process runs, once they exist.
+struct JobHandle::State {
+  std::mutex mutex;
+  std::condition_variable ended_signal;
+  std::vector<net::Group*> groups;
+  bool cancelled = false;
+  bool ended = false;
+  std::exception_ptr error;
+  std::thread thread;
+
+  void add(net::Group& g) {
+    std::lock_guard lock(mutex);
+    groups.push_back(&g);
+    if (cancelled) g.close(kCancelledText);
+  }
+  // Before the groups die: cancel() must not reach them after.
+  void forget_groups() {
+    std::lock_guard lock(mutex);
+    groups.clear();
+  }
+  void cancel() {
+    std::lock_guard lock(mutex);
+    if (cancelled || ended) return;
+    cancelled = true;
+    for (net::Group* g : groups) g->close(kCancelledText);
+  }
+  static constexpr const char* kCancelledText = "the job was cancelled";
+};
+
+namespace {
+
+// Declared after a run's groups, so that it runs before they are destroyed.
+struct ForgetGroups {
+  JobHandle::State* handle;
+  ~ForgetGroups() {
+    if (handle) handle->forget_groups();
+  }
+};
+
+void run_processes(const Job& job, const ProcessesBackend& p, const std::function<void(const Member&)>& part,
+                   JobHandle::State* handle) {
+  auto groups = join_here(job, p);
+  const ForgetGroups forget{handle};
+  if (handle)
+    for (auto& [member, group] : groups) handle->add(*group);
+  // The worker on this thread, what this process hosts beside it on threads of their own.
+  std::vector<std::function<void()>> beside;
+  const auto run_member = [&](std::size_t i) {
+    Mailbox mailbox(*groups[i].second);
+    part(Member{groups[i].first, *groups[i].second, mailbox});
+  };
+  for (std::size_t i = 1; i < groups.size(); ++i) beside.push_back([&, i] { run_member(i); });
+  run_beside([&] { run_member(0); }, beside);
+}
+
+void run_job(const Job& job, const std::function<void(const Member&)>& part, JobHandle::State* handle) {
+  job.validate();
+  if (const auto* p = std::get_if<ProcessesBackend>(&job.backend)) return run_processes(job, *p, part, handle);
+  std::vector<std::unique_ptr<net::Group>> groups;
+  if (const auto* l = std::get_if<LoopbackBackend>(&job.backend)) {
+    net::TcpOptions to = l->tcp;
+    to.member_names = member_names(job);
+    groups = net::make_loopback_tcp_groups(job.members(), to);
+  } else {
+    groups = net::make_inproc_groups(job.members());
+  }
+  for (const auto& [member, faults] : job.faults)
+    if (member >= 0 && member < job.members())
+      groups[static_cast<std::size_t>(member)] = net::with_faults(std::move(groups[static_cast<std::size_t>(member)]), faults);
+  const ForgetGroups forget{handle};
+  if (handle)
+    for (auto& g : groups) handle->add(*g);
+  run_parts(groups, [&](int rank) {
+    net::Group& group = *groups[static_cast<std::size_t>(rank)];
+    Mailbox mailbox(group);
+    part(Member{rank, group, mailbox});
+  });
+}
+
+}  // namespace
+
+void run(const Job& job, const std::function<void(const Member&)>& part) { run_job(job, part, nullptr); }
+
+JobHandle::JobHandle(Job job, std::function<void(const Member&)> part) : state_(std::make_shared<State>()) {
+  state_->thread = std::thread([state = state_, job = std::move(job), part = std::move(part)] {
+    std::exception_ptr error;
+    try {
+      run_job(job, part, state.get());
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::lock_guard lock(state->mutex);
+    // After a cancel the parts' errors are echoes of the closing: the outcome is the cancel.
+    state->error = state->cancelled ? std::make_exception_ptr(JobFailed(-1, FailureCause::kCancelled,
+                                                                        State::kCancelledText))
+                                    : error;
+    state->ended = true;
+    state->ended_signal.notify_all();
+  });
+}
+
+JobHandle::~JobHandle() {
+  cancel();
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+void JobHandle::cancel() { state_->cancel(); }
+
+bool JobHandle::wait_for(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(state_->mutex);
+  return state_->ended_signal.wait_for(lock, timeout, [&] { return state_->ended; });
+}
+
+void JobHandle::wait() {
+  if (state_->thread.joinable()) state_->thread.join();
+  if (state_->error) std::rethrow_exception(state_->error);
+}
+
+}  // namespace gyre::runtime

@@ -1,0 +1,118 @@
+// gyre/runtime/job.hpp — a job: its members, the backend that links them, and the one run() every engine starts through.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gyre/cluster/launch.hpp"
+#include "gyre/cluster/settings.hpp"
+#include "gyre/net/faults.hpp"
+#include "gyre/net/group.hpp"
+#include "gyre/net/tcp.hpp"
+#include "gyre/runtime/mailbox.hpp"
+
+namespace gyre::runtime {
+
+// Every member a thread of this process, linked by in-process queues: the embedded default.
+struct ThreadsBackend {};
+
+// Every member a thread of this process, linked by tcp over loopback: the real wire without
+// launching processes (tests, benchmarks). `tcp` is every member's options, rank filled in.
+struct LoopbackBackend {
+  net::TcpOptions tcp;
+};
+
+// One process per worker (mpirun, srun, or by hand), linked by tcp. Process r hosts worker r
+// and the job's other members that Job::host_of gives it; process 0 also serves the rendezvous.
+struct ProcessesBackend {
+  cluster::Launch launch;            // this process's rank; size = the job's number of workers
+  net::TcpEndpoint coordinator;      // process 0 serves the rendezvous here; everyone registers
+  std::string listen_host = "127.0.0.1";  // loopback unless the caller opens the job to the network
+  std::string job_id = "gyre";
+  std::string token;                 // shared secret; proven in every handshake, never sent
+  // The job's settings: the coordinator refuses a process whose settings differ from process
+  // 0's, naming the first difference, and their digest binds the data-plane connections.
+  cluster::JobSettings settings;
+  std::chrono::milliseconds connect_timeout{std::chrono::seconds(60)};
+  std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(30)};  // a peer this silent is dead
+  std::function<void(const std::string&)> log;  // transport notes; default stderr
+  net::FaultSpec faults;                        // injected into each worker's links (tests, benchmarks)
+};
+
+using Backend = std::variant<ThreadsBackend, LoopbackBackend, ProcessesBackend>;
+
+// Who takes part: `workers` members 0..workers−1, then one member per role ("the scheduler",
+// "server 1", "the lock service"), numbered on from `workers` in the order given.
+struct Job {
+  int workers = 1;
+  std::vector<std::string> roles;
+  Backend backend = ThreadsBackend{};
+  // Faults injected into the links of the members named here, on any backend (tests,
+  // benchmarks); across processes, only those of the members this process hosts apply.
+  std::map<int, net::FaultSpec> faults;
+
+  int members() const noexcept { return workers + static_cast<int>(roles.size()); }
+  // Across processes, the process that runs `member`: worker r runs in process r; the roles
+  // are dealt out in turn from process 0 (so one scheduler lives beside worker 0, and S
+  // servers spread over the processes).
+  int host_of(int member) const;
+  // How messages name `member`: "rank 3", or "the scheduler (member 4, in process 0)" rather
+  // than a "rank 4" that a 4-process job does not have.
+  std::string name(int member) const;
+  // Throws std::invalid_argument for a job that cannot run (no workers, a process count that
+  // is not the number of workers).
+  void validate() const;
+};
+
+// What each part is given: its member number, its links to the job, and its one receive
+// path, which everything the part runs shares (an engine, the collectives inside its kernel,
+// a gather after it), so that a message one of them is not ready for waits for the other.
+struct Member {
+  int rank;
+  net::Group& group;
+  Mailbox& mailbox;
+};
+
+// Runs part(member) for every member this process hosts (all of them, on one machine), each
+// on a thread of its own, and returns once all have ended. If any part throws, the job stops
+// everywhere and the root cause is rethrown: inside one process the original exception (an
+// embedder's own type survives), elsewhere the runtime::JobFailed that names the member.
+//
+// On one machine a failing part's group is closed, so that parts waiting on it stop too.
+// Across processes nothing is closed on failure: the engines tell the job themselves, and a
+// connection cut early would make the peers blame this process instead.
+void run(const Job& job, const std::function<void(const Member&)>& part);
+
+// A job started in the background, for a service that must stay responsive: cancel() stops
+// it, wait() collects its outcome. The destructor cancels a job still running and waits.
+class JobHandle {
+ public:
+  // Starts run(job, part) on a thread of its own.
+  JobHandle(Job job, std::function<void(const Member&)> part);
+  ~JobHandle();
+  JobHandle(const JobHandle&) = delete;
+  JobHandle& operator=(const JobHandle&) = delete;
+
+  // Closes the links of every member this process runs, so that every wait on a mailbox ends
+  // and each part stops at its next message (a kernel in the middle of a visit finishes the
+  // visit first). Then wait() throws JobFailed with cause kCancelled. Idempotent; a job that
+  // has already ended keeps its outcome. Across processes, a cancel during the rendezvous
+  // takes effect once the links exist (at most the connect timeout later).
+  void cancel();
+  // True once the job has ended (within `timeout`).
+  bool wait_for(std::chrono::milliseconds timeout);
+  // Waits for the end; rethrows what run() would have thrown.
+  void wait();
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace gyre::runtime
