@@ -5,7 +5,7 @@
 #include <string>
 
 #include "gyre/scheduler/protocol.hpp"
-#include "gyre/wire/codec.hpp"
+#include "gyre/wire/body.hpp"
 
 namespace gyre::pipeline {
 namespace {
@@ -22,6 +22,9 @@ net::Message encode_block(model::Block block, std::uint64_t receiver_seq) {
   m.tag = block.id();
   m.meta = wire::encode(BlockMeta{block.id(), block.version(), block.rows(), block.stride(), receiver_seq});
   m.body = block.release_storage();
+  // Floats or 32-bit counts (the slots are 4 bytes either way), little-endian on the wire: in
+  // place, so a little-endian host still hands the payload over without touching it.
+  wire::little_in_place(m.body.bytes(), 4);
   return m;
 }
 
@@ -44,6 +47,7 @@ DecodedBlock decode_block(net::Message message, std::span<const model::BlockShap
   if (message.body.size() != want.rows * want.stride * sizeof(float))
     throw wire::DecodeError(block + " carries " + std::to_string(message.body.size()) + " bytes for its " +
                             shape_text(want.rows, want.stride));
+  wire::little_in_place(message.body.bytes(), 4);
   return {model::Block(meta.id, meta.version, want.rows, want.stride, std::move(message.body)), meta.seq};
 }
 

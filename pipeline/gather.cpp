@@ -8,7 +8,7 @@
 #include "gyre/pipeline/block_codec.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
-#include "gyre/wire/codec.hpp"
+#include "gyre/wire/body.hpp"
 
 namespace gyre::pipeline {
 namespace {
@@ -26,10 +26,10 @@ net::Message encode_local_rows(const LocalRows& r, std::size_t row_bytes) {
   net::Message m;
   m.type = kLocalRows;
   m.meta = wire::encode(RowsMeta{r.ids.size(), row_bytes});
-  const std::size_t id_bytes = r.ids.size() * sizeof(std::uint64_t);
-  m.body = Buffer(id_bytes + r.values.size());
-  if (id_bytes > 0) std::memcpy(m.body.data(), r.ids.data(), id_bytes);
-  if (!r.values.empty()) std::memcpy(m.body.data() + id_bytes, r.values.data(), r.values.size());
+  m.body = wire::Writer(r.ids.size() * sizeof(std::uint64_t) + r.values.size())
+               .put_array<std::uint64_t>(r.ids)
+               .put_bytes(r.values)
+               .finish();
   return m;
 }
 
@@ -51,14 +51,14 @@ LocalRows decode_local_rows(const net::Message& m, std::size_t row_bytes, std::u
                              std::to_string(row_bytes) + " bytes in a body of " + std::to_string(m.body.size()) +
                              " bytes");
   LocalRows r;
-  const std::size_t id_bytes = meta.count * sizeof(std::uint64_t);
-  r.ids.resize(meta.count);
-  if (id_bytes > 0) std::memcpy(r.ids.data(), m.body.data(), id_bytes);
+  wire::Reader in(m.body.bytes(), from + " sent local rows: ");
+  r.ids = in.get_array<std::uint64_t>(meta.count, "the row ids");
   for (const std::uint64_t id : r.ids)
     if (id >= id_limit)
       throw std::runtime_error(from + " sent local row id " + std::to_string(id) + "; ids here are below " +
                                std::to_string(id_limit));
-  r.values.assign(m.body.data() + id_bytes, m.body.data() + m.body.size());
+  const auto values = in.take(in.remaining(), "the rows");
+  r.values.assign(values.begin(), values.end());
   return r;
 }
 

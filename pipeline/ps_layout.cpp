@@ -4,6 +4,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "gyre/base/random.hpp"
+
 namespace gyre::pipeline::ps {
 
 int PsLayout::server_of(Key key) const {
@@ -13,11 +15,8 @@ int PsLayout::server_of(Key key) const {
     const Key in_bigger = rest * (per + 1);
     return static_cast<int>(key < in_bigger ? key / (per + 1) : rest + (key - in_bigger) / per);
   }
-  // splitmix64's finaliser: consecutive keys land on unrelated servers.
-  std::uint64_t z = key + 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return static_cast<int>((z ^ (z >> 31)) % static_cast<std::uint64_t>(servers));
+  // A hash: consecutive keys land on unrelated servers.
+  return static_cast<int>(mix64(key) % static_cast<std::uint64_t>(servers));
 }
 
 std::vector<int> PsLayout::worker_ranks() const {

@@ -8,7 +8,7 @@
 #include <queue>
 #include <stdexcept>
 
-#include "gyre/data/random.hpp"
+#include "gyre/base/random.hpp"
 
 namespace gyre::scheduler {
 namespace {
@@ -60,7 +60,7 @@ class Simulation {
         held_since_(static_cast<std::size_t>(o.workers), -1), waiting_on_(static_cast<std::size_t>(o.workers)) {
     for (int w = 0; w < o.workers; ++w) {
       durations_.emplace_back(o.seed, static_cast<std::uint64_t>(w));
-      samplers_.emplace_back(o.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(w));
+      samplers_.emplace_back(o.seed * kGoldenGamma + static_cast<std::uint64_t>(w));
     }
   }
 
@@ -152,7 +152,7 @@ class Simulation {
   const SimulationOptions& o_;
   Barrier barrier_;
   ClockTable table_;
-  std::vector<data::Random> durations_;
+  std::vector<Random> durations_;
   std::vector<std::mt19937_64> samplers_;
   std::vector<std::vector<int>> samples_;
   std::vector<double> held_since_;  // −1 while running

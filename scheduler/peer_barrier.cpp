@@ -2,9 +2,11 @@
 #include "gyre/scheduler/peer_barrier.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
+
+#include "gyre/base/random.hpp"
+#include "gyre/wire/body.hpp"
 
 namespace gyre::scheduler {
 namespace {
@@ -13,8 +15,7 @@ net::Message clock_message(ClockMessage type, std::uint64_t tag, std::int64_t va
   net::Message m;
   m.type = type;
   m.tag = tag;
-  m.body = Buffer(sizeof value);
-  std::memcpy(m.body.data(), &value, sizeof value);
+  m.body = wire::Writer(sizeof value).put(value).finish();
   return m;
 }
 
@@ -24,12 +25,10 @@ constexpr auto kServePoll = std::chrono::milliseconds(20);
 }  // namespace
 
 std::int64_t decode_clock(const net::Message& m) {
-  std::int64_t v = 0;
-  if (m.body.size() != sizeof v)
-    throw std::runtime_error("clock message type " + std::to_string(m.type) + " from rank " + std::to_string(m.sender) +
-                             " has " + std::to_string(m.body.size()) + " bytes where 8 were expected");
-  std::memcpy(&v, m.body.data(), sizeof v);
-  return v;
+  if (m.body.size() != sizeof(std::int64_t))
+    throw wire::DecodeError("clock message type " + std::to_string(m.type) + " from rank " + std::to_string(m.sender) +
+                            " has " + std::to_string(m.body.size()) + " bytes where 8 were expected");
+  return wire::Reader(m.body.bytes()).get<std::int64_t>("the clock");
 }
 
 PeerBarrier::PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, BarrierSpec spec, PeerBarrierOptions options)
@@ -37,7 +36,7 @@ PeerBarrier::PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, Barr
       known_(workers_.size(), 0), peer_finished_(workers_.size(), 0) {
   self_ = index_of(inbox_.group().rank());
   if (self_ < 0) throw std::invalid_argument("peer barrier: this rank is not one of its workers");
-  random_.seed(options_.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(self_));
+  random_.seed(options_.seed * kGoldenGamma + static_cast<std::uint64_t>(self_));
   service_ = std::thread([this] { serve(); });
 }
 

@@ -4,19 +4,9 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "gyre/base/random.hpp"
+
 namespace gyre::scheduler {
-namespace {
-
-// splitmix64: a fixed, portable generator, so ring orders are the same on every platform and
-// standard library (std::shuffle's use of the engine is not specified).
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
 
 RotationSchedule::RotationSchedule(int workers, int depth, RingOrder order, std::uint64_t seed)
     : workers_(workers), depth_(depth), order_(order), seed_(seed) {
@@ -32,8 +22,10 @@ std::vector<int> RotationSchedule::ring(std::uint64_t phase) const {
   std::iota(r.begin(), r.end(), 0);
   if (order_ == RingOrder::kRandom) {
     std::uint64_t state = seed_ ^ (0xA24BAED4963EE407ull * (phase + 1));
-    for (std::size_t i = r.size(); i > 1; --i) {  // Fisher–Yates
-      const std::size_t j = static_cast<std::size_t>(splitmix(state) % i);
+    // Fisher–Yates by hand over splitmix64: std::shuffle's use of an engine is unspecified, and
+    // ring orders must be the same on every platform and standard library.
+    for (std::size_t i = r.size(); i > 1; --i) {
+      const std::size_t j = static_cast<std::size_t>(splitmix64(state) % i);
       std::swap(r[i - 1], r[j]);
     }
   }

@@ -5,22 +5,18 @@
 #include <cmath>
 #include <numeric>
 
+#include "gyre/base/random.hpp"
+
 namespace gyre::lasso {
 
 namespace {
 constexpr double kMassLeft = 0.01;  // share of the priority mass a round may leave undrawn
 
-// splitmix64: a small portable generator, so a seed means the same schedule everywhere.
-std::uint64_t next_random(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-double uniform01(std::uint64_t& state) { return static_cast<double>(next_random(state) >> 11) * 0x1.0p-53; }
+// splitmix64 (gyre/base/random.hpp): a seed means the same schedule everywhere.
+double uniform01(std::uint64_t& state) { return unit_double(splitmix64(state)); }
 
 void shuffle(std::vector<std::uint32_t>& v, std::uint64_t& state) {
-  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[next_random(state) % i]);
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[splitmix64(state) % i]);
 }
 }  // namespace
 

@@ -1,10 +1,9 @@
-// apps/lasso/round_protocol.cpp — fixed headers in the meta, flat little arrays in the body.
+// apps/lasso/round_protocol.cpp — fixed headers in the meta, flat little-endian arrays in the body.
 #include "lasso/round_protocol.hpp"
 
 #include <cmath>
-#include <cstring>
 
-#include "gyre/wire/codec.hpp"
+#include "gyre/wire/body.hpp"
 
 namespace gyre::lasso {
 
@@ -26,18 +25,8 @@ struct SumsHeader {
   void serialize(Archive& ar) { ar(round, values); }
 };
 
-// Body layout: step features (u32 each), step deltas (f64), requested features (u32): plain
-// host-order arrays; every rank of a job runs the same build on the same kind of host.
-template <class T>
-void put(std::byte*& at, std::span<const T> values) {
-  if (!values.empty()) std::memcpy(at, values.data(), values.size_bytes());
-  at += values.size_bytes();
-}
-template <class T>
-void take(const std::byte*& at, std::span<T> into) {
-  if (!into.empty()) std::memcpy(into.data(), at, into.size_bytes());
-  at += into.size_bytes();
-}
+// Body layout (wire/body.hpp): step features (u32 each), step deltas (f64), requested
+// features (u32), little-endian arrays whose lengths the header gives.
 }  // namespace
 
 net::Message encode_request(const RoundRequest& request) {
@@ -47,17 +36,17 @@ net::Message encode_request(const RoundRequest& request) {
   m.tag = request.round;
   m.meta = wire::encode(RequestHeader{request.round, static_cast<std::uint8_t>(request.kind), request.residual_mean,
                                       static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(f)});
-  m.body = Buffer(s * (sizeof(std::uint32_t) + sizeof(double)) + f * sizeof(std::uint32_t));
   std::vector<std::uint32_t> ids(s);
   std::vector<double> deltas(s);
   for (std::size_t i = 0; i < s; ++i) {
     ids[i] = request.steps[i].feature;
     deltas[i] = request.steps[i].delta;
   }
-  std::byte* at = m.body.data();
-  put<std::uint32_t>(at, ids);
-  put<double>(at, deltas);
-  put<std::uint32_t>(at, request.features);
+  m.body = wire::Writer(s * (sizeof(std::uint32_t) + sizeof(double)) + f * sizeof(std::uint32_t))
+               .put_array<std::uint32_t>(ids)
+               .put_array<double>(deltas)
+               .put_array<std::uint32_t>(request.features)
+               .finish();
   return m;
 }
 
@@ -75,13 +64,11 @@ RoundRequest decode_request(const net::Message& message, std::uint32_t features)
   r.round = h.round;
   r.kind = static_cast<RoundKind>(h.kind);
   r.residual_mean = h.residual_mean;
-  std::vector<std::uint32_t> ids(h.steps);
-  std::vector<double> deltas(h.steps);
-  r.features.resize(h.features);
-  const std::byte* at = message.body.data();
-  take<std::uint32_t>(at, ids);
-  take<double>(at, deltas);
-  take<std::uint32_t>(at, r.features);
+  wire::Reader in(message.body.bytes(), "round request: ");
+  const auto ids = in.get_array<std::uint32_t>(h.steps, "the step features");
+  const auto deltas = in.get_array<double>(h.steps, "the step deltas");
+  r.features = in.get_array<std::uint32_t>(h.features, "the features asked for");
+  in.finish();
   r.steps.resize(h.steps);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] >= features) throw wire::DecodeError("step for feature " + std::to_string(ids[i]) + " of " + std::to_string(features));
@@ -98,9 +85,7 @@ net::Message encode_sums(const RoundSums& sums) {
   m.type = kRoundSums;
   m.tag = sums.round;
   m.meta = wire::encode(SumsHeader{sums.round, sums.values.size()});
-  m.body = Buffer(sums.values.size() * sizeof(double));
-  std::byte* at = m.body.data();
-  put<double>(at, sums.values);
+  m.body = wire::Writer(sums.values.size() * sizeof(double)).put_array<double>(sums.values).finish();
   return m;
 }
 
@@ -111,9 +96,7 @@ RoundSums decode_sums(const net::Message& message, std::size_t expected) {
                             std::to_string(expected) + " values");
   RoundSums s;
   s.round = h.round;
-  s.values.resize(expected);
-  const std::byte* at = message.body.data();
-  take<double>(at, std::span<double>(s.values));
+  s.values = wire::Reader(message.body.bytes(), "round sums: ").get_array<double>(expected, "the sums");
   for (std::size_t i = 0; i < s.values.size(); ++i)
     if (!std::isfinite(s.values[i])) throw wire::DecodeError("non-finite sum at index " + std::to_string(i));
   return s;

@@ -9,6 +9,7 @@
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_directory.hpp"
 #include "gyre/base/output_file.hpp"
+#include "gyre/base/random.hpp"
 #include "gyre/base/temp_paths.hpp"
 #include "gyre/collective/communicator.hpp"
 #include "gyre/collective/model_averager.hpp"
@@ -53,4 +54,5 @@
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/scheduler/rotation_schedule.hpp"
+#include "gyre/wire/body.hpp"
 #include "gyre/wire/codec.hpp"

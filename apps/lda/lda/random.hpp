@@ -3,14 +3,9 @@
 
 #include <cstdint>
 
-namespace gyre::lda {
+#include "gyre/base/random.hpp"
 
-inline std::uint64_t mix64(std::uint64_t x) noexcept {  // splitmix64's finaliser
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+namespace gyre::lda {
 
 // A stream per (seed, purpose, ids…): seeding from the ids, never from thread or timing, is what
 // makes a run bitwise reproducible.
@@ -23,15 +18,9 @@ inline std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t a, std::uint6
 class Rng {
  public:
   explicit Rng(std::uint64_t seed) noexcept : state_(seed) {}
-  std::uint64_t next() noexcept {
-    state_ += 0x9E3779B97F4A7C15ull;
-    std::uint64_t z = state_;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  std::uint64_t next() noexcept { return splitmix64(state_); }
   // Uniform in [0, 1) with 53 random bits.
-  double uniform() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double uniform() noexcept { return unit_double(next()); }
   // Uniform in [0, n) for n < 2^32, by multiply-shift.
   std::uint32_t below(std::uint32_t n) noexcept {
     return static_cast<std::uint32_t>(((next() >> 32) * static_cast<std::uint64_t>(n)) >> 32);

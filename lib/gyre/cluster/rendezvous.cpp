@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <optional>
 #include <stdexcept>
 
@@ -13,6 +12,7 @@
 #include "gyre/net/frame_io.hpp"
 #include "gyre/net/handshake.hpp"
 #include "gyre/net/listen.hpp"
+#include "gyre/wire/body.hpp"
 #include "gyre/wire/codec.hpp"
 #include "gyre/wire/fixed_text.hpp"
 
@@ -172,13 +172,14 @@ struct Coordinator::Impl {
     accept_loop->stop();  // everyone is in: a late connection gets refused by the OS
     net::Message t;
     t.type = kTable;
-    t.body = Buffer(static_cast<std::size_t>(members) * kEntryBytes);
+    wire::Writer body(static_cast<std::size_t>(members) * kEntryBytes);
     for (int i = 0; i < members; ++i) {
-      auto* entry = t.body.data() + static_cast<std::size_t>(i) * kEntryBytes;
       const auto& e = *table[static_cast<std::size_t>(i)];
-      std::memcpy(entry, e.host.data(), std::min(e.host.size(), kHostBytes - 1));
-      std::memcpy(entry + kHostBytes, &e.port, 2);
+      std::array<char, kHostBytes> host{};  // NUL-padded, and NUL-terminated however long
+      std::copy_n(e.host.begin(), std::min(e.host.size(), kHostBytes - 1), host.begin());
+      body.put_bytes(std::as_bytes(std::span<const char>(host))).put(e.port);
     }
+    t.body = body.finish();
     auto frame = net::OutFrame::of(std::move(t), net::kCoordinatorId);
     for (auto& v : registered)
       asio::async_write(v->socket, frame->buffers(), [this, frame, v](boost::system::error_code, std::size_t) {
@@ -231,8 +232,7 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
   reg.type = kRegister;
   reg.meta = wire::encode(Registration{port});
   const auto settings = encode_settings(options.settings);
-  reg.body = Buffer(settings.size());
-  if (!settings.empty()) std::memcpy(reg.body.data(), settings.data(), settings.size());
+  reg.body = wire::Writer(settings.size()).put_bytes(settings).finish();
   const auto frame = net::OutFrame::of(std::move(reg), member);
   const auto key = key_of(options);
   const std::string coordinator_text = "the coordinator at " + coordinator.str();
@@ -261,13 +261,13 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
         return fail(coordinator_text + " refused " + net::member_name(options.member_names, member) + ": " + *reason);
       if (m.type != kTable || m.body.size() != static_cast<std::size_t>(members) * kEntryBytes)
         return fail("malformed endpoint table");
+      wire::Reader in(m.body.bytes());
       for (int i = 0; i < members; ++i) {
-        const auto* entry = m.body.data() + static_cast<std::size_t>(i) * kEntryBytes;
-        std::array<char, kHostBytes> host{};
-        std::memcpy(host.data(), entry, kHostBytes - 1);
-        std::uint16_t p = 0;
-        std::memcpy(&p, entry + kHostBytes, 2);
-        table.push_back({std::string(host.data()), p});
+        const auto host = in.take(kHostBytes, "a host");
+        const auto* text = reinterpret_cast<const char*>(host.data());
+        // A peer's field need not hold a NUL: read at most the field's text part.
+        const std::string name(text, std::find(text, text + kHostBytes - 1, '\0'));
+        table.push_back({name, in.get<std::uint16_t>("a port")});
       }
       io.stop();
     });

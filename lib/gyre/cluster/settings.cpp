@@ -7,45 +7,13 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "gyre/wire/codec.hpp"
+#include "gyre/wire/body.hpp"
 
 namespace gyre::cluster {
 namespace {
 
-void put_u32(std::vector<std::byte>& out, std::size_t value) {
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::byte>(value >> shift));
-}
-
-void put_text(std::vector<std::byte>& out, const std::string& s) {
-  put_u32(out, s.size());
-  const auto* p = reinterpret_cast<const std::byte*>(s.data());
-  out.insert(out.end(), p, p + s.size());
-}
-
-class Reader {
- public:
-  explicit Reader(std::span<const std::byte> bytes) : bytes_(bytes) {}
-  std::size_t left() const { return bytes_.size() - at_; }
-  std::uint32_t u32() {
-    if (left() < 4) throw wire::DecodeError("settings truncated");
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i)
-      v |= std::to_integer<std::uint32_t>(bytes_[at_ + static_cast<std::size_t>(i)]) << (8 * i);
-    at_ += 4;
-    return v;
-  }
-  std::string text() {
-    const std::uint32_t n = u32();
-    if (n > left()) throw wire::DecodeError("settings text of " + std::to_string(n) + " bytes past the end");
-    std::string s(reinterpret_cast<const char*>(bytes_.data() + at_), n);
-    at_ += n;
-    return s;
-  }
-
- private:
-  std::span<const std::byte> bytes_;
-  std::size_t at_ = 0;
-};
+// Each setting is a name and a value, each a u32 length and its bytes (wire/body.hpp).
+constexpr std::size_t kSettingOverhead = 2 * sizeof(std::uint32_t);
 
 // Keeps a reason readable however long a value is.
 std::string shown(const std::string& value) {
@@ -62,32 +30,34 @@ const std::string* find(const JobSettings& settings, const std::string& name) {
 }  // namespace
 
 std::vector<std::byte> encode_settings(const JobSettings& settings) {
-  std::vector<std::byte> out;
-  put_u32(out, settings.size());
+  std::size_t size = sizeof(std::uint32_t);
   for (const auto& [name, value] : settings) {
-    if (out.size() + 8 + name.size() + value.size() > kMaxSettingsBytes)
+    size += kSettingOverhead + name.size() + value.size();
+    if (size > kMaxSettingsBytes)
       throw std::invalid_argument("the job's settings take more than " + std::to_string(kMaxSettingsBytes) +
                                   " bytes (at " + shown(name) + ")");
-    put_text(out, name);
-    put_text(out, value);
   }
+  std::vector<std::byte> out(size);
+  wire::Writer w(out);
+  w.put(static_cast<std::uint32_t>(settings.size()));
+  for (const auto& [name, value] : settings) w.put_text(name, kMaxSettingsBytes).put_text(value, kMaxSettingsBytes);
+  w.finish();
   return out;
 }
 
 JobSettings decode_settings(std::span<const std::byte> bytes) {
   if (bytes.size() > kMaxSettingsBytes)
     throw wire::DecodeError("settings over " + std::to_string(kMaxSettingsBytes) + " bytes");
-  Reader in(bytes);
-  const std::uint32_t count = in.u32();
-  if (count > in.left() / 8) throw wire::DecodeError("settings count " + std::to_string(count) + " past the end");
+  wire::Reader in(bytes, "settings: ");
+  const std::size_t count = in.count(kSettingOverhead, "the settings count");
   JobSettings out;
   out.reserve(count);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    auto name = in.text();
-    auto value = in.text();
+  for (std::size_t i = 0; i < count; ++i) {
+    auto name = in.get_text(kMaxSettingsBytes, "a setting's name");
+    auto value = in.get_text(kMaxSettingsBytes, "a setting's value");
     out.emplace_back(std::move(name), std::move(value));
   }
-  if (in.left() != 0) throw wire::DecodeError("settings have trailing bytes");
+  in.finish();
   return out;
 }
 

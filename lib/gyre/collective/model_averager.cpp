@@ -3,8 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
+
+#include "gyre/wire/body.hpp"
 
 namespace gyre::collective {
 namespace {
@@ -19,9 +20,10 @@ std::string rank_text(int rank) { return "rank " + std::to_string(rank); }
 enum Kind : std::uint8_t { kOffer = 1, kAnswer = 2 };
 constexpr std::size_t kMetaBytes = 1 + sizeof(std::uint64_t);
 
+// Value i of a snapshot body (little-endian doubles, checked for size by check_snapshot()).
 double value_at(const Buffer& body, std::size_t i) {
   double v;
-  std::memcpy(&v, body.data() + i * sizeof(double), sizeof(double));
+  wire::load_little<double>(body.bytes().subspan(i * sizeof(double), sizeof(double)), std::span<double>(&v, 1));
   return v;
 }
 
@@ -169,10 +171,11 @@ void ModelAverager::take(net::Message m) {
     last_refusal_ = std::move(why);
     return;
   }
-  std::uint64_t id;
-  std::memcpy(&id, m.meta.data() + 1, sizeof id);
+  wire::Reader meta(m.meta);  // kind, then id: the sizes were checked above
+  const auto kind = meta.get<std::uint8_t>("the kind");
+  const auto id = meta.get<std::uint64_t>("the exchange id");
   const auto slot = static_cast<std::size_t>(std::find(peers_.begin(), peers_.end(), m.sender) - peers_.begin());
-  if (std::to_integer<int>(m.meta[0]) == kOffer) {
+  if (kind == kOffer) {
     if (offers_[slot]) {
       // Two offers crossing between one pair would swap the models, not average them (each
       // side moves halfway twice). The lower rank's offer stands: it drops the other, which the
@@ -224,10 +227,8 @@ void ModelAverager::send(int peer, std::uint8_t kind, std::uint64_t id, std::spa
   m.type = kAveragerMessage;
   m.tag = options_.stream;
   m.meta.resize(kMetaBytes);
-  m.meta[0] = std::byte{kind};
-  std::memcpy(m.meta.data() + 1, &id, sizeof id);
-  m.body = Buffer(values.size_bytes());
-  if (!values.empty()) std::memcpy(m.body.data(), values.data(), values.size_bytes());
+  wire::Writer(m.meta).put(kind).put(id).finish();
+  m.body = wire::Writer(values.size_bytes()).put_array(values).finish();
   inbox_.group().send(peer, std::move(m));
   ++counters_.sent;
 }

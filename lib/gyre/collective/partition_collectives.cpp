@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "gyre/wire/body.hpp"
+
 namespace gyre::collective::detail {
 
 int owner_index(const Partitioner& partitioner, std::uint32_t id, int members) {
@@ -20,6 +22,12 @@ ReceivedPartitions receive_partitions(Communicator& comm, int from, std::uint64_
   received.body = comm.receive(from, op, step);
   const int sender = comm.member(from);
   received.parts = decode_partitions(received.body.bytes(), element_size, sender);
+  // The elements arrived little-endian; combine() and assign() read them in host order.
+  if constexpr (!wire::kHostIsLittle)
+    for (const auto& p : received.parts)
+      wire::little_in_place(
+          received.body.bytes().subspan(static_cast<std::size_t>(p.bytes.data() - received.body.data()), p.bytes.size()),
+          element_size);
   if (owned_here != nullptr)
     for (const auto& p : received.parts)
       if (const int owner = owner_index(*owned_here, p.id, comm.size()); owner != comm.index())

@@ -18,15 +18,16 @@ struct PartitionBytes {
   std::span<const std::byte> bytes;
 };
 
-// Partitions as one message body: u32 count, u32 element size, then per partition u32 id,
-// u64 element count and the elements, in native byte order (members run the same build).
+// Partitions as one message body (wire/body.hpp): u32 count, u32 element size, then per
+// partition u32 id, u64 element count and the elements, all little-endian. `bytes` are in
+// host order when encoded and, once decoded, as they arrived (receive_partitions converts them).
 // Ids must be strictly increasing, as a std::map keeps them.
 Buffer encode_partitions(std::span<const PartitionBytes> parts, std::size_t element_size);
 
 // The partitions in a body that member rank `sender` sent. Every count and length is checked
 // against the bytes that remain before anything is sized from it; a body that is truncated,
-// has trailing bytes, another element size or ids out of order throws std::runtime_error
-// naming the sender.
+// has trailing bytes, another element size or ids out of order throws wire::DecodeError (a
+// std::runtime_error) naming the sender.
 std::vector<PartitionBytes> decode_partitions(std::span<const std::byte> body, std::size_t element_size, int sender);
 
 // Partition ids alone (what a pull asks an owner for): u32 each, strictly increasing.

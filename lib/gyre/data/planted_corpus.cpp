@@ -9,7 +9,7 @@
 
 #include "gyre/base/output_file.hpp"
 #include "gyre/data/corpus_io.hpp"
-#include "gyre/data/random.hpp"
+#include "gyre/data/alias_table.hpp"
 #include "gyre/data/ratings.hpp"
 
 namespace gyre::data {

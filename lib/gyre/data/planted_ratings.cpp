@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gyre/data/random.hpp"
+#include "gyre/data/alias_table.hpp"
 
 namespace gyre::data {
 namespace {

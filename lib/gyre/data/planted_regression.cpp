@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "gyre/base/output_file.hpp"
-#include "gyre/data/random.hpp"
+#include "gyre/base/random.hpp"
 #include "gyre/data/ratings.hpp"
 
 namespace gyre::data {

@@ -25,7 +25,7 @@ struct PlantedRegression {
   std::vector<double> beta;   // the true β, dense, one per feature
 };
 
-// The construction, all draws from the portable Random of random.hpp:
+// The construction, all draws from the portable Random of gyre/base/random.hpp:
 //  - Features come in groups of group_size consecutive columns (group g = columns
 //    [g·G, (g+1)·G), the last one possibly shorter).
 //  - Row i's non-zero columns: all of them if nnz_per_row >= features; else, if nnz_per_row >

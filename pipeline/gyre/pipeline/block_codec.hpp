@@ -10,8 +10,9 @@
 
 namespace gyre::pipeline {
 
-// The block's floats travel as the message body (moved, not copied); the shape, version and
-// the receiver's sequence number travel as a small fixed-size record.
+// The block's floats travel as the message body (moved, not copied; little-endian, converted in
+// place on a big-endian host); the shape, version and the receiver's sequence number travel as
+// a small fixed-size record.
 struct BlockMeta {
   std::uint32_t id = 0;
   std::uint64_t version = 0;

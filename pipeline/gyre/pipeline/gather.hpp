@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <span>
@@ -16,23 +15,26 @@
 #include "gyre/net/message.hpp"
 #include "gyre/model/ownership.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/wire/body.hpp"
 
 namespace gyre::pipeline {
 
 // Rows a worker keeps to itself while the blocks rotate (MF's user factors, LDA's doc-topic
 // counts), keyed by the app's ids. The values travel as bytes so that any row type can:
-// `ids.size()` rows of GatherOptions::row_bytes each.
+// `ids.size()` rows of GatherOptions::row_bytes each, held little-endian (of() and values_as()
+// convert), since they go on the wire as they are.
 struct LocalRows {
   std::vector<std::uint64_t> ids;
   std::vector<std::byte> values;
 
   template <class Id, class T>
   static LocalRows of(std::span<const Id> ids, std::span<const T> values) {
-    static_assert(std::is_integral_v<Id> && std::is_trivially_copyable_v<T>);
+    static_assert(std::is_integral_v<Id> && wire::Scalar<T>);
     LocalRows r;
     r.ids.assign(ids.begin(), ids.end());
     const auto bytes = std::as_bytes(values);
     r.values.assign(bytes.begin(), bytes.end());
+    wire::little_in_place(std::span<std::byte>(r.values), sizeof(T));
     return r;
   }
   template <class Id>
@@ -42,10 +44,10 @@ struct LocalRows {
   }
   template <class T>
   std::vector<T> values_as() const {
-    static_assert(std::is_trivially_copyable_v<T>);
+    static_assert(wire::Scalar<T>);
     if (values.size() % sizeof(T) != 0) throw std::invalid_argument("local rows are not whole values");
     std::vector<T> out(values.size() / sizeof(T));
-    if (!out.empty()) std::memcpy(out.data(), values.data(), values.size());
+    wire::load_little<T>(values, out);
     return out;
   }
 };

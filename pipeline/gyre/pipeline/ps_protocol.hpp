@@ -27,8 +27,9 @@ enum Message : std::uint16_t {
   kHandOver = 0x48,  // server s > 0 → server 0, across processes, at the end: body: its deferred reads, key-values
 };
 
-// Bodies. Every decoder checks each count and length against the bytes that remain before it
-// allocates, and throws std::runtime_error saying what was wrong (the caller names the sender).
+// Bodies (little-endian, wire/body.hpp). Every decoder checks each count and length against the
+// bytes that remain before it allocates, and throws wire::DecodeError saying what was wrong (the
+// caller names the sender).
 Buffer encode_key_values(const KeyValues& kv, std::int64_t prefix);
 // The key-values after an 8-byte prefix, returned in `prefix`.
 KeyValues decode_key_values(std::span<const std::byte> body, std::int64_t& prefix);

@@ -43,7 +43,7 @@ struct LockRequest {
   void serialize(Archive& ar) { ar(mode, wait, count); }
 };
 
-// Keys travel as a flat array in the body: no size field a peer could inflate.
+// Keys travel as a flat little-endian array in the body: no size field a peer could inflate.
 Buffer encode_keys(std::span<const LockKey> keys);
 
 // The keys in `body`; throws wire::DecodeError, before allocating, when the body is not a whole

@@ -23,8 +23,8 @@ enum ClockMessage : std::uint16_t {
   kClockFinished = 0x32,  // "I take no more steps and ask nothing more"
 };
 
-// The clock a kClockQuery, kClockAnswer or kClockFinished carries (its body: one i64).
-// Throws std::runtime_error naming the sender when the body is not that.
+// The clock a kClockQuery, kClockAnswer or kClockFinished carries (its body: one little-endian i64).
+// Throws wire::DecodeError naming the sender when the body is not that.
 std::int64_t decode_clock(const net::Message& m);
 
 struct PeerBarrierOptions {

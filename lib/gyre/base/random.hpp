@@ -1,31 +1,51 @@
-// gyre/data/random.hpp — the generators' portable random numbers and samplers (internal to lib/, not installed).
+// gyre/base/random.hpp — splitmix64 (step, finaliser) and the portable Random every seeded sequence in gyre is drawn from.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
 #include <vector>
 
-namespace gyre::data {
+namespace gyre {
 
-// splitmix64: tiny, fast and fully specified, so the same seed gives the same bytes with every
-// standard library (std:: distributions are implementation-defined). Only std::log, exp, sin,
-// cos and lgamma of the C library enter the samplers below.
+// splitmix64 (Steele, Lea and Flood 2014, as in Vigna's reference code): tiny, fast and fully
+// specified, so a seed gives the same numbers on every platform and standard library (std::
+// distributions and std::shuffle's use of an engine are implementation-defined). Every
+// sequence in gyre — rings, data, initial factors, samplers — is drawn from these primitives,
+// and tests and reference outputs pin those sequences: change none of them.
+
+// The increment of the state (2^64 / golden ratio); also a good odd multiplier for mixing seeds.
+inline constexpr std::uint64_t kGoldenGamma = 0x9E3779B97F4A7C15ull;
+
+// The finaliser: a bijection of 64 bits in which every input bit affects every output bit.
+constexpr std::uint64_t splitmix64_finalise(std::uint64_t z) noexcept {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// One step: advances `state` and returns the next number of its sequence.
+constexpr std::uint64_t splitmix64(std::uint64_t& state) noexcept { return splitmix64_finalise(state += kGoldenGamma); }
+
+// The first number of the sequence that starts at state `x`: a stateless hash of x, so that
+// consecutive keys or ids map to unrelated values.
+constexpr std::uint64_t mix64(std::uint64_t x) noexcept { return splitmix64(x); }
+
+// The top 53 bits of `bits` as a double uniform in [0, 1).
+constexpr double unit_double(std::uint64_t bits) noexcept { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+// A stream of splitmix64 numbers per (seed, stream), and the samplers the data generators
+// need. Only std::log, exp, sin, cos and lgamma of the C library enter the samplers, so the
+// same seed gives the same data with every standard library.
 class Random {
  public:
-  Random(std::uint64_t seed, std::uint64_t stream) : state_(seed ^ (0x9E3779B97F4A7C15ull * (stream + 1))) {
-    next();
-  }
+  Random(std::uint64_t seed, std::uint64_t stream) : state_(seed ^ (kGoldenGamma * (stream + 1))) { next(); }
 
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  std::uint64_t next() noexcept { return splitmix64(state_); }
   // Modulo bias is below n / 2^64, far under anything a test or a model could notice.
   std::uint64_t below(std::uint64_t n) { return next() % n; }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  double uniform() noexcept { return unit_double(next()); }  // [0, 1)
 
   // Box-Muller, both outputs used.
   double normal() {
@@ -101,42 +121,4 @@ class Random {
   bool has_spare_ = false;
 };
 
-// Vose's alias method: O(1) draws from a discrete law, which matters at 20M draws.
-class AliasTable {
- public:
-  explicit AliasTable(const std::vector<double>& weights) : prob_(weights.size()), alias_(weights.size()) {
-    const std::size_t n = weights.size();
-    double sum = 0;
-    for (const double w : weights) sum += w;
-    std::vector<double> scaled(n);
-    std::vector<std::uint32_t> small, large;
-    for (std::size_t i = 0; i < n; ++i) {
-      scaled[i] = weights[i] * static_cast<double>(n) / sum;
-      (scaled[i] < 1.0 ? small : large).push_back(static_cast<std::uint32_t>(i));
-    }
-    while (!small.empty() && !large.empty()) {
-      const std::uint32_t s = small.back(), l = large.back();
-      small.pop_back();
-      prob_[s] = scaled[s];
-      alias_[s] = l;
-      scaled[l] -= 1.0 - scaled[s];
-      if (scaled[l] < 1.0) {
-        large.pop_back();
-        small.push_back(l);
-      }
-    }
-    for (const std::uint32_t i : large) prob_[i] = 1.0, alias_[i] = i;
-    for (const std::uint32_t i : small) prob_[i] = 1.0, alias_[i] = i;  // rounding leftovers
-  }
-
-  std::uint32_t draw(Random& rng) const {
-    const auto i = static_cast<std::uint32_t>(rng.below(prob_.size()));
-    return rng.uniform() < prob_[i] ? i : alias_[i];
-  }
-
- private:
-  std::vector<double> prob_;
-  std::vector<std::uint32_t> alias_;
-};
-
-}  // namespace gyre::data
+}  // namespace gyre
