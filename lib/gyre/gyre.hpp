@@ -50,4 +50,5 @@
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/scheduler/rotation_schedule.hpp"
+#include "gyre/wire/channels.hpp"
 #include "gyre/wire/codec.hpp"

@@ -15,6 +15,7 @@
 #include "gyre/model/block.hpp"
 #include "gyre/net/message.hpp"
 #include "gyre/pipeline/cluster_job.hpp"
+#include "gyre/wire/channels.hpp"
 
 namespace gyre::pipeline {
 
@@ -71,10 +72,10 @@ struct GatherOptions {
 // naming the sender on a malformed or duplicate part.
 std::optional<GatheredModel> gather_at_root(ClusterWorker& run, LocalRows mine, const GatherOptions& options);
 
-// Message types after the rotation, above the scheduler protocol's and the collectives': rank
-// 0 asks, then every other rank answers with its rows and its held blocks (as block messages).
-inline constexpr std::uint16_t kCollectRequest = 0x0201;
-inline constexpr std::uint16_t kLocalRows = 0x0202;
+// Message types of the gather channel (0x0201–), after the rotation: rank 0 asks, then every
+// other rank answers with its rows and its held blocks (as block messages).
+inline constexpr std::uint16_t kCollectRequest = channels::kGather.at(0);
+inline constexpr std::uint16_t kLocalRows = channels::kGather.at(1);
 
 // A worker's local rows as a message, and as rank 0 decodes it: rows of `row_bytes`, ids below
 // `id_limit`; decoding throws std::runtime_error naming the sender otherwise.

@@ -8,14 +8,17 @@
 #include <cstdint>
 #include <string>
 
+#include "gyre/wire/channels.hpp"
+
 namespace gyre::scheduler {
 
+// The rotation channel (types 1–5).
 enum MessageType : std::uint16_t {
-  kBlockMessage = 1,  // a rotating block (worker → worker); see pipeline/block_codec
-  kPhaseGo = 2,       // scheduler → worker: start phase k
-  kPhaseDone = 3,     // worker → scheduler: phase k finished, with the kernel's sums
-  kStop = 4,          // scheduler → worker: the job is over, hand back your state
-  kFailure = 5,       // either way: the job failed; the text says why (and names the rank)
+  kBlockMessage = channels::kRotation.at(0),  // a rotating block (worker → worker); see pipeline/block_codec
+  kPhaseGo = channels::kRotation.at(1),       // scheduler → worker: start phase k
+  kPhaseDone = channels::kRotation.at(2),     // worker → scheduler: phase k finished, with the kernel's sums
+  kStop = channels::kRotation.at(3),          // scheduler → worker: the job is over, hand back your state
+  kFailure = channels::kRotation.at(4),       // either way: the job failed; the text says why (and names the rank)
 };
 
 enum class PhaseKind : std::uint8_t {
