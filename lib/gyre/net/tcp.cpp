@@ -24,8 +24,8 @@ using asio::ip::tcp;
 
 namespace {
 
-// Transport-private message types of the tcp channel; the layers above use types below
-// channels::kTransport (the handshake's are in handshake.hpp). 0xFF00 and 0xFF01 stay unused.
+// Transport-private message types, of the tcp channel at their old numbers (0xFF00 and 0xFF01
+// are unused); the layers above send no type in channels::kTransport.
 constexpr std::uint16_t kGoodbye = channels::kTcp.at(2);
 constexpr std::uint16_t kHeartbeat = channels::kTcp.at(3);
 
