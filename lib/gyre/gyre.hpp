@@ -55,4 +55,5 @@
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/scheduler/rotation_schedule.hpp"
 #include "gyre/wire/body.hpp"
+#include "gyre/wire/channels.hpp"
 #include "gyre/wire/codec.hpp"

@@ -163,6 +163,11 @@ void receive(net::Message m) {
       return refused_or_decoded([&] { ps::decode_report(m); });
     case ps::kKeysReply:
       return refused_or_decoded([&] { ps::decode_key_list(m, ps_layout(), kListingServer); });
+    case ps::kHandOver:
+      return refused_or_decoded([&] {
+        std::int64_t deferred = 0;
+        ps::decode_hand_over(m, ps_layout(), kUpdatedServer, deferred);
+      });
     case scheduler::kLockAcquire:
       return refused_or_decoded([&] {
         scheduler::LockTable table(kLockKeys);

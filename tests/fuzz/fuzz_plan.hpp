@@ -1,13 +1,16 @@
 // tests/fuzz/fuzz_plan.hpp — the receiver's plan the frame fuzzer checks messages against, shared with the seed writer.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "gyre/model/block.hpp"
 #include "gyre/pipeline/ps_layout.hpp"
 #include "gyre/scheduler/lock_protocol.hpp"
 #include "gyre/scheduler/rotation_schedule.hpp"
+#include "gyre/wire/channels.hpp"
 
 namespace gyre_fuzz {
 
@@ -83,5 +86,38 @@ inline constexpr std::size_t kAveragedDoubles = 4;
 // Gather: rows of 12 bytes, ids below 100.
 inline constexpr std::size_t kRowBytes = 12;
 inline constexpr std::uint64_t kRowIdLimit = 100;
+
+// What the fuzzer does with each channel of the registry, in the registry's order. A channel added
+// to gyre/wire/channels.hpp stops this file compiling until it is listed here, so a new protocol
+// is not left out of receive() in frame_fuzz.cpp unnoticed.
+struct ChannelPlan {
+  std::string_view channel;
+  std::string_view fuzzed;  // the decoders its messages reach, or why none
+};
+inline constexpr std::array kChannelPlans{
+    ChannelPlan{"rotation", "blocks against the schedule, phase go and done"},
+    ChannelPlan{"runtime", "failure notices"},
+    ChannelPlan{"app:lasso", "round requests and sums"},
+    ChannelPlan{"clock", "queries, answers, finished notices"},
+    ChannelPlan{"ps", "updates, reads, read replies, stop reports, key lists, hand-overs"},
+    ChannelPlan{"lock", "acquire, release and grant against a lock table; abort notices"},
+    ChannelPlan{"app:mf", "none: MF sends no messages of its own"},
+    ChannelPlan{"app:lda", "none: LDA sends no messages of its own"},
+    ChannelPlan{"app:logreg", "none: logistic regression sends no messages of its own"},
+    ChannelPlan{"collective", "parts of every collective, through a real Communicator"},
+    ChannelPlan{"averager", "snapshots"},
+    ChannelPlan{"gather", "local rows (held blocks come as rotation blocks)"},
+    ChannelPlan{"user", "none: no gyre protocol uses it"},
+    ChannelPlan{"tcp", "none: the frame header above is what the backend reads of them"},
+    ChannelPlan{"rendezvous", "a registration's settings, through decode_settings above"},
+    ChannelPlan{"handshake", "hello, challenge and proof records, straight from the bytes"},
+};
+constexpr bool plans_every_channel() {
+  if (kChannelPlans.size() != channels::kRegistry.size()) return false;
+  for (std::size_t i = 0; i < kChannelPlans.size(); ++i)
+    if (kChannelPlans[i].channel != channels::kRegistry[i].name) return false;
+  return true;
+}
+static_assert(plans_every_channel(), "kChannelPlans must list every channel of gyre::channels::kRegistry, in order");
 
 }  // namespace gyre_fuzz

@@ -6,14 +6,15 @@
 #include <vector>
 
 #include "gyre/net/message.hpp"
+#include "gyre/wire/channels.hpp"
 #include "lasso/residual_shard.hpp"
 
 namespace gyre::lasso {
 
-// Message types of the control-plane range (1..0xFF), next to the rotation's 1..5.
+// Message types: the channel the registry reserves for this app (0x20–).
 enum RoundMessage : std::uint16_t {
-  kRoundRequest = 0x20,  // scheduler → worker: apply these steps, then sum these columns (or all)
-  kRoundSums = 0x21,     // worker → scheduler: the sums, in the order asked
+  kRoundRequest = channels::kLasso.at(0),  // scheduler → worker: apply these steps, then sum these columns (or all)
+  kRoundSums = channels::kLasso.at(1),     // worker → scheduler: the sums, in the order asked
 };
 
 enum class RoundKind : std::uint8_t {

@@ -20,7 +20,7 @@ namespace gyre::mf {
 std::vector<int> worker_ranks(int workers);
 
 // What every model's worker has: its kernel (user rows, ratings), an arena of T threads, and
-// its rank's inbox (kFailure interrupts). Workers are ranks 0 … P−1, the driver rank P.
+// its member's mailbox (a failure notice ends every wait). Workers are ranks 0 … P−1, the driver rank P.
 struct ModelWorker {
   const MfPlan& plan;
   int rank;

@@ -13,6 +13,7 @@
 #include "gyre/net/handshake.hpp"
 #include "gyre/net/listen.hpp"
 #include "gyre/wire/body.hpp"
+#include "gyre/wire/channels.hpp"
 #include "gyre/wire/codec.hpp"
 #include "gyre/wire/fixed_text.hpp"
 
@@ -23,8 +24,8 @@ using asio::ip::tcp;
 namespace {
 
 // After the handshake: meta = Registration, body = the member's encoded settings.
-constexpr std::uint16_t kRegister = 0xFF10;
-constexpr std::uint16_t kTable = 0xFF11;
+constexpr std::uint16_t kRegister = channels::kRendezvous.at(0);
+constexpr std::uint16_t kTable = channels::kRendezvous.at(1);
 constexpr std::size_t kHostBytes = 46;  // longest IPv6 text form + NUL
 constexpr std::size_t kEntryBytes = kHostBytes + 2;
 constexpr std::size_t kMaxRefusalsKept = 8;

@@ -10,12 +10,12 @@
 
 #include "gyre/base/buffer.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/wire/channels.hpp"
 
 namespace gyre::collective {
 
-// Message type of collective traffic: the scheduler protocol keeps 1..0xFF, the transport
-// 0xFF00 and up.
-inline constexpr std::uint16_t kCollectiveMessage = 0x0100;
+// Message type of collective traffic, the collective channel's one type (0x0100).
+inline constexpr std::uint16_t kCollectiveMessage = channels::kCollective.at(0);
 
 struct CollectiveOptions {
   // Longest wait for one peer's part; past it the collective throws, naming the peer.

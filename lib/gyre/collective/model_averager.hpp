@@ -14,11 +14,12 @@
 #include <vector>
 
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/wire/channels.hpp"
 
 namespace gyre::collective {
 
-// Message type of averaging snapshots (the collective range starts at kCollectiveMessage).
-inline constexpr std::uint16_t kAveragerMessage = 0x0101;
+// Message type of averaging snapshots: the averager channel (0x0101).
+inline constexpr std::uint16_t kAveragerMessage = channels::kAverager.at(0);
 
 // Why a snapshot that arrived must be refused, naming its sender, or nullopt when it is sound:
 // from one of `peers`, a header of a known kind, exactly `model_size` doubles, all finite.

@@ -15,6 +15,7 @@
 #include "gyre/net/frame_io.hpp"
 #include "gyre/net/handshake.hpp"
 #include "gyre/net/listen.hpp"
+#include "gyre/wire/channels.hpp"
 #include "gyre/wire/fixed_text.hpp"
 
 namespace gyre::net {
@@ -23,10 +24,10 @@ using asio::ip::tcp;
 
 namespace {
 
-// Transport-private message types; the layers above use types below 0xFF00 (the handshake's
-// are in handshake.hpp).
-constexpr std::uint16_t kGoodbye = 0xFF02;
-constexpr std::uint16_t kHeartbeat = 0xFF03;
+// Transport-private message types, of the tcp channel at their old numbers (0xFF00 and 0xFF01
+// are unused); the layers above send no type in channels::kTransport.
+constexpr std::uint16_t kGoodbye = channels::kTcp.at(2);
+constexpr std::uint16_t kHeartbeat = channels::kTcp.at(3);
 
 }  // namespace
 
@@ -344,7 +345,7 @@ void State::read_loop(const std::shared_ptr<Connection>& c) {
       // nothing else to do: hearing it was the point
     } else if (m.type == kGoodbye) {
       c->said_goodbye = true;
-    } else if (m.type >= 0xFF00) {
+    } else if (channels::kTransport.contains(m.type)) {
       return c->fail("unexpected transport message " + std::to_string(m.type));
     } else {
       self->deliver(std::move(m));
@@ -363,7 +364,8 @@ class TcpLink final : public Link {
       state_->deliver(std::move(message));
       return;
     }
-    if (message.type >= 0xFF00) throw std::invalid_argument("message types from 0xFF00 are the transport's");
+    if (channels::kTransport.contains(message.type))
+      throw std::invalid_argument("message types from 0xFF00 are the transport's");
     auto frame = state_->frame(std::move(message));  // CRC on the caller's thread, not the io thread
     auto state = state_;
     const int peer = peer_;

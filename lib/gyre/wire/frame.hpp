@@ -16,7 +16,9 @@ namespace gyre::wire {
 inline constexpr std::uint32_t kFrameMagic = 0x46525947;  // "GYRF"
 // 2: connections open with the challenge-response handshake (net/handshake.hpp) instead of a
 // hello carrying the token; the rendezvous registration carries the job's settings.
-inline constexpr std::uint16_t kProtocolVersion = 2;
+// 3: the failure notice is the runtime's (type 0x10: rank and cause in meta, the whole text in
+// the body); message types come from the channel registry (wire/channels.hpp).
+inline constexpr std::uint16_t kProtocolVersion = 3;
 inline constexpr std::size_t kFrameHeaderSize = 40;
 
 struct FrameHeader {

@@ -16,6 +16,7 @@
 #include "gyre/model/ownership.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/body.hpp"
+#include "gyre/wire/channels.hpp"
 
 namespace gyre::pipeline {
 
@@ -75,10 +76,10 @@ struct GatherOptions {
 std::optional<GatheredModel> gather_at_root(runtime::Mailbox& mailbox, std::vector<model::OwnedBlock>& held,
                                             LocalRows mine, const GatherOptions& options);
 
-// Message types after the rotation, above the scheduler protocol's and the collectives': rank
-// 0 asks, then every other rank answers with its rows and its held blocks (as block messages).
-inline constexpr std::uint16_t kCollectRequest = 0x0201;
-inline constexpr std::uint16_t kLocalRows = 0x0202;
+// Message types of the gather channel (0x0201–), after the rotation: rank 0 asks, then every
+// other rank answers with its rows and its held blocks (as block messages).
+inline constexpr std::uint16_t kCollectRequest = channels::kGather.at(0);
+inline constexpr std::uint16_t kLocalRows = channels::kGather.at(1);
 
 // A worker's local rows as a message, and as rank 0 decodes it: rows of `row_bytes`, ids below
 // `id_limit`; decoding throws std::runtime_error naming the sender otherwise.

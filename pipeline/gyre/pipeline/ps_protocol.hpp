@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gyre/net/message.hpp"
+#include "gyre/wire/channels.hpp"
 
 namespace gyre::pipeline::ps {
 
@@ -14,17 +15,17 @@ using Key = std::uint64_t;
 using Value = std::vector<double>;
 using KeyValues = std::vector<std::pair<Key, Value>>;
 
-// Message types (scheduler protocol range 0x40–0x4F).
+// Message types: the ps channel (0x40–). The server accepts kPush..kKeysReply as one range.
 enum Message : std::uint16_t {
-  kPush = 0x40,      // worker → server: updates to fold in (body: key-values)
-  kSet = 0x41,       // worker → server: values to store as they are (body: key-values)
-  kGet = 0x42,       // worker → server: tag = request; body: the clock the reply must include, keys
-  kGetReply = 0x43,  // server → worker: tag = request; body: the server clock, key-values
-  kClock = 0x44,     // worker → server: tag = the clock the worker has completed
-  kStop = 0x45,      // worker → server: this worker is done
-  kKeys = 0x46,      // worker → server: tag = request; which keys do you hold?
-  kKeysReply = 0x47, // server → worker: tag = request; body: keys
-  kHandOver = 0x48,  // server s > 0 → server 0, across processes, at the end: body: its deferred reads, key-values
+  kPush = channels::kPs.at(0),      // worker → server: updates to fold in (body: key-values)
+  kSet = channels::kPs.at(1),       // worker → server: values to store as they are (body: key-values)
+  kGet = channels::kPs.at(2),       // worker → server: tag = request; body: the clock the reply must include, keys
+  kGetReply = channels::kPs.at(3),  // server → worker: tag = request; body: the server clock, key-values
+  kClock = channels::kPs.at(4),     // worker → server: tag = the clock the worker has completed
+  kStop = channels::kPs.at(5),      // worker → server: this worker is done
+  kKeys = channels::kPs.at(6),      // worker → server: tag = request; which keys do you hold?
+  kKeysReply = channels::kPs.at(7), // server → worker: tag = request; body: keys
+  kHandOver = channels::kPs.at(8),  // server s > 0 → server 0, across processes, at the end: body: its deferred reads, key-values
 };
 
 // Bodies (little-endian, wire/body.hpp). Every decoder checks each count and length against the

@@ -7,22 +7,23 @@
 #include <vector>
 
 #include "gyre/base/buffer.hpp"
+#include "gyre/wire/channels.hpp"
 
 namespace gyre::scheduler {
 
 // Keys name what is locked: block ids, or any integers in [0, keys) the job agrees on.
 using LockKey = std::uint32_t;
 
-// The lock service's share of the scheduler protocol range.
+// The lock channel (0x50–).
 enum LockMessageType : std::uint16_t {
-  kLockAcquire = 0x50,   // client → service: tag = request id, meta = LockRequest, body = keys
-  kLockGrant = 0x51,     // service → client: tag = request id, body = the keys now held
-  kLockNoneFree = 0x52,  // service → client: tag = request id; a no-wait request found nothing free
-  kLockRelease = 0x53,   // client → service: body = keys; no answer unless it is wrong
-  kLockFinish = 0x54,    // client → service: no more requests from this rank
-  kLockStop = 0x55,      // service → client, once per client: the service is done, no more grants
-  kLockAbort = 0x56,     // client → service: meta = Failure; the client gave up, fail the job
-  kLockWake = 0x57,      // service → itself: stop() was called (so run() needs no polling)
+  kLockAcquire = channels::kLock.at(0),   // client → service: tag = request id, meta = LockRequest, body = keys
+  kLockGrant = channels::kLock.at(1),     // service → client: tag = request id, body = the keys now held
+  kLockNoneFree = channels::kLock.at(2),  // service → client: tag = request id; a no-wait request found nothing free
+  kLockRelease = channels::kLock.at(3),   // client → service: body = keys; no answer unless it is wrong
+  kLockFinish = channels::kLock.at(4),    // client → service: no more requests from this rank
+  kLockStop = channels::kLock.at(5),      // service → client, once per client: the service is done, no more grants
+  kLockAbort = channels::kLock.at(6),     // client → service: meta = Failure; the client gave up, fail the job
+  kLockWake = channels::kLock.at(7),      // service → itself: stop() was called (so run() needs no polling)
 };
 
 enum class LockMode : std::uint8_t {

@@ -13,14 +13,15 @@
 
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/barrier.hpp"
+#include "gyre/wire/channels.hpp"
 
 namespace gyre::scheduler {
 
-// Message types of the clock exchange (scheduler protocol range).
+// Message types of the clock exchange: the clock channel (0x30–).
 enum ClockMessage : std::uint16_t {
-  kClockQuery = 0x30,     // "tell me once your clock reaches T"; tag: the asker's query number
-  kClockAnswer = 0x31,    // the clock, sent as soon as it is ≥ T; tag echoes the query
-  kClockFinished = 0x32,  // "I take no more steps and ask nothing more"
+  kClockQuery = channels::kClock.at(0),     // "tell me once your clock reaches T"; tag: the asker's query number
+  kClockAnswer = channels::kClock.at(1),    // the clock, sent as soon as it is ≥ T; tag echoes the query
+  kClockFinished = channels::kClock.at(2),  // "I take no more steps and ask nothing more"
 };
 
 // The clock a kClockQuery, kClockAnswer or kClockFinished carries (its body: one little-endian i64).

@@ -6,14 +6,17 @@
 #include <array>
 #include <cstdint>
 
+#include "gyre/wire/channels.hpp"
+
 namespace gyre::scheduler {
 
+// The rotation channel (types 1–5).
 enum MessageType : std::uint16_t {
-  kBlockMessage = 1,  // a rotating block (worker → worker); see pipeline/block_codec
-  kPhaseGo = 2,       // scheduler → worker: start phase k
-  kPhaseDone = 3,     // worker → scheduler: phase k finished, with the kernel's sums
-  kStop = 4,          // scheduler → worker: the job is over, hand back your state
-  // 5 is runtime::kFailureNotice: the job failed (gyre/runtime/failure.hpp)
+  kBlockMessage = channels::kRotation.at(0),  // a rotating block (worker → worker); see pipeline/block_codec
+  kPhaseGo = channels::kRotation.at(1),       // scheduler → worker: start phase k
+  kPhaseDone = channels::kRotation.at(2),     // worker → scheduler: phase k finished, with the kernel's sums
+  kStop = channels::kRotation.at(3),          // scheduler → worker: the job is over, hand back your state
+  // The job's failure notice is the runtime's (runtime::kFailureNotice, gyre/runtime/failure.hpp).
 };
 
 enum class PhaseKind : std::uint8_t {
