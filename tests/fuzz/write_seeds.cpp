@@ -143,6 +143,9 @@ void parameter_server() {
   auto keys = message(ps::kKeysReply, l.server_rank(kListingServer), 9);
   keys.body = ps::encode_keys(listed, 0);
   write("ps_keys_reply_frame.bin", keys);
+  auto hand_over = message(ps::kHandOver, l.server_rank(kUpdatedServer));
+  hand_over.body = ps::encode_key_values({{held.front(), {1, 2, 3}}}, 4);
+  write("ps_hand_over_frame.bin", hand_over);
 }
 
 void locks() {
