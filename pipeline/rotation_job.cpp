@@ -9,11 +9,7 @@
 namespace gyre::pipeline {
 
 runtime::Job rotation_job(int workers, runtime::Backend backend) {
-  runtime::Job job;
-  job.workers = workers;
-  job.roles = {"the scheduler"};
-  job.backend = std::move(backend);
-  return job;
+  return runtime::Job{workers, {"the scheduler"}, std::move(backend), {}};
 }
 
 void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& schedule,

@@ -39,11 +39,7 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, doub
 }
 
 runtime::Job lasso_job(int workers, runtime::Backend backend) {
-  runtime::Job job;
-  job.workers = workers;
-  job.roles = {"the scheduler"};
-  job.backend = std::move(backend);
-  return job;
+  return runtime::Job{workers, {"the scheduler"}, std::move(backend), {}};
 }
 
 std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet& set, const LassoConfig& config,

@@ -35,8 +35,10 @@ struct ProcessesBackend {
   std::string listen_host = "127.0.0.1";  // loopback unless the caller opens the job to the network
   std::string job_id = "gyre";
   std::string token;                 // shared secret; proven in every handshake, never sent
-  // The job's settings: the coordinator refuses a process whose settings differ from process
-  // 0's, naming the first difference, and their digest binds the data-plane connections.
+  // The job's settings, in a fixed order: name → canonical value text, e.g. {"--lambda", "0.05"}
+  // or {"input --train", "12345 bytes, crc32c 0x1a2b3c4d"}. Process 0's coordinator refuses a
+  // process whose settings differ from its own, telling it the first difference; their digest
+  // also binds the data-plane connections. At most cluster::kMaxSettingsBytes encoded.
   cluster::JobSettings settings;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(30)};  // a peer this silent is dead
