@@ -257,10 +257,7 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
       try {
         m = s.inbox.receive(State::for_engine, net::Clock::now() + s.options.timeout);
       } catch (const runtime::JobFailed& e) {
-        // Our own notice (see report_failure) or another member's: either ends the loop. Ours
-        // keeps what the kernel threw.
-        std::lock_guard lock(s.mutex);
-        failure = s.error && e.rank() == s.rank() ? *s.error : e;
+        failure = e;  // our own notice (see report_failure) or another member's
         break;
       } catch (const net::GroupClosed& e) {
         failure = runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, me + ": transport closed: " + e.what());
@@ -296,7 +293,13 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
     g.wait_for_all();
   });
 
-  if (failure) throw *failure;
+  if (failure) {
+    // A failure this worker reported is what it throws, however the loop heard the job end (its
+    // own notice, the scheduler's relay of it, or a group closed before either arrived): only
+    // that one keeps what the kernel threw.
+    std::lock_guard lock(s.mutex);
+    throw s.error ? *s.error : *failure;
+  }
   std::vector<model::OwnedBlock> out;
   for (auto& [id, block] : s.held) out.push_back(std::move(*block));
   s.held.clear();

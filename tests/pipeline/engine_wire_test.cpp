@@ -13,6 +13,7 @@
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/wire/codec.hpp"
 #include "lib/net/backends.hpp"
+#include "support/job_failure.hpp"
 
 using namespace gyre;
 using namespace std::chrono_literals;
@@ -30,7 +31,7 @@ struct NoopKernel final : pipeline::RotationKernel {
 };
 
 struct Outcome {
-  std::vector<std::string> errors;  // each real part's JobFailed text ("" if it ended otherwise)
+  std::vector<std::string> errors;  // each real part's JobFailed text (gyre::test::job_failure)
   std::optional<std::string> told;  // the failure notice the hostile rank was sent
   std::chrono::steady_clock::duration took{};
 };
@@ -45,19 +46,11 @@ Outcome hostile_job(int P, int d, int hostile, const std::function<void(net::Gro
   const std::vector<model::BlockShape> layout(static_cast<std::size_t>(schedule.blocks()), kShape);
   auto groups = B::make(P + 1);
   const auto start = std::chrono::steady_clock::now();
-  auto ends_in_failure = [](const std::function<void()>& part) -> std::string {
-    try {
-      part();
-    } catch (const runtime::JobFailed& e) {
-      return e.what();
-    }
-    return "";
-  };
   std::vector<std::future<std::string>> parts;
   for (int w = 0; w < P; ++w) {
     if (w == hostile) continue;
     parts.push_back(std::async(std::launch::async, [&, w] {
-      return ends_in_failure([&] {
+      return gyre::test::job_failure([&] {
         NoopKernel kernel;
         pipeline::WorkerOptions o;
         o.scheduler_rank = P;
@@ -71,7 +64,7 @@ Outcome hostile_job(int P, int d, int hostile, const std::function<void(net::Gro
     }));
   }
   parts.push_back(std::async(std::launch::async, [&] {
-    return ends_in_failure([&] {
+    return gyre::test::job_failure([&] {
       std::vector<int> workers;
       for (int w = 0; w < P; ++w) workers.push_back(w);
       runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(P)]);

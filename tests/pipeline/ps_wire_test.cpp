@@ -9,6 +9,7 @@
 #include "gyre/pipeline/ps_worker.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "lib/net/backends.hpp"
+#include "support/job_failure.hpp"
 
 using namespace gyre;
 using namespace gyre::pipeline::ps;
@@ -35,12 +36,7 @@ std::string server_refuses(net::Message bad) {
   auto server = std::async(std::launch::async, [&] {
     runtime::Mailbox inbox(*groups[2]);
     PsServer s(inbox, two_by_two(), 0, {10s, {}, {}});
-    try {
-      s.run();
-    } catch (const runtime::JobFailed& e) {
-      return std::string(e.what());
-    }
-    return std::string("the server ran to the end");
+    return gyre::test::job_failure([&] { s.run(); });
   });
   groups[0]->send(2, std::move(bad));
   const std::string what = server.get();

@@ -11,6 +11,7 @@
 #include "lasso/round_protocol.hpp"
 #include "lasso/solver.hpp"
 #include "lib/net/backends.hpp"
+#include "support/job_failure.hpp"
 
 using namespace gyre;
 using namespace gyre::lasso;
@@ -41,15 +42,6 @@ LassoConfig config() {
   return c;
 }
 
-std::string job_failure(const std::function<void()>& part) {
-  try {
-    part();
-  } catch (const runtime::JobFailed& e) {
-    return e.what();
-  }
-  return "the part ended without a failure";
-}
-
 // The failure notice `group` is sent within 10 s ("" if none).
 std::string notice(net::Group& group) {
   const auto deadline = net::Clock::now() + 10s;
@@ -65,7 +57,7 @@ std::string worker_refuses(int ranks, int from, net::Message bad) {
   auto groups = B::make(ranks);
   const int scheduler_rank = ranks - 1;
   auto worker = std::async(std::launch::async, [&] {
-    return job_failure([&] {
+    return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[0]);
       serve_rows(mailbox, rows(), response_offset(rows(), true), config(), scheduler_rank, 10s);
     });
@@ -92,13 +84,13 @@ std::string scheduler_refuses(const std::function<void(net::Group&, const RoundR
   auto groups = B::make(3);
   const auto c = config();
   auto worker = std::async(std::launch::async, [&] {
-    return job_failure([&] {
+    return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[0]);
       serve_rows(mailbox, rows(), response_offset(rows(), true), c, 2, 10s);
     });
   });
   auto scheduler = std::async(std::launch::async, [&] {
-    return job_failure([&] {
+    return gyre::test::job_failure([&] {
       const PreparedData prepared = prepare(rows(), c);
       runtime::Mailbox mailbox(*groups[2]);
       run_lasso_scheduler(mailbox, {0, 1}, SchedulerData{rows(), prepared.columns, prepared.stats, {}}, c, {},

@@ -12,6 +12,7 @@
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "lda/trainer.hpp"
 #include "lib/net/backends.hpp"
+#include "support/job_failure.hpp"
 
 using namespace gyre;
 using namespace std::chrono_literals;
@@ -135,16 +136,8 @@ TEST_CASE_TEMPLATE("a worker engine names the rank a block with bad counts came 
   const auto plan = lda::plan_job(config(2), 4, data::count_words(std::span(&corpus, 1)));
   const auto layout = plan.blocks.shapes(model::padded_width(plan.config.topics));
   auto groups = B::make(3);
-  auto ends_in = [](const std::function<void()>& part) {
-    try {
-      part();
-    } catch (const runtime::JobFailed& e) {
-      return std::string(e.what());
-    }
-    return std::string("no failure");
-  };
   auto worker = std::async(std::launch::async, [&] {
-    return ends_in([&] {
+    return gyre::test::job_failure([&] {
       auto kernel = lda::make_kernel(plan, 0, corpus);
       pipeline::WorkerOptions o;
       o.scheduler_rank = 2;
@@ -154,7 +147,7 @@ TEST_CASE_TEMPLATE("a worker engine names the rank a block with bad counts came 
     });
   });
   auto driver = std::async(std::launch::async, [&] {
-    return ends_in([&] {
+    return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[2]);
       scheduler::RotationDriver(mailbox, {0, 1}, 20s).run(lda::epoch_policy(plan, {}));
     });

@@ -9,6 +9,7 @@
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "lib/net/backends.hpp"
 #include "mf/trainer.hpp"
+#include "support/job_failure.hpp"
 
 using namespace gyre;
 using namespace std::chrono_literals;
@@ -50,19 +51,11 @@ struct Rank {
 template <class B>
 std::vector<std::string> run_mismatched(const Rank& r0, const Rank& r1) {
   auto groups = B::make(3);
-  auto ends_in = [](const std::function<void()>& part) {
-    try {
-      part();
-    } catch (const runtime::JobFailed& e) {
-      return std::string(e.what());
-    }
-    return std::string("no failure");
-  };
   std::vector<std::future<std::string>> parts;
   for (const Rank* r : {&r0, &r1}) {
     const int rank = r == &r0 ? 0 : 1;
     parts.push_back(std::async(std::launch::async, [&, r, rank] {
-      return ends_in([&] {
+      return gyre::test::job_failure([&] {
         pipeline::WorkerOptions o;
         o.scheduler_rank = 2;
         o.timeout = 20s;
@@ -74,7 +67,7 @@ std::vector<std::string> run_mismatched(const Rank& r0, const Rank& r1) {
     }));
   }
   parts.push_back(std::async(std::launch::async, [&] {
-    return ends_in([&] {
+    return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[2]);
       scheduler::RotationDriver(mailbox, {0, 1}, 20s).run(mf::epoch_policy(r0.plan, {}));
     });
