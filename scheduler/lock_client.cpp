@@ -2,6 +2,7 @@
 #include "gyre/scheduler/lock_client.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -36,7 +37,7 @@ LockGrant LockClient::acquire_any(std::span<const LockKey> candidates, std::uint
 LockGrant LockClient::request(LockMode mode, std::uint32_t count, std::span<const LockKey> keys, LockWait wait) {
   ensure_usable();
   if (keys.empty()) throw std::invalid_argument("lock request without keys");
-  if (stopped_) return {LockStatus::kStopped, {}};
+  if (stopped_) return {LockStatus::kStopped, {}, {}};
   const std::uint64_t id = next_id_++;
   net::Message m;
   m.type = kLockAcquire;
@@ -45,28 +46,47 @@ LockGrant LockClient::request(LockMode mode, std::uint32_t count, std::span<cons
   m.body = encode_keys(keys);
   inbox_.group().send(service_, std::move(m));
 
-  const auto answer = wait_for(id, "an answer to its request for " + key_list(keys));
+  // A service that guards values sends each granted key's value just before the grant.
+  std::vector<std::pair<LockKey, Buffer>> values;
+  auto answer = wait_for(id, "an answer to its request for " + key_list(keys));
+  for (; answer->type == kLockValue; answer = wait_for(id, "the grant after its values")) {
+    try {
+      const auto key = decode_value_key(*answer, std::numeric_limits<LockKey>::max());
+      if (values.size() == count) throw wire::DecodeError("more values than the " + std::to_string(count) + " keys asked");
+      values.emplace_back(key, std::move(answer->body));
+    } catch (const wire::DecodeError& e) {
+      give_up(me_ + ": " + e.what());
+    }
+  }
   switch (answer->type) {
     case kLockStop:
       stopped_ = true;
-      return {LockStatus::kStopped, {}};
+      return {LockStatus::kStopped, {}, {}};
     case kLockNoneFree:
       if (wait == LockWait::kUntilFree)
         give_up(me_ + ": the lock service answered a waiting request for " + key_list(keys) + " with none free");
-      return {LockStatus::kNoneFree, {}};
+      return {LockStatus::kNoneFree, {}, {}};
     default:
+      LockGrant grant{LockStatus::kGranted, {}, {}};
       try {
-        return {LockStatus::kGranted, decode_grant(*answer, mode, count, keys)};
+        grant.keys = decode_grant(*answer, mode, count, keys);
       } catch (const wire::DecodeError& e) {
         give_up(me_ + ": " + e.what());
       }
+      if (values.empty()) return grant;
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        if (values.size() != grant.keys.size() || values[i].first != grant.keys[i])
+          give_up(me_ + ": the lock service's values do not match its grant of " + key_list(grant.keys));
+        grant.values.push_back(std::move(values[i].second));
+      }
+      return grant;
   }
 }
 
 std::optional<net::Message> LockClient::wait_for(std::uint64_t id, const std::string& what) {
   const auto accept = [&](const net::Message& x) {
     if (x.sender != service_) return false;
-    return x.type == kLockStop || ((x.type == kLockGrant || x.type == kLockNoneFree) && x.tag == id);
+    return x.type == kLockStop || ((x.type == kLockGrant || x.type == kLockNoneFree || x.type == kLockValue) && x.tag == id);
   };
   std::optional<net::Message> m;
   try {
@@ -119,6 +139,15 @@ void LockClient::release(std::span<const LockKey> keys) {
   inbox_.group().send(service_, std::move(m));
 }
 
+void LockClient::release(std::span<const LockKey> keys, std::vector<Buffer> values) {
+  if (values.size() != keys.size())
+    throw std::invalid_argument("release of " + key_list(keys) + " with " + std::to_string(values.size()) + " values");
+  if (failure_) return;
+  if (finished_) throw std::logic_error(me_ + ": lock client used after finish()");
+  for (std::size_t i = 0; i < keys.size(); ++i) inbox_.group().send(service_, encode_value(keys[i], std::move(values[i])));
+  release(keys);
+}
+
 void LockClient::finish() {
   if (finished_) return;
   ensure_usable();
@@ -147,11 +176,14 @@ LockGuard::LockGuard(LockClient& client, LockGrant grant) {
   if (!grant) return;
   client_ = &client;
   keys_ = std::move(grant.keys);
+  values_ = std::move(grant.values);
 }
 
-LockGuard::LockGuard(LockGuard&& other) noexcept : client_(other.client_), keys_(std::move(other.keys_)) {
+LockGuard::LockGuard(LockGuard&& other) noexcept
+    : client_(other.client_), keys_(std::move(other.keys_)), values_(std::move(other.values_)) {
   other.client_ = nullptr;
   other.keys_.clear();
+  other.values_.clear();
 }
 
 LockGuard& LockGuard::operator=(LockGuard&& other) noexcept {
@@ -162,7 +194,9 @@ LockGuard& LockGuard::operator=(LockGuard&& other) noexcept {
     }
     client_ = std::exchange(other.client_, nullptr);
     keys_ = std::move(other.keys_);
+    values_ = std::move(other.values_);
     other.keys_.clear();
+    other.values_.clear();
   }
   return *this;
 }
@@ -178,8 +212,13 @@ LockGuard::~LockGuard() {
 void LockGuard::release() {
   if (!client_ || keys_.empty()) return;
   const auto keys = std::move(keys_);
+  auto values = std::move(values_);
   keys_.clear();
-  client_->release(keys);
+  values_.clear();
+  if (values.empty())
+    client_->release(keys);
+  else
+    client_->release(keys, std::move(values));
 }
 
 }  // namespace gyre::scheduler

@@ -34,16 +34,26 @@ LockService::LockService(runtime::Mailbox& inbox, std::vector<int> workers, std:
       throw std::invalid_argument("lock service: worker " + rank_text(w) + " is not a distinct rank of the group");
 }
 
+LockService::LockService(runtime::Mailbox& inbox, std::vector<int> workers, std::vector<Buffer> values,
+                         LockServiceOptions options)
+    : LockService(inbox, std::move(workers), static_cast<std::uint32_t>(values.size()), options) {
+  for (const auto& v : values) value_size_.push_back(v.size());
+  value_here_.assign(values.size(), 1);
+  values_ = std::move(values);
+}
+
+std::vector<Buffer> LockService::take_values() { return std::move(values_); }
+
 std::size_t LockService::index_of(int rank) const {
   return static_cast<std::size_t>(std::find(workers_.begin(), workers_.end(), rank) - workers_.begin());
 }
 
 bool LockService::accepts(const net::Message& m) const {
   if (m.type == kLockWake) return m.sender == inbox_.group().rank();
-  // Grants and stops are what the service sends; on a rank that is also a worker they are its
-  // client's to take.
+  // Grants, stops and granted values (tagged with their request, from 1) are what the service
+  // sends; on a rank that is also a worker they are its client's to take.
   const bool to_service = m.type == kLockAcquire || m.type == kLockRelease || m.type == kLockFinish ||
-                          m.type == kLockAbort;
+                          m.type == kLockAbort || (m.type == kLockValue && m.tag == 0);
   return to_service && index_of(m.sender) < workers_.size();
 }
 
@@ -87,6 +97,7 @@ void LockService::handle(net::Message m) {
       case kLockAcquire: return acquire(m);
       case kLockRelease: return release(worker, m);
       case kLockFinish: return finish(worker);
+      case kLockValue: return take_value(worker, std::move(m));
       case kLockAbort: {
         const auto given_up = runtime::read_failure(m);
         fail(given_up.rank(), given_up.cause(), given_up.what());
@@ -122,8 +133,26 @@ void LockService::acquire(const net::Message& m) {
   answer(table_.submit(std::move(r), net::Clock::now()));
 }
 
+void LockService::take_value(int worker, net::Message m) {
+  const auto key = decode_value_key(m, table_.keys());
+  const std::string what = rank_text(worker) + " handed back the value of key " + std::to_string(key);
+  if (values_.empty()) throw std::invalid_argument(what + ", but the keys guard no values");
+  if (table_.holder(key) != worker) throw std::invalid_argument(what + " without holding it");
+  if (value_here_[key]) throw std::invalid_argument(what + " twice");
+  if (m.body.size() != value_size_[key])
+    throw std::invalid_argument(what + " as " + std::to_string(m.body.size()) + " bytes; it holds " +
+                                std::to_string(value_size_[key]));
+  values_[key] = std::move(m.body);
+  value_here_[key] = 1;
+}
+
 void LockService::release(int worker, const net::Message& m) {
   const auto keys = decode_keys(m.body, table_.keys());
+  if (!values_.empty())
+    for (const auto k : keys)
+      if (k < value_here_.size() && !value_here_[k] && table_.holder(k) == worker)
+        throw std::invalid_argument(rank_text(worker) + " released key " + std::to_string(k) +
+                                    " without handing back its value");
   answer(table_.release(worker, keys, net::Clock::now()));
 }
 
@@ -157,6 +186,11 @@ void LockService::answer(const std::vector<LockTable::Answer>& answers) {
     net::Message m;
     m.type = a.keys.empty() ? kLockNoneFree : kLockGrant;
     m.tag = a.id;
+    if (!values_.empty())
+      for (const auto k : a.keys) {  // the grant follows its values on the same link
+        value_here_[k] = 0;
+        inbox_.group().send(a.rank, encode_value(k, std::move(values_[k]), a.id));
+      }
     m.body = encode_keys(a.keys);
     inbox_.group().send(a.rank, std::move(m));
   }

@@ -3,15 +3,42 @@
 
 #include <stdexcept>
 
-#include "gyre/pipeline/gather.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
+#include "mf/shared_models.hpp"
 
 namespace gyre::mf {
+
+std::optional<pipeline::GatheredModel> gather_model(const MfPlan& plan, const runtime::Member& member,
+                                                    const MfKernel& kernel, std::vector<model::OwnedBlock>& held,
+                                                    std::chrono::milliseconds timeout) {
+  // User rows stay with their worker during training; rank 0 collects them with the blocks.
+  const UserRows mine = kernel.user_rows();
+  pipeline::GatherOptions gather;
+  gather.workers = plan.config.workers;
+  gather.layout = plan.blocks.shapes(plan.layout.stride);
+  gather.row_bytes = plan.layout.stride * sizeof(float);
+  gather.id_limit = plan.users;
+  gather.timeout = timeout;
+  return pipeline::gather_at_root(
+      member.mailbox, held,
+      pipeline::LocalRows::of(std::span<const std::uint32_t>(mine.ids), std::span<const float>(mine.rows)), gather);
+}
+
+MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& parts) {
+  std::vector<UserRows> users;
+  for (const auto& r : parts.rows) users.push_back({r.ids_as<std::uint32_t>(), r.values_as<float>()});
+  std::vector<const model::Block*> all;
+  for (const auto& b : parts.blocks) all.push_back(&b);
+  return assemble_model(plan, users, all);
+}
 
 std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
                                          const data::RatingsSet& test, const TrainHooks& hooks,
                                          const pipeline::ClusterJobOptions& cluster) {
   if (config.workers != cluster.launch.size) throw std::invalid_argument("one worker per process");
+  if (config.model != ComputationModel::kRotation)
+    return train_shared_models(config, std::move(train_shards), test, hooks, pipeline::processes_backend(cluster),
+                               cluster.timeout);
   const int rank = cluster.launch.rank;
   MfPlan plan = plan_job(config, train_shards, test);
   auto kernel = make_kernel(plan, rank, train_shards[static_cast<std::size_t>(rank)]);
@@ -20,33 +47,18 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
 
   // Item blocks arriving from peers are checked against this rank's plan: a rank with other
   // data or --biases would send blocks of another shape.
-  const auto layout = plan.blocks.shapes(plan.layout.stride);
-  const std::size_t stride = plan.layout.stride;
   std::optional<pipeline::GatheredModel> parts;
   pipeline::run_rotation(
-      pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule, layout,
+      pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,
+      plan.blocks.shapes(plan.layout.stride),
       [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; },
       epoch_policy(plan, hooks.on_epoch), pipeline::rotation_options(cluster, config.threads),
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
-        // User rows stay with their worker during the rotation; rank 0 collects them with the blocks.
-        const UserRows mine = kernel->user_rows();
-        pipeline::GatherOptions gather;
-        gather.workers = config.workers;
-        gather.layout = layout;
-        gather.row_bytes = stride * sizeof(float);
-        gather.id_limit = plan.users;
-        gather.timeout = cluster.timeout;
-        parts = pipeline::gather_at_root(
-            m.mailbox, held,
-            pipeline::LocalRows::of(std::span<const std::uint32_t>(mine.ids), std::span<const float>(mine.rows)), gather);
+        parts = gather_model(plan, m, *kernel, held, cluster.timeout);
       });
   if (!parts) return std::nullopt;
-  std::vector<UserRows> users;
-  for (const auto& r : parts->rows) users.push_back({r.ids_as<std::uint32_t>(), r.values_as<float>()});
-  std::vector<const model::Block*> all;
-  for (const auto& b : parts->blocks) all.push_back(&b);
-  return assemble_model(plan, users, all);
+  return assemble_gathered(plan, *parts);
 }
 
 }  // namespace gyre::mf

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
+
+#include "gyre/wire/body.hpp"
 
 namespace gyre::mf {
 
@@ -24,6 +27,29 @@ std::vector<model::Block> copy_blocks(const std::vector<model::Block>& blocks) {
     out.push_back(std::move(c));
   }
   return out;
+}
+
+Buffer value_of(model::Block block) {
+  wire::little_in_place(block.values());
+  return block.release_storage();
+}
+
+std::vector<Buffer> block_values(std::vector<model::Block> blocks) {
+  std::vector<Buffer> out;
+  for (auto& b : blocks) out.push_back(value_of(std::move(b)));
+  return out;
+}
+
+model::Block block_of(const MfPlan& plan, model::BlockId id, Buffer value, const std::string& from) {
+  const auto rows = id < plan.blocks.rows.size() ? plan.blocks.rows[id].size() : 0;
+  const auto stride = plan.layout.stride;
+  if (id >= plan.blocks.rows.size() || value.size() != rows * stride * sizeof(float))
+    throw std::runtime_error(from + " sent item block " + std::to_string(id) + " as " + std::to_string(value.size()) +
+                             " bytes; the plan here has " + std::to_string(plan.blocks.rows.size()) +
+                             " blocks and gives it " + std::to_string(rows * stride * sizeof(float)));
+  model::Block block(id, 0, rows, stride, std::move(value));
+  wire::little_in_place(block.values());
+  return block;
 }
 
 std::vector<float> gather_values(const std::vector<model::Block>& blocks, std::span<const model::BlockId> ids) {

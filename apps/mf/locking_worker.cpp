@@ -1,35 +1,54 @@
-// apps/mf/locking_worker.cpp — Harp's locking model for MF: take any free block still to do, train it in the one shared copy.
+// apps/mf/locking_worker.cpp — Harp's locking model for MF: take any free block still to do, with its value, from the lock service.
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 #include "gyre/pipeline/phase_follower.hpp"
 #include "gyre/scheduler/lock_client.hpp"
+#include "mf/item_replica.hpp"
 #include "mf/model_workers.hpp"
 
 namespace gyre::mf {
 
-void run_locking_worker(ModelWorker& w, std::vector<model::Block>& shared, int lock_rank) {
+std::vector<model::Block> run_locking_worker(ModelWorker& w, int lock_rank) {
   scheduler::LockClient locks(w.inbox, lock_rank, {w.timeout});
+  const std::string service = "the lock service (rank " + std::to_string(lock_rank) + ")";
   pipeline::follow_phases(w.inbox, w.driver_rank(), w.timeout, [&](std::uint64_t, scheduler::PhaseKind kind) {
-    // Evaluation only reads, and phases are barriers: no writer runs meanwhile, no locks needed.
-    if (kind == scheduler::PhaseKind::kEvaluate) {
-      for (const auto& b : shared) w.evaluate(b);
-      return w.kernel.take_phase_sums(kind);
-    }
-    // Every block once per epoch, in whatever order blocks come free: the service grants the
+    // Every block once per phase, in whatever order blocks come free: the service grants the
     // first free one of those still to do, in this worker's order, and waits if none is free.
+    // Evaluation only reads, but the blocks are where their locks are, so it takes them too.
     auto todo = w.block_order();
     while (!todo.empty()) {
       scheduler::LockGuard held(locks, locks.acquire_any(todo));
       if (!held) throw std::runtime_error("the lock service stopped granting blocks");
       const auto id = held.keys().front();
-      w.train(shared[id]);
+      auto block = block_of(w.plan, id, std::move(held.values().front()), service);
+      if (kind == scheduler::PhaseKind::kEvaluate)
+        w.evaluate(block);
+      else
+        w.train(block);
+      held.values().front() = value_of(std::move(block));
       held.release();
       todo.erase(std::find(todo.begin(), todo.end(), id));
     }
     return w.kernel.take_phase_sums(kind);
   });
+  std::vector<model::Block> model;
+  if (w.rank == 0) {
+    // Every phase is over, so every block is free: a copy of each for the gather.
+    std::vector<scheduler::LockKey> all(static_cast<std::size_t>(w.plan.schedule->blocks()));
+    std::iota(all.begin(), all.end(), scheduler::LockKey{0});
+    scheduler::LockGuard held(locks, locks.acquire(all));
+    if (!held) throw std::runtime_error("the lock service stopped granting blocks before the model was gathered");
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const auto& value = held.values()[i];
+      Buffer copy(value.size());
+      std::copy(value.bytes().begin(), value.bytes().end(), copy.data());
+      model.push_back(block_of(w.plan, all[i], std::move(copy), service));
+    }
+  }
   locks.finish();
+  return model;
 }
 
 }  // namespace gyre::mf

@@ -104,9 +104,6 @@ int main(int argc, char** argv) {
     const bool distributed = launch.size > 1;
     c.model = mf::parse_computation_model(model);
     c.collective = mf::parse_change_collective(collective);
-    if (distributed && c.model != mf::ComputationModel::kRotation)
-      throw std::invalid_argument(std::string("--model ") + mf::name_of(c.model) +
-                                  " runs in one process only for now; across processes use rotation (B)");
     if (distributed) {
       workers = app::ClusterFlags::workers_of(launch, workers);
       quiet = quiet || launch.rank != 0;  // rank 0 reports for the job

@@ -2,9 +2,12 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <numeric>
 
+#include "gyre/collective/communicator.hpp"
 #include "gyre/collective/model_averager.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/scheduler/protocol.hpp"
+#include "gyre/wire/codec.hpp"
 #include "mf/item_replica.hpp"
 #include "mf/model_workers.hpp"
 
@@ -34,9 +37,29 @@ struct Mirror {
   }
 };
 
+// Tells the scheduler's PhaseTally that this worker has ended a phase.
+void report(ModelWorker& w, std::uint64_t phase, scheduler::PhaseKind kind) {
+  net::Message m;
+  m.type = scheduler::kPhaseDone;
+  m.meta = wire::encode(scheduler::PhaseDone{phase, w.kernel.take_phase_sums(kind)});
+  w.inbox.group().send(w.driver_rank(), std::move(m));
+}
+
+// The replicas end apart; the model is their mean.
+void average(ModelWorker& w, std::vector<model::Block>& replica) {
+  std::vector<model::BlockId> all(replica.size());
+  std::iota(all.begin(), all.end(), model::BlockId{0});
+  auto flat = gather_values(replica, all);
+  collective::Communicator workers(w.inbox, w.worker_ranks(), collective::CollectiveOptions{w.timeout});
+  workers.allreduce_sum(std::span<float>(flat));
+  const auto n = static_cast<float>(w.workers());
+  for (auto& x : flat) x /= n;
+  scatter_values(flat, replica, all);
+}
+
 }  // namespace
 
-void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica, const PhaseReport& report) {
+void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica) {
   const auto& c = w.plan.config;
   Mirror mirror(replica);
   std::mutex mutex;
@@ -54,7 +77,7 @@ void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica, const
       w.train(replica[id]);
       mirror.store(replica[id]);
     }
-    report(phase++, scheduler::PhaseKind::kTrain, w.kernel.take_phase_sums(scheduler::PhaseKind::kTrain));
+    report(w, phase++, scheduler::PhaseKind::kTrain);
     // The epoch policy's rule for when the test set is evaluated.
     if (w.plan.has_test && (epoch % c.eval_every == 0 || epoch == c.epochs)) {
       {
@@ -62,11 +85,12 @@ void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica, const
         for (auto& b : replica) mirror.load(b);
       }
       for (const auto& b : replica) w.evaluate(b);
-      report(phase++, scheduler::PhaseKind::kEvaluate, w.kernel.take_phase_sums(scheduler::PhaseKind::kEvaluate));
+      report(w, phase++, scheduler::PhaseKind::kEvaluate);
     }
   }
   averager.stop();
   for (auto& b : replica) mirror.load(b);
+  average(w, replica);
 }
 
 }  // namespace gyre::mf

@@ -33,11 +33,20 @@ struct LockJob {
           const std::function<void(Groups&)>& wrap = {})
       : groups(Backend::make(workers + 1)) {
     if (wrap) wrap(groups);
+    start(workers, [&](std::vector<int> ranks) { return std::make_unique<LockService>(*inboxes[0], ranks, keys, options); });
+  }
+  // Keys that guard `values`.
+  LockJob(int workers, std::vector<Buffer> values) : groups(Backend::make(workers + 1)) {
+    start(workers, [&](std::vector<int> ranks) {
+      return std::make_unique<LockService>(*inboxes[0], ranks, std::move(values), LockServiceOptions{20s, 20s});
+    });
+  }
+  void start(int workers, const std::function<std::unique_ptr<LockService>(std::vector<int>)>& make_service) {
     for (auto& g : groups)
       inboxes.push_back(std::make_unique<runtime::Mailbox>(*g));
     std::vector<int> ranks;
     for (int r = 1; r <= workers; ++r) ranks.push_back(r);
-    service = std::make_unique<LockService>(*inboxes[0], ranks, keys, options);
+    service = make_service(ranks);
     for (int r = 1; r <= workers; ++r)
       clients.push_back(std::make_unique<LockClient>(*inboxes[static_cast<std::size_t>(r)], 0, LockClientOptions{20s}));
   }
@@ -182,6 +191,79 @@ TEST_CASE_TEMPLATE("releasing a key one does not hold fails the job naming the r
   // The waiter is told, not granted; so is the offender at its next call.
   CHECK_THROWS_WITH_AS(waiter.get(), doctest::Contains("rank 2 released key 4"), JobFailed);
   CHECK_THROWS_WITH_AS(job.client(2).finish(), doctest::Contains("rank 2 released key 4"), JobFailed);
+}
+
+namespace {
+
+std::vector<Buffer> counters(std::size_t keys) {
+  std::vector<Buffer> values;
+  for (std::size_t k = 0; k < keys; ++k) values.emplace_back(sizeof(std::uint64_t));  // zeroed
+  return values;
+}
+
+std::uint64_t& counter(Buffer& value) { return *reinterpret_cast<std::uint64_t*>(value.data()); }
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("keys that guard values: a grant carries what the last holder handed back, so no update is lost", B,
+                   GYRE_TEST_BACKENDS) {
+  constexpr int kWorkers = 3;
+  constexpr int kCycles = 60;
+  LockJob<B> job(kWorkers, counters(4));
+  auto served = job.serve();
+  auto work = [&](int rank) {
+    LockClient& client = job.client(rank);
+    for (int cycle = 0; cycle < kCycles; ++cycle) {
+      // Read-modify-write of a counter that lives in the lock's value, not in shared memory.
+      LockGuard held(client, client.acquire_any(Keys{0, 1, 2, 3}, 1 + static_cast<std::uint32_t>(cycle % 2)));
+      REQUIRE(held);
+      REQUIRE(held.values().size() == held.keys().size());
+      for (auto& v : held.values()) ++counter(v);
+    }
+    client.finish();
+  };
+  std::vector<std::future<void>> running;
+  for (int r = 1; r <= kWorkers; ++r) running.push_back(std::async(std::launch::async, work, r));
+  for (auto& f : running) f.get();
+  served.get();
+  auto values = job.service->take_values();
+  REQUIRE(values.size() == 4);
+  std::uint64_t total = 0;
+  for (auto& v : values) total += counter(v);
+  CHECK(total == kWorkers * kCycles * 3 / 2);  // one key on even cycles, two on odd ones
+}
+
+TEST_CASE_TEMPLATE("a guarded key handed back without its value, or with one of another size, fails the job naming the rank",
+                   B, GYRE_TEST_BACKENDS) {
+  SUBCASE("no value") {
+    LockJob<B> job(2, counters(2));
+    auto served = job.serve();
+    auto grant = job.client(1).acquire(Keys{1});
+    REQUIRE(grant.values.size() == 1);
+    job.client(1).release(Keys{1});
+    CHECK_THROWS_WITH_AS(served.get(), doctest::Contains("rank 1 released key 1 without handing back its value"),
+                         JobFailed);
+  }
+  SUBCASE("another size") {
+    LockJob<B> job(2, counters(2));
+    auto served = job.serve();
+    REQUIRE(job.client(1).acquire(Keys{0}));
+    std::vector<Buffer> wrong;
+    wrong.emplace_back(4);
+    job.client(1).release(Keys{0}, std::move(wrong));
+    CHECK_THROWS_WITH_AS(served.get(), doctest::Contains("rank 1 handed back the value of key 0 as 4 bytes; it holds 8"),
+                         JobFailed);
+  }
+  SUBCASE("a key it does not hold") {
+    LockJob<B> job(2, counters(2));
+    auto served = job.serve();
+    REQUIRE(job.client(1).acquire(Keys{0}));
+    std::vector<Buffer> value;
+    value.emplace_back(8);
+    job.client(2).release(Keys{0}, std::move(value));
+    CHECK_THROWS_WITH_AS(served.get(), doctest::Contains("rank 2 handed back the value of key 0 without holding it"),
+                         JobFailed);
+  }
 }
 
 TEST_CASE_TEMPLATE("finishing while holding keys fails the job naming the rank and the keys", B, GYRE_TEST_BACKENDS) {

@@ -1,22 +1,34 @@
-// apps/mf/mf/distributed.hpp — MF as one process per worker over tcp (mpirun, srun, or by hand).
+// apps/mf/mf/distributed.hpp — MF as one process per worker over tcp (mpirun, srun, or by hand), and the model gathered at rank 0.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <vector>
 
 #include "gyre/data/ratings.hpp"
 #include "gyre/pipeline/cluster_job.hpp"
+#include "gyre/pipeline/gather.hpp"
 #include "mf/trainer.hpp"
 
 namespace gyre::mf {
 
-// This process's part of a job of `cluster.launch.size` workers (config.workers must match).
-// Every process is given the same `train_shards` (all of them: the plan needs global counts)
-// and keeps its own. Epoch reports are made on rank 0, which also gathers the user rows and
-// blocks of every rank and returns the model; the other ranks return nullopt. With the same
-// seed, P, d and T the model is bitwise the one train_embedded produces.
+// This process's part of a job of `cluster.launch.size` workers (config.workers must match),
+// under any of the four computation models. Every process is given the same `train_shards`
+// (all of them: the plan needs global counts) and keeps its own. Epoch reports are made on
+// rank 0, which also gathers the user rows and blocks of every rank and returns the model; the
+// other ranks return nullopt. With the same seed, P, d and T the rotation's and the allreduce's
+// models are bitwise the ones train_embedded produces.
 std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
                                          const data::RatingsSet& test, const TrainHooks& hooks,
                                          const pipeline::ClusterJobOptions& cluster);
+
+// In worker `member`'s part once training has ended, while its links are up: rank 0 collects
+// every worker's user rows and the blocks each hands in (`held`; between them every block
+// once) and returns them; the others answer and return nullopt.
+std::optional<pipeline::GatheredModel> gather_model(const MfPlan& plan, const runtime::Member& member,
+                                                    const MfKernel& kernel, std::vector<model::OwnedBlock>& held,
+                                                    std::chrono::milliseconds timeout);
+// The model from what gather_model collected at rank 0.
+MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& parts);
 
 }  // namespace gyre::mf

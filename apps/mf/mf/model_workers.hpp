@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "gyre/model/block.hpp"
@@ -38,9 +37,11 @@ struct ModelWorker {
   void evaluate(const model::Block& block);
 };
 
-// A: phases from the driver; in a train phase takes any block still to do from the lock
-// service on `lock_rank`, trains it in `shared` (the one copy every worker writes), hands it back.
-void run_locking_worker(ModelWorker& w, std::vector<model::Block>& shared, int lock_rank);
+// A: phases from the driver; in each phase takes any block still to do, with its value, from
+// the lock service on `lock_rank` (which keeps the one copy of the item blocks), trains or
+// evaluates it, and hands it back. After the last phase worker 0 takes every block once more
+// and returns them (the model, for the gather); the others return nothing.
+std::vector<model::Block> run_locking_worker(ModelWorker& w, int lock_rank);
 
 // C: phases from the driver; a train phase trains every block on this worker's `replica`, then
 // applies the workers' mean change, summed by config.collective, so all replicas are equal
@@ -48,10 +49,10 @@ void run_locking_worker(ModelWorker& w, std::vector<model::Block>& shared, int l
 // user rows are never averaged.)
 void run_allreduce_worker(ModelWorker& w, std::vector<model::Block>& replica);
 
-// D: no driver and no barrier. Trains epoch after epoch on `replica` while a ModelAverager
-// averages it with the peers' every average_ms; after each epoch (and evaluation, when due)
-// hands its sums to `report(phase, kind, sums)`, numbering phases as the epoch policy does.
-using PhaseReport = std::function<void(std::uint64_t phase, scheduler::PhaseKind kind, const scheduler::PhaseSums& sums)>;
-void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica, const PhaseReport& report);
+// D: no barrier. Trains epoch after epoch on `replica` while a ModelAverager averages it with
+// the peers' every average_ms; after each epoch (and evaluation, when due) reports its sums to
+// the scheduler's PhaseTally, numbering phases as the epoch policy does. At the end the
+// replicas, which end apart, are replaced by their mean.
+void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica);
 
 }  // namespace gyre::mf

@@ -28,6 +28,8 @@ enum class LockStatus : std::uint8_t {
 struct LockGrant {
   LockStatus status = LockStatus::kStopped;
   std::vector<LockKey> keys;  // when granted: kAll in the order asked, kAny in candidate order
+  // From a service that guards values: values[i] is keys[i]'s, to be handed back on release.
+  std::vector<Buffer> values;
   explicit operator bool() const noexcept { return status == LockStatus::kGranted; }
 };
 
@@ -60,6 +62,8 @@ class LockClient {
   // Hands keys back. The service checks the rank holds them; if not, the job fails and this
   // client's next call throws JobFailed. Does nothing once the job is known to have failed.
   void release(std::span<const LockKey> keys);
+  // Hands keys back with their guarded values (values[i] is keys[i]'s, of the size granted).
+  void release(std::span<const LockKey> keys, std::vector<Buffer> values);
   // Tells the service this rank is done (holding nothing) and waits for its acknowledgement;
   // throws JobFailed if the job failed meanwhile. Idempotent.
   void finish();
@@ -98,12 +102,16 @@ class LockGuard {
 
   explicit operator bool() const noexcept { return !keys_.empty(); }
   const std::vector<LockKey>& keys() const noexcept { return keys_; }
+  // The granted keys' guarded values, if the service guards values: the holder's to read and
+  // change in place, handed back (whatever they then hold) on release.
+  std::vector<Buffer>& values() noexcept { return values_; }
   // Releases now rather than at the end of the scope.
   void release();
 
  private:
   LockClient* client_ = nullptr;
   std::vector<LockKey> keys_;
+  std::vector<Buffer> values_;
 };
 
 }  // namespace gyre::scheduler

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gyre/base/buffer.hpp"
+#include "gyre/net/message.hpp"
 #include "gyre/wire/channels.hpp"
 
 namespace gyre::scheduler {
@@ -24,6 +25,10 @@ enum LockMessageType : std::uint16_t {
   kLockStop = channels::kLock.at(5),      // service → client, once per client: the service is done, no more grants
   kLockAbort = channels::kLock.at(6),     // client → service: meta = Failure; the client gave up, fail the job
   kLockWake = channels::kLock.at(7),      // service → itself: stop() was called (so run() needs no polling)
+  // The value a key guards (see LockService): service → client, one per granted key just before
+  // the grant (tag = request id); client → service, one per key just before the release that
+  // hands it back. meta = the key (u32 little-endian), body = the value.
+  kLockValue = channels::kLock.at(8),
 };
 
 enum class LockMode : std::uint8_t {
@@ -50,6 +55,11 @@ Buffer encode_keys(std::span<const LockKey> keys);
 // The keys in `body`; throws wire::DecodeError, before allocating, when the body is not a whole
 // number of keys or holds more than `max_keys` of them.
 std::vector<LockKey> decode_keys(const Buffer& body, std::size_t max_keys);
+
+// A kLockValue message, and the key it carries; decoding throws wire::DecodeError when the meta
+// is not one key below `keys`.
+net::Message encode_value(LockKey key, Buffer value, std::uint64_t tag = 0);
+LockKey decode_value_key(const net::Message& m, std::uint32_t keys);
 
 // "{3,5,8}" for error messages; long lists are cut after `shown` keys ("{0,1,…} (40 keys)").
 std::string key_list(std::span<const LockKey> keys, std::size_t shown = 8);

@@ -40,6 +40,13 @@ LockTable::Request decode_lock_request(const net::Message& m, std::uint32_t keys
 class LockService {
  public:
   LockService(runtime::Mailbox& inbox, std::vector<int> workers, std::uint32_t keys, LockServiceOptions options = {});
+  // A service whose key k guards `values[k]`: a grant hands each key's value to the holder
+  // (kLockValue before the grant) and the holder hands it back, of the same size, before the
+  // release. A value is thus only ever where its lock is, which is what lets Harp's locking
+  // model keep one copy of the model across processes. A release without the value, a value of
+  // another size or from a rank that does not hold the key fails the job like any misuse.
+  LockService(runtime::Mailbox& inbox, std::vector<int> workers, std::vector<Buffer> values,
+              LockServiceOptions options = {});
 
   // Serves until every worker has finished (LockClient::finish) holding nothing; returns the
   // counters. Throws JobFailed as described above.
@@ -53,12 +60,16 @@ class LockService {
   // The counters so far, from any thread.
   LockStats stats() const;
 
+  // After run() has returned: every guarded value as its last holder handed it back.
+  std::vector<Buffer> take_values();
+
  private:
   bool accepts(const net::Message& m) const;
   void handle(net::Message m);
   void acquire(const net::Message& m);
   void release(int worker, const net::Message& m);
   void finish(int worker);
+  void take_value(int worker, net::Message m);
   void stop_granting();
   void answer(const std::vector<LockTable::Answer>& answers);
   void tell_stopped(int worker);
@@ -79,6 +90,11 @@ class LockService {
   bool stopping_ = false;
   net::Clock::time_point last_heard_{};
   bool wake_seen_ = false;
+  // Guarded values (empty when the keys guard nothing): each key's value, its size, and whether
+  // it is here rather than with its holder.
+  std::vector<Buffer> values_;
+  std::vector<std::size_t> value_size_;
+  std::vector<char> value_here_;
 
   mutable std::mutex mutex_;  // guards the fields below, shared with stop() and stats()
   LockStats published_;

@@ -146,8 +146,4 @@ TEST_CASE("gyre-mf --model runs each of Harp's computation models from the one f
   const auto bad = run_command({mf(), "--train", (dir / "train.tsv").string(), "--model", "E"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("expected A|locking, B|rotation, C|allreduce or D|nosync") != std::string::npos);
-  const auto multi = run_command({mf(), "--train", (dir / "train.tsv").string(), "--model", "A", "--processes", "2",
-                                  "--process-rank", "0", "--coordinator", "127.0.0.1:1"});
-  CHECK(multi.exit_code == 2);
-  CHECK(multi.output.find("one process only") != std::string::npos);
 }
