@@ -7,6 +7,7 @@ RotationOptions rotation_options(const ClusterJobOptions& o, int threads) {
   RotationOptions r;
   r.threads_per_worker = threads;
   r.timeout = o.timeout;
+  r.visit_deadline = o.visit_deadline;
   r.registry = o.registry;
   return r;
 }

@@ -32,6 +32,7 @@ void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& sc
     wo.threads = options.threads_per_worker;
     wo.scheduler_rank = P;
     wo.timeout = options.timeout;
+    wo.visit_deadline = options.visit_deadline;
     wo.registry = options.registry;
     if (options.on_visit) wo.on_visit = [&, rank = m.rank](const scheduler::Visit& v) { options.on_visit(rank, v); };
     auto held = WorkerEngine(m.mailbox, schedule, layout, *w.kernel, std::move(wo)).run(std::move(w.initial_blocks));

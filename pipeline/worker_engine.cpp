@@ -4,12 +4,16 @@
 #include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <exception>
 #include <set>
+#include <stop_token>
 #include <string>
+#include <thread>
 
 #include "gyre/collective/communicator.hpp"
 #include "gyre/runtime/mailbox.hpp"
@@ -69,6 +73,7 @@ struct WorkerEngine::State {
   std::map<std::uint64_t, std::pair<PhaseKind, std::vector<Visit>>> phases;
   std::map<model::BlockId, std::shared_ptr<model::OwnedBlock>> held;
   std::optional<runtime::JobFailed> error;  // this worker's own failure, once reported
+  std::optional<std::pair<Visit, net::Clock::time_point>> visiting;  // the visit running, since when
   std::uint64_t phases_done = 0;  // phases whose every visit has been forwarded
   std::uint32_t visits_done = 0;  // in the current phase; touched by the serial forward node only
 
@@ -116,7 +121,19 @@ struct WorkerEngine::State {
     if (block.id() != visit.block)
       throw std::logic_error("worker " + std::to_string(rank()) + ": got block " + std::to_string(block.id()) +
                              " for the visit of block " + std::to_string(visit.block));
+    struct Visiting {  // what the visit watchdog sees
+      State& s;
+      Visiting(State& state, const Visit& v) : s(state) {
+        std::lock_guard lock(s.mutex);
+        s.visiting.emplace(v, net::Clock::now());
+      }
+      ~Visiting() {
+        std::lock_guard lock(s.mutex);
+        s.visiting.reset();
+      }
+    };
     try {
+      const Visiting now(*this, visit);
       if (kind == PhaseKind::kTrain) {
         kernel.train(block, visit);
         block.bump_version();
@@ -135,6 +152,35 @@ struct WorkerEngine::State {
     }
     if (options.on_visit) options.on_visit(visit);
     return item;
+  }
+
+  // Until `stop`: fails the job once a visit has run past the deadline. Polls a few times per
+  // deadline (at most every 100 ms), so a hung kernel is named within about a quarter of it.
+  void watch_visits(std::stop_token stop) {
+    const auto deadline = options.visit_deadline;
+    const auto period = std::clamp<std::chrono::milliseconds>(deadline / 4, std::chrono::milliseconds(1),
+                                                               std::chrono::milliseconds(100));
+    std::mutex sleep_mutex;
+    std::condition_variable_any sleep;
+    for (;;) {
+      {
+        std::unique_lock lock(sleep_mutex);
+        if (sleep.wait_for(lock, stop, period, [] { return false; }) || stop.stop_requested()) return;
+      }
+      std::string late;
+      {
+        std::lock_guard lock(mutex);
+        if (error_reported() || !visiting) continue;
+        const auto& [v, since] = *visiting;
+        const auto ran = net::Clock::now() - since;
+        if (ran < deadline) continue;
+        late = "worker " + std::to_string(rank()) + ": its visit of block " + std::to_string(v.block) + " (phase " +
+               std::to_string(v.phase) + ", step " + std::to_string(v.step) + ") has run for " +
+               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(ran).count()) +
+               " ms, past the visit deadline of " + std::to_string(deadline.count()) + " ms";
+      }
+      report_failure(late, runtime::FailureCause::kTimeout);
+    }
   }
 
   void forward(const Item& item) {
@@ -223,6 +269,8 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
   const std::string me = "worker " + std::to_string(s.rank());
   s.hold_initial(std::move(initial));
   s.kernel.attach(s.workers);
+  std::jthread watchdog;
+  if (s.options.visit_deadline.count() > 0) watchdog = std::jthread([&s](std::stop_token stop) { s.watch_visits(stop); });
 
   std::optional<runtime::JobFailed> failure;  // why the loop ended, if not by kStop
   s.arena.execute([&] {

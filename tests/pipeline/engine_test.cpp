@@ -12,6 +12,7 @@
 
 #include "gyre/pipeline/embedded_job.hpp"
 #include "lib/net/backends.hpp"
+#include "support/job_failure.hpp"
 
 using namespace gyre;
 using scheduler::PhaseKind;
@@ -220,4 +221,40 @@ TEST_CASE("the update of one worker is serial even with several threads in its a
   pipeline::run_embedded(schedule, std::move(workers), policy, options);
   CHECK(max_inside.load() == 1);
   (void)inside;
+}
+
+TEST_CASE_TEMPLATE("a visit past the visit deadline fails the job naming the worker that ran it, not its waiting peers", B,
+                   GYRE_TEST_BACKENDS) {
+  const int P = 3;
+  const scheduler::RotationSchedule schedule(P, 1, RingOrder::kFixed, 1);
+  // Worker 1's first visit of phase 1 hangs for a while; its peers soon wait for its block.
+  struct Slow final : pipeline::RotationKernel {
+    int rank = 0;
+    void train(model::Block&, const Visit& v) override {
+      if (rank == 1 && v.phase == 1 && v.step == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    }
+    void evaluate(const model::Block&, const Visit&) override {}
+    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+  };
+  std::vector<Slow> kernels(P);
+  std::vector<pipeline::EmbeddedWorker> workers(P);
+  for (int w = 0; w < P; ++w) {
+    kernels[static_cast<std::size_t>(w)].rank = w;
+    workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
+    for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
+  }
+  pipeline::EmbeddedJobOptions options;
+  options.timeout = std::chrono::milliseconds(700);  // peer liveness: shorter than the hang, longer than the deadline
+  options.visit_deadline = std::chrono::milliseconds(200);
+  int phases = 0;
+  auto policy = [&](const scheduler::PhaseResult*) -> std::optional<PhaseKind> {
+    if (phases++ == 3) return std::nullopt;
+    return PhaseKind::kTrain;
+  };
+  const auto text = gyre::test::job_failure([&] {
+    pipeline::run_embedded(schedule, std::move(workers), policy, options, B::runtime_backend());
+  });
+  CHECK_MESSAGE(text.find("worker 1: its visit of block") != std::string::npos, text);
+  CHECK_MESSAGE(text.find("past the visit deadline of 200 ms") != std::string::npos, text);
+  CHECK_MESSAGE(text.find("no message") == std::string::npos, text);
 }

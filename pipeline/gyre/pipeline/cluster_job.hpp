@@ -13,6 +13,7 @@ namespace gyre::pipeline {
 // settings, connection limits, injected faults) and what the engines need besides.
 struct ClusterJobOptions : runtime::ProcessesBackend {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait of a worker for work
+  std::chrono::milliseconds visit_deadline{std::chrono::minutes(10)};  // longest visit (RotationOptions)
   model::OwnershipRegistry* registry = nullptr;
 };
 

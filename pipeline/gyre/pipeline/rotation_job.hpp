@@ -17,8 +17,10 @@ namespace gyre::pipeline {
 
 struct RotationOptions {
   int threads_per_worker = 1;
-  // Longest wait of a worker for work, and of the scheduler for a phase report.
+  // Peer liveness: the longest wait of a worker for work, and of the scheduler for a phase report.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // The longest one visit may take (see WorkerOptions::visit_deadline); zero: none.
+  std::chrono::milliseconds visit_deadline{std::chrono::minutes(10)};
   // Counts owners per block; the job fails if any block had two. Only where every worker runs
   // in this process; null: no counting in release builds (debug builds count on their own).
   model::OwnershipRegistry* registry = nullptr;

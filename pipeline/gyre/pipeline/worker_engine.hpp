@@ -17,9 +17,14 @@ namespace gyre::pipeline {
 struct WorkerOptions {
   int threads = 1;          // size of this worker's task_arena: the cap on its threads
   int scheduler_rank = 0;   // where phase reports go
-  // Longest time the worker may sit idle waiting for a message before it declares the job
-  // stuck (and names what it was waiting for).
+  // Peer liveness: the longest time the worker may sit idle waiting for a message before it
+  // declares the job stuck. Dead processes are found sooner by the transport's heartbeat.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // The longest one visit (one kernel call on one block) may take. A visit past it fails the
+  // job at once, naming this worker and the block; the kernel cannot be interrupted, so this
+  // worker's run() throws when the visit returns. Without it a long visit would surface on
+  // the peers waiting for the block, as their "no message" timeout. Zero: no deadline.
+  std::chrono::milliseconds visit_deadline{std::chrono::minutes(10)};
   // Counts owners per block (tests, debug). Null: no counting.
   model::OwnershipRegistry* registry = nullptr;
   // Called after every visit, from the update node (tests use it to check the schedule).
