@@ -26,7 +26,7 @@ void follow_phases(runtime::Mailbox& inbox, int scheduler_rank, std::chrono::mil
     scheduler::PhaseSums sums;
     try {
       const auto go = scheduler::decode_phase_go(*m, scheduler_rank, next);
-      sums = run(go.phase, static_cast<scheduler::PhaseKind>(go.kind));
+      sums = run(go.phase, static_cast<scheduler::PhaseKind>(go.kind), m->body.bytes());
     } catch (const runtime::JobFailed&) {
       throw;
     } catch (const std::exception& e) {

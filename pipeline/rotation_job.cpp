@@ -24,7 +24,7 @@ void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& sc
     if (m.rank == P) {
       std::vector<int> workers(static_cast<std::size_t>(P));
       std::iota(workers.begin(), workers.end(), 0);
-      scheduler::RotationDriver(m.mailbox, workers, options.timeout).run(policy);
+      scheduler::RotationDriver(m.mailbox, workers, options.timeout).run(policy, options.phase_payload);
       return;
     }
     RotationWorker w = worker(m.rank);

@@ -219,6 +219,8 @@ struct WorkerEngine::State {
   std::vector<Item> start_phase(const net::Message& m) {
     const auto go = scheduler::decode_phase_go(m, options.scheduler_rank, phases_started);
     const auto kind = static_cast<PhaseKind>(go.kind);
+    // No visit of this phase can run yet: its first ones are the held blocks put below.
+    kernel.start_phase(go.phase, kind, m.body.bytes());
     auto visits = schedule.visits(rank(), go.phase);
     std::vector<Item> items;
     std::lock_guard lock(mutex);

@@ -36,6 +36,9 @@ PhaseGo decode_phase_go(const net::Message& m, int scheduler_rank, std::uint64_t
   if (go.kind != static_cast<std::uint8_t>(PhaseKind::kTrain) && go.kind != static_cast<std::uint8_t>(PhaseKind::kEvaluate))
     throw std::runtime_error(from + " started phase " + std::to_string(go.phase) + " of unknown kind " +
                              std::to_string(go.kind));
+  if (m.body.size() > kMaxPhasePayload)
+    throw std::runtime_error(from + " started phase " + std::to_string(go.phase) + " with a payload of " +
+                             std::to_string(m.body.size()) + " bytes, over the " + std::to_string(kMaxPhasePayload));
   return go;
 }
 
@@ -59,14 +62,28 @@ std::optional<PhaseKind> RotationDriver::ask(const PhasePolicy& policy, const Ph
   }
 }
 
-void RotationDriver::run(const PhasePolicy& policy) {
+void RotationDriver::run(const PhasePolicy& policy, const PhasePayload& payload) {
   std::optional<PhaseKind> kind = ask(policy, nullptr);
   for (std::uint64_t phase = 0; kind; ++phase) {
     const auto start = net::Clock::now();
+    std::vector<std::byte> bytes;
+    if (payload) {
+      try {
+        bytes = payload(phase, *kind);
+      } catch (const std::exception& e) {
+        fail(group_.rank(), runtime::FailureCause::kError, std::string("scheduler: ") + e.what());
+      }
+      if (bytes.size() > kMaxPhasePayload)
+        fail(group_.rank(), runtime::FailureCause::kError,
+             "scheduler: the payload of phase " + std::to_string(phase) + " has " + std::to_string(bytes.size()) +
+                 " bytes, over the " + std::to_string(kMaxPhasePayload));
+    }
     for (int w : workers_) {
       net::Message m;
       m.type = kPhaseGo;
       m.meta = wire::encode(PhaseGo{phase, static_cast<std::uint8_t>(*kind)});
+      m.body = Buffer(bytes.size());
+      std::copy(bytes.begin(), bytes.end(), m.body.data());
       group_.send(w, std::move(m));
     }
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "gyre/pipeline/embedded_job.hpp"
+#include "gyre/wire/body.hpp"
 #include "lib/net/backends.hpp"
 #include "support/job_failure.hpp"
 
@@ -257,4 +258,59 @@ TEST_CASE_TEMPLATE("a visit past the visit deadline fails the job naming the wor
   CHECK_MESSAGE(text.find("worker 1: its visit of block") != std::string::npos, text);
   CHECK_MESSAGE(text.find("past the visit deadline of 200 ms") != std::string::npos, text);
   CHECK_MESSAGE(text.find("no message") == std::string::npos, text);
+}
+
+TEST_CASE_TEMPLATE("a phase start carries the scheduler's payload to every worker's kernel before the phase's first visit",
+                   B, GYRE_TEST_BACKENDS) {
+  const int P = 3;
+  const scheduler::RotationSchedule schedule(P, 2, RingOrder::kRandom, 5);
+  // The kernel learns each phase's learning rate from the payload, and checks every visit uses it.
+  struct Paid final : pipeline::RotationKernel {
+    std::map<std::uint64_t, double> rate;  // by phase
+    int wrong = 0;
+    void start_phase(std::uint64_t phase, PhaseKind, std::span<const std::byte> payload) override {
+      rate[phase] = wire::Reader(payload).get<double>("rate");
+    }
+    void train(model::Block&, const Visit& v) override {
+      if (!rate.count(v.phase) || rate[v.phase] != 0.5 / static_cast<double>(v.phase + 1)) ++wrong;
+    }
+    void evaluate(const model::Block&, const Visit&) override {}
+    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+  };
+  std::vector<Paid> kernels(P);
+  std::vector<pipeline::EmbeddedWorker> workers(P);
+  for (int w = 0; w < P; ++w) {
+    workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
+    for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
+  }
+  pipeline::EmbeddedJobOptions options;
+  options.timeout = std::chrono::seconds(20);
+  int phases = 0;
+  auto policy = [&](const scheduler::PhaseResult*) -> std::optional<PhaseKind> {
+    if (phases++ == 4) return std::nullopt;
+    return PhaseKind::kTrain;
+  };
+  options.phase_payload = [](std::uint64_t phase, PhaseKind) {
+    std::vector<std::byte> bytes(sizeof(double));
+    wire::Writer(std::span<std::byte>(bytes)).put(0.5 / static_cast<double>(phase + 1)).finish();
+    return bytes;
+  };
+  pipeline::run_embedded(schedule, std::move(workers), policy, options, B::runtime_backend());
+  for (const auto& k : kernels) {
+    CHECK(k.wrong == 0);
+    CHECK(k.rate.size() == 4);
+  }
+
+  SUBCASE("a payload over the limit fails the job on the scheduler's side") {
+    std::vector<pipeline::EmbeddedWorker> again(P);
+    for (int w = 0; w < P; ++w) {
+      again[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
+      for (auto id : schedule.held_at_start(w, 0)) again[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
+    }
+    phases = 0;
+    options.phase_payload = [](std::uint64_t, PhaseKind) { return std::vector<std::byte>(scheduler::kMaxPhasePayload + 1); };
+    const auto text = gyre::test::job_failure(
+        [&] { pipeline::run_embedded(schedule, std::move(again), policy, options, B::runtime_backend()); });
+    CHECK_MESSAGE(text.find("the payload of phase 0 has 65537 bytes, over the 65536") != std::string::npos, text);
+  }
 }

@@ -41,3 +41,12 @@ TEST_CASE("a phase report is taken for the phase running only") {
   CHECK_THROWS_WITH_AS(decode_phase_done(from(3, kPhaseDone, std::vector<std::byte>(100)), 5),
                        doctest::Contains("rank 3 sent a malformed phase report"), std::runtime_error);
 }
+
+TEST_CASE("a phase start's payload is bounded") {
+  auto m = from(4, kPhaseGo, wire::encode(PhaseGo{0, 0}));
+  m.body = Buffer(kMaxPhasePayload);
+  CHECK(decode_phase_go(m, 4, 0).phase == 0);
+  m.body = Buffer(kMaxPhasePayload + 1);
+  CHECK_THROWS_WITH_AS(decode_phase_go(m, 4, 0), "rank 4 started phase 0 with a payload of 65537 bytes, over the 65536",
+                       std::runtime_error);
+}

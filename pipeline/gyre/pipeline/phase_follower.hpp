@@ -2,16 +2,20 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/protocol.hpp"
 
 namespace gyre::pipeline {
 
-// Runs one phase and returns the sums the scheduler's policy reads.
-using RunPhase = std::function<scheduler::PhaseSums(std::uint64_t phase, scheduler::PhaseKind kind)>;
+// Runs one phase, given what the scheduler sent with its start, and returns the sums the
+// scheduler's policy reads.
+using RunPhase = std::function<scheduler::PhaseSums(std::uint64_t phase, scheduler::PhaseKind kind,
+                                                    std::span<const std::byte> payload)>;
 
 // Answers the RotationDriver's protocol: each kPhaseGo runs `run` and reports kPhaseDone; kStop
 // returns. A failure notice (or the group closing) throws runtime::JobFailed with its text; an

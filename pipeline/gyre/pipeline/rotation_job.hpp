@@ -24,6 +24,9 @@ struct RotationOptions {
   // Counts owners per block; the job fails if any block had two. Only where every worker runs
   // in this process; null: no counting in release builds (debug builds count on their own).
   model::OwnershipRegistry* registry = nullptr;
+  // What each phase starts with, for every worker's kernel (RotationKernel::start_phase); asked
+  // on the scheduler's side (see scheduler::PhasePayload). Empty: nothing.
+  scheduler::PhasePayload phase_payload;
   // Called after every visit with the worker's rank (tests check the schedule with it).
   std::function<void(int worker, const scheduler::Visit&)> on_visit;
 };

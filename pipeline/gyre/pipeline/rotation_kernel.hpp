@@ -1,6 +1,10 @@
 // gyre/pipeline/rotation_kernel.hpp — what an app implements to run under rotation: the per-worker update.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
 #include "gyre/collective/communicator.hpp"
 #include "gyre/model/block.hpp"
 #include "gyre/scheduler/protocol.hpp"
@@ -17,6 +21,9 @@ class RotationKernel {
   virtual ~RotationKernel() = default;
   virtual void train(model::Block& block, const scheduler::Visit& visit) = 0;
   virtual void evaluate(const model::Block& block, const scheduler::Visit& visit) = 0;
+  // Called before the first visit of every phase with what the scheduler sent with its start
+  // (RotationOptions::phase_payload; empty if it sends nothing).
+  virtual void start_phase(std::uint64_t /*phase*/, scheduler::PhaseKind /*kind*/, std::span<const std::byte> /*payload*/) {}
   // Sums accumulated over this worker's visits of the phase just finished; resets them.
   virtual scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) = 0;
   // Called once before the first visit with the collectives over all workers (ring order =

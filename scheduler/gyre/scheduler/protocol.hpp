@@ -13,7 +13,7 @@ namespace gyre::scheduler {
 // The rotation channel (types 1–5).
 enum MessageType : std::uint16_t {
   kBlockMessage = channels::kRotation.at(0),  // a rotating block (worker → worker); see pipeline/block_codec
-  kPhaseGo = channels::kRotation.at(1),       // scheduler → worker: start phase k
+  kPhaseGo = channels::kRotation.at(1),       // scheduler → worker: start phase k; body: the phase's payload
   kPhaseDone = channels::kRotation.at(2),     // worker → scheduler: phase k finished, with the kernel's sums
   kStop = channels::kRotation.at(3),          // scheduler → worker: the job is over, hand back your state
   // The job's failure notice is the runtime's (runtime::kFailureNotice, gyre/runtime/failure.hpp).
@@ -27,6 +27,10 @@ enum class PhaseKind : std::uint8_t {
 // Kernels report a fixed number of sums per phase; what each means is the app's business.
 inline constexpr std::size_t kPhaseSums = 8;
 using PhaseSums = std::array<double, kPhaseSums>;
+
+// A phase start may carry what the control plane decided for it (an epoch's learning rate, a
+// step size), for kernels in every process to read: at most this many bytes, opaque to the engine.
+inline constexpr std::size_t kMaxPhasePayload = 64 * 1024;
 
 struct PhaseGo {
   std::uint64_t phase = 0;

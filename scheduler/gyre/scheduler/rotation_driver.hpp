@@ -17,7 +17,8 @@ namespace gyre::scheduler {
 
 // The phase messages as their receivers check them before acting on them; both throw
 // std::runtime_error naming the sender. A worker takes a kPhaseGo only from `scheduler_rank`,
-// for the phase after the last one it started (`expected`), of a known kind. The driver takes
+// for the phase after the last one it started (`expected`), of a known kind, with a payload of
+// at most kMaxPhasePayload bytes. The driver takes
 // a kPhaseDone only for the phase it is running (`expected`).
 PhaseGo decode_phase_go(const net::Message& m, int scheduler_rank, std::uint64_t expected);
 PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected);
@@ -33,6 +34,11 @@ struct PhaseResult {
 // another train or evaluate phase, or nullopt to stop.
 using PhasePolicy = std::function<std::optional<PhaseKind>(const PhaseResult* last)>;
 
+// The payload phase `phase` starts with (at most kMaxPhasePayload bytes), asked on the
+// scheduler's side right after the policy has chosen the phase, so it can carry what the
+// policy decided. Every worker's kernel is handed it before the phase's first visit.
+using PhasePayload = std::function<std::vector<std::byte>(std::uint64_t phase, PhaseKind kind)>;
+
 // Runs on the scheduler's rank (its own thread in the embedded default). Phases are barriers:
 // phase k+1 starts when every worker has reported phase k, which is what makes "every
 // (worker, block) pair once per epoch" checkable and epoch metrics exact.
@@ -43,7 +49,7 @@ class RotationDriver {
 
   // Returns after sending kStop to every worker. On a worker's failure, or when no report
   // arrives within the timeout, sends a failure notice to every worker and throws runtime::JobFailed.
-  void run(const PhasePolicy& policy);
+  void run(const PhasePolicy& policy, const PhasePayload& payload = {});
 
  private:
   [[noreturn]] void fail(int rank, runtime::FailureCause cause, const std::string& why);
