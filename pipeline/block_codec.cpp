@@ -62,7 +62,7 @@ void check_arrival(const scheduler::RotationSchedule& schedule, int receiver, st
     throw wire::DecodeError(block + " is for " + visit + ", but " + std::to_string(phases_started) +
                             " phase(s) have started here");
   const auto index = static_cast<std::size_t>(seq % per_phase);
-  if (index < static_cast<std::size_t>(schedule.depth()))
+  if (index < static_cast<std::size_t>(schedule.blocks_per_worker()))
     throw wire::DecodeError(block + " is for " + visit + ", a first-step visit, whose blocks are held, not sent");
   const scheduler::Visit expected = schedule.visits(receiver, phase).at(index);
   if (expected.block != id)

@@ -3,9 +3,10 @@
 
 namespace gyre::pipeline {
 
-RotationOptions rotation_options(const ClusterJobOptions& o, int threads) {
+RotationOptions rotation_options(const ClusterJobOptions& o, int threads, int depth) {
   RotationOptions r;
   r.threads_per_worker = threads;
+  r.depth = depth;
   r.timeout = o.timeout;
   r.visit_deadline = o.visit_deadline;
   r.registry = o.registry;

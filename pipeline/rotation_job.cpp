@@ -31,6 +31,7 @@ void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& sc
     WorkerOptions wo;
     wo.threads = options.threads_per_worker;
     wo.scheduler_rank = P;
+    wo.depth = options.depth;
     wo.timeout = options.timeout;
     wo.visit_deadline = options.visit_deadline;
     wo.registry = options.registry;

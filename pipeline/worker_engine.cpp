@@ -189,7 +189,7 @@ struct WorkerEngine::State {
       std::lock_guard lock(mutex);
       held[visit.block] = item.block;
     } else {
-      group.send(visit.next, encode_block(item.block->release(), item.seq + schedule.depth()));
+      group.send(visit.next, encode_block(item.block->release(), item.seq + schedule.blocks_per_worker()));
     }
     if (++visits_done == per_phase()) {
       visits_done = 0;
@@ -280,7 +280,8 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
     // Each body catches so that a failure becomes a job error reported to the scheduler, not
     // a silently cancelled graph.
     flow::sequencer_node<Item> sequencer(g, [](const Item& i) { return static_cast<std::size_t>(i.seq); });
-    flow::limiter_node<Item> limiter(g, static_cast<std::size_t>(s.schedule.depth()));
+    const int depth = s.options.depth > 0 ? s.options.depth : s.schedule.blocks_per_worker();
+    flow::limiter_node<Item> limiter(g, static_cast<std::size_t>(depth));
     flow::multifunction_node<Item, std::tuple<Item>> update(
         g, flow::serial, [&](const Item& item, auto& ports) {
           try {

@@ -8,10 +8,10 @@
 
 namespace gyre::scheduler {
 
-RotationSchedule::RotationSchedule(int workers, int depth, RingOrder order, std::uint64_t seed)
-    : workers_(workers), depth_(depth), order_(order), seed_(seed) {
+RotationSchedule::RotationSchedule(int workers, int blocks_per_worker, RingOrder order, std::uint64_t seed)
+    : workers_(workers), group_size_(blocks_per_worker), order_(order), seed_(seed) {
   if (workers < 1) throw std::invalid_argument("rotation needs at least one worker");
-  if (depth < 1) throw std::invalid_argument("pipeline depth must be at least 1");
+  if (blocks_per_worker < 1) throw std::invalid_argument("blocks per worker must be at least 1");
   std::vector<int> start(static_cast<std::size_t>(workers));
   std::iota(start.begin(), start.end(), 0);
   holders_.push_back(std::move(start));
@@ -34,7 +34,7 @@ std::vector<int> RotationSchedule::ring(std::uint64_t phase) const {
 
 std::vector<model::BlockId> RotationSchedule::group_blocks(int group) const {
   std::vector<model::BlockId> out;
-  for (int j = 0; j < depth_; ++j) out.push_back(static_cast<model::BlockId>(group + j * workers_));
+  for (int j = 0; j < group_size_; ++j) out.push_back(static_cast<model::BlockId>(group + j * workers_));
   return out;
 }
 
@@ -78,18 +78,18 @@ std::vector<Visit> RotationSchedule::visits(int worker, std::uint64_t phase) con
   for (int g = 0; g < P; ++g) group_at_pos[static_cast<std::size_t>(pos[static_cast<std::size_t>(h[static_cast<std::size_t>(g)])])] = g;
 
   std::vector<Visit> out;
-  out.reserve(static_cast<std::size_t>(P * depth_));
+  out.reserve(static_cast<std::size_t>(P * group_size_));
   const int successor = r[static_cast<std::size_t>((my_pos + 1) % P)];
   for (int s = 0; s < P; ++s) {
     const int g = group_at_pos[static_cast<std::size_t>((my_pos - s + P) % P)];
-    for (int j = 0; j < depth_; ++j) {
+    for (int j = 0; j < group_size_; ++j) {
       Visit v;
       v.block = static_cast<model::BlockId>(g + j * P);
       v.phase = phase;
       v.step = static_cast<std::uint32_t>(s);
       v.slot = static_cast<std::uint32_t>(j);
       v.seq = (phase * static_cast<std::uint64_t>(P) + static_cast<std::uint64_t>(s)) *
-                  static_cast<std::uint64_t>(depth_) + static_cast<std::uint64_t>(j);
+                  static_cast<std::uint64_t>(group_size_) + static_cast<std::uint64_t>(j);
       v.next = s == P - 1 ? Visit::kKeep : successor;
       out.push_back(v);
     }

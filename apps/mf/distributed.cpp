@@ -52,7 +52,7 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
       pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,
       plan.blocks.shapes(plan.layout.stride),
       [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; },
-      epoch_policy(plan, hooks.on_epoch), pipeline::rotation_options(cluster, config.threads),
+      epoch_policy(plan, hooks.on_epoch), pipeline::rotation_options(cluster, config.threads, config.depth),
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
         parts = gather_model(plan, m, *kernel, held, cluster.timeout);

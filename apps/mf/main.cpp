@@ -59,8 +59,10 @@ int main(int argc, char** argv) {
   app.add_option("--workers,-p", workers, "rotation workers P (default: 1, or the partition's shard count)")
       ->check(CLI::Range(1, kMaxWorkers));
   app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)")->check(CLI::Range(1, kMaxThreads));
-  app.add_option("--depth,-d", c.depth, "pipeline depth d: P·d item blocks, d in flight per worker")
+  app.add_option("--depth,-d", c.depth, "pipeline depth d: item blocks in flight per worker")
       ->capture_default_str()->check(CLI::Range(1, kMaxDepth));
+  app.add_option("--blocks-per-worker,-m", c.blocks_per_worker, "m: P·m item blocks (default: d)")
+      ->check(CLI::Range(1, kMaxDepth));
   app.add_option("--seed", c.seed, "seed of the initial factors and the ring orders")->capture_default_str();
   app.add_option("--lambda", c.lambda, "L2 regularisation of the factors")->capture_default_str()->check(gyre::app::non_negative_number());
   app.add_option("--lambda-bias", c.lambda_bias, "L2 regularisation of the biases")
@@ -131,9 +133,9 @@ int main(int argc, char** argv) {
     std::uint64_t n = 0;
     for (const auto& s : input.shards) n += s.ratings.size();
     if (!quiet)
-      std::printf("gyre-mf: %llu ratings, %llu test, rank %u, P=%d T=%d d=%d, %s model\n", static_cast<unsigned long long>(n),
-                  static_cast<unsigned long long>(input.test.ratings.size()), c.rank, c.workers, c.threads, c.depth,
-                  mf::name_of(c.model));
+      std::printf("gyre-mf: %llu ratings, %llu test, rank %u, P=%d T=%d d=%d B=%d, %s model\n",
+                  static_cast<unsigned long long>(n), static_cast<unsigned long long>(input.test.ratings.size()), c.rank,
+                  c.workers, c.threads, c.depth, c.workers * c.group_size(), mf::name_of(c.model));
 
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && launch.rank == 0) metrics = std::make_unique<report::MetricsLog>(metrics_path);

@@ -13,7 +13,7 @@ std::vector<int> worker_ranks(int workers) {
 
 std::vector<model::BlockId> ModelWorker::block_order() const {
   const auto blocks = static_cast<model::BlockId>(plan.schedule->blocks());
-  const auto first = static_cast<model::BlockId>(rank * plan.config.depth) % blocks;
+  const auto first = static_cast<model::BlockId>(rank * plan.schedule->blocks_per_worker()) % blocks;
   std::vector<model::BlockId> order(blocks);
   for (model::BlockId i = 0; i < blocks; ++i) order[i] = (first + i) % blocks;
   return order;

@@ -23,9 +23,9 @@ void validate(const MfConfig& c, std::size_t shards) {
   const auto finite = [](double v) { return std::isfinite(v); };
   need(c.rank >= 1 && c.rank <= 4096, "rank must be in 1..4096");
   need(c.workers >= 1 && c.workers <= kMaxWorkers && c.threads >= 1 && c.threads <= kMaxThreads && c.depth >= 1 &&
-           c.depth <= kMaxDepth,
+           c.depth <= kMaxDepth && c.blocks_per_worker >= 0 && c.blocks_per_worker <= kMaxDepth,
        "workers must be in 1.." + std::to_string(kMaxWorkers) + ", threads in 1.." + std::to_string(kMaxThreads) +
-           ", depth in 1.." + std::to_string(kMaxDepth));
+           ", depth and blocks per worker in 1.." + std::to_string(kMaxDepth));
   need(c.epochs >= 0 && c.epochs <= kMaxEpochs && c.eval_every >= 1,
        "epochs must be in 0.." + std::to_string(kMaxEpochs) + " and eval-every >= 1");
   need(c.passes <= kMaxPasses, "passes must be in 0.." + std::to_string(kMaxPasses));
@@ -145,7 +145,7 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
   plan.has_test = !test.ratings.empty();
   plan.mean = config.biases && count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
 
-  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.depth, config.ring, config.seed);
+  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring, config.seed);
   plan.blocks = ItemBlocks::balance(count_items(train_shards, plan.items),
                                     static_cast<std::uint32_t>(plan.schedule->blocks()));
   plan.layout = RowLayout::of(config);
@@ -221,6 +221,7 @@ MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> tra
   }
   pipeline::EmbeddedJobOptions job = hooks.job;
   job.threads_per_worker = config.threads;
+  job.depth = config.depth;
   auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, hooks.on_epoch), job);
 
   std::vector<UserRows> users;

@@ -62,7 +62,8 @@ struct RunResult {
 };
 
 template <class Backend>
-RunResult run(int P, int d, RingOrder order, int epochs, model::OwnershipRegistry* registry, int threads = 1) {
+RunResult run(int P, int d, RingOrder order, int epochs, model::OwnershipRegistry* registry, int threads = 1,
+              int in_flight = 0) {
   const scheduler::RotationSchedule schedule(P, d, order, 11);
   std::vector<std::unique_ptr<CountingKernel>> kernels;
   std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(P));
@@ -76,6 +77,7 @@ RunResult run(int P, int d, RingOrder order, int epochs, model::OwnershipRegistr
   pipeline::EmbeddedJobOptions options;
   options.registry = registry;
   options.threads_per_worker = threads;
+  options.depth = in_flight;
   options.timeout = std::chrono::seconds(60);
   options.on_visit = [&](int w, const Visit& v) {
     std::lock_guard lock(mutex);
@@ -118,6 +120,22 @@ TEST_CASE_TEMPLATE("every (worker, block) pair is visited exactly once per phase
           }
         CHECK(seen.size() == static_cast<std::size_t>(P * d));
       }
+}
+
+TEST_CASE_TEMPLATE("the block count is apart from the depth: m blocks per worker, fewer in flight, each pair still once",
+                   B, GYRE_TEST_BACKENDS) {
+  for (int in_flight : {1, 2}) {
+    CAPTURE(in_flight);
+    const int P = 3, m = 4, epochs = 2;
+    model::OwnershipRegistry registry(static_cast<std::size_t>(P * m));
+    auto r = run<B>(P, m, RingOrder::kRandom, epochs, &registry, 1, in_flight);
+    CHECK(r.visits.size() == static_cast<std::size_t>(2 * epochs * P * P * m));
+    for (const auto& [key, count] : r.visits) CHECK(count == 1);
+    CHECK(registry.violations() == 0);
+    std::size_t blocks = 0;
+    for (auto& worker : r.held) blocks += worker.size();
+    CHECK(blocks == static_cast<std::size_t>(P * m));
+  }
 }
 
 TEST_CASE_TEMPLATE("no block ever has two owners at once", B, GYRE_TEST_BACKENDS) {

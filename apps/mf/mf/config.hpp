@@ -58,7 +58,10 @@ struct MfConfig {
   int epochs = 20;
   int workers = 1;             // rotation ring size (threads of this process in the embedded default)
   int threads = 1;             // threads per worker
-  int depth = 1;               // pipeline depth d: B = workers · depth item blocks
+  int depth = 1;               // pipeline depth d: item blocks in flight per worker
+  int blocks_per_worker = 0;   // m: B = workers · m item blocks (0: m = d)
+
+  int group_size() const { return blocks_per_worker > 0 ? blocks_per_worker : depth; }
   scheduler::RingOrder ring = scheduler::RingOrder::kFixed;
   LocalSchedule local = LocalSchedule::kDeterministic;
   std::uint32_t passes = 0;    // passes over the grid per block visit (0: ~2k ratings per cell slice)

@@ -19,7 +19,8 @@ struct ClusterJobOptions : runtime::ProcessesBackend {
 
 // The runtime's part of the options.
 inline const runtime::ProcessesBackend& processes_backend(const ClusterJobOptions& options) { return options; }
-// The engine options for a rotation run, with `threads` per worker.
-RotationOptions rotation_options(const ClusterJobOptions& options, int threads);
+// The engine options for a rotation run, with `threads` per worker and `depth` visits in flight
+// (zero: the schedule's blocks per worker).
+RotationOptions rotation_options(const ClusterJobOptions& options, int threads, int depth = 0);
 
 }  // namespace gyre::pipeline

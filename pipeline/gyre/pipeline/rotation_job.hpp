@@ -17,6 +17,9 @@ namespace gyre::pipeline {
 
 struct RotationOptions {
   int threads_per_worker = 1;
+  // Visits in flight per worker (WorkerOptions::depth); zero: the schedule's blocks per worker.
+  // The number of blocks is the schedule's: P · blocks_per_worker.
+  int depth = 0;
   // Peer liveness: the longest wait of a worker for work, and of the scheduler for a phase report.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   // The longest one visit may take (see WorkerOptions::visit_deadline); zero: none.

@@ -17,6 +17,9 @@ namespace gyre::pipeline {
 struct WorkerOptions {
   int threads = 1;          // size of this worker's task_arena: the cap on its threads
   int scheduler_rank = 0;   // where phase reports go
+  // The pipeline depth: visits in flight at once (received or held, up to forwarded). Zero: the
+  // schedule's blocks per worker, a whole step's.
+  int depth = 0;
   // Peer liveness: the longest time the worker may sit idle waiting for a message before it
   // declares the job stuck. Dead processes are found sooner by the transport's heartbeat.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
@@ -33,7 +36,7 @@ struct WorkerOptions {
 
 // The graph, built once inside the worker's task_arena and reused for every phase:
 //
-//   inbound blocks → sequencer (schedule order) → limiter (depth d) → update (serial; the
+//   inbound blocks → sequencer (schedule order) → limiter (depth) → update (serial; the
 //   kernel parallelises inside) → forward (send to the ring successor, or keep at phase end)
 //                                     ↑_______________ decrement ______________|
 //

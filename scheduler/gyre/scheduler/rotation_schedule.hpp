@@ -25,25 +25,27 @@ struct Visit {
   static constexpr int kKeep = -1;
 };
 
-// P workers, B = P·d blocks in P groups of d: group g = {g, g+P, …, g+(d−1)P}. Worker i holds
+// P workers, B = P·m blocks in P groups of m: group g = {g, g+P, …, g+(m−1)P}. Worker i holds
 // group i at the start of phase 0. In every phase each group moves one ring position per step
 // for P steps, so every (worker, block) pair meets exactly once per phase; after its last step
 // a group stays where it is and starts the next phase there (under that phase's ring order).
 //
-// Every rank can evaluate the schedule on its own: it depends only on (P, d, order, seed), so
-// the control plane only needs to say when a phase starts, never who goes where.
+// Every rank can evaluate the schedule on its own: it depends only on (P, m, order, seed), so
+// the control plane only needs to say when a phase starts, never who goes where. How many of a
+// worker's visits are in flight at once (the pipeline depth) is the engine's, not the schedule's.
 class RotationSchedule {
  public:
-  RotationSchedule(int workers, int depth, RingOrder order, std::uint64_t seed);
+  RotationSchedule(int workers, int blocks_per_worker, RingOrder order, std::uint64_t seed);
 
   int workers() const noexcept { return workers_; }
-  int depth() const noexcept { return depth_; }
-  int blocks() const noexcept { return workers_ * depth_; }
+  // m: the blocks of a group, which a worker visits in one step.
+  int blocks_per_worker() const noexcept { return group_size_; }
+  int blocks() const noexcept { return workers_ * group_size_; }
   std::uint32_t visits_per_phase() const noexcept { return static_cast<std::uint32_t>(blocks()); }
 
   // ring(k)[pos] is the worker at ring position pos in phase k.
   std::vector<int> ring(std::uint64_t phase) const;
-  // The d blocks of group g.
+  // The m blocks of group g.
   std::vector<model::BlockId> group_blocks(int group) const;
   // Worker holding group g at the start of phase k.
   int holder(std::uint64_t phase, int group) const;
@@ -57,7 +59,7 @@ class RotationSchedule {
   std::vector<int> holders(std::uint64_t phase) const;
 
   int workers_;
-  int depth_;
+  int group_size_;
   RingOrder order_;
   std::uint64_t seed_;
   mutable std::mutex mutex_;

@@ -87,6 +87,25 @@ TEST_CASE("same seed, P, d and T give bitwise identical factors across runs") {
   CHECK_FALSE(same_bits(a.model.item_factors, other.model.item_factors));
 }
 
+TEST_CASE("the depth only bounds the blocks in flight: with the same blocks per worker, every depth gives the same bits") {
+  auto c = config(3, 1, 1);
+  c.epochs = 3;
+  c.ring = scheduler::RingOrder::kRandom;
+  c.blocks_per_worker = 4;
+  const auto one = train(c);
+  for (int depth : {2, 4}) {
+    CAPTURE(depth);
+    c.depth = depth;
+    const auto deeper = train(c);
+    CHECK(same_bits(one.model.item_factors, deeper.model.item_factors));
+    CHECK(same_bits(one.model.user_factors, deeper.model.user_factors));
+  }
+  c.blocks_per_worker = 0;  // m = d = 4: the same 12 blocks
+  CHECK(same_bits(one.model.item_factors, train(c).model.item_factors));
+  c.blocks_per_worker = 2;  // other blocks, another model
+  CHECK_FALSE(same_bits(one.model.item_factors, train(c).model.item_factors));
+}
+
 TEST_CASE("biases and the dynamic (FPSGD) local schedule also converge") {
   auto c = config(1, 2, 2);
   c.biases = true;
