@@ -54,8 +54,8 @@ void MfKernel::train(model::Block& block, const scheduler::Visit&) {
       train_dynamic(block, s, slice, loss);
   }
   // Summed in cell order, not completion order, so the loss is reproducible too.
-  sums_[kTrainLoss] += std::accumulate(loss.begin(), loss.end(), 0.0);
-  sums_[kTrainCount] += static_cast<double>(train_.block_size(block.id()));
+  sums_.train_loss += std::accumulate(loss.begin(), loss.end(), 0.0);
+  sums_.train_count += static_cast<double>(train_.block_size(block.id()));
 }
 
 std::uint32_t MfKernel::passes_for(std::uint64_t block_ratings, std::uint32_t groups) const {
@@ -126,8 +126,8 @@ void MfKernel::evaluate(const model::Block& block, const scheduler::Visit&) {
     const std::size_t end = std::min(ratings.size(), (c + 1) * kChunk);
     partial[c] = squared_error(ratings.subspan(c * kChunk, end - c * kChunk), user_data(), block.data(), s);
   });
-  sums_[kTestLoss] += std::accumulate(partial.begin(), partial.end(), 0.0);
-  sums_[kTestCount] += static_cast<double>(ratings.size());
+  sums_.test_loss += std::accumulate(partial.begin(), partial.end(), 0.0);
+  sums_.test_count += static_cast<double>(ratings.size());
 }
 
 UserRows MfKernel::user_rows() const {
@@ -137,7 +137,7 @@ UserRows MfKernel::user_rows() const {
 
 scheduler::PhaseSums MfKernel::take_phase_sums(scheduler::PhaseKind kind) {
   if (kind == scheduler::PhaseKind::kTrain) ++epoch_;
-  scheduler::PhaseSums out = sums_;
+  const auto out = scheduler::to_sums(sums_);
   sums_ = {};
   return out;
 }

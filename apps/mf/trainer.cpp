@@ -47,19 +47,19 @@ class EpochPolicy {
   std::optional<scheduler::PhaseKind> operator()(const scheduler::PhaseResult* last) {
     using scheduler::PhaseKind;
     if (last == nullptr) return next();
-    const auto& s = last->sums;
+    const auto s = last->report<MfReport>();
     if (last->kind == PhaseKind::kTrain) {
       ++done_;
       seconds_ += last->seconds;
       report_ = EpochReport{};
       report_.epoch = done_;
       report_.seconds = seconds_;
-      report_.train_rmse = s[kTrainCount] > 0 ? std::sqrt(s[kTrainLoss] / s[kTrainCount]) : 0.0;
+      report_.train_rmse = s.train_count > 0 ? std::sqrt(s.train_loss / s.train_count) : 0.0;
       require_finite("train", report_.train_rmse);
-      report_.updates_per_s = last->seconds > 0 ? s[kTrainCount] / last->seconds : 0.0;
+      report_.updates_per_s = last->seconds > 0 ? s.train_count / last->seconds : 0.0;
       if (has_test_ && (done_ % config_.eval_every == 0 || done_ == config_.epochs)) return PhaseKind::kEvaluate;
     } else {
-      report_.test_rmse = s[kTestCount] > 0 ? std::sqrt(s[kTestLoss] / s[kTestCount]) : 0.0;
+      report_.test_rmse = s.test_count > 0 ? std::sqrt(s.test_loss / s.test_count) : 0.0;
       require_finite("test", *report_.test_rmse);
     }
     if (on_epoch_) on_epoch_(report_);

@@ -50,3 +50,37 @@ TEST_CASE("a phase start's payload is bounded") {
   CHECK_THROWS_WITH_AS(decode_phase_go(m, 4, 0), "rank 4 started phase 0 with a payload of 65537 bytes, over the 65536",
                        std::runtime_error);
 }
+
+namespace {
+struct Losses {
+  double loss = 0, count = 0, held_out = 0;
+};
+struct WithACount {
+  double loss = 0;
+  long count = 0;
+};
+struct WithAFloat {
+  double loss = 0;
+  float a = 0, b = 0;
+};
+struct TooMany {
+  double x[kPhaseSums + 1];
+};
+}  // namespace
+
+TEST_CASE("a phase report is a struct of doubles that round-trips through the phase's sums, summed field by field") {
+  static_assert(PhaseReport<Losses>);
+  static_assert(!PhaseReport<WithACount>);
+  static_assert(!PhaseReport<WithAFloat>);
+  static_assert(!PhaseReport<TooMany>);
+  const auto sums = to_sums(Losses{2.5, 4, 0.25});
+  CHECK(sums[0] == 2.5);
+  CHECK(sums[2] == 0.25);
+  CHECK(sums[3] == 0);
+  PhaseResult r;
+  for (std::size_t i = 0; i < kPhaseSums; ++i) r.sums[i] = sums[i] + sums[i];  // two workers' reports, as the driver adds them
+  const auto total = r.report<Losses>();
+  CHECK(total.loss == 5);
+  CHECK(total.count == 8);
+  CHECK(total.held_out == 0.5);
+}

@@ -9,6 +9,7 @@
 #include "gyre/base/buffer.hpp"
 #include "gyre/pipeline/cell_grid.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
+#include "gyre/scheduler/phase_report.hpp"
 #include "mf/config.hpp"
 #include "mf/item_blocks.hpp"
 #include "mf/sgd_update.hpp"
@@ -16,8 +17,13 @@
 
 namespace gyre::mf {
 
-// Indices into the phase sums MF workers report.
-enum MfSum : std::size_t { kTrainLoss = 0, kTrainCount = 1, kTestLoss = 2, kTestCount = 3 };
+// What an MF worker reports for a phase: squared errors and the ratings they were taken on.
+struct MfReport {
+  double train_loss = 0;   // each error taken before its update
+  double train_count = 0;
+  double test_loss = 0;
+  double test_count = 0;
+};
 
 // Row layout shared by user rows and item block rows.
 struct RowLayout {
@@ -73,7 +79,7 @@ class MfKernel final : public pipeline::RotationKernel {
   Buffer user_factors_;
   pipeline::GridLocks locks_;
   std::uint32_t epoch_ = 0;  // training phases completed, for the learning-rate schedule
-  scheduler::PhaseSums sums_{};
+  MfReport sums_{};
 };
 
 }  // namespace gyre::mf

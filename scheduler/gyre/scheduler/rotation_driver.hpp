@@ -11,6 +11,7 @@
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/scheduler/phase_report.hpp"
 #include "gyre/scheduler/protocol.hpp"
 
 namespace gyre::scheduler {
@@ -28,6 +29,10 @@ struct PhaseResult {
   PhaseKind kind = PhaseKind::kTrain;
   PhaseSums sums{};      // summed over workers, in rank order (so bitwise reproducible)
   double seconds = 0;    // wall time from the start signal to the last worker's report
+
+  // The sums as the kernels' report type (see phase_report.hpp).
+  template <PhaseReport R>
+  R report() const { return report_of<R>(sums); }
 };
 
 // Decides what comes next from the phase just finished (nullptr before the first one):
