@@ -180,6 +180,8 @@ void receive(net::Message m) {
         table.submit({m.sender, 0, scheduler::LockMode::kAll, scheduler::LockWait::kUntilFree, 0, held_locks()}, now);
         table.release(m.sender, scheduler::decode_keys(m.body, kLockKeys), now);
       });
+    case scheduler::kLockValue:
+      return refused_or_decoded([&] { (void)scheduler::decode_value_key(m, kLockKeys); });
     case scheduler::kLockGrant:
       return refused_or_decoded([&] {
         const auto mode = tag % 2 == 0 ? scheduler::LockMode::kAll : scheduler::LockMode::kAny;

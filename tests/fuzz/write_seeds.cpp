@@ -160,6 +160,7 @@ void locks() {
   const std::vector<scheduler::LockKey> granted{lock_candidates()[0], lock_candidates()[2]};
   grant.body = scheduler::encode_keys(granted);
   write("lock_grant_frame.bin", grant);
+  write("lock_value_frame.bin", scheduler::encode_value(granted[0], Buffer(16)));
 }
 
 void collectives() {

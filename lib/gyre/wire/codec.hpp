@@ -1,7 +1,7 @@
-// gyre/wire/codec.hpp — cereal binary encoding of small value records to and from byte vectors.
+// gyre/wire/codec.hpp — cereal's portable (little-endian) binary encoding of small value records to and from byte vectors.
 #pragma once
 
-#include <cereal/archives/binary.hpp>
+#include <cereal/archives/portable_binary.hpp>
 
 #include <cstddef>
 #include <istream>
@@ -31,11 +31,13 @@ class SpanBuf : public std::streambuf {
 };
 }  // namespace detail
 
+// Records are little-endian whatever the host (cereal's portable archive: one leading byte
+// names the byte order, and a reader on a host of the other order swaps), like every body.
 template <class T>
 std::vector<std::byte> encode(const T& value) {
   std::ostringstream out(std::ios::binary);
   {
-    cereal::BinaryOutputArchive archive(out);
+    cereal::PortableBinaryOutputArchive archive(out);
     archive(value);
   }
   const std::string s = std::move(out).str();
@@ -52,7 +54,7 @@ T decode(std::span<const std::byte> bytes) {
   std::istream in(&buf);
   T value{};
   try {
-    cereal::BinaryInputArchive archive(in);
+    cereal::PortableBinaryInputArchive archive(in);
     archive(value);
   } catch (const cereal::Exception& e) {
     throw DecodeError(std::string("truncated record: ") + e.what());

@@ -18,7 +18,9 @@ inline constexpr std::uint32_t kFrameMagic = 0x46525947;  // "GYRF"
 // hello carrying the token; the rendezvous registration carries the job's settings.
 // 3: the failure notice is the runtime's (type 0x10: rank and cause in meta, the whole text in
 // the body); message types come from the channel registry (wire/channels.hpp).
-inline constexpr std::uint16_t kProtocolVersion = 3;
+// 4: meta records are little-endian on every host (cereal's portable archive, one leading byte
+// for the byte order); phase starts carry a payload; lock grants and releases may carry values.
+inline constexpr std::uint16_t kProtocolVersion = 4;
 inline constexpr std::size_t kFrameHeaderSize = 40;
 
 struct FrameHeader {
