@@ -109,14 +109,14 @@ std::int64_t Barrier::required(std::int64_t clock) const noexcept {
   return s == kFinished ? std::numeric_limits<std::int64_t>::min() : clock - s;
 }
 
-void Barrier::draw(int self, int workers, std::mt19937_64& random, std::vector<int>& sample) const {
+void Barrier::draw(int self, int workers, Random& random, std::vector<int>& sample) const {
   sample.clear();
   if (spec_.kind != BarrierKind::kPbsp && spec_.kind != BarrierKind::kPssp) return;
   const int others = workers - 1;
   const int beta = std::min(spec_.sample, others);
   if (beta <= 0) return;
   // Positions 0 … others−1 stand for the other workers (position ≥ self is worker position+1).
-  const auto below = [&](int n) { return static_cast<int>(random() % static_cast<std::uint64_t>(n)); };
+  const auto below = [&](int n) { return static_cast<int>(random.below(static_cast<std::uint64_t>(n))); };
   if (static_cast<std::int64_t>(beta) * beta <= others) {
     // Floyd's algorithm: β draws and a scan of at most β, no table of all the others.
     for (int j = others - beta; j < others; ++j) {

@@ -60,7 +60,7 @@ class Simulation {
         held_since_(static_cast<std::size_t>(o.workers), -1), waiting_on_(static_cast<std::size_t>(o.workers)) {
     for (int w = 0; w < o.workers; ++w) {
       durations_.emplace_back(o.seed, static_cast<std::uint64_t>(w));
-      samplers_.emplace_back(o.seed * kGoldenGamma + static_cast<std::uint64_t>(w));
+      samplers_.emplace_back(o.seed * kGoldenGamma, static_cast<std::uint64_t>(w));  // apart from the durations' streams
     }
   }
 
@@ -153,7 +153,7 @@ class Simulation {
   Barrier barrier_;
   ClockTable table_;
   std::vector<Random> durations_;
-  std::vector<std::mt19937_64> samplers_;
+  std::vector<Random> samplers_;
   std::vector<std::vector<int>> samples_;
   std::vector<double> held_since_;  // −1 while running
   std::vector<std::vector<int>> waiting_on_;

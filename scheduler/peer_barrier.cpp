@@ -36,7 +36,7 @@ PeerBarrier::PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, Barr
       known_(workers_.size(), 0), peer_finished_(workers_.size(), 0) {
   self_ = index_of(inbox_.group().rank());
   if (self_ < 0) throw std::invalid_argument("peer barrier: this rank is not one of its workers");
-  random_.seed(options_.seed * kGoldenGamma + static_cast<std::uint64_t>(self_));
+  random_ = Random(options_.seed * kGoldenGamma, static_cast<std::uint64_t>(self_));
   service_ = std::thread([this] { serve(); });
 }
 

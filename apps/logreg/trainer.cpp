@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
-#include <random>
 #include <stdexcept>
 #include <thread>
 
@@ -24,23 +23,18 @@ using Clock = std::chrono::steady_clock;
 // An injected pause per step (a straggling machine), drawn per worker from its own stream.
 class StepDelay {
  public:
-  StepDelay(const net::FaultSpec& spec, std::uint64_t seed) : spec_(spec), random_(seed) {}
+  StepDelay(const net::FaultSpec& spec, std::uint64_t seed) : spec_(spec), random_(seed, 0) {}
   // Never past `deadline`: a pause must not outlast the run's time limit.
   void pause(Clock::time_point deadline) {
-    double ms = 0;
-    switch (spec_.delay) {
-      case net::FaultSpec::Delay::kNone: return;
-      case net::FaultSpec::Delay::kFixed: ms = spec_.a; break;
-      case net::FaultSpec::Delay::kUniform: ms = std::uniform_real_distribution<double>(spec_.a, spec_.b)(random_); break;
-      case net::FaultSpec::Delay::kGamma: ms = std::gamma_distribution<double>(spec_.a, spec_.b)(random_); break;
-    }
+    if (spec_.delay == net::FaultSpec::Delay::kNone) return;
+    const double ms = spec_.draw_ms(random_);
     const auto wanted = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
     std::this_thread::sleep_until(std::min(wanted, deadline));
   }
 
  private:
   net::FaultSpec spec_;
-  std::mt19937_64 random_;
+  Random random_;
 };
 
 runtime::Backend backend_of(const LogregConfig& c) {
@@ -108,12 +102,12 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
   LogregRun run;
   std::mutex mutex;
   struct WorkerState {
-    std::mt19937_64 random;
+    Random random;
     StepDelay delay;
   };
   std::vector<WorkerState> state;
   for (int w = 0; w < c.workers; ++w)
-    state.push_back({std::mt19937_64(c.seed * 7919 + static_cast<std::uint64_t>(w)),
+    state.push_back({Random(c.seed * 7919, static_cast<std::uint64_t>(w)),
                      StepDelay(delay_spec, c.seed * 104729 + static_cast<std::uint64_t>(w))});
 
   pipeline::ps::PsProgram program;
@@ -135,7 +129,7 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
     }
     const auto& rows = shards[static_cast<std::size_t>(worker.index())];
     std::vector<std::uint32_t> batch(static_cast<std::size_t>(c.batch));
-    for (auto& r : batch) r = rows.empty() ? 0 : rows[mine.random() % rows.size()];
+    for (auto& r : batch) r = rows.empty() ? 0 : rows[mine.random.below(rows.size())];
     std::vector<double> gradient(w.size(), 0.0);
     if (!rows.empty()) add_gradient(set, batch, std::span(w).first(p), w[p], std::span(gradient).first(p), gradient[p]);
     const double eta = c.learning_rate / (1 + c.decay * static_cast<double>(worker.clock())) / c.workers;

@@ -62,7 +62,7 @@ TEST_CASE("the rules: BSP waits for every peer's clock, SSP allows s ahead, ASP 
 }
 
 TEST_CASE("peer samples: β distinct others without replacement, all of them at β ≥ P−1, uniform over peers") {
-  std::mt19937_64 random(7);
+  gyre::Random random(7, 0);
   std::vector<int> sample;
   for (int workers : {1, 2, 5, 30, 200}) {
     for (int beta : {0, 1, 3, 10, 64, 500}) {

@@ -6,7 +6,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
-#include <random>
+#include <cmath>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -46,7 +46,7 @@ class FaultyLink final : public Link {
 class FaultyGroup final : public Group {
  public:
   FaultyGroup(std::unique_ptr<Group> inner, const FaultSpec& spec)
-      : inner_(std::move(inner)), spec_(spec), rng_(spec.seed), last_release_(static_cast<std::size_t>(inner_->size())) {
+      : inner_(std::move(inner)), spec_(spec), rng_(spec.seed, 0), last_release_(static_cast<std::size_t>(inner_->size())) {
     for (int p = 0; p < inner_->size(); ++p) links_.emplace_back(*this, p);
     sender_ = std::thread([this] { deliver_loop(); });
   }
@@ -91,13 +91,7 @@ class FaultyGroup final : public Group {
   };
 
   Clock::duration draw() {
-    double ms = 0;
-    switch (spec_.delay) {
-      case FaultSpec::Delay::kNone: break;
-      case FaultSpec::Delay::kFixed: ms = spec_.a; break;
-      case FaultSpec::Delay::kUniform: ms = std::uniform_real_distribution<double>(spec_.a, spec_.b)(rng_); break;
-      case FaultSpec::Delay::kGamma: ms = std::gamma_distribution<double>(spec_.a, spec_.b)(rng_); break;
-    }
+    const double ms = spec_.draw_ms(rng_);
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
   }
 
@@ -127,7 +121,7 @@ class FaultyGroup final : public Group {
 
   std::unique_ptr<Group> inner_;
   FaultSpec spec_;
-  std::mt19937_64 rng_;  // under mutex_
+  Random rng_;  // under mutex_
   std::vector<FaultyLink> links_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -142,6 +136,16 @@ class FaultyGroup final : public Group {
 void FaultyLink::send(Message message) { group_.send_from_link(peer_, std::move(message)); }
 
 }  // namespace
+
+double FaultSpec::draw_ms(Random& random) const {
+  switch (delay) {
+    case Delay::kNone: return 0;
+    case Delay::kFixed: return a;
+    case Delay::kUniform: return a + (b - a) * random.uniform();
+    case Delay::kGamma: return std::exp(random.log_gamma_variate(a)) * b;  // shape a, scale b
+  }
+  return 0;
+}
 
 FaultSpec FaultSpec::parse_delay(const std::string& text) {
   FaultSpec s;

@@ -7,6 +7,8 @@
 
 #include "gyre/net/group.hpp"
 
+#include "gyre/base/random.hpp"
+
 namespace gyre::net {
 
 struct FaultSpec {
@@ -22,6 +24,8 @@ struct FaultSpec {
   // "none", "fixed:MS", "uniform:LO:HI" or "gamma:SHAPE:SCALE"; throws std::invalid_argument.
   static FaultSpec parse_delay(const std::string& text);
   bool active() const { return delay != Delay::kNone || close_after > 0; }
+  // One delay of this law, in milliseconds, from `random` (the same numbers on every platform).
+  double draw_ms(Random& random) const;
 };
 
 // Messages to other ranks leave after a delay drawn per message (order per link is kept: a

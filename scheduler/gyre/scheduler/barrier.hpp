@@ -3,11 +3,12 @@
 
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "gyre/base/random.hpp"
 
 namespace gyre::scheduler {
 
@@ -79,7 +80,7 @@ class Barrier {
   // uniformly without replacement for pBSP and pSSP (all of them if β ≥ workers − 1), none
   // for the others. A step draws once and then waits for that sample, so β = workers − 1 is BSP
   // (or SSP) exactly. Only the engine's generator gives the randomness: runs repeat with a seed.
-  void draw(int self, int workers, std::mt19937_64& random, std::vector<int>& sample) const;
+  void draw(int self, int workers, Random& random, std::vector<int>& sample) const;
 
   Decision decide(std::int64_t clock, std::span<const int> sample, const PeerClocks& peers) const;
 

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
-#include <random>
 #include <thread>
 #include <vector>
 
@@ -76,7 +75,7 @@ class PeerBarrier {
   int self_ = -1;  // index into workers_
   Barrier barrier_;
   PeerBarrierOptions options_;
-  std::mt19937_64 random_;
+  Random random_{0, 0};  // seeded in the constructor, once this rank's index is known
   std::vector<int> sample_;
   std::vector<std::int64_t> known_;  // the highest clock each peer has told us
   std::uint64_t next_query_ = 0;
