@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "gyre/base/export.hpp"
 #include "gyre/model/ownership.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
 #include "gyre/runtime/job.hpp"
@@ -19,6 +20,6 @@ struct ClusterJobOptions : runtime::ProcessesBackend {
 // The runtime's part of the options.
 inline const runtime::ProcessesBackend& processes_backend(const ClusterJobOptions& options) { return options; }
 // The engine options for a rotation run, with `threads` per worker.
-RotationOptions rotation_options(const ClusterJobOptions& options, int threads);
+GYRE_API RotationOptions rotation_options(const ClusterJobOptions& options, int threads);
 
 }  // namespace gyre::pipeline

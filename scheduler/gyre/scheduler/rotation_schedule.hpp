@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/model/block.hpp"
 
 namespace gyre::scheduler {
@@ -32,7 +33,7 @@ struct Visit {
 //
 // Every rank can evaluate the schedule on its own: it depends only on (P, d, order, seed), so
 // the control plane only needs to say when a phase starts, never who goes where.
-class RotationSchedule {
+class GYRE_API RotationSchedule {
  public:
   RotationSchedule(int workers, int depth, RingOrder order, std::uint64_t seed);
 
