@@ -76,7 +76,7 @@ def main():
     leaked = {dep: [s for s in demangled if needle in s]
               for dep, needle in (('Asio', 'asio::'), ('nlohmann_json', 'nlohmann'), ('libsodium', 'sodium'),
                                   ('oneTBB', 'tbb::'))}
-    print(f'{len(declared)} functions declared in the installed headers and defined in the library; '
+    print(f'{len(declared)} functions and variables the installed headers declare without defining; '
           f'{len(symbols)} symbols exported; ' + ', '.join(f'{dep} {len(s)}' for dep, s in leaked.items()))
     ok = len(declared) > 0
     for where, name, mangled in missing:
