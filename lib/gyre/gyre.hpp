@@ -1,59 +1,36 @@
-// gyre/gyre.hpp — the one header an embedding service includes.
+// gyre/gyre.hpp — the one header an embedding service includes: the embedding API, and nothing else.
+//
+// What an embedder does is write a kernel and start a job; this header holds what that takes.
+//  - A job and how it fails (runtime/): runtime::Job, its backends (ThreadsBackend in this
+//    process, LoopbackBackend, ProcessesBackend across processes: launch, coordinator, token,
+//    log sink), runtime::run and JobHandle (cancel, wait), the member's Mailbox, JobFailed and
+//    its cause. Every engine starts through runtime::run.
+//  - The engines an embedder drives (pipeline/): rotation (RotationKernel, run_rotation,
+//    run_embedded, ClusterJobOptions) and the parameter server (PsProgram, run_ps). Their
+//    headers bring the scheduler's pieces they name: RotationSchedule, Visit, PhasePolicy and
+//    PhaseResult, BarrierSpec.
+//  - A kernel's own tools: model::Block (the rows it updates), collective::Communicator
+//    (allreduce, allgather, broadcast over the workers: a part's or a kernel's state that does
+//    not rotate), Random (seeded, reproducible draws).
+//  - A protocol of the embedder's own on a member's links: the channel registry
+//    (channels::user_channel) and the body codec (wire::Writer, wire::Reader, bounded reads).
+// Left out, and not installed: the data readers and shard files, the reports, the lock service,
+// model averaging, partition-table collectives, the gather to rank 0, the worker engine's
+// insides and the transport's (Asio, libsodium): the apps' and tools' business, or internal.
 #pragma once
 
-#include "gyre/base/buffer.hpp"
-#include "gyre/base/crc32c.hpp"
-#include "gyre/base/entry_point.hpp"
-#include "gyre/base/input_error.hpp"
-#include "gyre/base/limits.hpp"
-#include "gyre/base/output_check.hpp"
-#include "gyre/base/output_directory.hpp"
-#include "gyre/base/output_file.hpp"
+#include "gyre/base/export.hpp"
 #include "gyre/base/random.hpp"
-#include "gyre/base/temp_paths.hpp"
 #include "gyre/collective/communicator.hpp"
-#include "gyre/collective/model_averager.hpp"
-#include "gyre/collective/partition_collectives.hpp"
-#include "gyre/collective/partition_wire.hpp"
-#include "gyre/data/corpus.hpp"
-#include "gyre/data/corpus_io.hpp"
-#include "gyre/data/corpus_partition.hpp"
-#include "gyre/data/manifest.hpp"
-#include "gyre/data/partition.hpp"
-#include "gyre/data/planted_corpus.hpp"
-#include "gyre/data/planted_ratings.hpp"
-#include "gyre/data/ratings.hpp"
-#include "gyre/data/shard_file.hpp"
 #include "gyre/model/block.hpp"
-#include "gyre/model/ownership.hpp"
-#include "gyre/model/row_blocks.hpp"
-#include "gyre/net/group.hpp"
-#include "gyre/net/inproc.hpp"
-#include "gyre/net/message.hpp"
-#include "gyre/pipeline/block_codec.hpp"
-#include "gyre/pipeline/cell_grid.hpp"
+#include "gyre/pipeline/cluster_job.hpp"
 #include "gyre/pipeline/embedded_job.hpp"
-#include "gyre/pipeline/phase_follower.hpp"
 #include "gyre/pipeline/ps_job.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
-#include "gyre/pipeline/worker_engine.hpp"
-#include "gyre/report/metrics_log.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/runtime/parts.hpp"
-#include "gyre/report/progress.hpp"
-#include "gyre/scheduler/barrier.hpp"
-#include "gyre/scheduler/barrier_simulation.hpp"
-#include "gyre/scheduler/lock_client.hpp"
-#include "gyre/scheduler/lock_protocol.hpp"
-#include "gyre/scheduler/lock_service.hpp"
-#include "gyre/scheduler/lock_table.hpp"
-#include "gyre/scheduler/peer_barrier.hpp"
-#include "gyre/scheduler/protocol.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
-#include "gyre/scheduler/rotation_schedule.hpp"
 #include "gyre/wire/body.hpp"
 #include "gyre/wire/channels.hpp"
-#include "gyre/wire/codec.hpp"

@@ -1,25 +1,99 @@
 #!/usr/bin/env bash
-# tests/embed/run.sh SOURCE_ROOT BUILD_DIR — builds tests/embed against gyre as a meson subproject
-# and, from an install of BUILD_DIR, through pkg-config; runs both.
+# tests/embed/run.sh SOURCE_ROOT BUILD_DIR — builds the README's embedding example (tests/embed/embed.cpp)
+# against gyre from an install of BUILD_DIR (pkg-config) and as a meson subproject with apps, tools and
+# tests off, and runs each build both ways: every worker a thread of one process, and two processes over
+# loopback TCP. All four outputs must be the same. On the install it also checks what an embedder gets:
+# every installed header compiles alone from the install tree, every one is reachable from <gyre/gyre.hpp>,
+# gyre.pc states C++20 and requires nothing publicly, libgyre.so exports every function the headers
+# declare and nothing of Asio, nlohmann_json, libsodium or oneTBB (check_exports.py, needs clang++). And the
+# README's embedding example must be embed.cpp.
 set -euo pipefail
-src=$1
-build=$2
+src=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+command -v clang++ >/dev/null || fail "clang++ is needed for the export check (tools/dev/install-deps.sh installs clang)"
 
-echo "== as a meson subproject"
-mkdir -p "$work/sub/subprojects"
-cp "$src/tests/embed/meson.build" "$src/tests/embed/embed.cpp" "$work/sub/"
-ln -s "$src" "$work/sub/subprojects/gyre"
-meson setup "$work/sub/build" "$work/sub" -Dgyre:tests=false -Dgyre:tools=false >/dev/null
-ninja -C "$work/sub/build" -j2 >/dev/null
-"$work/sub/build/embed"
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# run_both NAME PROGRAM: PROGRAM's output in one process and as process 0 of 2, in $work/NAME.*;
+# they must agree, have an epoch line per epoch and a line per block, and process 1 must print nothing.
+run_both() {
+  local name=$1 program=$2 port
+  "$program" >"$work/$name.threads" || fail "$name: the run in one process failed"
+  if [ "$(grep -c '^epoch ' "$work/$name.threads")" -ne 5 ] || [ "$(grep -c '^block ' "$work/$name.threads")" -ne 4 ]; then
+    fail "$name: expected 5 epochs and 4 blocks, got: $(cat "$work/$name.threads")"
+  fi
+  port=$(free_port)
+  GYRE_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+  export GYRE_TOKEN
+  "$program" 1 2 "$port" >"$work/$name.rank1" &
+  pids+=($!)
+  "$program" 0 2 "$port" >"$work/$name.processes" || fail "$name: process 0 of 2 failed"
+  wait "${pids[-1]}" || fail "$name: process 1 of 2 failed"
+  [ ! -s "$work/$name.rank1" ] || fail "$name: process 1 printed $(cat "$work/$name.rank1")"
+  diff -u "$work/$name.threads" "$work/$name.processes" || fail "$name: one process and two processes disagree"
+  echo "$name: one process and two processes agree"
+}
+
+# The README's embedding example is embed.cpp, from its #include on.
+python3 - "$src/README.md" "$src/tests/embed/embed.cpp" <<'PY' || fail "README.md's embedding example differs from tests/embed/embed.cpp"
+import sys
+example = open(sys.argv[2]).read().split('\n', 1)[1]
+sys.exit(0 if any(b.split('```', 1)[0] == example for b in open(sys.argv[1]).read().split('```cpp\n')[1:]) else 1)
+PY
 
 echo "== installed, through pkg-config"
 meson install -C "$build" --no-rebuild --quiet --destdir "$work/root" >/dev/null
 prefix=$(meson introspect "$build" --buildoptions | python3 -c "import json,sys; print([o['value'] for o in json.load(sys.stdin) if o['name']=='prefix'][0])")
 pc=$(find "$work/root" -name gyre.pc | head -1)
-flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$work/root$prefix" --cflags --libs gyre)
-# shellcheck disable=SC2086
-g++ -std=c++20 "$src/tests/embed/embed.cpp" $flags -o "$work/embed-installed"
-LD_LIBRARY_PATH=$(dirname "$(find "$work/root" -name 'libgyre.so' | head -1)") "$work/embed-installed"
+lib=$(find "$work/root" -name 'libgyre.so' | head -1)
+inc=$(dirname "$(dirname "$(find "$work/root" -path '*/include/gyre/gyre.hpp' | head -1)")")
+pkg() { PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$work/root$prefix" "$@" gyre; }
+case " $(pkg --cflags) " in *" -std=c++20 "*) ;; *) fail "gyre.pc's Cflags do not state C++20: $(pkg --cflags)" ;; esac
+[ -z "$(pkg --print-requires)" ] || fail "gyre.pc requires $(pkg --print-requires): no installed header includes them"
+! grep -qi eigen "$pc" || fail "gyre.pc names Eigen, which no installed header includes"
+
+# Each installed header alone, with nothing but the install tree on the include path: an installed
+# header that includes an uninstalled one fails here.
+headers=$(cd "$inc" && find gyre -name '*.hpp' | sort)
+for h in $headers; do
+  echo "#include <$h>" | g++ -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -I "$inc" -x c++ - ||
+    fail "installed header $h does not compile alone"
+done
+# Every installed header is part of the API: reachable from <gyre/gyre.hpp>.
+echo '#include <gyre/gyre.hpp>' | g++ -std=c++20 -M -MT x -I "$inc" -x c++ - >"$work/deps"
+reached=$(grep -oE "$inc/gyre/[^[:space:]]+[.]hpp" "$work/deps" | sed "s|^$inc/||" | sort -u)
+[ "$headers" = "$reached" ] || fail "installed headers that <gyre/gyre.hpp> does not include: $(comm -23 <(echo "$headers") <(echo "$reached") | tr '\n' ' ')"
+echo "$(echo "$headers" | wc -l) installed headers, each compiles alone and is part of <gyre/gyre.hpp>"
+python3 "$src/tests/embed/check_exports.py" "$inc" "$lib"
+
+# No -std flag of our own: gyre.pc's Cflags must bring C++20.
+# shellcheck disable=SC2046
+g++ -Wall -Wextra -Wpedantic -Werror "$src/tests/embed/embed.cpp" $(pkg --cflags --libs) -o "$work/embed-installed"
+LD_LIBRARY_PATH=$(dirname "$lib") run_both installed "$work/embed-installed"
+
+echo "== as a meson subproject, with -Dgyre:apps=false -Dgyre:tools=false -Dgyre:tests=false"
+mkdir -p "$work/sub/subprojects"
+cp "$src/tests/embed/meson.build" "$src/tests/embed/embed.cpp" "$work/sub/"
+ln -s "$src" "$work/sub/subprojects/gyre"
+# --force-fallback-for: the subproject even where a gyre.pc is installed.
+meson setup "$work/sub/build" "$work/sub" --force-fallback-for=gyre -Dgyre:apps=false -Dgyre:tools=false \
+  -Dgyre:tests=false >/dev/null
+targets=$(meson introspect "$work/sub/build" --targets | python3 -c "import json,sys; print(' '.join(sorted(t['name'] for t in json.load(sys.stdin))))")
+[ "$targets" = "embed gyre gyre_internal" ] || fail "the subproject builds more than the library: $targets"
+ninja -C "$work/sub/build" -j2 >/dev/null
+run_both subproject "$work/sub/build/embed"
+
+diff -u "$work/installed.threads" "$work/subproject.threads" || fail "the installed and subproject builds disagree"
+echo "all four runs print the same:"
+cat "$work/installed.threads"

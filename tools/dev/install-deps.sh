@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(meson ninja-build g++ pkg-config libtbb-dev libeigen3-dev libboost-dev libcereal-dev
           doctest-dev libcli11-dev nlohmann-json3-dev libsodium-dev openmpi-bin python3 gnuplot-nox)
-packages+=(iproute2 "$@")
+# clang: the embedding test's check of the exported API reads the installed headers with clang's AST.
+packages+=(iproute2 clang "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

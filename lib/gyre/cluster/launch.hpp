@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "gyre/base/export.hpp"
+
 namespace gyre::cluster {
 
 struct Launch {
@@ -23,14 +25,14 @@ using Environment = std::map<std::string, std::string>;
 //
 // The library never reads the process environment itself: an entry point passes it in (see
 // environment_of), so an embedding service decides what gyre sees.
-std::optional<Launch> from_launcher(const Environment& env);
+GYRE_API std::optional<Launch> from_launcher(const Environment& env);
 
 // Flags win over the launcher; with neither, one process (rank 0 of 1). Throws
 // std::invalid_argument when only one of rank and count is given, or the rank is outside
 // 0..count-1 ("process rank 3 outside 0..1").
-Launch resolve_launch(std::optional<int> flag_rank, std::optional<int> flag_size, const Environment& env);
+GYRE_API Launch resolve_launch(std::optional<int> flag_rank, std::optional<int> flag_size, const Environment& env);
 
 // Copies the variables above (and GYRE_TOKEN) out of a process environment block.
-Environment environment_of(char** envp);
+GYRE_API Environment environment_of(char** envp);
 
 }  // namespace gyre::cluster

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "gyre/base/export.hpp"
+
 namespace gyre::cluster {
 
 // An ordered list of name → canonical value text, e.g. {"--lambda", "0.05"} or
@@ -19,20 +21,20 @@ inline constexpr std::size_t kMaxSettingsBytes = 16 * 1024;
 
 // Canonical bytes: u32 count, then per setting u32 length + name, u32 length + value (all
 // little-endian). Throws std::invalid_argument beyond kMaxSettingsBytes.
-std::vector<std::byte> encode_settings(const JobSettings& settings);
+GYRE_API std::vector<std::byte> encode_settings(const JobSettings& settings);
 
 // The inverse, for bytes from a peer: every length is checked against what is left before
 // anything is allocated. Throws wire::DecodeError (a std::runtime_error) on malformed bytes.
-JobSettings decode_settings(std::span<const std::byte> bytes);
+GYRE_API JobSettings decode_settings(std::span<const std::byte> bytes);
 
 // 32 hex digits (128 bits of BLAKE2b over the canonical bytes): the settings' part of a job's
 // identity, e.g. for net::TcpOptions::job_digest.
-std::string settings_digest(const JobSettings& settings);
+GYRE_API std::string settings_digest(const JobSettings& settings);
 
 // Empty if the lists are equal; else the first difference, e.g. "rank 1's settings differ
 // from rank 0's: --lambda is 0.05 on rank 1, 0.02 on rank 0" with `theirs_name` "rank 1" and
 // `ours_name` "rank 0" (a setting on one side only is "not set" on the other).
-std::string settings_difference(const JobSettings& theirs, const std::string& theirs_name, const JobSettings& ours,
-                                const std::string& ours_name);
+GYRE_API std::string settings_difference(const JobSettings& theirs, const std::string& theirs_name, const JobSettings& ours,
+                                         const std::string& ours_name);
 
 }  // namespace gyre::cluster

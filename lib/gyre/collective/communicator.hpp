@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/base/buffer.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/channels.hpp"
@@ -26,7 +27,7 @@ struct CollectiveOptions {
 // member must call the same collectives in the same order with the same sizes (as in MPI):
 // each call is numbered, and its messages are matched by that number and the sender, so a
 // fast member's next collective never mixes with this one.
-class Communicator {
+class GYRE_API Communicator {
  public:
   Communicator(runtime::Mailbox& inbox, std::vector<int> members, CollectiveOptions options = {});
 

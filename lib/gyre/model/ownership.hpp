@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/model/block.hpp"
 
 namespace gyre::model {
@@ -15,7 +16,7 @@ namespace gyre::model {
 // so a count above one means two workers held the block at the same moment: the invariant
 // rotation must keep. Debug builds of the engine always use one; release builds when asked
 // (the ownership tests pass one in and read the counters).
-class OwnershipRegistry {
+class GYRE_API OwnershipRegistry {
  public:
   explicit OwnershipRegistry(std::size_t blocks);
 
@@ -37,7 +38,7 @@ class OwnershipRegistry {
 // Exclusive ownership of one block. Copying is impossible, so within a process the block has
 // exactly one handle; the registry extends the check across the transport (release on send,
 // acquire on receipt) and across processes' views in tests.
-class OwnedBlock {
+class GYRE_API OwnedBlock {
  public:
   OwnedBlock() = default;
   OwnedBlock(Block block, OwnershipRegistry* registry);

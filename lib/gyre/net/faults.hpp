@@ -5,13 +5,14 @@
 #include <memory>
 #include <string>
 
+#include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 
 #include "gyre/base/random.hpp"
 
 namespace gyre::net {
 
-struct FaultSpec {
+struct GYRE_API FaultSpec {
   enum class Delay { kNone, kFixed, kUniform, kGamma };
   Delay delay = Delay::kNone;
   double a = 0;  // fixed: milliseconds; uniform: lowest ms; gamma: shape
@@ -32,6 +33,6 @@ struct FaultSpec {
 // message never overtakes an earlier one on its link); messages to itself are not delayed.
 // With close_after = N, the N+1-th send closes the inner group, which its peers see as this
 // rank failing. Receiving is untouched.
-std::unique_ptr<Group> with_faults(std::unique_ptr<Group> inner, const FaultSpec& spec);
+GYRE_API std::unique_ptr<Group> with_faults(std::unique_ptr<Group> inner, const FaultSpec& spec);
 
 }  // namespace gyre::net

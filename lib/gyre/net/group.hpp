@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gyre/base/export.hpp"
 #include "gyre/net/message.hpp"
 
 namespace gyre::net {
@@ -15,14 +16,14 @@ using Clock = std::chrono::steady_clock;
 
 // Raised by receive() once the group is closed or a peer has failed; the message names the
 // cause (for a failed peer, its rank).
-class GroupClosed : public std::runtime_error {
+class GYRE_API GroupClosed : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 // One direction of a connection to one peer. Sends never block on the receiver (messages are
 // queued), and preserve order per link.
-class Link {
+class GYRE_API Link {
  public:
   virtual ~Link() = default;
   virtual int peer() const noexcept = 0;
@@ -31,7 +32,7 @@ class Link {
 
 // This rank's view of a job's transport: a Link to every rank (itself included, for
 // uniformity) and one inbox for everything addressed to this rank.
-class Group {
+class GYRE_API Group {
  public:
   virtual ~Group() = default;
   virtual int rank() const noexcept = 0;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/wire/frame.hpp"
 
@@ -46,11 +47,11 @@ struct TcpOptions {
 };
 
 // names[member] if there is one, else "rank <member>".
-std::string member_name(const std::vector<std::string>& names, int member);
+GYRE_API std::string member_name(const std::vector<std::string>& names, int member);
 
 // A rank's listening socket. It is opened before the peer table exists so that its port
 // (0 = any free port) can be published to the other ranks.
-class TcpListener {
+class GYRE_API TcpListener {
  public:
   // Throws std::runtime_error "cannot listen on HOST:PORT: REASON" (e.g. the port is taken),
   // std::invalid_argument if `host` is not an IP address.
@@ -77,12 +78,12 @@ class TcpListener {
 // scatter/gather write); a frame whose lengths exceed the limits or whose CRC fails drops that
 // connection; a peer whose connection ends without a goodbye closes the group with an error
 // naming its rank and address.
-std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector<TcpEndpoint>& peers,
-                                         const TcpOptions& options);
+GYRE_API std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector<TcpEndpoint>& peers,
+                                                  const TcpOptions& options);
 
 // All `size` ranks of a job in this process, over loopback tcp (ports chosen by the system):
 // for tests and benchmarks that want the real wire without launching processes. Each rank
 // gets `options` with its own rank filled in.
-std::vector<std::unique_ptr<Group>> make_loopback_tcp_groups(int size, const TcpOptions& options);
+GYRE_API std::vector<std::unique_ptr<Group>> make_loopback_tcp_groups(int size, const TcpOptions& options);
 
 }  // namespace gyre::net

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/net/message.hpp"
 #include "gyre/wire/channels.hpp"
@@ -24,7 +25,7 @@ enum class FailureCause : std::uint8_t {
   kBadMessage = 4,  // a member sent something its receiver's plan does not allow
   kCancelled = 5,   // the embedder cancelled the job
 };
-std::string_view to_string(FailureCause cause) noexcept;
+GYRE_API std::string_view to_string(FailureCause cause) noexcept;
 
 // Raised on every member of a failed job. what() is the full text, naming the member that
 // failed first; rank() is that member (-1 when nobody knows, e.g. a closed transport).
@@ -33,7 +34,7 @@ std::string_view to_string(FailureCause cause) noexcept;
 // (`original`): an exception of the embedder's own type that a kernel threw. The runner
 // rethrows that one instead (run_parts), so the embedder catches its own type; across
 // processes only the text travels.
-class JobFailed : public std::runtime_error {
+class GYRE_API JobFailed : public std::runtime_error {
  public:
   JobFailed(int rank, FailureCause cause, const std::string& text, std::exception_ptr original = nullptr)
       : std::runtime_error(text), rank_(rank), cause_(cause), original_(std::move(original)) {}
@@ -49,7 +50,7 @@ class JobFailed : public std::runtime_error {
 
 // Whether `error` is of a type the embedder defined, rather than one of the standard
 // library's (std::runtime_error and kin, which say nothing a JobFailed's text does not).
-bool is_own_type(const std::exception_ptr& error);
+GYRE_API bool is_own_type(const std::exception_ptr& error);
 
 // The notice that tells the other members; its text travels whole (up to this many bytes,
 // which no real message approaches; a longer one is cut with a note saying so).
@@ -57,14 +58,14 @@ inline constexpr std::uint16_t kFailureNotice = channels::kRuntime.at(0);
 inline constexpr std::size_t kMaxFailureText = 64 * 1024;
 
 // A message of `type` carrying `failure` (kFailureNotice, or a protocol's own abort type).
-net::Message failure_message(const JobFailed& failure, std::uint16_t type = kFailureNotice);
-bool is_failure_notice(const net::Message& m) noexcept;
+GYRE_API net::Message failure_message(const JobFailed& failure, std::uint16_t type = kFailureNotice);
+GYRE_API bool is_failure_notice(const net::Message& m) noexcept;
 // The failure a notice carries. A notice that does not decode is a failure all the same,
 // blamed on its sender as kBadMessage.
-JobFailed read_failure(const net::Message& m);
+GYRE_API JobFailed read_failure(const net::Message& m);
 
 // Tells `ranks` about `failure`, then throws it. Best effort: a rank that is already gone
 // (maybe the one that failed) is skipped, the others still hear of it.
-[[noreturn]] void fail_job(net::Group& group, const std::vector<int>& ranks, const JobFailed& failure);
+[[noreturn]] GYRE_API void fail_job(net::Group& group, const std::vector<int>& ranks, const JobFailed& failure);
 
 }  // namespace gyre::runtime

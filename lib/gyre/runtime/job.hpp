@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/cluster/settings.hpp"
 #include "gyre/net/faults.hpp"
@@ -50,7 +51,7 @@ using Backend = std::variant<ThreadsBackend, LoopbackBackend, ProcessesBackend>;
 
 // Who takes part: `workers` members 0..workers−1, then one member per role ("the scheduler",
 // "server 1", "the lock service"), numbered on from `workers` in the order given.
-struct Job {
+struct GYRE_API Job {
   int workers = 1;
   std::vector<std::string> roles;
   Backend backend = ThreadsBackend{};
@@ -88,11 +89,11 @@ struct Member {
 // On one machine a failing part's group is closed, so that parts waiting on it stop too.
 // Across processes nothing is closed on failure: the engines tell the job themselves, and a
 // connection cut early would make the peers blame this process instead.
-void run(const Job& job, const std::function<void(const Member&)>& part);
+GYRE_API void run(const Job& job, const std::function<void(const Member&)>& part);
 
 // A job started in the background, for a service that must stay responsive: cancel() stops
 // it, wait() collects its outcome. The destructor cancels a job still running and waits.
-class JobHandle {
+class GYRE_API JobHandle {
  public:
   // Starts run(job, part) on a thread of its own.
   JobHandle(Job job, std::function<void(const Member&)> part);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/failure.hpp"
 
@@ -20,7 +21,7 @@ namespace gyre::runtime {
 //
 // A failure notice is for everyone: once one has arrived, every receive (after handing out
 // what its consumer accepts of the messages that came before) throws the JobFailed it carries.
-class Mailbox {
+class GYRE_API Mailbox {
  public:
   using Accept = std::function<bool(const net::Message&)>;
 

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/base/buffer.hpp"
 #include "gyre/wire/codec.hpp"
 
@@ -61,7 +62,7 @@ constexpr T little(T value) noexcept {
 // `values` converted in place between host and little-endian order: for payloads that move
 // without a copy (rotating blocks), so a big-endian host pays a pass and a little one nothing.
 template <Scalar T>
-void little_in_place(std::span<T> values) noexcept {
+GYRE_API void little_in_place(std::span<T> values) noexcept {
   if constexpr (!kHostIsLittle && sizeof(T) > 1)
     for (T& v : values) v = little(v);
 }
@@ -77,11 +78,11 @@ void load_little(std::span<const std::byte> from, std::span<T> into) noexcept {
 // Values of `width` bytes each (1, 2, 4 or 8) of a type the code at hand does not know
 // (partition elements), converted in place between host and little-endian order. A no-op on a
 // little-endian host; on a big-endian one, any other width is std::invalid_argument.
-void little_in_place(std::span<std::byte> values, std::size_t width);
+GYRE_API void little_in_place(std::span<std::byte> values, std::size_t width);
 
 // Builds a body of a size known up front (every encoder computes it, so nothing reallocates).
 // Writing past the end or finishing early is the encoder's bug: std::logic_error.
-class Writer {
+class GYRE_API Writer {
  public:
   // A body of exactly `size` bytes, returned by finish().
   explicit Writer(std::size_t size);
@@ -124,7 +125,7 @@ class Writer {
 // and every count against them (and a caller's cap) before anything is sized from it, so a
 // peer cannot choose an allocation. Errors are wire::DecodeError: `context` + what was wrong,
 // where `what` names the field ("truncated at a key count").
-class Reader {
+class GYRE_API Reader {
  public:
   explicit Reader(std::span<const std::byte> bytes, std::string context = {})
       : bytes_(bytes), context_(std::move(context)) {}

@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "gyre/base/export.hpp"
+
 namespace gyre::wire {
 
-class DecodeError : public std::runtime_error {
+class GYRE_API DecodeError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "gyre/base/export.hpp"
+
 namespace gyre::wire {
 
 // Little-endian, 40 bytes:
@@ -38,11 +40,11 @@ struct FrameLimits {
   std::uint64_t max_body = std::uint64_t{1} << 30;
 };
 
-std::array<std::byte, kFrameHeaderSize> encode_header(const FrameHeader& h);
+GYRE_API std::array<std::byte, kFrameHeaderSize> encode_header(const FrameHeader& h);
 
 // Parses and validates a header: magic, version, reserved bits, lengths within limits.
 // Returns the header, or sets `why` and returns nullopt (the connection is then dropped).
-std::optional<FrameHeader> parse_header(const std::array<std::byte, kFrameHeaderSize>& bytes,
-                                        const FrameLimits& limits, std::string& why);
+GYRE_API std::optional<FrameHeader> parse_header(const std::array<std::byte, kFrameHeaderSize>& bytes,
+                                                 const FrameLimits& limits, std::string& why);
 
 }  // namespace gyre::wire

@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "gyre/base/export.hpp"
 #include "gyre/model/ownership.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
 #include "gyre/runtime/job.hpp"
@@ -21,6 +22,6 @@ struct ClusterJobOptions : runtime::ProcessesBackend {
 inline const runtime::ProcessesBackend& processes_backend(const ClusterJobOptions& options) { return options; }
 // The engine options for a rotation run, with `threads` per worker and `depth` visits in flight
 // (zero: the schedule's blocks per worker).
-RotationOptions rotation_options(const ClusterJobOptions& options, int threads, int depth = 0);
+GYRE_API RotationOptions rotation_options(const ClusterJobOptions& options, int threads, int depth = 0);
 
 }  // namespace gyre::pipeline

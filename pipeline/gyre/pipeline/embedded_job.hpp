@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/model/ownership.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
 
@@ -19,10 +20,10 @@ using EmbeddedWorker = RotationWorker;
 // The initial blocks of all workers together must be every block of the schedule once; their
 // shapes are the layout every worker checks arriving blocks against (std::invalid_argument
 // otherwise). Across processes, use run_rotation.
-std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::RotationSchedule& schedule,
-                                                         std::vector<EmbeddedWorker> workers,
-                                                         const scheduler::PhasePolicy& policy,
-                                                         const EmbeddedJobOptions& options,
-                                                         runtime::Backend backend = runtime::ThreadsBackend{});
+GYRE_API std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::RotationSchedule& schedule,
+                                                                  std::vector<EmbeddedWorker> workers,
+                                                                  const scheduler::PhasePolicy& policy,
+                                                                  const EmbeddedJobOptions& options,
+                                                                  runtime::Backend backend = runtime::ThreadsBackend{});
 
 }  // namespace gyre::pipeline

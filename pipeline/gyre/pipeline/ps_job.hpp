@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/pipeline/ps_server.hpp"
@@ -46,19 +47,19 @@ struct PsJobResult {
 // The job of a parameter-server run: the layout's workers, then its servers ("the server", or
 // "server s"), linked by `backend`. Across processes, worker r runs in process r and server s
 // in process s mod P (so S servers spread over the processes).
-runtime::Job ps_job(const PsLayout& layout, runtime::Backend backend);
+GYRE_API runtime::Job ps_job(const PsLayout& layout, runtime::Backend backend);
 
 // Runs this process's members of `job` (every member, on one machine) to the end. If any part
 // fails the whole job stops and the root cause is rethrown (runtime::run). The result is the
 // whole model where server 0 runs (across processes the other servers hand their parts to it
 // at the end); elsewhere it holds only what this process's servers held.
-PsJobResult run_ps(const runtime::Job& job, const PsLayout& layout, const PsProgram& program,
-                   const PsJobOptions& options);
+GYRE_API PsJobResult run_ps(const runtime::Job& job, const PsLayout& layout, const PsProgram& program,
+                            const PsJobOptions& options);
 // On threads of this process.
-PsJobResult run_ps_embedded(const PsLayout& layout, const PsProgram& program, const PsJobOptions& options);
+GYRE_API PsJobResult run_ps_embedded(const PsLayout& layout, const PsProgram& program, const PsJobOptions& options);
 // One process's part of a multi-process job (mpirun, srun, or by hand): `layout` must have one
 // worker per process. Returns the whole model on process 0, nullopt elsewhere.
-std::optional<PsJobResult> run_ps_cluster(const runtime::ProcessesBackend& processes, const PsLayout& layout,
-                                          const PsProgram& program, const PsJobOptions& options);
+GYRE_API std::optional<PsJobResult> run_ps_cluster(const runtime::ProcessesBackend& processes, const PsLayout& layout,
+                                                   const PsProgram& program, const PsJobOptions& options);
 
 }  // namespace gyre::pipeline::ps

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/pipeline/ps_protocol.hpp"
 
 namespace gyre::pipeline::ps {
@@ -15,7 +16,7 @@ enum class Sharding {
 
 // Ranks 0 … workers−1 are the workers, workers … workers+servers−1 the servers. Keys are
 // 0 … keys−1, each holding value_size doubles.
-struct PsLayout {
+struct GYRE_API PsLayout {
   int workers = 1;
   int servers = 1;
   Key keys = 0;

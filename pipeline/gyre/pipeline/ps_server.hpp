@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/pipeline/ps_layout.hpp"
 #include "gyre/pipeline/ps_worker.hpp"
@@ -27,7 +28,7 @@ struct PsServerOptions {
 // are in (a worker sends its pushes, then its clock, on one ordered link). A read that asks for
 // clock c is answered once the server clock reaches c — how SSP reads stay within s clocks of
 // the truth — and at once for barriers without a bound.
-class PsServer {
+class GYRE_API PsServer {
  public:
   PsServer(runtime::Mailbox& inbox, PsLayout layout, int index, PsServerOptions options = {});
 

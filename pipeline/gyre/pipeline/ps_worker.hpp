@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/pipeline/ps_layout.hpp"
 #include "gyre/scheduler/peer_barrier.hpp"
@@ -41,7 +42,7 @@ struct PsWorkerOptions {
 // steps older, and under ASP whatever the server has. Its own pushes not yet sent are added to
 // every value it returns (read-my-writes). barrier() sends the step's pushes and the clock to
 // the servers, then waits on the barrier rule (PeerBarrier, over the same group).
-class PsWorker {
+class GYRE_API PsWorker {
  public:
   PsWorker(runtime::Mailbox& inbox, PsLayout layout, scheduler::BarrierSpec barrier, PsWorkerOptions options = {});
   ~PsWorker();

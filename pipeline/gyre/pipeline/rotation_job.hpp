@@ -5,6 +5,7 @@
 #include <functional>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/model/ownership.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
@@ -46,14 +47,14 @@ struct RotationWorker {
 using AfterRotation = std::function<void(const runtime::Member& member, std::vector<model::OwnedBlock> held)>;
 
 // The job of a rotation run: `workers` workers, then "the scheduler".
-runtime::Job rotation_job(int workers, runtime::Backend backend);
+GYRE_API runtime::Job rotation_job(int workers, runtime::Backend backend);
 
 // Runs this process's members of `job` (rotation_job): worker w's engine over worker(w)'s
 // kernel, the scheduler running `policy`. `layout` is every block's shape by id, from this
 // process's plan: blocks that arrive in another shape (a peer with other data or flags) fail
 // the job. Throws as runtime::run does: the root cause, naming the member where it is known.
-void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& schedule,
-                  const std::vector<model::BlockShape>& layout, const std::function<RotationWorker(int rank)>& worker,
-                  const scheduler::PhasePolicy& policy, const RotationOptions& options, const AfterRotation& after);
+GYRE_API void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& schedule,
+                           const std::vector<model::BlockShape>& layout, const std::function<RotationWorker(int rank)>& worker,
+                           const scheduler::PhasePolicy& policy, const RotationOptions& options, const AfterRotation& after);
 
 }  // namespace gyre::pipeline

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 
+#include "gyre/base/export.hpp"
 #include "gyre/collective/communicator.hpp"
 #include "gyre/model/block.hpp"
 #include "gyre/scheduler/protocol.hpp"
@@ -16,7 +17,7 @@ namespace gyre::pipeline {
 // The engine calls train/evaluate one visit at a time, in schedule order, with the block
 // exclusively owned for the duration of the call; the call runs inside the worker's
 // task_arena, so TBB parallelism used inside is capped at the worker's thread count.
-class RotationKernel {
+class GYRE_API RotationKernel {
  public:
   virtual ~RotationKernel() = default;
   virtual void train(model::Block& block, const scheduler::Visit& visit) = 0;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/base/random.hpp"
 
 namespace gyre::scheduler {
@@ -22,7 +23,7 @@ enum class BarrierKind {
   kPssp,  // β sampled peers have completed c − s steps
 };
 
-struct BarrierSpec {
+struct GYRE_API BarrierSpec {
   BarrierKind kind = BarrierKind::kBsp;
   std::int64_t staleness = 0;  // s, for SSP and pSSP
   int sample = 0;              // β, for pBSP and pSSP
@@ -36,7 +37,7 @@ struct BarrierSpec {
 };
 
 // What a barrier reads of the other workers' clocks (possibly stale: a peer may be further on).
-class PeerClocks {
+class GYRE_API PeerClocks {
  public:
   virtual ~PeerClocks() = default;
   virtual std::int64_t clock(int worker) const = 0;
@@ -46,7 +47,7 @@ class PeerClocks {
 };
 
 // Clocks held in a vector indexed by worker, as a simulator or a worker's table of answers has them.
-class ClockList final : public PeerClocks {
+class GYRE_API ClockList final : public PeerClocks {
  public:
   ClockList(const std::vector<std::int64_t>& clocks, int self) : clocks_(clocks), self_(self) {}
   std::int64_t clock(int worker) const override { return clocks_[static_cast<std::size_t>(worker)]; }
@@ -61,7 +62,7 @@ enum class Decision { kAdvance, kWait };
 
 // One barrier rule, shared by the simulator and every engine: the engines differ only in how
 // they learn peers' clocks (a table, or questions over the data plane).
-class Barrier {
+class GYRE_API Barrier {
  public:
   // The clock a worker that has finished for good reports, so that nobody waits for it.
   static constexpr std::int64_t kFinished = std::numeric_limits<std::int64_t>::max();

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/barrier.hpp"
 #include "gyre/wire/channels.hpp"
@@ -25,7 +26,7 @@ enum ClockMessage : std::uint16_t {
 
 // The clock a kClockQuery, kClockAnswer or kClockFinished carries (its body: one little-endian i64).
 // Throws wire::DecodeError naming the sender when the body is not that.
-std::int64_t decode_clock(const net::Message& m);
+GYRE_API std::int64_t decode_clock(const net::Message& m);
 
 struct PeerBarrierOptions {
   // Longest wait for a peer's answer; past it wait() throws naming the peers that were silent.
@@ -43,7 +44,7 @@ struct PeerBarrierOptions {
 // What peers send is checked against that protocol, and a breach ends the barrier with an
 // error naming the sender: a peer asks only while it has no question pending here and has
 // not finished, finishes once, and answers with a clock at least the one asked for.
-class PeerBarrier {
+class GYRE_API PeerBarrier {
  public:
   // `workers`: the group ranks of every worker under this barrier, this rank among them.
   PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, BarrierSpec spec, PeerBarrierOptions options = {});

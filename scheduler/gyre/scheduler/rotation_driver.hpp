@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/mailbox.hpp"
@@ -21,8 +22,8 @@ namespace gyre::scheduler {
 // for the phase after the last one it started (`expected`), of a known kind, with a payload of
 // at most kMaxPhasePayload bytes. The driver takes
 // a kPhaseDone only for the phase it is running (`expected`).
-PhaseGo decode_phase_go(const net::Message& m, int scheduler_rank, std::uint64_t expected);
-PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected);
+GYRE_API PhaseGo decode_phase_go(const net::Message& m, int scheduler_rank, std::uint64_t expected);
+GYRE_API PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected);
 
 struct PhaseResult {
   std::uint64_t phase = 0;
@@ -47,7 +48,7 @@ using PhasePayload = std::function<std::vector<std::byte>(std::uint64_t phase, P
 // Runs on the scheduler's rank (its own thread in the embedded default). Phases are barriers:
 // phase k+1 starts when every worker has reported phase k, which is what makes "every
 // (worker, block) pair once per epoch" checkable and epoch metrics exact.
-class RotationDriver {
+class GYRE_API RotationDriver {
  public:
   // `mailbox` is the scheduler member's one receive path (runtime::Member::mailbox).
   RotationDriver(runtime::Mailbox& mailbox, std::vector<int> workers, std::chrono::milliseconds timeout);

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/model/block.hpp"
 
 namespace gyre::scheduler {
@@ -33,7 +34,7 @@ struct Visit {
 // Every rank can evaluate the schedule on its own: it depends only on (P, m, order, seed), so
 // the control plane only needs to say when a phase starts, never who goes where. How many of a
 // worker's visits are in flight at once (the pipeline depth) is the engine's, not the schedule's.
-class RotationSchedule {
+class GYRE_API RotationSchedule {
  public:
   RotationSchedule(int workers, int blocks_per_worker, RingOrder order, std::uint64_t seed);
 

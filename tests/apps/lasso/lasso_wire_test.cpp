@@ -8,6 +8,7 @@
 
 #include "gyre/data/planted_regression.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/wire/channels.hpp"
 #include "lasso/round_protocol.hpp"
 #include "lasso/solver.hpp"
 #include "lib/net/backends.hpp"
@@ -18,6 +19,13 @@ using namespace gyre::lasso;
 using namespace std::chrono_literals;
 
 namespace {
+
+// How many registered channels hold `type`.
+constexpr int holders(std::uint16_t type) {
+  int n = 0;
+  for (const channels::Channel& c : channels::kRegistry) n += c.contains(type) ? 1 : 0;
+  return n;
+}
 
 constexpr std::uint32_t kFeatures = 20;
 
@@ -113,6 +121,22 @@ net::Message sums(std::uint64_t round, std::vector<double> values) { return enco
 constexpr std::size_t kCheckSums = kFeatures + 2;
 
 }  // namespace
+
+// As tests/lib/wire/channels_test.cpp checks the library's own message types.
+TEST_CASE("the round messages lie in the registered lasso channel, at the numbers they always had") {
+  static_assert(kRoundRequest == 0x20 && kRoundSums == 0x21);
+  static_assert(holders(kRoundRequest) == 1 && holders(kRoundSums) == 1);
+  bool registered = false;
+  for (const channels::Channel& c : channels::kRegistry)
+    registered = registered || (c.name == channels::kLasso.name && c.first == channels::kLasso.first &&
+                                c.last == channels::kLasso.last);
+  CHECK(registered);
+  for (const std::uint16_t type : {static_cast<std::uint16_t>(kRoundRequest), static_cast<std::uint16_t>(kRoundSums)}) {
+    CAPTURE(type);
+    CHECK(channels::kLasso.contains(type));
+    CHECK(holders(type) == 1);
+  }
+}
 
 TEST_CASE_TEMPLATE("a worker refuses coordinates outside its columns and requests out of order or from a non-scheduler",
                    B, GYRE_TEST_BACKENDS) {
