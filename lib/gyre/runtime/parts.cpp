@@ -61,7 +61,7 @@ void run_parts(std::vector<std::unique_ptr<net::Group>>& groups, const std::func
           groups[static_cast<std::size_t>(r)]->close("rank " + std::to_string(r) + " failed");
         }
       });
-    } catch (const std::system_error& e) {
+    } catch (const std::exception& e) {  // std::system_error, or std::bad_alloc for the thread's state
       // Out of threads (a memory or process limit): the parts already running wait for ranks
       // that will never start, so close every group to stop them, and join them before
       // reporting; a joinable std::thread left behind would terminate the process.
@@ -90,7 +90,7 @@ void run_beside(const std::function<void()>& main, const std::vector<std::functi
           beside_errors[i] = std::current_exception();
         }
       });
-    } catch (const std::system_error& e) {
+    } catch (const std::exception& e) {  // std::system_error, or std::bad_alloc for the thread's state
       join_all();  // the ones started end by their own timeouts; a joinable thread must not be left
       throw std::runtime_error(std::string("cannot start a thread: ") + e.what());
     }
