@@ -123,74 +123,53 @@ bool same_bits(const lda::LdaModel& a, const lda::LdaModel& b) {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("every word block visits every worker once per epoch and the counts stay consistent after every epoch",
-                   B, GYRE_TEST_BACKENDS) {
+TEST_CASE_TEMPLATE("under either model the counts stay consistent after every epoch; rotating blocks visit every worker "
+                   "once per epoch", B, GYRE_TEST_BACKENDS) {
+  // Under the allreduce model the model gathered is worker 0's replica: check_counts holds it
+  // to every worker's topic assignments (the sum of all workers' changes), and every worker's
+  // totals to its column sums.
   const auto corpus = toy_corpus();
-  for (int P : {1, 3}) {
-    for (int d : {1, 2}) {
+  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce}) {
+    const bool rotation = model == lda::ComputationModel::kRotation;
+    for (int P : {1, 3}) {
       const auto shards = data::shard_corpus(corpus, static_cast<std::uint32_t>(P));
-      // Runs are deterministic, so the state after epoch e is the final state of an e-epoch run.
-      for (int epochs = 0; epochs <= 3; ++epochs) {
-        CAPTURE(P);
-        CAPTURE(d);
-        CAPTURE(epochs);
-        const Run r = train<B>(config(P, 2, d, epochs), shards);
-        check_counts(r.model, shards, r.z, r.totals);
-        CHECK(r.epochs.size() == static_cast<std::size_t>(epochs + 1));
-        CHECK(r.visits.size() == static_cast<std::size_t>((epochs + 1) * P * P * d));
-        for (const auto& [key, count] : r.visits) CHECK(count == 1);
+      // The rotation with depth 1 and 2, the allreduce model with 1 and 3 syncs per epoch.
+      for (int x : {1, rotation ? 2 : 3}) {
+        // Runs are deterministic, so the state after epoch e is the final state of an e-epoch run.
+        for (int epochs = 0; epochs <= 3; ++epochs) {
+          CAPTURE(lda::name_of(model));
+          CAPTURE(P);
+          CAPTURE(x);
+          CAPTURE(epochs);
+          const Run r = train<B>(rotation ? config(P, 2, x, epochs) : allreduce(P, 2, x, epochs), shards);
+          check_counts(r.model, shards, r.z, r.totals);
+          REQUIRE(r.epochs.size() == static_cast<std::size_t>(epochs + 1));
+          for (std::size_t e = 1; e < r.epochs.size(); ++e) CHECK(r.epochs[e].tokens_per_s > 0);
+          CHECK(r.visits.size() == (rotation ? static_cast<std::size_t>((epochs + 1) * P * P * x) : 0));
+          for (const auto& [key, count] : r.visits) CHECK(count == 1);
+        }
       }
     }
   }
 }
 
-TEST_CASE_TEMPLATE("same seed, P, d and T give bitwise identical counts and likelihoods, on every backend", B,
-                   GYRE_TEST_BACKENDS) {
-  const auto shards = data::shard_corpus(toy_corpus(), 2);
-  const Run a = train(config(2, 2, 2, 4), shards);
-  const Run b = train<B>(config(2, 2, 2, 4), shards);
-  CHECK(same_bits(a.model, b.model));
-  for (std::size_t e = 0; e < a.epochs.size(); ++e) CHECK(a.epochs[e].loglik_per_token == b.epochs[e].loglik_per_token);
-  // Another seed moves things.
-  auto other = config(2, 2, 2, 4);
-  other.seed = 12;
-  CHECK_FALSE(same_bits(a.model, train(other, shards).model));
-}
-
-TEST_CASE_TEMPLATE("allreduce model: after every epoch each replica is the sum of every worker's changes, on every backend",
-                   B, GYRE_TEST_BACKENDS) {
-  // The model gathered is worker 0's replica; check_counts holds it to every worker's topic
-  // assignments, and every worker's totals to its column sums.
-  const auto corpus = toy_corpus();
-  for (int P : {1, 3}) {
-    const auto shards = data::shard_corpus(corpus, static_cast<std::uint32_t>(P));
-    for (int S : {1, 3}) {
-      for (int epochs = 0; epochs <= 3; ++epochs) {
-        CAPTURE(P);
-        CAPTURE(S);
-        CAPTURE(epochs);
-        const Run r = train<B>(allreduce(P, 2, S, epochs), shards);
-        check_counts(r.model, shards, r.z, r.totals);
-        REQUIRE(r.epochs.size() == static_cast<std::size_t>(epochs + 1));
-        for (std::size_t e = 1; e < r.epochs.size(); ++e) CHECK(r.epochs[e].tokens_per_s > 0);
-        CHECK(r.visits.empty());  // no rotation
-      }
-    }
+TEST_CASE_TEMPLATE("under either model the same seed, P, d, T (and S) give bitwise identical counts and likelihoods, "
+                   "on every backend", B, GYRE_TEST_BACKENDS) {
+  for (const auto& c : {config(2, 2, 2, 4), allreduce(3, 2, 2, 4)}) {
+    CAPTURE(lda::name_of(c.model));
+    const auto shards = data::shard_corpus(toy_corpus(), static_cast<std::uint32_t>(c.workers));
+    const Run a = train(c, shards);
+    const Run b = train<B>(c, shards);
+    CHECK(same_bits(a.model, b.model));
+    REQUIRE(a.epochs.size() == b.epochs.size());
+    for (std::size_t e = 0; e < a.epochs.size(); ++e) CHECK(a.epochs[e].loglik_per_token == b.epochs[e].loglik_per_token);
+    // Another seed moves things.
+    auto other = c;
+    other.seed = 12;
+    CHECK_FALSE(same_bits(a.model, train(other, shards).model));
   }
-}
-
-TEST_CASE_TEMPLATE("allreduce model: same seed, P, T and S give bitwise identical counts and likelihoods, on every backend",
-                   B, GYRE_TEST_BACKENDS) {
   const auto shards = data::shard_corpus(toy_corpus(), 3);
-  const Run a = train(allreduce(3, 2, 2, 4), shards);
-  const Run b = train<B>(allreduce(3, 2, 2, 4), shards);
-  CHECK(same_bits(a.model, b.model));
-  REQUIRE(a.epochs.size() == b.epochs.size());
-  for (std::size_t e = 0; e < a.epochs.size(); ++e) CHECK(a.epochs[e].loglik_per_token == b.epochs[e].loglik_per_token);
-  auto other = allreduce(3, 2, 2, 4);
-  other.seed = 12;
-  CHECK_FALSE(same_bits(a.model, train(other, shards).model));
-  CHECK_FALSE(same_bits(a.model, train(allreduce(3, 2, 1, 4), shards).model));
+  CHECK_FALSE(same_bits(train(allreduce(3, 2, 2, 4), shards).model, train(allreduce(3, 2, 1, 4), shards).model));
 }
 
 TEST_CASE("with one worker and one sync per epoch the allreduce model is the rotation, bit for bit: one sampler") {
