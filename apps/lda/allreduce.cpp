@@ -25,7 +25,8 @@ std::vector<int> worker_ranks(int workers) {
 std::vector<model::Block> empty_blocks(const LdaPlan& plan) {
   std::vector<model::Block> all;
   const std::size_t stride = model::padded_width(plan.config.topics);
-  for (model::BlockId id = 0; id < plan.blocks.rows.size(); ++id) all.emplace_back(id, plan.blocks.rows[id].size(), stride);
+  for (model::BlockId id = 0; id < plan.blocks.rows.size(); ++id)
+    all.emplace_back(id, plan.blocks.rows[id].size(), stride);
   return all;
 }
 

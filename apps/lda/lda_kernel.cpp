@@ -244,7 +244,8 @@ void LdaKernel::add_initial_topics(model::Block& block) {
 }
 
 void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
-  if (part >= tokens_.parts()) throw std::logic_error("document part " + std::to_string(part) + " of " + std::to_string(tokens_.parts()));
+  if (part >= tokens_.parts())
+    throw std::logic_error("document part " + std::to_string(part) + " of " + std::to_string(tokens_.parts()));
   const auto& expected = row_tokens(block);
   const std::size_t rows = block.rows();
   std::int32_t* counts = block.counts();

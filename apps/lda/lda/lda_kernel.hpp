@@ -48,7 +48,8 @@ class LdaKernel final : public pipeline::RotationKernel {
  public:
   // `blocks` is the job's word blocking; `word_tokens` the corpus's tokens per word id (V of
   // them); `reports_totals`: this worker adds the topic-totals part of the log-likelihood
-  // (exactly one worker of a job does).
+  // (exactly one worker of a job does). Under the allreduce model (config.model) each document
+  // group is cut into config.syncs_per_epoch parts, else into one.
   LdaKernel(const LdaConfig& config, const data::Corpus& shard, const model::RowBlocks& blocks,
             std::span<const std::uint64_t> word_tokens, std::uint32_t groups, bool reports_totals);
 
