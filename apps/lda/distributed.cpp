@@ -7,19 +7,55 @@
 #include <vector>
 
 #include "gyre/data/corpus_partition.hpp"
-#include "gyre/pipeline/gather.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
+#include "lda/allreduce.hpp"
 
 namespace gyre::lda {
+
+std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const runtime::Member& member,
+                                                    std::span<const std::uint64_t> doc_ids, const LdaKernel& kernel,
+                                                    std::vector<model::OwnedBlock>& held, std::uint64_t doc_id_limit,
+                                                    std::chrono::milliseconds timeout) {
+  // Doc-topic rows stay with their worker during training; rank 0 collects them with the
+  // word-topic blocks.
+  pipeline::GatherOptions gather;
+  gather.workers = plan.config.workers;
+  gather.layout = plan.blocks.shapes(model::padded_width(plan.config.topics));
+  gather.row_bytes = std::size_t{plan.config.topics} * sizeof(std::int32_t);
+  gather.id_limit = doc_id_limit;
+  gather.timeout = timeout;
+  return pipeline::gather_at_root(member.mailbox, held,
+                                  pipeline::LocalRows::of(doc_ids, std::span<const std::int32_t>(kernel.doc_topic())),
+                                  gather);
+}
+
+LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, const pipeline::GatheredModel& parts,
+                           std::span<const std::int64_t> topic_totals) {
+  std::vector<std::vector<std::int32_t>> counts;
+  for (const auto& r : parts.rows) counts.push_back(r.values_as<std::int32_t>());
+  std::vector<DocTopicRows> docs;
+  for (std::size_t w = 0; w < counts.size(); ++w) docs.push_back({parts.rows[w].ids, counts[w], {}});
+  std::vector<const model::Block*> blocks;
+  for (const auto& b : parts.blocks) blocks.push_back(&b);
+  return assemble_model(plan, std::move(vocab), std::move(docs), topic_totals, blocks);
+}
 
 std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::Corpus& corpus, const TrainHooks& hooks,
                                           const pipeline::ClusterJobOptions& cluster) {
   if (config.workers != cluster.launch.size) throw std::invalid_argument("one worker per process");
   const int rank = cluster.launch.rank;
   const LdaPlan plan = plan_job(config, corpus.vocab_size(), data::count_words(std::span(&corpus, 1)));
+  const std::uint64_t doc_id_limit =
+      corpus.doc_ids.empty() ? 0 : *std::max_element(corpus.doc_ids.begin(), corpus.doc_ids.end()) + 1;
   // The same split train_embedded's caller makes; only this rank's part is kept.
   data::Corpus shard = std::move(data::shard_corpus(corpus, static_cast<std::uint32_t>(config.workers))
                                      [static_cast<std::size_t>(rank)]);
+  if (config.model == ComputationModel::kAllreduce) {
+    std::vector<data::Corpus> hosted(static_cast<std::size_t>(config.workers));
+    hosted[static_cast<std::size_t>(rank)] = std::move(shard);
+    return train_allreduce(plan, hosted, corpus.vocab, doc_id_limit, hooks, pipeline::processes_backend(cluster),
+                           cluster.timeout);
+  }
   auto kernel = make_kernel(plan, rank, shard);
 
   double last_loglik = 0;
@@ -29,38 +65,19 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::C
   };
   // Word-topic blocks arriving from peers are checked against this rank's plan (a rank with
   // another corpus or topic count would send blocks of another shape).
-  const auto layout = plan.blocks.shapes(model::padded_width(plan.config.topics));
   std::optional<pipeline::GatheredModel> parts;
   pipeline::run_rotation(
-      pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule, layout,
+      pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,
+      plan.blocks.shapes(model::padded_width(plan.config.topics)),
       [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; },
       epoch_policy(plan, on_epoch), pipeline::rotation_options(cluster, config.threads),
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
-        // Doc-topic rows stay with their worker during the rotation; rank 0 collects them with
-        // the word-topic blocks.
-        pipeline::GatherOptions gather;
-        gather.workers = config.workers;
-        gather.layout = layout;
-        gather.row_bytes = std::size_t{plan.config.topics} * sizeof(std::int32_t);
-        gather.id_limit =
-            corpus.doc_ids.empty() ? 0 : *std::max_element(corpus.doc_ids.begin(), corpus.doc_ids.end()) + 1;
-        gather.timeout = cluster.timeout;
-        parts = pipeline::gather_at_root(m.mailbox, held,
-                                         pipeline::LocalRows::of(std::span<const std::uint64_t>(shard.doc_ids),
-                                                                 std::span<const std::int32_t>(kernel->doc_topic())),
-                                         gather);
+        parts = gather_model(plan, m, shard.doc_ids, *kernel, held, doc_id_limit, cluster.timeout);
       });
   if (!parts) return std::nullopt;
-
-  std::vector<std::vector<std::int32_t>> counts;
-  for (const auto& r : parts->rows) counts.push_back(r.values_as<std::int32_t>());
-  std::vector<DocTopicRows> docs;
-  for (std::size_t w = 0; w < counts.size(); ++w) docs.push_back({parts->rows[w].ids, counts[w], {}});
-  std::vector<const model::Block*> blocks;
-  for (const auto& b : parts->blocks) blocks.push_back(&b);
   // Rank 0's view of the totals is the job's after the last phase's allreduce.
-  LdaModel model = assemble_model(plan, corpus.vocab, std::move(docs), kernel->topic_totals(), blocks);
+  LdaModel model = assemble_gathered(plan, corpus.vocab, *parts, kernel->topic_totals());
   model.loglik_per_token = last_loglik;
   return model;
 }

@@ -129,7 +129,8 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
       alpha_(config.alpha_value()),
       beta_(config.beta),
       vbeta_(static_cast<double>(word_tokens.size()) * config.beta),
-      tokens_(shard, blocks, groups),
+      tokens_(shard, blocks, groups,
+              config.model == ComputationModel::kAllreduce ? static_cast<std::uint32_t>(config.syncs_per_epoch) : 1),
       z_(shard.tokens()),
       zw_(shard.tokens()),
       doc_topic_(static_cast<std::size_t>(shard.docs()) * config.topics, 0),
@@ -170,12 +171,12 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
 
 void LdaKernel::train(model::Block& block, const scheduler::Visit& visit) {
   if (phases_done_ == 0)
-    initialise(block);
+    add_initial_topics(block);
   else
-    sample(block, visit);
+    sweep(block, 0);
   sync_totals();
   // The block's last visit of the phase: its counts are final for this phase.
-  if (visit.next == scheduler::Visit::kKeep) sums_[kLogLikelihood] += word_loglik(block);
+  if (visit.next == scheduler::Visit::kKeep) add_word_loglik(block);
 }
 
 void LdaKernel::evaluate(const model::Block&, const scheduler::Visit&) {
@@ -186,7 +187,7 @@ void LdaKernel::evaluate(const model::Block&, const scheduler::Visit&) {
 // corpus, since sampling only moves tokens between topics; while the initialising phase builds
 // the counts, at most that less this worker's own tokens, which it is about to add. Then every
 // total the kernel sizes from a block is bounded by the corpus, and no count can overflow. The
-// counts are checked where they are first read anyway (initialise, sample), not in a pass of
+// counts are checked where they are first read anyway (add_initial_topics, sweep), not in a pass of
 // their own.
 const std::vector<std::int32_t>& LdaKernel::row_tokens(const model::Block& block) const {
   if (block.stride() != stride_) throw std::invalid_argument("word-topic block of another topic count");
@@ -208,19 +209,30 @@ namespace {
 
 }  // namespace
 
-void LdaKernel::initialise(model::Block& block) {
+std::int64_t LdaKernel::row_total(const std::int32_t* row, std::size_t r) const {
+  std::int64_t total = 0;
+  for (std::uint32_t k = 0; k < K_; ++k) {
+    if (row[k] < 0)
+      throw std::invalid_argument("word-topic row " + std::to_string(r) + " has count " + std::to_string(row[k]) +
+                                  " in topic " + std::to_string(k));
+    total += row[k];
+  }
+  return total;
+}
+
+void LdaKernel::check_counts(const model::Block& block) const {
+  const auto& expected = row_tokens(block);
+  for (std::size_t r = 0; r < expected.size(); ++r)
+    if (const std::int64_t total = row_total(block.counts() + r * stride_, r); total != expected[r])
+      bad_total(r, total, expected[r], "");
+}
+
+void LdaKernel::add_initial_topics(model::Block& block) {
   const auto& expected = row_tokens(block);
   std::int32_t* counts = block.counts();
   const std::uint32_t* slots = tokens_.rows(block.id());
   for (std::size_t r = 0; r < expected.size(); ++r) {
-    const std::int32_t* row = counts + r * stride_;
-    std::int64_t total = 0;
-    for (std::uint32_t k = 0; k < K_; ++k) {
-      if (row[k] < 0)
-        throw std::invalid_argument("word-topic row " + std::to_string(r) + " has count " + std::to_string(row[k]) +
-                                    " in topic " + std::to_string(k));
-      total += row[k];
-    }
+    const std::int64_t total = row_total(counts + r * stride_, r);
     const std::int64_t local = slots[r + 1] - slots[r];
     if (total + local > expected[r])
       bad_total(r, total, expected[r], ", " + std::to_string(local) + " of them still to add here");
@@ -231,7 +243,9 @@ void LdaKernel::initialise(model::Block& block) {
   });
 }
 
-void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
+void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
+  if (part >= tokens_.parts())
+    throw std::logic_error("document part " + std::to_string(part) + " of " + std::to_string(tokens_.parts()));
   const auto& expected = row_tokens(block);
   const std::size_t rows = block.rows();
   std::int32_t* counts = block.counts();
@@ -272,17 +286,22 @@ void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
 
   const Priors priors{K_, stride_, alpha_, beta_, vbeta_, config_.mh_steps};
   const std::uint32_t G = tokens_.groups();
+  double sampled = 0;
+  for (std::uint32_t g = 0; g < G; ++g)
+    for (std::uint32_t s = 0; s < G; ++s) sampled += static_cast<double>(tokens_.cell(block.id(), g, s, part).size());
+  // Part 0 draws the streams the rotation (one part) always has.
+  const std::uint64_t stream = phases_done_ + (std::uint64_t{part} << 40);
   auto cell_view = [&](std::uint32_t g) { return cell_totals_.data() + static_cast<std::size_t>(g) * K_; };
   for (std::uint32_t g = 0; g < G; ++g) std::copy(totals_.begin(), totals_.end(), cell_view(g));
   pipeline::diagonal_sweep(
       G, locks_,
       [&](std::uint32_t g, std::uint32_t s) {
-        const auto cell = tokens_.cell(block.id(), g, s);
+        const auto cell = tokens_.cell(block.id(), g, s, part);
         const CellState state{cell.data(),          cell.data() + cell.size(), z_.data(),
                               zw_.data(),           &tokens_,                  tokens_.rows(block.id()),
                               doc_topic_.data(),    counts,                    remote_begin_.data(),
                               remote_topics_.data(), cell_view(g)};
-        Rng rng(stream_seed(config_.seed, phases_done_, block.id(), g, s));
+        Rng rng(stream_seed(config_.seed, stream, block.id(), g, s));
         sweep_cell(state, priors, rng);
       },
       [&](std::uint32_t) {
@@ -296,7 +315,7 @@ void LdaKernel::sample(model::Block& block, const scheduler::Visit& visit) {
         totals_ = std::move(next);
         for (std::uint32_t g = 0; g < G; ++g) std::copy(totals_.begin(), totals_.end(), cell_view(g));
       });
-  sums_[kTokensSampled] += static_cast<double>(tokens_.block(visit.block).size());
+  sums_[kTokensSampled] += sampled;
 }
 
 void LdaKernel::sync_totals() {
@@ -306,6 +325,8 @@ void LdaKernel::sync_totals() {
   for (std::uint32_t k = 0; k < K_; ++k) totals_[k] += sum[k] - pending_[k];
   std::fill(pending_.begin(), pending_.end(), 0);
 }
+
+void LdaKernel::add_word_loglik(const model::Block& block) { sums_[kLogLikelihood] += word_loglik(block); }
 
 double LdaKernel::word_loglik(const model::Block& block) const {
   const std::int32_t* counts = block.counts();

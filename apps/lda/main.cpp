@@ -21,6 +21,7 @@ extern char** environ;
 #include "gyre/cluster/launch.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/corpus_partition.hpp"
+#include "gyre/model/block.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
 #include "lda/distributed.hpp"
@@ -52,7 +53,7 @@ gyre::data::CorpusFormat format_of(const std::string& name) {
 
 int main(int argc, char** argv) {
   using namespace gyre;
-  CLI::App app{"gyre-lda: LDA topic models by collapsed Gibbs sampling with rotating word-topic blocks.\n"
+  CLI::App app{"gyre-lda: LDA topic models by collapsed Gibbs sampling, with rotating word-topic blocks or replicas.\n"
                "Defaults run one process on all cores: gyre-lda --corpus DIR --topics 100 --out model/"};
   std::string corpus_path, format = "auto", vocab_path, stop_words = "default", out_dir, metrics_path;
   std::uint64_t min_count = 1;
@@ -61,7 +62,7 @@ int main(int argc, char** argv) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::optional<int> workers;
   int threads = 0;
-  std::string ring = "fixed";
+  std::string ring = "fixed", model_name = "rotation";
   bool quiet = false;
 
   app.add_option("--corpus", corpus_path,
@@ -86,6 +87,24 @@ int main(int argc, char** argv) {
   app.add_option("--depth,-d", c.depth, "pipeline depth d: P·d word blocks, d in flight per worker")
       ->capture_default_str()->check(CLI::Range(1, kMaxDepth));
   app.add_option("--ring", ring, "ring order per epoch")->check(CLI::IsMember({"fixed", "random"}))->capture_default_str();
+  app.add_option("--model", model_name,
+                 "Harp's computation model for the word-topic counts: B|rotation (blocks travel the ring), "
+                 "C|allreduce (a replica per worker, changes summed --syncs-per-epoch times an epoch)")
+      ->capture_default_str()
+      // One spelling per model, so that ranks given "C" and "allreduce" form one job.
+      ->transform(CLI::Validator(
+          [](std::string& name) -> std::string {
+            try {
+              name = lda::name_of(lda::parse_computation_model(name));
+              return {};
+            } catch (const std::invalid_argument& e) {
+              return e.what();
+            }
+          },
+          "B|rotation|C|allreduce"));
+  app.add_option("--syncs-per-epoch", c.syncs_per_epoch,
+                 "allreduce model: sub-epochs per epoch, each sampling 1/S of every worker's tokens, then summing")
+      ->capture_default_str()->check(CLI::Range(1, lda::kMaxSyncsPerEpoch));
   app.add_option("--seed", c.seed, "seed of the initial topics and the sampler")->capture_default_str();
   app.add_option("--out,-o", out_dir, "directory for model.json, word_topic.tsv, doc_topic.tsv, topics.txt");
   app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, loglik_per_token, tokens_per_s");
@@ -101,6 +120,7 @@ int main(int argc, char** argv) {
   const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-lda", [&] {
+    c.model = lda::parse_computation_model(model_name);  // already checked by --model's validator
     auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
     if (job.cluster)
       job.cluster->settings =
@@ -130,8 +150,12 @@ int main(int argc, char** argv) {
       for (auto& w : data::read_stop_words(stop_words)) opts.tokenizer.stop_words.insert(w);
     }
     data::Corpus corpus = data::load_corpus(corpus_path, opts);
+    // The allreduce model adds two copies of the word-topic counts per worker in this process
+    // (its replica, and the replica as the sub-epoch began).
+    const std::uint64_t replicas = c.model == lda::ComputationModel::kAllreduce ? 2 * (distributed ? 1 : c.workers) : 0;
     app::require_memory(corpus.tokens() * kBytesPerToken +
-                            (std::uint64_t{corpus.vocab_size()} + corpus.docs()) * c.topics * sizeof(std::int32_t),
+                            (std::uint64_t{corpus.vocab_size()} + corpus.docs()) * c.topics * sizeof(std::int32_t) +
+                            replicas * corpus.vocab_size() * model::padded_width(c.topics) * sizeof(std::int32_t),
                         max_memory,
                         "LDA with " + std::to_string(c.topics) + " topics over " + std::to_string(corpus.tokens()) +
                             " tokens, " + std::to_string(corpus.vocab_size()) + " words and " +
@@ -142,10 +166,13 @@ int main(int argc, char** argv) {
     // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;
-    if (!quiet)
-      std::printf("gyre-lda: %llu documents, %llu tokens, vocabulary %u, K=%u, P=%d T=%d d=%d\n",
+    if (!quiet) {
+      std::printf("gyre-lda: %llu documents, %llu tokens, vocabulary %u, K=%u, P=%d T=%d d=%d",
                   static_cast<unsigned long long>(corpus.docs()), static_cast<unsigned long long>(corpus.tokens()),
                   corpus.vocab_size(), c.topics, c.workers, c.threads, c.depth);
+      if (c.model == lda::ComputationModel::kAllreduce) std::printf(", allreduce model, S=%d", c.syncs_per_epoch);
+      std::printf("\n");
+    }
 
     // Only rank 0 sees the epochs and the model, so only it writes the files.
     std::unique_ptr<report::MetricsLog> metrics;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "gyre/base/limits.hpp"
+#include "lda/allreduce.hpp"
 
 namespace gyre::lda {
 namespace {
@@ -23,6 +24,7 @@ void validate(const LdaConfig& c) {
            c.depth <= kMaxDepth,
        "workers must be in 1..4096, threads in 1..4096 and depth in 1..1024");
   need(c.epochs >= 0 && c.epochs <= 1'000'000, "epochs must be in 0..1000000");
+  need(c.syncs_per_epoch >= 1 && c.syncs_per_epoch <= kMaxSyncsPerEpoch, "syncs-per-epoch must be in 1..1024");
 }
 
 class EpochPolicy {
@@ -145,6 +147,12 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
   if (static_cast<int>(shards.size()) != config.workers) throw std::invalid_argument("one corpus shard per worker");
   if (shards.empty()) throw std::invalid_argument("no corpus");
   const LdaPlan plan = plan_job(config, shards.front().vocab_size(), data::count_words(shards));
+  if (config.model == ComputationModel::kAllreduce) {
+    std::uint64_t doc_id_limit = 0;
+    for (const auto& s : shards)
+      for (const std::uint64_t id : s.doc_ids) doc_id_limit = std::max(doc_id_limit, id + 1);
+    return *train_allreduce(plan, shards, shards.front().vocab, doc_id_limit, hooks, hooks.backend, hooks.job.timeout);
+  }
   std::vector<std::unique_ptr<LdaKernel>> kernels;
   std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
   for (int w = 0; w < config.workers; ++w) {

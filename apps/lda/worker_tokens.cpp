@@ -1,6 +1,7 @@
 // apps/lda/worker_tokens.cpp — counting sort of a shard's tokens into per-block grids.
 #include "lda/worker_tokens.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -9,8 +10,9 @@
 
 namespace gyre::lda {
 
-WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& blocks, std::uint32_t groups)
-    : groups_(std::max(1u, groups)) {
+WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& blocks, std::uint32_t groups,
+                           std::uint32_t parts)
+    : groups_(std::max(1u, groups)), parts_(std::max(1u, parts)) {
   if (shard.tokens() >= std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("a worker's shard has " + std::to_string(shard.tokens()) +
                                 " tokens; at most 2^32-1 fit one worker: use more workers");
@@ -28,6 +30,10 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
   std::vector<std::uint32_t> group_of(D);
   for (std::uint32_t g = 0; g < G; ++g)
     for (std::uint32_t d = doc_cut[g]; d < doc_cut[g + 1]; ++d) group_of[d] = g;
+  for (std::uint32_t g = 0; g < G; ++g) {
+    const std::vector<std::uint64_t> in_group(doc_tokens.begin() + doc_cut[g], doc_tokens.begin() + doc_cut[g + 1]);
+    for (std::uint32_t cut : pipeline::balanced_cuts(in_group, parts_)) part_begin_.push_back(doc_cut[g] + cut);
+  }
 
   std::vector<std::vector<std::uint64_t>> row_tokens(B);
   for (std::uint32_t b = 0; b < B; ++b) row_tokens[b].assign(blocks.rows[b].size(), 0);
@@ -77,6 +83,18 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
 std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {
   const auto [first, last] = cells_.cell(block, group, sub);
   return {refs_.data() + first, refs_.data() + last};
+}
+
+std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub,
+                                             std::uint32_t part) const {
+  const auto all = cell(block, group, sub);
+  if (parts_ == 1) return all;
+  // A cell is in document order, so a part's documents are one run of it.
+  const std::uint32_t* bounds = part_begin_.data() + static_cast<std::size_t>(group) * (parts_ + 1) + part;
+  const auto below = [](std::uint32_t doc) { return [doc](const TokenRef& t) { return t.doc < doc; }; };
+  const auto first = std::partition_point(all.begin(), all.end(), below(bounds[0]));
+  const auto last = std::partition_point(first, all.end(), below(bounds[1]));
+  return {first, last};
 }
 
 std::span<const TokenRef> WorkerTokens::block(std::uint32_t b) const {

@@ -1,22 +1,41 @@
-// apps/lda/lda/distributed.hpp — LDA as one process per worker over tcp (mpirun, srun, or by hand).
+// apps/lda/lda/distributed.hpp — LDA as one process per worker over tcp (mpirun, srun, or by hand), and the model gathered at rank 0.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "gyre/data/corpus.hpp"
 #include "gyre/pipeline/cluster_job.hpp"
+#include "gyre/pipeline/gather.hpp"
 #include "lda/trainer.hpp"
 
 namespace gyre::lda {
 
-// This process's part of a job of `cluster.launch.size` workers (config.workers must match).
-// Every process is given the whole corpus (the plan needs the global word counts, and
-// sharding it the same way everywhere needs no exchange) and samples its own shard. Epoch
-// reports are made on rank 0, which also gathers every rank's word-topic blocks and doc-topic
-// rows and returns the model; the other ranks return nullopt. With the same seed, P, d and T
-// the model is bitwise the one train_embedded produces from data::shard_corpus(corpus, P).
+// This process's part of a job of `cluster.launch.size` workers (config.workers must match),
+// under either computation model (config.model). Every process is given the whole corpus (the
+// plan needs the global word counts, and sharding it the same way everywhere needs no
+// exchange) and samples its own shard. Epoch reports are made on rank 0, which also gathers
+// the word-topic blocks and every rank's doc-topic rows and returns the model; the other ranks
+// return nullopt. With the same seed, P, d and T (and S for the allreduce model) the model is
+// bitwise the one train_embedded produces from data::shard_corpus(corpus, P).
 // hooks.inspect and hooks.backend do not apply here.
 std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::Corpus& corpus, const TrainHooks& hooks,
                                           const pipeline::ClusterJobOptions& cluster);
+
+// In worker `member`'s part once training has ended, while its links are up: rank 0 collects
+// every worker's doc-topic rows (`doc_ids` are this worker's, below `doc_id_limit`, the rows
+// its kernel's) and the blocks each hands in (`held`; between them every block once) and
+// returns them; the others answer and return nullopt.
+std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const runtime::Member& member,
+                                                    std::span<const std::uint64_t> doc_ids, const LdaKernel& kernel,
+                                                    std::vector<model::OwnedBlock>& held, std::uint64_t doc_id_limit,
+                                                    std::chrono::milliseconds timeout);
+// The model from what gather_model collected at rank 0; `topic_totals` are the job's.
+LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, const pipeline::GatheredModel& parts,
+                           std::span<const std::int64_t> topic_totals);
 
 }  // namespace gyre::lda

@@ -40,11 +40,16 @@ enum LdaSum : std::size_t {
 //
 // A visiting block comes from a peer, so its counts are checked against the plan before any
 // of them is used as a length or an index (see row_tokens).
+//
+// Harp's allreduce model (lda/allreduce.cpp) drives the same sampler without the rotation: each
+// worker holds a replica of every block and calls the public steps below itself, with
+// config.syncs_per_epoch document parts (see WorkerTokens) instead of one.
 class LdaKernel final : public pipeline::RotationKernel {
  public:
   // `blocks` is the job's word blocking; `word_tokens` the corpus's tokens per word id (V of
   // them); `reports_totals`: this worker adds the topic-totals part of the log-likelihood
-  // (exactly one worker of a job does).
+  // (exactly one worker of a job does). Under the allreduce model (config.model) each document
+  // group is cut into config.syncs_per_epoch parts, else into one.
   LdaKernel(const LdaConfig& config, const data::Corpus& shard, const model::RowBlocks& blocks,
             std::span<const std::uint64_t> word_tokens, std::uint32_t groups, bool reports_totals);
 
@@ -52,6 +57,21 @@ class LdaKernel final : public pipeline::RotationKernel {
   void train(model::Block& block, const scheduler::Visit& visit) override;
   void evaluate(const model::Block& block, const scheduler::Visit& visit) override;
   scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) override;
+
+  // The steps train() is made of. The initialising phase adds this worker's initial topics to
+  // a block; a later phase sweeps this worker's tokens of a block whose documents are in
+  // document part `part` (every one when there is one part): each of those tokens once.
+  void add_initial_topics(model::Block& block);
+  void sweep(model::Block& block, std::uint32_t part);
+  // Sums the workers' changes to the topic totals since the last call (a collective over the
+  // attached communicator), so that every view is the job's totals.
+  void sync_totals();
+  // Adds the word-topic part of the log-likelihood of `block`, whose counts are final for the
+  // phase, to the phase's sums.
+  void add_word_loglik(const model::Block& block);
+  // Throws std::invalid_argument unless `block` has the plan's shape for its id and every row
+  // holds exactly its word's tokens in the corpus, no count negative (a summed replica).
+  void check_counts(const model::Block& block) const;
 
   std::uint32_t topics() const noexcept { return K_; }
   std::uint32_t docs() const noexcept { return tokens_.docs(); }
@@ -69,9 +89,8 @@ class LdaKernel final : public pipeline::RotationKernel {
   // The plan's token count of each row of `block` (its word's, in the corpus), once the
   // block's shape is checked to be the plan's.
   const std::vector<std::int32_t>& row_tokens(const model::Block& block) const;
-  void initialise(model::Block& block);
-  void sample(model::Block& block, const scheduler::Visit& visit);
-  void sync_totals();
+  // The sum of row `r` of a block, throwing on a negative count.
+  std::int64_t row_total(const std::int32_t* row, std::size_t r) const;
   double word_loglik(const model::Block& block) const;
   double doc_loglik() const;
   double totals_loglik() const;

@@ -1,4 +1,4 @@
-// apps/lda/lda/trainer.hpp — train LDA by rotation in one process and collect the model.
+// apps/lda/lda/trainer.hpp — train LDA in one process (by rotation, or under the allreduce model) and collect the model.
 #pragma once
 
 #include <cstdint>
@@ -78,9 +78,10 @@ LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std
 
 struct TrainHooks {
   std::function<void(const EpochReport&)> on_epoch;
-  // Multi-process runs: bytes this rank's worker put on the wire during the rotation.
+  // Multi-process runs: bytes this rank's worker put on the wire during training.
   std::function<void(std::uint64_t)> on_traffic;
-  pipeline::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
+  // threads_per_worker is taken from the config; the allreduce model uses only the timeout.
+  pipeline::EmbeddedJobOptions job;
   // Called on every worker's kernel after training (tests inspect the counts).
   std::function<void(int worker, const LdaKernel&)> inspect;
   // The links between the job's members, all in this process: in-process queues, or tcp on
@@ -89,7 +90,9 @@ struct TrainHooks {
 };
 
 // `shards` has one corpus shard per worker (config.workers of them, sharing the vocabulary).
-// Throws std::invalid_argument on a config that cannot run, runtime::JobFailed if the job fails.
+// config.model picks the rotation or the allreduce model (lda/allreduce.hpp); both on
+// hooks.backend. Throws std::invalid_argument on a config that cannot run,
+// runtime::JobFailed if the job fails.
 LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>& shards, const TrainHooks& hooks = {});
 
 }  // namespace gyre::lda

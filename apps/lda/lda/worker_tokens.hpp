@@ -26,11 +26,17 @@ struct TokenRef {
 // Cell (g, s) of block b holds the tokens of documents in group g whose words are in rows of
 // sub-range s of block b, in document order: a document's topic counts stay in L1 across its
 // tokens and the sub-range's word rows in L2. Documents never leave their worker.
+//
+// The documents of each group are also cut into `parts` runs balanced by tokens (the allreduce
+// model samples one part of every group per sub-epoch, so that all G groups keep the threads
+// busy); a part of a cell is then a contiguous run of it.
 class WorkerTokens {
  public:
-  WorkerTokens(const data::Corpus& shard, const model::RowBlocks& blocks, std::uint32_t groups);
+  WorkerTokens(const data::Corpus& shard, const model::RowBlocks& blocks, std::uint32_t groups,
+               std::uint32_t parts = 1);
 
   std::uint32_t groups() const noexcept { return groups_; }
+  std::uint32_t parts() const noexcept { return parts_; }
   std::uint32_t docs() const noexcept { return static_cast<std::uint32_t>(doc_begin_.size() - 1); }
   std::uint64_t tokens() const noexcept { return refs_.size(); }
   // Tokens of local document d occupy positions [doc_begin(d), doc_begin(d+1)).
@@ -38,11 +44,16 @@ class WorkerTokens {
   // Row r of block b's tokens occupy slots [rows(b)[r], rows(b)[r+1]).
   const std::uint32_t* rows(std::uint32_t block) const noexcept { return slot_begin_.data() + block_row_begin_[block]; }
   std::span<const TokenRef> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const;
+  // The tokens of that cell whose documents are in part `part` of the group (all of them when
+  // there is one part).
+  std::span<const TokenRef> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub, std::uint32_t part) const;
   std::span<const TokenRef> block(std::uint32_t b) const;
 
  private:
   std::uint32_t groups_;
+  std::uint32_t parts_;
   std::vector<std::uint32_t> doc_begin_;  // local docs + 1
+  std::vector<std::uint32_t> part_begin_;  // per group, parts + 1 local document indices
   std::vector<TokenRef> refs_;
   pipeline::CellIndex cells_;
   // Word-major slots: block b's rows start at slot_begin_[block_row_begin_[b]], one entry per

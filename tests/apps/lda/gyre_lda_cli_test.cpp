@@ -3,7 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <sstream>
+#include <utility>
 
 #include "support/cli_checks.hpp"
 #include "support/run_command.hpp"
@@ -67,6 +70,73 @@ TEST_CASE("gyre-lda trains on a generated UCI corpus, reports per epoch and writ
   CHECK(static_cast<std::uint64_t>(std::count(docs.begin(), docs.end(), '\n')) == header["docs"].get<std::uint64_t>());
   const std::string topics = read_text(dir / "model" / "topics.txt");
   CHECK(std::count(topics.begin(), topics.end(), '\n') == 4);
+}
+
+TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats bit for bit, and refuses bad values") {
+  TempDir dir;
+  const auto gen = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "300", "--vocab", "200",
+                                "--topics", "4", "--doc-length", "50", "--seed", "5", "--out",
+                                (dir / "corpus").string()});
+  REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+  const auto train = [&](const std::string& name, const std::vector<std::string>& model_flags) {
+    std::vector<std::string> argv{lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "8",
+                                  "--workers", "3", "--threads", "2", "--out", (dir / name).string(), "--metrics",
+                                  (dir / (name + ".jsonl")).string()};
+    argv.insert(argv.end(), model_flags.begin(), model_flags.end());
+    return run_command(argv);
+  };
+  const auto rotation = train("rotation", {});
+  REQUIRE_MESSAGE(rotation.exit_code == 0, rotation.output);
+  for (const auto& [name, flags] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"c1", {"--model", "C"}}, {"c2", {"--model", "allreduce", "--syncs-per-epoch", "3"}}}) {
+    CAPTURE(name);
+    const auto r = train(name, flags);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("allreduce model") != std::string::npos);
+    CHECK(r.output.find("epoch   8") != std::string::npos);
+    CHECK(r.output.find("topic   3:") != std::string::npos);
+    const auto epochs = json_lines(read_text(dir / (name + ".jsonl")));
+    const auto reference = json_lines(read_text(dir / "rotation.jsonl"));
+    REQUIRE(epochs.size() == reference.size());
+    for (std::size_t e = 0; e < epochs.size(); ++e) {
+      for (const auto& [key, value] : reference[e].items()) CHECK_MESSAGE(epochs[e].contains(key), key);
+      CHECK(epochs[e].size() == reference[e].size());
+    }
+    // The random start is the same under both models (its likelihood summed in another order).
+    CHECK(epochs.front()["loglik_per_token"].get<double>() ==
+          doctest::Approx(reference.front()["loglik_per_token"].get<double>()).epsilon(1e-12));
+    CHECK(epochs.back()["loglik_per_token"].get<double>() > epochs.front()["loglik_per_token"].get<double>());
+    // The same files, in the same format: one header of the same fields, as many lines.
+    const auto header = nlohmann::json::parse(read_text(dir / name / "model.json"));
+    const auto reference_header = nlohmann::json::parse(read_text(dir / "rotation" / "model.json"));
+    for (const auto& [key, value] : reference_header.items())
+      if (key != "loglik_per_token") CHECK_MESSAGE(header[key] == value, key);
+    for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "topics.txt"}) {
+      const auto text = read_text(dir / name / file);
+      const auto reference_text = read_text(dir / "rotation" / file);
+      const auto lines = [](const std::string& t) { return std::count(t.begin(), t.end(), '\n'); };
+      CHECK_MESSAGE(lines(text) == lines(reference_text), file);
+    }
+  }
+  // Bitwise repeatable: the same flags again give the same files.
+  REQUIRE(train("again", {"--model", "allreduce", "--syncs-per-epoch", "3"}).exit_code == 0);
+  for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "topics.txt", "model.json"})
+    CHECK_MESSAGE(read_text(dir / "c2" / file) == read_text(dir / "again" / file), file);
+  CHECK(read_text(dir / "c1" / "word_topic.tsv") != read_text(dir / "c2" / "word_topic.tsv"));
+
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--model", "A"}, {"--model", "nosync"}, {"--model", "c"}}) {
+    const auto r = train("bad", flags);
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find("--model") != std::string::npos, r.output);
+    CHECK_MESSAGE(r.output.find("expected B|rotation or C|allreduce") != std::string::npos, r.output);
+  }
+  for (const char* syncs : {"0", "1025", "x"}) {
+    const auto r = train("bad", {"--model", "C", "--syncs-per-epoch", syncs});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find("--syncs-per-epoch") != std::string::npos, r.output);
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "bad"));
 }
 
 TEST_CASE("gyre-lda reads one document per line of raw text and the docid word:count form") {

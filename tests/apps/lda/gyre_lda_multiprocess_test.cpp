@@ -1,6 +1,11 @@
 // tests/apps/lda/gyre_lda_multiprocess_test.cpp — gyre-lda as several processes over tcp on loopback.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "support/multiprocess.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -30,41 +35,57 @@ std::vector<std::string> common(const TempDir& dir) {
           "--threads", "1", "--seed", "6", "--ring", "random"};
 }
 
+// Each computation model's flags: the rotation (the default) and the allreduce model with
+// sub-epochs, so that the changes are summed several times an epoch.
+const std::vector<std::vector<std::string>> kModels{{}, {"--model", "C", "--syncs-per-epoch", "2"}};
+
+std::string name_of(const std::vector<std::string>& model) { return model.empty() ? "B" : "C"; }
+
 }  // namespace
 
-TEST_CASE("3 processes over tcp write model files bitwise identical to --workers 3 in one process") {
+TEST_CASE("3 processes over tcp write model files bitwise identical to --workers 3 in one process, under either model") {
   TempDir dir;
   generate(dir);
-  auto single = common(dir);
-  single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / "single").string(), "--metrics",
-                               (dir / "single.jsonl").string()});
-  const auto s = run_command(single);
-  REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+  for (const auto& model : kModels) {
+    const std::string tag = name_of(model);
+    CAPTURE(tag);
+    auto single = common(dir);
+    single.insert(single.end(), model.begin(), model.end());
+    single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / ("single" + tag)).string(), "--metrics",
+                                 (dir / ("single" + tag + ".jsonl")).string()});
+    const auto s = run_command(single);
+    REQUIRE_MESSAGE(s.exit_code == 0, s.output);
 
-  auto multi = common(dir);
-  multi.insert(multi.end(), {"--out", (dir / "multi").string(), "--metrics", (dir / "multi.jsonl").string()});
-  const auto ranks = run_ranks(multi, 3);
-  for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
-  for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
-    CHECK_MESSAGE(read_text(dir / "single" / file) == read_text(dir / "multi" / file), file);
+    auto multi = common(dir);
+    multi.insert(multi.end(), model.begin(), model.end());
+    multi.insert(multi.end(), {"--out", (dir / ("multi" + tag)).string(), "--metrics",
+                               (dir / ("multi" + tag + ".jsonl")).string()});
+    std::vector<std::vector<std::string>> per_rank(3, multi);
+    // Rank 2 spells the model out: the same job.
+    if (!model.empty()) per_rank[2][std::find(multi.begin(), multi.end(), "C") - multi.begin()] = "allreduce";
+    const auto ranks = run_ranks(per_rank);
+    for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
+    for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
+      CHECK_MESSAGE(read_text(dir / ("single" + tag) / file) == read_text(dir / ("multi" + tag) / file), file);
 
-  // Rank 0 reports for the job (epochs, then the topics); the others stay quiet.
-  CHECK(ranks[0].output.find("epoch   5") != std::string::npos);
-  CHECK(ranks[0].output.find("topic   3:") != std::string::npos);
-  CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
-  CHECK_MESSAGE(ranks[2].output.empty(), ranks[2].output);
-  // The metrics carry timings, so only their shape is comparable: one line per epoch and the
-  // same log-likelihoods.
-  const auto loglik = [](const std::string& text) {
-    std::vector<std::string> out;
-    for (std::size_t at = text.find("\"loglik_per_token\":"); at != std::string::npos;
-         at = text.find("\"loglik_per_token\":", at + 1))
-      out.push_back(text.substr(at, text.find_first_of(",}", at) - at));
-    return out;
-  };
-  const auto expected = loglik(read_text(dir / "single.jsonl"));
-  CHECK(expected.size() == 6);
-  CHECK(loglik(read_text(dir / "multi.jsonl")) == expected);
+    // Rank 0 reports for the job (epochs, then the topics); the others stay quiet.
+    CHECK(ranks[0].output.find("epoch   5") != std::string::npos);
+    CHECK(ranks[0].output.find("topic   3:") != std::string::npos);
+    CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
+    CHECK_MESSAGE(ranks[2].output.empty(), ranks[2].output);
+    // The metrics carry timings, so only their shape is comparable: one line per epoch and the
+    // same log-likelihoods.
+    const auto loglik = [](const std::string& text) {
+      std::vector<std::string> out;
+      for (std::size_t at = text.find("\"loglik_per_token\":"); at != std::string::npos;
+           at = text.find("\"loglik_per_token\":", at + 1))
+        out.push_back(text.substr(at, text.find_first_of(",}", at) - at));
+      return out;
+    };
+    const auto expected = loglik(read_text(dir / ("single" + tag + ".jsonl")));
+    CHECK(expected.size() == 6);
+    CHECK(loglik(read_text(dir / ("multi" + tag + ".jsonl"))) == expected);
+  }
 }
 
 TEST_CASE("a multi-process gyre-lda job without a token or a coordinator is refused up front") {
@@ -92,34 +113,70 @@ TEST_CASE("a multi-process gyre-lda job without a token or a coordinator is refu
   CHECK_MESSAGE(r.output.find("one worker per process") != std::string::npos, r.output);
 }
 
-TEST_CASE("kill -9 of one gyre-lda rank mid-run: the others exit non-zero within 10 s, naming it") {
+TEST_CASE("kill -9 of one gyre-lda rank mid-run, under either model: the others exit non-zero within 10 s, naming it") {
   TempDir dir;
   generate(dir);
-  const std::string endless = "'" + lda() + "' --corpus corpus --topics 4 --epochs 1000000 --threads 1";
-  expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9"), 10000);
+  for (const std::string model : {"B", "C"}) {
+    CAPTURE(model);
+    const std::string endless =
+        "'" + lda() + "' --corpus corpus --topics 4 --epochs 1000000 --threads 1 --model " + model;
+    expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9"), 10000);
+  }
 }
 
-TEST_CASE("mpirun -np 3 gyre-lda writes the same files as --workers 3 in one process") {
+TEST_CASE("under the allreduce model, a rank with another corpus or another model is refused before training") {
+  TempDir dir;
+  generate(dir);
+  const auto other = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "300", "--vocab", "200",
+                                  "--topics", "4", "--doc-length", "40", "--seed", "4", "--out",
+                                  (dir / "other").string()});
+  REQUIRE_MESSAGE(other.exit_code == 0, other.output);
+  auto allreduce = common(dir);
+  allreduce.insert(allreduce.end(), {"--model", "C"});
+  auto other_corpus = allreduce;
+  other_corpus[2] = (dir / "other").string();
+  auto rotation = common(dir);
+  for (const auto& [second, setting] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {other_corpus, "input --corpus is"}, {rotation, "--model is rotation on rank 1, allreduce on rank 0"}}) {
+    CAPTURE(setting);
+    const auto ranks = run_ranks({allreduce, second}, "4");
+    for (const auto& r : ranks) {
+      CHECK_MESSAGE(r.exit_code != 0, r.output);
+      CHECK_MESSAGE(r.exit_code < 128, r.output);
+      CHECK_MESSAGE(r.output.find("epoch   1") == std::string::npos, r.output);
+    }
+    CHECK_MESSAGE(ranks[1].output.find("rank 1's settings differ from rank 0's: " + setting) != std::string::npos,
+                  ranks[1].output);
+  }
+}
+
+TEST_CASE("mpirun -np 3 gyre-lda writes the same files as --workers 3 in one process, under either model") {
   if (gyre::test::run_shell("command -v mpirun").exit_code != 0) {
     MESSAGE("skipped: mpirun not installed (apt-get install openmpi-bin)");
     return;
   }
   TempDir dir;
   generate(dir);
-  auto single = common(dir);
-  single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / "single").string()});
-  REQUIRE(run_command(single).exit_code == 0);
+  for (const auto& model : kModels) {
+    const std::string tag = name_of(model);
+    CAPTURE(tag);
+    auto single = common(dir);
+    single.insert(single.end(), model.begin(), model.end());
+    single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / ("single" + tag)).string()});
+    REQUIRE(run_command(single).exit_code == 0);
 
-  std::vector<std::string> argv{"timeout", "120", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
-                                "-x", "GYRE_TOKEN"};
-  const auto lda_args = common(dir);
-  argv.insert(argv.end(), lda_args.begin(), lda_args.end());
-  argv.insert(argv.end(), {"--quiet", "--coordinator", "127.0.0.1:" + std::to_string(gyre::test::free_port()), "--out",
-                           (dir / "mpi").string()});
-  gyre::test::CommandOptions o;
-  o.environment = {{"GYRE_TOKEN", "test-token"}};
-  const auto r = run_command(argv, o);
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json"})
-    CHECK(read_text(dir / "single" / file) == read_text(dir / "mpi" / file));
+    std::vector<std::string> argv{"timeout", "120", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
+                                  "-x", "GYRE_TOKEN"};
+    const auto lda_args = common(dir);
+    argv.insert(argv.end(), lda_args.begin(), lda_args.end());
+    argv.insert(argv.end(), model.begin(), model.end());
+    argv.insert(argv.end(), {"--quiet", "--coordinator", "127.0.0.1:" + std::to_string(gyre::test::free_port()), "--out",
+                             (dir / ("mpi" + tag)).string()});
+    gyre::test::CommandOptions o;
+    o.environment = {{"GYRE_TOKEN", "test-token"}};
+    const auto r = run_command(argv, o);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json"})
+      CHECK(read_text(dir / ("single" + tag) / file) == read_text(dir / ("mpi" + tag) / file));
+  }
 }

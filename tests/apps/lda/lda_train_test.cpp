@@ -1,4 +1,4 @@
-// tests/apps/lda/lda_train_test.cpp — LDA by rotation: count invariants on every backend, the schedule, reproducibility.
+// tests/apps/lda/lda_train_test.cpp — LDA by rotation and by allreduce: count invariants on every backend, the schedule, reproducibility.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -43,6 +43,14 @@ lda::LdaConfig config(int P, int T, int d, int epochs) {
   c.threads = T;
   c.depth = d;
   c.seed = 11;
+  return c;
+}
+
+// Harp's allreduce model: a replica per worker, S sub-epochs (syncs) per epoch.
+lda::LdaConfig allreduce(int P, int T, int S, int epochs) {
+  auto c = config(P, T, 1, epochs);
+  c.model = lda::ComputationModel::kAllreduce;
+  c.syncs_per_epoch = S;
   return c;
 }
 
@@ -115,54 +123,90 @@ bool same_bits(const lda::LdaModel& a, const lda::LdaModel& b) {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("every word block visits every worker once per epoch and the counts stay consistent after every epoch",
-                   B, GYRE_TEST_BACKENDS) {
+TEST_CASE_TEMPLATE("under either model the counts stay consistent after every epoch; rotating blocks visit every worker "
+                   "once per epoch", B, GYRE_TEST_BACKENDS) {
+  // Under the allreduce model the model gathered is worker 0's replica: check_counts holds it
+  // to every worker's topic assignments (the sum of all workers' changes), and every worker's
+  // totals to its column sums.
   const auto corpus = toy_corpus();
-  for (int P : {1, 3}) {
-    for (int d : {1, 2}) {
+  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce}) {
+    const bool rotation = model == lda::ComputationModel::kRotation;
+    for (int P : {1, 3}) {
       const auto shards = data::shard_corpus(corpus, static_cast<std::uint32_t>(P));
-      // Runs are deterministic, so the state after epoch e is the final state of an e-epoch run.
-      for (int epochs = 0; epochs <= 3; ++epochs) {
-        CAPTURE(P);
-        CAPTURE(d);
-        CAPTURE(epochs);
-        const Run r = train<B>(config(P, 2, d, epochs), shards);
-        check_counts(r.model, shards, r.z, r.totals);
-        CHECK(r.epochs.size() == static_cast<std::size_t>(epochs + 1));
-        CHECK(r.visits.size() == static_cast<std::size_t>((epochs + 1) * P * P * d));
-        for (const auto& [key, count] : r.visits) CHECK(count == 1);
+      // The rotation with depth 1 and 2, the allreduce model with 1 and 3 syncs per epoch.
+      for (int x : {1, rotation ? 2 : 3}) {
+        // Runs are deterministic, so the state after epoch e is the final state of an e-epoch run.
+        for (int epochs = 0; epochs <= 3; ++epochs) {
+          CAPTURE(lda::name_of(model));
+          CAPTURE(P);
+          CAPTURE(x);
+          CAPTURE(epochs);
+          const Run r = train<B>(rotation ? config(P, 2, x, epochs) : allreduce(P, 2, x, epochs), shards);
+          check_counts(r.model, shards, r.z, r.totals);
+          REQUIRE(r.epochs.size() == static_cast<std::size_t>(epochs + 1));
+          for (std::size_t e = 1; e < r.epochs.size(); ++e) CHECK(r.epochs[e].tokens_per_s > 0);
+          CHECK(r.visits.size() == (rotation ? static_cast<std::size_t>((epochs + 1) * P * P * x) : 0));
+          for (const auto& [key, count] : r.visits) CHECK(count == 1);
+        }
       }
     }
   }
 }
 
-TEST_CASE_TEMPLATE("same seed, P, d and T give bitwise identical counts and likelihoods, on every backend", B,
-                   GYRE_TEST_BACKENDS) {
-  const auto shards = data::shard_corpus(toy_corpus(), 2);
-  const Run a = train(config(2, 2, 2, 4), shards);
-  const Run b = train<B>(config(2, 2, 2, 4), shards);
-  CHECK(same_bits(a.model, b.model));
-  for (std::size_t e = 0; e < a.epochs.size(); ++e) CHECK(a.epochs[e].loglik_per_token == b.epochs[e].loglik_per_token);
-  // Another seed moves things.
-  auto other = config(2, 2, 2, 4);
-  other.seed = 12;
-  CHECK_FALSE(same_bits(a.model, train(other, shards).model));
+TEST_CASE_TEMPLATE("under either model the same seed, P, d, T (and S) give bitwise identical counts and likelihoods, "
+                   "on every backend", B, GYRE_TEST_BACKENDS) {
+  for (const auto& c : {config(2, 2, 2, 4), allreduce(3, 2, 2, 4)}) {
+    CAPTURE(lda::name_of(c.model));
+    const auto shards = data::shard_corpus(toy_corpus(), static_cast<std::uint32_t>(c.workers));
+    const Run a = train(c, shards);
+    const Run b = train<B>(c, shards);
+    CHECK(same_bits(a.model, b.model));
+    REQUIRE(a.epochs.size() == b.epochs.size());
+    for (std::size_t e = 0; e < a.epochs.size(); ++e) CHECK(a.epochs[e].loglik_per_token == b.epochs[e].loglik_per_token);
+    // Another seed moves things.
+    auto other = c;
+    other.seed = 12;
+    CHECK_FALSE(same_bits(a.model, train(other, shards).model));
+  }
+  const auto shards = data::shard_corpus(toy_corpus(), 3);
+  CHECK_FALSE(same_bits(train(allreduce(3, 2, 2, 4), shards).model, train(allreduce(3, 2, 1, 4), shards).model));
 }
 
-TEST_CASE("the log-likelihood rises from the random start and the toy topics separate") {
+TEST_CASE("with one worker and one sync per epoch the allreduce model is the rotation, bit for bit: one sampler") {
+  // Nothing to sum and nothing stale: the same kernel steps in the same order with the same
+  // random streams must give the same counts and likelihoods.
+  const auto shards = data::shard_corpus(toy_corpus(), 1);
+  for (int d : {1, 2}) {
+    CAPTURE(d);
+    auto c = allreduce(1, 2, 1, 4);
+    c.depth = d;
+    const Run a = train(c, shards);
+    const Run b = train(config(1, 2, d, 4), shards);
+    CHECK(same_bits(a.model, b.model));
+    for (std::size_t e = 0; e < a.epochs.size(); ++e) CHECK(a.epochs[e].loglik_per_token == b.epochs[e].loglik_per_token);
+  }
+  // Two document parts draw other streams.
+  CHECK_FALSE(same_bits(train(allreduce(1, 2, 2, 4), shards).model, train(config(1, 2, 1, 4), shards).model));
+}
+
+TEST_CASE("the log-likelihood rises from the random start and the toy topics separate, under either model") {
   const auto shards = data::shard_corpus(toy_corpus(), 2);
-  auto c = config(2, 2, 1, 30);
-  c.topics = 3;
-  const Run r = train(c, shards);
-  REQUIRE(r.epochs.size() == 31);
-  CHECK(r.epochs.back().loglik_per_token > r.epochs.front().loglik_per_token + 0.3);
-  // Each planted topic's 20 words end up mostly in one learned topic.
-  for (int t = 0; t < 3; ++t) {
-    std::vector<std::int64_t> by_topic(3, 0);
-    for (int w = t * 20; w < t * 20 + 20; ++w)
-      for (int k = 0; k < 3; ++k) by_topic[static_cast<std::size_t>(k)] += r.model.word_topic[static_cast<std::size_t>(w) * 3 + static_cast<std::size_t>(k)];
-    const auto total = std::accumulate(by_topic.begin(), by_topic.end(), std::int64_t{0});
-    CHECK(static_cast<double>(*std::max_element(by_topic.begin(), by_topic.end())) > 0.9 * static_cast<double>(total));
+  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce}) {
+    CAPTURE(lda::name_of(model));
+    auto c = config(2, 2, 1, 30);
+    c.topics = 3;
+    c.model = model;
+    const Run r = train(c, shards);
+    REQUIRE(r.epochs.size() == 31);
+    CHECK(r.epochs.back().loglik_per_token > r.epochs.front().loglik_per_token + 0.3);
+    // Each planted topic's 20 words end up mostly in one learned topic.
+    for (int t = 0; t < 3; ++t) {
+      std::vector<std::int64_t> by_topic(3, 0);
+      for (int w = t * 20; w < t * 20 + 20; ++w)
+        for (int k = 0; k < 3; ++k) by_topic[static_cast<std::size_t>(k)] += r.model.word_topic[static_cast<std::size_t>(w) * 3 + static_cast<std::size_t>(k)];
+      const auto total = std::accumulate(by_topic.begin(), by_topic.end(), std::int64_t{0});
+      CHECK(static_cast<double>(*std::max_element(by_topic.begin(), by_topic.end())) > 0.9 * static_cast<double>(total));
+    }
   }
 }
 
@@ -176,4 +220,14 @@ TEST_CASE("configs that cannot run are refused with a reason") {
   CHECK_THROWS_WITH_AS(lda::train_embedded(c, shards), doctest::Contains("beta"), std::invalid_argument);
   c = config(2, 1, 1, 1);
   CHECK_THROWS_WITH_AS(lda::train_embedded(c, shards), doctest::Contains("shard per worker"), std::invalid_argument);
+  for (int S : {0, 1025}) {
+    c = allreduce(1, 1, S, 1);
+    CHECK_THROWS_WITH_AS(lda::train_embedded(c, shards), doctest::Contains("syncs-per-epoch must be in 1..1024"),
+                         std::invalid_argument);
+  }
+  CHECK(lda::parse_computation_model("B") == lda::ComputationModel::kRotation);
+  CHECK(lda::parse_computation_model("allreduce") == lda::ComputationModel::kAllreduce);
+  for (const char* bad : {"A", "locking", "D", "c", ""})
+    CHECK_THROWS_WITH_AS(lda::parse_computation_model(bad), doctest::Contains("expected B|rotation or C|allreduce"),
+                         std::invalid_argument);
 }

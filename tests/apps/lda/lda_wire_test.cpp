@@ -1,4 +1,4 @@
-// tests/apps/lda/lda_wire_test.cpp — word-topic blocks with negative, huge or inconsistent counts are refused before the kernel sizes anything from them.
+// tests/apps/lda/lda_wire_test.cpp — word-topic blocks (rotating, or summed replicas) with negative, huge or inconsistent counts are refused before the kernel sizes anything from them.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -10,6 +10,8 @@
 #include "gyre/pipeline/block_codec.hpp"
 #include "gyre/pipeline/worker_engine.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/data/corpus_partition.hpp"
+#include "lda/allreduce.hpp"
 #include "lda/trainer.hpp"
 #include "lib/net/backends.hpp"
 #include "support/job_failure.hpp"
@@ -178,4 +180,58 @@ TEST_CASE_TEMPLATE("a worker engine names the rank a block with bad counts came 
   CHECK_MESSAGE(at_driver.find(expected) != std::string::npos, at_driver);
   REQUIRE(told.has_value());
   CHECK_MESSAGE(told->find(expected) != std::string::npos, *told);
+}
+
+TEST_CASE_TEMPLATE("allreduce model: summed changes that do not fit the corpus fail the job, naming the block", B,
+                   GYRE_TEST_BACKENDS) {
+  // Worker 0 (real) and 1 (the test's), the scheduler on rank 2. In the initialising phase
+  // rank 1 takes part in the sum of block 0's changes with one that breaks row 0: a token too
+  // many, or so many fewer that the count wraps negative.
+  const auto corpus = tiny_corpus();
+  auto c = config(2);
+  c.model = lda::ComputationModel::kAllreduce;
+  const auto plan = lda::plan_job(c, 4, data::count_words(std::span(&corpus, 1)));
+  const auto shards = data::shard_corpus(corpus, 2);
+  const auto stride = model::padded_width(plan.config.topics);
+  for (const std::uint32_t bad : {1u, 0x80000000u}) {
+    CAPTURE(bad);
+    auto groups = B::make(3);
+    auto worker = std::async(std::launch::async, [&]() -> std::string {
+      try {
+        auto kernel = lda::make_kernel(plan, 0, shards[0]);
+        runtime::Mailbox mailbox(*groups[0]);
+        lda::run_allreduce_worker(plan, 0, *kernel, mailbox, 20s);
+      } catch (const std::exception& e) {
+        return e.what();
+      }
+      return "the worker ended without a failure";
+    });
+    auto driver = std::async(std::launch::async, [&] {
+      return gyre::test::job_failure([&] {
+        runtime::Mailbox mailbox(*groups[2]);
+        scheduler::RotationDriver(mailbox, {0, 1}, 20s).run(lda::epoch_policy(plan, {}));
+      });
+    });
+    std::optional<std::string> told;
+    {
+      runtime::Mailbox inbox(*groups[1]);
+      collective::Communicator workers(inbox, {0, 1}, {20s});
+      std::vector<std::uint32_t> change(plan.blocks.rows[0].size() * stride, 0);
+      change[0] = bad;
+      try {
+        workers.allreduce_sum(std::span<std::uint32_t>(change));
+        (void)inbox.receive([](const net::Message&) { return false; }, net::Clock::now() + 20s);
+      } catch (const runtime::JobFailed& e) {
+        told = e.what();
+      }
+    }
+    const std::string expected = "word-topic block 0 after summing the workers' changes: word-topic row 0 ";
+    const std::string at_worker = worker.get();
+    CHECK_MESSAGE(at_worker.find(expected) != std::string::npos, at_worker);
+    CHECK_MESSAGE(at_worker.find(bad == 1 ? "tokens; its word has" : "has count -") != std::string::npos, at_worker);
+    const std::string at_driver = driver.get();
+    CHECK_MESSAGE(at_driver.find(expected) != std::string::npos, at_driver);
+    REQUIRE(told.has_value());
+    CHECK_MESSAGE(told->find(expected) != std::string::npos, *told);
+  }
 }

@@ -1,0 +1,170 @@
+// apps/lda/allreduce.cpp — Harp's allreduce model for LDA: sample own documents against a replica, sum the replicas' changes.
+#include "lda/allreduce.hpp"
+
+#include <oneapi/tbb/task_arena.h>
+
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "gyre/collective/communicator.hpp"
+#include "gyre/pipeline/phase_follower.hpp"
+#include "gyre/scheduler/rotation_driver.hpp"
+#include "lda/distributed.hpp"
+
+namespace gyre::lda {
+namespace {
+
+std::vector<int> worker_ranks(int workers) {
+  std::vector<int> r(static_cast<std::size_t>(workers));
+  std::iota(r.begin(), r.end(), 0);
+  return r;
+}
+
+// Every word block of the plan, by id, all counts zero.
+std::vector<model::Block> empty_blocks(const LdaPlan& plan) {
+  std::vector<model::Block> all;
+  const std::size_t stride = model::padded_width(plan.config.topics);
+  for (model::BlockId id = 0; id < plan.blocks.rows.size(); ++id)
+    all.emplace_back(id, plan.blocks.rows[id].size(), stride);
+  return all;
+}
+
+// One worker: its kernel, its replica and the replica as the current sub-epoch started.
+class ReplicaWorker {
+ public:
+  ReplicaWorker(const LdaPlan& plan, int rank, LdaKernel& kernel, runtime::Mailbox& inbox,
+                std::chrono::milliseconds timeout)
+      : plan_(plan),
+        rank_(rank),
+        kernel_(kernel),
+        inbox_(inbox),
+        timeout_(timeout),
+        workers_(inbox, worker_ranks(plan.config.workers), collective::CollectiveOptions{timeout}),
+        arena_(plan.config.threads),
+        replica_(empty_blocks(plan)),
+        start_(empty_blocks(plan)) {
+    kernel_.attach(workers_);
+  }
+
+  // Runs the phases the driver (member P) starts until it stops the job.
+  void run() {
+    const int P = plan_.config.workers;
+    const auto parts = static_cast<std::uint32_t>(plan_.config.syncs_per_epoch);
+    const auto run_phase = [&](std::uint64_t phase, scheduler::PhaseKind kind, std::span<const std::byte>) {
+      if (kind != scheduler::PhaseKind::kTrain) throw std::logic_error("LDA has no evaluation phase");
+      for (std::uint32_t part = 0; part < (phase == 0 ? 1 : parts); ++part) {
+        arena_.execute([&] {
+          for (auto& b : replica_) {
+            if (phase == 0)
+              kernel_.add_initial_topics(b);
+            else
+              kernel_.sweep(b, part);
+          }
+        });
+        sum_changes();
+      }
+      // The replicas are the job's state now: each block's word part of the likelihood is
+      // counted once, by the worker whose rank is the block id mod P.
+      return arena_.execute([&] {
+        for (const auto& b : replica_)
+          if (b.id() % static_cast<model::BlockId>(P) == static_cast<model::BlockId>(rank_)) kernel_.add_word_loglik(b);
+        return kernel_.take_phase_sums(kind);
+      });
+    };
+    pipeline::follow_phases(inbox_, P, timeout_, run_phase);
+  }
+
+  std::vector<model::Block> take_replica() { return std::move(replica_); }
+
+ private:
+  // Every block becomes its start plus every worker's change since, and is the next start.
+  // Changes travel as unsigned 32-bit integers, whose sums wrap instead of overflowing: the
+  // true sums are bounded by the corpus's token counts, so they come out exact, and sums a
+  // hostile peer pushed out of range are refused by the check below, never undefined.
+  void sum_changes() {
+    for (std::size_t b = 0; b < replica_.size(); ++b) {
+      std::int32_t* now = replica_[b].counts();
+      std::int32_t* from = start_[b].counts();
+      const std::size_t n = replica_[b].rows() * replica_[b].stride();
+      change_.resize(n);
+      for (std::size_t i = 0; i < n; ++i)
+        change_[i] = static_cast<std::uint32_t>(now[i]) - static_cast<std::uint32_t>(from[i]);
+      workers_.allreduce_sum(std::span<std::uint32_t>(change_));
+      for (std::size_t i = 0; i < n; ++i)
+        now[i] = from[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(from[i]) + change_[i]);
+      try {
+        kernel_.check_counts(replica_[b]);
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error("word-topic block " + std::to_string(b) +
+                                 " after summing the workers' changes: " + e.what() +
+                                 " (does every rank have the same corpus?)");
+      }
+    }
+    kernel_.sync_totals();
+  }
+
+  const LdaPlan& plan_;
+  int rank_;
+  LdaKernel& kernel_;
+  runtime::Mailbox& inbox_;
+  std::chrono::milliseconds timeout_;
+  collective::Communicator workers_;
+  oneapi::tbb::task_arena arena_;
+  std::vector<model::Block> replica_, start_;
+  std::vector<std::uint32_t> change_;  // one block's changes, then their sum
+};
+
+}  // namespace
+
+std::vector<model::Block> run_allreduce_worker(const LdaPlan& plan, int rank, LdaKernel& kernel,
+                                               runtime::Mailbox& inbox, std::chrono::milliseconds timeout) {
+  ReplicaWorker worker(plan, rank, kernel, inbox, timeout);
+  worker.run();
+  return worker.take_replica();
+}
+
+std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<data::Corpus>& shards,
+                                        const std::vector<std::string>& vocab, std::uint64_t doc_id_limit,
+                                        const TrainHooks& hooks, runtime::Backend backend,
+                                        std::chrono::milliseconds timeout) {
+  const int P = plan.config.workers;
+  if (shards.size() != static_cast<std::size_t>(P)) throw std::invalid_argument("one corpus shard per worker");
+  runtime::Job job;
+  job.workers = P;
+  job.backend = std::move(backend);
+  job.roles.push_back("the scheduler");
+
+  double last_loglik = 0;
+  const auto on_epoch = [&](const EpochReport& r) {
+    last_loglik = r.loglik_per_token;
+    if (hooks.on_epoch) hooks.on_epoch(r);
+  };
+  std::vector<std::unique_ptr<LdaKernel>> kernels(static_cast<std::size_t>(P));
+  std::optional<LdaModel> model;
+  runtime::run(job, [&](const runtime::Member& m) {
+    if (m.rank == P) {
+      scheduler::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(epoch_policy(plan, on_epoch));
+      return;
+    }
+    const data::Corpus& shard = shards[static_cast<std::size_t>(m.rank)];
+    auto& kernel = kernels[static_cast<std::size_t>(m.rank)];
+    kernel = make_kernel(plan, m.rank, shard);
+    auto replica = run_allreduce_worker(plan, m.rank, *kernel, m.mailbox, timeout);
+    if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
+    // The replicas are equal: worker 0 hands in its blocks, every worker its doc-topic rows.
+    std::vector<model::OwnedBlock> held;
+    if (m.rank == 0)
+      for (auto& b : replica) held.emplace_back(std::move(b), nullptr);
+    replica.clear();
+    if (auto parts = gather_model(plan, m, shard.doc_ids, *kernel, held, doc_id_limit, timeout))
+      model = assemble_gathered(plan, vocab, *parts, kernel->topic_totals());
+  });
+  if (model) model->loglik_per_token = last_loglik;
+  if (hooks.inspect)
+    for (int w = 0; w < P; ++w)
+      if (kernels[static_cast<std::size_t>(w)]) hooks.inspect(w, *kernels[static_cast<std::size_t>(w)]);
+  return model;
+}
+
+}  // namespace gyre::lda

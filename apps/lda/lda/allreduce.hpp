@@ -1,0 +1,47 @@
+// apps/lda/lda/allreduce.hpp — LDA under Harp's allreduce model (C), on any backend: a replica of the counts per worker, changes summed.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gyre/data/corpus.hpp"
+#include "gyre/model/block.hpp"
+#include "gyre/runtime/job.hpp"
+#include "gyre/runtime/mailbox.hpp"
+#include "lda/trainer.hpp"
+
+namespace gyre::lda {
+
+// The same plan, kernel, epoch policy and reports as the rotation; only how the workers share
+// the word-topic counts differs. Workers are members 0 … P−1, the scheduler (the phase driver)
+// member P. Every worker keeps a replica of all the plan's word blocks and samples only its own
+// documents, against it. An epoch is config.syncs_per_epoch sub-epochs: in each a worker sweeps
+// one document part of its shard (WorkerTokens) over every block, its replica changing as it
+// samples; then each block's changes are summed over the workers (32-bit integers: exact, so
+// the sums do not depend on their order) and every replica becomes the sub-epoch's start plus
+// the sum, the topic totals likewise. The initialising phase is one such sub-epoch that adds
+// every worker's initial topics to empty replicas. With the same seed, P, d, T and S the
+// result is bitwise the same on every backend.
+//
+// On a threads backend every member runs here; across processes this process runs the ones
+// runtime::Job::host_of gives it, and only those workers' entries of `shards` are read (the
+// others may be empty). The process that hosts worker 0 gathers the model (worker 0's replica
+// and every worker's doc-topic rows, whose ids are below `doc_id_limit`) and returns it; the
+// others return nullopt. `timeout` is every member's longest wait for a peer. Of the hooks,
+// on_epoch, on_traffic and inspect (after the job, for the workers this process ran) apply.
+// One worker's part of that job, from the first phase to the driver's stop (member
+// plan.config.workers): returns its replica, every block by id. A summed block whose rows do
+// not hold their words' tokens exactly (a rank with another corpus, or a hostile one) fails it
+// with std::runtime_error.
+std::vector<model::Block> run_allreduce_worker(const LdaPlan& plan, int rank, LdaKernel& kernel,
+                                               runtime::Mailbox& inbox, std::chrono::milliseconds timeout);
+
+std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<data::Corpus>& shards,
+                                        const std::vector<std::string>& vocab, std::uint64_t doc_id_limit,
+                                        const TrainHooks& hooks, runtime::Backend backend,
+                                        std::chrono::milliseconds timeout);
+
+}  // namespace gyre::lda
