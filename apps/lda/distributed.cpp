@@ -70,7 +70,7 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::C
       pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,
       plan.blocks.shapes(model::padded_width(plan.config.topics)),
       [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; },
-      epoch_policy(plan, on_epoch), pipeline::rotation_options(cluster, config.threads),
+      epoch_policy(plan, on_epoch), pipeline::rotation_options(cluster, config.threads, config.depth),
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
         parts = gather_model(plan, m, shard.doc_ids, *kernel, held, doc_id_limit, cluster.timeout);

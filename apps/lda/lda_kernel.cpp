@@ -315,7 +315,7 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
         totals_ = std::move(next);
         for (std::uint32_t g = 0; g < G; ++g) std::copy(totals_.begin(), totals_.end(), cell_view(g));
       });
-  sums_[kTokensSampled] += sampled;
+  sums_.tokens_sampled += sampled;
 }
 
 void LdaKernel::sync_totals() {
@@ -326,7 +326,7 @@ void LdaKernel::sync_totals() {
   std::fill(pending_.begin(), pending_.end(), 0);
 }
 
-void LdaKernel::add_word_loglik(const model::Block& block) { sums_[kLogLikelihood] += word_loglik(block); }
+void LdaKernel::add_word_loglik(const model::Block& block) { sums_.log_likelihood += word_loglik(block); }
 
 double LdaKernel::word_loglik(const model::Block& block) const {
   const std::int32_t* counts = block.counts();
@@ -360,9 +360,9 @@ double LdaKernel::totals_loglik() const {
 }
 
 scheduler::PhaseSums LdaKernel::take_phase_sums(scheduler::PhaseKind) {
-  sums_[kLogLikelihood] += doc_loglik() + (reports_totals_ ? totals_loglik() : 0.0);
+  sums_.log_likelihood += doc_loglik() + (reports_totals_ ? totals_loglik() : 0.0);
   ++phases_done_;
-  scheduler::PhaseSums out = sums_;
+  const auto out = scheduler::to_sums(sums_);
   sums_ = {};
   return out;
 }

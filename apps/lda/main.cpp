@@ -84,8 +84,10 @@ int main(int argc, char** argv) {
   app.add_option("--workers,-p", workers, "rotation workers P (default: 1, or the number of processes)")
       ->check(CLI::Range(1, kMaxWorkers));
   app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)")->check(CLI::Range(1, kMaxThreads));
-  app.add_option("--depth,-d", c.depth, "pipeline depth d: P·d word blocks, d in flight per worker")
+  app.add_option("--depth,-d", c.depth, "pipeline depth d: word blocks in flight per worker")
       ->capture_default_str()->check(CLI::Range(1, kMaxDepth));
+  app.add_option("--blocks-per-worker,-m", c.blocks_per_worker, "m: P·m word blocks (default: d)")
+      ->check(CLI::Range(1, kMaxDepth));
   app.add_option("--ring", ring, "ring order per epoch")->check(CLI::IsMember({"fixed", "random"}))->capture_default_str();
   app.add_option("--model", model_name,
                  "Harp's computation model for the word-topic counts: B|rotation (blocks travel the ring), "
@@ -167,9 +169,9 @@ int main(int argc, char** argv) {
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;
     if (!quiet) {
-      std::printf("gyre-lda: %llu documents, %llu tokens, vocabulary %u, K=%u, P=%d T=%d d=%d",
+      std::printf("gyre-lda: %llu documents, %llu tokens, vocabulary %u, K=%u, P=%d T=%d d=%d B=%d",
                   static_cast<unsigned long long>(corpus.docs()), static_cast<unsigned long long>(corpus.tokens()),
-                  corpus.vocab_size(), c.topics, c.workers, c.threads, c.depth);
+                  corpus.vocab_size(), c.topics, c.workers, c.threads, c.depth, c.workers * c.group_size());
       if (c.model == lda::ComputationModel::kAllreduce) std::printf(", allreduce model, S=%d", c.syncs_per_epoch);
       std::printf("\n");
     }

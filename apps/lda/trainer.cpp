@@ -21,8 +21,8 @@ void validate(const LdaConfig& c) {
        "alpha must be finite and >= 0 (0: 50/K), beta finite and > 0");
   need(c.mh_steps >= 1 && c.mh_steps <= 64, "mh-steps must be in 1..64");
   need(c.workers >= 1 && c.workers <= kMaxWorkers && c.threads >= 1 && c.threads <= kMaxThreads && c.depth >= 1 &&
-           c.depth <= kMaxDepth,
-       "workers must be in 1..4096, threads in 1..4096 and depth in 1..1024");
+           c.depth <= kMaxDepth && c.blocks_per_worker >= 0 && c.blocks_per_worker <= kMaxDepth,
+       "workers must be in 1..4096, threads in 1..4096, depth and blocks per worker in 1..1024");
   need(c.epochs >= 0 && c.epochs <= 1'000'000, "epochs must be in 0..1000000");
   need(c.syncs_per_epoch >= 1 && c.syncs_per_epoch <= kMaxSyncsPerEpoch, "syncs-per-epoch must be in 1..1024");
 }
@@ -38,12 +38,12 @@ class EpochPolicy {
       EpochReport r;
       r.epoch = done_++;
       r.seconds = seconds_;
-      r.loglik_per_token = tokens_ > 0 ? last->sums[kLogLikelihood] / tokens_ : 0.0;
+      r.loglik_per_token = tokens_ > 0 ? last->report<LdaReport>().log_likelihood / tokens_ : 0.0;
       // Counts cannot go astray, but priors can (a huge alpha or beta): stop before writing NaNs.
       if (!std::isfinite(r.loglik_per_token))
         throw std::runtime_error("the log-likelihood of epoch " + std::to_string(r.epoch) + " is " +
                                  std::to_string(r.loglik_per_token) + " (are alpha and beta sensible?); no model is written");
-      r.tokens_per_s = last->seconds > 0 ? last->sums[kTokensSampled] / last->seconds : 0.0;
+      r.tokens_per_s = last->seconds > 0 ? last->report<LdaReport>().tokens_sampled / last->seconds : 0.0;
       if (on_epoch_) on_epoch_(r);
     }
     if (done_ <= epochs_) return scheduler::PhaseKind::kTrain;
@@ -68,12 +68,12 @@ LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector
   plan.vocab = vocab;
   plan.tokens = std::accumulate(word_counts.begin(), word_counts.end(), std::uint64_t{0});
   plan.word_tokens = word_counts;
-  const auto blocks = static_cast<std::uint32_t>(config.workers * config.depth);
+  const auto blocks = static_cast<std::uint32_t>(config.workers * config.group_size());
   plan.blocks = model::RowBlocks::balance(word_counts, blocks);
   std::size_t max_rows = 0;
   for (const auto& b : plan.blocks.rows) max_rows = std::max(max_rows, b.size());
   plan.groups = pipeline::choose_groups(config.threads, max_rows, model::padded_width(config.topics) * sizeof(std::int32_t));
-  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.depth, config.ring, config.seed);
+  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring, config.seed);
   return plan;
 }
 
@@ -167,6 +167,7 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
   };
   pipeline::EmbeddedJobOptions job = hooks.job;
   job.threads_per_worker = config.threads;
+  job.depth = config.depth;
   auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, on_epoch), job, hooks.backend);
 
   std::vector<DocTopicRows> docs(static_cast<std::size_t>(config.workers));

@@ -33,7 +33,8 @@ struct LdaConfig {
   int epochs = 50;
   int workers = 1;   // rotation ring size (threads of this process in the embedded default)
   int threads = 1;   // threads per worker
-  int depth = 1;     // pipeline depth d: B = workers · depth word blocks
+  int depth = 1;     // pipeline depth d: word blocks in flight per worker
+  int blocks_per_worker = 0;  // m: B = workers · m word blocks (0: m = d)
   scheduler::RingOrder ring = scheduler::RingOrder::kFixed;
   ComputationModel model = ComputationModel::kRotation;
   // C: sub-epochs per epoch. In each a worker samples 1/S of its documents' tokens (a run of
@@ -43,6 +44,7 @@ struct LdaConfig {
   // lagged it by 4% (P=2) and 7% (P=4) after 20 epochs (README, "gyre-lda --model").
   int syncs_per_epoch = 4;
 
+  int group_size() const { return blocks_per_worker > 0 ? blocks_per_worker : depth; }
   double alpha_value() const { return alpha > 0 ? alpha : 50.0 / topics; }
 };
 

@@ -9,16 +9,17 @@
 #include "gyre/model/row_blocks.hpp"
 #include "gyre/pipeline/cell_grid.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
+#include "gyre/scheduler/phase_report.hpp"
 #include "lda/config.hpp"
 #include "lda/log_gamma.hpp"
 #include "lda/worker_tokens.hpp"
 
 namespace gyre::lda {
 
-// Indices into the phase sums LDA workers report.
-enum LdaSum : std::size_t {
-  kLogLikelihood = 0,  // joint log p(words, topics) of the state at the end of the phase (summed parts)
-  kTokensSampled = 1,  // tokens resampled in the phase (0 in the initialising phase)
+// What an LDA worker reports for a phase.
+struct LdaReport {
+  double log_likelihood = 0;  // joint log p(words, topics) of the state at the end of the phase (summed parts)
+  double tokens_sampled = 0;  // tokens resampled in the phase (0 in the initialising phase)
 };
 
 // The first training phase of a job initialises: each visit adds the worker's random initial
@@ -118,7 +119,7 @@ class LdaKernel final : public pipeline::RotationKernel {
   std::vector<std::int64_t> cell_totals_;  // G × K
 
   std::uint64_t phases_done_ = 0;  // the first is the initialising phase
-  scheduler::PhaseSums sums_{};
+  LdaReport sums_{};
 };
 
 }  // namespace gyre::lda

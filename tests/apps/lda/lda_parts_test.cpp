@@ -115,6 +115,7 @@ TEST_CASE("a sweep of one document part resamples that part's tokens only, and a
     CHECK(moved_elsewhere == 0);
   }
   kernel->sync_totals();
-  CHECK(kernel->take_phase_sums(scheduler::PhaseKind::kTrain)[lda::kTokensSampled] == static_cast<double>(c.tokens()));
+  CHECK(scheduler::report_of<lda::LdaReport>(kernel->take_phase_sums(scheduler::PhaseKind::kTrain)).tokens_sampled ==
+        static_cast<double>(c.tokens()));
   CHECK_THROWS_AS(kernel->sweep(blocks[0], 3), std::logic_error);
 }

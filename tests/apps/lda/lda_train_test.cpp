@@ -172,6 +172,22 @@ TEST_CASE_TEMPLATE("under either model the same seed, P, d, T (and S) give bitwi
   CHECK_FALSE(same_bits(train(allreduce(3, 2, 2, 4), shards).model, train(allreduce(3, 2, 1, 4), shards).model));
 }
 
+TEST_CASE("the depth only bounds the word blocks in flight: with the same blocks per worker, every depth gives the same bits") {
+  const auto shards = data::shard_corpus(toy_corpus(), 3);
+  auto c = config(3, 1, 1, 3);
+  c.blocks_per_worker = 3;
+  const Run one = train(c, shards);
+  for (int d : {2, 3}) {
+    CAPTURE(d);
+    c.depth = d;
+    CHECK(same_bits(one.model, train(c, shards).model));
+  }
+  c.blocks_per_worker = 0;  // m = d = 3: the same 9 blocks
+  CHECK(same_bits(one.model, train(c, shards).model));
+  c.blocks_per_worker = 1;  // other blocks, other streams
+  CHECK_FALSE(same_bits(one.model, train(c, shards).model));
+}
+
 TEST_CASE("with one worker and one sync per epoch the allreduce model is the rotation, bit for bit: one sampler") {
   // Nothing to sum and nothing stale: the same kernel steps in the same order with the same
   // random streams must give the same counts and likelihoods.
