@@ -15,14 +15,6 @@ void PhaseTally::fail(int rank, runtime::FailureCause cause, const std::string& 
   runtime::fail_job(mailbox_.group(), workers_, runtime::JobFailed(rank, cause, "scheduler: " + why));
 }
 
-std::optional<PhaseKind> PhaseTally::ask(const PhasePolicy& policy, const PhaseResult* last) {
-  try {
-    return policy(last);
-  } catch (const std::exception& e) {
-    fail(mailbox_.group().rank(), runtime::FailureCause::kError, e.what());
-  }
-}
-
 void PhaseTally::run(const PhasePolicy& policy) {
   auto& group = mailbox_.group();
 
@@ -32,7 +24,7 @@ void PhaseTally::run(const PhasePolicy& policy) {
   std::uint64_t first = 0;
   std::vector<std::uint64_t> next(workers_.size(), 0);  // the phase each worker reports next
   auto last_done = net::Clock::now();
-  auto kind = ask(policy, nullptr);
+  auto kind = ask_policy(policy, nullptr, group, workers_);
   while (kind) {
     std::optional<net::Message> m;
     try {
@@ -81,7 +73,7 @@ void PhaseTally::run(const PhasePolicy& policy) {
       last_done = now;
       pending.pop_front();
       ++first;
-      kind = ask(policy, &result);
+      kind = ask_policy(policy, &result, group, workers_);
     }
   }
 }

@@ -54,16 +54,18 @@ void RotationDriver::fail(int rank, runtime::FailureCause cause, const std::stri
   runtime::fail_job(group_, workers_, runtime::JobFailed(rank, cause, why));
 }
 
-std::optional<PhaseKind> RotationDriver::ask(const PhasePolicy& policy, const PhaseResult* last) {
+std::optional<PhaseKind> ask_policy(const PhasePolicy& policy, const PhaseResult* last, net::Group& group,
+                                    const std::vector<int>& workers) {
   try {
     return policy(last);
   } catch (const std::exception& e) {
-    fail(group_.rank(), runtime::FailureCause::kError, std::string("scheduler: ") + e.what());  // the workers wait
+    runtime::fail_job(group, workers,  // the workers wait
+                      runtime::JobFailed(group.rank(), runtime::FailureCause::kError, std::string("scheduler: ") + e.what()));
   }
 }
 
 void RotationDriver::run(const PhasePolicy& policy, const PhasePayload& payload) {
-  std::optional<PhaseKind> kind = ask(policy, nullptr);
+  std::optional<PhaseKind> kind = ask_policy(policy, nullptr, group_, workers_);
   for (std::uint64_t phase = 0; kind; ++phase) {
     const auto start = net::Clock::now();
     std::vector<std::byte> bytes;
@@ -132,7 +134,7 @@ void RotationDriver::run(const PhasePolicy& policy, const PhasePayload& payload)
     for (const auto& r : reports)
       for (std::size_t i = 0; i < kPhaseSums; ++i) result.sums[i] += (*r)[i];
     result.seconds = std::chrono::duration<double>(net::Clock::now() - start).count();
-    kind = ask(policy, &result);
+    kind = ask_policy(policy, &result, group_, workers_);
   }
   for (int w : workers_) {
     net::Message m;

@@ -30,7 +30,6 @@ class PhaseTally {
 
  private:
   [[noreturn]] void fail(int rank, runtime::FailureCause cause, const std::string& why);
-  std::optional<PhaseKind> ask(const PhasePolicy& policy, const PhaseResult* last);
 
   runtime::Mailbox& mailbox_;
   std::vector<int> workers_;

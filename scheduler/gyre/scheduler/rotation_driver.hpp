@@ -45,6 +45,11 @@ using PhasePolicy = std::function<std::optional<PhaseKind>(const PhaseResult* la
 // policy decided. Every worker's kernel is handed it before the phase's first visit.
 using PhasePayload = std::function<std::vector<std::byte>(std::uint64_t phase, PhaseKind kind)>;
 
+// The policy's answer, on the scheduler's member (`group`). A policy that throws (a diverged
+// model) fails the job at `workers` with "scheduler: " and its text, naming the scheduler.
+GYRE_API std::optional<PhaseKind> ask_policy(const PhasePolicy& policy, const PhaseResult* last, net::Group& group,
+                                    const std::vector<int>& workers);
+
 // Runs on the scheduler's rank (its own thread in the embedded default). Phases are barriers:
 // phase k+1 starts when every worker has reported phase k, which is what makes "every
 // (worker, block) pair once per epoch" checkable and epoch metrics exact.
@@ -59,7 +64,6 @@ class GYRE_API RotationDriver {
 
  private:
   [[noreturn]] void fail(int rank, runtime::FailureCause cause, const std::string& why);
-  std::optional<PhaseKind> ask(const PhasePolicy& policy, const PhaseResult* last);
 
   net::Group& group_;
   runtime::Mailbox& mailbox_;
