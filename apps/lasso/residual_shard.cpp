@@ -47,12 +47,12 @@ void ResidualShard::for_each_part(Body&& body) {
   });
 }
 
-void ResidualShard::apply(std::span<const CoefficientStep> steps) {
+void ResidualShard::apply(std::span<const scheduler::Step> steps) {
   if (steps.empty()) return;
   for_each_part([&](Part& part, std::size_t) {
     const auto& c = part.columns;
-    for (const CoefficientStep& s : steps) {
-      for (std::uint64_t e = c.col_begin[s.feature]; e < c.col_begin[s.feature + 1]; ++e)
+    for (const scheduler::Step& s : steps) {
+      for (std::uint64_t e = c.col_begin[s.param]; e < c.col_begin[s.param + 1]; ++e)
         part.residual[c.rows[e]] -= c.values[e] * s.delta;
     }
   });
@@ -98,6 +98,19 @@ ShardCheck ResidualShard::check(double residual_mean) {
     total.centred_dot_y += per_part[p].centred_dot_y;
   }
   return total;
+}
+
+std::vector<double> ResidualShard::push(const scheduler::Task& task) {
+  if (static_cast<RoundKind>(task.kind) == RoundKind::kPartials) {
+    std::vector<double> sums(task.params.size());
+    partial_gradients(task.params, sums);
+    return sums;
+  }
+  ShardCheck c = check(task.scalar);
+  std::vector<double> sums = std::move(c.raw_gradient);
+  sums.push_back(c.centred_rss);
+  sums.push_back(c.centred_dot_y);
+  return sums;
 }
 
 }  // namespace gyre::lasso

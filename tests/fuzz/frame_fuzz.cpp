@@ -35,9 +35,9 @@
 #include "gyre/scheduler/peer_barrier.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/scheduler/rounds_protocol.hpp"
 #include "gyre/wire/codec.hpp"
 #include "gyre/wire/frame.hpp"
-#include "lasso/round_protocol.hpp"
 
 using namespace gyre;
 using namespace gyre_fuzz;
@@ -138,10 +138,12 @@ void receive(net::Message m) {
     case scheduler::kLockAbort:
       (void)runtime::read_failure(m);
       return;
-    case lasso::kRoundRequest:
-      return refused_or_decoded([&] { lasso::decode_request(m, kFeatures); });
-    case lasso::kRoundSums:
-      return refused_or_decoded([&] { lasso::decode_sums(m, expected_sums_of(tag)); });
+    case scheduler::kRoundTask:
+      return refused_or_decoded([&] { scheduler::decode_request(m, scheduler::RoundsLimits{kFeatures, 2}); });
+    case scheduler::kRoundPartial:
+      return refused_or_decoded([&] { scheduler::decode_partial(m, expected_sums_of(tag), true); });
+    case scheduler::kRoundsStop:
+      return;
     case scheduler::kClockQuery:
     case scheduler::kClockAnswer:
     case scheduler::kClockFinished:

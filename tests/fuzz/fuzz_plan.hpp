@@ -36,7 +36,7 @@ inline std::uint64_t phases_started_of(std::uint64_t tag) { return (tag >> 2) % 
 // Phase messages: the phase the receiver expects next.
 inline std::uint64_t expected_phase_of(std::uint64_t tag) { return tag % 4; }
 
-// Lasso: features of the worker's shard; the sums a round asked for (from the tag).
+// The rounds engine: parameters of the job (Lasso's features); the values a round asked for (from the tag).
 inline constexpr std::uint32_t kFeatures = 10;
 inline std::size_t expected_sums_of(std::uint64_t tag) { return static_cast<std::size_t>(tag % 16); }
 
@@ -97,7 +97,7 @@ struct ChannelPlan {
 inline constexpr std::array kChannelPlans{
     ChannelPlan{"rotation", "blocks against the schedule, phase go and done"},
     ChannelPlan{"runtime", "failure notices"},
-    ChannelPlan{"app:lasso", "round requests and sums"},
+    ChannelPlan{"rounds", "round tasks and partials (a stop has nothing to decode)"},
     ChannelPlan{"clock", "queries, answers, finished notices"},
     ChannelPlan{"ps", "updates, reads, read replies, stop reports, key lists, hand-overs"},
     ChannelPlan{"lock", "acquire, release and grant against a lock table; abort notices"},

@@ -26,7 +26,7 @@
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/wire/codec.hpp"
 #include "gyre/wire/frame.hpp"
-#include "lasso/round_protocol.hpp"
+#include "gyre/scheduler/rounds_protocol.hpp"
 
 using namespace gyre;
 using namespace gyre_fuzz;
@@ -94,18 +94,18 @@ void phases() {
   write("failure_frame.bin", failure);
 }
 
-void lasso_rounds() {
-  lasso::RoundRequest r;
+void rounds() {
+  scheduler::RoundRequest r;
   r.round = 3;
-  r.steps = {{1, 0.25}, {7, -1.5}};
-  r.features = {0, 4, 9};
-  auto request = lasso::encode_request(r);
+  r.updates = {{1, 0.25}, {7, -1.5}};
+  r.task.params = {0, 4, 9};
+  auto request = scheduler::encode_request(r);
   request.sender = kSchedulerRank;
   write("round_request_frame.bin", request);
-  lasso::RoundSums sums;
+  scheduler::RoundPartial sums;
   sums.round = 3;
   sums.values = {1.0, 2.0, 3.0};
-  auto reply = lasso::encode_sums(sums);  // tag 3: three sums asked
+  auto reply = scheduler::encode_partial(sums);  // tag 3: three sums asked
   reply.sender = 1;
   write("round_sums_frame.bin", reply);
 }
@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
   out_dir = argv[1];
   block();
   phases();
-  lasso_rounds();
+  rounds();
   clocks();
   parameter_server();
   locks();

@@ -5,13 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "gyre/scheduler/parameter_sampler.hpp"
+
 namespace gyre::lasso {
 
-enum class ScheduleKind {
-  cyclic,    // coordinates in index order, U per round: plain (block) coordinate descent
-  random,    // a fresh random permutation per sweep, U per round
-  priority,  // STRADS: U drawn with probability ∝ |Δβ_j| + η, uniform during the warm-up
-};
+// cyclic, random, or priority (STRADS: ∝ |Δβ_j| + η, uniform during the warm-up).
+using ScheduleKind = scheduler::ParameterOrder;
 
 ScheduleKind parse_schedule(const std::string& name);  // throws std::invalid_argument
 const char* schedule_name(ScheduleKind kind) noexcept;

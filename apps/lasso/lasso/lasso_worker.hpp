@@ -1,12 +1,18 @@
-// apps/lasso/lasso/lasso_worker.hpp — a worker's side of the rounds: apply the steps, return the sums asked for.
+// apps/lasso/lasso/lasso_worker.hpp — a worker's side of the Lasso rounds: its residual shard, served on the rounds engine.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/scheduler/rounds_driver.hpp"
 #include "lasso/residual_shard.hpp"
 
 namespace gyre::lasso {
+
+// What both sides of the Lasso rounds agree on: errors name "lasso scheduler" / "lasso worker
+// r"; ids are features; kinds are RoundKind.
+scheduler::RoundsOptions rounds_options(std::uint32_t features, std::chrono::milliseconds timeout);
 
 struct WorkerLoopOptions {
   int scheduler_rank = 0;
@@ -15,8 +21,7 @@ struct WorkerLoopOptions {
 };
 
 // Serves requests until the scheduler's stop. Throws runtime::JobFailed when the job fails
-// (a failure message, a closed transport, a malformed request — the scheduler is told of the
-// last two, naming this worker's rank).
+// (pipeline::serve_rounds).
 void run_lasso_worker(runtime::Mailbox& mailbox, ResidualShard& shard, const WorkerLoopOptions& options);
 
 }  // namespace gyre::lasso

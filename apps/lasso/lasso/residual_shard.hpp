@@ -7,13 +7,16 @@
 #include <vector>
 
 #include "gyre/data/regression.hpp"
+#include "gyre/scheduler/rounds_protocol.hpp"
 
 namespace gyre::lasso {
 
-struct CoefficientStep {
-  std::uint32_t feature = 0;
-  double delta = 0;  // Δβ_j on the original scale
+// What a Lasso round asks a worker for (scheduler::Task::kind).
+enum class RoundKind : std::uint8_t {
+  kPartials = 0,  // x_jᵀr for the task's features
+  kCheck = 1,     // every feature's x_jᵀr, then Σ(r−m)² and Σ(r−m)(y−ȳ), m = the task's scalar
 };
+inline constexpr std::uint8_t kRoundKinds = 2;
 
 // What one pass over every column of the shard sums (all over this shard's rows only).
 struct ShardCheck {
@@ -34,12 +37,14 @@ class ResidualShard {
   std::uint64_t samples() const noexcept { return samples_; }
   std::uint32_t features() const noexcept { return features_; }
 
-  // r −= x_j·Δβ_j for each step.
-  void apply(std::span<const CoefficientStep> steps);
+  // r −= x_j·Δβ_j for each step (Δβ_j on the original scale).
+  void apply(std::span<const scheduler::Step> steps);
   // x_jᵀr for each listed feature, into `out` (same size).
   void partial_gradients(std::span<const std::uint32_t> features, std::span<double> out);
   // Every column's x_jᵀr and the residual's sums about `residual_mean` (exact, recomputed).
   ShardCheck check(double residual_mean);
+  // A round's sums (RoundKind), for the rounds engine.
+  std::vector<double> push(const scheduler::Task& task);
 
  private:
   struct Part;

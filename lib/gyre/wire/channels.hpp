@@ -73,7 +73,7 @@ constexpr bool well_formed(std::span<const Channel> table) {
 // are unchanged, so the wire format is too).
 inline constexpr Channel kRotation{"rotation", 0x0001, 0x000F};  // scheduler/protocol.hpp: blocks, phases, stop
 inline constexpr Channel kRuntime{"runtime", 0x0010, 0x001F};    // runtime/failure.hpp: the failure notice
-inline constexpr Channel kLasso{"app:lasso", 0x0020, 0x002F};    // reserved for apps/lasso (round_protocol.hpp)
+inline constexpr Channel kRounds{"rounds", 0x0020, 0x002F};      // scheduler/rounds_protocol.hpp
 inline constexpr Channel kClock{"clock", 0x0030, 0x003F};        // scheduler/peer_barrier.hpp
 inline constexpr Channel kPs{"ps", 0x0040, 0x004F};              // pipeline/ps_protocol.hpp
 inline constexpr Channel kLock{"lock", 0x0050, 0x005F};          // scheduler/lock_protocol.hpp
@@ -92,7 +92,7 @@ inline constexpr Channel kHandshake{"handshake", 0xFF20, 0xFF2F};    // net/hand
 
 // Ordered by type; static_asserts below keep it disjoint.
 inline constexpr std::array kRegistry{
-    kRotation, kRuntime, kLasso, kClock, kPs, kLock, kMf, kLda, kLogreg,  // 0x0001-0x00FF: control planes, apps
+    kRotation, kRuntime, kRounds, kClock, kPs, kLock, kMf, kLda, kLogreg,  // 0x0001-0x00FF: control planes, apps
     kCollective, kAverager, kGather,                            // 0x0100-0x0FFF: collectives, gathering
     kUser,                                                      // 0x1000-0x7FFF: yours
     kTcp, kRendezvous, kHandshake,                              // 0xFF00-0xFFFF: the transport

@@ -1,5 +1,5 @@
-// apps/lasso/coordinate_sampler.cpp — sum tree sampling without replacement, permutations, warm-up.
-#include "lasso/coordinate_sampler.hpp"
+// scheduler/parameter_sampler.cpp — sum tree sampling without replacement, permutations, warm-up.
+#include "gyre/scheduler/parameter_sampler.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "gyre/base/random.hpp"
 
-namespace gyre::lasso {
+namespace gyre::scheduler {
 
 namespace {
 constexpr double kMassLeft = 0.01;  // share of the priority mass a round may leave undrawn
@@ -51,24 +51,24 @@ std::uint32_t SumTree::find(double u) const {
   return static_cast<std::uint32_t>(std::min<std::size_t>(node - leaves_, size_ - 1));
 }
 
-CoordinateSampler::CoordinateSampler(ScheduleKind kind, std::vector<std::uint8_t> usable, double eta,
+ParameterSampler::ParameterSampler(ParameterOrder kind, std::vector<std::uint8_t> usable, double eta,
                                      std::uint64_t seed, double warmup_sweeps)
     : kind_(kind), features_(static_cast<std::uint32_t>(usable.size())), usable_(std::move(usable)),
       in_round_(features_, 0), eta_(eta),
       warmup_(static_cast<std::uint64_t>(std::max(0.0, warmup_sweeps) * features_)), rng_(seed), order_(features_), weights_(features_), held_(features_, 0.0) {
   std::iota(order_.begin(), order_.end(), 0u);
-  if (kind_ != ScheduleKind::cyclic) shuffle(order_, rng_);
+  if (kind_ != ParameterOrder::cyclic) shuffle(order_, rng_);
 }
 
-bool CoordinateSampler::warming_up() const noexcept {
-  return kind_ == ScheduleKind::priority && proposed_ < warmup_;
+bool ParameterSampler::warming_up() const noexcept {
+  return kind_ == ParameterOrder::priority && proposed_ < warmup_;
 }
 
-double CoordinateSampler::floor() const noexcept {
+double ParameterSampler::floor() const noexcept {
   return eta_ * (largest_step_ > 0 ? largest_step_ : 1.0);
 }
 
-void CoordinateSampler::fill_tree() {
+void ParameterSampler::fill_tree() {
   std::vector<double> w(features_);
   for (std::uint32_t j = 0; j < features_; ++j) w[j] = usable_[j] ? std::max(held_[j], floor()) : 0.0;
   weights_.assign(w);
@@ -76,7 +76,7 @@ void CoordinateSampler::fill_tree() {
 
 // Cyclic, random, and the priority schedule's uniform warm-up sweep: the next coordinates of
 // the order, at most one lap per round, never one twice in a round.
-std::vector<std::uint32_t> CoordinateSampler::propose_in_order(std::uint32_t count,
+std::vector<std::uint32_t> ParameterSampler::propose_in_order(std::uint32_t count,
                                                                const std::vector<std::uint8_t>& skip) {
   std::vector<std::uint32_t> out;
   // Coordinates the dependency check turned away go first: in a fixed order the same partner
@@ -95,7 +95,7 @@ std::vector<std::uint32_t> CoordinateSampler::propose_in_order(std::uint32_t cou
     const std::uint32_t j = order_[cursor_];
     if (++cursor_ == features_) {
       cursor_ = 0;
-      if (kind_ != ScheduleKind::cyclic) shuffle(order_, rng_);
+      if (kind_ != ParameterOrder::cyclic) shuffle(order_, rng_);
     }
     if (skip[j] || !usable_[j] || in_round_[j]) continue;
     in_round_[j] = 1;
@@ -105,11 +105,11 @@ std::vector<std::uint32_t> CoordinateSampler::propose_in_order(std::uint32_t cou
   return out;
 }
 
-std::vector<std::uint32_t> CoordinateSampler::propose(std::uint32_t count, const std::vector<std::uint8_t>& skip) {
-  if (kind_ != ScheduleKind::priority || warming_up()) {
+std::vector<std::uint32_t> ParameterSampler::propose(std::uint32_t count, const std::vector<std::uint8_t>& skip) {
+  if (kind_ != ParameterOrder::priority || warming_up()) {
     std::vector<std::uint32_t> out = propose_in_order(count, skip);
     proposed_ += out.size();
-    if (kind_ == ScheduleKind::priority && !warming_up()) {
+    if (kind_ == ParameterOrder::priority && !warming_up()) {
       // The warm-up has just ended: every coordinate enters the tree at its last step (or the
       // floor); those just proposed wait, like all proposals, until they are stepped.
       fill_tree();
@@ -135,22 +135,22 @@ std::vector<std::uint32_t> CoordinateSampler::propose(std::uint32_t count, const
   return out;
 }
 
-void CoordinateSampler::step(std::uint32_t j, double delta) {
+void ParameterSampler::step(std::uint32_t j, double delta) {
   largest_step_ = std::max(largest_step_, std::abs(delta));
   held_[j] = std::abs(delta) + floor();
-  if (kind_ == ScheduleKind::priority && !warming_up()) weights_.set(j, held_[j]);
+  if (kind_ == ParameterOrder::priority && !warming_up()) weights_.set(j, held_[j]);
 }
 
-void CoordinateSampler::restore(std::span<const std::uint32_t> dropped) {
-  if (kind_ != ScheduleKind::priority || warming_up()) {
+void ParameterSampler::restore(std::span<const std::uint32_t> dropped) {
+  if (kind_ != ParameterOrder::priority || warming_up()) {
     deferred_.insert(deferred_.end(), dropped.begin(), dropped.end());
     return;
   }
   for (std::uint32_t j : dropped) weights_.set(j, std::max(held_[j], floor()));
 }
 
-void CoordinateSampler::reprioritise(std::span<const double> predicted_steps) {
-  if (kind_ != ScheduleKind::priority) return;
+void ParameterSampler::reprioritise(std::span<const double> predicted_steps) {
+  if (kind_ != ParameterOrder::priority) return;
   // The floor follows the steps of now, not the large ones of the first sweeps, or it would
   // swamp the priorities as the steps shrink.
   largest_step_ = 0;
@@ -160,4 +160,4 @@ void CoordinateSampler::reprioritise(std::span<const double> predicted_steps) {
   if (!warming_up()) fill_tree();
 }
 
-}  // namespace gyre::lasso
+}  // namespace gyre::scheduler

@@ -1,46 +1,47 @@
-// apps/lasso/dependency_check.cpp — a row index of the in-flight columns, walked by each candidate.
-#include "lasso/dependency_check.hpp"
+// scheduler/dependency_check.cpp — a row index of the in-flight columns, walked by each candidate.
+#include "gyre/scheduler/dependency_check.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
-namespace gyre::lasso {
+namespace gyre::scheduler {
 
-DependencyCheck::DependencyCheck(const data::RegressionSet& rows, const data::ColumnMatrix& columns,
-                                 const ColumnStats& stats, double rho)
-    : rows_(rows), columns_(columns), stats_(stats), rho_(rho) {
+DependencyCheck::DependencyCheck(SparseLines rows, SparseLines columns, std::vector<double> mean,
+                                 std::vector<double> inverse_norm, double rho)
+    : rows_(rows), columns_(columns), rho_(rho), samples_(rows.lines()), mean_(std::move(mean)),
+      inverse_norm_(std::move(inverse_norm)) {
+  const auto m = static_cast<std::uint32_t>(columns.lines());
+  if (mean_.size() != m || inverse_norm_.size() != m)
+    throw std::invalid_argument("dependency check: a mean and an inverse norm per column");
   if (!enabled()) return;
-  const std::uint32_t m = columns.features();
-  inverse_norm_.assign(m, 0.0);
-  for (std::uint32_t j = 0; j < m; ++j)
-    if (stats.usable[j]) inverse_norm_[j] = 1.0 / (std::sqrt(stats.curvature[j]) * stats.scale[j]);
   dot_.assign(m, 0.0);
   gram_ = m <= kGramFeatures;
   if (gram_) {
     correlations_.resize(m);
     slot_.assign(m, 0);
   } else {
-    occupants_.assign(columns.samples, 0);
-    first_.resize(columns.samples);
-    more_.resize(columns.samples);
+    occupants_.assign(samples_, 0);
+    first_.resize(samples_);
+    more_.resize(samples_);
   }
 }
 
 const std::vector<float>& DependencyCheck::gram_column(std::uint32_t j) {
   std::vector<float>& out = correlations_[j];
   if (!out.empty()) return out;
-  const std::uint32_t m = columns_.features();
-  const std::uint64_t stride = (stats_.samples + kGramRows - 1) / kGramRows;
-  for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e) {
-    const std::uint64_t i = columns_.rows[e];
+  const std::uint32_t m = static_cast<std::uint32_t>(columns_.lines());
+  const std::uint64_t stride = (samples_ + kGramRows - 1) / kGramRows;
+  for (std::uint64_t e = columns_.begin[j]; e < columns_.begin[j + 1]; ++e) {
+    const std::uint64_t i = columns_.index[e];
     if (i % stride != 0) continue;
     const double x = columns_.values[e];
-    for (std::uint64_t f = rows_.row_begin[i]; f < rows_.row_begin[i + 1]; ++f) dot_[rows_.cols[f]] += x * rows_.values[f];
+    for (std::uint64_t f = rows_.begin[i]; f < rows_.begin[i + 1]; ++f) dot_[rows_.index[f]] += x * rows_.values[f];
   }
-  const double n = static_cast<double>((stats_.samples + stride - 1) / stride);  // rows summed over
+  const double n = static_cast<double>((samples_ + stride - 1) / stride);  // rows summed over
   out.resize(m);
   for (std::uint32_t k = 0; k < m; ++k) {
-    out[k] = static_cast<float>((dot_[k] / n - stats_.mean[j] * stats_.mean[k]) * inverse_norm_[j] * inverse_norm_[k]);
+    out[k] = static_cast<float>((dot_[k] / n - mean_[j] * mean_[k]) * inverse_norm_[j] * inverse_norm_[k]);
     dot_[k] = 0;
   }
   return out;
@@ -64,13 +65,13 @@ void DependencyCheck::walk_row(std::uint64_t row, double x) {
 }
 
 bool DependencyCheck::conflicts(std::uint32_t j) {
-  for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e)
-    if (occupants_[columns_.rows[e]] > 0) walk_row(columns_.rows[e], columns_.values[e]);
-  const double n = static_cast<double>(stats_.samples);
+  for (std::uint64_t e = columns_.begin[j]; e < columns_.begin[j + 1]; ++e)
+    if (occupants_[columns_.index[e]] > 0) walk_row(columns_.index[e], columns_.values[e]);
+  const double n = static_cast<double>(samples_);
   const double limit = rho_ / inverse_norm_[j];
   bool found = false;
   for (std::uint32_t k : touched_) {
-    const double centred = dot_[k] / n - stats_.mean[j] * stats_.mean[k];
+    const double centred = dot_[k] / n - mean_[j] * mean_[k];
     if (std::abs(centred) * inverse_norm_[k] >= limit) found = true;
     dot_[k] = 0;
   }
@@ -90,8 +91,8 @@ std::vector<std::uint32_t> DependencyCheck::keep(std::span<const std::uint32_t> 
       in_flight_.push_back(j);
     } else if (enabled()) {
       if (conflicts(j)) continue;
-      for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e) {
-        const std::uint64_t row = columns_.rows[e];
+      for (std::uint64_t e = columns_.begin[j]; e < columns_.begin[j + 1]; ++e) {
+        const std::uint64_t row = columns_.index[e];
         if (occupants_[row]++ == 0) first_[row] = {j, columns_.values[e]};
         else more_[row].push_back({j, columns_.values[e]});
       }
@@ -111,8 +112,8 @@ void DependencyCheck::release(std::uint32_t j) {
     in_flight_.pop_back();
     return;
   }
-  for (std::uint64_t e = columns_.col_begin[j]; e < columns_.col_begin[j + 1]; ++e) {
-    const std::uint64_t row = columns_.rows[e];
+  for (std::uint64_t e = columns_.begin[j]; e < columns_.begin[j + 1]; ++e) {
+    const std::uint64_t row = columns_.index[e];
     auto& rest = more_[row];
     --occupants_[row];
     if (first_[row].column == j) {
@@ -128,4 +129,4 @@ void DependencyCheck::release(std::uint32_t j) {
   }
 }
 
-}  // namespace gyre::lasso
+}  // namespace gyre::scheduler

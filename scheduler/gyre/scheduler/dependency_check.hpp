@@ -1,14 +1,13 @@
-// apps/lasso/lasso/dependency_check.hpp — STRADS's dependency check: keep only candidates nearly uncorrelated with what is already in flight.
+// gyre/scheduler/dependency_check.hpp — STRADS's dependency check: keep only candidates nearly uncorrelated with what is already in flight.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
-#include "gyre/data/regression.hpp"
-#include "lasso/column_stats.hpp"
+#include "gyre/base/export.hpp"
 
-namespace gyre::lasso {
+namespace gyre::scheduler {
 
 // Coordinates updated together (in one round, or in rounds still in flight) each step against a
 // residual that misses the others' steps; for correlated columns those steps overshoot. So a
@@ -32,14 +31,25 @@ namespace gyre::lasso {
 //    looked at. Two columns that share no row have centred correlation
 //    −n·μ_j·μ_k/(‖x̃_j‖‖x̃_k‖), which only dense-ish columns with large means make large; in
 //    this mode such pairs are treated as uncorrelated.
-class DependencyCheck {
+// A sparse matrix one way round, CSR by rows or CSC by columns: line k holds index[e] and
+// values[e] for e in [begin[k], begin[k + 1]), indices increasing.
+struct SparseLines {
+  std::span<const std::uint64_t> begin;
+  std::span<const std::uint32_t> index;
+  std::span<const double> values;
+  std::uint64_t lines() const noexcept { return begin.empty() ? 0 : begin.size() - 1; }
+};
+
+class GYRE_API DependencyCheck {
  public:
   static constexpr std::uint32_t kGramFeatures = 4096;  // p² floats: at most 64 MiB of cache
   static constexpr std::uint64_t kGramRows = 2048;
 
-  // `rows` and `columns` are the whole data set by row and by column; both must outlive this.
-  // ρ ≥ 1 turns the check off.
-  DependencyCheck(const data::RegressionSet& rows, const data::ColumnMatrix& columns, const ColumnStats& stats,
+  // `rows` and `columns` are the whole data set by row and by column; what they view must
+  // outlive this.
+  // Correlations are of the columns centred by `mean` (all 0: uncentred) and scaled by
+  // `inverse_norm` (1/‖x_j − μ_j‖·√n; 0 for a column never proposed). ρ ≥ 1 turns the check off.
+  DependencyCheck(SparseLines rows, SparseLines columns, std::vector<double> mean, std::vector<double> inverse_norm,
                   double rho);
 
   bool enabled() const noexcept { return rho_ < 1; }
@@ -59,13 +69,14 @@ class DependencyCheck {
   bool conflicts_by_gram(std::uint32_t j);
   const std::vector<float>& gram_column(std::uint32_t j);
 
-  const data::RegressionSet& rows_;
-  const data::ColumnMatrix& columns_;
-  const ColumnStats& stats_;
+  SparseLines rows_;
+  SparseLines columns_;
   double rho_;
+  std::uint64_t samples_;
+  std::vector<double> mean_;
+  std::vector<double> inverse_norm_;            // 1/‖x_j − μ_j‖·√n, 0 if never proposed
   void walk_row(std::uint64_t row, double x);
 
-  std::vector<double> inverse_norm_;            // 1/‖x̃_j‖·√n, 0 if unusable
   // The row index: per row, how many in-flight columns are non-zero there, the first of them
   // inline and the rest aside. On sparse data most rows hold none or one, so a candidate's walk
   // stays in two flat arrays instead of chasing a heap block per row.
@@ -81,4 +92,4 @@ class DependencyCheck {
   std::vector<std::uint32_t> slot_;              // position in in_flight_
 };
 
-}  // namespace gyre::lasso
+}  // namespace gyre::scheduler

@@ -1,17 +1,23 @@
-// apps/lasso/lasso/coordinate_sampler.hpp — which coordinates a round proposes: cyclic, random permutation, or STRADS priority.
+// gyre/scheduler/parameter_sampler.hpp — which parameters a round proposes: cyclic, random permutation, or STRADS priority.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
-#include "lasso/config.hpp"
+#include "gyre/base/export.hpp"
 
-namespace gyre::lasso {
+namespace gyre::scheduler {
+
+enum class ParameterOrder {
+  cyclic,    // in index order, U per round: plain (block) coordinate descent
+  random,    // a fresh random permutation per sweep, U per round
+  priority,  // STRADS: U drawn with probability ∝ |Δ_j| + η, uniform during the warm-up
+};
 
 // Weights in a sum tree (a binary heap of partial sums), so drawing ∝ weight and changing one
 // weight both cost O(log m).
-class SumTree {
+class GYRE_API SumTree {
  public:
   explicit SumTree(std::uint32_t size);
   void set(std::uint32_t i, double weight);
@@ -30,11 +36,11 @@ class SumTree {
 // Proposes candidates; the caller runs the dependency check and reports back with step() the
 // change of every coordinate it updated. Coordinates marked in `skip` (in flight, unusable) are
 // never proposed.
-class CoordinateSampler {
+class GYRE_API ParameterSampler {
  public:
   // Coordinates with usable[j] == 0 are never proposed.
-  CoordinateSampler(ScheduleKind kind, std::vector<std::uint8_t> usable, double eta, std::uint64_t seed,
-                    double warmup_sweeps = 1);
+  ParameterSampler(ParameterOrder kind, std::vector<std::uint8_t> usable, double eta, std::uint64_t seed,
+                   double warmup_sweeps = 1);
 
   // Up to `count` distinct coordinates with skip[j] == 0.
   std::vector<std::uint32_t> propose(std::uint32_t count, const std::vector<std::uint8_t>& skip);
@@ -53,7 +59,7 @@ class CoordinateSampler {
   void fill_tree();
   double floor() const noexcept;
 
-  ScheduleKind kind_;
+  ParameterOrder kind_;
   std::uint32_t features_;
   std::vector<std::uint8_t> usable_;
   std::vector<std::uint8_t> in_round_;  // marks this round's proposals (cleared before returning)
@@ -69,4 +75,4 @@ class CoordinateSampler {
   std::vector<std::uint32_t> deferred_;  // in order: dropped candidates, proposed again first
 };
 
-}  // namespace gyre::lasso
+}  // namespace gyre::scheduler

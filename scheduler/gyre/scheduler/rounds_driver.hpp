@@ -1,0 +1,90 @@
+// gyre/scheduler/rounds_driver.hpp — the control plane's side of the rounds: send tasks, fold the workers' partials in worker order.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gyre/base/export.hpp"
+#include "gyre/runtime/failure.hpp"
+#include "gyre/runtime/mailbox.hpp"
+#include "gyre/scheduler/rounds_protocol.hpp"
+
+namespace gyre::scheduler {
+
+// What both sides of a rounds job agree on.
+struct RoundsOptions {
+  std::string name = "rounds";  // errors say "<name> scheduler: …", "<name> worker 3: …"
+  RoundsLimits limits;          // the parameters and kinds that exist
+  // Longest wait for any one message; past it the job fails naming who is silent.
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  bool finite_partials = true;  // refuse a partial holding a NaN or an infinity, naming its sender
+  // How a worker's partial joins the ones before it (acc, partial); empty: element-wise sum.
+  // Partials join in worker order whatever order they arrive in, so the folded values are the
+  // same bits on every backend and every run.
+  std::function<void(std::span<double>, std::span<const double>)> fold;
+};
+
+// Sends rounds to every worker and returns them folded, oldest first, with up to as many in
+// flight as the caller sends before it receives. Each request carries the updates queued since
+// the previous one, so a worker applies every update before it pushes the next task.
+//
+// Replies that arrive ahead of their round are parked until it is folded; a reply for a round
+// not sent, a second reply, a malformed or non-finite one, or one from a member that is not a
+// worker fails the job (runtime::FailureCause::kBadMessage, naming the sender), as does
+// silence past the timeout (kTimeout, naming the silent workers). A failure notice from a
+// worker is passed on to the others. Every failure ends in runtime::JobFailed.
+class GYRE_API RoundsDriver {
+ public:
+  struct Folded {
+    std::uint64_t round = 0;
+    Task task;
+    std::vector<double> values;  // the workers' partials folded
+  };
+
+  RoundsDriver(runtime::Mailbox& mailbox, std::vector<int> workers, RoundsOptions options);
+
+  // Steps to send with the next request.
+  void queue(std::span<const Step> steps);
+  // Sends `task` (with the queued steps) to every worker; each must answer with `partial_size`
+  // values. Returns the round's number (0, 1, … in sending order).
+  std::uint64_t send(Task task, std::size_t partial_size);
+  // Waits until the oldest round in flight has every worker's partial.
+  Folded receive_oldest();
+  std::size_t in_flight() const noexcept { return in_flight_.size(); }
+  std::uint64_t rounds_sent() const noexcept { return next_round_; }
+
+  // Tells every worker the job is over.
+  void stop();
+  // Tells the workers, then throws: `rank` is the member at fault (this scheduler's by default).
+  [[noreturn]] void fail(const std::string& why, int rank = -2,
+                         runtime::FailureCause cause = runtime::FailureCause::kError);
+
+  const RoundsOptions& options() const noexcept { return options_; }
+  const std::vector<int>& workers() const noexcept { return workers_; }
+
+ private:
+  struct InFlight {
+    Folded folded;
+    std::size_t replies = 0;
+  };
+  void park(net::Message m);
+  bool fold_parked(InFlight& round);
+  std::string missing_workers(const InFlight& round) const;
+  std::string me() const { return options_.name + " scheduler"; }
+
+  net::Group& group_;
+  runtime::Mailbox& mailbox_;
+  std::vector<int> workers_;
+  RoundsOptions options_;
+  std::deque<InFlight> in_flight_;
+  std::vector<net::Message> parked_;
+  std::vector<Step> queued_;
+  std::uint64_t next_round_ = 0;
+};
+
+}  // namespace gyre::scheduler

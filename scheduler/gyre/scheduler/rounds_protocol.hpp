@@ -1,0 +1,68 @@
+// gyre/scheduler/rounds_protocol.hpp — the rounds engine on the wire: a task and the updates before it out, a partial back.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gyre/base/export.hpp"
+#include "gyre/net/message.hpp"
+#include "gyre/wire/channels.hpp"
+
+namespace gyre::scheduler {
+
+// The rounds channel (STRADS's schedule / push / pull). Its types are those Lasso's rounds had
+// before the engine existed.
+enum RoundsMessage : std::uint16_t {
+  kRoundTask = channels::kRounds.at(0),     // driver → worker: apply these updates, then push this task
+  kRoundPartial = channels::kRounds.at(1),  // worker → driver: the task's partial over the worker's shard
+  kRoundsStop = channels::kRounds.at(2),    // driver → worker: the job is over
+};
+
+// What the control plane schedules for one round: a set of parameters and what to compute for
+// them, both the app's to interpret (kind 0 might be "partial sums for these coordinates", kind
+// 1 "an exact check of everything"). `scalar` is one number the round needs besides the ids (a
+// residual mean, a dual scale), decided by the driver when it sends the round.
+struct Task {
+  std::uint8_t kind = 0;
+  double scalar = 0;
+  std::vector<std::uint32_t> params;
+};
+
+// A change the control plane made to one parameter, which every worker applies to its own
+// state (a residual, margins) before it pushes the next task.
+struct Step {
+  std::uint32_t param = 0;
+  double delta = 0;
+};
+
+// What a receiver allows: a peer must not be able to name a parameter or a kind that does not
+// exist, nor choose an allocation.
+struct RoundsLimits {
+  std::uint32_t params = 0;  // every id < params
+  std::uint8_t kinds = 1;    // every kind < kinds
+};
+
+struct RoundRequest {
+  std::uint64_t round = 0;
+  Task task;
+  std::vector<Step> updates;  // every step pulled since the previous request, in pull order
+};
+
+struct RoundPartial {
+  std::uint64_t round = 0;
+  std::vector<double> values;
+};
+
+GYRE_API net::Message encode_request(const RoundRequest& request);
+GYRE_API net::Message encode_partial(const RoundPartial& partial);
+
+// Both throw wire::DecodeError for a malformed message: counts that disagree with the body, an
+// id or kind out of `limits`, a non-finite scalar or step (it would turn every later residual
+// into NaN). Sizes are checked before anything is allocated.
+GYRE_API RoundRequest decode_request(const net::Message& message, const RoundsLimits& limits);
+// `expected` values, which the driver knows from the task it sent; with `finite`, a NaN or an
+// infinity is refused too.
+GYRE_API RoundPartial decode_partial(const net::Message& message, std::size_t expected, bool finite);
+
+}  // namespace gyre::scheduler

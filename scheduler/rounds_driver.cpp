@@ -1,0 +1,132 @@
+// scheduler/rounds_driver.cpp — rounds in flight, replies parked until their turn, folded in worker order.
+#include "gyre/scheduler/rounds_driver.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "gyre/wire/codec.hpp"
+
+namespace gyre::scheduler {
+
+RoundsDriver::RoundsDriver(runtime::Mailbox& mailbox, std::vector<int> workers, RoundsOptions options)
+    : group_(mailbox.group()), mailbox_(mailbox), workers_(std::move(workers)), options_(std::move(options)) {
+  if (workers_.empty()) throw std::invalid_argument("a rounds job needs at least one worker");
+}
+
+void RoundsDriver::fail(const std::string& why, int rank, runtime::FailureCause cause) {
+  runtime::fail_job(group_, workers_, runtime::JobFailed(rank == -2 ? group_.rank() : rank, cause, why));
+}
+
+void RoundsDriver::queue(std::span<const Step> steps) { queued_.insert(queued_.end(), steps.begin(), steps.end()); }
+
+std::uint64_t RoundsDriver::send(Task task, std::size_t partial_size) {
+  RoundRequest request;
+  request.round = next_round_++;
+  request.task = std::move(task);
+  request.updates = std::move(queued_);
+  queued_.clear();
+  for (int w : workers_) group_.send(w, encode_request(request));
+  InFlight round;
+  round.folded.round = request.round;
+  round.folded.task = std::move(request.task);
+  round.folded.values.assign(partial_size, 0.0);
+  in_flight_.push_back(std::move(round));
+  return request.round;
+}
+
+RoundsDriver::Folded RoundsDriver::receive_oldest() {
+  if (in_flight_.empty()) throw std::logic_error(me() + ": no round in flight to receive");
+  InFlight& oldest = in_flight_.front();
+  const auto deadline = net::Clock::now() + options_.timeout;
+  while (oldest.replies < workers_.size()) {
+    if (fold_parked(oldest)) continue;
+    std::optional<net::Message> m;
+    try {
+      m = mailbox_.receive([](const net::Message&) { return true; }, deadline);
+    } catch (const runtime::JobFailed& e) {
+      runtime::fail_job(group_, workers_, e);  // a worker's notice: pass it on to the others
+    } catch (const net::GroupClosed& e) {
+      fail(me() + ": transport closed: " + e.what(), -1, runtime::FailureCause::kPeerLost);
+    }
+    if (!m)
+      fail(me() + ": no partial for round " + std::to_string(oldest.folded.round) + " from " + missing_workers(oldest) +
+               " within " + std::to_string(options_.timeout.count()) + " ms",
+           workers_[oldest.replies], runtime::FailureCause::kTimeout);
+    if (m->type != kRoundPartial)
+      fail(me() + ": unexpected message type " + std::to_string(m->type) + " from rank " + std::to_string(m->sender),
+           m->sender, runtime::FailureCause::kBadMessage);
+    park(std::move(*m));
+  }
+  Folded done = std::move(oldest.folded);
+  in_flight_.pop_front();
+  return done;
+}
+
+// Each worker answers each round in flight once, so what is parked stays bounded by the rounds
+// in flight; anything else fails the job.
+void RoundsDriver::park(net::Message m) {
+  const auto bad = [&](const std::string& why) {
+    fail(me() + ": rank " + std::to_string(m.sender) + why, m.sender, runtime::FailureCause::kBadMessage);
+  };
+  const auto worker = std::find(workers_.begin(), workers_.end(), m.sender);
+  if (worker == workers_.end()) bad(", not a worker, sent a partial");
+  if (m.tag > in_flight_.back().folded.round)
+    bad(" sent a partial for round " + std::to_string(m.tag) + ", which has not been asked for");
+  // Rounds before the oldest in flight have every worker's partial folded in already.
+  const InFlight& oldest = in_flight_.front();
+  const bool folded = m.tag < oldest.folded.round ||
+                      (m.tag == oldest.folded.round &&
+                       static_cast<std::size_t>(worker - workers_.begin()) < oldest.replies);
+  const bool parked = std::any_of(parked_.begin(), parked_.end(),
+                                  [&](const net::Message& p) { return p.sender == m.sender && p.tag == m.tag; });
+  if (folded || parked) bad(" sent a partial for round " + std::to_string(m.tag) + " twice");
+  parked_.push_back(std::move(m));
+}
+
+bool RoundsDriver::fold_parked(InFlight& round) {
+  bool folded = false;
+  for (;;) {
+    const int want = workers_[round.replies];
+    auto it = std::find_if(parked_.begin(), parked_.end(),
+                           [&](const net::Message& m) { return m.sender == want && m.tag == round.folded.round; });
+    if (it == parked_.end()) return folded;
+    RoundPartial partial;
+    try {
+      partial = decode_partial(*it, round.folded.values.size(), options_.finite_partials);
+    } catch (const std::exception& e) {
+      fail(me() + ": bad partial from rank " + std::to_string(want) + ": " + e.what(), want,
+           runtime::FailureCause::kBadMessage);
+    }
+    parked_.erase(it);
+    if (partial.round != round.folded.round)
+      fail(me() + ": rank " + std::to_string(want) + " mislabelled its partial", want,
+           runtime::FailureCause::kBadMessage);
+    auto& acc = round.folded.values;
+    if (options_.fold) options_.fold(acc, partial.values);
+    else
+      for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += partial.values[i];
+    folded = true;
+    if (++round.replies == workers_.size()) return true;
+  }
+}
+
+std::string RoundsDriver::missing_workers(const InFlight& round) const {
+  std::string out;
+  for (std::size_t w = round.replies; w < workers_.size(); ++w) {
+    const bool have = std::any_of(parked_.begin(), parked_.end(), [&](const net::Message& m) {
+      return m.sender == workers_[w] && m.tag == round.folded.round;
+    });
+    if (!have) out += (out.empty() ? "rank " : ", rank ") + std::to_string(workers_[w]);
+  }
+  return out.empty() ? "no rank" : out;
+}
+
+void RoundsDriver::stop() {
+  for (int w : workers_) {
+    net::Message m;
+    m.type = kRoundsStop;
+    group_.send(w, std::move(m));
+  }
+}
+
+}  // namespace gyre::scheduler

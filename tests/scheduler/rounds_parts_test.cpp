@@ -1,0 +1,177 @@
+// tests/scheduler/rounds_parts_test.cpp — the rounds engine's pieces alone: the parameter sampler, the dependency check, the round messages.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <cereal/types/tuple.hpp>
+
+#include "gyre/data/regression.hpp"
+#include "gyre/scheduler/dependency_check.hpp"
+#include "gyre/scheduler/parameter_sampler.hpp"
+#include "gyre/scheduler/rounds_protocol.hpp"
+#include "gyre/wire/codec.hpp"
+
+using namespace gyre;
+using namespace gyre::scheduler;
+
+namespace {
+
+SparseLines rows_of(const data::RegressionSet& set) { return {set.row_begin, set.cols, set.values}; }
+SparseLines columns_of(const data::ColumnMatrix& columns) { return {columns.col_begin, columns.rows, columns.values}; }
+
+// Each column's mean and 1/‖x_j − μ_j‖·√n (0 for a constant column), summed directly.
+struct Moments {
+  std::vector<double> mean, inverse_norm;
+};
+Moments centred_moments(const data::ColumnMatrix& columns) {
+  const auto m = columns.features();
+  const double n = static_cast<double>(columns.samples);
+  Moments out{std::vector<double>(m, 0.0), std::vector<double>(m, 0.0)};
+  for (std::uint32_t j = 0; j < m; ++j) {
+    const std::uint64_t b = columns.col_begin[j], e = columns.col_begin[j + 1];
+    for (std::uint64_t k = b; k < e; ++k) out.mean[j] += columns.values[k] / n;
+    double ss = static_cast<double>(columns.samples - (e - b)) * out.mean[j] * out.mean[j];  // the zeros
+    for (std::uint64_t k = b; k < e; ++k) ss += (columns.values[k] - out.mean[j]) * (columns.values[k] - out.mean[j]);
+    if (ss > 1e-12) out.inverse_norm[j] = std::sqrt(n / ss);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the cyclic and random schedules cover every usable coordinate once per sweep") {
+  std::vector<std::uint8_t> usable(23, 1);
+  usable[5] = 0;
+  std::vector<std::uint8_t> skip(23, 0);
+  for (auto kind : {ParameterOrder::cyclic, ParameterOrder::random}) {
+    ParameterSampler s(kind, usable, 1e-6, 3);
+    std::vector<std::uint32_t> seen;
+    while (seen.size() < 22) {
+      const auto got = s.propose(4, skip);
+      REQUIRE(!got.empty());
+      seen.insert(seen.end(), got.begin(), got.end());
+    }
+    std::set<std::uint32_t> distinct(seen.begin(), seen.begin() + 22);
+    CHECK(distinct.size() == 22);
+    CHECK(distinct.count(5) == 0);
+    if (kind == ParameterOrder::cyclic) CHECK(std::is_sorted(seen.begin(), seen.begin() + 22));
+  }
+}
+
+TEST_CASE("the priority schedule warms up uniformly, then draws ∝ |Δβ| + η and never an in-flight coordinate") {
+  const std::uint32_t m = 8;
+  ParameterSampler s(ParameterOrder::priority, std::vector<std::uint8_t>(m, 1), 1e-3, 5);
+  std::vector<std::uint8_t> skip(m, 0);
+  CHECK(s.warming_up());
+  std::set<std::uint32_t> warm;
+  for (std::uint32_t j : s.propose(m, skip)) warm.insert(j);
+  CHECK(warm.size() == m);
+  CHECK(!s.warming_up());
+  // Steps: coordinate 3 moved 3 times as far as coordinate 6, the rest not at all.
+  for (std::uint32_t j = 0; j < m; ++j) s.step(j, j == 3 ? 0.3 : j == 6 ? 0.1 : 0.0);
+  std::map<std::uint32_t, int> count;
+  for (int draw = 0; draw < 4000; ++draw) {
+    const auto got = s.propose(1, skip);
+    REQUIRE(got.size() == 1);
+    ++count[got[0]];
+    s.restore(got);
+  }
+  CHECK(count[3] > 2.4 * count[6]);
+  CHECK(count[3] < 3.6 * count[6]);
+  CHECK(count[3] + count[6] > 3800);  // the floor (1e-3 of the largest step) is rarely drawn
+  // An in-flight coordinate is not proposed; one round never holds a coordinate twice.
+  skip[3] = 1;
+  for (int round = 0; round < 200; ++round) {
+    const auto got = s.propose(4, skip);
+    CHECK(std::find(got.begin(), got.end(), 3u) == got.end());
+    CHECK(std::set<std::uint32_t>(got.begin(), got.end()).size() == got.size());
+    s.restore(got);
+  }
+}
+
+TEST_CASE("the dependency check drops candidates correlated with kept or in-flight coordinates") {
+  // Columns: 0 and 1 equal, 2 = 0 plus noise (corr ≈ 0.9), 3 unrelated, 4 all zero.
+  data::RegressionSet set;
+  set.features = 5;
+  const double noise[] = {0.3, -0.2, 0.1, -0.4, 0.2, 0.0};
+  const double other[] = {1, -1, 0, 2, 0, -1};
+  for (std::uint32_t i = 0; i < 6; ++i) {
+    const double a = i % 2 ? 1.0 + i : -1.0 * i;
+    std::vector<std::uint32_t> cols;
+    std::vector<double> vals;
+    auto put = [&](std::uint32_t c, double v) {
+      if (v != 0) {
+        cols.push_back(c);
+        vals.push_back(v);
+      }
+    };
+    put(0, a);
+    put(1, a);
+    put(2, a + noise[i]);
+    put(3, other[i]);
+    set.add_row(i, 1.0, cols, vals);
+  }
+  const auto columns = data::to_columns(set);
+  const Moments moments = centred_moments(columns);
+  CHECK(moments.inverse_norm[4] == 0);
+  DependencyCheck check(rows_of(set), columns_of(columns), moments.mean, moments.inverse_norm, 0.5);
+  std::vector<std::uint8_t> busy(5, 0);
+  const std::vector<std::uint32_t> all{0, 1, 2, 3};
+  CHECK(check.keep(all, busy) == std::vector<std::uint32_t>{0, 3});
+  CHECK(busy == std::vector<std::uint8_t>{1, 0, 0, 1, 0});
+  // With 0 in flight, 1 and 2 still wait; once it is done, 1 goes.
+  CHECK(check.keep(std::vector<std::uint32_t>{1, 2}, busy).empty());
+  busy[0] = 0;
+  check.release(0);
+  CHECK(check.keep(std::vector<std::uint32_t>{1, 2}, busy) == std::vector<std::uint32_t>{1});
+  // ρ ≥ 1: no check at all.
+  DependencyCheck off(rows_of(set), columns_of(columns), moments.mean, moments.inverse_norm, 1.0);
+  std::vector<std::uint8_t> none(5, 0);
+  CHECK(off.keep(all, none) == all);
+}
+
+TEST_CASE("round messages survive encoding, and malformed ones are refused before any allocation") {
+  RoundRequest r;
+  r.round = 42;
+  r.task.kind = 0;
+  r.task.scalar = -0.25;
+  r.updates = {{3, 0.5}, {7, -1e-9}};
+  r.task.params = {1, 2, 9};
+  const RoundsLimits limits{10, 2};
+  const auto m = encode_request(r);
+  const auto back = decode_request(m, limits);
+  CHECK(back.round == 42);
+  CHECK(back.task.scalar == -0.25);
+  REQUIRE(back.updates.size() == 2);
+  CHECK(back.updates[1].param == 7);
+  CHECK(back.updates[1].delta == -1e-9);
+  CHECK(back.task.params == r.task.params);
+  CHECK_THROWS_AS(decode_request(m, RoundsLimits{9, 2}), wire::DecodeError);  // parameter 9 of 9
+
+  net::Message short_body = encode_request(r);
+  short_body.body = Buffer(short_body.body.size() - 4);
+  CHECK_THROWS_AS(decode_request(short_body, limits), wire::DecodeError);
+  net::Message huge = encode_request(r);
+  huge.meta = wire::encode(std::make_tuple(std::uint64_t{1}, std::uint8_t{0}, 0.0, std::uint32_t{0xFFFFFFFF},
+                                           std::uint32_t{0xFFFFFFFF}));
+  CHECK_THROWS_AS(decode_request(huge, limits), wire::DecodeError);
+  net::Message bad_kind = encode_request(r);
+  bad_kind.meta = wire::encode(std::make_tuple(std::uint64_t{1}, std::uint8_t{9}, 0.0, std::uint32_t{2}, std::uint32_t{3}));
+  CHECK_THROWS_AS(decode_request(bad_kind, limits), wire::DecodeError);
+  net::Message nan_scalar = encode_request(r);
+  nan_scalar.meta = wire::encode(std::make_tuple(std::uint64_t{1}, std::uint8_t{0}, std::nan(""), std::uint32_t{2},
+                                                 std::uint32_t{3}));
+  CHECK_THROWS_AS(decode_request(nan_scalar, limits), wire::DecodeError);
+
+  RoundPartial s{5, {1.5, -2.5}};
+  const auto sm = encode_partial(s);
+  CHECK(decode_partial(sm, 2, true).values == s.values);
+  CHECK_THROWS_AS(decode_partial(sm, 3, true), wire::DecodeError);
+  RoundPartial inf{5, {1.5, std::numeric_limits<double>::infinity()}};
+  CHECK_THROWS_AS(decode_partial(encode_partial(inf), 2, true), wire::DecodeError);
+  CHECK(std::isinf(decode_partial(encode_partial(inf), 2, false).values[1]));  // an app's own choice
+}
