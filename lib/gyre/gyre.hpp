@@ -6,9 +6,11 @@
 //    log sink), runtime::run and JobHandle (cancel, wait), the member's Mailbox, JobFailed and
 //    its cause. Every engine starts through runtime::run.
 //  - The engines an embedder drives (pipeline/): rotation (RotationKernel, run_rotation,
-//    run_embedded, ClusterJobOptions) and the parameter server (PsProgram, run_ps). Their
-//    headers bring the scheduler's pieces they name: RotationSchedule, Visit, PhasePolicy and
-//    PhaseResult, BarrierSpec.
+//    run_embedded, ClusterJobOptions), the parameter server (PsProgram, run_ps) and the rounds
+//    (run_rounds_job, serve_rounds: an app's schedule / push / pull). Their headers bring the
+//    scheduler's pieces they name: RotationSchedule, Visit, PhasePolicy and PhaseResult,
+//    BarrierSpec, RoundsDriver, Task and Step; a rounds app's scheduling tools come with them
+//    (ParameterSampler: cyclic, random or priority; DependencyCheck: STRADS's ρ filter).
 //  - A kernel's own tools: model::Block (the rows it updates), collective::Communicator
 //    (allreduce, allgather, broadcast over the workers: a part's or a kernel's state that does
 //    not rotate), Random (seeded, reproducible draws).
@@ -28,6 +30,9 @@
 #include "gyre/pipeline/ps_job.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
+#include "gyre/pipeline/rounds_job.hpp"
+#include "gyre/scheduler/dependency_check.hpp"
+#include "gyre/scheduler/parameter_sampler.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"
