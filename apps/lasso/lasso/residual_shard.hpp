@@ -2,11 +2,11 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <vector>
 
 #include "gyre/data/regression.hpp"
+#include "lasso/row_parts.hpp"
 
 namespace gyre::lasso {
 
@@ -22,8 +22,8 @@ struct ShardCheck {
   double centred_dot_y = 0;          // Σ (r_i − m)·(y_i − y_offset)
 };
 
-// The shard's rows split further into `threads` parts, each with its own column copy and
-// residual, so T tasks update residuals and sum partials with no two touching one row. Sums
+// The shard's rows split further into `threads` parts (RowParts), each with its own column copy
+// and residual, so T tasks update residuals and sum partials with no two touching one row. Sums
 // over the parts are added in part order: a fixed (seed, P, T) gives the same bits every run.
 class ResidualShard {
  public:
@@ -42,15 +42,16 @@ class ResidualShard {
   ShardCheck check(double residual_mean);
 
  private:
-  struct Part;
-  template <class Body>
-  void for_each_part(Body&& body);  // body(part, index), one task per part
+  struct Part {
+    std::vector<double> y;         // y − y_offset
+    std::vector<double> residual;
+  };
 
   std::uint64_t samples_ = 0;
   std::uint32_t features_ = 0;
-  std::vector<std::unique_ptr<Part>> parts_;
-  struct Arena;
-  std::unique_ptr<Arena> arena_;
+  RowParts rows_;
+  std::vector<Part> parts_;                     // the state of rows_'s parts, same index
+  std::vector<std::vector<double>> part_sums_;  // each part's partial sums, same index
 };
 
 }  // namespace gyre::lasso
