@@ -235,7 +235,9 @@ RegressionSet read_libsvm(const fs::path& file, LabelKind labels) {
       while (i < line.size() && !is_blank(line[i])) ++i;
       const std::string_view token = line.substr(start, i - start);
       if (!have_label) {
-        if (!parse_finite(token, label))
+        // Classification files write the positive class as "+1" (LibSVM's own heart_scale does).
+        const bool plus = token.size() > 1 && token[0] == '+' && token[1] != '-' && token[1] != '+';
+        if (!parse_finite(plus ? token.substr(1) : token, label))
           throw InputError(file, at, "a finite number as the label (\"label index:value ...\")", std::string(token));
         if (classes) classes->see(label, at);
         have_label = true;

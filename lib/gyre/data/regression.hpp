@@ -66,8 +66,8 @@ enum class LabelKind { any, two_classes };
 
 // LibSVM / SVMlight: one sample per line, "label idx:val idx:val ...", blank-separated; feature
 // indices are 1-based as the format says (index 0 is an error), strictly increasing within a
-// line; '#' starts a comment; "qid:N" tokens are ignored; blank lines are skipped. features =
-// the largest index seen.
+// line; '#' starts a comment; "qid:N" tokens are ignored; blank lines are skipped; a label may
+// carry a leading '+' ("+1"). features = the largest index seen.
 RegressionSet read_libsvm(const std::filesystem::path& file, LabelKind labels = LabelKind::any);
 
 // MatrixMarket "coordinate real|integer general" (1-based, any order; a repeated entry is an
