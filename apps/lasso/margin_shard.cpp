@@ -19,8 +19,7 @@ Odds odds(double y, double residual) noexcept {
 }  // namespace
 
 MarginShard::MarginShard(const data::RegressionSet& rows, int threads)
-    : samples_(rows.samples()), features_(rows.features), rows_(rows, threads), parts_(rows_.size()),
-      part_sums_(rows_.size()) {
+    : rows_(rows, threads), parts_(rows_.size()) {
   for (std::uint64_t i = 0; i < rows.samples(); ++i)
     if (rows.y[i] != 0 && rows.y[i] != 1)
       throw std::invalid_argument("logistic rows need labels 0 or 1, sample " + std::to_string(i) + " has " +
@@ -42,8 +41,8 @@ MarginShard::~MarginShard() = default;
 
 void MarginShard::check_ids(std::span<const std::uint32_t> params) const {
   for (const std::uint32_t k : params)
-    if (k > features_)
-      throw std::out_of_range("parameter " + std::to_string(k) + " beyond the " + std::to_string(features_) +
+    if (k > features())
+      throw std::out_of_range("parameter " + std::to_string(k) + " beyond the " + std::to_string(features()) +
                               " features and the intercept");
 }
 
@@ -52,13 +51,13 @@ void MarginShard::apply(std::span<const CoefficientStep> steps) {
   bool every_row = false;
   for (const CoefficientStep& s : steps) {
     check_ids(std::span<const std::uint32_t>(&s.feature, 1));
-    every_row = every_row || s.feature == features_;
+    every_row = every_row || s.feature == features();
   }
   rows_.for_each([&](std::size_t p) {
     const auto& c = rows_.columns(p);
     Part& part = parts_[p];
     for (const CoefficientStep& s : steps) {
-      if (s.feature == features_) {
+      if (s.feature == features()) {
         for (double& m : part.margin) m += s.delta;
         continue;
       }
@@ -93,7 +92,7 @@ void MarginShard::part_partials(std::size_t index, std::span<const std::uint32_t
   for (std::size_t f = 0; f < params.size(); ++f) {
     const std::uint32_t k = params[f];
     double gradient = 0, curvature = 0;
-    if (k == features_) {
+    if (k == features()) {
       for (std::size_t r = 0; r < part.residual.size(); ++r) {
         gradient += part.residual[r];
         curvature += part.weight[r];
@@ -113,16 +112,17 @@ void MarginShard::part_partials(std::size_t index, std::span<const std::uint32_t
 void MarginShard::partials(std::span<const std::uint32_t> params, std::span<double> out) {
   check_ids(params);
   rows_.for_each([&](std::size_t p) {
-    part_sums_[p].resize(2 * params.size());
-    part_partials(p, params, part_sums_[p]);
+    std::vector<double>& sums = rows_.part_sums(p);
+    sums.resize(2 * params.size());
+    part_partials(p, params, sums);
   });
-  RowParts::add_in_part_order(part_sums_, out);
+  rows_.add_part_sums(out);
 }
 
 LogisticShardCheck MarginShard::check() {
-  const std::size_t width = std::size_t{features_} + 1;
+  const std::size_t width = std::size_t{features()} + 1;
   std::vector<std::uint32_t> every(width);
-  for (std::uint32_t k = 0; k <= features_; ++k) every[k] = k;
+  for (std::uint32_t k = 0; k <= features(); ++k) every[k] = k;
   std::vector<LogisticShardCheck> per_part(parts_.size());
   rows_.for_each([&](std::size_t index) {
     LogisticShardCheck& out = per_part[index];
@@ -137,10 +137,10 @@ LogisticShardCheck MarginShard::check() {
       row_odds[r] = odds(part.y[r], part.residual[r]);
       out.loss += logistic_loss(part.margin[r], part.y[r]);
       out.entropy += negative_entropy(row_odds[r].p, row_odds[r].not_p);
-      out.with_p[features_] += row_odds[r].p;
-      out.with_not_p[features_] += row_odds[r].not_p;
+      out.with_p[features()] += row_odds[r].p;
+      out.with_not_p[features()] += row_odds[r].not_p;
     }
-    for (std::uint32_t j = 0; j < features_; ++j)
+    for (std::uint32_t j = 0; j < features(); ++j)
       for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
         out.with_p[j] += c.values[e] * row_odds[c.rows[e]].p;
         out.with_not_p[j] += c.values[e] * row_odds[c.rows[e]].not_p;

@@ -6,8 +6,7 @@
 namespace gyre::lasso {
 
 ResidualShard::ResidualShard(const data::RegressionSet& rows, double y_offset, int threads)
-    : samples_(rows.samples()), features_(rows.features), rows_(rows, threads), parts_(rows_.size()),
-      part_sums_(rows_.size()) {
+    : rows_(rows, threads), parts_(rows_.size()) {
   rows_.for_each([&](std::size_t p) {
     const auto dealt = rows_.rows(p);
     Part& part = parts_[p];
@@ -35,25 +34,27 @@ void ResidualShard::partial_gradients(std::span<const std::uint32_t> features, s
   rows_.for_each([&](std::size_t p) {
     const auto& c = rows_.columns(p);
     const Part& part = parts_[p];
-    part_sums_[p].resize(features.size());
+    std::vector<double>& sums = rows_.part_sums(p);
+    sums.resize(features.size());
     for (std::size_t f = 0; f < features.size(); ++f) {
       const std::uint32_t j = features[f];
       double sum = 0;
       for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) sum += c.values[e] * part.residual[c.rows[e]];
-      part_sums_[p][f] = sum;
+      sums[f] = sum;
     }
   });
-  RowParts::add_in_part_order(part_sums_, out);
+  rows_.add_part_sums(out);
 }
 
 ShardCheck ResidualShard::check(double residual_mean) {
   std::vector<ShardCheck> per_part(parts_.size());
+  const std::uint32_t columns = rows_.features();
   rows_.for_each([&](std::size_t index) {
     ShardCheck& out = per_part[index];
     const auto& c = rows_.columns(index);
     const Part& part = parts_[index];
-    out.raw_gradient.assign(features_, 0.0);
-    for (std::uint32_t j = 0; j < features_; ++j) {
+    out.raw_gradient.assign(columns, 0.0);
+    for (std::uint32_t j = 0; j < columns; ++j) {
       double sum = 0;
       for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) sum += c.values[e] * part.residual[c.rows[e]];
       out.raw_gradient[j] = sum;
@@ -66,7 +67,7 @@ ShardCheck ResidualShard::check(double residual_mean) {
   });
   ShardCheck total = std::move(per_part[0]);
   for (std::size_t p = 1; p < per_part.size(); ++p) {
-    for (std::uint32_t j = 0; j < features_; ++j) total.raw_gradient[j] += per_part[p].raw_gradient[j];
+    for (std::uint32_t j = 0; j < columns; ++j) total.raw_gradient[j] += per_part[p].raw_gradient[j];
     total.centred_rss += per_part[p].centred_rss;
     total.centred_dot_y += per_part[p].centred_dot_y;
   }

@@ -16,8 +16,11 @@ struct RowParts::Arena {
 };
 
 RowParts::RowParts(const data::RegressionSet& rows, int threads)
-    : dealt_(data::deal_rows(rows, static_cast<std::uint32_t>(std::max(1, threads)))),
+    : samples_(rows.samples()),
+      features_(rows.features),
+      dealt_(data::deal_rows(rows, static_cast<std::uint32_t>(std::max(1, threads)))),
       columns_(dealt_.size()),
+      part_sums_(dealt_.size()),
       arena_(std::make_unique<Arena>(std::max(1, threads))) {
   for_each([&](std::size_t p) { columns_[p] = data::to_columns(rows, dealt_[p]); });
 }
@@ -34,9 +37,9 @@ void RowParts::for_each(const std::function<void(std::size_t)>& body) {
   });
 }
 
-void RowParts::add_in_part_order(std::span<const std::vector<double>> per_part, std::span<double> out) {
+void RowParts::add_part_sums(std::span<double> out) const {
   std::fill(out.begin(), out.end(), 0.0);
-  for (const auto& part : per_part)
+  for (const auto& part : part_sums_)
     for (std::size_t k = 0; k < out.size(); ++k) out[k] += part[k];
 }
 

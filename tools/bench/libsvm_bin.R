@@ -1,5 +1,7 @@
 # tools/bench/libsvm_bin.R — a LibSVM file as a dgCMatrix and y, through lasso_libsvm_bin.py (sourced by the glmnet peers).
 #
+suppressPackageStartupMessages(library(Matrix))
+
 # read_libsvm_bin(data, bin, script_dir, die, who): `bin` kept and reused when newer than `data`
 # (an empty `bin`: a temporary file); `die(...)` reports a failure; the load time goes to stderr
 # under `who`, never into a timed figure. Returns list(x = dgCMatrix, y, n, p, nnz).

@@ -12,15 +12,10 @@
 #   F = (1/n)·Σ_i [log(1 + e^{m_i}) − y_i·m_i] + L·(A·||β||₁ + (1−A)/2·||β||²),  m = b + Xβ.
 # Not run in CI (it needs R with glmnet).
 
-suppressPackageStartupMessages({
-  library(Matrix)
-  library(glmnet)
-})
-
-argv <- commandArgs(trailingOnly = FALSE)
-script_dir <- dirname(normalizePath(sub("^--file=", "", argv[grep("^--file=", argv)][1])))
 args <- commandArgs(trailingOnly = TRUE)
-source(file.path(script_dir, "libsvm_bin.R"))
+script_file <- sub("^--file=", "", grep("^--file=", commandArgs(trailingOnly = FALSE), value = TRUE)[1])
+source(file.path(dirname(normalizePath(script_file)), "libsvm_bin.R"))  # also loads Matrix
+suppressPackageStartupMessages(library(glmnet))
 
 die <- function(...) {
   cat("logistic_glmnet:", ..., "\n", file = stderr())
@@ -40,7 +35,7 @@ A <- as.numeric(opt$alpha)
 intercept <- opt$intercept == "1"
 if (!is.finite(L) || L <= 0 || !is.finite(A) || A <= 0 || A > 1) die("need L > 0 and 0 < A <= 1")
 
-loaded <- read_libsvm_bin(opt$data, opt$bin, script_dir, die, "logistic_glmnet")
+loaded <- read_libsvm_bin(opt$data, opt$bin, dirname(normalizePath(script_file)), die, "logistic_glmnet")
 x <- loaded$x
 n <- loaded$n
 classes <- sort(unique(loaded$y))

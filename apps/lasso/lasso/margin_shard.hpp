@@ -25,9 +25,9 @@ class MarginShard {
   MarginShard(const data::RegressionSet& rows, int threads);
   ~MarginShard();
 
-  std::uint64_t samples() const noexcept { return samples_; }
-  std::uint32_t features() const noexcept { return features_; }
-  std::uint32_t intercept_id() const noexcept { return features_; }
+  std::uint64_t samples() const noexcept { return rows_.samples(); }
+  std::uint32_t features() const noexcept { return rows_.features(); }
+  std::uint32_t intercept_id() const noexcept { return rows_.features(); }
 
   // m_i += x_ij·Δβ_j for each step (the intercept's: every row), then p_i, w_i of the rows touched.
   void apply(std::span<const CoefficientStep> steps);
@@ -52,11 +52,8 @@ class MarginShard {
   // partials() over one part's rows.
   void part_partials(std::size_t part, std::span<const std::uint32_t> params, std::span<double> out) const;
 
-  std::uint64_t samples_ = 0;
-  std::uint32_t features_ = 0;
   RowParts rows_;
-  std::vector<Part> parts_;                     // the state of rows_'s parts, same index
-  std::vector<std::vector<double>> part_sums_;  // each part's partial sums, same index
+  std::vector<Part> parts_;  // the state of rows_'s parts, same index
 };
 
 }  // namespace gyre::lasso

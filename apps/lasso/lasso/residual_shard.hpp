@@ -31,8 +31,8 @@ class ResidualShard {
   ResidualShard(const data::RegressionSet& rows, double y_offset, int threads);
   ~ResidualShard();
 
-  std::uint64_t samples() const noexcept { return samples_; }
-  std::uint32_t features() const noexcept { return features_; }
+  std::uint64_t samples() const noexcept { return rows_.samples(); }
+  std::uint32_t features() const noexcept { return rows_.features(); }
 
   // r −= x_j·Δβ_j for each step.
   void apply(std::span<const CoefficientStep> steps);
@@ -47,11 +47,8 @@ class ResidualShard {
     std::vector<double> residual;
   };
 
-  std::uint64_t samples_ = 0;
-  std::uint32_t features_ = 0;
   RowParts rows_;
-  std::vector<Part> parts_;                     // the state of rows_'s parts, same index
-  std::vector<std::vector<double>> part_sums_;  // each part's partial sums, same index
+  std::vector<Part> parts_;  // the state of rows_'s parts, same index
 };
 
 }  // namespace gyre::lasso

@@ -23,6 +23,8 @@ class RowParts {
   RowParts(const RowParts&) = delete;
   RowParts& operator=(const RowParts&) = delete;
 
+  std::uint64_t samples() const noexcept { return samples_; }
+  std::uint32_t features() const noexcept { return features_; }
   std::size_t size() const noexcept { return columns_.size(); }
   const data::ColumnMatrix& columns(std::size_t part) const { return columns_[part]; }
   // The set's row indices of a part, increasing: row r of the part is rows(part)[r] of the set.
@@ -31,12 +33,17 @@ class RowParts {
   // body(part index), one task per part; with a single part it runs on the calling thread.
   void for_each(const std::function<void(std::size_t)>& body);
 
-  // out = Σ over parts of per_part[part], added in part order so a fixed T gives the same bits.
-  static void add_in_part_order(std::span<const std::vector<double>> per_part, std::span<double> out);
+  // A part's own partial sums: each task fills its part's, then add_part_sums() folds them.
+  std::vector<double>& part_sums(std::size_t part) { return part_sums_[part]; }
+  // out = Σ over parts of part_sums(part), added in part order so a fixed T gives the same bits.
+  void add_part_sums(std::span<double> out) const;
 
  private:
+  std::uint64_t samples_ = 0;
+  std::uint32_t features_ = 0;
   std::vector<std::vector<std::uint32_t>> dealt_;
   std::vector<data::ColumnMatrix> columns_;
+  std::vector<std::vector<double>> part_sums_;
   struct Arena;
   std::unique_ptr<Arena> arena_;
 };

@@ -24,6 +24,11 @@ RegressionSet read_two_classes(const std::filesystem::path& file) {
   return load_regression(file, options);
 }
 
+gyre::test::CaughtInputError two_class_error(const TempDir& dir, const std::string& text) {
+  write_text(dir / "d.libsvm", text);
+  return catch_input_error([&] { read_two_classes(dir / "d.libsvm"); });
+}
+
 }  // namespace
 
 TEST_CASE("two-class LibSVM labels: ±1, 0/1 and {3, 7} are read and mapped smaller → 0, larger → 1") {
@@ -50,8 +55,7 @@ TEST_CASE("two-class LibSVM labels: ±1, 0/1 and {3, 7} are read and mapped smal
 
 TEST_CASE("a third class is refused naming the file, the line of its first label and the two classes seen") {
   TempDir dir;
-  write_text(dir / "d.libsvm", "1 1:2\n\n2 2:1\n1 1:1\n3 1:5\n2 2:2\n");
-  const auto e = catch_input_error([&] { read_two_classes(dir / "d.libsvm"); });
+  const auto e = two_class_error(dir, "1 1:2\n\n2 2:1\n1 1:1\n3 1:5\n2 2:2\n");
   INFO(e.message);
   REQUIRE(e.thrown);
   CHECK(e.file == dir / "d.libsvm");
@@ -65,8 +69,7 @@ TEST_CASE("a third class is refused naming the file, the line of its first label
 
 TEST_CASE("a single class is refused, by the reader and by the mapping") {
   TempDir dir;
-  write_text(dir / "d.libsvm", "1 1:2\n1 2:1\n");
-  const auto e = catch_input_error([&] { read_two_classes(dir / "d.libsvm"); });
+  const auto e = two_class_error(dir, "1 1:2\n1 2:1\n");
   INFO(e.message);
   REQUIRE(e.thrown);
   CHECK(e.line == 0);
