@@ -92,32 +92,13 @@ if (anyNA(tols) || length(tols) == 0) die("bad --tols")
 if (is.na(path_k) || path_k < 1) die("bad --path")
 
 # ---- load -------------------------------------------------------------------------------
-t_load <- Sys.time()
-bin <- opt$bin
-keep_bin <- nzchar(bin)
-if (!keep_bin) bin <- tempfile(fileext = ".bin")
-if (!keep_bin || !file.exists(bin) || file.mtime(bin) < file.mtime(opt$data)) {
-  py <- Sys.getenv("GYRE_PYTHON", "/usr/bin/python3")
-  st <- system2(py, c(shQuote(file.path(script_dir, "lasso_libsvm_bin.py")), shQuote(opt$data), shQuote(bin)))
-  if (st != 0) die("lasso_libsvm_bin.py failed on", opt$data)
-}
-con <- file(bin, "rb")
-hdr <- readBin(con, "integer", n = 3, size = 8, endian = "little")
-n <- hdr[1]
-p <- hdr[2]
-nnz <- hdr[3]
-colptr <- readBin(con, "integer", n = p + 1, size = 4, endian = "little")
-rowind <- readBin(con, "integer", n = nnz, size = 4, endian = "little")
-vals <- readBin(con, "double", n = nnz, size = 8, endian = "little")
-y <- readBin(con, "double", n = n, size = 8, endian = "little")
-close(con)
-if (!keep_bin) unlink(bin)
-if (length(y) != n || length(vals) != nnz) die(bin, "is truncated")
-x <- new("dgCMatrix", i = rowind, p = colptr, x = vals, Dim = c(as.integer(n), as.integer(p)))
-stopifnot(validObject(x))
-rm(colptr, rowind, vals)
-cat(sprintf("lasso_glmnet: loaded %s: %d x %d, %d non-zeros in %.2f s\n", opt$data, n, p, nnz,
-            as.numeric(difftime(Sys.time(), t_load, units = "secs"))), file = stderr())
+source(file.path(script_dir, "libsvm_bin.R"))
+loaded <- read_libsvm_bin(opt$data, opt$bin, script_dir, die, "lasso_glmnet")
+x <- loaded$x
+y <- loaded$y
+n <- loaded$n
+p <- loaded$p
+rm(loaded)
 
 # ---- glmnet's parameters for F at (L, A) ----------------------------------------------------
 ybar <- if (intercept) mean(y) else 0

@@ -2,12 +2,12 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <vector>
 
 #include "gyre/data/regression.hpp"
 #include "gyre/scheduler/rounds_protocol.hpp"
+#include "lasso/row_parts.hpp"
 
 namespace gyre::lasso {
 
@@ -25,8 +25,8 @@ struct ShardCheck {
   double centred_dot_y = 0;          // Σ (r_i − m)·(y_i − y_offset)
 };
 
-// The shard's rows split further into `threads` parts, each with its own column copy and
-// residual, so T tasks update residuals and sum partials with no two touching one row. Sums
+// The shard's rows split further into `threads` parts (RowParts), each with its own column copy
+// and residual, so T tasks update residuals and sum partials with no two touching one row. Sums
 // over the parts are added in part order: a fixed (seed, P, T) gives the same bits every run.
 class ResidualShard {
  public:
@@ -34,8 +34,8 @@ class ResidualShard {
   ResidualShard(const data::RegressionSet& rows, double y_offset, int threads);
   ~ResidualShard();
 
-  std::uint64_t samples() const noexcept { return samples_; }
-  std::uint32_t features() const noexcept { return features_; }
+  std::uint64_t samples() const noexcept { return rows_.samples(); }
+  std::uint32_t features() const noexcept { return rows_.features(); }
 
   // r −= x_j·Δβ_j for each step (Δβ_j on the original scale).
   void apply(std::span<const scheduler::Step> steps);
@@ -47,15 +47,13 @@ class ResidualShard {
   std::vector<double> push(const scheduler::Task& task);
 
  private:
-  struct Part;
-  template <class Body>
-  void for_each_part(Body&& body);  // body(part, index), one task per part
+  struct Part {
+    std::vector<double> y;         // y − y_offset
+    std::vector<double> residual;
+  };
 
-  std::uint64_t samples_ = 0;
-  std::uint32_t features_ = 0;
-  std::vector<std::unique_ptr<Part>> parts_;
-  struct Arena;
-  std::unique_ptr<Arena> arena_;
+  RowParts rows_;
+  std::vector<Part> parts_;  // the state of rows_'s parts, same index
 };
 
 }  // namespace gyre::lasso

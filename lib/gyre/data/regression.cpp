@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
 
 #include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/binary_labels.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/regression_partition.hpp"
@@ -207,9 +209,11 @@ ColumnMatrix to_columns(const RegressionSet& set, std::span<const std::uint32_t>
   return columns_of(set, rows.size(), [rows](std::uint64_t r) { return std::uint64_t{rows[r]}; });
 }
 
-RegressionSet read_libsvm(const fs::path& file) {
+RegressionSet read_libsvm(const fs::path& file, LabelKind labels) {
   const std::string text = slurp(file);
   RegressionSet set;
+  std::optional<TwoClassCheck> classes;
+  if (labels == LabelKind::two_classes) classes.emplace(file);
   // One pair per ':' at most and one sample per line at most: cheap upper bounds to reserve.
   const auto pairs = static_cast<std::size_t>(std::count(text.begin(), text.end(), ':'));
   set.cols.reserve(pairs);
@@ -231,8 +235,11 @@ RegressionSet read_libsvm(const fs::path& file) {
       while (i < line.size() && !is_blank(line[i])) ++i;
       const std::string_view token = line.substr(start, i - start);
       if (!have_label) {
-        if (!parse_finite(token, label))
+        // Classification files write the positive class as "+1" (LibSVM's own heart_scale does).
+        const bool plus = token.size() > 1 && token[0] == '+' && token[1] != '-' && token[1] != '+';
+        if (!parse_finite(plus ? token.substr(1) : token, label))
           throw InputError(file, at, "a finite number as the label (\"label index:value ...\")", std::string(token));
+        if (classes) classes->see(label, at);
         have_label = true;
         continue;
       }
@@ -266,6 +273,7 @@ RegressionSet read_libsvm(const fs::path& file) {
     set.y.push_back(label);
   }
   if (set.y.empty()) empty_set_error(file);
+  if (classes) classes->classes();  // one class only is an error too
   set.features = static_cast<std::uint32_t>(max_index);
   return set;
 }
@@ -382,7 +390,7 @@ RegressionSet load_regression(const fs::path& path, const RegressionOptions& opt
     // What gyre-gen regression writes: DIR/data.libsvm (+ beta.tsv).
     if ((format == RegressionFormat::automatic || format == RegressionFormat::libsvm) &&
         fs::exists(path / "data.libsvm", ec))
-      return read_libsvm(path / "data.libsvm");
+      return read_libsvm(path / "data.libsvm", options.labels);
     throw InputError(path, 0,
                      format == RegressionFormat::automatic
                          ? "a row partition (manifest.json) or data.libsvm in this directory"
@@ -405,7 +413,7 @@ RegressionSet load_regression(const fs::path& path, const RegressionOptions& opt
       return read_matrix_market_regression(path, response);
     }
     default:
-      return read_libsvm(path);
+      return read_libsvm(path, options.labels);
   }
 }
 

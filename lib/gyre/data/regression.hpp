@@ -59,11 +59,16 @@ ColumnMatrix to_columns(const RegressionSet& set, std::span<const std::uint32_t>
 // Every reader throws gyre::InputError naming file, line and what was expected; an input with
 // no samples is an error. Samples get their 0-based input order as sample id.
 
+// What the labels must be: any number (regression), or two classes for a binary classifier,
+// checked while reading so that the first label of a third class is named by its line
+// (TwoClassCheck in binary_labels.hpp; the labels are kept as written, binary_labels() maps them).
+enum class LabelKind { any, two_classes };
+
 // LibSVM / SVMlight: one sample per line, "label idx:val idx:val ...", blank-separated; feature
 // indices are 1-based as the format says (index 0 is an error), strictly increasing within a
-// line; '#' starts a comment; "qid:N" tokens are ignored; blank lines are skipped. features =
-// the largest index seen.
-RegressionSet read_libsvm(const std::filesystem::path& file);
+// line; '#' starts a comment; "qid:N" tokens are ignored; blank lines are skipped; a label may
+// carry a leading '+' ("+1"). features = the largest index seen.
+RegressionSet read_libsvm(const std::filesystem::path& file, LabelKind labels = LabelKind::any);
 
 // MatrixMarket "coordinate real|integer general" (1-based, any order; a repeated entry is an
 // error) for X, and the response in a separate file: one finite number per line (blank lines
@@ -88,6 +93,8 @@ struct RegressionOptions {
   RegressionFormat format = RegressionFormat::automatic;
   std::filesystem::path response;  // MatrixMarket: the response file (default: STEM.response beside it)
   std::string response_column;     // MatrixMarket: a 1-based column number; CSV: a name or number
+  LabelKind labels = LabelKind::any;  // LibSVM only; other inputs have no label lines to name, and
+                                      // binary_labels() checks them afterwards
 };
 
 // The one entry point apps use. Automatic detection, in order:

@@ -1,0 +1,59 @@
+// apps/lasso/lasso/margin_shard.hpp — a worker's rows and their margins: the push side of sparse logistic regression's rounds.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gyre/data/regression.hpp"
+#include "lasso/logistic.hpp"
+#include "lasso/residual_shard.hpp"
+#include "lasso/row_parts.hpp"
+
+namespace gyre::lasso {
+
+// The logistic counterpart of ResidualShard: the shard's rows in `threads` parts (RowParts),
+// each part keeping its rows' margins m_i = b + x_iᵀβ and, recomputed only for the rows a step
+// touches, p_i − y_i and p_i(1 − p_i) (p_i = σ(m_i)). Parameter ids 0..p−1 are the features, id
+// p the intercept (a column of ones). Sums over the parts are added in part order: a fixed
+// (P, T) gives the same bits every run. All sums are raw (original feature scale, not divided by
+// n, this shard's rows only); logistic.hpp turns the folded sums into steps and certificates.
+class MarginShard {
+ public:
+  // Starts at b = 0, β = 0. Labels must be 0 or 1 (data::binary_labels() makes them so);
+  // anything else throws std::invalid_argument.
+  MarginShard(const data::RegressionSet& rows, int threads);
+  ~MarginShard();
+
+  std::uint64_t samples() const noexcept { return rows_.samples(); }
+  std::uint32_t features() const noexcept { return rows_.features(); }
+  std::uint32_t intercept_id() const noexcept { return rows_.features(); }
+
+  // m_i += x_ij·Δβ_j for each step (the intercept's: every row), then p_i, w_i of the rows touched.
+  void apply(std::span<const scheduler::Step> steps);
+  // Two values per listed parameter into `out` (2× its size): Σ_i x_ij(p_i − y_i), Σ_i x_ij² w_i.
+  void partials(std::span<const std::uint32_t> params, std::span<double> out);
+  // Every parameter's two sums, the loss and what the dual point needs (LogisticShardCheck).
+  LogisticShardCheck check();
+  // Σ_i H(q_i) at the dual point (see logistic.hpp): finite, ≤ 0, saturated rows included.
+  double dual_sum(const LogisticDualPoint& point);
+
+ private:
+  struct Part {
+    std::vector<double> y;         // 0 or 1
+    std::vector<double> margin;
+    std::vector<double> residual;  // p − y: kept rather than p so that the smaller of p and 1 − p
+                                   // is exact (−residual or residual) when a row saturates
+    std::vector<double> weight;    // p(1 − p)
+    std::vector<std::uint8_t> touched;
+    std::vector<std::uint32_t> touched_rows;
+  };
+  void check_ids(std::span<const std::uint32_t> params) const;
+  // partials() over one part's rows.
+  void part_partials(std::size_t part, std::span<const std::uint32_t> params, std::span<double> out) const;
+
+  RowParts rows_;
+  std::vector<Part> parts_;  // the state of rows_'s parts, same index
+};
+
+}  // namespace gyre::lasso

@@ -1,0 +1,176 @@
+// apps/lasso/margin_shard.cpp — margin updates and logistic partial sums over a worker's rows, one task per part.
+#include "lasso/margin_shard.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gyre::lasso {
+namespace {
+
+// p and 1 − p of a row from its label and p − y, the smaller of the two exact.
+struct Odds {
+  double p, not_p;
+};
+Odds odds(double y, double residual) noexcept {
+  return y > 0.5 ? Odds{1 + residual, -residual} : Odds{residual, 1 - residual};
+}
+
+}  // namespace
+
+MarginShard::MarginShard(const data::RegressionSet& rows, int threads)
+    : rows_(rows, threads), parts_(rows_.size()) {
+  for (std::uint64_t i = 0; i < rows.samples(); ++i)
+    if (rows.y[i] != 0 && rows.y[i] != 1)
+      throw std::invalid_argument("logistic rows need labels 0 or 1, sample " + std::to_string(i) + " has " +
+                                  std::to_string(rows.y[i]));
+  rows_.for_each([&](std::size_t p) {
+    const auto dealt = rows_.rows(p);
+    Part& part = parts_[p];
+    part.y.resize(dealt.size());
+    for (std::size_t r = 0; r < dealt.size(); ++r) part.y[r] = rows.y[dealt[r]];
+    part.margin.assign(dealt.size(), 0.0);
+    part.residual.resize(dealt.size());
+    for (std::size_t r = 0; r < dealt.size(); ++r) part.residual[r] = 0.5 - part.y[r];
+    part.weight.assign(dealt.size(), 0.25);
+    part.touched.assign(dealt.size(), 0);
+  });
+}
+
+MarginShard::~MarginShard() = default;
+
+void MarginShard::check_ids(std::span<const std::uint32_t> params) const {
+  for (const std::uint32_t k : params)
+    if (k > features())
+      throw std::out_of_range("parameter " + std::to_string(k) + " beyond the " + std::to_string(features()) +
+                              " features and the intercept");
+}
+
+void MarginShard::apply(std::span<const scheduler::Step> steps) {
+  if (steps.empty()) return;
+  bool every_row = false;
+  for (const scheduler::Step& s : steps) {
+    check_ids(std::span<const std::uint32_t>(&s.param, 1));
+    every_row = every_row || s.param == features();
+  }
+  rows_.for_each([&](std::size_t p) {
+    const auto& c = rows_.columns(p);
+    Part& part = parts_[p];
+    for (const scheduler::Step& s : steps) {
+      if (s.param == features()) {
+        for (double& m : part.margin) m += s.delta;
+        continue;
+      }
+      for (std::uint64_t e = c.col_begin[s.param]; e < c.col_begin[s.param + 1]; ++e) {
+        const std::uint32_t r = c.rows[e];
+        part.margin[r] += c.values[e] * s.delta;
+        if (!every_row && !part.touched[r]) {
+          part.touched[r] = 1;
+          part.touched_rows.push_back(r);
+        }
+      }
+    }
+    auto refresh = [&part](std::size_t r) {
+      const double p_i = sigmoid(part.margin[r]), not_p = sigmoid(-part.margin[r]);
+      part.residual[r] = part.y[r] > 0.5 ? -not_p : p_i;
+      part.weight[r] = p_i * not_p;
+    };
+    if (every_row)
+      for (std::size_t r = 0; r < part.margin.size(); ++r) refresh(r);
+    for (const std::uint32_t r : part.touched_rows) {
+      refresh(r);
+      part.touched[r] = 0;
+    }
+    part.touched_rows.clear();
+  });
+}
+
+void MarginShard::part_partials(std::size_t index, std::span<const std::uint32_t> params,
+                                std::span<double> out) const {
+  const auto& c = rows_.columns(index);
+  const Part& part = parts_[index];
+  for (std::size_t f = 0; f < params.size(); ++f) {
+    const std::uint32_t k = params[f];
+    double gradient = 0, curvature = 0;
+    if (k == features()) {
+      for (std::size_t r = 0; r < part.residual.size(); ++r) {
+        gradient += part.residual[r];
+        curvature += part.weight[r];
+      }
+    } else {
+      for (std::uint64_t e = c.col_begin[k]; e < c.col_begin[k + 1]; ++e) {
+        const double x = c.values[e];
+        gradient += x * part.residual[c.rows[e]];
+        curvature += x * x * part.weight[c.rows[e]];
+      }
+    }
+    out[2 * f] = gradient;
+    out[2 * f + 1] = curvature;
+  }
+}
+
+void MarginShard::partials(std::span<const std::uint32_t> params, std::span<double> out) {
+  check_ids(params);
+  rows_.for_each([&](std::size_t p) {
+    std::vector<double>& sums = rows_.part_sums(p);
+    sums.resize(2 * params.size());
+    part_partials(p, params, sums);
+  });
+  rows_.add_part_sums(out);
+}
+
+LogisticShardCheck MarginShard::check() {
+  const std::size_t width = std::size_t{features()} + 1;
+  std::vector<std::uint32_t> every(width);
+  for (std::uint32_t k = 0; k <= features(); ++k) every[k] = k;
+  std::vector<LogisticShardCheck> per_part(parts_.size());
+  rows_.for_each([&](std::size_t index) {
+    LogisticShardCheck& out = per_part[index];
+    const auto& c = rows_.columns(index);
+    const Part& part = parts_[index];
+    out.sums.resize(2 * width);
+    part_partials(index, every, out.sums);
+    out.with_p.assign(width, 0.0);
+    out.with_not_p.assign(width, 0.0);
+    std::vector<Odds> row_odds(part.y.size());
+    for (std::size_t r = 0; r < part.y.size(); ++r) {
+      row_odds[r] = odds(part.y[r], part.residual[r]);
+      out.loss += logistic_loss(part.margin[r], part.y[r]);
+      out.entropy += negative_entropy(row_odds[r].p, row_odds[r].not_p);
+      out.with_p[features()] += row_odds[r].p;
+      out.with_not_p[features()] += row_odds[r].not_p;
+    }
+    for (std::uint32_t j = 0; j < features(); ++j)
+      for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
+        out.with_p[j] += c.values[e] * row_odds[c.rows[e]].p;
+        out.with_not_p[j] += c.values[e] * row_odds[c.rows[e]].not_p;
+      }
+  });
+  LogisticShardCheck total;
+  for (const LogisticShardCheck& part : per_part) add_check(total, part);
+  return total;
+}
+
+double MarginShard::dual_sum(const LogisticDualPoint& point) {
+  const double s = point.scale, kappa = point.shift;
+  std::vector<double> per_part(parts_.size(), 0.0);
+  rows_.for_each([&](std::size_t index) {
+    const Part& part = parts_[index];
+    double sum = 0;
+    for (std::size_t r = 0; r < part.y.size(); ++r) {
+      const Odds o = odds(part.y[r], part.residual[r]);
+      // p̃ and 1 − p̃, then q = (1 − s)y + s·p̃ and 1 − q, each a sum of non-negative terms.
+      const Odds shifted = kappa >= 0 ? Odds{o.p + kappa * o.not_p, (1 - kappa) * o.not_p}
+                                      : Odds{(1 + kappa) * o.p, o.not_p - kappa * o.p};
+      const Odds q = part.y[r] > 0.5 ? Odds{(1 - s) + s * shifted.p, s * shifted.not_p}
+                                     : Odds{s * shifted.p, (1 - s) + s * shifted.not_p};
+      sum += negative_entropy(q.p, q.not_p);
+    }
+    per_part[index] = sum;
+  });
+  double total = 0;
+  for (const double sum : per_part) total += sum;
+  return total;
+}
+
+}  // namespace gyre::lasso

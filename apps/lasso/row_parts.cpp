@@ -1,0 +1,46 @@
+// apps/lasso/row_parts.cpp — dealing a shard's rows into parts, building their columns, running one task per part.
+#include "lasso/row_parts.hpp"
+
+#include <algorithm>
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include "gyre/data/regression_partition.hpp"
+
+namespace gyre::lasso {
+
+struct RowParts::Arena {
+  explicit Arena(int threads) : arena(threads) {}
+  tbb::task_arena arena;
+};
+
+RowParts::RowParts(const data::RegressionSet& rows, int threads)
+    : samples_(rows.samples()),
+      features_(rows.features),
+      dealt_(data::deal_rows(rows, static_cast<std::uint32_t>(std::max(1, threads)))),
+      columns_(dealt_.size()),
+      part_sums_(dealt_.size()),
+      arena_(std::make_unique<Arena>(std::max(1, threads))) {
+  for_each([&](std::size_t p) { columns_[p] = data::to_columns(rows, dealt_[p]); });
+}
+
+RowParts::~RowParts() = default;
+
+void RowParts::for_each(const std::function<void(std::size_t)>& body) {
+  if (columns_.size() == 1) {
+    body(0);
+    return;
+  }
+  arena_->arena.execute([&] {
+    tbb::parallel_for(std::size_t{0}, columns_.size(), [&](std::size_t p) { body(p); }, tbb::simple_partitioner());
+  });
+}
+
+void RowParts::add_part_sums(std::span<double> out) const {
+  std::fill(out.begin(), out.end(), 0.0);
+  for (const auto& part : part_sums_)
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] += part[k];
+}
+
+}  // namespace gyre::lasso

@@ -1,0 +1,42 @@
+// gyre/data/binary_labels.hpp — two-class labels for classifiers: the check while reading (file:line of a third class) and the 0/1 mapping.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace gyre::data {
+
+// A binary classifier accepts labels of any two distinct values: ±1, 0/1, or e.g. 3 and 7. The
+// smaller value becomes class 0, the larger class 1 (so −1 → 0, +1 → 1), whatever order they
+// come in; the original values are kept to name the classes in output.
+struct TwoClasses {
+  double zero = 0;  // the original label of class 0 (the smaller)
+  double one = 1;   // the original label of class 1 (the larger)
+};
+
+// Watches the labels of a file in input order, for readers that know the line of each one.
+class TwoClassCheck {
+ public:
+  explicit TwoClassCheck(std::filesystem::path file) : file_(std::move(file)) {}
+  // Throws gyre::InputError at the first label of a third class, naming the two seen before.
+  void see(double label, std::size_t line);
+  // Throws gyre::InputError (the file as a whole) unless two classes were seen.
+  TwoClasses classes() const;
+
+ private:
+  std::filesystem::path file_;
+  std::optional<double> first_, second_;
+};
+
+struct BinaryLabels {
+  std::vector<double> y;  // 0 or 1 per sample
+  TwoClasses classes;
+};
+// The labels as 0/1. Throws std::invalid_argument unless there are exactly two distinct values
+// (inputs read without TwoClassCheck have no line to name, so the message names the sample).
+BinaryLabels binary_labels(std::span<const double> labels);
+
+}  // namespace gyre::data
