@@ -1,0 +1,69 @@
+// apps/mf/scorer.cpp — a trained model laid out for scoring many (user, item) pairs: factor matrices and id lookup.
+#include "mf/scorer.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "gyre/base/input_error.hpp"
+#include "gyre/data/ratings.hpp"
+#include "gyre/data/text_input.hpp"
+
+namespace gyre::mf {
+namespace {
+
+Scorer::Matrix matrix_of(const std::vector<float>& rows, std::size_t count, std::uint32_t rank) {
+  return Eigen::Map<const Scorer::Matrix>(rows.data(), static_cast<Eigen::Index>(count), rank);
+}
+
+std::int64_t find(const std::vector<std::uint32_t>& ids, std::uint32_t id) {
+  const auto at = std::lower_bound(ids.begin(), ids.end(), id);
+  return at != ids.end() && *at == id ? at - ids.begin() : -1;
+}
+
+std::uint32_t row_of(const std::vector<std::uint32_t>& ids, const std::filesystem::path& file, std::size_t line,
+                     std::string_view token, const char* what, const std::filesystem::path& factors) {
+  const auto id = data::parse_bounded(file, line, token, std::string(what) + " id", 0, data::kMaxId);
+  const std::int64_t row = find(ids, static_cast<std::uint32_t>(id));
+  if (row < 0)
+    throw InputError(file, line, std::string("a ") + what + " id of the model (in " + factors.string() + ")",
+                     std::string(what) + " " + std::to_string(id) + ", unknown to the model");
+  return static_cast<std::uint32_t>(row);
+}
+
+}  // namespace
+
+Scorer::Scorer(const MfModel& model, std::filesystem::path dir)
+    : dir_(std::move(dir)),
+      biases_(model.biases),
+      user_ids_(model.user_ids),
+      item_ids_(model.item_ids),
+      user_factors_(matrix_of(model.user_factors, model.user_ids.size(), model.rank)),
+      item_factors_(matrix_of(model.item_factors, model.item_ids.size(), model.rank)),
+      user_offset_(Eigen::VectorXf::Zero(static_cast<Eigen::Index>(user_ids_.size()))),
+      item_bias_(Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(item_ids_.size()))) {
+  if (!biases_) return;
+  for (std::size_t u = 0; u < user_ids_.size(); ++u) user_offset_[static_cast<Eigen::Index>(u)] = model.mean + model.user_bias[u];
+  for (std::size_t i = 0; i < item_ids_.size(); ++i) item_bias_[static_cast<Eigen::Index>(i)] = model.item_bias[i];
+}
+
+std::uint32_t Scorer::user_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const {
+  return row_of(user_ids_, file, line, token, "user", dir_ / "user_factors.tsv");
+}
+
+std::uint32_t Scorer::item_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const {
+  return row_of(item_ids_, file, line, token, "item", dir_ / "item_factors.tsv");
+}
+
+std::int64_t Scorer::find_user(std::uint32_t id) const { return find(user_ids_, id); }
+std::int64_t Scorer::find_item(std::uint32_t id) const { return find(item_ids_, id); }
+
+void Scorer::score_all_items(const std::vector<std::uint32_t>& users, Matrix& out) const {
+  Matrix block(static_cast<Eigen::Index>(users.size()), user_factors_.cols());
+  for (std::size_t r = 0; r < users.size(); ++r) block.row(static_cast<Eigen::Index>(r)) = user_factors_.row(users[r]);
+  out.noalias() = block * item_factors_.transpose();
+  if (!biases_) return;
+  for (std::size_t r = 0; r < users.size(); ++r)
+    out.row(static_cast<Eigen::Index>(r)).array() += user_offset_[users[r]] + item_bias_.array();
+}
+
+}  // namespace gyre::mf
