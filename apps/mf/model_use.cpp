@@ -37,13 +37,14 @@ void best_items(const float* scores, std::uint32_t items, std::uint32_t top, std
       while (next_skip != skip.end() && *next_skip == i) ++next_skip;  // a rating listed twice
       continue;
     }
-    const Candidate c{scores[i], i};
     if (heap.size() < top) {
-      heap.push_back(c);
+      heap.push_back({scores[i], i});
       std::push_heap(heap.begin(), heap.end(), ranks_before);
-    } else if (ranks_before(c, heap.front())) {
+    } else if (scores[i] > heap.front().score) {
+      // Items come in id order, so one that only ties the worst kept ranks after it: the
+      // common case, a lower score, costs one comparison.
       std::pop_heap(heap.begin(), heap.end(), ranks_before);
-      heap.back() = c;
+      heap.back() = {scores[i], i};
       std::push_heap(heap.begin(), heap.end(), ranks_before);
     }
   }

@@ -20,9 +20,10 @@ std::int64_t find(const std::vector<std::uint32_t>& ids, std::uint32_t id) {
   return at != ids.end() && *at == id ? at - ids.begin() : -1;
 }
 
+// Called per line of large files: nothing here allocates unless the line is bad.
 std::uint32_t row_of(const std::vector<std::uint32_t>& ids, const std::filesystem::path& file, std::size_t line,
-                     std::string_view token, const char* what, const std::filesystem::path& factors) {
-  const auto id = data::parse_bounded(file, line, token, std::string(what) + " id", 0, data::kMaxId);
+                     std::string_view token, const std::string& what, const std::filesystem::path& factors) {
+  const auto id = data::parse_bounded(file, line, token, what + " id", 0, data::kMaxId);
   const std::int64_t row = find(ids, static_cast<std::uint32_t>(id));
   if (row < 0)
     throw InputError(file, line, std::string("a ") + what + " id of the model (in " + factors.string() + ")",
@@ -30,10 +31,13 @@ std::uint32_t row_of(const std::vector<std::uint32_t>& ids, const std::filesyste
   return static_cast<std::uint32_t>(row);
 }
 
+const std::string kUser = "user", kItem = "item";
+
 }  // namespace
 
 Scorer::Scorer(const MfModel& model, std::filesystem::path dir)
-    : dir_(std::move(dir)),
+    : user_file_(dir / "user_factors.tsv"),
+      item_file_(dir / "item_factors.tsv"),
       biases_(model.biases),
       user_ids_(model.user_ids),
       item_ids_(model.item_ids),
@@ -47,11 +51,11 @@ Scorer::Scorer(const MfModel& model, std::filesystem::path dir)
 }
 
 std::uint32_t Scorer::user_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const {
-  return row_of(user_ids_, file, line, token, "user", dir_ / "user_factors.tsv");
+  return row_of(user_ids_, file, line, token, kUser, user_file_);
 }
 
 std::uint32_t Scorer::item_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const {
-  return row_of(item_ids_, file, line, token, "item", dir_ / "item_factors.tsv");
+  return row_of(item_ids_, file, line, token, kItem, item_file_);
 }
 
 std::int64_t Scorer::find_user(std::uint32_t id) const { return find(user_ids_, id); }

@@ -46,7 +46,7 @@ class Scorer {
   void score_all_items(const std::vector<std::uint32_t>& users, Matrix& out) const;
 
  private:
-  std::filesystem::path dir_;
+  std::filesystem::path user_file_, item_file_;  // for messages
   bool biases_;
   std::vector<std::uint32_t> user_ids_, item_ids_;
   Matrix user_factors_, item_factors_;
