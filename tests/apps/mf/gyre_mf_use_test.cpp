@@ -4,19 +4,14 @@
 #include <string>
 #include <vector>
 
-#include "support/run_command.hpp"
-#include "support/temp_dir.hpp"
+#include "gyre_mf_run.hpp"
 #include "tiny_model.hpp"
 
-using gyre::test::build_path;
 using gyre::test::read_text;
-using gyre::test::run_command;
 using gyre::test::TempDir;
 using gyre::test::write_text;
 
 namespace {
-
-std::string mf() { return build_path("apps/mf/gyre-mf").string(); }
 
 struct Fixture {
   TempDir dir;
@@ -25,8 +20,8 @@ struct Fixture {
   Fixture() { gyre::test::write_tiny_model(dir / "model"); }
 
   gyre::test::CommandResult run(std::vector<std::string> argv) const {
-    argv.insert(argv.begin(), mf());
-    return run_command(argv);
+    argv.insert(argv.begin(), gyre::test::gyre_mf());
+    return gyre::test::run_command(argv);
   }
   // Runs a command expected to fail on line `line` of `file`, and checks nothing was written.
   void expect_error(const std::vector<std::string>& argv, const std::filesystem::path& file, int line,

@@ -6,25 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "support/run_command.hpp"
-#include "support/temp_dir.hpp"
+#include "gyre_mf_run.hpp"
 
-using gyre::test::build_path;
-using gyre::test::read_text;
-using gyre::test::run_command;
-using gyre::test::TempDir;
-using gyre::test::write_text;
+using namespace gyre::test;
 
 namespace {
 
-std::string mf() { return build_path("apps/mf/gyre-mf").string(); }
-
-void generate(const TempDir& dir) {
-  const auto r = run_command({build_path("tools/gyre-gen").string(), "ratings", "--users", "300", "--items", "200",
-                              "--ratings", "12000", "--rank", "4", "--noise", "0.1", "--seed", "5", "--train",
-                              (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string()});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-}
+std::string mf() { return gyre_mf(); }
+void generate(const TempDir& dir) { generate_mf_ratings(dir, 5); }
 
 // gyre-mf on dir's data with `extra` flags; requires success.
 void train(const TempDir& dir, std::vector<std::string> extra) {
