@@ -114,7 +114,8 @@ MfModel read_header(const std::filesystem::path& file) {
                                float_field(header, file, "lr_decay"),
                                float_field(header, file, "lambda"),
                                float_field(header, file, "lambda_bias"),
-                               count_field<std::uint64_t>(header, file, "seed", 0, UINT64_MAX)};
+                               count_field<std::uint64_t>(header, file, "seed", 0, UINT64_MAX),
+                               count_field<std::uint64_t>(header, file, "phases", 0, UINT64_MAX)};
   return m;
 }
 
@@ -159,6 +160,7 @@ void write_model(const std::filesystem::path& path, const MfModel& model) {
     header["lambda"] = t->lambda;
     header["lambda_bias"] = t->lambda_bias;
     header["seed"] = t->seed;
+    header["phases"] = t->phases;
   }
   OutputFile json(dir / "model.json");
   json.stream() << header.dump(2) << '\n';

@@ -89,6 +89,13 @@ class EpochPolicy {
   EpochReport report_;
 };
 
+// The phases EpochPolicy asks for: a training phase per epoch and the evaluations it adds.
+std::uint64_t phases_of(const MfConfig& c, bool has_test) {
+  const auto epochs = static_cast<std::uint64_t>(c.epochs), every = static_cast<std::uint64_t>(c.eval_every);
+  const std::uint64_t evaluations = has_test ? epochs / every + (epochs % every != 0 ? 1 : 0) : 0;
+  return epochs + evaluations;
+}
+
 }  // namespace
 
 float MfModel::predict(std::uint32_t user_row, std::uint32_t item) const {
@@ -146,7 +153,8 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
   plan.mean = config.biases && count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
   if (config.start) plan.mean = config.start->mean;  // part of the model being continued
 
-  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring, config.seed);
+  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring,
+                                                                config.seed, config.first_phase);
   plan.blocks = ItemBlocks::balance(count_items(train_shards, plan.items),
                                     static_cast<std::uint32_t>(plan.schedule->blocks()));
   plan.layout = RowLayout::of(config);
@@ -185,8 +193,13 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, c
   model.mean = plan.mean;
   model.users = plan.users;
   model.items = plan.items;
-  model.trained = TrainingRecord{config.first_epoch + config.epochs, config.learning_rate, config.lr_decay,
-                   config.lambda,       config.lambda_bias, config.seed};
+  model.trained = TrainingRecord{config.first_epoch + config.epochs,
+                                 config.learning_rate,
+                                 config.lr_decay,
+                                 config.lambda,
+                                 config.lambda_bias,
+                                 config.seed,
+                                 config.first_phase + phases_of(config, plan.has_test)};
   model.item_factors.assign(std::size_t{plan.items} * config.rank, 0.0f);
   model.item_bias.assign(config.biases ? plan.items : 0, 0.0f);
   for (const model::Block* b : blocks)

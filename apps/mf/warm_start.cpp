@@ -60,6 +60,7 @@ void continue_settings(MfConfig& config, const MfModel& saved, const std::filesy
   adopt(config.lambda, t.lambda, "--lambda", "lambda", dir, given);
   adopt(config.lambda_bias, t.lambda_bias, "--lambda-bias", "lambda_bias", dir, given);
   config.first_epoch = t.epochs;
+  config.first_phase = t.phases;
 }
 
 std::shared_ptr<const MfModel> dense_start(const MfModel& saved, const data::IdTables& ids,

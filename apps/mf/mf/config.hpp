@@ -74,10 +74,12 @@ struct MfConfig {
   double average_ms = 20;      // D: interval of the averaging thread
 
   // Warm start (--init-model): the saved model's rows by dense id, loaded instead of the
-  // seeded start (mf/warm_start.hpp), and the epochs it had done, so that the learning-rate
-  // schedule and the epoch numbers go on where it stopped. Null and 0: a fresh start.
+  // seeded start (mf/warm_start.hpp), the epochs it had done, so that the learning-rate
+  // schedule and the epoch numbers go on where it stopped, and the rotation phases it had run,
+  // so that the ring goes on from the same block positions and orders. Null and 0: a fresh start.
   std::shared_ptr<const MfModel> start;
   int first_epoch = 0;
+  std::uint64_t first_phase = 0;
 };
 
 }  // namespace gyre::mf

@@ -10,13 +10,14 @@
 namespace gyre::mf {
 
 // Version 2 adds the training record (epochs, learning_rate, lr_decay, lambda, lambda_bias,
-// seed) that --init-model continues from; version 1 models can still be read.
+// seed, phases) that --init-model continues from; version 1 models can still be read.
 inline constexpr int kModelVersion = 2;
 
 // Writes the model directory `dir` as a whole (gyre::OutputDirectory): a new one, or one that
 // replaces an older model there in one step, so readers never see a mix:
 //   model.json        {"format":"gyre-mf","version":2,"rank":k,"biases":b,"mean":μ,"users":U,"items":I,
-//                      "epochs":E,"learning_rate":r,"lr_decay":g,"lambda":λ,"lambda_bias":λb,"seed":s}
+//                      "epochs":E,"learning_rate":r,"lr_decay":g,"lambda":λ,"lambda_bias":λb,"seed":s,
+//                      "phases":n}   (n: rotation phases run, training and evaluation)
 //   user_factors.tsv  one line per user with a factor row: id, [bias,] k factors — tab separated
 //   item_factors.tsv  one line per item of the training or test data, same layout
 // Ids are those of the input (MfModel::restore_ids); floats use the shortest text that reads back

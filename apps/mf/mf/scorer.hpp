@@ -27,8 +27,8 @@ class Scorer {
   std::uint32_t user_id(std::uint32_t row) const { return user_ids_[row]; }
   std::uint32_t item_id(std::uint32_t row) const { return item_ids_[row]; }
 
-  // The row of the id in `token` (field `what` of line `line` of `file`), which must be a
-  // decimal id the model has; gyre::InputError at file:line otherwise, naming the model's file.
+  // The row of the id written as `token` on line `line` of `file`, which must be a decimal id
+  // the model has; gyre::InputError at file:line otherwise, naming the model's factor file.
   std::uint32_t user_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const;
   std::uint32_t item_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const;
   // Rows of ids the model may lack (a ratings file of other users): -1 when it does.

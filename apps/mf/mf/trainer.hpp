@@ -33,6 +33,7 @@ struct TrainingRecord {
   float lambda = 0;
   float lambda_bias = 0;
   std::uint64_t seed = 0;
+  std::uint64_t phases = 0;  // the rotation's phases (training and evaluation) in all
 };
 
 // Compact factors: row r of `user_factors` is user `user_ids[r]`, `rank` floats.

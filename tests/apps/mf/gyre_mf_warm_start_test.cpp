@@ -31,18 +31,21 @@ void check_same_model(const std::filesystem::path& a, const std::filesystem::pat
   }
 }
 
-// 10 epochs straight and 5 + 5 through a saved model, with `flags` on both.
-void check_continuation(const std::vector<std::string>& flags) {
+// 10 epochs straight and 5 + 5 through a saved model. `model_flags` are given to the first runs
+// only (the continuation takes them from model.json), `run_flags` to all three.
+void check_continuation(const std::vector<std::string>& model_flags, const std::vector<std::string>& run_flags) {
   TempDir dir;
   generate(dir);
-  auto with = [&](std::vector<std::string> more) {
-    more.insert(more.end(), flags.begin(), flags.end());
+  auto with = [&](std::vector<std::string> more, bool model) {
+    if (model) more.insert(more.end(), model_flags.begin(), model_flags.end());
+    more.insert(more.end(), run_flags.begin(), run_flags.end());
     return more;
   };
-  train(dir, with({"--epochs", "10", "--out", (dir / "straight").string()}));
-  train(dir, with({"--epochs", "5", "--out", (dir / "half").string()}));
-  train(dir, {"--init-model", (dir / "half").string(), "--epochs", "5", "--out", (dir / "continued").string(),
-              "--metrics", (dir / "m.jsonl").string()});
+  train(dir, with({"--epochs", "10", "--out", (dir / "straight").string()}, true));
+  train(dir, with({"--epochs", "5", "--out", (dir / "half").string()}, true));
+  train(dir, with({"--init-model", (dir / "half").string(), "--epochs", "5", "--out", (dir / "continued").string(),
+                   "--metrics", (dir / "m.jsonl").string()},
+                  false));
   check_same_model(dir / "straight", dir / "continued");
   CHECK(read_text(dir / "half" / "user_factors.tsv") != read_text(dir / "straight" / "user_factors.tsv"));
   const auto header = nlohmann::json::parse(read_text(dir / "continued" / "model.json"));
@@ -55,11 +58,15 @@ void check_continuation(const std::vector<std::string>& flags) {
 }  // namespace
 
 TEST_CASE("gyre-mf --init-model: 5 epochs, saved, then 5 more equal 10 epochs bitwise (default schedule)") {
-  check_continuation({});
+  check_continuation({}, {});
 }
 
 TEST_CASE("gyre-mf --init-model: the same with biases and the global mean") {
-  check_continuation({"--biases", "--lr", "0.03", "--lr-decay", "0.9"});
+  check_continuation({"--biases", "--lr", "0.03", "--lr-decay", "0.9"}, {});
+}
+
+TEST_CASE("gyre-mf --init-model: the same with 3 workers, random ring orders and depth 2 (the ring goes on)") {
+  check_continuation({}, {"--workers", "3", "--ring", "random", "--depth", "2"});
 }
 
 TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command line or the data") {
@@ -108,7 +115,8 @@ TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command li
   }
   SUBCASE("a version-1 model (no training record) cannot be continued") {
     auto header = nlohmann::json::parse(read_text(dir / "m" / "model.json"));
-    for (const char* key : {"epochs", "learning_rate", "lr_decay", "lambda", "lambda_bias", "seed"}) header.erase(key);
+    for (const char* key : {"epochs", "learning_rate", "lr_decay", "lambda", "lambda_bias", "seed", "phases"})
+      header.erase(key);
     header["version"] = 1;
     write_text(dir / "m" / "model.json", header.dump());
     const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()});

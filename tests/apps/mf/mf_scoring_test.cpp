@@ -25,7 +25,7 @@ TEST_CASE("mf::read_model reads back what write_model wrote, bit for bit, traini
   m.user_bias = {0.25f, -2.0f / 3};
   m.item_factors = {1, 2, 3, 4.000001f, 5, 6};
   m.item_bias = {0, 1e-7f};
-  m.trained = mf::TrainingRecord{12, 0.05f, 0.95f, 0.02f, 0.01f, 18446744073709551615ull};
+  m.trained = mf::TrainingRecord{12, 0.05f, 0.95f, 0.02f, 0.01f, 18446744073709551615ull, 24};
   test::TempDir dir;
   mf::write_model(dir / "m", m);
   const mf::MfModel back = mf::read_model(dir / "m");
@@ -43,6 +43,7 @@ TEST_CASE("mf::read_model reads back what write_model wrote, bit for bit, traini
   CHECK(back.trained->learning_rate == 0.05f);
   CHECK(back.trained->lr_decay == 0.95f);
   CHECK(back.trained->seed == 18446744073709551615ull);
+  CHECK(back.trained->phases == 24);
 }
 
 TEST_CASE("mf::Scorer and mf::recommend on the hand-computed tiny model") {
