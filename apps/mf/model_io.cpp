@@ -77,7 +77,8 @@ const nlohmann::json& field(const nlohmann::json& header, const std::filesystem:
 
 float float_field(const nlohmann::json& header, const std::filesystem::path& file, const char* key) {
   const double v = field(header, file, key, &nlohmann::json::is_number, "a finite number").get<double>();
-  if (!std::isfinite(static_cast<float>(v))) throw InputError(file, 0, std::string("\"") + key + "\": a finite number", std::to_string(v));
+  if (!std::isfinite(static_cast<float>(v)))
+    throw InputError(file, 0, std::string("\"") + key + "\": a finite number", std::to_string(v));
   return static_cast<float>(v);
 }
 
@@ -87,7 +88,8 @@ T count_field(const nlohmann::json& header, const std::filesystem::path& file, c
   const auto& v = field(header, file, key, &nlohmann::json::is_number_unsigned, "a non-negative integer");
   const auto n = v.get<std::uint64_t>();
   if (n < lowest || n > highest)
-    throw InputError(file, 0, std::string("\"") + key + "\" in " + std::to_string(lowest) + ".." + std::to_string(highest),
+    throw InputError(file, 0,
+                     std::string("\"") + key + "\" in " + std::to_string(lowest) + ".." + std::to_string(highest),
                      std::to_string(n));
   return static_cast<T>(n);
 }

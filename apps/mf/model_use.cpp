@@ -87,7 +87,8 @@ void recommend(const Scorer& scorer, const std::vector<std::uint32_t>& users, st
   const std::size_t blocks = (users.size() + kUsersPerBlock - 1) / kUsersPerBlock;
   write_chunks(out, blocks, [&](std::size_t b, std::string& text) {
     const auto first = users.begin() + std::ptrdiff_t(b * kUsersPerBlock);
-    const std::vector<std::uint32_t> block(first, first + std::ptrdiff_t(std::min(kUsersPerBlock, users.size() - b * kUsersPerBlock)));
+    const std::size_t count = std::min(kUsersPerBlock, users.size() - b * kUsersPerBlock);
+    const std::vector<std::uint32_t> block(first, first + std::ptrdiff_t(count));
     Scorer::Matrix scores;
     scorer.score_all_items(block, scores);
     std::vector<Candidate> best;

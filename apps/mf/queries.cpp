@@ -79,7 +79,8 @@ RatedItems read_rated_items(const std::filesystem::path& file, const Scorer& sco
   std::vector<std::uint64_t> next(out.offsets.begin(), out.offsets.end() - 1);
   for (const auto& [user, item] : known) out.items[next[user]++] = item;
   for (std::size_t u = 0; u < scorer.users(); ++u)
-    std::sort(out.items.begin() + std::ptrdiff_t(out.offsets[u]), out.items.begin() + std::ptrdiff_t(out.offsets[u + 1]));
+    std::sort(out.items.begin() + std::ptrdiff_t(out.offsets[u]),
+              out.items.begin() + std::ptrdiff_t(out.offsets[u + 1]));
   return out;
 }
 

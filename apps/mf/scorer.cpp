@@ -46,7 +46,8 @@ Scorer::Scorer(const MfModel& model, std::filesystem::path dir)
       user_offset_(Eigen::VectorXf::Zero(static_cast<Eigen::Index>(user_ids_.size()))),
       item_bias_(Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(item_ids_.size()))) {
   if (!biases_) return;
-  for (std::size_t u = 0; u < user_ids_.size(); ++u) user_offset_[static_cast<Eigen::Index>(u)] = model.mean + model.user_bias[u];
+  for (std::size_t u = 0; u < user_ids_.size(); ++u)
+    user_offset_[static_cast<Eigen::Index>(u)] = model.mean + model.user_bias[u];
   for (std::size_t i = 0; i < item_ids_.size(); ++i) item_bias_[static_cast<Eigen::Index>(i)] = model.item_bias[i];
 }
 

@@ -34,8 +34,9 @@ void gather_rows(const std::vector<std::uint32_t>& dense, const std::vector<std:
   for (const std::uint32_t id : dense) {
     const auto at = std::lower_bound(saved_ids.begin(), saved_ids.end(), id);
     if (at == saved_ids.end() || *at != id)
-      throw std::invalid_argument(std::string(what) + " " + std::to_string(id) + " of the training or test data is not in " +
-                                  file.string() + ": --init-model continues a model over the ids it was trained on");
+      throw std::invalid_argument(std::string(what) + " " + std::to_string(id) +
+                                  " of the training or test data is not in " + file.string() +
+                                  ": --init-model continues a model over the ids it was trained on");
     const auto row = static_cast<std::size_t>(at - saved_ids.begin());
     factors.insert(factors.end(), saved_factors.begin() + std::ptrdiff_t(row * rank),
                    saved_factors.begin() + std::ptrdiff_t((row + 1) * rank));
