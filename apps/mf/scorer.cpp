@@ -15,16 +15,11 @@ Scorer::Matrix matrix_of(const std::vector<float>& rows, std::size_t count, std:
   return Eigen::Map<const Scorer::Matrix>(rows.data(), static_cast<Eigen::Index>(count), rank);
 }
 
-std::int64_t find(const std::vector<std::uint32_t>& ids, std::uint32_t id) {
-  const auto at = std::lower_bound(ids.begin(), ids.end(), id);
-  return at != ids.end() && *at == id ? at - ids.begin() : -1;
-}
-
 // Called per line of large files: nothing here allocates unless the line is bad.
-std::uint32_t row_of(const std::vector<std::uint32_t>& ids, const std::filesystem::path& file, std::size_t line,
-                     std::string_view token, const std::string& what, const std::filesystem::path& factors) {
+std::uint32_t row_of(const IdIndex& ids, const std::filesystem::path& file, std::size_t line, std::string_view token,
+                     const std::string& what, const std::filesystem::path& factors) {
   const auto id = data::parse_bounded(file, line, token, what + " id", 0, data::kMaxId);
-  const std::int64_t row = find(ids, static_cast<std::uint32_t>(id));
+  const std::int64_t row = ids.find(static_cast<std::uint32_t>(id));
   if (row < 0)
     throw InputError(file, line, std::string("a ") + what + " id of the model (in " + factors.string() + ")",
                      std::string(what) + " " + std::to_string(id) + ", unknown to the model");
@@ -35,32 +30,43 @@ const std::string kUser = "user", kItem = "item";
 
 }  // namespace
 
+IdIndex::IdIndex(std::vector<std::uint32_t> ids) : ids_(std::move(ids)) {
+  // A table of 4 bytes per id up to the largest: at most 4× the ids themselves plus a little.
+  if (ids_.empty() || ids_.back() > 4 * std::uint64_t{ids_.size()} + 1024) return;
+  table_.assign(std::size_t{ids_.back()} + 1, -1);
+  for (std::size_t row = 0; row < ids_.size(); ++row) table_[ids_[row]] = static_cast<std::int32_t>(row);
+}
+
+std::int64_t IdIndex::find(std::uint32_t id) const {
+  if (!table_.empty()) return id < table_.size() ? table_[id] : -1;
+  const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+  return at != ids_.end() && *at == id ? at - ids_.begin() : -1;
+}
+
 Scorer::Scorer(const MfModel& model, std::filesystem::path dir)
     : user_file_(dir / "user_factors.tsv"),
       item_file_(dir / "item_factors.tsv"),
       biases_(model.biases),
-      user_ids_(model.user_ids),
-      item_ids_(model.item_ids),
+      users_(model.user_ids),
+      items_(model.item_ids),
       user_factors_(matrix_of(model.user_factors, model.user_ids.size(), model.rank)),
       item_factors_(matrix_of(model.item_factors, model.item_ids.size(), model.rank)),
-      user_offset_(Eigen::VectorXf::Zero(static_cast<Eigen::Index>(user_ids_.size()))),
-      item_bias_(Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(item_ids_.size()))) {
+      user_offset_(Eigen::VectorXf::Zero(users_.size())),
+      item_bias_(Eigen::RowVectorXf::Zero(items_.size())) {
   if (!biases_) return;
-  for (std::size_t u = 0; u < user_ids_.size(); ++u)
+  for (std::uint32_t u = 0; u < users_.size(); ++u)
     user_offset_[static_cast<Eigen::Index>(u)] = model.mean + model.user_bias[u];
-  for (std::size_t i = 0; i < item_ids_.size(); ++i) item_bias_[static_cast<Eigen::Index>(i)] = model.item_bias[i];
+  for (std::uint32_t i = 0; i < items_.size(); ++i) item_bias_[static_cast<Eigen::Index>(i)] = model.item_bias[i];
 }
 
 std::uint32_t Scorer::user_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const {
-  return row_of(user_ids_, file, line, token, kUser, user_file_);
+  return row_of(users_, file, line, token, kUser, user_file_);
 }
 
 std::uint32_t Scorer::item_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const {
-  return row_of(item_ids_, file, line, token, kItem, item_file_);
+  return row_of(items_, file, line, token, kItem, item_file_);
 }
 
-std::int64_t Scorer::find_user(std::uint32_t id) const { return find(user_ids_, id); }
-std::int64_t Scorer::find_item(std::uint32_t id) const { return find(item_ids_, id); }
 
 void Scorer::score_all_items(const std::vector<std::uint32_t>& users, Matrix& out) const {
   Matrix block(static_cast<Eigen::Index>(users.size()), user_factors_.cols());

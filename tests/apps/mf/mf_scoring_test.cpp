@@ -79,3 +79,17 @@ TEST_CASE("mf::Scorer and mf::recommend on the hand-computed tiny model") {
   mf::recommend(scorer, {2}, 2, &seen, without);
   CHECK(without.str() == "30\t4\t5.5\t1\n30\t1\t5\t2\n");
 }
+
+TEST_CASE("mf::IdIndex finds rows by table when ids are dense and by bisection when sparse") {
+  const mf::IdIndex dense({0, 3, 4, 9}), sparse({5, 70000, 2000000000});
+  CHECK(dense.find(0) == 0);
+  CHECK(dense.find(9) == 3);
+  CHECK(dense.find(5) == -1);
+  CHECK(dense.find(10) == -1);
+  CHECK(dense.find(4000000000u) == -1);
+  CHECK(sparse.find(70000) == 1);
+  CHECK(sparse.find(2000000000) == 2);
+  CHECK(sparse.find(6) == -1);
+  CHECK(sparse.id(2) == 2000000000);
+  CHECK(mf::IdIndex({}).find(0) == -1);
+}
