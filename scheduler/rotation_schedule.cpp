@@ -8,8 +8,9 @@
 
 namespace gyre::scheduler {
 
-RotationSchedule::RotationSchedule(int workers, int blocks_per_worker, RingOrder order, std::uint64_t seed)
-    : workers_(workers), group_size_(blocks_per_worker), order_(order), seed_(seed) {
+RotationSchedule::RotationSchedule(int workers, int blocks_per_worker, RingOrder order, std::uint64_t seed,
+                                   std::uint64_t first_phase)
+    : workers_(workers), group_size_(blocks_per_worker), order_(order), seed_(seed), first_phase_(first_phase) {
   if (workers < 1) throw std::invalid_argument("rotation needs at least one worker");
   if (blocks_per_worker < 1) throw std::invalid_argument("blocks per worker must be at least 1");
   std::vector<int> start(static_cast<std::size_t>(workers));
@@ -17,7 +18,9 @@ RotationSchedule::RotationSchedule(int workers, int blocks_per_worker, RingOrder
   holders_.push_back(std::move(start));
 }
 
-std::vector<int> RotationSchedule::ring(std::uint64_t phase) const {
+std::vector<int> RotationSchedule::ring(std::uint64_t phase) const { return ring_from_start(first_phase_ + phase); }
+
+std::vector<int> RotationSchedule::ring_from_start(std::uint64_t phase) const {
   std::vector<int> r(static_cast<std::size_t>(workers_));
   std::iota(r.begin(), r.end(), 0);
   if (order_ == RingOrder::kRandom) {
@@ -40,9 +43,10 @@ std::vector<model::BlockId> RotationSchedule::group_blocks(int group) const {
 
 std::vector<int> RotationSchedule::holders(std::uint64_t phase) const {
   std::lock_guard lock(mutex_);
+  phase += first_phase_;
   while (holders_.size() <= phase) {
     const std::uint64_t k = holders_.size() - 1;
-    const std::vector<int> r = ring(k);
+    const std::vector<int> r = ring_from_start(k);
     std::vector<int> pos(r.size());
     for (std::size_t p = 0; p < r.size(); ++p) pos[static_cast<std::size_t>(r[p])] = static_cast<int>(p);
     std::vector<int> next(static_cast<std::size_t>(workers_));

@@ -27,6 +27,8 @@ extern char** environ;
 #include "mf/input.hpp"
 #include "mf/model_io.hpp"
 #include "mf/trainer.hpp"
+#include "mf/warm_start.hpp"
+#include "use_commands.hpp"
 
 namespace {
 
@@ -42,9 +44,11 @@ std::string format_report(const gyre::mf::EpochReport& r) {
 
 int main(int argc, char** argv) {
   using namespace gyre;
+  if (const auto exit_code = mf::run_use_command(argc, argv)) return *exit_code;
   CLI::App app{"gyre-mf: matrix factorisation by SGD with rotating item blocks.\n"
-               "Defaults run one process on all cores: gyre-mf --train ratings.tsv"};
-  std::string train_path, test_path, out_dir, metrics_path;
+               "Defaults run one process on all cores: gyre-mf --train ratings.tsv\n"
+               "Using a model: gyre-mf predict --help, gyre-mf recommend --help"};
+  std::string train_path, test_path, out_dir, metrics_path, init_model;
   mf::MfConfig c;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int workers = 0, threads = 0;
@@ -53,6 +57,9 @@ int main(int argc, char** argv) {
 
   app.add_option("--train", train_path, "training ratings: a ratings file or a gyre-partition directory")->required();
   app.add_option("--test", test_path, "held-out ratings file; its RMSE is reported per epoch");
+  app.add_option("--init-model", init_model,
+                 "continue training a model written by --out (its rank, biases, seed, learning-rate schedule and "
+                 "epochs done; --epochs more epochs)");
   app.add_option("--rank,-k", c.rank, "number of latent factors")->capture_default_str()->check(CLI::Range(1u, 4096u));
   app.add_option("--epochs,-e", c.epochs, "passes over the training data")
       ->capture_default_str()->check(CLI::Range(0, mf::kMaxEpochs));
@@ -102,6 +109,13 @@ int main(int argc, char** argv) {
   const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-mf", [&] {
+    // A warm start takes its settings from the saved model, so it is read before anything
+    // depends on them (the rank in the memory check, the banner).
+    std::optional<mf::MfModel> saved;
+    if (!init_model.empty()) {
+      saved = mf::read_model(init_model);
+      mf::continue_settings(c, *saved, init_model, [&](const char* flag) { return app.count(flag) > 0; });
+    }
     const auto launch = multi.launch(env);
     const bool distributed = launch.size > 1;
     c.model = mf::parse_computation_model(model);
@@ -114,10 +128,14 @@ int main(int argc, char** argv) {
     // deliver them fails now, not after hours.
     if (launch.rank == 0) {
       const OutputSpec outputs[] = {{"--out", out_dir, &mf::model_directory()}, {"--metrics", metrics_path}};
-      const std::filesystem::path inputs[] = {train_path, test_path, multi.token_file()};
+      const std::filesystem::path inputs[] = {train_path, test_path, init_model, multi.token_file()};
       check_outputs(outputs, inputs);
     }
     auto input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)));
+    if (saved) {
+      c.start = mf::dense_start(*saved, input.ids, init_model);
+      saved.reset();
+    }
     c.workers = static_cast<int>(input.shards.size());
     // The factors are what a large rank or a large id space makes explode; the ratings are
     // already in memory by now.
@@ -150,14 +168,14 @@ int main(int argc, char** argv) {
                         {"updates_per_s", r.updates_per_s}});
       }
       if (!quiet) progress.print(format_report(r));
-      progress.update(r.epoch, c.epochs, "training");
+      progress.update(r.epoch - c.first_epoch, c.epochs, "training");
     };
     progress.update(0, c.epochs, "training");
     std::optional<mf::MfModel> model;
     if (distributed) {
       auto cluster = multi.job_options(launch, env, c.seed);
       cluster.settings = app::job_settings(app, {"--out", "--metrics", "--quiet", "--threads", "--max-memory"},
-                                           {"--train", "--test"});
+                                           {"--train", "--test", "--init-model"});
       hooks.on_traffic = multi.traffic_reporter(launch);
       model = mf::train_distributed(c, std::move(input.shards), input.test, hooks, cluster);
     } else {

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "mf/factor_init.hpp"
+#include "mf/warm_start.hpp"
 
 namespace gyre::mf {
 
@@ -30,10 +30,10 @@ MfKernel::MfKernel(const MfConfig& config, const data::RatingsSet& train, const 
       train_(train, users_, blocks, groups),
       test_(test, users_, blocks, 1),
       user_factors_(users_.global_ids.size() * layout_.stride * sizeof(float)),
-      locks_(groups) {
+      locks_(groups),
+      epoch_(static_cast<std::uint32_t>(config.first_epoch)) {
   for (std::size_t u = 0; u < users_.global_ids.size(); ++u)
-    init_row(user_data() + u * layout_.stride, config_.rank, config_.seed, Side::kUser, users_.global_ids[u],
-             config_.init_scale);
+    start_row(config_, Side::kUser, users_.global_ids[u], user_data() + u * layout_.stride, layout_.width);
 }
 
 SgdStep MfKernel::step() const {

@@ -1,23 +1,23 @@
-// apps/mf/model_io.cpp — TSV factor files and the model's JSON header.
+// apps/mf/model_io.cpp — TSV factor files and the model's JSON header, written and read back.
 #include "mf/model_io.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
+#include "gyre/base/input_error.hpp"
 #include "gyre/base/output_directory.hpp"
 #include "gyre/base/output_file.hpp"
+#include "gyre/data/ratings.hpp"
+#include "gyre/data/text_input.hpp"
+#include "mf/text_output.hpp"
 
 namespace gyre::mf {
 namespace {
-
-void append(std::string& line, float v) {
-  char buf[32];
-  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
-  line.push_back('\t');
-  line.append(buf, end);
-}
 
 void write_rows(const std::filesystem::path& file, std::uint32_t rows, std::uint32_t rank, bool biases,
                 const std::vector<std::uint32_t>* ids, const std::vector<float>& factors,
@@ -26,15 +26,118 @@ void write_rows(const std::filesystem::path& file, std::uint32_t rows, std::uint
   std::string line;
   for (std::uint32_t r = 0; r < rows; ++r) {
     line = std::to_string(ids != nullptr ? (*ids)[r] : r);
-    if (biases) append(line, bias[r]);
-    for (std::uint32_t j = 0; j < rank; ++j) append(line, factors[std::size_t{r} * rank + j]);
+    if (biases) append_field(line, bias[r]);
+    for (std::uint32_t j = 0; j < rank; ++j) append_field(line, factors[std::size_t{r} * rank + j]);
     line.push_back('\n');
     out.stream() << line;
   }
   out.commit();
 }
 
+// Rows as write_rows wrote them: ids ascending (so lookups can bisect), every value finite.
+void read_rows(const std::filesystem::path& file, std::uint32_t rank, bool biases, std::vector<std::uint32_t>& ids,
+               std::vector<float>& factors, std::vector<float>& bias) {
+  const std::string text = data::slurp(file);
+  data::LineCursor lines(text);
+  const std::size_t width = 1 + (biases ? 1 : 0) + rank;
+  const std::string shape = "id" + std::string(biases ? ", bias" : "") + " and " + std::to_string(rank) +
+                            " factors (model.json says rank " + std::to_string(rank) +
+                            (biases ? " with biases)" : " without biases)");
+  std::vector<std::string_view> fields(width + 1);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::size_t n = data::split_blanks(line, fields.data(), width);
+    if (n == 0) continue;
+    if (n != width) throw InputError(file, lines.number(), std::to_string(width) + " fields: " + shape, std::string(line));
+    const auto id = static_cast<std::uint32_t>(data::parse_bounded(file, lines.number(), fields[0], "id", 0, data::kMaxId));
+    if (!ids.empty() && id <= ids.back())
+      throw InputError(file, lines.number(), "ids in ascending order, each once, after " + std::to_string(ids.back()),
+                       std::to_string(id));
+    ids.push_back(id);
+    for (std::size_t f = 1; f < width; ++f) {
+      float v = 0;
+      const std::string_view t = fields[f];
+      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+      if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
+        throw InputError(file, lines.number(), "a finite number in field " + std::to_string(f + 1), std::string(t));
+      (biases && f == 1 ? bias : factors).push_back(v);
+    }
+  }
+}
+
+// A field of model.json, of the expected kind, or an error naming the file and the field.
+const nlohmann::json& field(const nlohmann::json& header, const std::filesystem::path& file, const char* key,
+                            bool (nlohmann::json::*kind)() const noexcept, const char* expected) {
+  const auto at = header.find(key);
+  if (at == header.end() || !((*at).*kind)())
+    throw InputError(file, 0, std::string("\"") + key + "\": " + expected,
+                     at == header.end() ? std::string("no such field") : at->dump());
+  return *at;
+}
+
+float float_field(const nlohmann::json& header, const std::filesystem::path& file, const char* key) {
+  const double v = field(header, file, key, &nlohmann::json::is_number, "a finite number").get<double>();
+  if (!std::isfinite(static_cast<float>(v)))
+    throw InputError(file, 0, std::string("\"") + key + "\": a finite number", std::to_string(v));
+  return static_cast<float>(v);
+}
+
+template <typename T>
+T count_field(const nlohmann::json& header, const std::filesystem::path& file, const char* key, std::uint64_t lowest,
+              std::uint64_t highest) {
+  const auto& v = field(header, file, key, &nlohmann::json::is_number_unsigned, "a non-negative integer");
+  const auto n = v.get<std::uint64_t>();
+  if (n < lowest || n > highest)
+    throw InputError(file, 0,
+                     std::string("\"") + key + "\" in " + std::to_string(lowest) + ".." + std::to_string(highest),
+                     std::to_string(n));
+  return static_cast<T>(n);
+}
+
+MfModel read_header(const std::filesystem::path& file) {
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(data::slurp(file));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(file, 0, "a JSON object written by gyre-mf --out", e.what());
+  }
+  if (!header.is_object() || header.value("format", "") != "gyre-mf")
+    throw InputError(file, 0, "a JSON object with \"format\": \"gyre-mf\"", header.dump().substr(0, 80));
+  const int version = count_field<int>(header, file, "version", 1, kModelVersion);
+  MfModel m;
+  m.rank = count_field<std::uint32_t>(header, file, "rank", 1, 4096);
+  m.biases = field(header, file, "biases", &nlohmann::json::is_boolean, "true or false").get<bool>();
+  m.mean = float_field(header, file, "mean");
+  m.users = count_field<std::uint32_t>(header, file, "users", 0, data::kMaxId + 1);
+  m.items = count_field<std::uint32_t>(header, file, "items", 0, data::kMaxId + 1);
+  if (version >= 2)
+    m.trained = TrainingRecord{count_field<int>(header, file, "epochs", 0, std::numeric_limits<int>::max()),
+                               float_field(header, file, "learning_rate"),
+                               float_field(header, file, "lr_decay"),
+                               float_field(header, file, "lambda"),
+                               float_field(header, file, "lambda_bias"),
+                               count_field<std::uint64_t>(header, file, "seed", 0, UINT64_MAX),
+                               count_field<std::uint64_t>(header, file, "phases", 0, UINT64_MAX)};
+  return m;
+}
+
 }  // namespace
+
+MfModel read_model(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir))
+    throw InputError(dir, 0, "a gyre-mf model directory (model.json, user_factors.tsv, item_factors.tsv)",
+                     std::filesystem::exists(dir) ? "not a directory" : "no such directory");
+  MfModel m = read_header(dir / "model.json");
+  read_rows(dir / "user_factors.tsv", m.rank, m.biases, m.user_ids, m.user_factors, m.user_bias);
+  read_rows(dir / "item_factors.tsv", m.rank, m.biases, m.item_ids, m.item_factors, m.item_bias);
+  // A truncated or mixed-up directory shows as counts that disagree with the header.
+  if (m.item_ids.size() != m.items || m.user_ids.size() > m.users)
+    throw InputError(dir / "model.json", 0,
+                     "\"users\" and \"items\" to match the factor files (" + std::to_string(m.user_ids.size()) +
+                         " user rows, " + std::to_string(m.item_ids.size()) + " item rows)",
+                     "users " + std::to_string(m.users) + ", items " + std::to_string(m.items));
+  return m;
+}
 
 const DirectoryKind& model_directory() {
   static const DirectoryKind kind =
@@ -49,9 +152,18 @@ void write_model(const std::filesystem::path& path, const MfModel& model) {
              &model.user_ids, model.user_factors, model.user_bias);
   write_rows(dir / "item_factors.tsv", model.items, model.rank, model.biases,
              model.item_ids.empty() ? nullptr : &model.item_ids, model.item_factors, model.item_bias);
-  const nlohmann::json header = {{"format", "gyre-mf"}, {"version", 1},         {"rank", model.rank},
-                                 {"biases", model.biases}, {"mean", model.mean}, {"users", model.users},
-                                 {"items", model.items}};
+  nlohmann::json header = {{"format", "gyre-mf"}, {"version", kModelVersion}, {"rank", model.rank},
+                           {"biases", model.biases}, {"mean", model.mean},          {"users", model.users},
+                           {"items", model.items}};
+  if (const auto& t = model.trained) {
+    header["epochs"] = t->epochs;
+    header["learning_rate"] = t->learning_rate;
+    header["lr_decay"] = t->lr_decay;
+    header["lambda"] = t->lambda;
+    header["lambda_bias"] = t->lambda_bias;
+    header["seed"] = t->seed;
+    header["phases"] = t->phases;
+  }
   OutputFile json(dir / "model.json");
   json.stream() << header.dump(2) << '\n';
   json.commit();

@@ -8,10 +8,10 @@
 
 #include "gyre/base/limits.hpp"
 #include "gyre/data/partition.hpp"
-#include "mf/factor_init.hpp"
 #include "mf/item_blocks.hpp"
 #include "mf/mf_kernel.hpp"
 #include "mf/shared_models.hpp"
+#include "mf/warm_start.hpp"
 
 namespace gyre::mf {
 namespace {
@@ -52,7 +52,7 @@ class EpochPolicy {
       ++done_;
       seconds_ += last->seconds;
       report_ = EpochReport{};
-      report_.epoch = done_;
+      report_.epoch = config_.first_epoch + done_;
       report_.seconds = seconds_;
       report_.train_rmse = s.train_count > 0 ? std::sqrt(s.train_loss / s.train_count) : 0.0;
       require_finite("train", report_.train_rmse);
@@ -72,7 +72,7 @@ class EpochPolicy {
   void require_finite(const char* which, double rmse) const {
     if (!std::isfinite(rmse))
       throw std::runtime_error("training diverged: the " + std::string(which) + " RMSE of epoch " +
-                               std::to_string(done_) + " is " + std::to_string(rmse) +
+                               std::to_string(config_.first_epoch + done_) + " is " + std::to_string(rmse) +
                                " (a smaller learning rate or initial scale may help); no model is written");
   }
 
@@ -88,6 +88,13 @@ class EpochPolicy {
   double seconds_ = 0;
   EpochReport report_;
 };
+
+// The phases EpochPolicy asks for: a training phase per epoch and the evaluations it adds.
+std::uint64_t phases_of(const MfConfig& c, bool has_test) {
+  const auto epochs = static_cast<std::uint64_t>(c.epochs), every = static_cast<std::uint64_t>(c.eval_every);
+  const std::uint64_t evaluations = has_test ? epochs / every + (epochs % every != 0 ? 1 : 0) : 0;
+  return epochs + evaluations;
+}
 
 }  // namespace
 
@@ -144,8 +151,10 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
   for (const auto& r : test.ratings) plan.test_shards[worker_of[r.user]].ratings.push_back(r);
   plan.has_test = !test.ratings.empty();
   plan.mean = config.biases && count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
+  if (config.start) plan.mean = config.start->mean;  // part of the model being continued
 
-  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring, config.seed);
+  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring,
+                                                                config.seed, config.first_phase);
   plan.blocks = ItemBlocks::balance(count_items(train_shards, plan.items),
                                     static_cast<std::uint32_t>(plan.schedule->blocks()));
   plan.layout = RowLayout::of(config);
@@ -166,7 +175,7 @@ std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker) {
     const auto& items = plan.blocks.rows[id];
     model::Block block(id, items.size(), plan.layout.stride);
     for (std::size_t row = 0; row < items.size(); ++row)
-      init_row(block.row(row), plan.config.rank, plan.config.seed, Side::kItem, items[row], plan.config.init_scale);
+      start_row(plan.config, Side::kItem, items[row], block.row(row), plan.layout.width);
     out.push_back(std::move(block));
   }
   return out;
@@ -184,6 +193,13 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, c
   model.mean = plan.mean;
   model.users = plan.users;
   model.items = plan.items;
+  model.trained = TrainingRecord{config.first_epoch + config.epochs,
+                                 config.learning_rate,
+                                 config.lr_decay,
+                                 config.lambda,
+                                 config.lambda_bias,
+                                 config.seed,
+                                 config.first_phase + phases_of(config, plan.has_test)};
   model.item_factors.assign(std::size_t{plan.items} * config.rank, 0.0f);
   model.item_bias.assign(config.biases ? plan.items : 0, 0.0f);
   for (const model::Block* b : blocks)

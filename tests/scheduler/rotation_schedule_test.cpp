@@ -89,6 +89,28 @@ TEST_CASE("random ring orders are seeded permutations that change per phase") {
   CHECK(fixed.ring(9) == std::vector<int>{0, 1, 2, 3});
 }
 
+TEST_CASE("a schedule that starts at phase k (a warm start) goes on exactly as a fresh one from phase k") {
+  for (const RingOrder order : {RingOrder::kFixed, RingOrder::kRandom})
+    for (const std::uint64_t k : {1u, 5u, 10u}) {
+      CAPTURE(k);
+      const RotationSchedule fresh(3, 2, order, 7), later(3, 2, order, 7, k);
+      for (std::uint64_t phase = 0; phase < 4; ++phase) {
+        CHECK(later.ring(phase) == fresh.ring(k + phase));
+        for (int w = 0; w < 3; ++w) {
+          CHECK(later.held_at_start(w, phase) == fresh.held_at_start(w, k + phase));
+          const auto a = later.visits(w, phase), b = fresh.visits(w, k + phase);
+          REQUIRE(a.size() == b.size());
+          for (std::size_t i = 0; i < a.size(); ++i) {
+            // The visits are the same; their phase and sequence number are the caller's own.
+            CHECK(a[i].block == b[i].block);
+            CHECK(a[i].next == b[i].next);
+            CHECK(a[i].phase == phase);
+          }
+        }
+      }
+    }
+}
+
 TEST_CASE("invalid shapes are refused") {
   CHECK_THROWS_AS(RotationSchedule(0, 1, RingOrder::kFixed, 1), std::invalid_argument);
   CHECK_THROWS_AS(RotationSchedule(2, 0, RingOrder::kFixed, 1), std::invalid_argument);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "gyre/scheduler/rotation_schedule.hpp"
@@ -45,6 +46,8 @@ const char* name_of(ComputationModel model);
 inline constexpr int kMaxEpochs = 1'000'000;
 inline constexpr std::uint32_t kMaxPasses = 1024;
 
+struct MfModel;
+
 struct MfConfig {
   std::uint32_t rank = 10;
   float lambda = 0.02f;        // L2 regularisation of factor rows
@@ -69,6 +72,14 @@ struct MfConfig {
   ComputationModel model = ComputationModel::kRotation;
   ChangeCollective collective = ChangeCollective::kRing;  // C
   double average_ms = 20;      // D: interval of the averaging thread
+
+  // Warm start (--init-model): the saved model's rows by dense id, loaded instead of the
+  // seeded start (mf/warm_start.hpp), the epochs it had done, so that the learning-rate
+  // schedule and the epoch numbers go on where it stopped, and the rotation phases it had run,
+  // so that the ring goes on from the same block positions and orders. Null and 0: a fresh start.
+  std::shared_ptr<const MfModel> start;
+  int first_epoch = 0;
+  std::uint64_t first_phase = 0;
 };
 
 }  // namespace gyre::mf

@@ -78,7 +78,7 @@ class MfKernel final : public pipeline::RotationKernel {
   WorkerRatings test_;  // one cell per block
   Buffer user_factors_;
   pipeline::GridLocks locks_;
-  std::uint32_t epoch_ = 0;  // training phases completed, for the learning-rate schedule
+  std::uint32_t epoch_;  // training phases completed (warm start: counting the saved model's), for the learning-rate schedule
   MfReport sums_{};
 };
 

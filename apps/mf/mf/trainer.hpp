@@ -24,6 +24,18 @@ struct EpochReport {
   double updates_per_s = 0;          // this epoch's rating updates per second of training
 };
 
+// What --init-model needs to go on where a model stopped, recorded in its model.json: the
+// epochs done in all and the settings of the learning-rate schedule and the start.
+struct TrainingRecord {
+  int epochs = 0;
+  float learning_rate = 0;
+  float lr_decay = 0;
+  float lambda = 0;
+  float lambda_bias = 0;
+  std::uint64_t seed = 0;
+  std::uint64_t phases = 0;  // the rotation's phases (training and evaluation) in all
+};
+
 // Compact factors: row r of `user_factors` is user `user_ids[r]`, `rank` floats.
 struct MfModel {
   std::uint32_t rank = 0;
@@ -39,6 +51,7 @@ struct MfModel {
   // The ids written out: user_ids as they are, row r of the item factors as item_ids[r] (empty:
   // r itself). Training runs on dense ids; restore_ids puts the input's ids back.
   std::vector<std::uint32_t> item_ids;
+  std::optional<TrainingRecord> trained;  // absent from models written before version 2
 
   float predict(std::uint32_t user_row, std::uint32_t item) const;
   // Translates user_ids and sets item_ids from the dense id space the model was trained in.
@@ -62,7 +75,7 @@ struct MfPlan {
 
 MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& train_shards, const data::RatingsSet& test);
 std::unique_ptr<MfKernel> make_kernel(const MfPlan& plan, int worker, const data::RatingsSet& train_shard);
-// The item blocks worker `worker` starts with, initialised from the seed.
+// The item blocks worker `worker` starts with, initialised from the seed or the saved model.
 std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker);
 // The scheduler's epoch bookkeeping: train phases, evaluation phases when there is a test set,
 // an EpochReport per epoch.

@@ -31,12 +31,17 @@ struct Visit {
 // for P steps, so every (worker, block) pair meets exactly once per phase; after its last step
 // a group stays where it is and starts the next phase there (under that phase's ring order).
 //
+// A schedule may start later in that sequence (`first_phase`: the phases a saved model went
+// through before a warm start), so that its phase k is phase first_phase + k of a fresh one:
+// the same ring order and the same holders, and so the same visits in the same order.
+//
 // Every rank can evaluate the schedule on its own: it depends only on (P, m, order, seed), so
 // the control plane only needs to say when a phase starts, never who goes where. How many of a
 // worker's visits are in flight at once (the pipeline depth) is the engine's, not the schedule's.
 class GYRE_API RotationSchedule {
  public:
-  RotationSchedule(int workers, int blocks_per_worker, RingOrder order, std::uint64_t seed);
+  RotationSchedule(int workers, int blocks_per_worker, RingOrder order, std::uint64_t seed,
+                   std::uint64_t first_phase = 0);
 
   int workers() const noexcept { return workers_; }
   // m: the blocks of a group, which a worker visits in one step.
@@ -56,13 +61,16 @@ class GYRE_API RotationSchedule {
   std::vector<Visit> visits(int worker, std::uint64_t phase) const;
 
  private:
-  // holders_[k][g]: worker holding group g at the start of phase k; extended on demand.
+  // holders_[k][g]: worker holding group g at the start of phase k counted from the very first
+  // (first_phase_ + the caller's phase); extended on demand.
   std::vector<int> holders(std::uint64_t phase) const;
+  std::vector<int> ring_from_start(std::uint64_t phase) const;
 
   int workers_;
   int group_size_;
   RingOrder order_;
   std::uint64_t seed_;
+  std::uint64_t first_phase_;
   mutable std::mutex mutex_;
   mutable std::vector<std::vector<int>> holders_;
 };

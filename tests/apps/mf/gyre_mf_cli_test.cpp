@@ -5,8 +5,7 @@
 
 #include <sstream>
 
-#include "support/run_command.hpp"
-#include "support/temp_dir.hpp"
+#include "gyre_mf_run.hpp"
 
 using gyre::test::build_path;
 using gyre::test::read_text;
@@ -16,15 +15,9 @@ using gyre::test::write_text;
 
 namespace {
 
-std::string mf() { return build_path("apps/mf/gyre-mf").string(); }
+std::string mf() { return gyre::test::gyre_mf(); }
 
-// Small planted data in dir/train.tsv and dir/test.tsv.
-void generate(const TempDir& dir) {
-  const auto r = run_command({build_path("tools/gyre-gen").string(), "ratings", "--users", "300", "--items", "200",
-                              "--ratings", "12000", "--rank", "4", "--noise", "0.1", "--seed", "9", "--train",
-                              (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string()});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-}
+void generate(const TempDir& dir) { gyre::test::generate_mf_ratings(dir, 9); }
 
 // Runs gyre-mf on a bad training file and checks the contract: exit 2, one message naming the
 // file (and line), and no output directory or metrics file left behind.

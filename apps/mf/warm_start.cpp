@@ -1,0 +1,95 @@
+// apps/mf/warm_start.cpp — continuing training from a saved model (--init-model): its settings, its rows, where a row starts.
+#include "mf/warm_start.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace gyre::mf {
+namespace {
+
+// Adopts the model's value of one setting, or refuses the command line's when it differs.
+template <typename T>
+void adopt(T& setting, const T& saved, const char* flag, const char* field, const std::filesystem::path& dir,
+           const std::function<bool(const char*)>& given) {
+  if (given(flag) && setting != saved) {
+    std::ostringstream message;
+    message << std::boolalpha << std::setprecision(9);
+    message << "--init-model " << dir.string() << ": " << (dir / "model.json").string() << " has " << field << " "
+            << saved << " but the command line gives " << flag << " " << setting
+            << " (leave the flag out to continue with the model's value)";
+    throw std::invalid_argument(message.str());
+  }
+  setting = saved;
+}
+
+// The saved rows of the ids in `dense` (original ids, ascending), in that order.
+void gather_rows(const std::vector<std::uint32_t>& dense, const std::vector<std::uint32_t>& saved_ids,
+                 const std::vector<float>& saved_factors, const std::vector<float>& saved_bias, std::uint32_t rank,
+                 bool biases, const std::filesystem::path& file, const char* what, std::vector<float>& factors,
+                 std::vector<float>& bias) {
+  factors.reserve(dense.size() * rank);
+  for (const std::uint32_t id : dense) {
+    const auto at = std::lower_bound(saved_ids.begin(), saved_ids.end(), id);
+    if (at == saved_ids.end() || *at != id)
+      throw std::invalid_argument(std::string(what) + " " + std::to_string(id) +
+                                  " of the training or test data is not in " + file.string() +
+                                  ": --init-model continues a model over the ids it was trained on");
+    const auto row = static_cast<std::size_t>(at - saved_ids.begin());
+    factors.insert(factors.end(), saved_factors.begin() + std::ptrdiff_t(row * rank),
+                   saved_factors.begin() + std::ptrdiff_t((row + 1) * rank));
+    if (biases) bias.push_back(saved_bias[row]);
+  }
+}
+
+}  // namespace
+
+void continue_settings(MfConfig& config, const MfModel& saved, const std::filesystem::path& dir,
+                       const std::function<bool(const char*)>& given) {
+  adopt(config.rank, saved.rank, "--rank", "rank", dir, given);
+  adopt(config.biases, saved.biases, "--biases", "biases", dir, given);
+  if (!saved.trained)
+    throw std::invalid_argument("--init-model " + dir.string() + ": " + (dir / "model.json").string() +
+                                " has no training record (epochs, learning rate, seed): written by a gyre-mf "
+                                "before version 2, it can be used to predict but not continued");
+  const TrainingRecord& t = *saved.trained;
+  adopt(config.seed, t.seed, "--seed", "seed", dir, given);
+  adopt(config.learning_rate, t.learning_rate, "--lr", "learning_rate", dir, given);
+  adopt(config.lr_decay, t.lr_decay, "--lr-decay", "lr_decay", dir, given);
+  adopt(config.lambda, t.lambda, "--lambda", "lambda", dir, given);
+  adopt(config.lambda_bias, t.lambda_bias, "--lambda-bias", "lambda_bias", dir, given);
+  config.first_epoch = t.epochs;
+  config.first_phase = t.phases;
+}
+
+std::shared_ptr<const MfModel> dense_start(const MfModel& saved, const data::IdTables& ids,
+                                           const std::filesystem::path& dir) {
+  auto start = std::make_shared<MfModel>();
+  start->rank = saved.rank;
+  start->biases = saved.biases;
+  start->mean = saved.mean;
+  start->users = ids.users.size();
+  start->items = ids.items.size();
+  start->trained = saved.trained;
+  gather_rows(ids.users.original, saved.user_ids, saved.user_factors, saved.user_bias, saved.rank, saved.biases,
+              dir / "user_factors.tsv", "user", start->user_factors, start->user_bias);
+  gather_rows(ids.items.original, saved.item_ids, saved.item_factors, saved.item_bias, saved.rank, saved.biases,
+              dir / "item_factors.tsv", "item", start->item_factors, start->item_bias);
+  return start;
+}
+
+void start_row(const MfConfig& config, Side side, std::uint32_t id, float* row, std::size_t bias_at) {
+  if (!config.start) {
+    init_row(row, config.rank, config.seed, side, id, config.init_scale);
+    return;
+  }
+  const MfModel& m = *config.start;
+  const bool user = side == Side::kUser;
+  const std::vector<float>& factors = user ? m.user_factors : m.item_factors;
+  std::copy_n(factors.begin() + std::ptrdiff_t{id} * m.rank, m.rank, row);
+  if (m.biases) row[bias_at] = (user ? m.user_bias : m.item_bias)[id];
+}
+
+}  // namespace gyre::mf

@@ -1,0 +1,126 @@
+// tests/apps/mf/gyre_mf_warm_start_test.cpp — gyre-mf --init-model: 5 + 5 epochs give the bits of 10, and a model that does not fit is refused.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "gyre_mf_run.hpp"
+
+using namespace gyre::test;
+
+namespace {
+
+std::string mf() { return gyre_mf(); }
+void generate(const TempDir& dir) { generate_mf_ratings(dir, 5); }
+
+// gyre-mf on dir's data with `extra` flags; requires success.
+void train(const TempDir& dir, std::vector<std::string> extra) {
+  std::vector<std::string> argv{mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
+                                "--rank", "4", "--quiet"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  const auto r = run_command(argv);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+}
+
+void check_same_model(const std::filesystem::path& a, const std::filesystem::path& b) {
+  for (const char* file : {"user_factors.tsv", "item_factors.tsv", "model.json"}) {
+    INFO(file);
+    CHECK(read_text(a / file) == read_text(b / file));
+  }
+}
+
+// 10 epochs straight and 5 + 5 through a saved model. `model_flags` are given to the first runs
+// only (the continuation takes them from model.json), `run_flags` to all three.
+void check_continuation(const std::vector<std::string>& model_flags, const std::vector<std::string>& run_flags) {
+  TempDir dir;
+  generate(dir);
+  auto with = [&](std::vector<std::string> more, bool model) {
+    if (model) more.insert(more.end(), model_flags.begin(), model_flags.end());
+    more.insert(more.end(), run_flags.begin(), run_flags.end());
+    return more;
+  };
+  train(dir, with({"--epochs", "10", "--out", (dir / "straight").string()}, true));
+  train(dir, with({"--epochs", "5", "--out", (dir / "half").string()}, true));
+  train(dir, with({"--init-model", (dir / "half").string(), "--epochs", "5", "--out", (dir / "continued").string(),
+                   "--metrics", (dir / "m.jsonl").string()},
+                  false));
+  check_same_model(dir / "straight", dir / "continued");
+  CHECK(read_text(dir / "half" / "user_factors.tsv") != read_text(dir / "straight" / "user_factors.tsv"));
+  const auto header = nlohmann::json::parse(read_text(dir / "continued" / "model.json"));
+  CHECK(header.at("epochs") == 10);
+  // The continuation numbers its epochs on from the saved model's.
+  CHECK(nlohmann::json::parse(read_text(dir / "m.jsonl").substr(0, read_text(dir / "m.jsonl").find('\n')))
+            .at("epoch") == 6);
+}
+
+}  // namespace
+
+TEST_CASE("gyre-mf --init-model: 5 epochs, saved, then 5 more equal 10 epochs bitwise (default schedule)") {
+  check_continuation({}, {});
+}
+
+TEST_CASE("gyre-mf --init-model: the same with biases and the global mean") {
+  check_continuation({"--biases", "--lr", "0.03", "--lr-decay", "0.9"}, {});
+}
+
+TEST_CASE("gyre-mf --init-model: the same with 3 workers, random ring orders and depth 2 (the ring goes on)") {
+  check_continuation({}, {"--workers", "3", "--ring", "random", "--depth", "2"});
+}
+
+TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command line or the data") {
+  TempDir dir;
+  generate(dir);
+  train(dir, {"--epochs", "2", "--out", (dir / "m").string()});
+  const auto model_json = (dir / "m" / "model.json").string();
+
+  SUBCASE("a rank that disagrees names model.json and the flag") {
+    const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string(),
+                                "--rank", "6", "--out", (dir / "out").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find(model_json + " has rank 4") != std::string::npos, r.output);
+    CHECK_MESSAGE(r.output.find("--rank 6") != std::string::npos, r.output);
+    CHECK(!std::filesystem::exists(dir / "out"));
+  }
+  SUBCASE("biases that disagree, and a seed") {
+    for (const std::vector<std::string>& flag : {std::vector<std::string>{"--biases"}, {"--seed", "7"}}) {
+      std::vector<std::string> argv{mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()};
+      argv.insert(argv.end(), flag.begin(), flag.end());
+      const auto r = run_command(argv);
+      CHECK(r.exit_code == 2);
+      CHECK_MESSAGE(r.output.find(model_json) != std::string::npos, r.output);
+      CHECK_MESSAGE(r.output.find(flag.front()) != std::string::npos, r.output);
+    }
+  }
+  SUBCASE("the model's own values given again are fine") {
+    const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string(),
+                                "--rank", "4", "--seed", "1", "--epochs", "1", "--quiet"});
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+  }
+  SUBCASE("a user the model lacks names the user and user_factors.tsv") {
+    write_text(dir / "more.tsv", read_text(dir / "train.tsv") + "123456 3 4.5\n");
+    const auto r = run_command({mf(), "--train", (dir / "more.tsv").string(), "--init-model", (dir / "m").string(),
+                                "--out", (dir / "out").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find("user 123456") != std::string::npos, r.output);
+    CHECK_MESSAGE(r.output.find((dir / "m" / "user_factors.tsv").string()) != std::string::npos, r.output);
+    CHECK(!std::filesystem::exists(dir / "out"));
+  }
+  SUBCASE("a damaged model names the file and the line") {
+    write_text(dir / "m" / "item_factors.tsv", "0\t0.5\n");
+    const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find((dir / "m" / "item_factors.tsv").string() + ":1:") != std::string::npos, r.output);
+  }
+  SUBCASE("a version-1 model (no training record) cannot be continued") {
+    auto header = nlohmann::json::parse(read_text(dir / "m" / "model.json"));
+    for (const char* key : {"epochs", "learning_rate", "lr_decay", "lambda", "lambda_bias", "seed", "phases"})
+      header.erase(key);
+    header["version"] = 1;
+    write_text(dir / "m" / "model.json", header.dump());
+    const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find("no training record") != std::string::npos, r.output);
+  }
+}
