@@ -19,6 +19,7 @@
 //   std::vector<double> push(const Task&);
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <span>
 #include <stdexcept>
