@@ -65,7 +65,7 @@ class LassoRounds {
     if (interval_over_ || since_check_ >= check_every_) {
       interval_over_ = false;
       if (since_check_ > 0) return Next::check();
-      finish_lambda();  // no coordinate can move: the budget cannot buy more
+      finish_lambda(false);  // no coordinate can move: the budget cannot buy more
       return schedule();
     }
     const std::vector<std::uint32_t> candidates = sampler_.propose(batch_, busy_);
@@ -218,9 +218,9 @@ class LassoRounds {
   // After each exact check: is this λ done, or does another interval of rounds start?
   void decide() {
     report();
-    converged_ = certificate_.duality_gap <= config_.tol * certificate_.objective;
-    if (converged_ || updates_ - updates_before_ >= max_updates_) {
-      finish_lambda();
+    const bool converged = certificate_.duality_gap <= config_.tol * certificate_.objective;
+    if (converged || updates_ - updates_before_ >= max_updates_) {
+      finish_lambda(converged);
       return;
     }
     reprioritise();
@@ -229,10 +229,11 @@ class LassoRounds {
     recent_.clear();
   }
 
-  void finish_lambda() {
+  // `converged`: gap ≤ tol·F at the last check (else the update budget ran out).
+  void finish_lambda(bool converged) {
     LambdaSolution out;
     out.lambda = penalty_.lambda;
-    out.converged = converged_;
+    out.converged = converged;
     out.certificate = certificate_;
     out.beta.resize(p_);
     for (std::uint32_t j = 0; j < p_; ++j) out.beta[j] = gamma_[j] / stats_.scale[j];
@@ -242,7 +243,6 @@ class LassoRounds {
     out.checks = checks_ - checks_before_;
     out.seconds = std::chrono::duration<double>(Clock::now() - began_).count();
     run_.path.push_back(std::move(out));
-    converged_ = false;
     begin_lambda(lambda_index_ + 1);
   }
 
@@ -307,7 +307,6 @@ class LassoRounds {
   Penalty penalty_;
   Certificate certificate_;             // of the last check
   double last_objective_ = 0;
-  bool converged_ = false;
   Clock::time_point began_;
   std::uint64_t updates_before_ = 0, rounds_before_ = 0, checks_before_ = 0;
   // The interval of rounds between two checks.
