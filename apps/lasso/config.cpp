@@ -25,6 +25,12 @@ const char* schedule_name(ScheduleKind kind) noexcept {
   return "?";
 }
 
+Loss parse_loss(const std::string& name) {
+  if (name == "squared") return Loss::squared;
+  if (name == "logistic") return Loss::logistic;
+  throw std::invalid_argument("unknown loss '" + name + "' (squared or logistic)");
+}
+
 void LassoConfig::validate() const {
   const auto need = [](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(what);

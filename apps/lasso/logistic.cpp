@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace gyre::lasso {
 namespace {
@@ -110,6 +112,38 @@ void add_check(LogisticShardCheck& total, const LogisticShardCheck& part) {
   }
   total.loss += part.loss;
   total.entropy += part.entropy;
+}
+
+std::size_t logistic_check_size(std::uint32_t features) noexcept { return 4 * (std::size_t{features} + 1) + 2; }
+
+std::vector<double> logistic_check_sums(const LogisticShardCheck& check) {
+  std::vector<double> out;
+  out.reserve(check.sums.size() + check.with_p.size() + check.with_not_p.size() + 2);
+  out.insert(out.end(), check.sums.begin(), check.sums.end());
+  out.insert(out.end(), check.with_p.begin(), check.with_p.end());
+  out.insert(out.end(), check.with_not_p.begin(), check.with_not_p.end());
+  out.push_back(check.loss);
+  out.push_back(check.entropy);
+  return out;
+}
+
+LogisticShardCheck logistic_check_from_sums(std::span<const double> sums, std::uint32_t features) {
+  if (sums.size() != logistic_check_size(features))
+    throw std::invalid_argument("a logistic check of " + std::to_string(features) + " features has " +
+                                std::to_string(logistic_check_size(features)) + " sums, not " +
+                                std::to_string(sums.size()));
+  const std::size_t width = std::size_t{features} + 1;
+  LogisticShardCheck out;
+  auto at = sums.begin();
+  out.sums.assign(at, at + 2 * width);
+  at += 2 * width;
+  out.with_p.assign(at, at + width);
+  at += width;
+  out.with_not_p.assign(at, at + width);
+  at += width;
+  out.loss = at[0];
+  out.entropy = at[1];
+  return out;
 }
 
 std::vector<StepBounds> step_bounds(const data::ColumnMatrix& columns, const ColumnStats& stats) {

@@ -17,6 +17,7 @@ extern char** environ;
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
+#include "gyre/data/binary_labels.hpp"
 #include "gyre/data/id_space.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/report/metrics_log.hpp"
@@ -49,9 +50,11 @@ gyre::data::RegressionFormat format_of(const std::string& name) {
 
 int main(int argc, char** argv) {
   using namespace gyre;
-  CLI::App app{"gyre-lasso: Lasso and elastic net by STRADS-style scheduled coordinate descent over row shards.\n"
+  CLI::App app{"gyre-lasso: Lasso, elastic net and sparse logistic regression by STRADS-style scheduled coordinate "
+               "descent over row shards.\n"
                "Defaults run one process on all cores: gyre-lasso --data data.libsvm --lambda 0.1 --out coef.tsv"};
-  std::string data_path, format = "auto", response, response_column, out_path, metrics_path, schedule = "priority";
+  std::string data_path, format = "auto", response, response_column, out_path, metrics_path, schedule = "priority",
+              loss = "squared";
   std::optional<double> lambda;
   lasso::LassoConfig c;
   c.path_length = 0;
@@ -74,6 +77,10 @@ int main(int argc, char** argv) {
       ->excludes(lambda_opt)->check(CLI::Range(1, 100000));
   app.add_option("--lambda-ratio", c.lambda_ratio, "smallest λ of the path over λ_max (default 1e-4 if n > p, else 1e-2)")
       ->check(app::non_negative_number());
+  app.add_option("--loss", loss,
+                 "squared: Lasso / elastic net; logistic: sparse logistic regression of two classes (LibSVM "
+                 "±1, 0/1 or any two values; the larger is class 1)")
+      ->check(CLI::IsMember({"squared", "logistic"}))->capture_default_str();
   app.add_option("--alpha", c.alpha, "L1 share of the penalty: 1 Lasso, (0,1) elastic net")
       ->capture_default_str()->check(app::positive_number());
   app.add_flag("--no-intercept", no_intercept, "fit without an intercept (no centring)");
@@ -120,6 +127,7 @@ int main(int argc, char** argv) {
     if (lambda) c.lambdas = {*lambda};
     else if (c.path_length <= 0) throw std::invalid_argument("give --lambda L or --path N");
     c.intercept = !no_intercept;
+    c.loss = lasso::parse_loss(loss);
     c.schedule = lasso::parse_schedule(schedule);
     // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
@@ -133,7 +141,14 @@ int main(int argc, char** argv) {
     opts.format = format_of(format);
     opts.response = response;
     opts.response_column = response_column;
+    if (c.loss == lasso::Loss::logistic) opts.labels = data::LabelKind::two_classes;
     data::RegressionSet set = data::load_regression(data_path, opts);
+    std::optional<data::TwoClasses> classes;
+    if (c.loss == lasso::Loss::logistic) {
+      data::BinaryLabels labels = data::binary_labels(set.y);
+      set.y = std::move(labels.y);
+      classes = labels.classes;
+    }
     // Columns no sample uses cannot move (their coefficient stays 0); dropping them keeps the
     // work proportional to the data, not to the largest feature index.
     data::RegressionSet* sets[] = {&set};
@@ -142,6 +157,10 @@ int main(int argc, char** argv) {
       std::printf("gyre-lasso: %llu samples, %u features, %llu non-zeros; %s schedule, P=%d T=%d depth %d\n",
                   static_cast<unsigned long long>(set.samples()), set.features,
                   static_cast<unsigned long long>(set.nnz()), schedule.c_str(), c.workers, c.threads, c.depth);
+    if (!quiet && classes)
+      std::printf("gyre-lasso: logistic loss, class 1 is label %g, class 0 label %g: the coefficients give "
+                  "log P(%g)/P(%g)\n",
+                  classes->one, classes->zero, classes->one, classes->zero);
 
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);

@@ -173,4 +173,13 @@ double MarginShard::dual_sum(const LogisticDualPoint& point) {
   return total;
 }
 
+std::vector<double> MarginShard::push(const scheduler::Task& task) {
+  if (static_cast<RoundKind>(task.kind) == RoundKind::kPartials) {
+    std::vector<double> sums(2 * task.params.size());
+    partials(task.params, sums);
+    return sums;
+  }
+  return logistic_check_sums(check());
+}
+
 }  // namespace gyre::lasso

@@ -11,6 +11,7 @@
 #include "gyre/scheduler/parameter_sampler.hpp"
 #include "gyre/scheduler/rounds.hpp"
 #include "lasso/lasso_worker.hpp"
+#include "lasso/loss_model.hpp"
 
 namespace gyre::lasso {
 
@@ -27,12 +28,14 @@ using scheduler::Task;
 
 // The Lasso control plane as a rounds app: per λ, intervals of rounds of scheduled
 // coordinates (Jacobi steps from the summed partials), each interval ended by an exact check
-// (a full gradient) that certifies the iterate and re-prioritises the coordinates.
+// (a full gradient) that certifies the iterate and re-prioritises the coordinates. What the
+// sums are and how a coordinate steps is the loss's (LossModel).
 class LassoRounds {
  public:
-  LassoRounds(const scheduler::RoundsDriver& driver, const SchedulerData& data, const LassoConfig& config,
-              std::function<void(const CheckReport&)> on_check)
-      : driver_(driver), stats_(data.stats), config_(config), on_check_(std::move(on_check)), p_(stats_.features()),
+  LassoRounds(const scheduler::RoundsDriver& driver, LossModel& loss, const SchedulerData& data,
+              const LassoConfig& config, std::function<void(const CheckReport&)> on_check)
+      : driver_(driver), loss_(loss), stats_(data.stats), config_(config), on_check_(std::move(on_check)),
+        p_(stats_.features()),
         gamma_(p_, 0.0), busy_(p_, 0),
         check_(as_lines(data.rows), as_lines(data.columns), stats_.mean, inverse_norms(stats_), config.rho),
         sampler_(config.schedule, stats_.usable, config.eta, config.seed, config.warmup_sweeps), start_(data.started) {
@@ -49,7 +52,8 @@ class LassoRounds {
   int depth() const { return depth_; }
 
   std::size_t partial_size(const Task& task) const {
-    return static_cast<RoundKind>(task.kind) == RoundKind::kCheck ? p_ + 2 : task.params.size();
+    return static_cast<RoundKind>(task.kind) == RoundKind::kCheck ? loss_.check_size()
+                                                                  : loss_.sums_per_coordinate() * task.params.size();
   }
 
   Next schedule() {
@@ -78,24 +82,20 @@ class LassoRounds {
     }
     if (!kept.empty()) {
       since_check_ += kept.size();
-      return Next::send(Task{static_cast<std::uint8_t>(RoundKind::kPartials), residual_mean(), std::move(kept)});
+      return Next::send(Task{static_cast<std::uint8_t>(RoundKind::kPartials), loss_.round_scalar(), std::move(kept)});
     }
     if (driver_.in_flight() > 0) return Next::wait();
     interval_over_ = true;  // nothing to propose
     return schedule();
   }
 
-  // Every step so far is applied: μᵀβ is recomputed, so rounding does not drift over a long run.
-  Task check_task() {
-    mu_dot_beta_ = 0;
-    for (std::uint32_t j = 0; j < p_; ++j) mu_dot_beta_ += stats_.mean[j] * gamma_[j] / stats_.scale[j];
-    return Task{static_cast<std::uint8_t>(RoundKind::kCheck), residual_mean(), {}};
-  }
+  // Every step so far is applied.
+  Task check_task() { return Task{static_cast<std::uint8_t>(RoundKind::kCheck), loss_.check_scalar(gamma_), {}}; }
 
   std::vector<Step> pull(const Task& task, std::span<const double> sums) {
     if (static_cast<RoundKind>(task.kind) == RoundKind::kCheck) {
       pull_check(task, sums);
-      return {};
+      return std::exchange(pending_, {});  // the loss's unscheduled steps, if any
     }
     // On the priority schedule the rounds hold the coordinates that still move; once even
     // their steps lower F by less than the tolerance, the active set has converged and only
@@ -131,45 +131,42 @@ class LassoRounds {
   }
 
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-  double residual_mean() const { return -mu_dot_beta_; }
 
-  // Jacobi steps for the round's coordinates, from sums taken on the residual of its send time
-  // (the task's scalar). Returns the largest decrease of F one of them made (to second order,
-  // curvature·Δγ²/2).
+  // Jacobi steps for the round's coordinates, from sums taken on the workers' state at its send
+  // time (and the task's scalar). Returns the largest decrease of F one of them made (to second
+  // order).
   double pull_partials(const Task& task, std::span<const double> sums) {
+    const std::size_t width = loss_.sums_per_coordinate();
     double largest = 0;
     for (std::size_t f = 0; f < task.params.size(); ++f) {
       const std::uint32_t j = task.params[f];
-      const double g = stats_.gradient(j, sums[f], task.scalar);
-      const double next = coordinate_minimiser(gamma_[j], g, stats_.curvature[j], penalty_);
-      const double delta = next - gamma_[j];
+      const LossModel::Move move = loss_.step(j, gamma_[j], sums.subspan(f * width, width), task.scalar, penalty_);
+      const double delta = move.gamma - gamma_[j];
       busy_[j] = 0;
       check_.release(j);
       ++updates_;
       sampler_.step(j, delta);
       if (delta == 0) continue;
-      largest = std::max(largest, 0.5 * stats_.curvature[j] * delta * delta);
-      gamma_[j] = next;
+      largest = std::max(largest, move.decrease);
+      gamma_[j] = move.gamma;
       const double beta_step = delta / stats_.scale[j];
       pending_.push_back({j, beta_step});
-      mu_dot_beta_ += stats_.mean[j] * beta_step;
+      loss_.stepped(j, beta_step);
     }
     return largest;
   }
 
   void pull_check(const Task& task, std::span<const double> sums) {
-    const double n = static_cast<double>(stats_.samples);
-    gradients_.assign(p_, 0.0);
-    for (std::uint32_t j = 0; j < p_; ++j)
-      if (stats_.usable[j]) gradients_[j] = stats_.gradient(j, sums[j], task.scalar);
+    loss_.read_check(sums, task.scalar);
     ++checks_;
-    last_rss_ = sums[p_] / n;
-    last_dot_y_ = sums[p_ + 1] / n;
     if (stage_ == Stage::kStart) {
-      start_path();
+      // A loss may need the first check to place what the rounds do not schedule.
+      std::vector<Step> placed = loss_.unscheduled_steps(true);
+      if (placed.empty()) return start_path();
+      pending_.insert(pending_.end(), placed.begin(), placed.end());
       return;
     }
-    certificate_ = certify(gamma_, gradients_, last_rss_, last_dot_y_, penalty_);
+    certificate_ = loss_.certify(gamma_, penalty_);
     // Steps from stale sums can overshoot on correlated columns: if an interval made F
     // worse, halve the batch (then the depth) until it no longer does.
     if (certificate_.objective > last_objective_ * (1 + 1e-12)) {
@@ -182,7 +179,8 @@ class LassoRounds {
 
   // λ_max: at β = 0 every gradient is at most λα exactly when λ ≥ max|g_j|/α.
   void start_path() {
-    for (std::uint32_t j = 0; j < p_; ++j) run_.lambda_max = std::max(run_.lambda_max, std::abs(gradients_[j]));
+    const std::vector<double>& gradients = loss_.gradients();
+    for (std::uint32_t j = 0; j < p_; ++j) run_.lambda_max = std::max(run_.lambda_max, std::abs(gradients[j]));
     run_.lambda_max /= config_.alpha;
     lambdas_ = config_.lambdas;
     if (lambdas_.empty()) {
@@ -209,7 +207,7 @@ class LassoRounds {
     updates_before_ = updates_;
     rounds_before_ = driver_.rounds_sent();
     checks_before_ = checks_;
-    certificate_ = certify(gamma_, gradients_, last_rss_, last_dot_y_, penalty_);
+    certificate_ = loss_.certify(gamma_, penalty_);
     last_objective_ = certificate_.objective;
     stage_ = Stage::kRounds;
     decide();
@@ -224,6 +222,8 @@ class LassoRounds {
       return;
     }
     reprioritise();
+    const std::vector<Step> unscheduled = loss_.unscheduled_steps(false);
+    pending_.insert(pending_.end(), unscheduled.begin(), unscheduled.end());
     since_check_ = 0;
     interval_over_ = false;
     recent_.clear();
@@ -237,7 +237,7 @@ class LassoRounds {
     out.certificate = certificate_;
     out.beta.resize(p_);
     for (std::uint32_t j = 0; j < p_; ++j) out.beta[j] = gamma_[j] / stats_.scale[j];
-    out.intercept = stats_.y_offset - mu_dot_beta_;
+    out.intercept = loss_.intercept();
     out.updates = updates_ - updates_before_;
     out.rounds = driver_.rounds_sent() - rounds_before_;
     out.checks = checks_ - checks_before_;
@@ -250,7 +250,7 @@ class LassoRounds {
     std::vector<double> predicted(p_, 0.0);
     for (std::uint32_t j = 0; j < p_; ++j)
       if (stats_.usable[j])
-        predicted[j] = coordinate_minimiser(gamma_[j], gradients_[j], stats_.curvature[j], penalty_) - gamma_[j];
+        predicted[j] = loss_.predicted_step(j, gamma_[j], penalty_);
     sampler_.reprioritise(predicted);
   }
 
@@ -280,6 +280,7 @@ class LassoRounds {
   }
 
   const scheduler::RoundsDriver& driver_;
+  LossModel& loss_;
   const ColumnStats& stats_;
   const LassoConfig& config_;
   std::function<void(const CheckReport&)> on_check_;
@@ -293,9 +294,6 @@ class LassoRounds {
   int depth_ = 1;
   std::uint64_t check_every_ = 1, max_updates_ = 1;
   std::vector<Step> pending_;           // steps pulled since the last round was sent
-  double mu_dot_beta_ = 0;              // μᵀβ (0 without an intercept, as μ is)
-  double last_rss_ = 0, last_dot_y_ = 0;  // of the last check, per sample
-  std::vector<double> gradients_;       // of the last check
   std::uint64_t updates_ = 0, checks_ = 0;
   Clock::time_point start_;
 
@@ -320,8 +318,11 @@ class LassoRounds {
 LassoRun run_lasso_scheduler(runtime::Mailbox& mailbox, std::vector<int> workers, const SchedulerData& data,
                              const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
                              std::chrono::milliseconds timeout) {
-  scheduler::RoundsDriver driver(mailbox, std::move(workers), rounds_options(data.stats.features(), timeout));
-  LassoRounds app(driver, data, config, std::move(on_check));
+  const std::unique_ptr<LossModel> loss = config.loss == Loss::logistic
+                                              ? logistic_loss_model(data.columns, data.stats, config.intercept)
+                                              : squared_loss_model(data.stats);
+  scheduler::RoundsDriver driver(mailbox, std::move(workers), rounds_options(loss->parameters(), timeout));
+  LassoRounds app(driver, *loss, data, config, std::move(on_check));
   scheduler::run_rounds(driver, app);
   return std::move(app).result();
 }

@@ -10,6 +10,7 @@
 #include "gyre/runtime/job.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/lasso_worker.hpp"
+#include "lasso/logistic.hpp"
 
 namespace gyre::lasso {
 
@@ -23,6 +24,17 @@ void validate(const data::RegressionSet& set, const LassoConfig& config) {
   if (static_cast<std::uint64_t>(config.workers) > set.samples())
     throw std::invalid_argument(std::to_string(config.workers) + " workers but only " + std::to_string(set.samples()) +
                                 " samples: at most one worker per sample");
+  if (config.loss == Loss::logistic) {
+    bool zero = false, one = false;
+    for (std::uint64_t i = 0; i < set.samples(); ++i) {
+      if (set.y[i] != 0 && set.y[i] != 1)
+        throw std::invalid_argument("the logistic loss needs labels 0 and 1 (data::binary_labels maps two classes): "
+                                    "sample " + std::to_string(i) + " has " + std::to_string(set.y[i]));
+      (set.y[i] == 0 ? zero : one) = true;
+    }
+    if (config.intercept && !(zero && one))
+      throw std::invalid_argument("logistic regression with an intercept needs samples of both classes");
+  }
 }
 
 PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) {
@@ -34,8 +46,14 @@ PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) 
 
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
                 int scheduler_rank, std::chrono::milliseconds timeout) {
+  const WorkerLoopOptions options{scheduler_rank, timeout};
+  if (config.loss == Loss::logistic) {
+    MarginShard margins(rows, config.threads);
+    run_lasso_worker(mailbox, margins, options);
+    return;
+  }
   ResidualShard residuals(rows, y_offset, config.threads);
-  run_lasso_worker(mailbox, residuals, WorkerLoopOptions{scheduler_rank, timeout});
+  run_lasso_worker(mailbox, residuals, options);
 }
 
 runtime::Job lasso_job(int workers, runtime::Backend backend) {
@@ -78,20 +96,20 @@ double objective(const data::RegressionSet& set, const LassoConfig& config, doub
   // The penalty is on the fit's coefficients; only standardisation makes them differ from β.
   std::vector<double> scale(set.features, 1.0);
   if (config.standardize) scale = compute_column_stats(set, data::to_columns(set), config.intercept, true).scale;
-  double rss = 0;
+  double loss = 0;
   for (std::uint64_t i = 0; i < set.samples(); ++i) {
     double fit = intercept;
     const auto cols = set.row_cols(i);
     const auto vals = set.row_values(i);
     for (std::size_t e = 0; e < cols.size(); ++e) fit += vals[e] * beta[cols[e]];
-    rss += (set.y[i] - fit) * (set.y[i] - fit);
+    loss += config.loss == Loss::logistic ? 2 * logistic_loss(fit, set.y[i]) : (set.y[i] - fit) * (set.y[i] - fit);
   }
   double penalty = 0;
   for (std::uint32_t j = 0; j < set.features; ++j) {
     const double gamma = beta[j] * scale[j];
     penalty += config.alpha * std::abs(gamma) + 0.5 * (1 - config.alpha) * gamma * gamma;
   }
-  return rss / (2.0 * static_cast<double>(set.samples())) + lambda * penalty;
+  return loss / (2.0 * static_cast<double>(set.samples())) + lambda * penalty;
 }
 
 }  // namespace gyre::lasso

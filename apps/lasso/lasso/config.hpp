@@ -15,9 +15,15 @@ using ScheduleKind = scheduler::ParameterOrder;
 ScheduleKind parse_schedule(const std::string& name);  // throws std::invalid_argument
 const char* schedule_name(ScheduleKind kind) noexcept;
 
+// What the data term of F is: least squares (Lasso, elastic net) or the logistic loss of
+// labels 0/1 (sparse logistic regression, glmnet's binomial family; see logistic.hpp).
+enum class Loss { squared, logistic };
+Loss parse_loss(const std::string& name);  // throws std::invalid_argument
+
 // Minimises, over β and (with `intercept`) b,
 //   F(β, b) = 1/(2n)·‖y − Xβ − b‖² + λ·(α·‖β‖₁ + (1−α)/2·‖β‖²)
-// as scikit-learn's ElasticNet and glmnet's gaussian family do. With `standardize` the
+// as scikit-learn's ElasticNet and glmnet's gaussian family do; with Loss::logistic the data
+// term is (1/n)·Σ_i log(1 + e^{m_i}) − y_i·m_i, m = Xβ + b, y ∈ {0, 1} (glmnet's binomial). With `standardize` the
 // columns are scaled to unit (population) standard deviation for the fit, the penalty applies
 // to the scaled coefficients, and β is reported on the original scale (glmnet's convention).
 struct LassoConfig {
@@ -29,6 +35,7 @@ struct LassoConfig {
   double alpha = 1.0;                  // the L1 share of the penalty; 1 = Lasso
   bool intercept = true;
   bool standardize = false;
+  Loss loss = Loss::squared;
 
   ScheduleKind schedule = ScheduleKind::priority;
   std::uint32_t batch = 0;             // U, coordinates per round; 0: chosen from the problem

@@ -6,13 +6,15 @@
 
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/scheduler/rounds_driver.hpp"
+#include "lasso/margin_shard.hpp"
 #include "lasso/residual_shard.hpp"
 
 namespace gyre::lasso {
 
 // What both sides of the Lasso rounds agree on: errors name "lasso scheduler" / "lasso worker
-// r"; ids are features; kinds are RoundKind.
-scheduler::RoundsOptions rounds_options(std::uint32_t features, std::chrono::milliseconds timeout);
+// r"; ids are parameters (the features, and the logistic intercept after them); kinds are
+// RoundKind.
+scheduler::RoundsOptions rounds_options(std::uint32_t parameters, std::chrono::milliseconds timeout);
 
 struct WorkerLoopOptions {
   int scheduler_rank = 0;
@@ -23,5 +25,7 @@ struct WorkerLoopOptions {
 // Serves requests until the scheduler's stop. Throws runtime::JobFailed when the job fails
 // (pipeline::serve_rounds).
 void run_lasso_worker(runtime::Mailbox& mailbox, ResidualShard& shard, const WorkerLoopOptions& options);
+// The same for the logistic loss: margins, and the intercept as parameter features().
+void run_lasso_worker(runtime::Mailbox& mailbox, MarginShard& shard, const WorkerLoopOptions& options);
 
 }  // namespace gyre::lasso

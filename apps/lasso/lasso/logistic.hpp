@@ -57,6 +57,13 @@ struct LogisticShardCheck {
 };
 // total += part, element by element (folding in a fixed order keeps the bits reproducible).
 void add_check(LogisticShardCheck& total, const LogisticShardCheck& part);
+// A check as one vector of doubles, as a round's partial carries it: sums, with_p, with_not_p,
+// loss, entropy. Adding two such vectors adds the checks (add_check), so the rounds engine's
+// default fold folds them.
+std::size_t logistic_check_size(std::uint32_t features) noexcept;
+std::vector<double> logistic_check_sums(const LogisticShardCheck& check);
+// The inverse; throws std::invalid_argument unless sums has logistic_check_size(features) values.
+LogisticShardCheck logistic_check_from_sums(std::span<const double> sums, std::uint32_t features);
 
 // The bounds that make a coordinate step safe, in fit coordinates: the smooth part's curvature
 // along coordinate k never exceeds `curvature_cap` = ‖x̃_k‖²/(4n) (p(1−p) ≤ 1/4), and moving γ_k

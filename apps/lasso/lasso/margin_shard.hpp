@@ -37,6 +37,9 @@ class MarginShard {
   LogisticShardCheck check();
   // Σ_i H(q_i) at the dual point (see logistic.hpp): finite, ≤ 0, saturated rows included.
   double dual_sum(const LogisticDualPoint& point);
+  // A round's sums (RoundKind: partials(), or check() as logistic_check_sums()), for the rounds
+  // engine.
+  std::vector<double> push(const scheduler::Task& task);
 
  private:
   struct Part {

@@ -11,7 +11,8 @@
 
 namespace gyre::lasso {
 
-// What a Lasso round asks a worker for (scheduler::Task::kind).
+// What a Lasso round asks a worker for (scheduler::Task::kind); what the sums are depends on
+// the loss (here for least squares; MarginShard::push for the logistic loss).
 enum class RoundKind : std::uint8_t {
   kPartials = 0,  // x_jᵀr for the task's features
   kCheck = 1,     // every feature's x_jᵀr, then Σ(r−m)² and Σ(r−m)(y−ȳ), m = the task's scalar

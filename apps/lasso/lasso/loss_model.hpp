@@ -1,0 +1,68 @@
+// apps/lasso/lasso/loss_model.hpp — what the scheduled coordinate descent needs of its loss: the sums a round asks for, the step, the exact check.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gyre/data/regression.hpp"
+#include "gyre/scheduler/rounds_protocol.hpp"
+#include "lasso/column_stats.hpp"
+#include "lasso/penalty.hpp"
+
+namespace gyre::lasso {
+
+// The loss-specific half of the control plane (round_scheduler.cpp holds the rest: sampling,
+// the dependency check, the rounds, the λ path, adaptive batch and depth). Coefficients are in
+// fit coordinates γ_j = β_j·s_j; "gradient" means the negative gradient of the data term in
+// those coordinates (x̃_jᵀr̃/n for least squares), as coordinate_minimiser() takes it.
+class LossModel {
+ public:
+  virtual ~LossModel() = default;
+
+  // Parameter ids the workers accept: the p features, and an intercept id p if the loss keeps
+  // one of its own.
+  virtual std::uint32_t parameters() const = 0;
+  // Sums a worker returns per scheduled coordinate, and for a check.
+  virtual std::size_t sums_per_coordinate() const = 0;
+  virtual std::size_t check_size() const = 0;
+  // The scalar every partials round carries, and the check's (called with every step applied,
+  // so a loss may recompute drifting state from `gamma`).
+  virtual double round_scalar() const = 0;
+  virtual double check_scalar(std::span<const double> gamma) = 0;
+
+  struct Move {
+    double gamma;     // the coordinate's new value
+    double decrease;  // F's decrease the move makes, to second order
+  };
+  // Coordinate j's step from its folded sums, taken at the round's scalar.
+  virtual Move step(std::uint32_t j, double gamma, std::span<const double> sums, double scalar,
+                    const Penalty& penalty) const = 0;
+  // Bookkeeping after coordinate j moved by beta_step on the original scale.
+  virtual void stepped(std::uint32_t j, double beta_step) = 0;
+
+  // A check's folded sums (taken at `scalar`) become the loss's view of the exact iterate.
+  virtual void read_check(std::span<const double> sums, double scalar) = 0;
+  // The gradient of every usable coordinate at the last check (others 0).
+  virtual const std::vector<double>& gradients() const = 0;
+  virtual Certificate certify(std::span<const double> gamma, const Penalty& penalty) const = 0;
+  // The step coordinate j would take from the last check.
+  virtual double predicted_step(std::uint32_t j, double gamma, const Penalty& penalty) const = 0;
+  // Steps of the parameters the rounds do not schedule (a logistic intercept), from the last
+  // check: taken before the rounds after it. At the start, a non-empty answer asks for another
+  // check before the path begins.
+  virtual std::vector<scheduler::Step> unscheduled_steps(bool at_start) = 0;
+  // The intercept on the original scale.
+  virtual double intercept() const = 0;
+};
+
+// Least squares on centred columns: workers keep the residual (ResidualShard).
+std::unique_ptr<LossModel> squared_loss_model(const ColumnStats& stats);
+// The logistic loss with uncentred columns and, with `intercept`, the intercept as parameter p
+// stepped by Newton at every check (glmnet steps it once per cycle): workers keep the margins
+// (MarginShard).
+std::unique_ptr<LossModel> logistic_loss_model(const data::ColumnMatrix& columns, const ColumnStats& stats,
+                                               bool intercept);
+
+}  // namespace gyre::lasso

@@ -1,0 +1,92 @@
+// apps/lasso/logistic_loss_model.cpp — the logistic loss for the scheduled coordinate descent: safeguarded Newton steps from two sums a coordinate, the intercept stepped at checks, the logistic gap.
+#include <cmath>
+#include <stdexcept>
+
+#include "lasso/logistic.hpp"
+#include "lasso/loss_model.hpp"
+
+namespace gyre::lasso {
+namespace {
+
+class LogisticLossModel final : public LossModel {
+ public:
+  LogisticLossModel(const data::ColumnMatrix& columns, const ColumnStats& stats, bool intercept)
+      : stats_(stats), bounds_(step_bounds(columns, stats)), intercept_(intercept),
+        gradients_(stats.features(), 0.0) {}
+
+  // The intercept's id is accepted either way, as the workers (MarginShard) do.
+  std::uint32_t parameters() const override { return stats_.features() + 1; }
+  std::size_t sums_per_coordinate() const override { return 2; }
+  std::size_t check_size() const override { return logistic_check_size(stats_.features()); }
+  // Workers' margins are exact, so rounds need no scalar.
+  double round_scalar() const override { return 0; }
+  double check_scalar(std::span<const double>) override { return 0; }
+
+  Move step(std::uint32_t j, double gamma, std::span<const double> sums, double,
+            const Penalty& penalty) const override {
+    const double n = static_cast<double>(stats_.samples), s = stats_.scale[j];
+    const double next = logistic_step(gamma, sums[0], sums[1], s, stats_.samples, bounds_[j], penalty);
+    const double delta = next - gamma;
+    return {next, 0.5 * sums[1] / (n * s * s) * delta * delta};
+  }
+  void stepped(std::uint32_t, double) override {}
+
+  void read_check(std::span<const double> sums, double) override {
+    total_ = logistic_check_from_sums(sums, stats_.features());
+    const double n = static_cast<double>(stats_.samples);
+    for (std::uint32_t j = 0; j < stats_.features(); ++j)
+      gradients_[j] = stats_.usable[j] ? -total_.sums[2 * std::size_t{j}] / (n * stats_.scale[j]) : 0.0;
+  }
+  const std::vector<double>& gradients() const override { return gradients_; }
+  Certificate certify(std::span<const double> gamma, const Penalty& penalty) const override {
+    return certify_logistic(gamma, total_, stats_, intercept_, penalty);
+  }
+  double predicted_step(std::uint32_t j, double gamma, const Penalty& penalty) const override {
+    return logistic_step(gamma, total_.sums[2 * std::size_t{j}], total_.sums[2 * std::size_t{j} + 1], stats_.scale[j],
+                         stats_.samples, bounds_[j], penalty) -
+           gamma;
+  }
+
+  // The path starts where β = 0 is optimal for the largest λ: at b = logit(ȳ), which the first
+  // check (at b = 0, where every p_i = 1/2 and Σ(p_i − y_i) = n/2 − Σy) gives exactly. After
+  // that, one Newton step (safeguarded) per check.
+  std::vector<scheduler::Step> unscheduled_steps(bool at_start) override {
+    if (!intercept_) return {};
+    const std::uint32_t p = stats_.features();
+    const double n = static_cast<double>(stats_.samples);
+    double next = b_;
+    if (at_start) {
+      if (calibrated_) return {};
+      calibrated_ = true;
+      const double mean_y = 0.5 - total_.sums[2 * std::size_t{p}] / n;
+      if (!(mean_y > 0 && mean_y < 1))
+        throw std::invalid_argument("logistic regression needs samples of both classes");
+      next = std::log(mean_y) - std::log1p(-mean_y);
+    } else {
+      next = intercept_step(b_, total_.sums[2 * std::size_t{p}], total_.sums[2 * std::size_t{p} + 1], stats_.samples);
+    }
+    const double delta = next - b_;
+    b_ = next;
+    if (delta == 0) return {};
+    return {scheduler::Step{p, delta}};
+  }
+  double intercept() const override { return b_; }
+
+ private:
+  const ColumnStats& stats_;
+  std::vector<StepBounds> bounds_;
+  bool intercept_;
+  bool calibrated_ = false;
+  double b_ = 0;
+  LogisticShardCheck total_;  // of the last check, folded over the workers
+  std::vector<double> gradients_;
+};
+
+}  // namespace
+
+std::unique_ptr<LossModel> logistic_loss_model(const data::ColumnMatrix& columns, const ColumnStats& stats,
+                                               bool intercept) {
+  return std::make_unique<LogisticLossModel>(columns, stats, intercept);
+}
+
+}  // namespace gyre::lasso
