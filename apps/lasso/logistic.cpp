@@ -189,6 +189,44 @@ LogisticDualPoint logistic_dual_point(const LogisticShardCheck& total, const Col
   return {best_scale(parts, penalty), parts.shift};
 }
 
+std::span<const double> refinement_scales() noexcept {
+  static const std::vector<double> scales = [] {
+    std::vector<double> out{1};
+    for (int k = 1; k <= 52; ++k) out.push_back(1 - std::ldexp(1.0, -k));
+    return out;
+  }();
+  return scales;
+}
+
+double logistic_bound_slack(const LogisticShardCheck& total, const ColumnStats& stats, bool intercept,
+                            const Penalty& penalty) {
+  const DualParts parts = dual_parts(total, stats, intercept);
+  return (1 - best_scale(parts, penalty)) * parts.entropy_slope;
+}
+
+Certificate refine_logistic(const Certificate& bounded, const LogisticShardCheck& total, const ColumnStats& stats,
+                            bool intercept, const Penalty& penalty, std::span<const double> entropy_sums) {
+  const DualParts parts = dual_parts(total, stats, intercept);
+  const double n = static_cast<double>(stats.samples);
+  const std::span<const double> scales = refinement_scales();
+  Certificate out = bounded;
+  for (std::size_t k = 0; k < scales.size() && k < entropy_sums.size(); ++k) {
+    double conjugates = 0;
+    bool feasible = true;
+    for (const double a : parts.reach) {
+      const double over = scales[k] * a - penalty.l1();
+      if (over <= 0) continue;
+      if (penalty.l2() == 0) {
+        feasible = false;
+        break;
+      }
+      conjugates += over * over / (2 * penalty.l2());
+    }
+    if (feasible) out.duality_gap = std::min(out.duality_gap, bounded.objective - (-entropy_sums[k] / n - conjugates));
+  }
+  return out;
+}
+
 Certificate certify_logistic(std::span<const double> gamma, const LogisticShardCheck& total, const ColumnStats& stats,
                              bool intercept, const Penalty& penalty, std::optional<double> dual_sum) {
   const std::uint32_t p = stats.features();

@@ -1,9 +1,11 @@
 // apps/lasso/logistic_loss_model.cpp — the logistic loss for the scheduled coordinate descent: safeguarded Newton steps from two sums a coordinate, the intercept stepped at checks, the logistic gap.
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "lasso/logistic.hpp"
 #include "lasso/loss_model.hpp"
+#include "lasso/residual_shard.hpp"
 
 namespace gyre::lasso {
 namespace {
@@ -45,6 +47,24 @@ class LogisticLossModel final : public LossModel {
     return logistic_step(gamma, total_.sums[2 * std::size_t{j}], total_.sums[2 * std::size_t{j} + 1], stats_.scale[j],
                          stats_.samples, bounds_[j], penalty) -
            gamma;
+  }
+
+  std::optional<scheduler::Task> refinement(const Certificate& certified, const Penalty& penalty,
+                                           double tol) const override {
+    // Worth a pass over the rows when the bound's slack explains the excess and the exact gap,
+    // about 2(1 − s)·(the penalty's part of F) on the grid, would pass.
+    const double target = tol * certified.objective, excess = certified.duality_gap - target;
+    const double slack = logistic_bound_slack(total_, stats_, intercept_, penalty);
+    const double shortfall = slack / std::max(certified.objective, 1e-300);  // ≈ 1 − s, as A ≈ F there
+    const double penalties = certified.objective - total_.loss / static_cast<double>(stats_.samples);
+    if (!(excess > 0) || slack < excess || 2 * shortfall * penalties > target) return std::nullopt;
+    const double shift = logistic_dual_point(total_, stats_, intercept_, penalty).shift;
+    return scheduler::Task{static_cast<std::uint8_t>(RoundKind::kDual), shift, {}};
+  }
+  std::size_t refinement_size() const override { return refinement_scales().size(); }
+  Certificate refine(const Certificate& certified, std::span<const double> sums,
+                     const Penalty& penalty) const override {
+    return refine_logistic(certified, total_, stats_, intercept_, penalty, sums);
   }
 
   // The path starts where β = 0 is optimal for the largest λ: at b = logit(ȳ), which the first

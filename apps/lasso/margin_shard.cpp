@@ -152,24 +152,36 @@ LogisticShardCheck MarginShard::check() {
 }
 
 double MarginShard::dual_sum(const LogisticDualPoint& point) {
-  const double s = point.scale, kappa = point.shift;
-  std::vector<double> per_part(parts_.size(), 0.0);
+  const double scale[] = {point.scale};
+  return dual_sums(point.shift, scale)[0];
+}
+
+std::vector<double> MarginShard::dual_sums(double shift, std::span<const double> scales) {
+  const double kappa = shift;
+  if (!(kappa >= -1 && kappa <= 1)) throw std::invalid_argument("a dual point's shift must be in [-1, 1]");
+  for (const double s : scales)
+    if (!(s >= 0 && s <= 1)) throw std::invalid_argument("a dual point's scale must be in [0, 1]");
+  std::vector<std::vector<double>> per_part(parts_.size());
   rows_.for_each([&](std::size_t index) {
     const Part& part = parts_[index];
-    double sum = 0;
+    std::vector<double>& sums = per_part[index];
+    sums.assign(scales.size(), 0.0);
     for (std::size_t r = 0; r < part.y.size(); ++r) {
       const Odds o = odds(part.y[r], part.residual[r]);
       // p̃ and 1 − p̃, then q = (1 − s)y + s·p̃ and 1 − q, each a sum of non-negative terms.
       const Odds shifted = kappa >= 0 ? Odds{o.p + kappa * o.not_p, (1 - kappa) * o.not_p}
                                       : Odds{(1 + kappa) * o.p, o.not_p - kappa * o.p};
-      const Odds q = part.y[r] > 0.5 ? Odds{(1 - s) + s * shifted.p, s * shifted.not_p}
-                                     : Odds{s * shifted.p, (1 - s) + s * shifted.not_p};
-      sum += negative_entropy(q.p, q.not_p);
+      for (std::size_t k = 0; k < scales.size(); ++k) {
+        const double s = scales[k];
+        const Odds q = part.y[r] > 0.5 ? Odds{(1 - s) + s * shifted.p, s * shifted.not_p}
+                                       : Odds{s * shifted.p, (1 - s) + s * shifted.not_p};
+        sums[k] += negative_entropy(q.p, q.not_p);
+      }
     }
-    per_part[index] = sum;
   });
-  double total = 0;
-  for (const double sum : per_part) total += sum;
+  std::vector<double> total(scales.size(), 0.0);
+  for (const std::vector<double>& sums : per_part)
+    for (std::size_t k = 0; k < sums.size(); ++k) total[k] += sums[k];
   return total;
 }
 
@@ -179,6 +191,7 @@ std::vector<double> MarginShard::push(const scheduler::Task& task) {
     partials(task.params, sums);
     return sums;
   }
+  if (static_cast<RoundKind>(task.kind) == RoundKind::kDual) return dual_sums(task.scalar, refinement_scales());
   return logistic_check_sums(check());
 }
 

@@ -2,6 +2,7 @@
 #include "lasso/residual_shard.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace gyre::lasso {
 
@@ -80,6 +81,8 @@ std::vector<double> ResidualShard::push(const scheduler::Task& task) {
     partial_gradients(task.params, sums);
     return sums;
   }
+  if (static_cast<RoundKind>(task.kind) == RoundKind::kDual)
+    throw std::invalid_argument("a dual round is the logistic loss's; this worker fits least squares");
   ShardCheck c = check(task.scalar);
   std::vector<double> sums = std::move(c.raw_gradient);
   sums.push_back(c.centred_rss);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -52,8 +53,11 @@ class LassoRounds {
   int depth() const { return depth_; }
 
   std::size_t partial_size(const Task& task) const {
-    return static_cast<RoundKind>(task.kind) == RoundKind::kCheck ? loss_.check_size()
-                                                                  : loss_.sums_per_coordinate() * task.params.size();
+    switch (static_cast<RoundKind>(task.kind)) {
+      case RoundKind::kCheck: return loss_.check_size();
+      case RoundKind::kDual: return loss_.refinement_size();
+      default: return loss_.sums_per_coordinate() * task.params.size();
+    }
   }
 
   Next schedule() {
@@ -66,6 +70,7 @@ class LassoRounds {
       case Stage::kRounds:
         break;
     }
+    if (refinement_) return Next::check();
     if (interval_over_ || since_check_ >= check_every_) {
       interval_over_ = false;
       if (since_check_ > 0) return Next::check();
@@ -89,13 +94,22 @@ class LassoRounds {
     return schedule();
   }
 
-  // Every step so far is applied.
-  Task check_task() { return Task{static_cast<std::uint8_t>(RoundKind::kCheck), loss_.check_scalar(gamma_), {}}; }
+  // Every step so far is applied (a refinement follows its check with no step between).
+  Task check_task() {
+    if (refinement_) return *std::exchange(refinement_, std::nullopt);
+    return Task{static_cast<std::uint8_t>(RoundKind::kCheck), loss_.check_scalar(gamma_), {}};
+  }
 
   std::vector<Step> pull(const Task& task, std::span<const double> sums) {
     if (static_cast<RoundKind>(task.kind) == RoundKind::kCheck) {
       pull_check(task, sums);
       return std::exchange(pending_, {});  // the loss's unscheduled steps, if any
+    }
+    if (static_cast<RoundKind>(task.kind) == RoundKind::kDual) {
+      certificate_ = loss_.refine(certificate_, sums, penalty_);
+      refined_ = true;
+      decide();
+      return std::exchange(pending_, {});
     }
     // On the priority schedule the rounds hold the coordinates that still move; once even
     // their steps lower F by less than the tolerance, the active set has converged and only
@@ -105,7 +119,7 @@ class LassoRounds {
     // hold only the leftovers.
     recent_.push_back(pull_partials(task, sums));
     if (static_cast<int>(recent_.size()) > depth_) recent_.pop_front();
-    if (config_.schedule == ScheduleKind::priority && !sampler_.warming_up() && since_check_ >= batch_ &&
+    if (config_.schedule == ScheduleKind::priority && !sampler_.warming_up() && since_check_ >= std::max<std::uint64_t>(batch_, nonzero_) &&
         *std::max_element(recent_.begin(), recent_.end()) <= config_.tol * certificate_.objective)
       interval_over_ = true;
     return std::exchange(pending_, {});
@@ -148,6 +162,7 @@ class LassoRounds {
       sampler_.step(j, delta);
       if (delta == 0) continue;
       largest = std::max(largest, move.decrease);
+      nonzero_ += (move.gamma != 0) - (gamma_[j] != 0);
       gamma_[j] = move.gamma;
       const double beta_step = delta / stats_.scale[j];
       pending_.push_back({j, beta_step});
@@ -215,6 +230,8 @@ class LassoRounds {
 
   // After each exact check: is this λ done, or does another interval of rounds start?
   void decide() {
+    if (!std::exchange(refined_, false))
+      if ((refinement_ = loss_.refinement(certificate_, penalty_, config_.tol))) return;  // its pull decides
     report();
     const bool converged = certificate_.duality_gap <= config_.tol * certificate_.objective;
     if (converged || updates_ - updates_before_ >= max_updates_) {
@@ -310,6 +327,11 @@ class LassoRounds {
   // The interval of rounds between two checks.
   std::uint64_t since_check_ = 0;       // coordinates sent
   bool interval_over_ = false;
+  std::uint64_t nonzero_ = 0;           // coefficients ≠ 0: an interval updates at least as many
+  // A round that tightens the last check's certificate, to be sent (LossModel::refinement), or
+  // pulled: decide() then takes the certificate as it is.
+  std::optional<Task> refinement_;
+  bool refined_ = false;
   std::deque<double> recent_;           // largest decrease of F in each of the last rounds pulled
 };
 

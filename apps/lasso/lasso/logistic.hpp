@@ -101,6 +101,21 @@ struct LogisticDualPoint {
 LogisticDualPoint logistic_dual_point(const LogisticShardCheck& total, const ColumnStats& stats, bool intercept,
                                       const Penalty& penalty);
 
+// A refinement of the gap: Σ_i H(q_i) evaluated exactly (one more pass over the rows) at fixed
+// scales s, 1 and 1 − 2^{−k} for k = 1..52, at the dual point's shift. The bound's
+// H(q_i) ≤ s(1 − |κ|)H(p_i) costs (1 − s)·A, which at a small λ (s just below 1, A ≈ F) exceeds
+// the tolerance long after the KKT conditions hold to rounding; the exact value at the largest
+// feasible scale on the grid costs at most about 2(1 − s)·λ‖γ‖₁.
+std::span<const double> refinement_scales() noexcept;
+// The part (1 − s)·A of the bounded gap that a refinement can remove.
+double logistic_bound_slack(const LogisticShardCheck& total, const ColumnStats& stats, bool intercept,
+                            const Penalty& penalty);
+// `bounded` (certify_logistic() without a dual sum) with its gap lowered to the best dual value
+// D(θ_s) = −Σ_i H(q_i)/n − Σ_j G_j*(s·ĝ_j) among the refinement scales where it is finite;
+// `entropy_sums[k]` is Σ_i H(q_i) at refinement_scales()[k], folded over all rows.
+Certificate refine_logistic(const Certificate& bounded, const LogisticShardCheck& total, const ColumnStats& stats,
+                            bool intercept, const Penalty& penalty, std::span<const double> entropy_sums);
+
 // Objective, duality gap and KKT violation (features by kkt_violation() on x̃_jᵀ(y − p)/n, the
 // intercept by |Σ(p − y)|/n). `gamma` holds the p features' fit coordinates; `dual_sum`, if
 // given, is Σ_i H(q_i) at logistic_dual_point(total, stats, intercept, penalty), folded over all

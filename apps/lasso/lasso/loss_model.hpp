@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -49,6 +50,16 @@ class LossModel {
   virtual Certificate certify(std::span<const double> gamma, const Penalty& penalty) const = 0;
   // The step coordinate j would take from the last check.
   virtual double predicted_step(std::uint32_t j, double gamma, const Penalty& penalty) const = 0;
+  // A round that tightens the last check's certificate (RoundKind::kDual: one more pass over
+  // the rows), when `certified` (certify()'s) fails the tolerance only by what the round can
+  // remove; nullopt when it cannot help. refine() reads the round's folded sums.
+  virtual std::optional<scheduler::Task> refinement(const Certificate&, const Penalty&, double) const {
+    return std::nullopt;
+  }
+  virtual std::size_t refinement_size() const { return 0; }
+  virtual Certificate refine(const Certificate& certified, std::span<const double>, const Penalty&) const {
+    return certified;
+  }
   // Steps of the parameters the rounds do not schedule (a logistic intercept), from the last
   // check: taken before the rounds after it. At the start, a non-empty answer asks for another
   // check before the path begins.

@@ -37,8 +37,10 @@ class MarginShard {
   LogisticShardCheck check();
   // Σ_i H(q_i) at the dual point (see logistic.hpp): finite, ≤ 0, saturated rows included.
   double dual_sum(const LogisticDualPoint& point);
-  // A round's sums (RoundKind: partials(), or check() as logistic_check_sums()), for the rounds
-  // engine.
+  // The same at one shift and several scales, one pass over the rows.
+  std::vector<double> dual_sums(double shift, std::span<const double> scales);
+  // A round's sums (RoundKind: partials(), check() as logistic_check_sums(), or dual_sums() at
+  // the task's scalar as the shift and the refinement_scales()), for the rounds engine.
   std::vector<double> push(const scheduler::Task& task);
 
  private:
