@@ -126,3 +126,17 @@ TEST_CASE("gyre-lasso needs exactly one of --lambda and --path, and a sane alpha
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("alpha") != std::string::npos);
 }
+
+TEST_CASE("gyre-lasso --loss logistic takes any two classes, names them, and refuses a third at its line") {
+  TempDir dir;
+  write_text(dir / "two.libsvm", "3 1:1 2:0.5\n7 1:-1 2:0.2\n3 1:0.8\n7 2:1.5\n7 1:-0.3 2:0.9\n3 1:0.4 2:-1\n");
+  const auto ok = run_command({lasso(), "--data", (dir / "two.libsvm").string(), "--loss", "logistic", "--path", "3",
+                               "--out", (dir / "coef.tsv").string()});
+  CHECK_MESSAGE(ok.exit_code == 0, ok.output);
+  CHECK(ok.output.find("class 1 is label 7, class 0 label 3") != std::string::npos);
+  CHECK(read_text(dir / "coef.tsv").find("(intercept)") != std::string::npos);
+  write_text(dir / "three.libsvm", "1 1:1\n-1 1:2\n1 1:0.5\n2 1:3\n");
+  expect_bad_input(dir, {"--data", (dir / "three.libsvm").string(), "--loss", "logistic"}, "three.libsvm:4", "class");
+  write_text(dir / "one.libsvm", "1 1:1\n1 1:2\n");
+  expect_bad_input(dir, {"--data", (dir / "one.libsvm").string(), "--loss", "logistic"}, "one.libsvm", "class");
+}
