@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(meson ninja-build g++ pkg-config libtbb-dev libeigen3-dev libboost-dev libcereal-dev
           doctest-dev libcli11-dev nlohmann-json3-dev libsodium-dev openmpi-bin python3 gnuplot-nox)
 # clang: the embedding test's check of the exported API reads the installed headers with clang's AST.
-packages+=(iproute2 clang "$@")
+# liblinear-tools: the peer whose L1 logistic regression the logistic loss's objective is tested against.
+packages+=(iproute2 clang liblinear-tools "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
