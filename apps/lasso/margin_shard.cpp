@@ -85,36 +85,40 @@ void MarginShard::apply(std::span<const scheduler::Step> steps) {
   });
 }
 
-void MarginShard::part_partials(std::size_t index, std::span<const std::uint32_t> params,
-                                std::span<double> out) const {
+void MarginShard::part_partials(std::size_t index, std::span<const std::uint32_t> params, std::span<double> out,
+                                 bool with_moment) const {
   const auto& c = rows_.columns(index);
   const Part& part = parts_[index];
+  const std::size_t width = with_moment ? 3 : 2;
   for (std::size_t f = 0; f < params.size(); ++f) {
     const std::uint32_t k = params[f];
-    double gradient = 0, curvature = 0;
+    double gradient = 0, curvature = 0, moment = 0;
     if (k == features()) {
       for (std::size_t r = 0; r < part.residual.size(); ++r) {
         gradient += part.residual[r];
         curvature += part.weight[r];
       }
+      moment = curvature;
     } else {
       for (std::uint64_t e = c.col_begin[k]; e < c.col_begin[k + 1]; ++e) {
-        const double x = c.values[e];
+        const double x = c.values[e], w = part.weight[c.rows[e]];
         gradient += x * part.residual[c.rows[e]];
-        curvature += x * x * part.weight[c.rows[e]];
+        curvature += x * x * w;
+        moment += x * w;
       }
     }
-    out[2 * f] = gradient;
-    out[2 * f + 1] = curvature;
+    out[width * f] = gradient;
+    out[width * f + 1] = curvature;
+    if (with_moment) out[width * f + 2] = moment;
   }
 }
 
-void MarginShard::partials(std::span<const std::uint32_t> params, std::span<double> out) {
+void MarginShard::partials(std::span<const std::uint32_t> params, std::span<double> out, bool with_moment) {
   check_ids(params);
   rows_.for_each([&](std::size_t p) {
     std::vector<double>& sums = rows_.part_sums(p);
-    sums.resize(2 * params.size());
-    part_partials(p, params, sums);
+    sums.resize((with_moment ? 3 : 2) * params.size());
+    part_partials(p, params, sums, with_moment);
   });
   rows_.add_part_sums(out);
 }
@@ -129,7 +133,7 @@ LogisticShardCheck MarginShard::check() {
     const auto& c = rows_.columns(index);
     const Part& part = parts_[index];
     out.sums.resize(2 * width);
-    part_partials(index, every, out.sums);
+    part_partials(index, every, out.sums, false);
     out.with_p.assign(width, 0.0);
     out.with_not_p.assign(width, 0.0);
     std::vector<Odds> row_odds(part.y.size());
@@ -186,9 +190,11 @@ std::vector<double> MarginShard::dual_sums(double shift, std::span<const double>
 }
 
 std::vector<double> MarginShard::push(const scheduler::Task& task) {
-  if (static_cast<RoundKind>(task.kind) == RoundKind::kPartials) {
-    std::vector<double> sums(2 * task.params.size());
-    partials(task.params, sums);
+  const RoundKind kind = static_cast<RoundKind>(task.kind);
+  if (kind == RoundKind::kPartials || kind == RoundKind::kCentredPartials) {
+    const bool with_moment = kind == RoundKind::kCentredPartials;
+    std::vector<double> sums((with_moment ? 3 : 2) * task.params.size());
+    partials(task.params, sums, with_moment);
     return sums;
   }
   if (static_cast<RoundKind>(task.kind) == RoundKind::kDual) return dual_sums(task.scalar, refinement_scales());

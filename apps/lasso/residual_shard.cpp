@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace gyre::lasso {
 
@@ -81,8 +82,9 @@ std::vector<double> ResidualShard::push(const scheduler::Task& task) {
     partial_gradients(task.params, sums);
     return sums;
   }
-  if (static_cast<RoundKind>(task.kind) == RoundKind::kDual)
-    throw std::invalid_argument("a dual round is the logistic loss's; this worker fits least squares");
+  if (static_cast<RoundKind>(task.kind) != RoundKind::kCheck)
+    throw std::invalid_argument("round kind " + std::to_string(task.kind) +
+                                " is the logistic loss's; this worker fits least squares");
   ShardCheck c = check(task.scalar);
   std::vector<double> sums = std::move(c.raw_gradient);
   sums.push_back(c.centred_rss);

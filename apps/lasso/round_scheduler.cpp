@@ -56,7 +56,7 @@ class LassoRounds {
     switch (static_cast<RoundKind>(task.kind)) {
       case RoundKind::kCheck: return loss_.check_size();
       case RoundKind::kDual: return loss_.refinement_size();
-      default: return loss_.sums_per_coordinate() * task.params.size();
+      default: return loss_.sums_per_parameter(task) * task.params.size();
     }
   }
 
@@ -87,7 +87,7 @@ class LassoRounds {
     }
     if (!kept.empty()) {
       since_check_ += kept.size();
-      return Next::send(Task{static_cast<std::uint8_t>(RoundKind::kPartials), loss_.round_scalar(), std::move(kept)});
+      return Next::send(loss_.round_task(std::move(kept)));
     }
     if (driver_.in_flight() > 0) return Next::wait();
     interval_over_ = true;  // nothing to propose
@@ -150,10 +150,12 @@ class LassoRounds {
   // time (and the task's scalar). Returns the largest decrease of F one of them made (to second
   // order).
   double pull_partials(const Task& task, std::span<const double> sums) {
-    const std::size_t width = loss_.sums_per_coordinate();
+    const std::size_t width = loss_.sums_per_parameter(task);
+    loss_.begin_round(task, sums);
     double largest = 0;
     for (std::size_t f = 0; f < task.params.size(); ++f) {
       const std::uint32_t j = task.params[f];
+      if (j >= p_) continue;  // the loss's own
       const LossModel::Move move = loss_.step(j, gamma_[j], sums.subspan(f * width, width), task.scalar, penalty_);
       const double delta = move.gamma - gamma_[j];
       busy_[j] = 0;
@@ -168,6 +170,8 @@ class LassoRounds {
       pending_.push_back({j, beta_step});
       loss_.stepped(j, beta_step);
     }
+    const std::vector<Step> implied = loss_.end_round();
+    pending_.insert(pending_.end(), implied.begin(), implied.end());
     return largest;
   }
 

@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "lasso/loss_model.hpp"
+#include "lasso/residual_shard.hpp"
 
 namespace gyre::lasso {
 namespace {
@@ -11,20 +12,23 @@ class SquaredLossModel final : public LossModel {
   explicit SquaredLossModel(const ColumnStats& stats) : stats_(stats), gradients_(stats.features(), 0.0) {}
 
   std::uint32_t parameters() const override { return stats_.features(); }
-  std::size_t sums_per_coordinate() const override { return 1; }
+  // x_jᵀr per coordinate. Workers keep the uncentred residual; its mean m = −μᵀβ, the round's
+  // scalar, turns x_jᵀr into x̃_jᵀr̃.
+  scheduler::Task round_task(std::vector<std::uint32_t> coordinates) const override {
+    return {static_cast<std::uint8_t>(RoundKind::kPartials), -mu_dot_beta_, std::move(coordinates)};
+  }
+  std::size_t sums_per_parameter(const scheduler::Task&) const override { return 1; }
   // Every feature's x_jᵀr, then Σ(r − m)² and Σ(r − m)(y − ȳ) (ResidualShard::push).
   std::size_t check_size() const override { return std::size_t{stats_.features()} + 2; }
-  // Workers keep the uncentred residual; its mean m = −μᵀβ turns x_jᵀr into x̃_jᵀr̃.
-  double round_scalar() const override { return -mu_dot_beta_; }
   // μᵀβ is recomputed, so rounding does not drift over a long run.
   double check_scalar(std::span<const double> gamma) override {
     mu_dot_beta_ = 0;
     for (std::uint32_t j = 0; j < stats_.features(); ++j) mu_dot_beta_ += stats_.mean[j] * gamma[j] / stats_.scale[j];
-    return round_scalar();
+    return -mu_dot_beta_;
   }
 
   Move step(std::uint32_t j, double gamma, std::span<const double> sums, double scalar,
-            const Penalty& penalty) const override {
+            const Penalty& penalty) override {
     const double g = stats_.gradient(j, sums[0], scalar);
     const double next = coordinate_minimiser(gamma, g, stats_.curvature[j], penalty);
     const double delta = next - gamma;

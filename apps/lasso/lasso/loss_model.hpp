@@ -25,23 +25,28 @@ class LossModel {
   // Parameter ids the workers accept: the p features, and an intercept id p if the loss keeps
   // one of its own.
   virtual std::uint32_t parameters() const = 0;
-  // Sums a worker returns per scheduled coordinate, and for a check.
-  virtual std::size_t sums_per_coordinate() const = 0;
-  virtual std::size_t check_size() const = 0;
-  // The scalar every partials round carries, and the check's (called with every step applied,
+  // The round that asks for the scheduled coordinates' sums (a loss may add parameters of its
+  // own, ids ≥ the features), and the sums a worker returns per parameter of it.
+  virtual scheduler::Task round_task(std::vector<std::uint32_t> coordinates) const = 0;
+  virtual std::size_t sums_per_parameter(const scheduler::Task& round) const = 0;
+  // Sums a worker returns for a check, and the check's scalar (called with every step applied,
   // so a loss may recompute drifting state from `gamma`).
-  virtual double round_scalar() const = 0;
+  virtual std::size_t check_size() const = 0;
   virtual double check_scalar(std::span<const double> gamma) = 0;
 
   struct Move {
     double gamma;     // the coordinate's new value
     double decrease;  // F's decrease the move makes, to second order
   };
+  // A round's folded sums, before its coordinates step: what the loss's own parameters summed.
+  virtual void begin_round(const scheduler::Task&, std::span<const double>) {}
   // Coordinate j's step from its folded sums, taken at the round's scalar.
   virtual Move step(std::uint32_t j, double gamma, std::span<const double> sums, double scalar,
-                    const Penalty& penalty) const = 0;
+                    const Penalty& penalty) = 0;
   // Bookkeeping after coordinate j moved by beta_step on the original scale.
   virtual void stepped(std::uint32_t j, double beta_step) = 0;
+  // Steps of the loss's own parameters that the round's steps imply.
+  virtual std::vector<scheduler::Step> end_round() { return {}; }
 
   // A check's folded sums (taken at `scalar`) become the loss's view of the exact iterate.
   virtual void read_check(std::span<const double> sums, double scalar) = 0;
@@ -70,9 +75,10 @@ class LossModel {
 
 // Least squares on centred columns: workers keep the residual (ResidualShard).
 std::unique_ptr<LossModel> squared_loss_model(const ColumnStats& stats);
-// The logistic loss with uncentred columns and, with `intercept`, the intercept as parameter p
-// stepped by Newton at every check (glmnet steps it once per cycle): workers keep the margins
-// (MarginShard).
+// The logistic loss: workers keep the margins (MarginShard). With `intercept`, the intercept is
+// parameter p, stepped by Newton at every check (glmnet steps it once per cycle), and a column
+// whose mean dwarfs its spread steps along itself centred by its current weighted mean, the
+// intercept moving with it (see logistic_loss_model.cpp).
 std::unique_ptr<LossModel> logistic_loss_model(const data::ColumnMatrix& columns, const ColumnStats& stats,
                                                bool intercept);
 

@@ -31,16 +31,19 @@ class MarginShard {
 
   // m_i += x_ij·Δβ_j for each step (the intercept's: every row), then p_i, w_i of the rows touched.
   void apply(std::span<const scheduler::Step> steps);
-  // Two values per listed parameter into `out` (2× its size): Σ_i x_ij(p_i − y_i), Σ_i x_ij² w_i.
-  void partials(std::span<const std::uint32_t> params, std::span<double> out);
+  // Two values per listed parameter into `out` (2× its size): Σ_i x_ij(p_i − y_i), Σ_i x_ij² w_i;
+  // `with_moment`, three (3× its size): and Σ_i x_ij w_i, from which a step along the column
+  // centred by its weighted mean follows. The intercept's are Σ_i (p_i − y_i), Σ_i w_i (twice).
+  void partials(std::span<const std::uint32_t> params, std::span<double> out, bool with_moment = false);
   // Every parameter's two sums, the loss and what the dual point needs (LogisticShardCheck).
   LogisticShardCheck check();
   // Σ_i H(q_i) at the dual point (see logistic.hpp): finite, ≤ 0, saturated rows included.
   double dual_sum(const LogisticDualPoint& point);
   // The same at one shift and several scales, one pass over the rows.
   std::vector<double> dual_sums(double shift, std::span<const double> scales);
-  // A round's sums (RoundKind: partials(), check() as logistic_check_sums(), or dual_sums() at
-  // the task's scalar as the shift and the refinement_scales()), for the rounds engine.
+  // A round's sums (RoundKind: partials() without or with the moment, check() as
+  // logistic_check_sums(), or dual_sums() at the task's scalar as the shift and the
+  // refinement_scales()), for the rounds engine.
   std::vector<double> push(const scheduler::Task& task);
 
  private:
@@ -55,7 +58,8 @@ class MarginShard {
   };
   void check_ids(std::span<const std::uint32_t> params) const;
   // partials() over one part's rows.
-  void part_partials(std::size_t part, std::span<const std::uint32_t> params, std::span<double> out) const;
+  void part_partials(std::size_t part, std::span<const std::uint32_t> params, std::span<double> out,
+                     bool with_moment) const;
 
   RowParts rows_;
   std::vector<Part> parts_;  // the state of rows_'s parts, same index

@@ -17,8 +17,9 @@ enum class RoundKind : std::uint8_t {
   kPartials = 0,  // x_jᵀr for the task's features
   kCheck = 1,     // every feature's x_jᵀr, then Σ(r−m)² and Σ(r−m)(y−ȳ), m = the task's scalar
   kDual = 2,      // logistic only: exact dual values of the last check's iterate (LossModel::refinement)
+  kCentredPartials = 3,  // logistic only: kPartials and each column's weighted moment
 };
-inline constexpr std::uint8_t kRoundKinds = 3;
+inline constexpr std::uint8_t kRoundKinds = 4;
 
 // What one pass over every column of the shard sums (all over this shard's rows only).
 struct ShardCheck {

@@ -84,6 +84,23 @@ TEST_CASE("the margin shard's partials and check equal a serial computation, for
       CHECK(few[2 * f] == doctest::Approx(want.sums[2 * some[f]]).epsilon(1e-12));
       CHECK(few[2 * f + 1] == doctest::Approx(want.sums[2 * some[f] + 1]).epsilon(1e-12));
     }
+    // With the weighted moment Σ x_ij p_i(1 − p_i) (the intercept's: Σ p_i(1 − p_i) again).
+    std::vector<double> moments(9);
+    shard.partials(some, moments, true);
+    for (std::size_t f = 0; f < some.size(); ++f) {
+      double moment = 0;
+      for (std::uint64_t i = 0; i < set.samples(); ++i) {
+        const double w = sigmoid(m[i]) * sigmoid(-m[i]);
+        if (some[f] == set.features) moment += w;
+        const auto cols = set.row_cols(i);
+        const auto vals = set.row_values(i);
+        for (std::size_t e = 0; e < cols.size(); ++e)
+          if (cols[e] == some[f]) moment += vals[e] * w;
+      }
+      CHECK(moments[3 * f] == doctest::Approx(want.sums[2 * some[f]]).epsilon(1e-12));
+      CHECK(moments[3 * f + 1] == doctest::Approx(want.sums[2 * some[f] + 1]).epsilon(1e-12));
+      CHECK(moments[3 * f + 2] == doctest::Approx(moment).epsilon(1e-12));
+    }
   }
 }
 
