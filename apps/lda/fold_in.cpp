@@ -14,13 +14,15 @@ FixedTopics::FixedTopics(std::uint32_t topics, double alpha, double beta, std::s
   if (!(std::isfinite(alpha) && alpha > 0 && std::isfinite(beta) && beta > 0))
     throw std::invalid_argument("alpha and beta must be finite and > 0");
   V_ = static_cast<std::uint32_t>(word_topic.size() / K_);
-  std::vector<double> denominator(K_, static_cast<double>(V_) * beta);
+  std::vector<std::int64_t> totals(K_, 0);  // n_k, exact
   for (std::size_t i = 0; i < word_topic.size(); ++i) {
     if (word_topic[i] < 0) throw std::invalid_argument("a negative word-topic count");
-    denominator[i % K_] += word_topic[i];
+    totals[i % K_] += word_topic[i];
   }
+  const double vbeta = static_cast<double>(V_) * beta;
   phi_.resize(word_topic.size());
-  for (std::size_t i = 0; i < word_topic.size(); ++i) phi_[i] = (word_topic[i] + beta) / denominator[i % K_];
+  for (std::size_t i = 0; i < word_topic.size(); ++i)
+    phi_[i] = (word_topic[i] + beta) / (static_cast<double>(totals[i % K_]) + vbeta);
 }
 
 void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,

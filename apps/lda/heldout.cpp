@@ -9,13 +9,6 @@
 #include <vector>
 
 namespace gyre::lda {
-namespace {
-
-// Ties the held-out sweeps' streams to this purpose, apart from training's (lda/random.hpp).
-constexpr std::uint64_t kHeldoutStream = 0x4E1D0;
-
-}  // namespace
-
 HeldoutSet::HeldoutSet(data::Corpus documents, int sweeps, std::uint64_t seed)
     : documents_(std::move(documents)), sweeps_(sweeps), seed_(seed) {
   if (sweeps < 0) throw std::invalid_argument("fold-in sweeps must be >= 0");

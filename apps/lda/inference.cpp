@@ -7,13 +7,6 @@
 #include <stdexcept>
 
 namespace gyre::lda {
-namespace {
-
-// Ties inference's streams to this purpose, apart from training's and held-out evaluation's.
-constexpr std::uint64_t kInferenceStream = 0x1AFE2;
-
-}  // namespace
-
 std::vector<double> infer_topic_proportions(const FixedTopics& model, const data::Corpus& documents, int sweeps,
                                             std::uint64_t seed) {
   if (model.vocab() != documents.vocab_size())

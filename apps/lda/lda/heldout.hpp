@@ -17,10 +17,13 @@ namespace gyre::lda {
 // id, so a first half would fold in the low ids and predict the high ones; alternating puts about
 // half of every repeated word on each side. A document of one token has nothing to predict.
 //
-// Deterministic: document d's sweeps draw from their own stream, (seed, round, doc id), never
-// from the training sampler's. Documents are evaluated in parallel (TBB, whatever threads the
+// Deterministic: document d's sweeps draw from their own stream (kHeldoutStream), never from
+// the training sampler's. Documents are evaluated in parallel (TBB, whatever threads the
 // calling arena has) into one log-likelihood each, summed in document order: the same bits
 // for any number of threads.
+// Names the held-out sweeps' streams, (seed, kHeldoutStream, round, doc id), apart from training's.
+inline constexpr std::uint64_t kHeldoutStream = 0x4E1D0;
+
 class HeldoutSet {
  public:
   // `documents` are on the model's word ids (map_onto_vocabulary). Throws
@@ -41,8 +44,10 @@ class HeldoutSet {
   std::uint64_t predicted_ = 0;
 };
 
-// Fold-in sweeps when none are asked for: on the planted corpus of the tests (K = 10, documents
-// of ~100 tokens, 50 folded in) the perplexity after 5 sweeps is within 0.5% of that after 50.
+// Fold-in sweeps when none are asked for. On the planted corpus of the tests (K = 10, documents
+// of ~100 tokens, ~50 folded in; 30 epochs) the perplexity was 45.49 after 0 sweeps, 44.24
+// after 1, 44.04 after 5, 44.18 after 20 and 44.12 after 50: past a few sweeps what changes is
+// one sample's noise (0.3%), and each sweep costs as much as the evaluation itself.
 inline constexpr int kDefaultFoldInSweeps = 5;
 
 }  // namespace gyre::lda
