@@ -6,33 +6,20 @@
 #include <vector>
 
 #include "gyre/data/corpus_partition.hpp"
-#include "gyre/data/planted_corpus.hpp"
 #include "lda/heldout.hpp"
 #include "lda/inference.hpp"
 #include "lda/trainer.hpp"
+#include "planted_lda_corpus.hpp"
 
 using namespace gyre;
 
 namespace {
 
-// lda_planted_test.cpp's corpus (K = 10, V = 1000, documents of ~100 tokens), its last 300
+// The planted corpus lda_planted_test.cpp trains on (planted_lda_corpus.hpp), its last 300
 // documents held out.
 constexpr std::uint64_t kTrainDocs = 2700;
 
-const data::PlantedCorpus& planted() {
-  static const data::PlantedCorpus p = [] {
-    data::PlantedCorpusOptions o;
-    o.docs = 3000;
-    o.vocab = 1000;
-    o.topics = 10;
-    o.doc_length = 100;
-    o.alpha = 0.1;
-    o.beta = 0.01;
-    o.seed = 4;
-    return data::generate_planted_corpus(o);
-  }();
-  return p;
-}
+const data::PlantedCorpus& planted() { return test::planted_lda_corpus(); }
 
 data::Corpus documents(std::uint64_t first, std::uint64_t last) {
   data::Corpus c;
