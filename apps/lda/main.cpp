@@ -141,7 +141,9 @@ int main(int argc, char** argv) {
     auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
     if (job.cluster)
       job.cluster->settings =
-          app::job_settings(app, {"--out", "--metrics", "--quiet", "--threads", "--max-memory", "--top-words"},
+          app::job_settings(app,
+                            {"--out", "--metrics", "--quiet", "--threads", "--max-memory", "--top-words", "--test",
+                             "--fold-in-sweeps"},
                             {"--corpus", "--vocab", "--stop-words"});
     const auto& launch = job.launch;
     const auto& cluster = job.cluster;
@@ -183,7 +185,8 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
     std::optional<lda::HeldoutSet> heldout;
-    if (!test_path.empty()) {
+    // Held-out documents are rank 0's business only (it alone reports and holds the final model).
+    if (!test_path.empty() && job.reports()) {
       auto test = read_heldout(test_path, stop_words, corpus.vocab);
       const std::uint64_t unknown = test.unknown_tokens;
       heldout.emplace(std::move(test.corpus), fold_in_sweeps, c.seed);
