@@ -17,7 +17,6 @@
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_directory.hpp"
 #include "gyre/base/output_file.hpp"
-#include "gyre/data/corpus_io.hpp"
 #include "lda/inference.hpp"
 #include "lda/model_io.hpp"
 #include "lda/vocabulary_map.hpp"
@@ -61,9 +60,8 @@ int infer_command(int argc, char** argv) {
     const std::filesystem::path inputs[] = {model_dir, corpus_path, vocab_path, stop_file};
     check_outputs(outputs, inputs);
     const LdaModel model = read_model(model_dir);
-    data::CorpusOptions opts = corpus_options(format, vocab_path, stop_words);
-    const MappedCorpus documents = map_onto_vocabulary(data::load_corpus(corpus_path, opts), model.vocab,
-                                                       !data::reads_as_text(corpus_path, opts), corpus_path);
+    const MappedCorpus documents =
+        load_onto_vocabulary(corpus_path, corpus_options(format, vocab_path, stop_words), model.vocab);
     const FixedTopics topics(model.topics, model.alpha, model.beta, model.word_topic);
     std::vector<double> theta;
     oneapi::tbb::task_arena(threads).execute(

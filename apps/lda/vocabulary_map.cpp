@@ -64,4 +64,9 @@ MappedCorpus map_onto_vocabulary(const data::Corpus& corpus, const std::vector<s
   return out;
 }
 
+MappedCorpus load_onto_vocabulary(const std::filesystem::path& path, const data::CorpusOptions& options,
+                                  const std::vector<std::string>& model_vocab) {
+  return map_onto_vocabulary(data::load_corpus(path, options), model_vocab, !data::reads_as_text(path, options), path);
+}
+
 }  // namespace gyre::lda

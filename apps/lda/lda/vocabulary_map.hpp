@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gyre/data/corpus.hpp"
+#include "gyre/data/corpus_io.hpp"
 
 namespace gyre::lda {
 
@@ -25,5 +26,9 @@ struct MappedCorpus {
 // text shares no word with the model.
 MappedCorpus map_onto_vocabulary(const data::Corpus& corpus, const std::vector<std::string>& model_vocab, bool by_id,
                                  const std::filesystem::path& source);
+
+// The corpus at `path` (data::load_corpus), mapped as above: by word when it reads as text.
+MappedCorpus load_onto_vocabulary(const std::filesystem::path& path, const data::CorpusOptions& options,
+                                  const std::vector<std::string>& model_vocab);
 
 }  // namespace gyre::lda
