@@ -59,10 +59,11 @@ int infer_command(int argc, char** argv) {
     const OutputSpec outputs[] = {{"--out", out_dir, &inference_directory()}};
     const std::filesystem::path inputs[] = {model_dir, corpus_path, vocab_path, stop_file};
     check_outputs(outputs, inputs);
-    const LdaModel model = read_model(model_dir);
+    LdaModel model = read_model(model_dir);
     const MappedCorpus documents =
         load_onto_vocabulary(corpus_path, corpus_options(format, vocab_path, stop_words), model.vocab);
     const FixedTopics topics(model.topics, model.alpha, model.beta, model.word_topic);
+    model.word_topic = {};  // φ̂ holds what inference needs of it
     std::vector<double> theta;
     oneapi::tbb::task_arena(threads).execute(
         [&] { theta = infer_topic_proportions(topics, documents.corpus, sweeps, seed); });
