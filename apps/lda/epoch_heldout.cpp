@@ -1,6 +1,8 @@
 // apps/lda/epoch_heldout.cpp — the model after each epoch gathered from final blocks in this process, and its held-out perplexity.
 #include "lda/epoch_heldout.hpp"
 
+#include <oneapi/tbb/task_arena.h>
+
 #include <algorithm>
 
 namespace gyre::lda {
@@ -22,7 +24,10 @@ void EpochHeldout::copy_rows(const model::Block& block) {
 
 EpochReport EpochHeldout::add_to(EpochReport report) const {
   const FixedTopics model(plan_.config.topics, plan_.config.alpha_value(), plan_.config.beta, word_topic_);
-  report.heldout_perplexity = documents_.perplexity(model, static_cast<std::uint64_t>(report.epoch));
+  // On the job's threads, idle between epochs, not on every core of the machine.
+  oneapi::tbb::task_arena arena(plan_.config.workers * plan_.config.threads);
+  report.heldout_perplexity =
+      arena.execute([&] { return documents_.perplexity(model, static_cast<std::uint64_t>(report.epoch)); });
   return report;
 }
 
