@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <string_view>
@@ -42,20 +43,28 @@ void read_header(const std::filesystem::path& file, LdaModel& m, std::uint32_t& 
   }
   if (!header.is_object() || header.value("format", "") != "gyre-lda")
     throw InputError(file, 0, "a JSON object with \"format\": \"gyre-lda\"", header.dump().substr(0, 80));
-  const auto number = [&](const char* key, double lowest, double highest) {
+  const auto field = [&](const char* key, const std::string& expected, auto ok) {
     const auto at = header.find(key);
-    const bool ok = at != header.end() && at->is_number() && at->get<double>() >= lowest && at->get<double>() <= highest;
-    if (!ok)
-      throw InputError(file, 0, std::string("\"") + key + "\": a number in " + std::to_string(lowest) + ".." +
-                                    std::to_string(highest),
+    if (at == header.end() || !ok(*at))
+      throw InputError(file, 0, std::string("\"") + key + "\": " + expected,
                        at == header.end() ? std::string("no such field") : at->dump());
-    return at->get<double>();
+    return *at;
   };
-  number("version", 1, 1);
-  m.topics = static_cast<std::uint32_t>(number("topics", 1, 65535));
-  vocab = static_cast<std::uint32_t>(number("vocab", 1, data::kMaxId + 1.0));
-  m.alpha = number("alpha", std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
-  m.beta = number("beta", std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
+  const auto count = [&](const char* key, std::uint64_t highest) {
+    return field(key, "an integer in 1.." + std::to_string(highest), [&](const nlohmann::json& v) {
+             return v.is_number_unsigned() && v.get<std::uint64_t>() >= 1 && v.get<std::uint64_t>() <= highest;
+           }).get<std::uint64_t>();
+  };
+  const auto prior = [&](const char* key) {
+    return field(key, "a finite number > 0", [](const nlohmann::json& v) {
+             return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0;
+           }).get<double>();
+  };
+  count("version", 1);
+  m.topics = static_cast<std::uint32_t>(count("topics", 65535));
+  vocab = static_cast<std::uint32_t>(count("vocab", data::kMaxId + 1));
+  m.alpha = prior("alpha");
+  m.beta = prior("beta");
 }
 
 // word_topic.tsv: "word_id<TAB>word<TAB>k:n k:n ...", ids ascending, topics below K.
