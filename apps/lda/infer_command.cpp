@@ -85,7 +85,9 @@ int infer_command(int argc, char** argv) {
       out.commit();
     }
     directory.commit();
-    std::fprintf(stderr, "gyre-lda infer: %llu documents, %llu tokens folded in, %llu tokens of words the model does not know skipped\n",
+    std::fprintf(stderr,
+                 "gyre-lda infer: %llu documents, %llu tokens folded in, %llu tokens of words the model does not "
+                 "know skipped\n",
                  static_cast<unsigned long long>(documents.corpus.docs()),
                  static_cast<unsigned long long>(documents.corpus.tokens()),
                  static_cast<unsigned long long>(documents.unknown_tokens));

@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   app.add_option("--test", test_path,
                  "held-out documents (any corpus format, read on the training vocabulary: unknown words skipped); "
                  "their document-completion perplexity is reported per epoch");
-  app.add_option("--fold-in-sweeps", fold_in_sweeps, "--test: Gibbs sweeps folding in the tokens at even positions of each held-out document")
+  app.add_option("--fold-in-sweeps", fold_in_sweeps,
+                 "--test: Gibbs sweeps folding in the tokens at even positions of each held-out document")
       ->capture_default_str()->check(CLI::Range(0, 100000));
   app.add_option("--format", format, "input format")->check(CLI::IsMember({"auto", "uci", "text", "docword"}))
       ->capture_default_str();
@@ -116,7 +117,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, lda::kMaxSyncsPerEpoch));
   app.add_option("--seed", c.seed, "seed of the initial topics and the sampler")->capture_default_str();
   app.add_option("--out,-o", out_dir, "directory for model.json, word_topic.tsv, doc_topic.tsv, topics.txt");
-  app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, loglik_per_token, tokens_per_s (and heldout_perplexity with --test)");
+  app.add_option("--metrics", metrics_path,
+                 "JSON lines, one per epoch: epoch, seconds, loglik_per_token, tokens_per_s (and heldout_perplexity "
+                 "with --test)");
   app.add_option("--top-words", top, "words per topic printed at the end and written to topics.txt")
       ->capture_default_str()->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines or topics on stdout");
@@ -179,7 +182,9 @@ int main(int argc, char** argv) {
     std::optional<lda::HeldoutSet> heldout;
     // Held-out documents are rank 0's business only (it alone reports and holds the final model).
     if (!test_path.empty() && job.reports()) {
-      auto test = lda::load_onto_vocabulary(test_path, lda::corpus_options("auto", "", stop_words), corpus.vocab);
+      data::CorpusOptions test_opts = lda::corpus_options("auto", "", stop_words);
+      test_opts.max_tokens = opts.max_tokens;
+      auto test = lda::load_onto_vocabulary(test_path, test_opts, corpus.vocab);
       const std::uint64_t unknown = test.unknown_tokens;
       heldout.emplace(std::move(test.corpus), fold_in_sweeps, c.seed);
       if (!quiet)
