@@ -11,6 +11,7 @@
 #include "gyre/pipeline/phase_follower.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "lda/distributed.hpp"
+#include "lda/epoch_heldout.hpp"
 
 namespace gyre::lda {
 namespace {
@@ -135,10 +136,12 @@ std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<d
   job.backend = std::move(backend);
   job.roles.push_back("the scheduler");
 
+  std::optional<EpochHeldout> heldout;
+  if (hooks.heldout) heldout.emplace(plan, *hooks.heldout);
   double last_loglik = 0;
   const auto on_epoch = [&](const EpochReport& r) {
     last_loglik = r.loglik_per_token;
-    if (hooks.on_epoch) hooks.on_epoch(r);
+    if (hooks.on_epoch) hooks.on_epoch(heldout ? heldout->add_to(r) : r);
   };
   std::vector<std::unique_ptr<LdaKernel>> kernels(static_cast<std::size_t>(P));
   std::optional<LdaModel> model;
@@ -150,6 +153,7 @@ std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<d
     const data::Corpus& shard = shards[static_cast<std::size_t>(m.rank)];
     auto& kernel = kernels[static_cast<std::size_t>(m.rank)];
     kernel = make_kernel(plan, m.rank, shard);
+    if (heldout) heldout->watch(*kernel);
     auto replica = run_allreduce_worker(plan, m.rank, *kernel, m.mailbox, timeout);
     if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
     // The replicas are equal: worker 0 hands in its blocks, every worker its doc-topic rows.

@@ -43,6 +43,8 @@ LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, 
 std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::Corpus& corpus, const TrainHooks& hooks,
                                           const pipeline::ClusterJobOptions& cluster) {
   if (config.workers != cluster.launch.size) throw std::invalid_argument("one worker per process");
+  if (hooks.heldout)
+    throw std::invalid_argument("held-out evaluation after every epoch needs every worker in one process");
   const int rank = cluster.launch.rank;
   const LdaPlan plan = plan_job(config, corpus.vocab_size(), data::count_words(std::span(&corpus, 1)));
   const std::uint64_t doc_id_limit =

@@ -326,7 +326,10 @@ void LdaKernel::sync_totals() {
   std::fill(pending_.begin(), pending_.end(), 0);
 }
 
-void LdaKernel::add_word_loglik(const model::Block& block) { sums_.log_likelihood += word_loglik(block); }
+void LdaKernel::add_word_loglik(const model::Block& block) {
+  sums_.log_likelihood += word_loglik(block);
+  if (final_block_observer_) final_block_observer_(block);
+}
 
 double LdaKernel::word_loglik(const model::Block& block) const {
   const std::int32_t* counts = block.counts();

@@ -24,16 +24,22 @@ extern char** environ;
 #include "gyre/model/block.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
+#include "corpus_flags.hpp"
+#include "infer_command.hpp"
 #include "lda/distributed.hpp"
+#include "lda/heldout.hpp"
 #include "lda/model_io.hpp"
 #include "lda/trainer.hpp"
+#include "lda/vocabulary_map.hpp"
 
 namespace {
 
 std::string format_report(const gyre::lda::EpochReport& r) {
-  char line[160];
-  std::snprintf(line, sizeof line, "epoch %3d  %8.2fs  loglik/token %.5f  %.3gM tokens/s", r.epoch, r.seconds,
-                r.loglik_per_token, r.tokens_per_s / 1e6);
+  char line[200];
+  const int n = std::snprintf(line, sizeof line, "epoch %3d  %8.2fs  loglik/token %.5f  %.3gM tokens/s", r.epoch,
+                              r.seconds, r.loglik_per_token, r.tokens_per_s / 1e6);
+  if (r.heldout_perplexity)
+    std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), "  heldout_perplexity %.6g", *r.heldout_perplexity);
   return line;
 }
 
@@ -41,20 +47,16 @@ std::string format_report(const gyre::lda::EpochReport& r) {
 // index (about 32 bytes measured at K = 100; the counts are added separately).
 constexpr std::uint64_t kBytesPerToken = 32;
 
-gyre::data::CorpusFormat format_of(const std::string& name) {
-  using gyre::data::CorpusFormat;
-  if (name == "uci") return CorpusFormat::uci;
-  if (name == "text") return CorpusFormat::text;
-  if (name == "docword") return CorpusFormat::docword;
-  return CorpusFormat::automatic;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace gyre;
+  if (const auto exit_code = lda::run_infer_command(argc, argv)) return *exit_code;
   CLI::App app{"gyre-lda: LDA topic models by collapsed Gibbs sampling, with rotating word-topic blocks or replicas.\n"
-               "Defaults run one process on all cores: gyre-lda --corpus DIR --topics 100 --out model/"};
+               "Defaults run one process on all cores: gyre-lda --corpus DIR --topics 100 --out model/\n"
+               "Using a model: gyre-lda infer --help"};
+  std::string test_path;
+  int fold_in_sweeps = lda::kDefaultFoldInSweeps;
   std::string corpus_path, format = "auto", vocab_path, stop_words = "default", out_dir, metrics_path;
   std::uint64_t min_count = 1;
   std::size_t top = 10;
@@ -69,6 +71,12 @@ int main(int argc, char** argv) {
                  "UCI bag-of-words (directory or docword.*.txt), one document per line of text, "
                  "'docid word:count ...' lines, or a gyre-partition corpus directory")
       ->required();
+  app.add_option("--test", test_path,
+                 "held-out documents (any corpus format, read on the training vocabulary: unknown words skipped); "
+                 "their document-completion perplexity is reported per epoch");
+  app.add_option("--fold-in-sweeps", fold_in_sweeps,
+                 "--test: Gibbs sweeps folding in the tokens at even positions of each held-out document")
+      ->capture_default_str()->check(CLI::Range(0, 100000));
   app.add_option("--format", format, "input format")->check(CLI::IsMember({"auto", "uci", "text", "docword"}))
       ->capture_default_str();
   app.add_option("--vocab", vocab_path, "vocabulary file, one word per line (uci, docword)");
@@ -109,7 +117,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, lda::kMaxSyncsPerEpoch));
   app.add_option("--seed", c.seed, "seed of the initial topics and the sampler")->capture_default_str();
   app.add_option("--out,-o", out_dir, "directory for model.json, word_topic.tsv, doc_topic.tsv, topics.txt");
-  app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, loglik_per_token, tokens_per_s");
+  app.add_option("--metrics", metrics_path,
+                 "JSON lines, one per epoch: epoch, seconds, loglik_per_token, tokens_per_s (and heldout_perplexity "
+                 "with --test)");
   app.add_option("--top-words", top, "words per topic printed at the end and written to topics.txt")
       ->capture_default_str()->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines or topics on stdout");
@@ -126,7 +136,9 @@ int main(int argc, char** argv) {
     auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
     if (job.cluster)
       job.cluster->settings =
-          app::job_settings(app, {"--out", "--metrics", "--quiet", "--threads", "--max-memory", "--top-words"},
+          app::job_settings(app,
+                            {"--out", "--metrics", "--quiet", "--threads", "--max-memory", "--top-words", "--test",
+                             "--fold-in-sweeps"},
                             {"--corpus", "--vocab", "--stop-words"});
     const auto& launch = job.launch;
     const auto& cluster = job.cluster;
@@ -136,21 +148,13 @@ int main(int argc, char** argv) {
     const std::filesystem::path stop_file = stop_words == "default" || stop_words == "none" ? "" : stop_words;
     if (job.reports()) {
       const OutputSpec outputs[] = {{"--out", out_dir, &lda::model_directory()}, {"--metrics", metrics_path}};
-      const std::filesystem::path inputs[] = {corpus_path, vocab_path, stop_file, multi.token_file()};
+      const std::filesystem::path inputs[] = {corpus_path, vocab_path, stop_file, multi.token_file(), test_path};
       check_outputs(outputs, inputs);
     }
-    data::CorpusOptions opts;
-    opts.format = format_of(format);
-    opts.vocab = vocab_path;
-    opts.tokenizer.min_count = min_count;
+    data::CorpusOptions opts = lda::corpus_options(format, vocab_path, stop_words, min_count);
     // A counts file can ask for 10^9 tokens in a few bytes: refuse it while reading, before the
     // tokens are laid out, and the whole model right after.
     opts.max_tokens = max_memory == 0 ? UINT64_MAX : max_memory / kBytesPerToken;
-    if (stop_words == "default") {
-      for (auto& w : data::default_stop_words()) opts.tokenizer.stop_words.insert(w);
-    } else if (stop_words != "none") {
-      for (auto& w : data::read_stop_words(stop_words)) opts.tokenizer.stop_words.insert(w);
-    }
     data::Corpus corpus = data::load_corpus(corpus_path, opts);
     // The allreduce model adds two copies of the word-topic counts per worker in this process
     // (its replica, and the replica as the sub-epoch began).
@@ -175,6 +179,21 @@ int main(int argc, char** argv) {
       if (c.model == lda::ComputationModel::kAllreduce) std::printf(", allreduce model, S=%d", c.syncs_per_epoch);
       std::printf("\n");
     }
+    std::optional<lda::HeldoutSet> heldout;
+    // Held-out documents are rank 0's business only (it alone reports and holds the final model).
+    if (!test_path.empty() && job.reports()) {
+      data::CorpusOptions test_opts = lda::corpus_options("auto", "", stop_words);
+      test_opts.max_tokens = opts.max_tokens;
+      auto test = lda::load_onto_vocabulary(test_path, test_opts, corpus.vocab);
+      const std::uint64_t unknown = test.unknown_tokens;
+      heldout.emplace(std::move(test.corpus), fold_in_sweeps, c.seed);
+      if (!quiet)
+        std::printf("held-out: %llu documents, %llu tokens to predict, %llu tokens of words not in the training "
+                    "vocabulary skipped\n",
+                    static_cast<unsigned long long>(heldout->documents().docs()),
+                    static_cast<unsigned long long>(heldout->predicted_tokens()),
+                    static_cast<unsigned long long>(unknown));
+    }
 
     // Only rank 0 sees the epochs and the model, so only it writes the files.
     std::unique_ptr<report::MetricsLog> metrics;
@@ -182,16 +201,21 @@ int main(int argc, char** argv) {
     report::Progress progress(stderr, !quiet && report::Progress::is_terminal(stderr));
     lda::TrainHooks hooks;
     hooks.on_epoch = [&](const lda::EpochReport& r) {
-      if (metrics)
-        metrics->write({{"epoch", r.epoch},
-                        {"seconds", r.seconds},
-                        {"loglik_per_token", r.loglik_per_token},
-                        {"tokens_per_s", r.tokens_per_s}});
+      if (metrics) {
+        nlohmann::json line = {{"epoch", r.epoch},
+                               {"seconds", r.seconds},
+                               {"loglik_per_token", r.loglik_per_token},
+                               {"tokens_per_s", r.tokens_per_s}};
+        if (r.heldout_perplexity) line["heldout_perplexity"] = *r.heldout_perplexity;
+        metrics->write(line);
+      }
       if (!quiet) progress.print(format_report(r));
       progress.update(r.epoch, c.epochs, "sampling");
     };
     progress.update(0, c.epochs, "initialising");
     std::optional<lda::LdaModel> trained;
+    // Across processes no rank holds the whole model between epochs: the gathered one is evaluated.
+    if (heldout && !cluster) hooks.heldout = &*heldout;
     if (cluster) {
       hooks.on_traffic = multi.traffic_reporter(launch);
       trained = lda::train_distributed(c, corpus, hooks, *cluster);
@@ -203,6 +227,11 @@ int main(int argc, char** argv) {
     progress.finish();
     if (!trained) return 0;  // not rank 0: the model was gathered there
     const lda::LdaModel& model = *trained;
+    if (heldout && cluster) {
+      const lda::FixedTopics topics(model.topics, model.alpha, model.beta, model.word_topic);
+      std::printf("held-out perplexity of the final model: %.6g\n",
+                  heldout->perplexity(topics, static_cast<std::uint64_t>(c.epochs)));
+    }
     if (!quiet) {
       const auto words = lda::top_words(model, top);
       for (std::uint32_t k = 0; k < model.topics; ++k) {

@@ -4,11 +4,17 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
+#include <string_view>
 #include <numeric>
 
+#include "gyre/base/input_error.hpp"
 #include "gyre/base/output_directory.hpp"
 #include "gyre/base/output_file.hpp"
+#include "gyre/data/ratings.hpp"
+#include "gyre/data/text_input.hpp"
 
 namespace gyre::lda {
 namespace {
@@ -27,7 +33,88 @@ void append_sparse(std::string& line, const Count* row, std::uint32_t K) {
   }
 }
 
+// model.json's fields that inference reads, each checked to be what write_model writes.
+void read_header(const std::filesystem::path& file, LdaModel& m, std::uint32_t& vocab) {
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(data::slurp(file));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(file, 0, "a JSON object written by gyre-lda --out", e.what());
+  }
+  if (!header.is_object() || header.value("format", "") != "gyre-lda")
+    throw InputError(file, 0, "a JSON object with \"format\": \"gyre-lda\"", header.dump().substr(0, 80));
+  const auto field = [&](const char* key, const std::string& expected, auto ok) {
+    const auto at = header.find(key);
+    if (at == header.end() || !ok(*at))
+      throw InputError(file, 0, std::string("\"") + key + "\": " + expected,
+                       at == header.end() ? std::string("no such field") : at->dump());
+    return *at;
+  };
+  const auto count = [&](const char* key, std::uint64_t highest) {
+    return field(key, "an integer in 1.." + std::to_string(highest), [&](const nlohmann::json& v) {
+             return v.is_number_unsigned() && v.get<std::uint64_t>() >= 1 && v.get<std::uint64_t>() <= highest;
+           }).get<std::uint64_t>();
+  };
+  const auto prior = [&](const char* key) {
+    return field(key, "a finite number > 0", [](const nlohmann::json& v) {
+             return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0;
+           }).get<double>();
+  };
+  count("version", 1);
+  m.topics = static_cast<std::uint32_t>(count("topics", 65535));
+  vocab = static_cast<std::uint32_t>(count("vocab", data::kMaxId + 1));
+  m.alpha = prior("alpha");
+  m.beta = prior("beta");
+}
+
+// word_topic.tsv: "word_id<TAB>word<TAB>k:n k:n ...", ids ascending, topics below K.
+void read_word_topic(const std::filesystem::path& file, LdaModel& m) {
+  const std::uint32_t K = m.topics;
+  const auto V = static_cast<std::uint32_t>(m.vocab.size());
+  const std::string text = data::slurp(file);
+  data::LineCursor lines(text);
+  std::string_view line;
+  std::int64_t last = -1;
+  while (lines.next(line)) {
+    const std::size_t tab1 = line.find('\t'), tab2 = tab1 == line.npos ? line.npos : line.find('\t', tab1 + 1);
+    if (tab2 == line.npos)
+      throw InputError(file, lines.number(), "\"word_id<TAB>word<TAB>k:n ...\"", std::string(line));
+    const std::uint64_t w = data::parse_bounded(file, lines.number(), line.substr(0, tab1), "word id",
+                                                static_cast<std::uint64_t>(last + 1), V - 1ull);
+    last = static_cast<std::int64_t>(w);
+    m.vocab[w] = std::string(line.substr(tab1 + 1, tab2 - tab1 - 1));
+    std::string_view pairs = line.substr(tab2 + 1);
+    while (!pairs.empty()) {
+      const std::size_t end = std::min(pairs.find(' '), pairs.size());
+      const std::string_view pair = pairs.substr(0, end);
+      pairs.remove_prefix(std::min(end + 1, pairs.size()));
+      const std::size_t colon = pair.find(':');
+      if (colon == pair.npos) throw InputError(file, lines.number(), "\"topic:count\" pairs", std::string(pair));
+      const std::uint64_t k = data::parse_bounded(file, lines.number(), pair.substr(0, colon), "topic", 0, K - 1ull);
+      const std::uint64_t n = data::parse_bounded(file, lines.number(), pair.substr(colon + 1), "count", 1,
+                                                  std::numeric_limits<std::int32_t>::max());
+      m.word_topic[w * K + k] = static_cast<std::int32_t>(n);
+    }
+  }
+}
+
 }  // namespace
+
+LdaModel read_model(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir))
+    throw InputError(dir, 0, "a gyre-lda model directory (model.json, word_topic.tsv)",
+                     std::filesystem::exists(dir) ? "not a directory" : "no such directory");
+  LdaModel m;
+  std::uint32_t vocab = 0;
+  read_header(dir / "model.json", m, vocab);
+  m.vocab.assign(vocab, std::string());
+  m.word_topic.assign(static_cast<std::size_t>(vocab) * m.topics, 0);
+  read_word_topic(dir / "word_topic.tsv", m);
+  m.topic_totals.assign(m.topics, 0);
+  for (std::size_t i = 0; i < m.word_topic.size(); ++i) m.topic_totals[i % m.topics] += m.word_topic[i];
+  for (const std::int64_t n : m.topic_totals) m.tokens += static_cast<std::uint64_t>(n);
+  return m;
+}
 
 std::vector<std::vector<std::string>> top_words(const LdaModel& model, std::size_t n) {
   const std::uint32_t K = model.topics;

@@ -8,6 +8,7 @@
 
 #include "gyre/base/limits.hpp"
 #include "lda/allreduce.hpp"
+#include "lda/epoch_heldout.hpp"
 
 namespace gyre::lda {
 namespace {
@@ -153,17 +154,20 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
       for (const std::uint64_t id : s.doc_ids) doc_id_limit = std::max(doc_id_limit, id + 1);
     return *train_allreduce(plan, shards, shards.front().vocab, doc_id_limit, hooks, hooks.backend, hooks.job.timeout);
   }
+  std::optional<EpochHeldout> heldout;
+  if (hooks.heldout) heldout.emplace(plan, *hooks.heldout);
   std::vector<std::unique_ptr<LdaKernel>> kernels;
   std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
   for (int w = 0; w < config.workers; ++w) {
     kernels.push_back(make_kernel(plan, w, shards[static_cast<std::size_t>(w)]));
+    if (heldout) heldout->watch(*kernels.back());
     workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
     workers[static_cast<std::size_t>(w)].initial_blocks = initial_blocks(plan, w);
   }
   double last_loglik = 0;
   auto on_epoch = [&](const EpochReport& r) {
     last_loglik = r.loglik_per_token;
-    if (hooks.on_epoch) hooks.on_epoch(r);
+    if (hooks.on_epoch) hooks.on_epoch(heldout ? heldout->add_to(r) : r);
   };
   pipeline::EmbeddedJobOptions job = hooks.job;
   job.threads_per_worker = config.threads;

@@ -22,7 +22,8 @@ namespace gyre::lda {
 // the word-topic blocks and every rank's doc-topic rows and returns the model; the other ranks
 // return nullopt. With the same seed, P, d and T (and S for the allreduce model) the model is
 // bitwise the one train_embedded produces from data::shard_corpus(corpus, P).
-// hooks.inspect and hooks.backend do not apply here.
+// hooks.inspect and hooks.backend do not apply here; hooks.heldout is refused (no process holds
+// the whole model between epochs: evaluate the gathered model instead).
 std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::Corpus& corpus, const TrainHooks& hooks,
                                           const pipeline::ClusterJobOptions& cluster);
 

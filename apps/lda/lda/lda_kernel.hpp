@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -68,8 +69,12 @@ class LdaKernel final : public pipeline::RotationKernel {
   // attached communicator), so that every view is the job's totals.
   void sync_totals();
   // Adds the word-topic part of the log-likelihood of `block`, whose counts are final for the
-  // phase, to the phase's sums.
+  // phase, to the phase's sums, and shows the block to the final-block observer. Every block
+  // comes here exactly once per phase, from one worker.
   void add_word_loglik(const model::Block& block);
+  // Who sees every block whose counts are final for the phase (held-out evaluation); it may
+  // only read the block, and is called on this worker's threads.
+  void show_final_blocks(std::function<void(const model::Block&)> observer) { final_block_observer_ = std::move(observer); }
   // Throws std::invalid_argument unless `block` has the plan's shape for its id and every row
   // holds exactly its word's tokens in the corpus, no count negative (a summed replica).
   void check_counts(const model::Block& block) const;
@@ -109,6 +114,7 @@ class LdaKernel final : public pipeline::RotationKernel {
   pipeline::GridLocks locks_;
   collective::Communicator* workers_ = nullptr;
   bool reports_totals_;
+  std::function<void(const model::Block&)> final_block_observer_;
   LogGamma lg_alpha_, lg_beta_;
   std::vector<std::vector<std::int32_t>> row_tokens_;  // per block, per row: its word's tokens in the corpus
 

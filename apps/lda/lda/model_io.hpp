@@ -23,6 +23,13 @@ namespace gyre::lda {
 //                     "loglik_per_token"}
 void write_model(const std::filesystem::path& dir, const LdaModel& model, std::size_t top_words);
 
+// What inference needs of a model directory written by write_model: topics, vocabulary size,
+// α, β (model.json) and the word-topic counts (word_topic.tsv), with the topic totals their
+// column sums. A word without counts has no line, so its name is unknown: vocab holds "" there.
+// doc_ids and doc_topic stay empty. Throws gyre::InputError naming the file and line of
+// anything that is not what write_model writes.
+LdaModel read_model(const std::filesystem::path& dir);
+
 // What a gyre-lda model directory holds: an existing --out is replaced only if it holds nothing else.
 const DirectoryKind& model_directory();
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "gyre/model/row_blocks.hpp"
 #include "gyre/pipeline/embedded_job.hpp"
 #include "lda/config.hpp"
+#include "lda/heldout.hpp"
 #include "lda/lda_kernel.hpp"
 
 namespace gyre::lda {
@@ -21,6 +23,9 @@ struct EpochReport {
   double seconds = 0;             // wall time so far, initialisation included
   double loglik_per_token = 0;    // joint log p(w, z) / tokens, of the state after the epoch
   double tokens_per_s = 0;        // this epoch's sampled tokens per second (0 for epoch 0)
+  // Of TrainHooks::heldout's documents against the model after the epoch (lda/heldout.hpp);
+  // its time is not in `seconds`.
+  std::optional<double> heldout_perplexity;
 };
 
 // What every rank computes the same way before training: the vocabulary size, the word
@@ -87,6 +92,9 @@ struct TrainHooks {
   // The links between the job's members, all in this process: in-process queues, or tcp on
   // loopback (tests run it over the real wire).
   runtime::Backend backend = runtime::ThreadsBackend{};
+  // Held-out documents on the corpus's word ids: every EpochReport then carries their
+  // perplexity. train_embedded only (every worker in this process); train_distributed refuses it.
+  const HeldoutSet* heldout = nullptr;
 };
 
 // `shards` has one corpus shard per worker (config.workers of them, sharing the vocabulary).

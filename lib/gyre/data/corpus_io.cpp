@@ -375,13 +375,21 @@ Corpus load_corpus(const fs::path& path, const CorpusOptions& options) {
       break;
   }
   if (uci_name) return read_uci(path, uci_vocab(), options.max_tokens);
-  const std::string text = slurp(path);
-  if (looks_like_doc_word_counts(first_content_line(text)))
+  if (!reads_as_text(path, options))
     return read_doc_word_counts(path, vocab_or(beside / "vocab.txt"), options.max_tokens);
   if (!options.vocab.empty())
     throw std::invalid_argument("a vocabulary file applies to uci and docword input, but " + path.string() +
                                 " reads as text lines");
   return read_text_lines(path, options.tokenizer);
+}
+
+bool reads_as_text(const fs::path& path, const CorpusOptions& options) {
+  std::error_code ec;
+  if (options.format != CorpusFormat::automatic) return options.format == CorpusFormat::text;
+  if (fs::is_directory(path, ec)) return false;
+  const std::string name = path.filename().string();
+  if (name.starts_with("docword.") && name.ends_with(".txt")) return false;
+  return !looks_like_doc_word_counts(first_content_line(slurp(path)));
 }
 
 void write_uci(const fs::path& dir, const Corpus& corpus) {

@@ -79,6 +79,12 @@ struct CorpusOptions {
 // A missing input or vocabulary throws InputError naming what is missing and where it looked.
 Corpus load_corpus(const std::filesystem::path& path, const CorpusOptions& options = {});
 
+// Whether load_corpus(path, options) reads raw text lines, whose words are named by the text
+// itself, rather than word ids into a vocabulary file (uci, docword, a partition): by the same
+// rules, looking at the first non-blank line only. A consumer of a trained model maps text by
+// word and holds id-based input to the model's vocabulary.
+bool reads_as_text(const std::filesystem::path& path, const CorpusOptions& options = {});
+
 // DIR/docword.txt and DIR/vocab.txt (DIR is created), each written atomically. Documents get
 // 1-based ids in corpus order (the corpus's doc_ids are not kept); a document's words are
 // aggregated into counts, by ascending word id.

@@ -180,3 +180,35 @@ TEST_CASE("mpirun -np 3 gyre-lda writes the same files as --workers 3 in one pro
       CHECK(read_text(dir / ("single" + tag) / file) == read_text(dir / ("mpi" + tag) / file));
   }
 }
+
+TEST_CASE("--test across processes: rank 0 alone evaluates the gathered model once, as one process's last epoch does") {
+  TempDir dir;
+  generate(dir);
+  // Held-out documents: the corpus itself (its word ids, its vocabulary), a held-out set as good
+  // as any for checking that both paths compute the same figure.
+  const std::vector<std::string> test{"--test", (dir / "corpus").string()};
+  auto single = common(dir);
+  single.insert(single.end(), {"--workers", "2", "--quiet", "--metrics", (dir / "single.jsonl").string()});
+  single.insert(single.end(), test.begin(), test.end());
+  const auto s = run_command(single);
+  REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+  const std::string text = read_text(dir / "single.jsonl");
+  const std::size_t last = text.rfind("\"heldout_perplexity\":");
+  REQUIRE(last != std::string::npos);
+  const double expected = std::stod(text.substr(last + std::string("\"heldout_perplexity\":").size()));
+
+  // Only rank 0 is given --test: it is rank 0's own flag, like --out.
+  std::vector<std::vector<std::string>> per_rank(2, common(dir));
+  per_rank[0].insert(per_rank[0].end(), test.begin(), test.end());
+  per_rank[0].insert(per_rank[0].end(), {"--metrics", (dir / "multi.jsonl").string()});
+  const auto ranks = run_ranks(per_rank);
+  for (const auto& r : ranks) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  const std::string said = "held-out perplexity of the final model: ";
+  const std::size_t at = ranks[0].output.find(said);
+  REQUIRE_MESSAGE(at != std::string::npos, ranks[0].output);
+  CHECK(std::stod(ranks[0].output.substr(at + said.size())) == doctest::Approx(expected).epsilon(1e-5));  // printed %.6g
+  // No per-epoch figure across processes, and the metrics say so by leaving it out.
+  CHECK(ranks[0].output.find("heldout_perplexity") == std::string::npos);
+  CHECK(read_text(dir / "multi.jsonl").find("heldout_perplexity") == std::string::npos);
+  CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
+}

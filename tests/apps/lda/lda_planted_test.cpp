@@ -9,25 +9,13 @@
 #include "gyre/data/corpus_partition.hpp"
 #include "gyre/data/planted_corpus.hpp"
 #include "lda/trainer.hpp"
+#include "planted_lda_corpus.hpp"
 
 using namespace gyre;
 
 namespace {
 
-const data::PlantedCorpus& planted() {
-  static const data::PlantedCorpus p = [] {
-    data::PlantedCorpusOptions o;
-    o.docs = 3000;
-    o.vocab = 1000;
-    o.topics = 10;
-    o.doc_length = 100;
-    o.alpha = 0.1;
-    o.beta = 0.01;
-    o.seed = 4;
-    return data::generate_planted_corpus(o);
-  }();
-  return p;
-}
+const data::PlantedCorpus& planted() { return test::planted_lda_corpus(); }
 
 lda::LdaModel train(int workers, std::uint64_t seed, lda::ComputationModel model = lda::ComputationModel::kRotation) {
   lda::LdaConfig c;

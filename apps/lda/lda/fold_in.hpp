@@ -1,0 +1,49 @@
+// apps/lda/lda/fold_in.hpp — one document's topics sampled against a fixed, trained model: what held-out evaluation and inference share.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "lda/random.hpp"
+
+namespace gyre::lda {
+
+// The word-topic law of a trained model, φ̂_k(w) = (n_wk + β)/(n_k + Vβ) with n_k = Σ_w n_wk,
+// tabulated word-major (a word's K values side by side: folding a token in reads one row), and
+// the doc-topic prior α of the documents folded in against it. It is fixed: folding documents in
+// never changes it, so any number of threads may read it at once.
+class FixedTopics {
+ public:
+  // `word_topic`: V × K counts, row w being word w's; throws std::invalid_argument if its size
+  // is not a multiple of K, a count is negative or a prior is not finite and positive.
+  FixedTopics(std::uint32_t topics, double alpha, double beta, std::span<const std::int32_t> word_topic);
+
+  std::uint32_t topics() const noexcept { return K_; }
+  std::uint32_t vocab() const noexcept { return V_; }
+  double alpha() const noexcept { return alpha_; }
+  // φ̂_0(w) … φ̂_{K−1}(w).
+  const double* phi(std::uint32_t word) const noexcept { return phi_.data() + static_cast<std::size_t>(word) * K_; }
+
+ private:
+  std::uint32_t K_, V_;
+  double alpha_;
+  std::vector<double> phi_;  // V × K
+};
+
+// The topic counts n_dk (K of them, into `doc_topic`) of a document whose tokens are `words`
+// (ids below model.vocab()), after `sweeps` Gibbs sweeps against the fixed φ̂.
+//
+// Every token starts at its word's most probable topic, argmax_k φ̂_k(w) (the lowest k on a
+// tie): no random draw, so 0 sweeps is a well-defined estimator a test can recompute by hand,
+// and a start nearer the posterior than uniform topics, which matters with a few sweeps. A
+// sweep then visits the tokens in order and draws each from p(k) ∝ (n_dk¬ + α) φ̂_k(w) by
+// inverting the running sum over k with one rng.uniform() (the first k whose running sum
+// exceeds u · total).
+void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,
+             std::span<std::int32_t> doc_topic);
+
+// θ̂_dk = (n_dk + α)/(N_d + Kα) of a document's topic counts (N_d = Σ_k n_dk), into `theta`.
+void topic_proportions(std::span<const std::int32_t> doc_topic, double alpha, std::span<double> theta);
+
+}  // namespace gyre::lda
