@@ -31,6 +31,10 @@ Loss parse_loss(const std::string& name) {
   throw std::invalid_argument("unknown loss '" + name + "' (squared or logistic)");
 }
 
+bool worker_cycles(const LassoConfig& config, std::size_t workers) noexcept {
+  return config.cycles && workers == 1 && config.loss == Loss::squared;
+}
+
 void LassoConfig::validate() const {
   const auto need = [](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(what);

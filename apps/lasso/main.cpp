@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(app::non_negative_number());
   app.add_option("--warmup", c.warmup_sweeps, "priority schedule: uniform sweeps before sampling by priority")
       ->capture_default_str()->check(app::non_negative_number());
+  bool no_cycles = false;
+  app.add_flag("--no-cycles", no_cycles,
+               "with one worker, schedule rounds of coordinates instead of running active-set cycles on the worker");
   app.add_option("--workers,-p", workers, "row-shard workers P (default: 1, or the number of processes)")
       ->check(CLI::Range(1, kMaxWorkers));
   app.add_option("--threads,-t", threads, "threads per worker T (default: all cores / P)")->check(CLI::Range(1, kMaxThreads));
@@ -128,6 +131,7 @@ int main(int argc, char** argv) {
     else if (c.path_length <= 0) throw std::invalid_argument("give --lambda L or --path N");
     c.intercept = !no_intercept;
     c.loss = lasso::parse_loss(loss);
+    c.cycles = !no_cycles;
     c.schedule = lasso::parse_schedule(schedule);
     // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);

@@ -5,7 +5,24 @@
 #include <stdexcept>
 #include <string>
 
+#include "lasso/penalty.hpp"
+
 namespace gyre::lasso {
+namespace {
+
+// x_jᵀr over one part's rows.
+double dot(const data::ColumnMatrix& c, const std::vector<double>& residual, std::uint32_t j) noexcept {
+  double sum = 0;
+  for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) sum += c.values[e] * residual[c.rows[e]];
+  return sum;
+}
+
+// r −= x_j·Δβ_j over one part's rows.
+void subtract(const data::ColumnMatrix& c, std::vector<double>& residual, std::uint32_t j, double step) noexcept {
+  for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) residual[c.rows[e]] -= c.values[e] * step;
+}
+
+}  // namespace
 
 ResidualShard::ResidualShard(const data::RegressionSet& rows, double y_offset, int threads)
     : rows_(rows, threads), parts_(rows_.size()) {
@@ -22,13 +39,15 @@ ResidualShard::~ResidualShard() = default;
 
 void ResidualShard::apply(std::span<const scheduler::Step> steps) {
   if (steps.empty()) return;
+  if (cycles_.stats)
+    for (const scheduler::Step& s : steps) {
+      gamma_[s.param] += s.delta * cycles_.stats->scale[s.param];
+      mu_dot_beta_ += cycles_.stats->mean[s.param] * s.delta;
+    }
   rows_.for_each([&](std::size_t p) {
     const auto& c = rows_.columns(p);
     Part& part = parts_[p];
-    for (const scheduler::Step& s : steps) {
-      for (std::uint64_t e = c.col_begin[s.param]; e < c.col_begin[s.param + 1]; ++e)
-        part.residual[c.rows[e]] -= c.values[e] * s.delta;
-    }
+    for (const scheduler::Step& s : steps) subtract(c, part.residual, s.param, s.delta);
   });
 }
 
@@ -38,12 +57,7 @@ void ResidualShard::partial_gradients(std::span<const std::uint32_t> features, s
     const Part& part = parts_[p];
     std::vector<double>& sums = rows_.part_sums(p);
     sums.resize(features.size());
-    for (std::size_t f = 0; f < features.size(); ++f) {
-      const std::uint32_t j = features[f];
-      double sum = 0;
-      for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) sum += c.values[e] * part.residual[c.rows[e]];
-      sums[f] = sum;
-    }
+    for (std::size_t f = 0; f < features.size(); ++f) sums[f] = dot(c, part.residual, features[f]);
   });
   rows_.add_part_sums(out);
 }
@@ -56,11 +70,7 @@ ShardCheck ResidualShard::check(double residual_mean) {
     const auto& c = rows_.columns(index);
     const Part& part = parts_[index];
     out.raw_gradient.assign(columns, 0.0);
-    for (std::uint32_t j = 0; j < columns; ++j) {
-      double sum = 0;
-      for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) sum += c.values[e] * part.residual[c.rows[e]];
-      out.raw_gradient[j] = sum;
-    }
+    for (std::uint32_t j = 0; j < columns; ++j) out.raw_gradient[j] = dot(c, part.residual, j);
     for (std::size_t i = 0; i < part.residual.size(); ++i) {
       const double centred = part.residual[i] - residual_mean;
       out.centred_rss += centred * centred;
@@ -76,12 +86,58 @@ ShardCheck ResidualShard::check(double residual_mean) {
   return total;
 }
 
+void ResidualShard::enable_cycles(const CycleSettings& settings) {
+  if (!settings.stats || settings.stats->features() != features() || settings.stats->samples != samples())
+    throw std::invalid_argument("cycles need the statistics of this shard's columns, and every row");
+  cycles_ = settings;
+  gamma_.assign(features(), 0.0);
+  mu_dot_beta_ = 0;
+  double square = 0;
+  for (const Part& part : parts_)
+    for (const double y : part.y) square += y * y;
+  null_objective_ = square / (2.0 * static_cast<double>(samples()));
+}
+
+std::vector<double> ResidualShard::cycle(double lambda, std::span<const std::uint32_t> active) {
+  if (!cycles_.stats) throw std::invalid_argument("a cycle asked of a worker that does not hold every row");
+  const ColumnStats& stats = *cycles_.stats;
+  const Penalty penalty{lambda, cycles_.alpha};
+  const double enough = 0.1 * cycles_.tol * null_objective_ / static_cast<double>(std::max<std::size_t>(active.size(), 1));
+  std::uint64_t updates = 0;
+  for (std::uint64_t sweep = 0; sweep < cycles_.max_sweeps; ++sweep) {
+    double largest = 0;
+    for (const std::uint32_t j : active) {
+      if (!stats.usable[j]) continue;
+      // Part by part on this thread: a task per coordinate would cost more than the column.
+      double raw = 0;
+      for (std::size_t p = 0; p < parts_.size(); ++p) raw += dot(rows_.columns(p), parts_[p].residual, j);
+      const double next =
+          coordinate_minimiser(gamma_[j], stats.gradient(j, raw, -mu_dot_beta_), stats.curvature[j], penalty);
+      const double delta = next - gamma_[j];
+      ++updates;
+      if (delta == 0) continue;
+      largest = std::max(largest, 0.5 * stats.curvature[j] * delta * delta);
+      gamma_[j] = next;
+      const double beta_step = delta / stats.scale[j];
+      for (std::size_t p = 0; p < parts_.size(); ++p) subtract(rows_.columns(p), parts_[p].residual, j, beta_step);
+      mu_dot_beta_ += stats.mean[j] * beta_step;
+    }
+    if (largest <= enough) break;
+  }
+  std::vector<double> out;
+  out.reserve(active.size() + 1);
+  for (const std::uint32_t j : active) out.push_back(gamma_[j]);
+  out.push_back(static_cast<double>(updates));
+  return out;
+}
+
 std::vector<double> ResidualShard::push(const scheduler::Task& task) {
   if (static_cast<RoundKind>(task.kind) == RoundKind::kPartials) {
     std::vector<double> sums(task.params.size());
     partial_gradients(task.params, sums);
     return sums;
   }
+  if (static_cast<RoundKind>(task.kind) == RoundKind::kCycle) return cycle(task.scalar, task.params);
   if (static_cast<RoundKind>(task.kind) != RoundKind::kCheck)
     throw std::invalid_argument("round kind " + std::to_string(task.kind) +
                                 " is the logistic loss's; this worker fits least squares");

@@ -45,6 +45,7 @@ class LassoRounds {
       else busy_[j] = 1;  // never proposed
     }
     batch_ = config.batch > 0 ? config.batch : default_batch(usable_);
+    cycles_ = worker_cycles(config, driver.workers().size());
     depth_ = std::max(1, config.depth);
     check_every_ = config.check_every > 0 ? config.check_every : std::max<std::uint64_t>(usable_, 1);
     max_updates_ = config.max_updates > 0 ? config.max_updates : 10000 * std::max<std::uint64_t>(usable_, 1);
@@ -56,6 +57,7 @@ class LassoRounds {
     switch (static_cast<RoundKind>(task.kind)) {
       case RoundKind::kCheck: return loss_.check_size();
       case RoundKind::kDual: return loss_.refinement_size();
+      case RoundKind::kCycle: return task.params.size() + 1;
       default: return loss_.sums_per_parameter(task) * task.params.size();
     }
   }
@@ -70,7 +72,7 @@ class LassoRounds {
       case Stage::kRounds:
         break;
     }
-    if (refinement_) return Next::check();
+    if (refinement_ || cycle_next_ || check_next_) return Next::check();
     if (interval_over_ || since_check_ >= check_every_) {
       interval_over_ = false;
       if (since_check_ > 0) return Next::check();
@@ -97,6 +99,8 @@ class LassoRounds {
   // Every step so far is applied (a refinement follows its check with no step between).
   Task check_task() {
     if (refinement_) return *std::exchange(refinement_, std::nullopt);
+    if (std::exchange(cycle_next_, false)) return cycle_task();
+    check_next_ = false;
     return Task{static_cast<std::uint8_t>(RoundKind::kCheck), loss_.check_scalar(gamma_), {}};
   }
 
@@ -104,6 +108,10 @@ class LassoRounds {
     if (static_cast<RoundKind>(task.kind) == RoundKind::kCheck) {
       pull_check(task, sums);
       return std::exchange(pending_, {});  // the loss's unscheduled steps, if any
+    }
+    if (static_cast<RoundKind>(task.kind) == RoundKind::kCycle) {
+      pull_cycle(task, sums);
+      return {};  // the worker has taken its steps
     }
     if (static_cast<RoundKind>(task.kind) == RoundKind::kDual) {
       certificate_ = loss_.refine(certificate_, sums, penalty_);
@@ -196,6 +204,34 @@ class LassoRounds {
     decide();
   }
 
+  // glmnet's active set: the coordinates that are not zero and those the last check found
+  // violating their KKT condition at zero.
+  Task cycle_task() const {
+    const std::vector<double>& gradients = loss_.gradients();
+    std::vector<std::uint32_t> active;
+    for (std::uint32_t j = 0; j < p_; ++j)
+      if (stats_.usable[j] && (gamma_[j] != 0 || std::abs(gradients[j]) > penalty_.l1())) active.push_back(j);
+    return Task{static_cast<std::uint8_t>(RoundKind::kCycle), penalty_.lambda, std::move(active)};
+  }
+
+  // The worker's coefficients after its cycle; an exact check follows. A cycle that moved
+  // nothing hands the interval back to the rounds, whose priorities reach every coordinate.
+  void pull_cycle(const Task& task, std::span<const double> values) {
+    bool moved = false;
+    for (std::size_t f = 0; f < task.params.size(); ++f) {
+      const std::uint32_t j = task.params[f];
+      const double delta = values[f] - gamma_[j];
+      if (delta == 0) continue;
+      moved = true;
+      sampler_.step(j, delta);
+      nonzero_ += (values[f] != 0) - (gamma_[j] != 0);
+      gamma_[j] = values[f];
+    }
+    updates_ += static_cast<std::uint64_t>(values.back());
+    if (!moved) cycles_stalled_ = true;
+    check_next_ = true;
+  }
+
   // λ_max: at β = 0 every gradient is at most λα exactly when λ ≥ max|g_j|/α.
   void start_path() {
     const std::vector<double>& gradients = loss_.gradients();
@@ -245,6 +281,7 @@ class LassoRounds {
     reprioritise();
     const std::vector<Step> unscheduled = loss_.unscheduled_steps(false);
     pending_.insert(pending_.end(), unscheduled.begin(), unscheduled.end());
+    cycle_next_ = cycles_ && !std::exchange(cycles_stalled_, false);
     since_check_ = 0;
     interval_over_ = false;
     recent_.clear();
@@ -336,6 +373,10 @@ class LassoRounds {
   // pulled: decide() then takes the certificate as it is.
   std::optional<Task> refinement_;
   bool refined_ = false;
+  // Active-set cycles on the worker (cycles_: one worker, and the loss has them), each followed
+  // by a check.
+  bool cycles_ = false;
+  bool cycle_next_ = false, check_next_ = false, cycles_stalled_ = false;
   std::deque<double> recent_;           // largest decrease of F in each of the last rounds pulled
 };
 

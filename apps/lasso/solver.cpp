@@ -45,7 +45,7 @@ PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) 
 }
 
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
-                int scheduler_rank, std::chrono::milliseconds timeout) {
+                int scheduler_rank, std::chrono::milliseconds timeout, const ColumnStats* every_row) {
   const WorkerLoopOptions options{scheduler_rank, timeout};
   if (config.loss == Loss::logistic) {
     MarginShard margins(rows, config.threads);
@@ -53,6 +53,8 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, doub
     return;
   }
   ResidualShard residuals(rows, y_offset, config.threads);
+  if (every_row && worker_cycles(config, 1))
+    residuals.enable_cycles(CycleSettings{every_row, config.alpha, config.tol});
   run_lasso_worker(mailbox, residuals, options);
 }
 
@@ -74,17 +76,22 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
   if (P > 1) shards = data::shard_rows(set, static_cast<std::uint32_t>(P));
   const bool across_processes = std::holds_alternative<runtime::ProcessesBackend>(job.backend);
 
+  // A worker that runs cycles needs the scheduler's statistics: then they are made first.
+  std::optional<PreparedData> shared;
+  if (worker_cycles(config, static_cast<std::size_t>(P))) shared = prepare(set, config);
+
   std::optional<LassoRun> run;
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank < P) {
       serve_rows(m.mailbox, P > 1 ? shards[static_cast<std::size_t>(m.rank)] : set, y_offset, config, P,
-                 options.timeout);
+                 options.timeout, shared ? &shared->stats : nullptr);
       if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
     }
     std::vector<int> ranks(static_cast<std::size_t>(P));
     std::iota(ranks.begin(), ranks.end(), 0);
-    const PreparedData prepared = prepare(set, config);
+    const PreparedData own = shared ? PreparedData{} : prepare(set, config);
+    const PreparedData& prepared = shared ? *shared : own;
     run = run_lasso_scheduler(m.mailbox, ranks, SchedulerData{set, prepared.columns, prepared.stats, started}, config,
                               options.on_check, options.timeout);
   });

@@ -56,10 +56,18 @@ struct LassoConfig {
 
   int workers = 1;                     // P, each with a shard of the rows
   int threads = 1;                     // T per worker
+  // With one worker (which then holds every row) and the squared loss, the worker runs the
+  // coordinate descent between checks itself, over glmnet's active set (see worker_cycles()).
+  bool cycles = true;
 
   // Throws std::invalid_argument naming the first setting out of its range (every number must
   // be finite; λ > 0; 0 < α ≤ 1; counts within gyre's limits).
   void validate() const;
 };
+
+// Whether a job of `workers` workers runs active-set cycles on its worker instead of rounds of
+// scheduled coordinates: one worker holds every row, so its coordinate descent is exact
+// (Gauss–Seidel) and costs no message per round; with more, a worker sees only its shard.
+bool worker_cycles(const LassoConfig& config, std::size_t workers) noexcept;
 
 }  // namespace gyre::lasso

@@ -7,6 +7,7 @@
 
 #include "gyre/data/regression.hpp"
 #include "gyre/scheduler/rounds_protocol.hpp"
+#include "lasso/column_stats.hpp"
 #include "lasso/row_parts.hpp"
 
 namespace gyre::lasso {
@@ -18,14 +19,25 @@ enum class RoundKind : std::uint8_t {
   kCheck = 1,     // every feature's x_jᵀr, then Σ(r−m)² and Σ(r−m)(y−ȳ), m = the task's scalar
   kDual = 2,      // logistic only: exact dual values of the last check's iterate (LossModel::refinement)
   kCentredPartials = 3,  // logistic only: kPartials and each column's weighted moment
+  kCycle = 4,     // squared, one worker holding every row: coordinate descent over the task's
+                  // features at λ = the task's scalar, run on the worker (ResidualShard::cycle)
 };
-inline constexpr std::uint8_t kRoundKinds = 4;
+inline constexpr std::uint8_t kRoundKinds = 5;
 
 // What one pass over every column of the shard sums (all over this shard's rows only).
 struct ShardCheck {
   std::vector<double> raw_gradient;  // x_jᵀr for every feature
   double centred_rss = 0;            // Σ (r_i − m)²
   double centred_dot_y = 0;          // Σ (r_i − m)·(y_i − y_offset)
+};
+
+// What a worker holding every row needs to run coordinate descent cycles itself (RoundKind::
+// kCycle): the scheduler's column statistics, α, and the tolerance it certifies against.
+struct CycleSettings {
+  const ColumnStats* stats = nullptr;
+  double alpha = 1;
+  double tol = 1e-7;
+  std::uint64_t max_sweeps = 1000;  // per cycle; the scheduler's check decides what follows
 };
 
 // The shard's rows split further into `threads` parts (RowParts), each with its own column copy
@@ -46,6 +58,14 @@ class ResidualShard {
   void partial_gradients(std::span<const std::uint32_t> features, std::span<double> out);
   // Every column's x_jᵀr and the residual's sums about `residual_mean` (exact, recomputed).
   ShardCheck check(double residual_mean);
+  // From here on the shard follows the coefficients (fit coordinates γ, from the steps it
+  // applies) so that it can run cycles. Only for a shard holding every row.
+  void enable_cycles(const CycleSettings& settings);
+  // Cyclic coordinate descent (Gauss–Seidel, exact: every row is here) over `active` at λ
+  // until a sweep's largest decrease of F is below tol·F(0)/(10·|active|) or max_sweeps: the
+  // active-set cycle of glmnet. The residual moves with every step. Returns each active
+  // coordinate's new γ, then the number of coordinate updates.
+  std::vector<double> cycle(double lambda, std::span<const std::uint32_t> active);
   // A round's sums (RoundKind), for the rounds engine.
   std::vector<double> push(const scheduler::Task& task);
 
@@ -57,6 +77,11 @@ class ResidualShard {
 
   RowParts rows_;
   std::vector<Part> parts_;  // the state of rows_'s parts, same index
+  // With cycles enabled.
+  CycleSettings cycles_;
+  std::vector<double> gamma_;
+  double mu_dot_beta_ = 0;  // μᵀβ: the residual's mean is −μᵀβ
+  double null_objective_ = 0;  // F at β = 0: Σ(y − ȳ)²/(2n)
 };
 
 }  // namespace gyre::lasso

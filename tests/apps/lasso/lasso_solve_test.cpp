@@ -131,6 +131,7 @@ TEST_CASE_TEMPLATE("every schedule, depth and worker count reaches the same obje
         c.workers = workers;
         c.threads = 1;
         c.batch = 16;
+        c.cycles = false;  // one worker too runs the scheduled rounds
         const auto s = lasso::solve(lasso::lasso_job(workers, Backend::runtime_backend()), p.set, c)->path[0];
         const std::string backend = Backend::kName, schedule_text = lasso::schedule_name(schedule);
         CAPTURE(backend);
@@ -140,6 +141,39 @@ TEST_CASE_TEMPLATE("every schedule, depth and worker count reaches the same obje
         CHECK(s.converged);
         CHECK(relative(lasso::objective(p.set, c, lambda, s.beta, s.intercept), reference) < 1e-6);
       }
+}
+
+TEST_CASE_TEMPLATE("one worker's active-set cycles reach the rounds' optimum in a few messages, the same bits on every backend",
+                   Backend, GYRE_TEST_BACKENDS) {
+  const auto p = planted(2000, 300, 20, 0.6, 5);
+  for (const double alpha : {1.0, 0.7}) {
+    CAPTURE(alpha);
+    lasso::LassoConfig c = config_for(0.02);
+    c.alpha = alpha;
+    c.path_length = 4;
+    c.lambdas.clear();
+    c.lambda_ratio = 0.05;
+    lasso::LassoConfig rounds = c;
+    rounds.cycles = false;
+    const auto by_rounds = lasso::solve_embedded(p.set, rounds);
+    const auto by_cycles = lasso::solve_embedded(p.set, c);
+    const auto other = *lasso::solve(lasso::lasso_job(1, Backend::runtime_backend()), p.set, c);
+    REQUIRE(by_cycles.path.size() == by_rounds.path.size());
+    for (std::size_t k = 0; k < by_cycles.path.size(); ++k) {
+      const auto& s = by_cycles.path[k];
+      CAPTURE(s.lambda);
+      CHECK(s.converged);
+      CHECK(gyre_test::kkt_violation(p.set, c, s.lambda, s.beta, s.intercept) < 1e-6 * s.lambda);
+      const auto& r = by_rounds.path[k];
+      CHECK(relative(lasso::objective(p.set, c, s.lambda, s.beta, s.intercept),
+                     lasso::objective(p.set, c, r.lambda, r.beta, r.intercept)) < 1e-9);
+      // A cycle and the check after it are the only messages: none per coordinate.
+      CHECK(s.rounds <= 2 * s.checks + 1);
+      CHECK(s.updates > s.rounds);
+      CHECK(s.beta == other.path[k].beta);
+      CHECK(s.intercept == other.path[k].intercept);
+    }
+  }
 }
 
 TEST_CASE_TEMPLATE("a fixed seed, P and T give the same bits on every backend", Backend, GYRE_TEST_BACKENDS) {
