@@ -5,63 +5,25 @@
 #include <utility>
 
 #include "lasso/logistic.hpp"
+#include "lasso/logistic_stepper.hpp"
 #include "lasso/loss_model.hpp"
 #include "lasso/residual_shard.hpp"
 
 namespace gyre::lasso {
 namespace {
 
-// A column's moments, for steps along it centred by any c: ‖x − c‖² and max_i |x_i − c|.
-struct ColumnRange {
-  double sum = 0, square = 0;  // Σ_i x_i, Σ_i x_i²
-  double low = 0, high = 0;    // min and max over the rows, the implicit zeros included
-};
-
-std::vector<ColumnRange> column_ranges(const data::ColumnMatrix& columns, std::uint64_t samples) {
-  std::vector<ColumnRange> out(columns.features());
-  for (std::uint32_t j = 0; j < columns.features(); ++j) {
-    ColumnRange& r = out[j];
-    const std::uint64_t begin = columns.col_begin[j], end = columns.col_begin[j + 1];
-    if (begin < end) r.low = r.high = columns.values[begin];
-    if (end - begin < samples) r.low = std::min(r.low, 0.0), r.high = std::max(r.high, 0.0);
-    for (std::uint64_t e = begin; e < end; ++e) {
-      const double x = columns.values[e];
-      r.sum += x;
-      r.square += x * x;
-      r.low = std::min(r.low, x);
-      r.high = std::max(r.high, x);
-    }
-  }
-  return out;
-}
-
-// Coordinate descent over uncentred columns with an intercept crawls when a column's mean
-// dwarfs its spread (ages, lab values): the column and the intercept are nearly collinear, and
-// each can only move a little while the other stays. glmnet centres such columns by their
-// weighted mean in each Newton (IRLS) step. Here a centred column steps along d = x_j − c·1, c =
-// Σ_i x_ij w_i / Σ_i w_i from the round's own sums, and the intercept moves by −c·Δβ_j with it: d
-// is w-orthogonal to the intercept, so the pair is decoupled to second order, and the
-// curvature along d is the Schur complement Σx²w − (Σxw)²/Σw. A round with such a column asks
-// for a third sum per coordinate and for the intercept's Σ(p − y) and Σw: sparse columns with
-// small means are left uncentred, so their rounds cost no pass over every row.
 class LogisticLossModel final : public LossModel {
  public:
   LogisticLossModel(const data::ColumnMatrix& columns, const ColumnStats& stats, bool intercept)
-      : stats_(stats), bounds_(step_bounds(columns, stats)), ranges_(column_ranges(columns, stats.samples)),
-        centred_(stats.features(), 0), intercept_(intercept), gradients_(stats.features(), 0.0) {
-    for (std::uint32_t j = 0; j < stats.features(); ++j) {
-      const double spread = std::sqrt(stats.curvature[j]) * stats.scale[j];
-      // cos(x_j, 1) > 1/2
-      centred_[j] = intercept && stats.usable[j] && std::abs(stats.mean[j]) * std::sqrt(3.0) > spread;
-    }
-  }
+      : stats_(stats), stepper_(columns, stats, intercept), intercept_(intercept),
+        gradients_(stats.features(), 0.0) {}
 
   // The intercept's id is accepted either way, as the workers (MarginShard) do.
   std::uint32_t parameters() const override { return stats_.features() + 1; }
   // Workers' margins are exact, so rounds need no scalar.
   scheduler::Task round_task(std::vector<std::uint32_t> coordinates) const override {
     const bool any_centred =
-        std::any_of(coordinates.begin(), coordinates.end(), [&](std::uint32_t j) { return centred_[j] != 0; });
+        std::any_of(coordinates.begin(), coordinates.end(), [&](std::uint32_t j) { return stepper_.centred(j); });
     if (!any_centred) return {static_cast<std::uint8_t>(RoundKind::kPartials), 0, std::move(coordinates)};
     coordinates.push_back(stats_.features());
     return {static_cast<std::uint8_t>(RoundKind::kCentredPartials), 0, std::move(coordinates)};
@@ -76,26 +38,14 @@ class LogisticLossModel final : public LossModel {
     round_centred_ = static_cast<RoundKind>(round.kind) == RoundKind::kCentredPartials;
     if (!round_centred_) return;
     const std::size_t last = 3 * (round.params.size() - 1);  // the intercept's
-    residual_sum_ = sums[last];
-    weight_sum_ = sums[last + 1];
+    totals_ = {sums[last], sums[last + 1]};
   }
 
   Move step(std::uint32_t j, double gamma, std::span<const double> sums, double, const Penalty& penalty) override {
-    const double n = static_cast<double>(stats_.samples), s = stats_.scale[j];
-    double gradient = sums[0], curvature = sums[1];
-    StepBounds bounds = bounds_[j];
-    centre_ = 0;
-    if (round_centred_ && centred_[j] && weight_sum_ > 0) {
-      const ColumnRange& r = ranges_[j];
-      centre_ = sums[2] / weight_sum_;
-      gradient -= centre_ * residual_sum_;
-      curvature = std::max(0.0, curvature - centre_ * sums[2]);
-      bounds.curvature_cap = std::max(0.0, r.square - 2 * centre_ * r.sum + n * centre_ * centre_) / (4 * n * s * s);
-      bounds.largest_entry = std::max(std::abs(r.high - centre_), std::abs(r.low - centre_)) / s;
-    }
-    const double next = logistic_step(gamma, gradient, curvature, s, stats_.samples, bounds, penalty);
-    const double delta = next - gamma;
-    return {next, 0.5 * curvature / (n * s * s) * delta * delta};
+    const LogisticStepper::Sums own{sums[0], sums[1], round_centred_ ? sums[2] : 0.0};
+    const LogisticStepper::Move move = stepper_.step(j, gamma, own, round_centred_ ? &totals_ : nullptr, penalty);
+    centre_ = move.centre;
+    return {move.gamma, move.decrease};
   }
   void stepped(std::uint32_t, double beta_step) override { shift_ -= centre_ * beta_step; }
   std::vector<scheduler::Step> end_round() override {
@@ -115,9 +65,8 @@ class LogisticLossModel final : public LossModel {
     return certify_logistic(gamma, total_, stats_, intercept_, penalty);
   }
   double predicted_step(std::uint32_t j, double gamma, const Penalty& penalty) const override {
-    return logistic_step(gamma, total_.sums[2 * std::size_t{j}], total_.sums[2 * std::size_t{j} + 1], stats_.scale[j],
-                         stats_.samples, bounds_[j], penalty) -
-           gamma;
+    return stepper_.uncentred_step(j, gamma, total_.sums[2 * std::size_t{j}], total_.sums[2 * std::size_t{j} + 1],
+                                   penalty);
   }
 
   std::optional<scheduler::Task> refinement(const Certificate& certified, const Penalty& penalty,
@@ -165,15 +114,13 @@ class LogisticLossModel final : public LossModel {
 
  private:
   const ColumnStats& stats_;
-  std::vector<StepBounds> bounds_;
-  std::vector<ColumnRange> ranges_;
-  std::vector<std::uint8_t> centred_;  // columns stepped along themselves centred
+  LogisticStepper stepper_;
   bool intercept_;
   bool calibrated_ = false;
   double b_ = 0;
   // The round being pulled.
   bool round_centred_ = false;
-  double residual_sum_ = 0, weight_sum_ = 0;  // Σ(p − y), Σw over every row
+  LogisticStepper::Totals totals_;            // Σ(p − y), Σw over every row
   double centre_ = 0;                         // c of the coordinate just stepped
   double shift_ = 0;                          // the intercept's move the round's steps imply
   LogisticShardCheck total_;  // of the last check, folded over the workers
