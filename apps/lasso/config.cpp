@@ -32,7 +32,7 @@ Loss parse_loss(const std::string& name) {
 }
 
 bool worker_cycles(const LassoConfig& config, std::size_t workers) noexcept {
-  return config.cycles && workers == 1 && config.loss == Loss::squared;
+  return config.cycles && workers == 1;
 }
 
 void LassoConfig::validate() const {

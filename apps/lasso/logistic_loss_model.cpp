@@ -111,6 +111,11 @@ class LogisticLossModel final : public LossModel {
     return {scheduler::Step{p, delta}};
   }
   double intercept() const override { return b_; }
+  std::vector<std::uint32_t> cycled_own_parameters() const override {
+    if (!intercept_) return {};
+    return {stats_.features()};
+  }
+  void adopt(std::uint32_t, double value) override { b_ = value; }
 
  private:
   const ColumnStats& stats_;

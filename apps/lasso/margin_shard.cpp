@@ -2,6 +2,7 @@
 #include "lasso/margin_shard.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -53,7 +54,16 @@ void MarginShard::apply(std::span<const scheduler::Step> steps) {
     check_ids(std::span<const std::uint32_t>(&s.param, 1));
     every_row = every_row || s.param == features();
   }
-  rows_.for_each([&](std::size_t p) {
+  if (cycles_.stepper)
+    for (const scheduler::Step& s : steps) {
+      if (s.param == features()) b_ += s.delta;
+      else gamma_[s.param] += s.delta * cycles_.stepper->stats().scale[s.param];
+    }
+  rows_.for_each([&](std::size_t p) { apply_part(p, steps, every_row); });
+}
+
+void MarginShard::apply_part(std::size_t p, std::span<const scheduler::Step> steps, bool every_row) {
+  {
     const auto& c = rows_.columns(p);
     Part& part = parts_[p];
     for (const scheduler::Step& s : steps) {
@@ -82,7 +92,88 @@ void MarginShard::apply(std::span<const scheduler::Step> steps) {
       part.touched[r] = 0;
     }
     part.touched_rows.clear();
-  });
+  }
+}
+
+void MarginShard::enable_cycles(const LogisticCycleSettings& settings) {
+  if (!settings.stepper || settings.stepper->stats().features() != features() ||
+      settings.stepper->stats().samples != samples())
+    throw std::invalid_argument("cycles need the statistics of this shard's columns, and every row");
+  cycles_ = settings;
+  gamma_.assign(features(), 0.0);
+  b_ = 0;
+}
+
+LogisticStepper::Totals MarginShard::totals() const {
+  LogisticStepper::Totals t;
+  for (const Part& part : parts_)
+    for (std::size_t r = 0; r < part.residual.size(); ++r) {
+      t.residual += part.residual[r];
+      t.weight += part.weight[r];
+    }
+  return t;
+}
+
+std::vector<double> MarginShard::cycle(double lambda, std::span<const std::uint32_t> params) {
+  if (!cycles_.stepper) throw std::invalid_argument("a cycle asked of a worker that does not hold every row");
+  check_ids(params);
+  const LogisticStepper& stepper = *cycles_.stepper;
+  const Penalty penalty{lambda, cycles_.alpha};
+  const double n = static_cast<double>(samples());
+  const bool intercept = std::find(params.begin(), params.end(), features()) != params.end();
+  // F at β = 0, b = 0 is log 2: the scale of the objective the tolerance is relative to.
+  const double enough = depth_.next(
+      lambda, 0.1 * cycles_.tol * std::log(2.0) / static_cast<double>(std::max<std::size_t>(params.size(), 1)));
+  // Steps are taken one by one (Gauss–Seidel), part by part on this thread.
+  auto move = [&](std::span<const scheduler::Step> steps) {
+    const bool every_row = std::any_of(steps.begin(), steps.end(), [&](const auto& s) { return s.param == features(); });
+    for (std::size_t p = 0; p < parts_.size(); ++p) apply_part(p, steps, every_row);
+  };
+  std::uint64_t updates = 0;
+  std::vector<double> sums(3);
+  for (std::uint64_t sweep = 0; sweep < cycles_.max_sweeps; ++sweep) {
+    double largest = 0;
+    for (const std::uint32_t j : params) {
+      if (j == features() || !stepper.stats().usable[j]) continue;
+      const std::uint32_t one[] = {j};
+      LogisticStepper::Sums own;
+      for (std::size_t p = 0; p < parts_.size(); ++p) {
+        part_partials(p, one, sums, true);
+        own.gradient += sums[0];
+        own.curvature += sums[1];
+        own.moment += sums[2];
+      }
+      const LogisticStepper::Totals all = stepper.centred(j) ? totals() : LogisticStepper::Totals{};
+      const LogisticStepper::Move m = stepper.step(j, gamma_[j], own, stepper.centred(j) ? &all : nullptr, penalty);
+      ++updates;
+      const double delta = m.gamma - gamma_[j];
+      if (delta == 0) continue;
+      largest = std::max(largest, m.decrease);
+      gamma_[j] = m.gamma;
+      const double beta_step = delta / stepper.stats().scale[j], shift = -m.centre * beta_step;
+      const scheduler::Step steps[] = {{j, beta_step}, {features(), shift}};
+      move(std::span<const scheduler::Step>(steps, shift != 0 ? 2 : 1));
+      b_ += shift;
+    }
+    if (intercept) {
+      const LogisticStepper::Totals all = totals();
+      const double next = intercept_step(b_, all.residual, all.weight, samples());
+      ++updates;
+      if (next != b_) {
+        const double delta = next - b_;
+        largest = std::max(largest, 0.5 * all.weight / n * delta * delta);
+        const scheduler::Step step[] = {{features(), delta}};
+        move(step);
+        b_ = next;
+      }
+    }
+    if (largest <= enough) break;
+  }
+  std::vector<double> out;
+  out.reserve(params.size() + 1);
+  for (const std::uint32_t j : params) out.push_back(j == features() ? b_ : gamma_[j]);
+  out.push_back(static_cast<double>(updates));
+  return out;
 }
 
 void MarginShard::part_partials(std::size_t index, std::span<const std::uint32_t> params, std::span<double> out,
@@ -197,7 +288,8 @@ std::vector<double> MarginShard::push(const scheduler::Task& task) {
     partials(task.params, sums, with_moment);
     return sums;
   }
-  if (static_cast<RoundKind>(task.kind) == RoundKind::kDual) return dual_sums(task.scalar, refinement_scales());
+  if (kind == RoundKind::kDual) return dual_sums(task.scalar, refinement_scales());
+  if (kind == RoundKind::kCycle) return cycle(task.scalar, task.params);
   return logistic_check_sums(check());
 }
 

@@ -102,7 +102,8 @@ std::vector<double> ResidualShard::cycle(double lambda, std::span<const std::uin
   if (!cycles_.stats) throw std::invalid_argument("a cycle asked of a worker that does not hold every row");
   const ColumnStats& stats = *cycles_.stats;
   const Penalty penalty{lambda, cycles_.alpha};
-  const double enough = 0.1 * cycles_.tol * null_objective_ / static_cast<double>(std::max<std::size_t>(active.size(), 1));
+  const double enough =
+      depth_.next(lambda, 0.1 * cycles_.tol * null_objective_ / static_cast<double>(std::max<std::size_t>(active.size(), 1)));
   std::uint64_t updates = 0;
   for (std::uint64_t sweep = 0; sweep < cycles_.max_sweeps; ++sweep) {
     double largest = 0;

@@ -211,6 +211,7 @@ class LassoRounds {
     std::vector<std::uint32_t> active;
     for (std::uint32_t j = 0; j < p_; ++j)
       if (stats_.usable[j] && (gamma_[j] != 0 || std::abs(gradients[j]) > penalty_.l1())) active.push_back(j);
+    for (const std::uint32_t own : loss_.cycled_own_parameters()) active.push_back(own);
     return Task{static_cast<std::uint8_t>(RoundKind::kCycle), penalty_.lambda, std::move(active)};
   }
 
@@ -220,6 +221,10 @@ class LassoRounds {
     bool moved = false;
     for (std::size_t f = 0; f < task.params.size(); ++f) {
       const std::uint32_t j = task.params[f];
+      if (j >= p_) {
+        loss_.adopt(j, values[f]);
+        continue;
+      }
       const double delta = values[f] - gamma_[j];
       if (delta == 0) continue;
       moved = true;

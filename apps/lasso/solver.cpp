@@ -11,6 +11,7 @@
 #include "lasso/column_stats.hpp"
 #include "lasso/lasso_worker.hpp"
 #include "lasso/logistic.hpp"
+#include "lasso/logistic_stepper.hpp"
 
 namespace gyre::lasso {
 
@@ -45,16 +46,21 @@ PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) 
 }
 
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
-                int scheduler_rank, std::chrono::milliseconds timeout, const ColumnStats* every_row) {
+                int scheduler_rank, std::chrono::milliseconds timeout, const PreparedData* every_row) {
   const WorkerLoopOptions options{scheduler_rank, timeout};
   if (config.loss == Loss::logistic) {
     MarginShard margins(rows, config.threads);
+    std::optional<LogisticStepper> stepper;
+    if (every_row && worker_cycles(config, 1)) {
+      stepper.emplace(every_row->columns, every_row->stats, config.intercept);
+      margins.enable_cycles(LogisticCycleSettings{&*stepper, config.alpha, config.tol});
+    }
     run_lasso_worker(mailbox, margins, options);
     return;
   }
   ResidualShard residuals(rows, y_offset, config.threads);
   if (every_row && worker_cycles(config, 1))
-    residuals.enable_cycles(CycleSettings{every_row, config.alpha, config.tol});
+    residuals.enable_cycles(CycleSettings{&every_row->stats, config.alpha, config.tol});
   run_lasso_worker(mailbox, residuals, options);
 }
 
@@ -84,7 +90,7 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank < P) {
       serve_rows(m.mailbox, P > 1 ? shards[static_cast<std::size_t>(m.rank)] : set, y_offset, config, P,
-                 options.timeout, shared ? &shared->stats : nullptr);
+                 options.timeout, shared ? &*shared : nullptr);
       if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
     }

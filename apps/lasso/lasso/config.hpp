@@ -56,8 +56,8 @@ struct LassoConfig {
 
   int workers = 1;                     // P, each with a shard of the rows
   int threads = 1;                     // T per worker
-  // With one worker (which then holds every row) and the squared loss, the worker runs the
-  // coordinate descent between checks itself, over glmnet's active set (see worker_cycles()).
+  // With one worker (which then holds every row), the worker runs the coordinate descent
+  // between checks itself, over glmnet's active set (see worker_cycles()).
   bool cycles = true;
 
   // Throws std::invalid_argument naming the first setting out of its range (every number must

@@ -65,6 +65,10 @@ class LossModel {
   virtual Certificate refine(const Certificate& certified, std::span<const double>, const Penalty&) const {
     return certified;
   }
+  // A worker's cycle (RoundKind::kCycle) over the active coordinates also moves these of the
+  // loss's own parameters; adopt() takes their values back from it.
+  virtual std::vector<std::uint32_t> cycled_own_parameters() const { return {}; }
+  virtual void adopt(std::uint32_t, double) {}
   // Steps of the parameters the rounds do not schedule (a logistic intercept), from the last
   // check: taken before the rounds after it. At the start, a non-empty answer asks for another
   // check before the path begins.

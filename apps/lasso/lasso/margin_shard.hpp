@@ -6,11 +6,22 @@
 #include <vector>
 
 #include "gyre/data/regression.hpp"
+#include "lasso/cycle_tolerance.hpp"
 #include "lasso/logistic.hpp"
+#include "lasso/logistic_stepper.hpp"
 #include "lasso/residual_shard.hpp"
 #include "lasso/row_parts.hpp"
 
 namespace gyre::lasso {
+
+// What a worker holding every row needs to run coordinate descent cycles itself (RoundKind::
+// kCycle): the scheduler's steps (its statistics and column bounds), α, and the tolerance.
+struct LogisticCycleSettings {
+  const LogisticStepper* stepper = nullptr;
+  double alpha = 1;
+  double tol = 1e-7;
+  std::uint64_t max_sweeps = 1000;
+};
 
 // The logistic counterpart of ResidualShard: the shard's rows in `threads` parts (RowParts),
 // each part keeping its rows' margins m_i = b + x_iᵀβ and, recomputed only for the rows a step
@@ -41,6 +52,14 @@ class MarginShard {
   double dual_sum(const LogisticDualPoint& point);
   // The same at one shift and several scales, one pass over the rows.
   std::vector<double> dual_sums(double shift, std::span<const double> scales);
+  // From here on the shard follows the coefficients (γ and b, from the steps it applies) so
+  // that it can run cycles. Only for a shard holding every row.
+  void enable_cycles(const LogisticCycleSettings& settings);
+  // Cyclic coordinate descent over the features in `params` (and the intercept, if its id is
+  // among them, once per sweep) at λ, each step the scheduler's (LogisticStepper) on exact
+  // sums, until a sweep's largest decrease of F is below tol·log 2/(10·|params|) (tighter when
+  // the same λ comes back, CycleTolerance) or max_sweeps. Returns each parameter's new value (γ, or b), then the number of updates.
+  std::vector<double> cycle(double lambda, std::span<const std::uint32_t> params);
   // A round's sums (RoundKind: partials() without or with the moment, check() as
   // logistic_check_sums(), or dual_sums() at the task's scalar as the shift and the
   // refinement_scales()), for the rounds engine.
@@ -57,12 +76,21 @@ class MarginShard {
     std::vector<std::uint32_t> touched_rows;
   };
   void check_ids(std::span<const std::uint32_t> params) const;
+  // apply()'s work on one part; every_row when a step is the intercept's.
+  void apply_part(std::size_t part, std::span<const scheduler::Step> steps, bool every_row);
+  // Σ(p − y) and Σw over every row.
+  LogisticStepper::Totals totals() const;
   // partials() over one part's rows.
   void part_partials(std::size_t part, std::span<const std::uint32_t> params, std::span<double> out,
                      bool with_moment) const;
 
   RowParts rows_;
   std::vector<Part> parts_;  // the state of rows_'s parts, same index
+  // With cycles enabled.
+  LogisticCycleSettings cycles_;
+  CycleTolerance depth_;
+  std::vector<double> gamma_;
+  double b_ = 0;
 };
 
 }  // namespace gyre::lasso

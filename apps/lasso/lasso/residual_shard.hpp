@@ -8,6 +8,7 @@
 #include "gyre/data/regression.hpp"
 #include "gyre/scheduler/rounds_protocol.hpp"
 #include "lasso/column_stats.hpp"
+#include "lasso/cycle_tolerance.hpp"
 #include "lasso/row_parts.hpp"
 
 namespace gyre::lasso {
@@ -62,7 +63,8 @@ class ResidualShard {
   // applies) so that it can run cycles. Only for a shard holding every row.
   void enable_cycles(const CycleSettings& settings);
   // Cyclic coordinate descent (Gauss–Seidel, exact: every row is here) over `active` at λ
-  // until a sweep's largest decrease of F is below tol·F(0)/(10·|active|) or max_sweeps: the
+  // until a sweep's largest decrease of F is below tol·F(0)/(10·|active|) (tighter when the
+  // same λ comes back, CycleTolerance) or max_sweeps: the
   // active-set cycle of glmnet. The residual moves with every step. Returns each active
   // coordinate's new γ, then the number of coordinate updates.
   std::vector<double> cycle(double lambda, std::span<const std::uint32_t> active);
@@ -79,6 +81,7 @@ class ResidualShard {
   std::vector<Part> parts_;  // the state of rows_'s parts, same index
   // With cycles enabled.
   CycleSettings cycles_;
+  CycleTolerance depth_;
   std::vector<double> gamma_;
   double mu_dot_beta_ = 0;  // μᵀβ: the residual's mean is −μᵀβ
   double null_objective_ = 0;  // F at β = 0: Σ(y − ȳ)²/(2n)

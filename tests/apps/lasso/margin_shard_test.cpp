@@ -164,3 +164,39 @@ TEST_CASE("the margin shard refuses labels other than 0/1 and parameters beyond 
   set.y[3] = -1;
   CHECK_THROWS_AS(MarginShard(set, 1), std::invalid_argument);
 }
+
+TEST_CASE("a worker's logistic cycle reaches the reference optimum, centred columns and intercept included") {
+  RegressionSet set = generated_classes(200, 8, 1.0, 21);
+  for (std::uint64_t i = 0; i < set.samples(); ++i)
+    for (std::uint64_t e = set.row_begin[i]; e < set.row_begin[i + 1]; ++e)
+      if (set.cols[e] < 3) set.values[e] += 10.0;  // stepped centred
+  for (const bool intercept : {true, false}) {
+    CAPTURE(intercept);
+    const auto columns = data::to_columns(set);
+    const ColumnStats stats = compute_column_stats(set, columns, intercept, false);
+    const LogisticStepper stepper(columns, stats, intercept);
+    CHECK(stepper.centred(0) == intercept);
+    CHECK(!stepper.centred(5));
+    const Penalty penalty{0.01, 0.9};
+    const ReferenceSolution want = reference_solve(set, stats, intercept, penalty);
+    std::vector<std::uint32_t> params(set.features);
+    std::iota(params.begin(), params.end(), 0u);
+    if (intercept) params.push_back(set.features);
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      MarginShard shard(set, threads);
+      shard.enable_cycles(LogisticCycleSettings{&stepper, penalty.alpha, 1e-20, 100000});
+      const std::vector<double> got = shard.cycle(penalty.lambda, params);
+      REQUIRE(got.size() == params.size() + 1);
+      std::vector<double> gamma(got.begin(), got.begin() + set.features);
+      const double b = intercept ? got[set.features] : 0.0;
+      CHECK(objective(set, stats, penalty, gamma, b) == doctest::Approx(want.objective).epsilon(1e-10));
+      // The shard's margins are the cycle's: its own check is at the optimum.
+      const LogisticShardCheck c = shard.check();
+      CHECK(certify_logistic(gamma, c, stats, intercept, penalty).kkt_violation < 1e-8);
+    }
+  }
+  MarginShard without(set, 1);
+  const std::uint32_t one[] = {1};
+  CHECK_THROWS_AS(without.cycle(0.1, one), std::invalid_argument);
+}
