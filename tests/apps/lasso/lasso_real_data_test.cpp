@@ -115,7 +115,9 @@ TEST_CASE("on the diabetes data binarised at the median, a logistic path meets i
   for (double& y : set.y) y = y > median ? 1.0 : 0.0;
   // The raw columns (ages, blood serum levels in the hundreds) are nearly collinear with the
   // intercept: they step centred (logistic_loss_model.cpp), else the path's small λ crawl.
+  for (const int workers : {1, 2})  // a worker's own cycles, and rounds over two shards
   for (const bool standardize : {false, true}) {
+    CAPTURE(workers);
     CAPTURE(standardize);
     lasso::LassoConfig c;
     c.loss = lasso::Loss::logistic;
@@ -123,7 +125,7 @@ TEST_CASE("on the diabetes data binarised at the median, a logistic path meets i
     c.lambda_ratio = 1e-2;
     c.tol = 1e-11;
     c.standardize = standardize;
-    c.workers = 2;
+    c.workers = workers;
     c.threads = 1;
     const auto run = lasso::solve_embedded(set, c);
     REQUIRE(run.path.size() == 8);
