@@ -2,6 +2,7 @@
 #include "lasso/solver.hpp"
 
 #include <cmath>
+#include <future>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -46,21 +47,22 @@ PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) 
 }
 
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
-                int scheduler_rank, std::chrono::milliseconds timeout, const PreparedData* every_row) {
+                int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row) {
   const WorkerLoopOptions options{scheduler_rank, timeout};
+  const bool cycles = every_row && worker_cycles(config, 1);
   if (config.loss == Loss::logistic) {
     MarginShard margins(rows, config.threads);
     std::optional<LogisticStepper> stepper;
-    if (every_row && worker_cycles(config, 1)) {
-      stepper.emplace(every_row->columns, every_row->stats, config.intercept);
+    if (cycles) {
+      const PreparedData& prepared = *every_row->get();  // made by the scheduler meanwhile
+      stepper.emplace(prepared.columns, prepared.stats, config.intercept);
       margins.enable_cycles(LogisticCycleSettings{&*stepper, config.alpha, config.tol});
     }
     run_lasso_worker(mailbox, margins, options);
     return;
   }
   ResidualShard residuals(rows, y_offset, config.threads);
-  if (every_row && worker_cycles(config, 1))
-    residuals.enable_cycles(CycleSettings{&every_row->stats, config.alpha, config.tol});
+  if (cycles) residuals.enable_cycles(CycleSettings{&every_row->get()->stats, config.alpha, config.tol});
   run_lasso_worker(mailbox, residuals, options);
 }
 
@@ -82,22 +84,31 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
   if (P > 1) shards = data::shard_rows(set, static_cast<std::uint32_t>(P));
   const bool across_processes = std::holds_alternative<runtime::ProcessesBackend>(job.backend);
 
-  // A worker that runs cycles needs the scheduler's statistics: then they are made first.
-  std::optional<PreparedData> shared;
-  if (worker_cycles(config, static_cast<std::size_t>(P))) shared = prepare(set, config);
+  // A worker that runs cycles needs the scheduler's statistics: it builds its shard while the
+  // scheduler makes them, then waits for them (or for the scheduler's failure).
+  const bool cycles = worker_cycles(config, static_cast<std::size_t>(P));
+  std::optional<PreparedData> prepared_store;
+  std::promise<const PreparedData*> prepared_promise;
+  const SharedPreparation shared = prepared_promise.get_future().share();
 
   std::optional<LassoRun> run;
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank < P) {
       serve_rows(m.mailbox, P > 1 ? shards[static_cast<std::size_t>(m.rank)] : set, y_offset, config, P,
-                 options.timeout, shared ? &*shared : nullptr);
+                 options.timeout, cycles ? &shared : nullptr);
       if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
     }
     std::vector<int> ranks(static_cast<std::size_t>(P));
     std::iota(ranks.begin(), ranks.end(), 0);
-    const PreparedData own = shared ? PreparedData{} : prepare(set, config);
-    const PreparedData& prepared = shared ? *shared : own;
+    try {
+      prepared_store = prepare(set, config);
+      prepared_promise.set_value(&*prepared_store);
+    } catch (...) {
+      prepared_promise.set_exception(std::current_exception());
+      throw;
+    }
+    const PreparedData& prepared = *prepared_store;
     run = run_lasso_scheduler(m.mailbox, ranks, SchedulerData{set, prepared.columns, prepared.stats, started}, config,
                               options.on_check, options.timeout);
   });

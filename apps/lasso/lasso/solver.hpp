@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -55,9 +56,11 @@ PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config);
 // One worker's part: its rows as a residual shard (y_offset is response_offset()), served until
 // the scheduler at `scheduler_rank` stops the job. Workers build their shards while the
 // scheduler prepares, which needs nothing from them. `every_row`: the scheduler's prepared data,
-// given when this worker holds every row and runs cycles (worker_cycles()).
+// given when this worker holds every row and runs cycles (worker_cycles()), once the scheduler
+// has made it.
+using SharedPreparation = std::shared_future<const PreparedData*>;
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
-                int scheduler_rank, std::chrono::milliseconds timeout, const PreparedData* every_row = nullptr);
+                int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row = nullptr);
 
 // F(β, b) of LassoConfig, computed directly from the data: what tests and tools compare with.
 double objective(const data::RegressionSet& set, const LassoConfig& config, double lambda,
