@@ -146,19 +146,20 @@ LogisticShardCheck logistic_check_from_sums(std::span<const double> sums, std::u
   return out;
 }
 
-std::vector<StepBounds> step_bounds(const data::ColumnMatrix& columns, const ColumnStats& stats) {
+std::vector<StepBounds> step_bounds(const data::RegressionSet& rows, const ColumnStats& stats) {
   const std::uint32_t p = stats.features();
   const double n = static_cast<double>(stats.samples);
+  std::vector<double> square(p, 0.0), largest(p, 0.0);  // each column's, in row order
+  for (std::uint64_t e = 0; e < rows.cols.size(); ++e) {
+    const std::uint32_t j = rows.cols[e];
+    square[j] += rows.values[e] * rows.values[e];
+    largest[j] = std::max(largest[j], std::abs(rows.values[e]));
+  }
   std::vector<StepBounds> out(std::size_t{p} + 1);
   for (std::uint32_t j = 0; j < p; ++j) {
     if (!stats.usable[j]) continue;
-    double square = 0, largest = 0;
-    for (std::uint64_t e = columns.col_begin[j]; e < columns.col_begin[j + 1]; ++e) {
-      square += columns.values[e] * columns.values[e];
-      largest = std::max(largest, std::abs(columns.values[e]));
-    }
     const double s = stats.scale[j];
-    out[j] = {square / (4 * n * s * s), largest / s};
+    out[j] = {square[j] / (4 * n * s * s), largest[j] / s};
   }
   out[p] = {0.25, 1.0};
   return out;

@@ -6,21 +6,22 @@
 
 namespace gyre::lasso {
 
-LogisticStepper::LogisticStepper(const data::ColumnMatrix& columns, const ColumnStats& stats, bool intercept)
-    : stats_(stats), bounds_(step_bounds(columns, stats)), ranges_(columns.features()),
-      centred_(stats.features(), 0) {
-  for (std::uint32_t j = 0; j < columns.features(); ++j) {
+LogisticStepper::LogisticStepper(const data::RegressionSet& rows, const ColumnStats& stats, bool intercept)
+    : stats_(stats), bounds_(step_bounds(rows, stats)), ranges_(rows.features), centred_(stats.features(), 0) {
+  // Each column's sums in row order; min and max start at 0 for the implicit zeros, which a
+  // column with a non-zero in every row does not have.
+  std::vector<std::uint64_t> count(rows.features, 0);
+  for (std::uint64_t e = 0; e < rows.cols.size(); ++e) {
+    ColumnRange& r = ranges_[rows.cols[e]];
+    const double x = rows.values[e];
+    r.low = count[rows.cols[e]] ? std::min(r.low, x) : x;
+    r.high = count[rows.cols[e]]++ ? std::max(r.high, x) : x;
+    r.sum += x;
+    r.square += x * x;
+  }
+  for (std::uint32_t j = 0; j < rows.features; ++j) {
     ColumnRange& r = ranges_[j];
-    const std::uint64_t begin = columns.col_begin[j], end = columns.col_begin[j + 1];
-    if (begin < end) r.low = r.high = columns.values[begin];
-    if (end - begin < stats.samples) r.low = std::min(r.low, 0.0), r.high = std::max(r.high, 0.0);
-    for (std::uint64_t e = begin; e < end; ++e) {
-      const double x = columns.values[e];
-      r.sum += x;
-      r.square += x * x;
-      r.low = std::min(r.low, x);
-      r.high = std::max(r.high, x);
-    }
+    if (count[j] < stats.samples) r.low = std::min(r.low, 0.0), r.high = std::max(r.high, 0.0);
     const double spread = std::sqrt(stats.curvature[j]) * stats.scale[j];
     centred_[j] = intercept && stats.usable[j] && std::abs(stats.mean[j]) * std::sqrt(3.0) > spread;
   }

@@ -38,7 +38,7 @@ class LassoRounds {
       : driver_(driver), loss_(loss), stats_(data.stats), config_(config), on_check_(std::move(on_check)),
         p_(stats_.features()),
         gamma_(p_, 0.0), busy_(p_, 0),
-        check_(as_lines(data.rows), as_lines(data.columns), stats_.mean, inverse_norms(stats_), config.rho),
+
         sampler_(config.schedule, stats_.usable, config.eta, config.seed, config.warmup_sweeps), start_(data.started) {
     for (std::uint32_t j = 0; j < p_; ++j) {
       if (stats_.usable[j]) ++usable_;
@@ -46,6 +46,10 @@ class LassoRounds {
     }
     batch_ = config.batch > 0 ? config.batch : default_batch(usable_);
     cycles_ = worker_cycles(config, driver.workers().size());
+    if (!cycles_) {
+      if (!data.columns) throw std::logic_error("the rounds' dependency check needs the columns");
+      check_.emplace(as_lines(data.rows), as_lines(*data.columns), stats_.mean, inverse_norms(stats_), config.rho);
+    }
     depth_ = std::max(1, config.depth);
     check_every_ = config.check_every > 0 ? config.check_every : std::max<std::uint64_t>(usable_, 1);
     max_updates_ = config.max_updates > 0 ? config.max_updates : 10000 * std::max<std::uint64_t>(usable_, 1);
@@ -80,7 +84,7 @@ class LassoRounds {
       return schedule();
     }
     const std::vector<std::uint32_t> candidates = sampler_.propose(batch_, busy_);
-    std::vector<std::uint32_t> kept = check_.keep(candidates, busy_);
+    std::vector<std::uint32_t> kept = check_->keep(candidates, busy_);
     if (kept.size() < candidates.size()) {
       std::vector<std::uint32_t> dropped;
       for (std::uint32_t j : candidates)
@@ -167,7 +171,7 @@ class LassoRounds {
       const LossModel::Move move = loss_.step(j, gamma_[j], sums.subspan(f * width, width), task.scalar, penalty_);
       const double delta = move.gamma - gamma_[j];
       busy_[j] = 0;
-      check_.release(j);
+      check_->release(j);
       ++updates_;
       sampler_.step(j, delta);
       if (delta == 0) continue;
@@ -205,18 +209,18 @@ class LassoRounds {
   }
 
   // glmnet's active set: the coordinates that are not zero and those the last check found
-  // violating their KKT condition at zero.
+  // violating their KKT condition at zero; after a cycle that moved nothing, every coordinate.
   Task cycle_task() const {
     const std::vector<double>& gradients = loss_.gradients();
     std::vector<std::uint32_t> active;
     for (std::uint32_t j = 0; j < p_; ++j)
-      if (stats_.usable[j] && (gamma_[j] != 0 || std::abs(gradients[j]) > penalty_.l1())) active.push_back(j);
+      if (stats_.usable[j] && (stalled_ > 0 || gamma_[j] != 0 || std::abs(gradients[j]) > penalty_.l1()))
+        active.push_back(j);
     for (const std::uint32_t own : loss_.cycled_own_parameters()) active.push_back(own);
     return Task{static_cast<std::uint8_t>(RoundKind::kCycle), penalty_.lambda, std::move(active)};
   }
 
-  // The worker's coefficients after its cycle; an exact check follows. A cycle that moved
-  // nothing hands the interval back to the rounds, whose priorities reach every coordinate.
+  // The worker's coefficients after its cycle; an exact check follows.
   void pull_cycle(const Task& task, std::span<const double> values) {
     bool moved = false;
     for (std::size_t f = 0; f < task.params.size(); ++f) {
@@ -233,7 +237,7 @@ class LassoRounds {
       gamma_[j] = values[f];
     }
     updates_ += static_cast<std::uint64_t>(values.back());
-    if (!moved) cycles_stalled_ = true;
+    stalled_ = moved ? 0 : stalled_ + 1;
     check_next_ = true;
   }
 
@@ -270,6 +274,7 @@ class LassoRounds {
     certificate_ = loss_.certify(gamma_, penalty_);
     last_objective_ = certificate_.objective;
     stage_ = Stage::kRounds;
+    stalled_ = 0;
     decide();
   }
 
@@ -279,14 +284,15 @@ class LassoRounds {
       if ((refinement_ = loss_.refinement(certificate_, penalty_, config_.tol))) return;  // its pull decides
     report();
     const bool converged = certificate_.duality_gap <= config_.tol * certificate_.objective;
-    if (converged || updates_ - updates_before_ >= max_updates_) {
+    // Cycles over every coordinate that move nothing: rounding has the last word.
+    if (converged || updates_ - updates_before_ >= max_updates_ || stalled_ >= 2) {
       finish_lambda(converged);
       return;
     }
     reprioritise();
     const std::vector<Step> unscheduled = loss_.unscheduled_steps(false);
     pending_.insert(pending_.end(), unscheduled.begin(), unscheduled.end());
-    cycle_next_ = cycles_ && !std::exchange(cycles_stalled_, false);
+    cycle_next_ = cycles_;
     since_check_ = 0;
     interval_over_ = false;
     recent_.clear();
@@ -351,7 +357,7 @@ class LassoRounds {
   std::uint32_t usable_ = 0;
   std::vector<double> gamma_;
   std::vector<std::uint8_t> busy_;    // in flight, or unusable
-  scheduler::DependencyCheck check_;
+  std::optional<scheduler::DependencyCheck> check_;  // for the rounds
   scheduler::ParameterSampler sampler_;
   std::uint32_t batch_ = 1;
   int depth_ = 1;
@@ -381,7 +387,8 @@ class LassoRounds {
   // Active-set cycles on the worker (cycles_: one worker, and the loss has them), each followed
   // by a check.
   bool cycles_ = false;
-  bool cycle_next_ = false, check_next_ = false, cycles_stalled_ = false;
+  bool cycle_next_ = false, check_next_ = false;
+  int stalled_ = 0;  // cycles in a row that moved nothing
   std::deque<double> recent_;           // largest decrease of F in each of the last rounds pulled
 };
 
@@ -391,7 +398,7 @@ LassoRun run_lasso_scheduler(runtime::Mailbox& mailbox, std::vector<int> workers
                              const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
                              std::chrono::milliseconds timeout) {
   const std::unique_ptr<LossModel> loss = config.loss == Loss::logistic
-                                              ? logistic_loss_model(data.columns, data.stats, config.intercept)
+                                              ? logistic_loss_model(data.rows, data.stats, config.intercept)
                                               : squared_loss_model(data.stats);
   scheduler::RoundsDriver driver(mailbox, std::move(workers), rounds_options(loss->parameters(), timeout));
   LassoRounds app(driver, *loss, data, config, std::move(on_check));

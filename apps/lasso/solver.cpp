@@ -41,8 +41,8 @@ void validate(const data::RegressionSet& set, const LassoConfig& config) {
 
 PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) {
   PreparedData out;
-  out.columns = data::to_columns(set);
-  out.stats = compute_column_stats(set, out.columns, config.intercept, config.standardize);
+  if (!worker_cycles(config, static_cast<std::size_t>(config.workers))) out.columns = data::to_columns(set);
+  out.stats = compute_column_stats(set, config.intercept, config.standardize);
   return out;
 }
 
@@ -55,7 +55,7 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, doub
     std::optional<LogisticStepper> stepper;
     if (cycles) {
       const PreparedData& prepared = *every_row->get();  // made by the scheduler meanwhile
-      stepper.emplace(prepared.columns, prepared.stats, config.intercept);
+      stepper.emplace(rows, prepared.stats, config.intercept);
       margins.enable_cycles(LogisticCycleSettings{&*stepper, config.alpha, config.tol});
     }
     run_lasso_worker(mailbox, margins, options);
@@ -109,7 +109,8 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
       throw;
     }
     const PreparedData& prepared = *prepared_store;
-    run = run_lasso_scheduler(m.mailbox, ranks, SchedulerData{set, prepared.columns, prepared.stats, started}, config,
+    run = run_lasso_scheduler(m.mailbox, ranks,
+                              SchedulerData{set, prepared.columns ? &*prepared.columns : nullptr, prepared.stats, started}, config,
                               options.on_check, options.timeout);
   });
   return run;
@@ -119,7 +120,7 @@ double objective(const data::RegressionSet& set, const LassoConfig& config, doub
                  const std::vector<double>& beta, double intercept) {
   // The penalty is on the fit's coefficients; only standardisation makes them differ from β.
   std::vector<double> scale(set.features, 1.0);
-  if (config.standardize) scale = compute_column_stats(set, data::to_columns(set), config.intercept, true).scale;
+  if (config.standardize) scale = compute_column_stats(set, config.intercept, true).scale;
   double loss = 0;
   for (std::uint64_t i = 0; i < set.samples(); ++i) {
     double fit = intercept;

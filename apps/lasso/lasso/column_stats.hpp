@@ -31,8 +31,7 @@ struct ColumnStats {
 double response_offset(const data::RegressionSet& set, bool intercept);
 
 // Centred sums are accumulated about the mean (not as Σx² − nμ²), so a column with a large
-// mean and a small spread keeps its digits.
-ColumnStats compute_column_stats(const data::RegressionSet& set, const data::ColumnMatrix& columns, bool intercept,
-                                 bool standardize);
+// mean and a small spread keeps its digits. Read from the rows: no column copy is made.
+ColumnStats compute_column_stats(const data::RegressionSet& set, bool intercept, bool standardize);
 
 }  // namespace gyre::lasso

@@ -23,7 +23,7 @@ namespace gyre::lasso {
 // with an intercept.
 class LogisticStepper {
  public:
-  LogisticStepper(const data::ColumnMatrix& columns, const ColumnStats& stats, bool intercept);
+  LogisticStepper(const data::RegressionSet& rows, const ColumnStats& stats, bool intercept);
 
   const ColumnStats& stats() const noexcept { return stats_; }
   bool centred(std::uint32_t j) const noexcept { return centred_[j] != 0; }

@@ -14,11 +14,12 @@
 
 namespace gyre::lasso {
 
-// What the scheduler reads of the data: the statistics, and (for the dependency check) the
-// whole matrix by row and by column.
+// What the scheduler reads of the data: the statistics, and (for the dependency check of the
+// rounds) the whole matrix by row and by column; a job whose worker runs cycles
+// (worker_cycles()) has no rounds, so no column copy.
 struct SchedulerData {
   const data::RegressionSet& rows;
-  const data::ColumnMatrix& columns;
+  const data::ColumnMatrix* columns;
   const ColumnStats& stats;
   std::chrono::steady_clock::time_point started;  // the solve's start: report seconds count from here
 };

@@ -46,9 +46,9 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
 void validate(const data::RegressionSet& set, const LassoConfig& config);
 
 // What the scheduler derives from the whole data set before the rounds: the column copy (which
-// the dependency check walks) and the column statistics.
+// the rounds' dependency check walks; none when the worker runs cycles) and the column statistics.
 struct PreparedData {
-  data::ColumnMatrix columns;
+  std::optional<data::ColumnMatrix> columns;
   ColumnStats stats;
 };
 PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config);

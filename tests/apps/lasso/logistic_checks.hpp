@@ -11,7 +11,7 @@
 namespace gyre_test {
 
 inline gyre::lasso::ColumnStats logistic_stats(const RegressionSet& set, const gyre::lasso::LassoConfig& c) {
-  return gyre::lasso::compute_column_stats(set, gyre::data::to_columns(set), c.intercept, c.standardize);
+  return gyre::lasso::compute_column_stats(set, c.intercept, c.standardize);
 }
 
 // The largest violation of the KKT conditions of F (logistic.hpp) at a solution on the original

@@ -25,7 +25,7 @@ struct Setup {
 // λ = 0.3·λ_max, where λ_max = max_j |x̃_jᵀ(y − ȳ)|/(nα) (ȳ = 1/2 without an intercept).
 Setup make_setup(std::string name, RegressionSet set, bool intercept, double alpha, bool standardize) {
   Setup s{std::move(name), std::move(set), {}, intercept, {}};
-  s.stats = compute_column_stats(s.set, data::to_columns(s.set), intercept, standardize);
+  s.stats = compute_column_stats(s.set, intercept, standardize);
   const double n = static_cast<double>(s.set.samples());
   double centre = 0.5;
   if (intercept) {
@@ -123,7 +123,7 @@ TEST_CASE("each coordinate step decreases F from random points, saturated ones i
   std::normal_distribution<double> normal;
   for (const Setup& s : setups()) {
     INFO(s.name);
-    const auto bounds = step_bounds(data::to_columns(s.set), s.stats);
+    const auto bounds = step_bounds(s.set, s.stats);
     const std::uint32_t p = s.set.features;
     const std::uint64_t n = s.set.samples();
     for (double spread : {0.3, 3.0, 40.0}) {
@@ -164,7 +164,7 @@ TEST_CASE("cyclic coordinate descent with the safeguarded step reaches the refer
   for (const Setup& s : setups()) {
     INFO(s.name);
     const ReferenceSolution best = reference_solve(s.set, s.stats, s.intercept, s.penalty);
-    const auto bounds = step_bounds(data::to_columns(s.set), s.stats);
+    const auto bounds = step_bounds(s.set, s.stats);
     const std::uint32_t p = s.set.features;
     std::vector<double> gamma(p, 0.0);
     double b = 0;

@@ -172,9 +172,8 @@ TEST_CASE("a worker's logistic cycle reaches the reference optimum, centred colu
       if (set.cols[e] < 3) set.values[e] += 10.0;  // stepped centred
   for (const bool intercept : {true, false}) {
     CAPTURE(intercept);
-    const auto columns = data::to_columns(set);
-    const ColumnStats stats = compute_column_stats(set, columns, intercept, false);
-    const LogisticStepper stepper(columns, stats, intercept);
+    const ColumnStats stats = compute_column_stats(set, intercept, false);
+    const LogisticStepper stepper(set, stats, intercept);
     CHECK(stepper.centred(0) == intercept);
     CHECK(!stepper.centred(5));
     const Penalty penalty{0.01, 0.9};

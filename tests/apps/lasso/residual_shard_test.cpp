@@ -61,7 +61,7 @@ std::vector<double> plain(const data::RegressionSet& set, const ColumnStats& sta
 
 TEST_CASE("a worker's cycles reach plain coordinate descent's answer and keep its residual exact, for 1 and 2 threads") {
   const data::RegressionSet set = dense(120, 6, 3);
-  const ColumnStats stats = compute_column_stats(set, data::to_columns(set), true, true);
+  const ColumnStats stats = compute_column_stats(set, true, true);
   const Penalty penalty{0.05, 0.8};
   const std::vector<double> want = plain(set, stats, penalty);
   std::vector<std::uint32_t> active{0, 1, 2, 3, 4, 5};
@@ -89,6 +89,6 @@ TEST_CASE("a cycle is refused by a worker not given every row's statistics") {
   CHECK_THROWS_AS(shard.cycle(0.1, one), std::invalid_argument);
   CHECK_THROWS_AS(shard.push(scheduler::Task{static_cast<std::uint8_t>(RoundKind::kCycle), 0.1, {1}}),
                   std::invalid_argument);
-  ColumnStats other = compute_column_stats(dense(30, 3, 5), data::to_columns(dense(30, 3, 5)), true, false);
+  ColumnStats other = compute_column_stats(dense(30, 3, 5), true, false);
   CHECK_THROWS_AS(shard.enable_cycles(CycleSettings{&other, 1, 1e-7}), std::invalid_argument);
 }
