@@ -1,6 +1,7 @@
 // apps/lasso/solver.cpp — threads for the row-shard workers and the scheduler, the first failure wins.
 #include "lasso/solver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <future>
 #include <numeric>
@@ -46,12 +47,17 @@ PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) 
   return out;
 }
 
+int shard_parts(const data::RegressionSet& rows, int threads) {
+  return static_cast<int>(std::clamp<std::uint64_t>(rows.nnz() >> 16, 1, static_cast<std::uint64_t>(threads)));
+}
+
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
                 int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row) {
   const WorkerLoopOptions options{scheduler_rank, timeout};
   const bool cycles = every_row && worker_cycles(config, 1);
+  const int parts = shard_parts(rows, config.threads);
   if (config.loss == Loss::logistic) {
-    MarginShard margins(rows, config.threads);
+    MarginShard margins(rows, parts);
     std::optional<LogisticStepper> stepper;
     if (cycles) {
       const PreparedData& prepared = *every_row->get();  // made by the scheduler meanwhile
@@ -61,7 +67,7 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, doub
     run_lasso_worker(mailbox, margins, options);
     return;
   }
-  ResidualShard residuals(rows, y_offset, config.threads);
+  ResidualShard residuals(rows, y_offset, parts);
   if (cycles) residuals.enable_cycles(CycleSettings{&every_row->get()->stats, config.alpha, config.tol});
   run_lasso_worker(mailbox, residuals, options);
 }

@@ -53,6 +53,11 @@ struct PreparedData {
 };
 PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config);
 
+// How many parts (threads) a worker's shard is dealt into: at most `threads`, and one per 2¹⁶
+// non-zeros, as a smaller part costs more to hand to a thread than to sum (so a small table
+// runs on one thread).
+int shard_parts(const data::RegressionSet& rows, int threads);
+
 // One worker's part: its rows as a residual shard (y_offset is response_offset()), served until
 // the scheduler at `scheduler_rank` stops the job. Workers build their shards while the
 // scheduler prepares, which needs nothing from them. `every_row`: the scheduler's prepared data,
