@@ -129,46 +129,41 @@ std::vector<double> MarginShard::cycle(double lambda, std::span<const std::uint3
     const bool every_row = std::any_of(steps.begin(), steps.end(), [&](const auto& s) { return s.param == features(); });
     for (std::size_t p = 0; p < parts_.size(); ++p) apply_part(p, steps, every_row);
   };
-  std::uint64_t updates = 0;
   std::vector<double> sums(3);
-  for (std::uint64_t sweep = 0; sweep < cycles_.max_sweeps; ++sweep) {
-    double largest = 0;
-    for (const std::uint32_t j : params) {
-      if (j == features() || !stepper.stats().usable[j]) continue;
-      const std::uint32_t one[] = {j};
-      LogisticStepper::Sums own;
-      for (std::size_t p = 0; p < parts_.size(); ++p) {
-        part_partials(p, one, sums, true);
-        own.gradient += sums[0];
-        own.curvature += sums[1];
-        own.moment += sums[2];
-      }
-      const LogisticStepper::Totals all = stepper.centred(j) ? totals() : LogisticStepper::Totals{};
-      const LogisticStepper::Move m = stepper.step(j, gamma_[j], own, stepper.centred(j) ? &all : nullptr, penalty);
-      ++updates;
-      const double delta = m.gamma - gamma_[j];
-      if (delta == 0) continue;
-      largest = std::max(largest, m.decrease);
-      gamma_[j] = m.gamma;
-      const double beta_step = delta / stepper.stats().scale[j], shift = -m.centre * beta_step;
-      const scheduler::Step steps[] = {{j, beta_step}, {features(), shift}};
-      move(std::span<const scheduler::Step>(steps, shift != 0 ? 2 : 1));
-      b_ += shift;
+  auto step = [&](std::uint32_t j) -> CoordinateMove {
+    if (j == features() || !stepper.stats().usable[j]) return {};
+    const std::uint32_t one[] = {j};
+    LogisticStepper::Sums own;
+    for (std::size_t p = 0; p < parts_.size(); ++p) {
+      part_partials(p, one, sums, true);
+      own.gradient += sums[0];
+      own.curvature += sums[1];
+      own.moment += sums[2];
     }
-    if (intercept) {
-      const LogisticStepper::Totals all = totals();
-      const double next = intercept_step(b_, all.residual, all.weight, samples());
-      ++updates;
-      if (next != b_) {
-        const double delta = next - b_;
-        largest = std::max(largest, 0.5 * all.weight / n * delta * delta);
-        const scheduler::Step step[] = {{features(), delta}};
-        move(step);
-        b_ = next;
-      }
-    }
-    if (largest <= enough) break;
-  }
+    const LogisticStepper::Totals all = stepper.centred(j) ? totals() : LogisticStepper::Totals{};
+    const LogisticStepper::Move m = stepper.step(j, gamma_[j], own, stepper.centred(j) ? &all : nullptr, penalty);
+    const double delta = m.gamma - gamma_[j];
+    if (delta == 0) return {0, m.gamma != 0};
+    gamma_[j] = m.gamma;
+    const double beta_step = delta / stepper.stats().scale[j], shift = -m.centre * beta_step;
+    const scheduler::Step steps[] = {{j, beta_step}, {features(), shift}};
+    move(std::span<const scheduler::Step>(steps, shift != 0 ? 2 : 1));
+    b_ += shift;
+    return {m.decrease, m.gamma != 0};
+  };
+  // The intercept: one Newton step at each sweep's end.
+  auto intercept_move = [&]() -> double {
+    if (!intercept) return 0;
+    const LogisticStepper::Totals all = totals();
+    const double next = intercept_step(b_, all.residual, all.weight, samples());
+    if (next == b_) return 0;
+    const double delta = next - b_;
+    const scheduler::Step step[] = {{features(), delta}};
+    move(step);
+    b_ = next;
+    return 0.5 * all.weight / n * delta * delta;
+  };
+  const std::uint64_t updates = active_set_cycle(params, enough, cycles_.max_sweeps, step, intercept_move);
   std::vector<double> out;
   out.reserve(params.size() + 1);
   for (const std::uint32_t j : params) out.push_back(j == features() ? b_ : gamma_[j]);

@@ -104,27 +104,22 @@ std::vector<double> ResidualShard::cycle(double lambda, std::span<const std::uin
   const Penalty penalty{lambda, cycles_.alpha};
   const double enough =
       depth_.next(lambda, 0.1 * cycles_.tol * null_objective_ / static_cast<double>(std::max<std::size_t>(active.size(), 1)));
-  std::uint64_t updates = 0;
-  for (std::uint64_t sweep = 0; sweep < cycles_.max_sweeps; ++sweep) {
-    double largest = 0;
-    for (const std::uint32_t j : active) {
-      if (!stats.usable[j]) continue;
-      // Part by part on this thread: a task per coordinate would cost more than the column.
-      double raw = 0;
-      for (std::size_t p = 0; p < parts_.size(); ++p) raw += dot(rows_.columns(p), parts_[p].residual, j);
-      const double next =
-          coordinate_minimiser(gamma_[j], stats.gradient(j, raw, -mu_dot_beta_), stats.curvature[j], penalty);
-      const double delta = next - gamma_[j];
-      ++updates;
-      if (delta == 0) continue;
-      largest = std::max(largest, 0.5 * stats.curvature[j] * delta * delta);
-      gamma_[j] = next;
-      const double beta_step = delta / stats.scale[j];
-      for (std::size_t p = 0; p < parts_.size(); ++p) subtract(rows_.columns(p), parts_[p].residual, j, beta_step);
-      mu_dot_beta_ += stats.mean[j] * beta_step;
-    }
-    if (largest <= enough) break;
-  }
+  auto step = [&](std::uint32_t j) -> CoordinateMove {
+    if (!stats.usable[j]) return {};
+    // Part by part on this thread: a task per coordinate would cost more than the column.
+    double raw = 0;
+    for (std::size_t p = 0; p < parts_.size(); ++p) raw += dot(rows_.columns(p), parts_[p].residual, j);
+    const double next =
+        coordinate_minimiser(gamma_[j], stats.gradient(j, raw, -mu_dot_beta_), stats.curvature[j], penalty);
+    const double delta = next - gamma_[j];
+    if (delta == 0) return {0, next != 0};
+    gamma_[j] = next;
+    const double beta_step = delta / stats.scale[j];
+    for (std::size_t p = 0; p < parts_.size(); ++p) subtract(rows_.columns(p), parts_[p].residual, j, beta_step);
+    mu_dot_beta_ += stats.mean[j] * beta_step;
+    return {0.5 * stats.curvature[j] * delta * delta, next != 0};
+  };
+  const std::uint64_t updates = active_set_cycle(active, enough, cycles_.max_sweeps, step, [] { return 0.0; });
   std::vector<double> out;
   out.reserve(active.size() + 1);
   for (const std::uint32_t j : active) out.push_back(gamma_[j]);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gyre/data/regression.hpp"
-#include "lasso/cycle_tolerance.hpp"
+#include "lasso/active_set_cycle.hpp"
 #include "lasso/logistic.hpp"
 #include "lasso/logistic_stepper.hpp"
 #include "lasso/residual_shard.hpp"

@@ -8,7 +8,7 @@
 #include "gyre/data/regression.hpp"
 #include "gyre/scheduler/rounds_protocol.hpp"
 #include "lasso/column_stats.hpp"
-#include "lasso/cycle_tolerance.hpp"
+#include "lasso/active_set_cycle.hpp"
 #include "lasso/row_parts.hpp"
 
 namespace gyre::lasso {
@@ -62,10 +62,10 @@ class ResidualShard {
   // From here on the shard follows the coefficients (fit coordinates γ, from the steps it
   // applies) so that it can run cycles. Only for a shard holding every row.
   void enable_cycles(const CycleSettings& settings);
-  // Cyclic coordinate descent (Gauss–Seidel, exact: every row is here) over `active` at λ
-  // until a sweep's largest decrease of F is below tol·F(0)/(10·|active|) (tighter when the
-  // same λ comes back, CycleTolerance) or max_sweeps: the
-  // active-set cycle of glmnet. The residual moves with every step. Returns each active
+  // Cyclic coordinate descent (Gauss–Seidel, exact: every row is here) over `active` at λ,
+  // glmnet's active-set cycle (active_set_cycle()), until a sweep's largest decrease of F is
+  // below tol·F(0)/(10·|active|) (tighter when the same λ comes back, CycleTolerance) or
+  // max_sweeps. The residual moves with every step. Returns each active
   // coordinate's new γ, then the number of coordinate updates.
   std::vector<double> cycle(double lambda, std::span<const std::uint32_t> active);
   // A round's sums (RoundKind), for the rounds engine.
