@@ -110,9 +110,10 @@ int main(int argc, char** argv) {
     const data::IdTable columns = data::compact_features(sets);
     const auto& eval = test_path.empty() ? set : test;
     if (job.reports())
-      std::printf("gyre-logreg: %llu samples, %u features; %d workers, %d servers, barrier %s, %s\n",
+      std::printf("gyre-logreg: %llu samples, %u features; %d workers, %d servers, barrier %s%s, %s\n",
                   static_cast<unsigned long long>(set.samples()), set.features, c.workers, c.servers,
-                  c.barrier.name().c_str(), job.cluster ? "processes over tcp" : transport.c_str());
+                  c.barrier.name().c_str(), sampling == "per-check" ? " (per-check sampling)" : "",
+                  job.cluster ? "processes over tcp" : transport.c_str());
     std::fflush(stdout);
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);

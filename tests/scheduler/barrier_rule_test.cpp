@@ -10,20 +10,13 @@
 #include "gyre/scheduler/barrier.hpp"
 #include "gyre/scheduler/barrier_simulation.hpp"
 #include "scheduler/quorum_rule.hpp"
+#include "scheduler/small_run.hpp"
 
 using namespace gyre::scheduler;
 using gyre_test::QuorumRule;
+using gyre_test::small_run;
 
 namespace {
-
-SimulationOptions run_of(int workers, double time, std::uint64_t seed) {
-  SimulationOptions o;
-  o.workers = workers;
-  o.time = time;
-  o.steps = StepTimes::parse("gamma:2:1:0.05:4");
-  o.seed = seed;
-  return o;
-}
 
 // Every worker's step count, folded in worker order (h ← h·1000003 + steps, mod 2⁶⁴).
 std::uint64_t fingerprint(const SimulationResult& r) {
@@ -52,7 +45,7 @@ TEST_CASE("the built-in rules through BarrierRule: every worker's steps are thos
   };
   for (const auto& [spec, expected] : recorded) {
     CAPTURE(spec);
-    const auto r = simulate(run_of(60, 150, 4), BarrierSpec::parse(spec));
+    const auto r = simulate(small_run(60, 150, 4), BarrierSpec::parse(spec));
     CHECK(fingerprint(r) == expected);
     CHECK(r.barrier == spec);
   }
@@ -93,7 +86,7 @@ TEST_CASE("an embedder's rule drives the simulator and is obeyed: half the peers
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     CAPTURE(seed);
     const int workers = 40;
-    const auto r = simulate(run_of(workers, 200, seed), Barrier(std::make_shared<QuorumRule>(BarrierRule::kEveryPeer, 2)));
+    const auto r = simulate(small_run(workers, 200, seed), Barrier(std::make_shared<QuorumRule>(BarrierRule::kEveryPeer, 2)));
     CHECK(r.barrier == "quorum:all:2");
     // A worker at c steps started its last step at c − 1, when ⌈(P−1)/2⌉ others were at c − 3
     // or later; clocks only grow.
@@ -106,15 +99,15 @@ TEST_CASE("an embedder's rule drives the simulator and is obeyed: half the peers
     }
     // Not vacuous: it held workers (ASP would not), and it is looser than SSP(2), which bounds the slowest.
     CHECK(r.waits > 0);
-    const auto ssp = simulate(run_of(workers, 200, seed), BarrierSpec::parse("ssp:2"));
+    const auto ssp = simulate(small_run(workers, 200, seed), BarrierSpec::parse("ssp:2"));
     CHECK(r.mean() > ssp.mean());
-    const auto asp = simulate(run_of(workers, 200, seed), BarrierSpec::parse("asp"));
+    const auto asp = simulate(small_run(workers, 200, seed), BarrierSpec::parse("asp"));
     CHECK(r.quantile(1) - r.quantile(0) < asp.quantile(1) - asp.quantile(0));
   }
   // Sampled, under both sampling rules: runs to the end and repeats for a seed.
   for (auto sampling : {Sampling::kPerStep, Sampling::kPerCheck}) {
     const Barrier sampled(std::make_shared<QuorumRule>(4, 1), sampling);
-    CHECK(simulate(run_of(50, 100, 7), sampled).steps == simulate(run_of(50, 100, 7), sampled).steps);
+    CHECK(simulate(small_run(50, 100, 7), sampled).steps == simulate(small_run(50, 100, 7), sampled).steps);
   }
 }
 
@@ -125,21 +118,21 @@ TEST_CASE("a rule that waits though every looked-at peer reached its required cl
     std::int64_t required(std::int64_t clock) const override { return clock - 1000; }
     Decision decide(std::int64_t, std::span<const std::int64_t>) const override { return Decision::kWait; }
   };
-  CHECK_THROWS_WITH_AS(simulate(run_of(5, 10, 1), Barrier(std::make_shared<Stubborn>())), doctest::Contains("stubborn"),
+  CHECK_THROWS_WITH_AS(simulate(small_run(5, 10, 1), Barrier(std::make_shared<Stubborn>())), doctest::Contains("stubborn"),
                        std::logic_error);
 }
 
 TEST_CASE("per-check sampling: β = P−1 is BSP (and SSP), a small β advances at least as often as per-step, runs repeat") {
   for (std::uint64_t seed : {1u, 5u}) {
     CAPTURE(seed);
-    const auto o = run_of(25, 150, seed);
+    const auto o = small_run(25, 150, seed);
     const auto bsp = simulate(o, BarrierSpec::parse("bsp"));
     CHECK(simulate(o, per_check("pbsp:24")).steps == bsp.steps);
     CHECK(simulate(o, BarrierSpec::parse("pbsp:24")).steps == bsp.steps);
     CHECK(simulate(o, per_check("pssp:24:2")).steps == simulate(o, BarrierSpec::parse("ssp:2")).steps);
     CHECK(simulate(o, per_check("pbsp:0")).steps == simulate(o, BarrierSpec::parse("asp")).steps);
   }
-  const auto o = run_of(200, 200, 1);
+  const auto o = small_run(200, 200, 1);
   for (const char* spec : {"pbsp:1", "pbsp:2", "pbsp:4", "pbsp:10", "pssp:4:2"}) {
     CAPTURE(spec);
     const auto step = simulate(o, BarrierSpec::parse(spec));
@@ -150,5 +143,5 @@ TEST_CASE("per-check sampling: β = P−1 is BSP (and SSP), a small β advances 
     CHECK(check.waited <= step.waited);
     CHECK(simulate(o, per_check(spec)).steps == check.steps);  // the same seed, the same steps
   }
-  CHECK(simulate(run_of(200, 200, 2), per_check("pbsp:4")).steps != simulate(o, per_check("pbsp:4")).steps);
+  CHECK(simulate(small_run(200, 200, 2), per_check("pbsp:4")).steps != simulate(o, per_check("pbsp:4")).steps);
 }

@@ -46,6 +46,25 @@ TEST_CASE("gyre-logreg: evaluations as it goes, a summary, weights and metrics w
   CHECK(std::count(weights.begin(), weights.end(), '\n') == 102);
 }
 
+TEST_CASE("gyre-logreg --sampling per-check: pBSP re-samples at every re-check and runs every worker's steps") {
+  TempDir dir;
+  generate(dir);
+  for (const char* transport : {"inproc", "tcp"}) {
+    CAPTURE(transport);
+    const auto r = run_command({logreg(), "--data", (dir / "gen/data.libsvm").string(), "-p", "4", "--barrier", "pbsp:1",
+                                "--sampling", "per-check", "--steps", "60", "--eval-every", "60", "--step-delay",
+                                "uniform:0:2", "--transport", transport});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.output, "4 workers, 1 servers, barrier pbsp:1 (per-check sampling), " + std::string(transport)));
+    CHECK(contains(r.output, "worker steps: median 60, 5th 60, 95th 60"));
+  }
+  gyre::test::expect_refused("gyre-logreg",
+                             {logreg(), "--data", (dir / "gen/data.libsvm").string(), "--sampling", "often", "--out",
+                              (dir / "w.tsv").string()},
+                             dir, "--sampling", "often");
+}
+
 TEST_CASE("gyre-logreg: bad input and bad settings are refused, nothing written") {
   TempDir dir;
   write_text(dir / "bad.libsvm", "1 1:0.5 2:1\n0 3:x\n");
