@@ -142,7 +142,7 @@ class Simulation {
           waiting_on_[static_cast<std::size_t>(p)].push_back(w);
         return false;
       }
-    throw std::logic_error("barrier " + barrier_.name() + " says wait though every looked-at peer reached the clock it requires");
+    throw barrier_.waits_for_nothing();
   }
 
   void release_global(double now) {

@@ -139,7 +139,7 @@ std::chrono::nanoseconds PeerBarrier::wait() {
       ++queries_sent_;
       asked_.push_back({query, p, need});
     }
-    if (!behind) throw std::logic_error("barrier " + barrier_.name() + " says wait though every looked-at peer reached the clock it requires");
+    if (!behind) throw barrier_.waits_for_nothing();
     take_answer(deadline);
     if (barrier_.sampling() == Sampling::kPerCheck) barrier_.draw(self_, n, random_, sample_);
   }

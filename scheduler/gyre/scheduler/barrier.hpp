@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,6 +104,12 @@ class GYRE_API Barrier {
 
   // The rule's decision on the clocks of `sample` (or on slowest(), for a global rule).
   Decision decide(std::int64_t clock, std::span<const int> sample, const PeerClocks& peers) const;
+
+  // What an engine throws when the rule breaks its contract (barrier_rule.hpp) instead of
+  // waiting for ever: it says wait though every looked-at peer is at required().
+  std::logic_error waits_for_nothing() const {
+    return std::logic_error("barrier " + name() + " says wait though every looked-at peer reached the clock it requires");
+  }
 
  private:
   std::shared_ptr<const BarrierRule> rule_;
