@@ -10,7 +10,7 @@
 
 namespace gyre::pipeline::ps {
 
-PsWorker::PsWorker(runtime::Mailbox& inbox, PsLayout layout, scheduler::BarrierSpec barrier, PsWorkerOptions options)
+PsWorker::PsWorker(runtime::Mailbox& inbox, PsLayout layout, scheduler::Barrier barrier, PsWorkerOptions options)
     : inbox_(inbox), layout_(layout), index_(inbox.group().rank()), options_(options), rule_(barrier) {
   layout_.validate();
   if (index_ < 0 || index_ >= layout_.workers) throw std::invalid_argument("parameter server: this rank is not a worker");
@@ -26,15 +26,14 @@ void PsWorker::check_key(Key key) const {
 }
 
 std::int64_t PsWorker::freshness_needed() const {
-  const auto s = rule_.staleness();
-  if (rule_.global()) return clock_ - s;  // the server holds the read until every worker got there
+  if (rule_.global()) return rule_.required(clock_);  // the server holds the read until every worker got there
   return std::numeric_limits<std::int64_t>::min();  // no global bound: whatever the server has
 }
 
 std::vector<Versioned> PsWorker::get(std::span<const Key> keys) {
   // A cached value is good while it is recent enough for the barrier (or, without a bound, for
   // cache_clocks steps since it was read).
-  const auto bound = rule_.global() ? rule_.staleness() : options_.cache_clocks;
+  const auto bound = rule_.global() ? clock_ - rule_.required(clock_) : options_.cache_clocks;
   std::map<int, std::vector<Key>> to_read;  // server → keys
   for (Key k : keys) {
     check_key(k);

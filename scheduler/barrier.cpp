@@ -1,4 +1,4 @@
-// gyre/scheduler/barrier.cpp — the BSP, SSP, ASP, pBSP and pSSP rules and the peer sampling.
+// gyre/scheduler/barrier.cpp — the BSP, SSP, ASP, pBSP and pSSP rules, and the peer sampling every rule gets.
 #include "gyre/scheduler/barrier.hpp"
 
 #include <algorithm>
@@ -87,33 +87,75 @@ std::int64_t ClockList::slowest() const {
   return low;
 }
 
-Barrier::Barrier(BarrierSpec spec) : spec_(spec) {
-  if (spec_.staleness < 0 || spec_.sample < 0) throw std::invalid_argument("barrier: negative staleness or sample");
-}
+namespace {
 
-bool Barrier::global() const noexcept { return spec_.kind == BarrierKind::kBsp || spec_.kind == BarrierKind::kSsp; }
-
-std::int64_t Barrier::staleness() const noexcept {
-  switch (spec_.kind) {
-    case BarrierKind::kBsp:
-    case BarrierKind::kPbsp: return 0;
-    case BarrierKind::kSsp:
-    case BarrierKind::kPssp: return spec_.staleness;
-    case BarrierKind::kAsp: break;
+// BSP, SSP, ASP, pBSP and pSSP are one rule: every looked-at peer (all, β drawn, or none) must
+// have reached clock − s (s = 0 for the BSPs, no bound for ASP).
+class StalenessRule final : public BarrierRule {
+ public:
+  explicit StalenessRule(BarrierSpec spec) : spec_(spec) {
+    if (spec_.staleness < 0 || spec_.sample < 0) throw std::invalid_argument("barrier: negative staleness or sample");
   }
-  return kFinished;
+  std::string name() const override { return spec_.name(); }
+  int peers() const override {
+    switch (spec_.kind) {
+      case BarrierKind::kBsp:
+      case BarrierKind::kSsp: return kEveryPeer;
+      case BarrierKind::kPbsp:
+      case BarrierKind::kPssp: return spec_.sample;
+      case BarrierKind::kAsp: break;
+    }
+    return 0;
+  }
+  bool slowest_suffices() const override { return spec_.kind == BarrierKind::kBsp || spec_.kind == BarrierKind::kSsp; }
+  std::int64_t required(std::int64_t clock) const override {
+    switch (spec_.kind) {
+      case BarrierKind::kBsp:
+      case BarrierKind::kPbsp: return clock;
+      case BarrierKind::kSsp:
+      case BarrierKind::kPssp: return clock - spec_.staleness;
+      case BarrierKind::kAsp: break;
+    }
+    return std::numeric_limits<std::int64_t>::min();
+  }
+  Decision decide(std::int64_t clock, std::span<const std::int64_t> peers) const override {
+    const auto need = required(clock);
+    return std::all_of(peers.begin(), peers.end(), [&](std::int64_t c) { return c >= need; }) ? Decision::kAdvance
+                                                                                               : Decision::kWait;
+  }
+
+ private:
+  BarrierSpec spec_;
+};
+
+}  // namespace
+
+Sampling parse_sampling(std::string_view text) {
+  if (text == "per-step") return Sampling::kPerStep;
+  if (text == "per-check") return Sampling::kPerCheck;
+  throw std::invalid_argument("sampling '" + std::string(text) + "': expected per-step or per-check");
 }
 
-std::int64_t Barrier::required(std::int64_t clock) const noexcept {
-  const auto s = staleness();
-  return s == kFinished ? std::numeric_limits<std::int64_t>::min() : clock - s;
+std::string sampling_name(Sampling sampling) { return sampling == Sampling::kPerCheck ? "per-check" : "per-step"; }
+
+Barrier::Barrier(BarrierSpec spec, Sampling sampling)
+    : rule_(std::make_shared<const StalenessRule>(spec)), sampling_(sampling) {}
+
+Barrier::Barrier(std::shared_ptr<const BarrierRule> rule, Sampling sampling) : rule_(std::move(rule)), sampling_(sampling) {
+  if (!rule_) throw std::invalid_argument("barrier: no rule");
 }
 
 void Barrier::draw(int self, int workers, Random& random, std::vector<int>& sample) const {
   sample.clear();
-  if (spec_.kind != BarrierKind::kPbsp && spec_.kind != BarrierKind::kPssp) return;
+  if (global()) return;
   const int others = workers - 1;
-  const int beta = std::min(spec_.sample, others);
+  const int wanted = rule_->peers();
+  if (wanted == BarrierRule::kEveryPeer) {
+    for (int p = 0; p < workers; ++p)
+      if (p != self) sample.push_back(p);
+    return;
+  }
+  const int beta = std::min(wanted, others);
   if (beta <= 0) return;
   // Positions 0 … others−1 stand for the other workers (position ≥ self is worker position+1).
   const auto below = [&](int n) { return static_cast<int>(random.below(static_cast<std::uint64_t>(n))); };
@@ -135,12 +177,21 @@ void Barrier::draw(int self, int workers, Random& random, std::vector<int>& samp
 }
 
 Decision Barrier::decide(std::int64_t clock, std::span<const int> sample, const PeerClocks& peers) const {
-  if (spec_.kind == BarrierKind::kAsp) return Decision::kAdvance;
-  const auto need = required(clock);
-  if (global()) return peers.slowest() >= need ? Decision::kAdvance : Decision::kWait;
-  for (int p : sample)
-    if (peers.clock(p) < need) return Decision::kWait;
-  return Decision::kAdvance;
+  if (global()) {
+    const std::int64_t slowest = peers.slowest();
+    return rule_->decide(clock, std::span<const std::int64_t>(&slowest, 1));
+  }
+  // Small samples (the usual β) need no allocation.
+  constexpr std::size_t kOnStack = 64;
+  std::int64_t on_stack[kOnStack];
+  std::vector<std::int64_t> on_heap;
+  std::span<std::int64_t> clocks(on_stack, std::min(sample.size(), kOnStack));
+  if (sample.size() > kOnStack) {
+    on_heap.resize(sample.size());
+    clocks = on_heap;
+  }
+  for (std::size_t i = 0; i < sample.size(); ++i) clocks[i] = peers.clock(sample[i]);
+  return rule_->decide(clock, clocks);
 }
 
 }  // namespace gyre::scheduler

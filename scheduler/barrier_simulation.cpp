@@ -55,8 +55,8 @@ struct Event {
 
 class Simulation {
  public:
-  Simulation(const SimulationOptions& o, const BarrierSpec& spec)
-      : o_(o), barrier_(spec), table_(o.workers), samples_(static_cast<std::size_t>(o.workers)),
+  Simulation(const SimulationOptions& o, const Barrier& barrier)
+      : o_(o), barrier_(barrier), table_(o.workers), samples_(static_cast<std::size_t>(o.workers)),
         held_since_(static_cast<std::size_t>(o.workers), -1), waiting_on_(static_cast<std::size_t>(o.workers)) {
     for (int w = 0; w < o.workers; ++w) {
       durations_.emplace_back(o.seed, static_cast<std::uint64_t>(w));
@@ -72,7 +72,7 @@ class Simulation {
       finished(e.worker, e.time);
     }
     SimulationResult r;
-    r.barrier = barrier_.spec();
+    r.barrier = barrier_.name();
     for (int w = 0; w < o_.workers; ++w) {
       r.steps.push_back(table_.clock(w));
       const double since = held_since_[static_cast<std::size_t>(w)];
@@ -94,17 +94,23 @@ class Simulation {
     return t;
   }
 
+  void draw(int w) {
+    barrier_.draw(w, o_.workers, samplers_[static_cast<std::size_t>(w)], samples_[static_cast<std::size_t>(w)]);
+  }
+
   void start(int w, double now) { events_.push({now + duration(w), w}); }
 
   void finished(int w, double now) {
     const bool lowest_rose = table_.tick(w);
-    barrier_.draw(w, o_.workers, samplers_[static_cast<std::size_t>(w)], samples_[static_cast<std::size_t>(w)]);
+    draw(w);
     if (!try_go(w, now)) {
       ++waits_;
       held_since_[static_cast<std::size_t>(w)] = now;
     }
     if (barrier_.global()) {
       if (lowest_rose) release_global(now);
+    } else if (resampling()) {
+      recheck_all(w, now);
     } else {
       release_waiting_on(w, now);
     }
@@ -112,6 +118,7 @@ class Simulation {
 
   // Starts w's next step if its barrier allows; otherwise files it where it will be looked at
   // again: by the clock it needs the slowest to reach, or under the first sampled peer behind.
+  // A rule saying wait with no looked-at peer behind would never be looked at again.
   bool try_go(int w, double now) {
     const auto clock = table_.clock(w);
     const auto& sample = samples_[static_cast<std::size_t>(w)];
@@ -125,14 +132,17 @@ class Simulation {
     const auto need = barrier_.required(clock);
     if (barrier_.global()) {
       by_need_.push({need, w});
-    } else {
-      for (int p : sample)
-        if (table_.clock(p) < need) {
-          waiting_on_[static_cast<std::size_t>(p)].push_back(w);
-          break;
-        }
+      return false;
     }
-    return false;
+    for (int p : sample)
+      if (table_.clock(p) < need) {
+        if (resampling())
+          held_.push_back(w);
+        else
+          waiting_on_[static_cast<std::size_t>(p)].push_back(w);
+        return false;
+      }
+    throw barrier_.waits_for_nothing();
   }
 
   void release_global(double now) {
@@ -149,6 +159,22 @@ class Simulation {
     for (int w : held) try_go(w, now);
   }
 
+  // Under Sampling::kPerCheck a held worker looks again, at a new sample, whenever any other
+  // worker completes a step: the finest a held worker could poll, since clocks change only then.
+  bool resampling() const { return barrier_.sampling() == Sampling::kPerCheck; }
+  void recheck_all(int stepped, double now) {
+    auto held = std::move(held_);
+    held_.clear();
+    for (int w : held) {
+      if (w == stepped) {  // looked at already, with the sample of its new step
+        held_.push_back(w);
+        continue;
+      }
+      draw(w);
+      try_go(w, now);
+    }
+  }
+
   const SimulationOptions& o_;
   Barrier barrier_;
   ClockTable table_;
@@ -157,6 +183,7 @@ class Simulation {
   std::vector<std::vector<int>> samples_;
   std::vector<double> held_since_;  // −1 while running
   std::vector<std::vector<int>> waiting_on_;
+  std::vector<int> held_;  // under Sampling::kPerCheck, every held worker, in the order held
   std::priority_queue<std::pair<std::int64_t, int>, std::vector<std::pair<std::int64_t, int>>, std::greater<>> by_need_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::uint64_t waits_ = 0;
@@ -237,7 +264,7 @@ double SimulationResult::mean() const {
   return sum / static_cast<double>(steps.size());
 }
 
-SimulationResult simulate(const SimulationOptions& options, const BarrierSpec& barrier) {
+SimulationResult simulate(const SimulationOptions& options, const Barrier& barrier) {
   if (options.workers < 1 || options.workers > 1'000'000) throw std::invalid_argument("simulate: workers must be 1 … 1000000");
   if (!(options.time >= 0) || !std::isfinite(options.time)) throw std::invalid_argument("simulate: time must be ≥ 0");
   // Time and memory grow with the steps simulated; refuse a run that could not end rather than

@@ -31,8 +31,8 @@ std::int64_t decode_clock(const net::Message& m) {
   return wire::Reader(m.body.bytes()).get<std::int64_t>("the clock");
 }
 
-PeerBarrier::PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, BarrierSpec spec, PeerBarrierOptions options)
-    : inbox_(inbox), workers_(std::move(workers)), barrier_(spec), options_(options),
+PeerBarrier::PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, Barrier barrier, PeerBarrierOptions options)
+    : inbox_(inbox), workers_(std::move(workers)), barrier_(std::move(barrier)), options_(options),
       known_(workers_.size(), 0), peer_finished_(workers_.size(), 0) {
   self_ = index_of(inbox_.group().rank());
   if (self_ < 0) throw std::invalid_argument("peer barrier: this rank is not one of its workers");
@@ -113,29 +113,46 @@ std::chrono::nanoseconds PeerBarrier::wait() {
   const auto began = net::Clock::now();
   const std::int64_t clock = this->clock();
   const int n = static_cast<int>(workers_.size());
-  barrier_.draw(self_, n, random_, sample_);
-  if (barrier_.global()) {
-    sample_.clear();
-    for (int p = 0; p < n; ++p)
-      if (p != self_) sample_.push_back(p);
-  }
   const auto need = barrier_.required(clock);
-  // Ask only the peers not already known to be far enough.
-  std::vector<std::pair<std::uint64_t, int>> asked;  // (query, peer index)
-  for (int p : sample_) {
-    if (known_[static_cast<std::size_t>(p)] >= need) continue;
-    const auto query = next_query_++;
-    inbox_.group().send(workers_[static_cast<std::size_t>(p)], clock_message(kClockQuery, query, need));
-    ++queries_sent_;
-    asked.emplace_back(query, p);
+  // The peers to hear from: a global rule reads the slowest, so every other worker.
+  std::vector<int> every;
+  if (barrier_.global())
+    for (int p = 0; p < n; ++p)
+      if (p != self_) every.push_back(p);
+  barrier_.draw(self_, n, random_, sample_);
+  const auto deadline = began + options_.timeout;
+  bool held = false;
+  // Each round: decide on what is known; if held, ask the looked-at peers behind that have no
+  // question here yet, and take one answer. A question outlives the wait that asked it when the
+  // rule lets the worker go before every answer (a quorum rule): its answer is taken later.
+  for (;;) {
+    const ClockList view(known_, self_);
+    if (barrier_.decide(clock, sample_, view) == Decision::kAdvance) break;
+    held = true;
+    bool behind = false;
+    for (int p : barrier_.global() ? every : sample_) {
+      if (known_[static_cast<std::size_t>(p)] >= need) continue;
+      behind = true;
+      if (std::any_of(asked_.begin(), asked_.end(), [&](const Question& q) { return q.peer == p; })) continue;
+      const auto query = next_query_++;
+      inbox_.group().send(workers_[static_cast<std::size_t>(p)], clock_message(kClockQuery, query, need));
+      ++queries_sent_;
+      asked_.push_back({query, p, need});
+    }
+    if (!behind) throw barrier_.waits_for_nothing();
+    take_answer(deadline);
+    if (barrier_.sampling() == Sampling::kPerCheck) barrier_.draw(self_, n, random_, sample_);
   }
-  if (!asked.empty()) ++waits_;
-  const auto deadline = net::Clock::now() + options_.timeout;
-  while (!asked.empty()) {
+  if (held) ++waits_;
+  return net::Clock::now() - began;
+}
+
+void PeerBarrier::take_answer(net::Clock::time_point deadline) {
+  for (;;) {
     auto m = inbox_.receive(
         [&](const net::Message& x) {
-          return x.type == kClockAnswer && std::any_of(asked.begin(), asked.end(), [&](const auto& a) {
-                   return a.first == x.tag && workers_[static_cast<std::size_t>(a.second)] == x.sender;
+          return x.type == kClockAnswer && std::any_of(asked_.begin(), asked_.end(), [&](const Question& q) {
+                   return q.query == x.tag && workers_[static_cast<std::size_t>(q.peer)] == x.sender;
                  });
         },
         std::min(deadline, net::Clock::now() + kServePoll));
@@ -146,24 +163,20 @@ std::chrono::nanoseconds PeerBarrier::wait() {
     if (!m) {
       if (net::Clock::now() < deadline) continue;
       std::string silent;
-      for (const auto& a : asked) silent += (silent.empty() ? "" : ", ") + std::to_string(workers_[static_cast<std::size_t>(a.second)]);
-      throw std::runtime_error("barrier " + barrier_.spec().name() + ": no clock from rank(s) " + silent + " within " +
+      for (const auto& q : asked_) silent += (silent.empty() ? "" : ", ") + std::to_string(workers_[static_cast<std::size_t>(q.peer)]);
+      throw std::runtime_error("barrier " + barrier_.name() + ": no clock from rank(s) " + silent + " within " +
                                std::to_string(options_.timeout.count()) + " ms");
     }
-    const auto it = std::find_if(asked.begin(), asked.end(), [&](const auto& a) { return a.first == m->tag; });
+    const auto it = std::find_if(asked_.begin(), asked_.end(), [&](const Question& q) { return q.query == m->tag; });
     const auto clock_there = decode_clock(*m);
-    if (clock_there < need)
-      throw std::runtime_error("barrier " + barrier_.spec().name() + ": rank " + std::to_string(m->sender) +
-                               " answered clock " + std::to_string(clock_there) + " to a question for clock " +
-                               std::to_string(need));
-    auto& known = known_[static_cast<std::size_t>(it->second)];
+    if (clock_there < it->threshold)
+      throw std::runtime_error("barrier " + barrier_.name() + ": rank " + std::to_string(m->sender) + " answered clock " +
+                               std::to_string(clock_there) + " to a question for clock " + std::to_string(it->threshold));
+    auto& known = known_[static_cast<std::size_t>(it->peer)];
     known = std::max(known, clock_there);
-    asked.erase(it);
+    asked_.erase(it);
+    return;
   }
-  const ClockList view(known_, self_);
-  if (barrier_.decide(clock, sample_, view) != Decision::kAdvance)
-    throw std::logic_error("peer barrier: every asked peer answered yet the barrier says wait");
-  return net::Clock::now() - began;
 }
 
 void PeerBarrier::finish() {
@@ -180,7 +193,7 @@ void PeerBarrier::finish() {
   const int others = static_cast<int>(workers_.size()) - 1;
   const auto all_finished = [&] { return std::count(peer_finished_.begin(), peer_finished_.end(), 1) == others; };
   if (!finished_changed_.wait_for(lock, options_.timeout, [&] { return all_finished() || service_error_; }))
-    throw std::runtime_error("barrier " + barrier_.spec().name() + ": peers did not finish within " +
+    throw std::runtime_error("barrier " + barrier_.name() + ": peers did not finish within " +
                              std::to_string(options_.timeout.count()) + " ms");
   if (service_error_) rethrow_service_error();
   lock.unlock();

@@ -32,6 +32,7 @@ struct Flags {
   std::string delay = "gamma:2:1";
   std::string barriers = "bsp,ssp:4,asp,pbsp:10,pssp:10:4";
   std::string sweep = "0:64:1";
+  std::string sampling = "per-step";
   std::string csv, sweep_csv, plot;
 };
 
@@ -59,14 +60,16 @@ std::string summary(const SimulationResult& r, double time, int workers) {
 void write_steps_csv(std::ostream& out, const std::vector<SimulationResult>& runs) {
   out << "barrier,worker,steps\n";
   for (const auto& r : runs)
-    for (std::size_t w = 0; w < r.steps.size(); ++w) out << r.barrier.name() << ',' << w << ',' << r.steps[w] << '\n';
+    for (std::size_t w = 0; w < r.steps.size(); ++w) out << r.barrier << ',' << w << ',' << r.steps[w] << '\n';
 }
 
-void write_sweep_csv(std::ostream& out, const std::vector<SimulationResult>& sweep) {
+void write_sweep_csv(std::ostream& out, const std::vector<int>& betas, const std::vector<SimulationResult>& sweep) {
   out << "beta,median,p5,p95,mean\n";
-  for (const auto& r : sweep)
-    out << r.barrier.sample << ',' << r.quantile(0.5) << ',' << r.quantile(0.05) << ',' << r.quantile(0.95) << ','
+  for (std::size_t i = 0; i < sweep.size(); ++i) {
+    const auto& r = sweep[i];
+    out << betas[i] << ',' << r.quantile(0.5) << ',' << r.quantile(0.05) << ',' << r.quantile(0.95) << ','
         << r.mean() << '\n';
+  }
 }
 
 // Runs gnuplot on `script`; throws if it cannot be started or fails.
@@ -87,7 +90,7 @@ void run_gnuplot(const fs::path& script) {
 // median step (5th–95th percentile bars) against the sample size β, with BSP and ASP medians.
 // gnuplot draws into a scratch directory; the PNG's bytes are then copied to `png`, so that the
 // output rules of gyre::OutputFile hold for --plot too.
-void plot(std::ostream& png, const Flags& f, const std::vector<SimulationResult>& runs,
+void plot(std::ostream& png, const Flags& f, const std::vector<SimulationResult>& runs, const std::vector<int>& betas,
           const std::vector<SimulationResult>& sweep) {
   const fs::path dir = fs::temp_directory_path() / ("gyre-sim-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -100,7 +103,7 @@ void plot(std::ostream& png, const Flags& f, const std::vector<SimulationResult>
   const fs::path out = dir / "plot.png";
   gp << "set terminal png size 1400,560\nset output '" << out.string() << "'\n";
   gp << "set multiplot layout 1," << (sweep.empty() ? 1 : 2) << " title '" << f.sim.workers << " workers, "
-     << f.sim.time << " simulated s, step times " << f.sim.steps.name() << "'\n";
+     << f.sim.time << " simulated s, step times " << f.sim.steps.name() << ", sampling " << f.sampling << "'\n";
   gp << "set key left top\nset grid\nset xlabel 'steps completed'\nset ylabel 'share of workers'\n";
   gp << "set title 'step distribution at the end time'\nplot ";
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -109,17 +112,17 @@ void plot(std::ostream& png, const Flags& f, const std::vector<SimulationResult>
     std::ofstream d(dir / ("cdf" + std::to_string(i)));
     for (std::size_t k = 0; k < sorted.size(); ++k) d << sorted[k] << ' ' << double(k + 1) / double(sorted.size()) << '\n';
     gp << (i ? ", " : "") << "'" << (dir / ("cdf" + std::to_string(i))).string() << "' with steps lw 2 title '"
-       << runs[i].barrier.name() << "'";
+       << runs[i].barrier << "'";
   }
   gp << "\n";
   if (!sweep.empty()) {
     std::ofstream d(dir / "sweep");
-    write_sweep_csv(d, sweep);
+    write_sweep_csv(d, betas, sweep);
     gp << "set datafile separator ','\nset title 'pBSP: sample size sweep'\nset xlabel 'sample size β'\n"
        << "set ylabel 'steps completed (median, 5th–95th pct)'\n";
     const auto median_of = [&](const char* name) -> std::string {
       for (const auto& r : runs)
-        if (r.barrier.name() == name) return std::to_string(r.quantile(0.5));
+        if (r.barrier == name) return std::to_string(r.quantile(0.5));
       return "";
     };
     gp << "plot '" << (dir / "sweep").string() << "' skip 1 using 1:2:3:4 with yerrorlines title 'pBSP(β)'";
@@ -139,24 +142,26 @@ int run(const Flags& flags) {
   f.sim.steps = gyre::scheduler::StepTimes::parse(f.delay);
   const auto specs = BarrierSpec::parse_list(f.barriers);
   const auto betas = sweep_values(f.sweep);
+  const auto sampling = gyre::scheduler::parse_sampling(f.sampling);
   const gyre::OutputSpec outputs[] = {{"--csv", f.csv}, {"--sweep-csv", f.sweep_csv}, {"--plot", f.plot}};
   gyre::check_outputs(outputs, {});
   std::cout << "gyre-sim: " << f.sim.workers << " workers, " << f.sim.time << " simulated s, step times "
-            << f.sim.steps.name() << " (mean " << f.sim.steps.mean() << " s), seed " << f.sim.seed << std::endl;
+            << f.sim.steps.name() << " (mean " << f.sim.steps.mean() << " s), seed " << f.sim.seed << ", sampling "
+            << f.sampling << std::endl;
   std::vector<SimulationResult> runs, sweep;
   for (const auto& spec : specs) {
-    runs.push_back(gyre::scheduler::simulate(f.sim, spec));
+    runs.push_back(gyre::scheduler::simulate(f.sim, {spec, sampling}));
     std::cout << "barrier " << spec.name() << ": " << summary(runs.back(), f.sim.time, f.sim.workers) << std::endl;
   }
   for (int beta : betas) {
-    sweep.push_back(gyre::scheduler::simulate(f.sim, BarrierSpec{gyre::scheduler::BarrierKind::kPbsp, 0, beta}));
+    sweep.push_back(gyre::scheduler::simulate(f.sim, {BarrierSpec{gyre::scheduler::BarrierKind::kPbsp, 0, beta}, sampling}));
     std::cout << "sweep pbsp:" << beta << ": " << summary(sweep.back(), f.sim.time, f.sim.workers) << std::endl;
   }
   // Every output is written before any is published, so a failure leaves none of them.
   std::optional<gyre::OutputFile> csv, sweep_csv, png;
   if (!f.csv.empty()) write_steps_csv(csv.emplace(f.csv).stream(), runs);
-  if (!f.sweep_csv.empty()) write_sweep_csv(sweep_csv.emplace(f.sweep_csv).stream(), sweep);
-  if (!f.plot.empty()) plot(png.emplace(f.plot).stream(), f, runs, sweep);
+  if (!f.sweep_csv.empty()) write_sweep_csv(sweep_csv.emplace(f.sweep_csv).stream(), betas, sweep);
+  if (!f.plot.empty()) plot(png.emplace(f.plot).stream(), f, runs, betas, sweep);
   for (auto* output : {&csv, &sweep_csv, &png})
     if (*output) (*output)->commit();
   return 0;
@@ -175,6 +180,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--barriers", f.barriers, "Comma-separated barriers: bsp, ssp:S, asp, pbsp:BETA, pssp:BETA:S")
       ->capture_default_str();
+  app.add_option("--sampling", f.sampling,
+                 "When a held worker draws its sampled peers (pBSP, pSSP): per-step (once per step, then waits for "
+                 "those) or per-check (afresh each time it looks again, as the Owl book states PSP)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"per-step", "per-check"}));
   app.add_option("--sweep", f.sweep, "pBSP sample sizes to sweep, FROM:TO[:STEP], or none")->capture_default_str();
   app.add_option("--seed", f.sim.seed, "Random seed (same seed, same steps)")->capture_default_str();
   app.add_option("--csv", f.csv, "Write every worker's steps per barrier: barrier,worker,steps");

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   using namespace gyre;
   CLI::App app{"gyre-logreg: logistic regression by data-parallel SGD on gyre's parameter server, under a barrier of\n"
                "your choice. Defaults run one process on all cores: gyre-logreg --data train.libsvm --out weights.tsv"};
-  std::string data_path, test_path, barrier = "bsp", transport = "inproc", out_path, metrics_path;
+  std::string data_path, test_path, barrier = "bsp", sampling = "per-step", transport = "inproc", out_path, metrics_path;
   logreg::LogregConfig c;
   std::optional<int> workers;
   bool quiet = false;
@@ -56,6 +56,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, kMaxWorkers));
   app.add_option("--servers", c.servers, "parameter-server shards")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--barrier", barrier, "bsp, ssp:S, asp, pbsp:BETA or pssp:BETA:S")->capture_default_str();
+  app.add_option("--sampling", sampling,
+                 "pBSP/pSSP: a held worker draws its peers per-step (once, then waits for those) or per-check (afresh "
+                 "each time it looks again)")
+      ->check(CLI::IsMember({"per-step", "per-check"}))->capture_default_str();
   app.add_option("--lr", c.learning_rate, "learning rate η")->capture_default_str()->check(app::positive_number());
   app.add_option("--decay", c.decay, "step c uses η / (1 + decay·c)")->capture_default_str()->check(app::non_negative_number());
   app.add_option("--l2", c.l2, "L2 penalty λ")->capture_default_str()->check(app::non_negative_number());
@@ -89,7 +93,7 @@ int main(int argc, char** argv) {
     c.workers = job.cluster || workers ? job.workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (job.cluster && transport == "tcp") throw std::invalid_argument("--transport tcp is for one process; several processes always use tcp");
     quiet = quiet || !job.reports();
-    c.barrier = scheduler::BarrierSpec::parse(barrier);
+    c.barrier = scheduler::Barrier(scheduler::BarrierSpec::parse(barrier), scheduler::parse_sampling(sampling));
     c.transport = transport == "tcp" ? logreg::Transport::kTcp : logreg::Transport::kInproc;
     c.validate();
     if (job.reports()) {
@@ -106,9 +110,10 @@ int main(int argc, char** argv) {
     const data::IdTable columns = data::compact_features(sets);
     const auto& eval = test_path.empty() ? set : test;
     if (job.reports())
-      std::printf("gyre-logreg: %llu samples, %u features; %d workers, %d servers, barrier %s, %s\n",
+      std::printf("gyre-logreg: %llu samples, %u features; %d workers, %d servers, barrier %s%s, %s\n",
                   static_cast<unsigned long long>(set.samples()), set.features, c.workers, c.servers,
-                  c.barrier.name().c_str(), job.cluster ? "processes over tcp" : transport.c_str());
+                  c.barrier.name().c_str(), sampling == "per-check" ? " (per-check sampling)" : "",
+                  job.cluster ? "processes over tcp" : transport.c_str());
     std::fflush(stdout);
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);

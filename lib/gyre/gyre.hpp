@@ -9,8 +9,9 @@
 //    run_embedded, ClusterJobOptions), the parameter server (PsProgram, run_ps) and the rounds
 //    (run_rounds_job, serve_rounds: an app's schedule / push / pull). Their headers bring the
 //    scheduler's pieces they name: RotationSchedule, Visit, PhasePolicy and PhaseResult,
-//    BarrierSpec, RoundsDriver, Task and Step; a rounds app's scheduling tools come with them
-//    (ParameterSampler: cyclic, random or priority; DependencyCheck: STRADS's ρ filter).
+//    BarrierSpec and BarrierRule (a barrier of the embedder's own), RoundsDriver, Task and
+//    Step; a rounds app's scheduling tools come with them (ParameterSampler: cyclic, random
+//    or priority; DependencyCheck: STRADS's ρ filter).
 //  - A kernel's own tools: model::Block (the rows it updates), collective::Communicator
 //    (allreduce, allgather, broadcast over the workers: a part's or a kernel's state that does
 //    not rotate), Random (seeded, reproducible draws).

@@ -9,6 +9,7 @@
 #include "gyre/pipeline/ps_job.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "lib/net/backends.hpp"
+#include "scheduler/quorum_rule.hpp"
 
 using namespace gyre;
 using namespace gyre::pipeline::ps;
@@ -71,7 +72,64 @@ PsJobResult run(CountingProgram& counting, const PsLayout& l, const std::string&
   return run_ps(ps_job(l, B::runtime_backend()), l, counting.program(seed), o);
 }
 
+struct QuorumOutcome {
+  int breaches = 0;          // steps started with fewer than ⌈(P−1)/2⌉ others within 2 clocks
+  std::int64_t max_lead = 0; // over the slowest, at the start of a step
+};
+
+// Three slow workers (4 ms a step) and two fast ones, 20 steps each, under `barrier`. Each
+// worker writes the clock it is about to report into a shared table before barrier(), and at
+// the start of every step counts the others at its clock − 2 or later: a lower bound on their
+// number when its barrier let it go, since clocks only grow.
+template <class B>
+QuorumOutcome run_slow_and_fast(const scheduler::Barrier& barrier) {
+  constexpr int kWorkers = 5;
+  std::vector<std::atomic<std::int64_t>> table(kWorkers);
+  std::atomic<int> breaches{0};
+  std::atomic<std::int64_t> max_lead{0};
+  PsProgram p;
+  p.push = [&](PsWorker& w, std::span<const Key>) {
+    const auto c = w.clock();
+    int near = 0;
+    std::int64_t slowest = c;
+    for (int v = 0; v < kWorkers; ++v) {
+      if (v == w.index()) continue;
+      const std::int64_t there = table[static_cast<std::size_t>(v)];
+      near += there >= c - 2;
+      slowest = std::min(slowest, there);
+    }
+    if (near < gyre_test::quorum_of(kWorkers - 1)) ++breaches;
+    for (auto lead = max_lead.load(); c - slowest > lead && !max_lead.compare_exchange_weak(lead, c - slowest);) {
+    }
+    if (w.index() < 3) std::this_thread::sleep_for(4ms);
+    table[static_cast<std::size_t>(w.index())] = c + 1;
+    return KeyValues{};
+  };
+  p.stop = [](PsWorker& w) { return w.clock() >= 20; };
+  PsJobOptions o;
+  o.barrier = barrier;
+  o.timeout = 20s;
+  const auto l = layout(kWorkers, 2, Sharding::kRange);
+  const auto r = run_ps(ps_job(l, B::runtime_backend()), l, p, o);
+  for (const auto& w : r.workers) CHECK(w.steps == 20);
+  return {breaches.load(), max_lead.load()};
+}
+
 }  // namespace
+
+TEST_CASE_TEMPLATE("an embedder's barrier in the job options drives the workers and is obeyed", B, GYRE_TEST_BACKENDS) {
+  // "Go when at least half the other workers are within 2 steps": the fast pair runs ahead of
+  // the slow three, as far as that allows and no further.
+  const auto quorum = run_slow_and_fast<B>(
+      scheduler::Barrier(std::make_shared<gyre_test::QuorumRule>(scheduler::BarrierRule::kEveryPeer, 2)));
+  CHECK(quorum.breaches == 0);
+  CHECK(quorum.max_lead >= 1);  // looser than BSP
+  // The check can fail: without a barrier the fast pair leaves the slow three behind at once.
+  CHECK(run_slow_and_fast<B>(scheduler::BarrierSpec::parse("asp")).breaches > 0);
+  // Sampled (two of the four others, drawn afresh at each re-check): it bounds the drawn peers,
+  // which the table does not see, so here only that every worker gets through its 20 steps.
+  run_slow_and_fast<B>(scheduler::Barrier(std::make_shared<gyre_test::QuorumRule>(2, 2), scheduler::Sampling::kPerCheck));
+}
 
 TEST_CASE_TEMPLATE("every push is folded in exactly once, with range and hash sharding", B, GYRE_TEST_BACKENDS) {
   for (auto sharding : {Sharding::kRange, Sharding::kHash}) {

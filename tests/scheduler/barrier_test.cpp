@@ -8,19 +8,12 @@
 
 #include "gyre/scheduler/barrier.hpp"
 #include "gyre/scheduler/barrier_simulation.hpp"
+#include "scheduler/small_run.hpp"
 
 using namespace gyre::scheduler;
+using gyre_test::small_run;
 
 namespace {
-
-SimulationOptions small_run(int workers, double time, std::uint64_t seed) {
-  SimulationOptions o;
-  o.workers = workers;
-  o.time = time;
-  o.steps = StepTimes::parse("gamma:2:1:0.05:4");
-  o.seed = seed;
-  return o;
-}
 
 std::int64_t spread(const SimulationResult& r) {
   const auto [lo, hi] = std::minmax_element(r.steps.begin(), r.steps.end());

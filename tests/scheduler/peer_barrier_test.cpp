@@ -10,11 +10,14 @@
 
 #include "gyre/scheduler/peer_barrier.hpp"
 #include "lib/net/backends.hpp"
+#include "scheduler/quorum_rule.hpp"
 
 using namespace gyre;
 using namespace std::chrono_literals;
+using scheduler::Barrier;
 using scheduler::BarrierSpec;
 using scheduler::PeerBarrier;
+using scheduler::Sampling;
 
 namespace {
 
@@ -26,23 +29,25 @@ std::vector<int> ranks(int n) {
 
 struct Outcome {
   std::int64_t max_lead = 0;  // the most any worker was ahead of the slowest when it started a step
+  int short_of_quorum = 0;    // steps started with fewer than ⌈(P−1)/2⌉ others within 2 clocks
   std::uint64_t queries = 0;
   std::uint64_t waits = 0;
 };
 
 // P workers take `steps` steps of random length (0–2 ms, one in ten 8 ms: stragglers) under
-// `spec`. Each publishes its clock in a shared table before tick(), and after every wait()
+// `barrier`. Each publishes its clock in a shared table before tick(), and after every wait()
 // measures its lead over the slowest entry: since clocks only grow, that is an upper bound on
-// its lead at the moment the barrier let it go.
+// its lead at the moment the barrier let it go. Likewise it counts the others within 2 clocks
+// of it, a lower bound on their number then.
 template <class B>
-Outcome run(const std::string& spec, int workers, int steps, std::uint64_t seed) {
+Outcome run(const Barrier& rule, int workers, int steps, std::uint64_t seed) {
   auto groups = B::make(workers);
   std::vector<std::atomic<std::int64_t>> table(static_cast<std::size_t>(workers));
   std::vector<std::future<Outcome>> running;
   for (int w = 0; w < workers; ++w)
     running.push_back(std::async(std::launch::async, [&, w] {
       runtime::Mailbox inbox(*groups[static_cast<std::size_t>(w)]);
-      PeerBarrier barrier(inbox, ranks(workers), BarrierSpec::parse(spec), {20s, seed});
+      PeerBarrier barrier(inbox, ranks(workers), rule, {20s, seed});
       std::mt19937_64 random(seed * 31 + static_cast<std::uint64_t>(w));
       Outcome o;
       for (int s = 0; s < steps; ++s) {
@@ -52,8 +57,13 @@ Outcome run(const std::string& spec, int workers, int steps, std::uint64_t seed)
         barrier.tick();
         barrier.wait();
         std::int64_t slowest = s + 1;
-        for (const auto& c : table) slowest = std::min<std::int64_t>(slowest, c);
+        int near = 0;
+        for (const auto& c : table) {
+          slowest = std::min<std::int64_t>(slowest, c);
+          near += c >= s + 1 - 2;
+        }
         o.max_lead = std::max(o.max_lead, s + 1 - slowest);
+        if (near - 1 < gyre_test::quorum_of(workers - 1)) ++o.short_of_quorum;
       }
       barrier.finish();
       o.queries = barrier.queries_sent();
@@ -64,10 +74,16 @@ Outcome run(const std::string& spec, int workers, int steps, std::uint64_t seed)
   for (auto& r : running) {
     const auto o = r.get();
     all.max_lead = std::max(all.max_lead, o.max_lead);
+    all.short_of_quorum += o.short_of_quorum;
     all.queries += o.queries;
     all.waits += o.waits;
   }
   return all;
+}
+
+template <class B>
+Outcome run(const std::string& spec, int workers, int steps, std::uint64_t seed) {
+  return run<B>(BarrierSpec::parse(spec), workers, steps, seed);
 }
 
 }  // namespace
@@ -103,6 +119,31 @@ TEST_CASE_TEMPLATE("pBSP with a small sample asks only β peers per held step", 
   const auto o = run<B>("pbsp:1", 5, 30, 9);
   CHECK(o.queries <= o.waits);  // one question per held step at most
   CHECK(o.queries > 0);
+}
+
+TEST_CASE_TEMPLATE("per-check sampling: β = P−1 keeps BSP's and SSP's bounds; a small β runs to the end", B,
+                   GYRE_TEST_BACKENDS) {
+  CHECK(run<B>(Barrier(BarrierSpec::parse("pbsp:3"), Sampling::kPerCheck), 4, 30, 6).max_lead == 0);
+  CHECK(run<B>(Barrier(BarrierSpec::parse("pssp:3:2"), Sampling::kPerCheck), 4, 30, 7).max_lead <= 2);
+  const auto o = run<B>(Barrier(BarrierSpec::parse("pbsp:1"), Sampling::kPerCheck), 5, 30, 9);
+  CHECK(o.queries > 0);
+  CHECK(o.waits > 0);
+}
+
+TEST_CASE_TEMPLATE("an embedder's rule runs over the data plane and is obeyed: half the peers within 2 clocks", B,
+                   GYRE_TEST_BACKENDS) {
+  for (std::uint64_t seed : {1u, 2u}) {
+    CAPTURE(seed);
+    const auto every = run<B>(Barrier(std::make_shared<gyre_test::QuorumRule>(scheduler::BarrierRule::kEveryPeer, 2)), 5, 30, seed);
+    CHECK(every.short_of_quorum == 0);
+    CHECK(every.waits > 0);
+  }
+  // Sampled, so it may go before every asked peer has answered: the answers left over are taken
+  // in later waits, under both sampling rules.
+  for (auto sampling : {Sampling::kPerStep, Sampling::kPerCheck}) {
+    const auto o = run<B>(Barrier(std::make_shared<gyre_test::QuorumRule>(3, 1), sampling), 5, 30, 4);
+    CHECK(o.queries > 0);
+  }
 }
 
 TEST_CASE_TEMPLATE("a silent peer makes wait() fail naming it; a malformed question is refused naming its sender", B,

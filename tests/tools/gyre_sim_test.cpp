@@ -88,3 +88,25 @@ TEST_CASE("gyre-sim: bad barriers, step laws and sweeps are refused and nothing 
   CHECK(r.exit_code != 0);
   CHECK(contains(r.output, "--workers"));
 }
+
+TEST_CASE("gyre-sim --sampling: per-step is the default; per-check leaves the global barriers alone, loosens pBSP, repeats") {
+  const auto step = run_command(sim({"--barriers", "bsp,ssp:4,asp,pbsp:4", "--sweep", "none"}));
+  const auto explicit_step = run_command(sim({"--barriers", "bsp,ssp:4,asp,pbsp:4", "--sweep", "none", "--sampling", "per-step"}));
+  const auto check = run_command(sim({"--barriers", "bsp,ssp:4,asp,pbsp:4", "--sweep", "none", "--sampling", "per-check"}));
+  INFO(check.output);
+  REQUIRE(step.exit_code == 0);
+  REQUIRE(check.exit_code == 0);
+  CHECK(contains(step.output, "sampling per-step"));
+  CHECK(contains(check.output, "sampling per-check"));
+  CHECK(medians(step.output, "barrier ") == medians(explicit_step.output, "barrier "));
+  const auto s = medians(step.output, "barrier "), c = medians(check.output, "barrier ");
+  for (const char* global : {"bsp", "ssp:4", "asp"}) CHECK(c.at(global) == s.at(global));
+  CHECK(c.at("pbsp:4") > s.at("pbsp:4"));
+  CHECK(run_command(sim({"--barriers", "pbsp:4", "--sweep", "0:4:2", "--sampling", "per-check"})).output ==
+        run_command(sim({"--barriers", "pbsp:4", "--sweep", "0:4:2", "--sampling", "per-check"})).output);
+  TempDir dir;
+  const auto bad = run_command(sim({"--sampling", "per-day", "--csv", (dir / "s.csv").string()}));
+  CHECK(bad.exit_code == 2);
+  CHECK(contains(bad.output, "--sampling: per-day not in {per-step,per-check}"));
+  CHECK(dir.entries().empty());
+}

@@ -13,7 +13,7 @@ enum class Transport { kInproc, kTcp };  // tcp: every rank in this process, ove
 struct LogregConfig {
   int workers = 1;
   int servers = 1;
-  scheduler::BarrierSpec barrier;  // default BSP
+  scheduler::Barrier barrier;      // default BSP (per-step sampling)
   double learning_rate = 0.5;
   double decay = 0;                // step c uses learning_rate / (1 + decay·c)
   double l2 = 1e-4;                // λ of λ/2‖w‖²

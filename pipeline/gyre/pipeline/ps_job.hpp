@@ -32,7 +32,7 @@ struct PsProgram {
 };
 
 struct PsJobOptions {
-  scheduler::BarrierSpec barrier;
+  scheduler::Barrier barrier;  // a BarrierSpec, or an embedder's BarrierRule with its sampling
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::uint64_t seed = 1;
   std::int64_t cache_clocks = 0;  // see PsWorkerOptions

@@ -44,7 +44,7 @@ struct PsWorkerOptions {
 // the servers, then waits on the barrier rule (PeerBarrier, over the same group).
 class GYRE_API PsWorker {
  public:
-  PsWorker(runtime::Mailbox& inbox, PsLayout layout, scheduler::BarrierSpec barrier, PsWorkerOptions options = {});
+  PsWorker(runtime::Mailbox& inbox, PsLayout layout, scheduler::Barrier barrier, PsWorkerOptions options = {});
   ~PsWorker();
 
   int worker_num() const noexcept { return layout_.workers; }

@@ -3,18 +3,22 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gyre/base/export.hpp"
 #include "gyre/base/random.hpp"
+#include "gyre/scheduler/barrier_rule.hpp"
 
 namespace gyre::scheduler {
 
 // A worker's clock is the number of steps it has completed. Before starting step c+1 a worker
 // at clock c asks its barrier; the barrier looks at some peers' clocks and says go or wait.
+// The built-in rules, each a BarrierRule (barrier_rule.hpp) made by Barrier(BarrierSpec):
 enum class BarrierKind {
   kBsp,   // every peer has completed c steps (SSP with s = 0)
   kSsp,   // every peer has completed c − s steps
@@ -58,35 +62,58 @@ class GYRE_API ClockList final : public PeerClocks {
   int self_;
 };
 
-enum class Decision { kAdvance, kWait };
+// When a held worker draws its β peers (pBSP, pSSP, any rule looking at fewer than every peer).
+enum class Sampling {
+  // Once per step, then it waits for those: β = P − 1 is BSP (or SSP) exactly, but one slow
+  // peer in the sample holds the worker however fast the others are, so waits chain.
+  kPerStep,
+  // Afresh at every re-check while held (the rule as the Owl book states PSP): a held worker
+  // looks at a new sample each time it looks again. β = P − 1 is still BSP (or SSP).
+  kPerCheck,
+};
+// "per-step" or "per-check"; throws std::invalid_argument saying what was expected.
+GYRE_API Sampling parse_sampling(std::string_view text);
+GYRE_API std::string sampling_name(Sampling sampling);
 
-// One barrier rule, shared by the simulator and every engine: the engines differ only in how
-// they learn peers' clocks (a table, or questions over the data plane).
+// A rule and how its peers are sampled: what an engine's config holds. Built from a spec (the
+// built-in rules) or from an embedder's own BarrierRule; copies share the rule.
 class GYRE_API Barrier {
  public:
   // The clock a worker that has finished for good reports, so that nobody waits for it.
   static constexpr std::int64_t kFinished = std::numeric_limits<std::int64_t>::max();
 
-  explicit Barrier(BarrierSpec spec);
+  // Implicit, so a BarrierSpec is accepted wherever a Barrier is configured.
+  Barrier(BarrierSpec spec = {}, Sampling sampling = Sampling::kPerStep);
+  // Throws std::invalid_argument for a null rule.
+  Barrier(std::shared_ptr<const BarrierRule> rule, Sampling sampling = Sampling::kPerStep);
 
-  const BarrierSpec& spec() const noexcept { return spec_; }
+  const BarrierRule& rule() const noexcept { return *rule_; }
+  std::string name() const { return rule_->name(); }
+  Sampling sampling() const noexcept { return sampling_; }
   // Decides from slowest() (BSP, SSP) rather than from the sampled peers' clock().
-  bool global() const noexcept;
-  // How many clocks ahead of the peers it looks at a worker may start a step; ASP has no bound.
-  std::int64_t staleness() const noexcept;
+  bool global() const noexcept { return rule_->slowest_suffices(); }
   // The clock every looked-at peer must have reached for a worker at `clock` to go on.
-  std::int64_t required(std::int64_t clock) const noexcept;
+  std::int64_t required(std::int64_t clock) const { return rule_->required(clock); }
 
-  // The peers that decide `self`'s next step, among `workers` (0 … workers−1): β of the others
-  // uniformly without replacement for pBSP and pSSP (all of them if β ≥ workers − 1), none
-  // for the others. A step draws once and then waits for that sample, so β = workers − 1 is BSP
-  // (or SSP) exactly. Only the engine's generator gives the randomness: runs repeat with a seed.
+  // The peers that decide `self`'s next step, among `workers` (0 … workers−1): none for a
+  // global rule (it reads slowest()) or one looking at nobody, every other worker for a rule
+  // looking at all of them, and otherwise β of the others uniformly without replacement (all of
+  // them if β ≥ workers − 1). When it is drawn again is sampling()'s. Only the engine's
+  // generator gives the randomness: runs repeat with a seed.
   void draw(int self, int workers, Random& random, std::vector<int>& sample) const;
 
+  // The rule's decision on the clocks of `sample` (or on slowest(), for a global rule).
   Decision decide(std::int64_t clock, std::span<const int> sample, const PeerClocks& peers) const;
 
+  // What an engine throws when the rule breaks its contract (barrier_rule.hpp) instead of
+  // waiting for ever: it says wait though every looked-at peer is at required().
+  std::logic_error waits_for_nothing() const {
+    return std::logic_error("barrier " + name() + " says wait though every looked-at peer reached the clock it requires");
+  }
+
  private:
-  BarrierSpec spec_;
+  std::shared_ptr<const BarrierRule> rule_;
+  Sampling sampling_;
 };
 
 }  // namespace gyre::scheduler

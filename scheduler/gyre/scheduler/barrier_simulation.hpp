@@ -39,7 +39,7 @@ struct SimulationOptions {
 std::int64_t step_quantile(std::span<const std::int64_t> steps, double q);
 
 struct SimulationResult {
-  BarrierSpec barrier;
+  std::string barrier;  // the rule's name
   std::vector<std::int64_t> steps;  // steps each worker had completed at the end time
   std::uint64_t waits = 0;          // times a worker was held at the barrier
   double waited = 0;                // simulated seconds spent held, over all workers
@@ -49,13 +49,16 @@ struct SimulationResult {
 };
 
 // Every worker runs its steps back to back; after each it asks the barrier, through the same
-// Barrier::draw/decide the engines use, and if told to wait starts again the moment the peers
-// it waits for get far enough. Worker i's k-th step takes the same time under every barrier
+// Barrier::draw/decide the engines use, and if told to wait looks again each time a peer it
+// waits for (the slowest, for a global rule; else the first looked-at peer short of
+// required()) completes a step. Under Sampling::kPerCheck a held worker instead looks again,
+// at a fresh sample, each time any other worker completes a step. Worker i's k-th step takes the same time under every barrier
 // (its own random stream, separate from the sampling), so barriers are compared on the same
 // draws and pBSP(β = P−1) gives exactly BSP's steps. Deterministic for a seed. O(events·β)
 // time for the sampled barriers and O(events·log P) for the others; fine for P = 10 000.
+// Per-check sampling costs O(events·held·β): seconds for P = 200, long for P in the thousands.
 // Throws std::invalid_argument when P·time / mean step time exceeds kMaxSimulatedSteps.
 inline constexpr double kMaxSimulatedSteps = 2e8;
-SimulationResult simulate(const SimulationOptions& options, const BarrierSpec& barrier);
+SimulationResult simulate(const SimulationOptions& options, const Barrier& barrier);
 
 }  // namespace gyre::scheduler

@@ -36,7 +36,10 @@ struct PeerBarrierOptions {
 
 // No global state and no coordinator: before each step the worker asks the peers its barrier
 // looks at (all of them for BSP and SSP, β drawn ones for pBSP and pSSP, none for ASP) to
-// answer once their clock reaches what it needs, and goes on when all have answered. A peer
+// answer once their clock reaches what it needs, and goes on once the rule, given the clocks
+// heard so far, says so (for the built-in rules: when all have answered). Any BarrierRule
+// runs here, so any engine whose workers share a group (the parameter server, a peer-to-peer
+// engine) gets every rule; under Sampling::kPerCheck each answer is a re-check with a new sample. A peer
 // answers from a service thread, so a busy peer answers at once if it is already far enough,
 // and the moment it gets there if not. Answers carry the actual clock, which is remembered
 // (clocks only grow), so under SSP most steps ask nobody.
@@ -47,7 +50,7 @@ struct PeerBarrierOptions {
 class GYRE_API PeerBarrier {
  public:
   // `workers`: the group ranks of every worker under this barrier, this rank among them.
-  PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, BarrierSpec spec, PeerBarrierOptions options = {});
+  PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, Barrier barrier, PeerBarrierOptions options = {});
   ~PeerBarrier();
   PeerBarrier(const PeerBarrier&) = delete;
   PeerBarrier& operator=(const PeerBarrier&) = delete;
@@ -70,6 +73,8 @@ class GYRE_API PeerBarrier {
   void answer(int peer, std::uint64_t query, std::int64_t clock);
   [[noreturn]] void rethrow_service_error();
   int index_of(int rank) const;
+  // Waits for one answer to a question in asked_ and records the clock it brings.
+  void take_answer(net::Clock::time_point deadline);
 
   runtime::Mailbox& inbox_;
   std::vector<int> workers_;
@@ -79,6 +84,12 @@ class GYRE_API PeerBarrier {
   Random random_{0, 0};  // seeded in the constructor, once this rank's index is known
   std::vector<int> sample_;
   std::vector<std::int64_t> known_;  // the highest clock each peer has told us
+  struct Question {
+    std::uint64_t query;
+    int peer;  // worker index
+    std::int64_t threshold;
+  };
+  std::vector<Question> asked_;  // unanswered, at most one per peer
   std::uint64_t next_query_ = 0;
   std::uint64_t queries_sent_ = 0;
   std::uint64_t waits_ = 0;

@@ -1,6 +1,8 @@
 // tests/apps/logreg/gyre_logreg_cli_test.cpp — gyre-logreg as a user runs it: progress, weights and metrics out; bad input refused.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include "support/cli_checks.hpp"
 #include "support/input_errors.hpp"
 
@@ -44,6 +46,26 @@ TEST_CASE("gyre-logreg: evaluations as it goes, a summary, weights and metrics w
   const auto weights = read_text(dir / "w.tsv");
   CHECK(weights.rfind("feature\tname\tweight\n0\t(bias)\t", 0) == 0);
   CHECK(std::count(weights.begin(), weights.end(), '\n') == 102);
+}
+
+TEST_CASE("gyre-logreg --sampling per-check: pBSP re-samples at every re-check and runs every worker's steps") {
+  TempDir dir;
+  generate(dir);
+  for (const char* transport : {"inproc", "tcp"}) {
+    CAPTURE(transport);
+    const auto r = run_command({logreg(), "--data", (dir / "gen/data.libsvm").string(), "-p", "4", "--barrier", "pbsp:1",
+                                "--sampling", "per-check", "--steps", "60", "--eval-every", "60", "--step-delay",
+                                "uniform:0:2", "--transport", transport});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.output, "4 workers, 1 servers, barrier pbsp:1 (per-check sampling), " + std::string(transport)));
+    CHECK(contains(r.output, "worker steps: median 60, 5th 60, 95th 60"));
+  }
+  const auto bad = run_command({logreg(), "--data", (dir / "gen/data.libsvm").string(), "--sampling", "often", "--out",
+                                 (dir / "w.tsv").string()});
+  CHECK(bad.exit_code == 2);
+  CHECK(contains(bad.output, "--sampling: often not in {per-step,per-check}"));
+  CHECK_FALSE(std::filesystem::exists(dir / "w.tsv"));
 }
 
 TEST_CASE("gyre-logreg: bad input and bad settings are refused, nothing written") {
