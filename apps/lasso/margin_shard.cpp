@@ -17,6 +17,10 @@ Odds odds(double y, double residual) noexcept {
   return y > 0.5 ? Odds{1 + residual, -residual} : Odds{residual, 1 - residual};
 }
 
+// The IRLS steps of a cycle (glmnet's): at most this many Newton steps, each a coordinate
+// descent on the loss's quadratic model followed by a line search on F.
+constexpr int kNewtonSteps = 100;
+
 }  // namespace
 
 MarginShard::MarginShard(const data::RegressionSet& rows, int threads)
@@ -80,11 +84,7 @@ void MarginShard::apply_part(std::size_t p, std::span<const scheduler::Step> ste
         }
       }
     }
-    auto refresh = [&part](std::size_t r) {
-      const double p_i = sigmoid(part.margin[r]), not_p = sigmoid(-part.margin[r]);
-      part.residual[r] = part.y[r] > 0.5 ? -not_p : p_i;
-      part.weight[r] = p_i * not_p;
-    };
+    auto refresh = [&part](std::size_t r) { refresh_row(part, r); };
     if (every_row)
       for (std::size_t r = 0; r < part.margin.size(); ++r) refresh(r);
     for (const std::uint32_t r : part.touched_rows) {
@@ -114,16 +114,155 @@ LogisticStepper::Totals MarginShard::totals() const {
   return t;
 }
 
+void MarginShard::refresh_row(Part& part, std::size_t r) noexcept {
+  const double p_i = sigmoid(part.margin[r]), not_p = sigmoid(-part.margin[r]);
+  part.residual[r] = part.y[r] > 0.5 ? -not_p : p_i;
+  part.weight[r] = p_i * not_p;
+}
+
 std::vector<double> MarginShard::cycle(double lambda, std::span<const std::uint32_t> params) {
   if (!cycles_.stepper) throw std::invalid_argument("a cycle asked of a worker that does not hold every row");
   check_ids(params);
-  const LogisticStepper& stepper = *cycles_.stepper;
   const Penalty penalty{lambda, cycles_.alpha};
-  const double n = static_cast<double>(samples());
-  const bool intercept = std::find(params.begin(), params.end(), features()) != params.end();
   // F at β = 0, b = 0 is log 2: the scale of the objective the tolerance is relative to.
   const double enough = depth_.next(
       lambda, 0.1 * cycles_.tol * std::log(2.0) / static_cast<double>(std::max<std::size_t>(params.size(), 1)));
+  std::uint64_t updates = 0;
+  // Near the optimum a line search cannot tell F's change from rounding (a sum of n losses) and
+  // refuses every Newton step; the exact coordinate steps, each safe by its own bound, go on.
+  if (!newton_steps(penalty, params, enough, updates)) exact_steps(penalty, params, enough, updates);
+  std::vector<double> out;
+  out.reserve(params.size() + 1);
+  for (const std::uint32_t j : params) out.push_back(j == features() ? b_ : gamma_[j]);
+  out.push_back(static_cast<double>(updates));
+  return out;
+}
+
+bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint32_t> params, double enough,
+                               std::uint64_t& updates) {
+  const LogisticStepper& stepper = *cycles_.stepper;
+  const ColumnStats& stats = stepper.stats();
+  const double n = static_cast<double>(samples());
+  const bool intercept = std::find(params.begin(), params.end(), features()) != params.end();
+  bool progressed = false;
+  std::vector<double> moved(features(), 0.0);  // Δγ proposed by the model
+  std::vector<std::uint8_t> is_touched(features(), 0);
+  std::vector<std::uint32_t> touched;         // the coordinates the model moved
+  for (int newton = 0; newton < kNewtonSteps; ++newton) {
+    // The loss's quadratic model at the margins of now: per row its gradient q = (p − y) + w·δ,
+    // δ the margins' proposed change. Coordinate steps on the model touch no sigmoid.
+    double weight_total = 0, model_total = 0;  // Σw, Σq
+    for (Part& part : parts_) {
+      part.change.assign(part.margin.size(), 0.0);
+      part.model = part.residual;
+      for (std::size_t r = 0; r < part.margin.size(); ++r) {
+        weight_total += part.weight[r];
+        model_total += part.residual[r];
+      }
+    }
+    for (const std::uint32_t j : touched) moved[j] = 0, is_touched[j] = 0;
+    touched.clear();
+    double intercept_change = 0;
+    auto shift_every_row = [&](double shift) {
+      for (Part& part : parts_)
+        for (std::size_t r = 0; r < part.margin.size(); ++r) {
+          part.change[r] += shift;
+          part.model[r] += part.weight[r] * shift;
+        }
+      model_total += weight_total * shift;
+      intercept_change += shift;
+    };
+    auto step = [&](std::uint32_t j) -> CoordinateMove {
+      if (j == features() || !stats.usable[j]) return {};
+      const double now = gamma_[j] + moved[j];
+      double g = 0, h = 0, m = 0;  // Σ x·q, Σ x²w, Σ x·w over every row
+      for (std::size_t p = 0; p < parts_.size(); ++p) {
+        const auto& c = rows_.columns(p);
+        const Part& part = parts_[p];
+        for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
+          const double x = c.values[e], w = part.weight[c.rows[e]];
+          g += x * part.model[c.rows[e]];
+          h += x * x * w;
+          m += x * w;
+        }
+      }
+      // A centred column steps along x − c·1, c its weighted mean (LogisticStepper), the
+      // intercept moving with it: the model's Schur complement.
+      const double centre = stepper.centred(j) && weight_total > 0 ? m / weight_total : 0.0;
+      g -= centre * model_total;
+      h = std::max(0.0, h - centre * m);
+      const double s = stats.scale[j], fit_h = h / (n * s * s);
+      if (!(fit_h + penalty.l2() > 0)) return {0, now != 0};
+      const double next = coordinate_minimiser(now, -g / (n * s), fit_h, penalty), delta = next - now;
+      if (delta == 0) return {0, next != 0};
+      if (!is_touched[j]) is_touched[j] = 1, touched.push_back(j);
+      moved[j] += delta;
+      const double beta_step = delta / s;
+      for (std::size_t p = 0; p < parts_.size(); ++p) {
+        const auto& c = rows_.columns(p);
+        Part& part = parts_[p];
+        for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
+          const std::uint32_t r = c.rows[e];
+          part.change[r] += c.values[e] * beta_step;
+          part.model[r] += part.weight[r] * c.values[e] * beta_step;
+          model_total += part.weight[r] * c.values[e] * beta_step;
+        }
+      }
+      if (centre != 0) shift_every_row(-centre * beta_step);
+      return {0.5 * fit_h * delta * delta, next != 0};
+    };
+    // The intercept: the model's exact minimiser along it, at each sweep's end.
+    auto intercept_move = [&]() -> double {
+      if (!intercept || !(weight_total > 0)) return 0;
+      const double shift = -model_total / weight_total;
+      shift_every_row(shift);
+      return 0.5 * weight_total / n * shift * shift;
+    };
+    updates += active_set_cycle(params, enough, cycles_.max_sweeps, step, intercept_move);
+
+    // A line search on F along the model's step (Armijo, as proximal Newton methods take it):
+    // D bounds F's directional change from above.
+    double slope = 0, penalties = 0;
+    for (const Part& part : parts_)
+      for (std::size_t r = 0; r < part.margin.size(); ++r) slope += part.residual[r] * part.change[r];
+    slope /= n;
+    for (const std::uint32_t j : touched) penalties += penalty.value(gamma_[j] + moved[j]) - penalty.value(gamma_[j]);
+    const double direction = slope + penalties;
+    if (!(direction < 0)) break;  // the model sees no descent: the cycle has converged
+    double t = 1, gained = 0;
+    bool accepted = false;
+    for (int halvings = 0; halvings < 40 && !accepted; ++halvings, t *= 0.5) {
+      double change = 0;
+      for (const Part& part : parts_)
+        for (std::size_t r = 0; r < part.margin.size(); ++r)
+          change += logistic_loss(part.margin[r] + t * part.change[r], part.y[r]) - logistic_loss(part.margin[r], part.y[r]);
+      change /= n;
+      for (const std::uint32_t j : touched) change += penalty.value(gamma_[j] + t * moved[j]) - penalty.value(gamma_[j]);
+      if (change <= 0.25 * t * direction) {
+        accepted = true;
+        gained = -change;
+        break;
+      }
+    }
+    if (!accepted) break;
+    progressed = true;
+    for (Part& part : parts_)
+      for (std::size_t r = 0; r < part.margin.size(); ++r) {
+        part.margin[r] += t * part.change[r];
+        refresh_row(part, r);
+      }
+    for (const std::uint32_t j : touched) gamma_[j] += t * moved[j];
+    b_ += t * intercept_change;
+    if (gained <= enough) break;
+  }
+  return progressed;
+}
+
+void MarginShard::exact_steps(const Penalty& penalty, std::span<const std::uint32_t> params, double enough,
+                              std::uint64_t& updates) {
+  const LogisticStepper& stepper = *cycles_.stepper;
+  const double n = static_cast<double>(samples());
+  const bool intercept = std::find(params.begin(), params.end(), features()) != params.end();
   // Steps are taken one by one (Gauss–Seidel), part by part on this thread.
   auto move = [&](std::span<const scheduler::Step> steps) {
     const bool every_row = std::any_of(steps.begin(), steps.end(), [&](const auto& s) { return s.param == features(); });
@@ -163,12 +302,7 @@ std::vector<double> MarginShard::cycle(double lambda, std::span<const std::uint3
     b_ = next;
     return 0.5 * all.weight / n * delta * delta;
   };
-  const std::uint64_t updates = active_set_cycle(params, enough, cycles_.max_sweeps, step, intercept_move);
-  std::vector<double> out;
-  out.reserve(params.size() + 1);
-  for (const std::uint32_t j : params) out.push_back(j == features() ? b_ : gamma_[j]);
-  out.push_back(static_cast<double>(updates));
-  return out;
+  updates += active_set_cycle(params, enough, cycles_.max_sweeps, step, intercept_move);
 }
 
 void MarginShard::part_partials(std::size_t index, std::span<const std::uint32_t> params, std::span<double> out,

@@ -55,10 +55,14 @@ class MarginShard {
   // From here on the shard follows the coefficients (γ and b, from the steps it applies) so
   // that it can run cycles. Only for a shard holding every row.
   void enable_cycles(const LogisticCycleSettings& settings);
-  // Cyclic coordinate descent over the features in `params` (and the intercept, if its id is
-  // among them, once per sweep) at λ, each step the scheduler's (LogisticStepper) on exact
-  // sums, until a sweep's largest decrease of F is below tol·log 2/(10·|params|) (tighter when
-  // the same λ comes back, CycleTolerance) or max_sweeps. Returns each parameter's new value (γ, or b), then the number of updates.
+  // Proximal Newton steps as glmnet takes them (IRLS): coordinate descent over the features in
+  // `params` (and the intercept, if its id is among them, once per sweep; centred columns as
+  // LogisticStepper centres them) on the loss's quadratic model at the margins of now, as an
+  // active_set_cycle(), then a line search on F along the model's step; repeated until a step
+  // gains at most tol·log 2/(10·|params|) (tighter when the same λ comes back, CycleTolerance).
+  // When the line search refuses the first step (rounding, near the optimum), the exact
+  // coordinate steps of the rounds (LogisticStepper) take over, each safe by its own bound.
+  // Returns each parameter's new value (γ, or b), then the number of coordinate updates.
   std::vector<double> cycle(double lambda, std::span<const std::uint32_t> params);
   // A round's sums (RoundKind: partials() without or with the moment, check() as
   // logistic_check_sums(), or dual_sums() at the task's scalar as the shift and the
@@ -74,7 +78,17 @@ class MarginShard {
     std::vector<double> weight;    // p(1 − p)
     std::vector<std::uint8_t> touched;
     std::vector<std::uint32_t> touched_rows;
+    // A cycle's quadratic model: the margins' proposed change δ and the model's gradient
+    // (p − y) + w·δ.
+    std::vector<double> change, model;
   };
+  // p − y and p(1 − p) of row r from its margin.
+  static void refresh_row(Part& part, std::size_t r) noexcept;
+  // cycle()'s two ways: IRLS steps (whether one was taken), and exact coordinate steps.
+  bool newton_steps(const Penalty& penalty, std::span<const std::uint32_t> params, double enough,
+                    std::uint64_t& updates);
+  void exact_steps(const Penalty& penalty, std::span<const std::uint32_t> params, double enough,
+                   std::uint64_t& updates);
   void check_ids(std::span<const std::uint32_t> params) const;
   // apply()'s work on one part; every_row when a step is the intercept's.
   void apply_part(std::size_t part, std::span<const scheduler::Step> steps, bool every_row);
