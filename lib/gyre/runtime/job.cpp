@@ -23,7 +23,7 @@ int Job::host_of(int member) const {
 std::string Job::name(int member) const {
   if (member < workers) return "rank " + std::to_string(member);
   const std::string role = roles.at(static_cast<std::size_t>(member - workers));
-  return role + " (member " + std::to_string(member) + ", in process " + std::to_string(host_of(member)) + ")";
+  return role + " (member " + std::to_string(member) + ", in rank " + std::to_string(host_of(member)) + "'s process)";
 }
 
 void Job::validate() const {

@@ -64,8 +64,9 @@ struct GYRE_API Job {
   // are dealt out in turn from process 0 (so one scheduler lives beside worker 0, and S
   // servers spread over the processes).
   int host_of(int member) const;
-  // How messages name `member`: "rank 3", or "the scheduler (member 4, in process 0)" rather
-  // than a "rank 4" that a 4-process job does not have.
+  // How messages name `member`: "rank 3", or "the scheduler (member 4, in rank 0's process)"
+  // rather than a "rank 4" that a 4-process job does not have: what died is named by the rank a
+  // launcher (mpirun, srun) gave its process.
   std::string name(int member) const;
   // Throws std::invalid_argument for a job that cannot run (no workers, a process count that
   // is not the number of workers).

@@ -80,11 +80,11 @@ TEST_CASE("members are named for messages, and the roles are dealt over the proc
   job.roles = {"server 0", "server 1", "server 2", "server 3"};
   CHECK(job.members() == 7);
   CHECK(job.name(2) == "rank 2");
-  CHECK(job.name(3) == "server 0 (member 3, in process 0)");
+  CHECK(job.name(3) == "server 0 (member 3, in rank 0's process)");
   CHECK(job.host_of(3) == 0);
   CHECK(job.host_of(4) == 1);
   CHECK(job.host_of(6) == 0);
-  CHECK(job.name(6) == "server 3 (member 6, in process 0)");
+  CHECK(job.name(6) == "server 3 (member 6, in rank 0's process)");
 }
 
 TEST_CASE("across processes, each process runs its worker and the roles it hosts; together they are one job") {
