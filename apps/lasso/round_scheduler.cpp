@@ -36,9 +36,7 @@ class LassoRounds {
   LassoRounds(const scheduler::RoundsDriver& driver, LossModel& loss, const SchedulerData& data,
               const LassoConfig& config, std::function<void(const CheckReport&)> on_check)
       : driver_(driver), loss_(loss), stats_(data.stats), config_(config), on_check_(std::move(on_check)),
-        p_(stats_.features()),
-        gamma_(p_, 0.0), busy_(p_, 0),
-
+        p_(stats_.features()), gamma_(p_, 0.0), busy_(p_, 0),
         sampler_(config.schedule, stats_.usable, config.eta, config.seed, config.warmup_sweeps), start_(data.started) {
     for (std::uint32_t j = 0; j < p_; ++j) {
       if (stats_.usable[j]) ++usable_;
@@ -126,12 +124,16 @@ class LassoRounds {
     // On the priority schedule the rounds hold the coordinates that still move; once even
     // their steps lower F by less than the tolerance, the active set has converged and only
     // an exact check can tell what else must move (glmnet's active-set cycle, driven by
-    // priorities). Checks are one pass over the data, so this errs towards checking often.
+    // priorities). Checks are one pass over the data, so this errs towards checking often,
+    // but not before the interval has updated as many coordinates as are non-zero (a sweep of
+    // the active set): on an ill-conditioned problem every single step is small long before
+    // the sum of a sweep's is (a logistic path checked after every 1.5 updates without it).
     // The rounds in flight together are judged together: the one after a full round may
     // hold only the leftovers.
     recent_.push_back(pull_partials(task, sums));
     if (static_cast<int>(recent_.size()) > depth_) recent_.pop_front();
-    if (config_.schedule == ScheduleKind::priority && !sampler_.warming_up() && since_check_ >= std::max<std::uint64_t>(batch_, nonzero_) &&
+    if (config_.schedule == ScheduleKind::priority && !sampler_.warming_up() &&
+        since_check_ >= std::max<std::uint64_t>(batch_, nonzero_) &&
         *std::max_element(recent_.begin(), recent_.end()) <= config_.tol * certificate_.objective)
       interval_over_ = true;
     return std::exchange(pending_, {});
