@@ -115,9 +115,8 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
       throw;
     }
     const PreparedData& prepared = *prepared_store;
-    run = run_lasso_scheduler(m.mailbox, ranks,
-                              SchedulerData{set, prepared.columns ? &*prepared.columns : nullptr, prepared.stats, started}, config,
-                              options.on_check, options.timeout);
+    const SchedulerData data{set, prepared.columns ? &*prepared.columns : nullptr, prepared.stats, started};
+    run = run_lasso_scheduler(m.mailbox, ranks, data, config, options.on_check, options.timeout);
   });
   return run;
 }
