@@ -10,6 +10,7 @@
 #include <string_view>
 #include <numeric>
 
+#include "app/model_header.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/base/output_directory.hpp"
 #include "gyre/base/output_file.hpp"
@@ -35,34 +36,15 @@ void append_sparse(std::string& line, const Count* row, std::uint32_t K) {
 
 // model.json's fields that inference reads, each checked to be what write_model writes.
 void read_header(const std::filesystem::path& file, LdaModel& m, std::uint32_t& vocab) {
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(data::slurp(file));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(file, 0, "a JSON object written by gyre-lda --out", e.what());
-  }
-  if (!header.is_object() || header.value("format", "") != "gyre-lda")
-    throw InputError(file, 0, "a JSON object with \"format\": \"gyre-lda\"", header.dump().substr(0, 80));
-  const auto field = [&](const char* key, const std::string& expected, auto ok) {
-    const auto at = header.find(key);
-    if (at == header.end() || !ok(*at))
-      throw InputError(file, 0, std::string("\"") + key + "\": " + expected,
-                       at == header.end() ? std::string("no such field") : at->dump());
-    return *at;
-  };
-  const auto count = [&](const char* key, std::uint64_t highest) {
-    return field(key, "an integer in 1.." + std::to_string(highest), [&](const nlohmann::json& v) {
-             return v.is_number_unsigned() && v.get<std::uint64_t>() >= 1 && v.get<std::uint64_t>() <= highest;
-           }).get<std::uint64_t>();
-  };
+  const nlohmann::json header = app::read_model_header(file, "gyre-lda", "gyre-lda --out");
   const auto prior = [&](const char* key) {
-    return field(key, "a finite number > 0", [](const nlohmann::json& v) {
+    return app::header_field(header, file, key, "a finite number > 0", [](const nlohmann::json& v) {
              return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0;
            }).get<double>();
   };
-  count("version", 1);
-  m.topics = static_cast<std::uint32_t>(count("topics", 65535));
-  vocab = static_cast<std::uint32_t>(count("vocab", data::kMaxId + 1));
+  app::header_count(header, file, "version", 1, 1);
+  m.topics = static_cast<std::uint32_t>(app::header_count(header, file, "topics", 1, 65535));
+  vocab = static_cast<std::uint32_t>(app::header_count(header, file, "vocab", 1, data::kMaxId + 1));
   m.alpha = prior("alpha");
   m.beta = prior("beta");
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/model_header.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/base/output_directory.hpp"
 #include "gyre/base/output_file.hpp"
@@ -65,59 +66,24 @@ void read_rows(const std::filesystem::path& file, std::uint32_t rank, bool biase
   }
 }
 
-// A field of model.json, of the expected kind, or an error naming the file and the field.
-const nlohmann::json& field(const nlohmann::json& header, const std::filesystem::path& file, const char* key,
-                            bool (nlohmann::json::*kind)() const noexcept, const char* expected) {
-  const auto at = header.find(key);
-  if (at == header.end() || !((*at).*kind)())
-    throw InputError(file, 0, std::string("\"") + key + "\": " + expected,
-                     at == header.end() ? std::string("no such field") : at->dump());
-  return *at;
-}
-
-float float_field(const nlohmann::json& header, const std::filesystem::path& file, const char* key) {
-  const double v = field(header, file, key, &nlohmann::json::is_number, "a finite number").get<double>();
-  if (!std::isfinite(static_cast<float>(v)))
-    throw InputError(file, 0, std::string("\"") + key + "\": a finite number", std::to_string(v));
-  return static_cast<float>(v);
-}
-
-template <typename T>
-T count_field(const nlohmann::json& header, const std::filesystem::path& file, const char* key, std::uint64_t lowest,
-              std::uint64_t highest) {
-  const auto& v = field(header, file, key, &nlohmann::json::is_number_unsigned, "a non-negative integer");
-  const auto n = v.get<std::uint64_t>();
-  if (n < lowest || n > highest)
-    throw InputError(file, 0,
-                     std::string("\"") + key + "\" in " + std::to_string(lowest) + ".." + std::to_string(highest),
-                     std::to_string(n));
-  return static_cast<T>(n);
-}
-
 MfModel read_header(const std::filesystem::path& file) {
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(data::slurp(file));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(file, 0, "a JSON object written by gyre-mf --out", e.what());
-  }
-  if (!header.is_object() || header.value("format", "") != "gyre-mf")
-    throw InputError(file, 0, "a JSON object with \"format\": \"gyre-mf\"", header.dump().substr(0, 80));
-  const int version = count_field<int>(header, file, "version", 1, kModelVersion);
+  const nlohmann::json header = app::read_model_header(file, "gyre-mf", "gyre-mf --out");
+  const int version = static_cast<int>(app::header_count(header, file, "version", 1, kModelVersion));
   MfModel m;
-  m.rank = count_field<std::uint32_t>(header, file, "rank", 1, 4096);
-  m.biases = field(header, file, "biases", &nlohmann::json::is_boolean, "true or false").get<bool>();
-  m.mean = float_field(header, file, "mean");
-  m.users = count_field<std::uint32_t>(header, file, "users", 0, data::kMaxId + 1);
-  m.items = count_field<std::uint32_t>(header, file, "items", 0, data::kMaxId + 1);
+  m.rank = static_cast<std::uint32_t>(app::header_count(header, file, "rank", 1, 4096));
+  m.biases = app::header_field(header, file, "biases", "true or false", [](const nlohmann::json& v) { return v.is_boolean(); })
+                 .get<bool>();
+  m.mean = app::header_float(header, file, "mean");
+  m.users = static_cast<std::uint32_t>(app::header_count(header, file, "users", 0, data::kMaxId + 1));
+  m.items = static_cast<std::uint32_t>(app::header_count(header, file, "items", 0, data::kMaxId + 1));
   if (version >= 2)
-    m.trained = TrainingRecord{count_field<int>(header, file, "epochs", 0, std::numeric_limits<int>::max()),
-                               float_field(header, file, "learning_rate"),
-                               float_field(header, file, "lr_decay"),
-                               float_field(header, file, "lambda"),
-                               float_field(header, file, "lambda_bias"),
-                               count_field<std::uint64_t>(header, file, "seed", 0, UINT64_MAX),
-                               count_field<std::uint64_t>(header, file, "phases", 0, UINT64_MAX)};
+    m.trained = TrainingRecord{static_cast<int>(app::header_count(header, file, "epochs", 0, std::numeric_limits<int>::max())),
+                               app::header_float(header, file, "learning_rate"),
+                               app::header_float(header, file, "lr_decay"),
+                               app::header_float(header, file, "lambda"),
+                               app::header_float(header, file, "lambda_bias"),
+                               app::header_count(header, file, "seed", 0, UINT64_MAX),
+                               app::header_count(header, file, "phases", 0, UINT64_MAX)};
   return m;
 }
 
