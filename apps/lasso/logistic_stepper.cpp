@@ -27,22 +27,27 @@ LogisticStepper::LogisticStepper(const data::RegressionSet& rows, const ColumnSt
   }
 }
 
+LogisticStepper::Centred LogisticStepper::centre(std::uint32_t j, const Sums& sums,
+                                                 const Totals* totals) const noexcept {
+  if (!centred_[j] || !totals || !(totals->weight > 0)) return {sums.gradient, sums.curvature, 0};
+  const double c = sums.moment / totals->weight;
+  return {sums.gradient - c * totals->residual, std::max(0.0, sums.curvature - c * sums.moment), c};
+}
+
 LogisticStepper::Move LogisticStepper::step(std::uint32_t j, double gamma, const Sums& sums, const Totals* totals,
                                             const Penalty& penalty) const {
   const double n = static_cast<double>(stats_.samples), s = stats_.scale[j];
-  double gradient = sums.gradient, curvature = sums.curvature, centre = 0;
+  const Centred along = centre(j, sums, totals);
   StepBounds bounds = bounds_[j];
-  if (centred_[j] && totals && totals->weight > 0) {
+  if (along.centre != 0) {
     const ColumnRange& r = ranges_[j];
-    centre = sums.moment / totals->weight;
-    gradient -= centre * totals->residual;
-    curvature = std::max(0.0, curvature - centre * sums.moment);
-    bounds.curvature_cap = std::max(0.0, r.square - 2 * centre * r.sum + n * centre * centre) / (4 * n * s * s);
-    bounds.largest_entry = std::max(std::abs(r.high - centre), std::abs(r.low - centre)) / s;
+    const double c = along.centre;
+    bounds.curvature_cap = std::max(0.0, r.square - 2 * c * r.sum + n * c * c) / (4 * n * s * s);
+    bounds.largest_entry = std::max(std::abs(r.high - c), std::abs(r.low - c)) / s;
   }
-  const double next = logistic_step(gamma, gradient, curvature, s, stats_.samples, bounds, penalty);
+  const double next = logistic_step(gamma, along.gradient, along.curvature, s, stats_.samples, bounds, penalty);
   const double delta = next - gamma;
-  return {next, 0.5 * curvature / (n * s * s) * delta * delta, centre};
+  return {next, 0.5 * along.curvature / (n * s * s) * delta * delta, along.centre};
 }
 
 double LogisticStepper::uncentred_step(std::uint32_t j, double gamma, double gradient, double curvature,

@@ -74,25 +74,24 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
     auto step = [&](std::uint32_t j) -> CoordinateMove {
       if (j == features() || !stats.usable[j]) return {};
       const double now = gamma_[j] + moved[j];
-      double g = 0, h = 0, m = 0;  // Σ x·q, Σ x²w, Σ x·w over every row
+      LogisticStepper::Sums own;  // of the model: Σ x·q, Σ x²w, Σ x·w over every row
       for (std::size_t p = 0; p < parts_.size(); ++p) {
         const auto& c = rows_.columns(p);
         const Part& part = parts_[p];
         for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
           const double x = c.values[e], w = part.weight[c.rows[e]];
-          g += x * part.model[c.rows[e]];
-          h += x * x * w;
-          m += x * w;
+          own.gradient += x * part.model[c.rows[e]];
+          own.curvature += x * x * w;
+          own.moment += x * w;
         }
       }
-      // A centred column steps along x − c·1, c its weighted mean (LogisticStepper), the
-      // intercept moving with it: the model's Schur complement.
-      const double centre = stepper.centred(j) && weight_total > 0 ? m / weight_total : 0.0;
-      g -= centre * model_total;
-      h = std::max(0.0, h - centre * m);
-      const double s = stats.scale[j], fit_h = h / (n * s * s);
+      // A centred column steps along x − c·1 with the intercept (LogisticStepper::centre).
+      const LogisticStepper::Totals model{model_total, weight_total};
+      const LogisticStepper::Centred along = stepper.centre(j, own, &model);
+      const double centre = along.centre;
+      const double s = stats.scale[j], fit_h = along.curvature / (n * s * s);
       if (!(fit_h + penalty.l2() > 0)) return {0, now != 0};
-      const double next = coordinate_minimiser(now, -g / (n * s), fit_h, penalty), delta = next - now;
+      const double next = coordinate_minimiser(now, -along.gradient / (n * s), fit_h, penalty), delta = next - now;
       if (delta == 0) return {0, next != 0};
       if (!is_touched[j]) is_touched[j] = 1, touched.push_back(j);
       moved[j] += delta;

@@ -42,7 +42,14 @@ class LogisticStepper {
     double decrease = 0;  // F's decrease, to second order
     double centre = 0;    // c: the intercept moves by −c·Δβ (0 for an uncentred step)
   };
-  // logistic_step() along column j, centred when centred(j) and `totals` is given.
+  // The sums along column j centred by its weighted mean c = moment/Σw (the Schur complement:
+  // gradient − c·Σ(p − y), curvature − c·moment), when centred(j) and `totals` is given; else
+  // the sums as they are, c = 0.
+  struct Centred {
+    double gradient = 0, curvature = 0, centre = 0;
+  };
+  Centred centre(std::uint32_t j, const Sums& sums, const Totals* totals) const noexcept;
+  // logistic_step() along column j, centred as centre() centres it.
   Move step(std::uint32_t j, double gamma, const Sums& sums, const Totals* totals, const Penalty& penalty) const;
   // The step from the last check's uncentred sums (for priorities).
   double uncentred_step(std::uint32_t j, double gamma, double gradient, double curvature,
