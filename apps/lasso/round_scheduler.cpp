@@ -234,7 +234,6 @@ class LassoRounds {
       const double delta = values[f] - gamma_[j];
       if (delta == 0) continue;
       moved = true;
-      sampler_.step(j, delta);
       nonzero_ += (values[f] != 0) - (gamma_[j] != 0);
       gamma_[j] = values[f];
     }
@@ -291,7 +290,7 @@ class LassoRounds {
       finish_lambda(converged);
       return;
     }
-    reprioritise();
+    if (!cycles_) reprioritise();  // the rounds' priorities; cycles take the active set instead
     const std::vector<Step> unscheduled = loss_.unscheduled_steps(false);
     pending_.insert(pending_.end(), unscheduled.begin(), unscheduled.end());
     cycle_next_ = cycles_;
