@@ -80,8 +80,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"adagrad", "sgd"}))->capture_default_str();
   app.add_option("--lr", c.learning_rate, "learning rate: AdaGrad's, scale-free (default 0.1); SGD's first epoch's (default 0.05)")
       ->check(gyre::app::positive_number());
-  app.add_option("--lr-decay", c.lr_decay, "learning rate factor per epoch (default: AdaGrad 1, SGD 0.95)")
-      ->check(gyre::app::positive_number());
+  app.add_option("--lr-decay", c.lr_decay, "learning rate factor per epoch")
+      ->capture_default_str()->check(gyre::app::positive_number());
   float init_scale = 0;
   app.add_option("--init-scale", init_scale, "initial factors uniform in [-s, s] (default: sqrt(ratings' std dev / rank))")
       ->check(gyre::app::non_negative_number());
@@ -117,10 +117,7 @@ int main(int argc, char** argv) {
 
   return run_entry_point("gyre-mf", [&] {
     c.update = mf::parse_update_rule(update);
-    if (c.update == mf::UpdateRule::kSgd) {
-      if (app.count("--lr") == 0) c.learning_rate = mf::kSgdRate;
-      if (app.count("--lr-decay") == 0) c.lr_decay = mf::kSgdDecay;
-    }
+    if (c.update == mf::UpdateRule::kSgd && app.count("--lr") == 0) c.learning_rate = mf::kSgdRate;
     if (app.count("--init-scale") > 0) c.init_scale = init_scale;
     // A warm start takes its settings from the saved model, so it is read before anything
     // depends on them (the rank in the memory check, the banner).

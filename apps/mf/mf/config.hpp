@@ -56,9 +56,8 @@ ChangeCollective parse_change_collective(const std::string& text);  // "ring", "
 ComputationModel parse_computation_model(const std::string& text);
 const char* name_of(ComputationModel model);
 
-// Plain SGD's defaults, where AdaGrad's do not suit it.
+// Plain SGD's rate, where AdaGrad's does not suit it.
 inline constexpr float kSgdRate = 0.05f;
-inline constexpr float kSgdDecay = 0.95f;
 
 // Beyond these a run would not end in a lifetime: a typo, refused up front.
 inline constexpr int kMaxEpochs = 1'000'000;
@@ -72,7 +71,7 @@ struct MfConfig {
   float lambda_bias = 0.01f;   // L2 regularisation of biases
   UpdateRule update = UpdateRule::kAdaGrad;
   float learning_rate = 0.1f;  // AdaGrad's scale-free rate; SGD's rate of the first epoch (kSgdRate suits it)
-  float lr_decay = 1.0f;       // the rate of epoch e (0-based) is learning_rate · lr_decay^e (SGD: kSgdDecay)
+  float lr_decay = 0.95f;      // the rate of epoch e (0-based) is learning_rate · lr_decay^e
   bool biases = false;         // global mean + user bias + item bias
   // Factor entries start uniform in [-s, s], a function of (seed, id) only. Unset: s = √(σ/k),
   // σ the training ratings' standard deviation, so that a start row's products have the

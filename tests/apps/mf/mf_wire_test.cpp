@@ -38,7 +38,6 @@ mf::MfConfig config(bool biases) {
   // at the rendezvous (mismatched_ranks_test) is what refuses it there.
   c.update = mf::UpdateRule::kSgd;
   c.learning_rate = mf::kSgdRate;
-  c.lr_decay = mf::kSgdDecay;
   return c;
 }
 
