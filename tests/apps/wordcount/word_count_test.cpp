@@ -40,7 +40,7 @@ Counts shell_counts(const std::filesystem::path& file) {
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string word;
-    REQUIRE(fields >> n);
+    REQUIRE(static_cast<bool>(fields >> n));
     fields >> word;
     if (!word.empty()) out[word] += n;
   }
