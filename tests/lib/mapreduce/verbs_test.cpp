@@ -158,3 +158,34 @@ TEST_CASE("values decode with bounds: a count larger than the bytes is refused b
   CHECK_THROWS_WITH_AS(mapreduce::decode_values(long_string.bytes(), none, "test: "), doctest::Contains("does not fit"),
                        wire::DecodeError);
 }
+
+TEST_CASE_TEMPLATE("load splits a file by byte ranges: each line on one rank, the ranks' bytes summing to its size", B,
+                   GYRE_TEST_BACKENDS) {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 500; ++i) text += "line " + std::to_string(i) + (i % 7 == 0 ? "\r\n" : "\n");
+  text += "last line without a newline";
+  test::write_text(dir / "in.txt", text);
+  std::vector<std::string> want;
+  for (int i = 0; i < 500; ++i) want.push_back("line " + std::to_string(i));
+  want.push_back("last line without a newline");
+  for (const int P : {1, 3}) {
+    CAPTURE(P);
+    std::vector<mapreduce::LoadStats> stats(static_cast<std::size_t>(P));
+    std::vector<std::string> got;
+    mapreduce::run(job_of<B>(P), [&](Context& ctx) {
+      auto lines = mapreduce::load(ctx, dir / "in.txt", &stats[static_cast<std::size_t>(ctx.rank())]);
+      auto all = mapreduce::collect(lines);
+      if (ctx.rank() == 0) got = std::move(all);
+    });
+    CHECK(got == want);
+    std::uint64_t bytes = 0, lines = 0;
+    for (const auto& s : stats) {
+      bytes += s.bytes;
+      lines += s.lines;
+      if (P > 1) CHECK(s.lines > 0);  // each rank has a share
+    }
+    CHECK(bytes == text.size());
+    CHECK(lines == want.size());
+  }
+}
