@@ -113,6 +113,36 @@ TEST_CASE("gyre-wordcount as 3 processes prints what one process prints, and wha
   CHECK(read_text(dir / "three.txt") == want);
 }
 
+TEST_CASE("mpirun -np 3 gyre-wordcount writes what the shell counts") {
+  if (run_shell("command -v mpirun").exit_code != 0) {
+    MESSAGE("skipped: mpirun not installed (apt-get install openmpi-bin)");
+    return;
+  }
+  const auto file = bible();
+  TempDir dir;
+  test::CommandOptions o;
+  o.environment = {{"GYRE_TOKEN", "test-token"}};
+  const auto r = run_command({"timeout", "120", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3", "-x",
+                              "GYRE_TOKEN", wordcount_binary(), "--input", file.string(), "--coordinator",
+                              "127.0.0.1:" + std::to_string(test::free_port()), "--out", (dir / "mpi.txt").string()},
+                             o);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(read_text(dir / "mpi.txt") == sorted_lines(shell_counts(file)));
+}
+
+TEST_CASE("ranks that see different inputs are refused at the rendezvous, naming the input") {
+  TempDir dir;
+  test::write_text(dir / "a.txt", "one two three\n");
+  test::write_text(dir / "b.txt", "one two three four\n");
+  const auto ranks = test::run_ranks(std::vector<std::vector<std::string>>{
+      {wordcount_binary(), "--input", (dir / "a.txt").string()},
+      {wordcount_binary(), "--input", (dir / "b.txt").string()}}, "5");
+  CHECK(ranks[1].exit_code != 0);
+  CHECK_MESSAGE(ranks[1].output.find("settings differ from rank 0's: input --input is 19 bytes in 1 files on rank 1, "
+                                    "14 bytes in 1 files on rank 0") != std::string::npos,
+                ranks[1].output);
+}
+
 TEST_CASE("gyre-wordcount: a directory, --stop-words and --top; bad input exits 2 naming it") {
   TempDir dir;
   std::filesystem::create_directory(dir / "in");
