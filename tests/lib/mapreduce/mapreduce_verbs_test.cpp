@@ -1,4 +1,4 @@
-// tests/lib/mapreduce/verbs_test.cpp — the map-reduce verbs against plain references on random data, on every backend.
+// tests/lib/mapreduce/mapreduce_verbs_test.cpp — the map-reduce verbs against plain references on random data, on every backend.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// tests/lib/mapreduce/errors_test.cpp — a malformed shuffle message fails the job naming its sender; a shuffle over the limit names the limit.
+// tests/lib/mapreduce/mapreduce_errors_test.cpp — a malformed shuffle message fails the job naming its sender; a shuffle over the limit names the limit.
 #include <doctest/doctest.h>
 
 #include <algorithm>
