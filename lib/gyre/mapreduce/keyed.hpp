@@ -79,16 +79,16 @@ Collection<std::pair<K, V>> shuffle(Collection<std::pair<K, V>> c) {
   }
   ctx.check_limit(sending, "shuffle", "send");  // before anything is encoded
   std::vector<Buffer> out(static_cast<std::size_t>(n));
-  for (int m = 0; m < n; ++m)
-    if (m != ctx.rank()) out[static_cast<std::size_t>(m)] = encode_values<P>(to[static_cast<std::size_t>(m)], bytes[static_cast<std::size_t>(m)]);
+  for (std::size_t m = 0; m < out.size(); ++m)
+    if (static_cast<int>(m) != ctx.rank()) out[m] = encode_values<P>(to[m], bytes[m]);
   const auto in = ctx.exchange(std::move(out), "shuffle");
   std::vector<P> kept;
-  for (int m = 0; m < n; ++m) {
-    if (m != ctx.rank()) {
-      ctx.decode_from(m, in[static_cast<std::size_t>(m)], kept, "shuffle");
+  for (std::size_t m = 0; m < in.size(); ++m) {
+    if (static_cast<int>(m) != ctx.rank()) {
+      ctx.decode_from(static_cast<int>(m), in[m], kept, "shuffle");
       continue;
     }
-    for (P* p : to[static_cast<std::size_t>(m)]) kept.push_back(std::move(*p));
+    for (P* p : to[m]) kept.push_back(std::move(*p));
   }
   return Collection<P>(ctx, std::move(kept));
 }
