@@ -170,3 +170,24 @@ TEST_CASE("gyre-wordcount: a directory, --stop-words and --top; bad input exits 
   const auto usage = run_command({wordcount_binary()});
   CHECK(usage.exit_code == 2);
 }
+
+TEST_CASE("gyre-wordcount: a shuffle over --max-shuffle-mb stops the job with an error naming the limit") {
+  TempDir dir;
+  std::string text;  // 300k distinct 10-letter words: each of 3 ranks sends about 2 MB
+  std::uint64_t x = 1;
+  for (int i = 0; i < 300000; ++i) {
+    for (int c = 0; c < 10; ++c) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      text.push_back(static_cast<char>('a' + (x >> 33) % 26));
+    }
+    text.push_back('\n');
+  }
+  test::write_text(dir / "words.txt", text);
+  const auto r = run_command({wordcount_binary(), "--input", (dir / "words.txt").string(), "--workers", "3",
+                              "--max-shuffle-mb", "1", "--top", "1"});
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(r.output.find("over the shuffle limit of 1048576 bytes") != std::string::npos, r.output);
+  const auto enough = run_command({wordcount_binary(), "--input", (dir / "words.txt").string(), "--workers", "3",
+                                   "--max-shuffle-mb", "16", "--top", "1"});
+  CHECK_MESSAGE(enough.exit_code == 0, enough.output);
+}
