@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
     options.input = input;
     const std::string shape = input_shape(input);  // InputError (exit 2) for a missing or unreadable input
     if (job.cluster) {
-      job.cluster->settings = app::job_settings(app, {"--out", "--workers", "--input"}, {"--stop-words"});
+      job.cluster->settings = app::job_settings(app, {"--out", "--top", "--workers", "--input"}, {"--stop-words"});
       job.cluster->settings.emplace_back("input --input", shape);
     }
     if (job.reports()) {
@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
     if (!stop_words_path.empty()) options.stop_words = wordcount::read_stop_words(stop_words_path);
     mapreduce::Options limits;
     limits.max_shuffle_bytes = max_shuffle_mb << 20;
+    if (job.cluster) options.on_traffic = multi.traffic_reporter(job.launch);
     runtime::Job rt;
     rt.workers = ranks;
     if (job.cluster) rt.backend = pipeline::processes_backend(*job.cluster);

@@ -48,6 +48,7 @@ std::vector<Count> count_words(const runtime::Job& job, const CountOptions& opti
       job,
       [&](mapreduce::Context& context) {
         auto counts = count_words(context, options);
+        if (options.on_traffic) options.on_traffic(context.mailbox().group().bytes_sent());
         if (context.rank() == 0) out = std::move(counts);
       },
       limits);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -37,6 +38,8 @@ using Count = std::pair<std::string, std::uint64_t>;  // word, count
 struct CountOptions {
   std::filesystem::path input;                // a text file or a directory of them
   std::unordered_set<std::string> stop_words;  // lower-case words left out of the counts
+  // Called by each rank at the end with the bytes its links sent (--report-traffic); may be empty.
+  std::function<void(std::uint64_t bytes)> on_traffic;
 };
 
 // The words of a stop-word file (any layout: the same rule as the input's words). Throws

@@ -130,7 +130,7 @@ TEST_CASE("mpirun -np 3 gyre-wordcount writes what the shell counts") {
   CHECK(read_text(dir / "mpi.txt") == sorted_lines(shell_counts(file)));
 }
 
-TEST_CASE("ranks that see different inputs are refused at the rendezvous, naming the input") {
+TEST_CASE("ranks that see different inputs are refused at the rendezvous, naming the input; --top and --out may differ") {
   TempDir dir;
   test::write_text(dir / "a.txt", "one two three\n");
   test::write_text(dir / "b.txt", "one two three four\n");
@@ -141,6 +141,12 @@ TEST_CASE("ranks that see different inputs are refused at the rendezvous, naming
   CHECK_MESSAGE(ranks[1].output.find("settings differ from rank 0's: input --input is 19 bytes in 1 files on rank 1, "
                                     "14 bytes in 1 files on rank 0") != std::string::npos,
                 ranks[1].output);
+  // What only rank 0 uses may differ: --top, --out.
+  const auto fine = test::run_ranks(std::vector<std::vector<std::string>>{
+      {wordcount_binary(), "--input", (dir / "a.txt").string(), "--top", "1", "--out", (dir / "top.txt").string()},
+      {wordcount_binary(), "--input", (dir / "a.txt").string()}});
+  for (const auto& r : fine) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(read_text(dir / "top.txt") == "1 one\n");
 }
 
 TEST_CASE("gyre-wordcount: a directory, --stop-words and --top; bad input exits 2 naming it") {
