@@ -12,6 +12,9 @@
 //    BarrierSpec and BarrierRule (a barrier of the embedder's own), RoundsDriver, Task and
 //    Step; a rounds app's scheduling tools come with them (ParameterSampler: cyclic, random
 //    or priority; DependencyCheck: STRADS's ρ filter).
+//  - The map-reduce engine (mapreduce/): typed distributed collections over the same runtime,
+//    with Owl Actor's verbs (load by byte ranges, map, flatmap, filter, fold, reduce,
+//    reduce_by_key, shuffle, union, join, collect, count, broadcast, save), mapreduce::run.
 //  - A kernel's own tools: model::Block (the rows it updates), collective::Communicator
 //    (allreduce, allgather, broadcast over the workers: a part's or a kernel's state that does
 //    not rotate), Random (seeded, reproducible draws).
@@ -25,6 +28,7 @@
 #include "gyre/base/export.hpp"
 #include "gyre/base/random.hpp"
 #include "gyre/collective/communicator.hpp"
+#include "gyre/mapreduce/mapreduce.hpp"
 #include "gyre/model/block.hpp"
 #include "gyre/pipeline/cluster_job.hpp"
 #include "gyre/pipeline/embedded_job.hpp"

@@ -2,27 +2,17 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/corpus_partition.hpp"
 #include "lda/reference_sampler.hpp"
 #include "lda/trainer.hpp"
+#include "support/corpora.hpp"
 
 using namespace gyre;
 
-namespace {
-
-// The corpora come from Debian packages via tools/data/fetch-corpora.sh (the README's test
-// command runs it); the location follows that script's default.
-std::filesystem::path corpus_file(const std::string& name) {
-  if (const char* dir = std::getenv("GYRE_DATA_DIR")) return std::filesystem::path(dir) / name / "docs.txt";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home ? home : "/root") / ".cache/gyre/corpora" / name / "docs.txt";
-}
-
-}  // namespace
+using gyre::test::corpus_file;
 
 TEST_CASE("on the King James Bible, log-likelihood per token rises and ends within 1% of the textbook sampler's") {
   const auto file = corpus_file("bible");

@@ -1,0 +1,108 @@
+// gyre/data/byte_ranges.cpp — listing an input's files and reading the lines that start in a byte range.
+#include "gyre/data/byte_ranges.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+#include "gyre/base/input_error.hpp"
+
+namespace gyre::data {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::uint64_t size_of(const fs::path& file) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (ec) throw InputError(file, 0, "a readable file", ec.message());
+  return size;
+}
+
+bool hidden(const fs::path& p) { return p.filename().string().starts_with("."); }
+
+}  // namespace
+
+std::vector<InputFile> list_input_files(const fs::path& input) {
+  std::error_code ec;
+  const auto status = fs::status(input, ec);
+  if (ec || !fs::exists(status))
+    throw InputError(input, 0, "an existing file or directory", ec ? ec.message() : "no such file or directory");
+  if (fs::is_regular_file(status)) return {InputFile{input, size_of(input)}};
+  if (!fs::is_directory(status)) throw InputError(input, 0, "a regular file or a directory");
+  std::vector<InputFile> files;
+  fs::directory_iterator it(input, ec);
+  if (ec) throw InputError(input, 0, "a readable directory", ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) throw InputError(input, 0, "a readable directory", ec.message());
+    const fs::path p = it->path();
+    if (hidden(p) || !fs::is_regular_file(p, ec)) continue;  // a broken link or a subdirectory
+    files.push_back({p, size_of(p)});
+  }
+  if (ec) throw InputError(input, 0, "a readable directory", ec.message());
+  std::sort(files.begin(), files.end(), [](const InputFile& a, const InputFile& b) { return a.path < b.path; });
+  return files;
+}
+
+ByteRange split_range(std::uint64_t total, int part, int parts) {
+  if (parts < 1 || part < 0 || part >= parts)
+    throw std::invalid_argument("split_range: part " + std::to_string(part) + " of " + std::to_string(parts));
+  const auto P = static_cast<std::uint64_t>(parts);
+  const std::uint64_t q = total / P, rem = total % P;  // rem·part < P², so nothing overflows
+  auto at = [&](std::uint64_t r) { return q * r + rem * r / P; };
+  return {at(static_cast<std::uint64_t>(part)), at(static_cast<std::uint64_t>(part) + 1)};
+}
+
+SplitStats read_split_lines(const fs::path& file, ByteRange range, const LineSink& on_line) {
+  SplitStats stats;
+  if (range.begin >= range.end) return stats;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file, 0, "a readable file", std::strerror(errno));
+  auto failed = [&] { return in.bad(); };
+  // The first line this part owns starts at `begin` if a line starts there, else after the next '\n'.
+  std::uint64_t at = range.begin;
+  if (range.begin > 0) {
+    in.seekg(static_cast<std::streamoff>(range.begin - 1));
+    const int before = in.get();
+    if (before == std::char_traits<char>::eof()) return stats;  // the file shrank: nothing here
+    if (before != '\n') {
+      in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+      if (in.eof()) return stats;  // the line that holds `begin` is the file's last
+      at = static_cast<std::uint64_t>(in.tellg());
+    }
+  }
+  std::string line;
+  while (at < range.end && std::getline(in, line)) {
+    const bool terminated = !in.eof();
+    const std::uint64_t length = line.size() + (terminated ? 1 : 0);
+    at += length;
+    stats.bytes += length;
+    ++stats.lines;
+    std::string_view text(line);
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    on_line(text);
+  }
+  if (failed()) throw InputError(file, 0, "a readable file", std::strerror(errno));
+  return stats;
+}
+
+SplitStats read_split(std::span<const InputFile> files, int part, int parts, const LineSink& on_line) {
+  std::uint64_t total = 0;
+  for (const InputFile& f : files) total += f.size;
+  const ByteRange mine = split_range(total, part, parts);
+  SplitStats stats;
+  std::uint64_t offset = 0;  // of the file within the files laid end to end
+  for (const InputFile& f : files) {
+    const std::uint64_t begin = std::max(mine.begin, offset), end = std::min(mine.end, offset + f.size);
+    if (begin < end) stats += read_split_lines(f.path, {begin - offset, end - offset}, on_line);
+    offset += f.size;
+  }
+  return stats;
+}
+
+}  // namespace gyre::data

@@ -1,0 +1,39 @@
+// gyre/mapreduce/job.cpp — a map-reduce program on the runtime: one Context per worker, a failure told to every rank.
+#include "gyre/mapreduce/job.hpp"
+
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gyre/runtime/failure.hpp"
+
+namespace gyre::mapreduce {
+
+void run(const runtime::Job& job, const std::function<void(Context&)>& program, const Options& options) {
+  job.validate();
+  if (!job.roles.empty()) throw std::invalid_argument("a map-reduce job has workers only, no roles");
+  runtime::run(job, [&](const runtime::Member& m) {
+    std::vector<int> others;
+    for (int r = 0; r < job.workers; ++r)
+      if (r != m.rank) others.push_back(r);
+    try {
+      Context context(m.mailbox, job.workers, options);
+      program(context);
+    } catch (const runtime::JobFailed&) {
+      throw;  // heard from another rank, which has told everyone
+    } catch (const net::GroupClosed&) {
+      throw;
+    } catch (const BadMessage& e) {
+      runtime::fail_job(m.group, others,
+                        runtime::JobFailed(e.sender(), runtime::FailureCause::kBadMessage,
+                                           "rank " + std::to_string(m.rank) + ": " + e.what(), std::current_exception()));
+    } catch (const std::exception& e) {
+      runtime::fail_job(m.group, others,
+                        runtime::JobFailed(m.rank, runtime::FailureCause::kError,
+                                           "rank " + std::to_string(m.rank) + ": " + e.what(), std::current_exception()));
+    }
+  });
+}
+
+}  // namespace gyre::mapreduce
