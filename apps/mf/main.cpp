@@ -187,9 +187,9 @@ int main(int argc, char** argv) {
       cluster.settings = app::job_settings(app, {"--out", "--metrics", "--quiet", "--threads", "--max-memory"},
                                            {"--train", "--test", "--init-model"});
       hooks.on_traffic = multi.traffic_reporter(launch);
-      model = mf::train_distributed(c, std::move(input.shards), input.test, hooks, cluster);
+      model = mf::train_distributed(c, std::move(input.shards), std::move(input.test), hooks, cluster);
     } else {
-      model = mf::train_embedded(c, std::move(input.shards), input.test, hooks);
+      model = mf::train_embedded(c, std::move(input.shards), std::move(input.test), hooks);
     }
     progress.finish();
     if (!model) return 0;  // not rank 0: the model was gathered there

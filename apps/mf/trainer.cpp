@@ -245,10 +245,11 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, c
 }
 
 MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
-                       const data::RatingsSet& test, const TrainHooks& hooks) {
+                       data::RatingsSet test, const TrainHooks& hooks) {
   if (config.model != ComputationModel::kRotation)
-    return *train_shared_models(config, std::move(train_shards), test, hooks, runtime::ThreadsBackend{}, hooks.job.timeout);
+    return *train_shared_models(config, std::move(train_shards), std::move(test), hooks, runtime::ThreadsBackend{}, hooks.job.timeout);
   MfPlan plan = plan_job(config, train_shards, test);
+  test = {};  // split into the plan's test shards
   std::vector<std::unique_ptr<MfKernel>> kernels;
   std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
   for (int w = 0; w < config.workers; ++w) {

@@ -19,7 +19,7 @@ namespace gyre::mf {
 // other ranks return nullopt. With the same seed, P, d and T the rotation's and the allreduce's
 // models are bitwise the ones train_embedded produces.
 std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
-                                         const data::RatingsSet& test, const TrainHooks& hooks,
+                                         data::RatingsSet test, const TrainHooks& hooks,
                                          const pipeline::ClusterJobOptions& cluster);
 
 // In worker `member`'s part once training has ended, while its links are up: rank 0 collects

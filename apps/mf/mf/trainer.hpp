@@ -102,11 +102,11 @@ struct TrainHooks {
 };
 
 // `train_shards` has one shard per worker (config.workers of them, split by user); test
-// ratings go to the worker that holds their user. The shards are taken by value and freed as
-// soon as each worker has laid them out, so the input does not stay resident twice.
+// ratings go to the worker that holds their user. The shards and the test set are taken by
+// value and laid out in place, so the input does not stay resident twice.
 // Throws std::invalid_argument on a config that cannot run, runtime::JobFailed if the job fails.
 MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
-                       const data::RatingsSet& test, const TrainHooks& hooks = {});
+                       data::RatingsSet test, const TrainHooks& hooks = {});
 
 // Splits `set` by user into `parts` shards (the same rule as gyre-partition).
 std::vector<data::RatingsSet> shard_by_user(const data::RatingsSet& set, std::uint32_t parts);
