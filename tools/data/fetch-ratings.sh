@@ -29,15 +29,7 @@ out_dir=${GYRE_DATA_DIR:-$HOME/.cache/gyre}/ratings
 tool=fetch-ratings
 # shellcheck source=fetch-lib.sh
 source "$here/fetch-lib.sh"
-
-usage() {
-    sed -n '2,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
-}
-
-is_complete() {
-    local d=$1
-    [[ -s $d/train.tsv && -s $d/test.tsv && -s $d/SOURCE ]]
-}
+outputs=(train.tsv test.tsv SOURCE)
 
 # distinct FIELD FILE...: the number of distinct values of tab-separated field FIELD.
 distinct() {
