@@ -82,8 +82,8 @@ TEST_CASE("on InstEval gyre-mf with biases beats the global mean by most of what
   const auto train = gyre::data::read_ratings(train_file);
   const auto test = gyre::data::read_ratings(test_file);
   // The split is a fixed hash of (student, lecturer) (tools/data/convert-insteval.R).
-  REQUIRE(train.ratings.size() == 65'820);
-  REQUIRE(test.ratings.size() == 7'601);
+  REQUIRE(train.ratings.size() == 65'820u);
+  REQUIRE(test.ratings.size() == 7'601u);
 
   // Measured on this split: global mean 1.3351, these biases 1.1898, lme4's
   // lmer(y ~ (1|s) + (1|d)) 1.1883 (residual s.d. 1.180: most of the spread is noise).
@@ -105,7 +105,7 @@ TEST_CASE("on InstEval gyre-mf with biases beats the global mean by most of what
     return test_rmse_per_epoch(dir / (name + ".jsonl"));
   };
   const auto curve = train_mf("a");
-  REQUIRE(curve.size() == 10);
+  REQUIRE(curve.size() == 10u);
   std::ostringstream shown;
   for (double x : curve) shown << " " << x;
   MESSAGE("gyre-mf test RMSE per epoch:" << shown.str());
@@ -121,6 +121,8 @@ TEST_CASE("on InstEval gyre-mf with biases beats the global mean by most of what
 
   const auto again = train_mf("b");
   CHECK(again == curve);
-  for (const char* f : {"user_factors.tsv", "item_factors.tsv"})
-    CHECK_MESSAGE(read_text(dir / "a" / f) == read_text(dir / "b" / f), f << " differs between two identical runs");
+  for (const char* f : {"user_factors.tsv", "item_factors.tsv"}) {
+    const bool same = read_text(dir / "a" / f) == read_text(dir / "b" / f);
+    CHECK_MESSAGE(same, f << " differs between two identical runs");
+  }
 }
