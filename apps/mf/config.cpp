@@ -1,4 +1,4 @@
-// apps/mf/config.cpp — names of MF's computation models.
+// apps/mf/config.cpp — names of MF's update rules and computation models.
 #include "mf/config.hpp"
 
 #include <stdexcept>
@@ -12,6 +12,14 @@ ComputationModel parse_computation_model(const std::string& text) {
   if (text == "D" || text == "nosync") return ComputationModel::kNoSync;
   throw std::invalid_argument("computation model '" + text + "': expected A|locking, B|rotation, C|allreduce or D|nosync");
 }
+
+UpdateRule parse_update_rule(const std::string& text) {
+  if (text == "adagrad") return UpdateRule::kAdaGrad;
+  if (text == "sgd") return UpdateRule::kSgd;
+  throw std::invalid_argument("update rule '" + text + "': expected adagrad or sgd");
+}
+
+const char* name_of(UpdateRule rule) { return rule == UpdateRule::kAdaGrad ? "adagrad" : "sgd"; }
 
 ChangeCollective parse_change_collective(const std::string& text) {
   if (text == "ring") return ChangeCollective::kRing;

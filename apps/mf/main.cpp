@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int workers = 0, threads = 0;
   std::string ring = "fixed", local = "deterministic", model = "rotation", collective = "ring";
+  std::string update = mf::name_of(c.update);
   bool quiet = false;
 
   app.add_option("--train", train_path, "training ratings: a ratings file or a gyre-partition directory")->required();
@@ -74,10 +75,16 @@ int main(int argc, char** argv) {
   app.add_option("--lambda", c.lambda, "L2 regularisation of the factors")->capture_default_str()->check(gyre::app::non_negative_number());
   app.add_option("--lambda-bias", c.lambda_bias, "L2 regularisation of the biases")
       ->capture_default_str()->check(gyre::app::non_negative_number());
-  app.add_option("--lr", c.learning_rate, "learning rate of the first epoch")->capture_default_str()->check(gyre::app::positive_number());
-  app.add_option("--lr-decay", c.lr_decay, "learning rate factor per epoch")->capture_default_str()->check(gyre::app::positive_number());
-  app.add_option("--init-scale", c.init_scale, "initial factors uniform in [-s, s]")
-      ->capture_default_str()->check(gyre::app::non_negative_number());
+  app.add_option("--update", update,
+                 "adagrad (per-row adaptive rates, scaled by the ratings' spread) or sgd (one rate for all rows)")
+      ->check(CLI::IsMember({"adagrad", "sgd"}))->capture_default_str();
+  app.add_option("--lr", c.learning_rate, "learning rate: AdaGrad's, scale-free (default 0.1); SGD's first epoch's (default 0.05)")
+      ->check(gyre::app::positive_number());
+  app.add_option("--lr-decay", c.lr_decay, "learning rate factor per epoch (default: AdaGrad 1, SGD 0.95)")
+      ->check(gyre::app::positive_number());
+  float init_scale = 0;
+  app.add_option("--init-scale", init_scale, "initial factors uniform in [-s, s] (default: sqrt(ratings' std dev / rank))")
+      ->check(gyre::app::non_negative_number());
   app.add_flag("--biases", c.biases, "model a global mean and user and item biases");
   app.add_option("--ring", ring, "ring order per epoch")->check(CLI::IsMember({"fixed", "random"}))->capture_default_str();
   app.add_option("--local-schedule", local,
@@ -109,6 +116,12 @@ int main(int argc, char** argv) {
   const auto env = cluster::environment_of(environ);
 
   return run_entry_point("gyre-mf", [&] {
+    c.update = mf::parse_update_rule(update);
+    if (c.update == mf::UpdateRule::kSgd) {
+      if (app.count("--lr") == 0) c.learning_rate = mf::kSgdRate;
+      if (app.count("--lr-decay") == 0) c.lr_decay = mf::kSgdDecay;
+    }
+    if (app.count("--init-scale") > 0) c.init_scale = init_scale;
     // A warm start takes its settings from the saved model, so it is read before anything
     // depends on them (the rank in the memory check, the banner).
     std::optional<mf::MfModel> saved;

@@ -18,14 +18,15 @@ namespace gyre::mf {
 
 RowLayout RowLayout::of(const MfConfig& c) {
   const std::size_t width = model::padded_width(c.rank);
-  return {width, width + (c.biases ? model::kRowAlign : 0)};
+  return {width, width + (c.biases || c.update == UpdateRule::kAdaGrad ? model::kRowAlign : 0)};
 }
 
 MfKernel::MfKernel(const MfConfig& config, const data::RatingsSet& train, const data::RatingsSet& test,
-                   const ItemBlocks& blocks, float mean, std::uint32_t groups)
+                   const ItemBlocks& blocks, float mean, float scale, std::uint32_t groups)
     : config_(config),
       layout_(RowLayout::of(config)),
       mean_(config.biases ? mean : 0.0f),
+      scale_(scale),
       users_(LocalUsers::of(train, test)),
       train_(train, users_, blocks, groups),
       test_(test, users_, blocks, 1),
@@ -38,7 +39,17 @@ MfKernel::MfKernel(const MfConfig& config, const data::RatingsSet& train, const 
 
 SgdStep MfKernel::step() const {
   const float lr = config_.learning_rate * std::pow(config_.lr_decay, static_cast<float>(epoch_));
-  return {lr, config_.lambda, config_.lambda_bias, mean_, layout_.width, layout_.stride, config_.biases};
+  SgdStep s{lr, config_.lambda, config_.lambda_bias, mean_, layout_.width, layout_.stride, config_.biases};
+  if (config_.update == UpdateRule::kAdaGrad) {
+    // LIBMF's AdaGrad on ratings divided by s, written for the unscaled ratings: factors scale
+    // by √s, so their gradients by s^1.5 and their steps by 1/s; biases scale by s.
+    s.adagrad = true;
+    s.learning_rate = lr / scale_;
+    s.bias_rate = lr;
+    s.factor_sum_scale = 1.0f / (static_cast<float>(config_.rank) * scale_ * scale_ * scale_);
+    s.bias_sum_scale = 1.0f / (scale_ * scale_);
+  }
+  return s;
 }
 
 void MfKernel::train(model::Block& block, const scheduler::Visit&) {

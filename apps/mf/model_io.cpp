@@ -35,15 +35,13 @@ void write_rows(const std::filesystem::path& file, std::uint32_t rows, std::uint
   out.commit();
 }
 
-// Rows as write_rows wrote them: ids ascending (so lookups can bisect), every value finite.
-void read_rows(const std::filesystem::path& file, std::uint32_t rank, bool biases, std::vector<std::uint32_t>& ids,
-               std::vector<float>& factors, std::vector<float>& bias) {
+// A table of an id and `width` − 1 finite numbers per line, ids ascending; `value(f, v)` takes
+// field f (1-based after the id) of each line in order.
+template <typename Value>
+void read_table(const std::filesystem::path& file, std::size_t width, const std::string& shape,
+                std::vector<std::uint32_t>& ids, Value value) {
   const std::string text = data::slurp(file);
   data::LineCursor lines(text);
-  const std::size_t width = 1 + (biases ? 1 : 0) + rank;
-  const std::string shape = "id" + std::string(biases ? ", bias" : "") + " and " + std::to_string(rank) +
-                            " factors (model.json says rank " + std::to_string(rank) +
-                            (biases ? " with biases)" : " without biases)");
   std::vector<std::string_view> fields(width + 1);
   std::string_view line;
   while (lines.next(line)) {
@@ -61,9 +59,30 @@ void read_rows(const std::filesystem::path& file, std::uint32_t rank, bool biase
       const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
       if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
         throw InputError(file, lines.number(), "a finite number in field " + std::to_string(f + 1), std::string(t));
-      (biases && f == 1 ? bias : factors).push_back(v);
+      value(f, v);
     }
   }
+}
+
+// Rows as write_rows wrote them: ids ascending (so lookups can bisect), every value finite.
+void read_rows(const std::filesystem::path& file, std::uint32_t rank, bool biases, std::vector<std::uint32_t>& ids,
+               std::vector<float>& factors, std::vector<float>& bias) {
+  const std::string shape = "id" + std::string(biases ? ", bias" : "") + " and " + std::to_string(rank) +
+                            " factors (model.json says rank " + std::to_string(rank) +
+                            (biases ? " with biases)" : " without biases)");
+  read_table(file, 1 + (biases ? 1 : 0) + rank, shape, ids, [&](std::size_t f, float v) {
+    (biases && f == 1 ? bias : factors).push_back(v);
+  });
+}
+
+// AdaGrad's sums, one row per factor row and with the same ids: what the sums file must hold.
+void read_sums(const std::filesystem::path& file, const std::vector<std::uint32_t>& factor_ids, std::vector<float>& sums) {
+  std::vector<std::uint32_t> ids;
+  read_table(file, 1 + MfModel::kSumsPerRow, "id, the factors' and the bias's AdaGrad sums", ids,
+             [&](std::size_t, float v) { sums.push_back(v); });
+  if (ids != factor_ids)
+    throw InputError(file, 0, "the ids of the factor file beside it, in the same order",
+                     std::to_string(ids.size()) + " rows for " + std::to_string(factor_ids.size()) + " factor rows");
 }
 
 MfModel read_header(const std::filesystem::path& file) {
@@ -84,6 +103,14 @@ MfModel read_header(const std::filesystem::path& file) {
                                app::header_float(header, file, "lambda_bias"),
                                app::header_count(header, file, "seed", 0, UINT64_MAX),
                                app::header_count(header, file, "phases", 0, UINT64_MAX)};
+  if (version >= 3) {
+    const auto& rule = app::header_field(header, file, "update", "\"adagrad\" or \"sgd\"", [](const nlohmann::json& v) {
+      return v.is_string() && (v == "adagrad" || v == "sgd");
+    });
+    m.trained->update = parse_update_rule(rule.get<std::string>());
+    m.trained->scale = app::header_float(header, file, "rating_scale");
+    if (!(m.trained->scale > 0)) throw InputError(file, 0, "\"rating_scale\" above 0", std::to_string(m.trained->scale));
+  }
   return m;
 }
 
@@ -96,6 +123,10 @@ MfModel read_model(const std::filesystem::path& dir) {
   MfModel m = read_header(dir / "model.json");
   read_rows(dir / "user_factors.tsv", m.rank, m.biases, m.user_ids, m.user_factors, m.user_bias);
   read_rows(dir / "item_factors.tsv", m.rank, m.biases, m.item_ids, m.item_factors, m.item_bias);
+  if (m.trained && m.trained->update == UpdateRule::kAdaGrad) {
+    read_sums(dir / "user_adagrad.tsv", m.user_ids, m.user_sums);
+    read_sums(dir / "item_adagrad.tsv", m.item_ids, m.item_sums);
+  }
   // A truncated or mixed-up directory shows as counts that disagree with the header.
   if (m.item_ids.size() != m.items || m.user_ids.size() > m.users)
     throw InputError(dir / "model.json", 0,
@@ -107,7 +138,8 @@ MfModel read_model(const std::filesystem::path& dir) {
 
 const DirectoryKind& model_directory() {
   static const DirectoryKind kind =
-      DirectoryKind::of_files("a gyre-mf model", {"model.json", "user_factors.tsv", "item_factors.tsv"});
+      DirectoryKind::of_files("a gyre-mf model",
+                              {"model.json", "user_factors.tsv", "item_factors.tsv", "user_adagrad.tsv", "item_adagrad.tsv"});
   return kind;
 }
 
@@ -118,6 +150,13 @@ void write_model(const std::filesystem::path& path, const MfModel& model) {
              &model.user_ids, model.user_factors, model.user_bias);
   write_rows(dir / "item_factors.tsv", model.items, model.rank, model.biases,
              model.item_ids.empty() ? nullptr : &model.item_ids, model.item_factors, model.item_bias);
+  if (!model.user_sums.empty()) {
+    constexpr auto kSums = static_cast<std::uint32_t>(MfModel::kSumsPerRow);
+    write_rows(dir / "user_adagrad.tsv", static_cast<std::uint32_t>(model.user_ids.size()), kSums, false,
+               &model.user_ids, model.user_sums, {});
+    write_rows(dir / "item_adagrad.tsv", model.items, kSums, false, model.item_ids.empty() ? nullptr : &model.item_ids,
+               model.item_sums, {});
+  }
   nlohmann::json header = {{"format", "gyre-mf"}, {"version", kModelVersion}, {"rank", model.rank},
                            {"biases", model.biases}, {"mean", model.mean},          {"users", model.users},
                            {"items", model.items}};
@@ -129,6 +168,8 @@ void write_model(const std::filesystem::path& path, const MfModel& model) {
     header["lambda_bias"] = t->lambda_bias;
     header["seed"] = t->seed;
     header["phases"] = t->phases;
+    header["update"] = name_of(t->update);
+    header["rating_scale"] = t->scale;
   }
   OutputFile json(dir / "model.json");
   json.stream() << header.dump(2) << '\n';

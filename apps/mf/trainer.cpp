@@ -29,10 +29,11 @@ void validate(const MfConfig& c, std::size_t shards) {
   need(c.epochs >= 0 && c.epochs <= kMaxEpochs && c.eval_every >= 1,
        "epochs must be in 0.." + std::to_string(kMaxEpochs) + " and eval-every >= 1");
   need(c.passes <= kMaxPasses, "passes must be in 0.." + std::to_string(kMaxPasses));
+  const float init_scale = c.init_scale.value_or(0.0f);
   need(finite(c.learning_rate) && finite(c.lr_decay) && finite(c.lambda) && finite(c.lambda_bias) &&
-           finite(c.init_scale) && finite(c.average_ms),
+           finite(init_scale) && finite(c.average_ms),
        "learning rate, decay, regularisation, init scale and averaging interval must be finite numbers");
-  need(c.learning_rate > 0 && c.lr_decay > 0 && c.lambda >= 0 && c.lambda_bias >= 0 && c.init_scale >= 0,
+  need(c.learning_rate > 0 && c.lr_decay > 0 && c.lambda >= 0 && c.lambda_bias >= 0 && init_scale >= 0,
        "learning rate and decay must be positive, regularisation and init scale non-negative");
   need(c.average_ms > 0 && c.average_ms <= 3.6e6, "the averaging interval must be in (0, 3600000] ms");
   need(static_cast<int>(shards) == c.workers, "one training shard per worker");
@@ -96,6 +97,13 @@ std::uint64_t phases_of(const MfConfig& c, bool has_test) {
   return epochs + evaluations;
 }
 
+// The training ratings' standard deviation, floored so that constant ratings still give a unit.
+float rating_scale(double sum, double sum_squares, std::uint64_t count) {
+  if (count == 0) return 1.0f;
+  const double n = static_cast<double>(count), mean = sum / n;
+  return static_cast<float>(std::max(1e-4, std::sqrt(std::max(0.0, sum_squares / n - mean * mean))));
+}
+
 }  // namespace
 
 float MfModel::predict(std::uint32_t user_row, std::uint32_t item) const {
@@ -132,13 +140,14 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
   // Test ratings follow their user's training shard; users seen only in the test go by id.
   std::vector<std::uint32_t> worker_of(plan.users, 0);
   std::vector<bool> placed(plan.users, false);
-  double sum = 0;
+  double sum = 0, sum_squares = 0;
   std::uint64_t count = 0;
   for (std::uint32_t w = 0; w < P; ++w)
     for (const auto& r : train_shards[w].ratings) {
       worker_of[r.user] = w;
       placed[r.user] = true;
       sum += r.value;
+      sum_squares += static_cast<double>(r.value) * r.value;
       ++count;
     }
   for (std::uint32_t u = 0; u < plan.users; ++u)
@@ -151,7 +160,12 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
   for (const auto& r : test.ratings) plan.test_shards[worker_of[r.user]].ratings.push_back(r);
   plan.has_test = !test.ratings.empty();
   plan.mean = config.biases && count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
-  if (config.start) plan.mean = config.start->mean;  // part of the model being continued
+  plan.scale = rating_scale(sum, sum_squares, count);
+  if (config.start) {  // part of the model being continued
+    plan.mean = config.start->mean;
+    if (config.start->trained) plan.scale = config.start->trained->scale;
+  }
+  if (!plan.config.init_scale) plan.config.init_scale = std::sqrt(plan.scale / static_cast<float>(config.rank));
 
   plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring,
                                                                 config.seed, config.first_phase);
@@ -166,7 +180,7 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
 
 std::unique_ptr<MfKernel> make_kernel(const MfPlan& plan, int worker, const data::RatingsSet& train_shard) {
   return std::make_unique<MfKernel>(plan.config, train_shard, plan.test_shards[static_cast<std::size_t>(worker)],
-                                    plan.blocks, plan.mean, plan.groups);
+                                    plan.blocks, plan.mean, plan.scale, plan.groups);
 }
 
 std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker) {
@@ -199,14 +213,22 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, c
                                  config.lambda,
                                  config.lambda_bias,
                                  config.seed,
-                                 config.first_phase + phases_of(config, plan.has_test)};
+                                 config.first_phase + phases_of(config, plan.has_test),
+                                 config.update,
+                                 plan.scale};
+  static_assert(kBiasSumAt == kFactorSumAt + 1 && MfModel::kSumsPerRow == 2, "the sums lie side by side in a row's tail");
+  const bool sums = config.update == UpdateRule::kAdaGrad;
+  constexpr std::size_t kSums = MfModel::kSumsPerRow;
+  const std::size_t tail = plan.layout.width;
+  if (sums) model.item_sums.assign(std::size_t{plan.items} * kSums, 0.0f);
   model.item_factors.assign(std::size_t{plan.items} * config.rank, 0.0f);
   model.item_bias.assign(config.biases ? plan.items : 0, 0.0f);
   for (const model::Block* b : blocks)
     for (std::size_t row = 0; row < b->rows(); ++row) {
       const std::uint32_t item = plan.blocks.rows[b->id()][row];
       std::copy_n(b->row(row), config.rank, model.item_factors.begin() + std::ptrdiff_t{item} * config.rank);
-      if (config.biases) model.item_bias[item] = b->row(row)[plan.layout.width];
+      if (config.biases) model.item_bias[item] = b->row(row)[tail + kBiasAt];
+      if (sums) std::copy_n(b->row(row) + tail + kFactorSumAt, kSums, model.item_sums.begin() + std::ptrdiff_t{item} * kSums);
     }
   // Users in id order whichever worker holds them.
   std::vector<std::pair<std::uint32_t, const float*>> rows;
@@ -216,7 +238,8 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, c
   for (const auto& [id, row] : rows) {
     model.user_ids.push_back(id);
     model.user_factors.insert(model.user_factors.end(), row, row + config.rank);
-    if (config.biases) model.user_bias.push_back(row[plan.layout.width]);
+    if (config.biases) model.user_bias.push_back(row[tail + kBiasAt]);
+    if (sums) model.user_sums.insert(model.user_sums.end(), row + tail + kFactorSumAt, row + tail + kFactorSumAt + kSums);
   }
   return model;
 }

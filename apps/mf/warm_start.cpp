@@ -55,6 +55,9 @@ void continue_settings(MfConfig& config, const MfModel& saved, const std::filesy
                                 " has no training record (epochs, learning rate, seed): written by a gyre-mf "
                                 "before version 2, it can be used to predict but not continued");
   const TrainingRecord& t = *saved.trained;
+  std::string update = name_of(config.update);
+  adopt(update, std::string(name_of(t.update)), "--update", "update", dir, given);
+  config.update = t.update;
   adopt(config.seed, t.seed, "--seed", "seed", dir, given);
   adopt(config.learning_rate, t.learning_rate, "--lr", "learning_rate", dir, given);
   adopt(config.lr_decay, t.lr_decay, "--lr-decay", "lr_decay", dir, given);
@@ -77,19 +80,29 @@ std::shared_ptr<const MfModel> dense_start(const MfModel& saved, const data::IdT
               dir / "user_factors.tsv", "user", start->user_factors, start->user_bias);
   gather_rows(ids.items.original, saved.item_ids, saved.item_factors, saved.item_bias, saved.rank, saved.biases,
               dir / "item_factors.tsv", "item", start->item_factors, start->item_bias);
+  if (!saved.user_sums.empty()) {  // AdaGrad's sums: rows like the factors', gathered alike
+    std::vector<float> none;
+    gather_rows(ids.users.original, saved.user_ids, saved.user_sums, none, MfModel::kSumsPerRow, false,
+                dir / "user_adagrad.tsv", "user", start->user_sums, none);
+    gather_rows(ids.items.original, saved.item_ids, saved.item_sums, none, MfModel::kSumsPerRow, false,
+                dir / "item_adagrad.tsv", "item", start->item_sums, none);
+  }
   return start;
 }
 
-void start_row(const MfConfig& config, Side side, std::uint32_t id, float* row, std::size_t bias_at) {
+void start_row(const MfConfig& config, Side side, std::uint32_t id, float* row, std::size_t tail) {
+  if (config.update == UpdateRule::kAdaGrad) row[tail + kFactorSumAt] = row[tail + kBiasSumAt] = 1.0f;
   if (!config.start) {
-    init_row(row, config.rank, config.seed, side, id, config.init_scale);
+    init_row(row, config.rank, config.seed, side, id, config.init_scale.value_or(0.0f));
     return;
   }
   const MfModel& m = *config.start;
   const bool user = side == Side::kUser;
   const std::vector<float>& factors = user ? m.user_factors : m.item_factors;
   std::copy_n(factors.begin() + std::ptrdiff_t{id} * m.rank, m.rank, row);
-  if (m.biases) row[bias_at] = (user ? m.user_bias : m.item_bias)[id];
+  if (m.biases) row[tail + kBiasAt] = (user ? m.user_bias : m.item_bias)[id];
+  const std::vector<float>& sums = user ? m.user_sums : m.item_sums;
+  if (!sums.empty()) std::copy_n(sums.begin() + std::ptrdiff_t{id} * MfModel::kSumsPerRow, MfModel::kSumsPerRow, row + tail + kFactorSumAt);
 }
 
 }  // namespace gyre::mf

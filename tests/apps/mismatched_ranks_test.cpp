@@ -55,7 +55,7 @@ TEST_CASE("gyre-mf: --lambda, --biases on one rank only, or same-shape other dat
   ratings(dir, "b", "2");  // the same shape, other ratings
   auto other = mf(dir, "a.tsv");
   other.insert(other.end(), {"--lambda", "0.05"});
-  expect_refused(run_job({mf(dir, "a.tsv"), other}), "--lambda is 0.05 on rank 1, 0.02 on rank 0");
+  expect_refused(run_job({mf(dir, "a.tsv"), other}), "--lambda is 0.05 on rank 1, 0.03 on rank 0");
   other = mf(dir, "a.tsv");
   other.push_back("--biases");
   expect_refused(run_job({mf(dir, "a.tsv"), other}), "--biases is 1 on rank 1, 0 on rank 0");
@@ -67,7 +67,7 @@ TEST_CASE("gyre-mf: the same settings given differently (a default spelled out, 
   ratings(dir, "a", "1");
   std::filesystem::copy_file(dir / "a.tsv", dir / "copy.tsv");
   auto spelled = mf(dir, "copy.tsv");
-  spelled.insert(spelled.end(), {"--lambda", "0.020", "--quiet"});
+  spelled.insert(spelled.end(), {"--lambda", "0.030", "--quiet"});
   for (const auto& r : run_job({mf(dir, "a.tsv"), spelled})) CHECK_MESSAGE(r.exit_code == 0, r.output);
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "gyre/scheduler/rotation_schedule.hpp"
@@ -19,6 +20,19 @@ enum class LocalSchedule {
   // last bits of the result) depends on timing.
   kDynamic,
 };
+
+// How a rating's error moves the two rows it touches.
+enum class UpdateRule {
+  // AdaGrad per row (as LIBMF): each row keeps the running mean square of its gradients and
+  // steps by learning_rate·√s / √(that sum), s the training ratings' standard deviation, so
+  // that a frequently updated row slows down and a rare one keeps learning. The rate is
+  // scale-free: the same value suits ratings in [1, 5] and in [-1, 1].
+  kAdaGrad,
+  // Plain SGD with the rate of epoch e = learning_rate · lr_decay^e for every row.
+  kSgd,
+};
+UpdateRule parse_update_rule(const std::string& text);  // "adagrad", "sgd"; throws std::invalid_argument
+const char* name_of(UpdateRule rule);
 
 // Harp's four computation models, each a way to share the item factors between workers.
 enum class ComputationModel {
@@ -42,6 +56,10 @@ ChangeCollective parse_change_collective(const std::string& text);  // "ring", "
 ComputationModel parse_computation_model(const std::string& text);
 const char* name_of(ComputationModel model);
 
+// Plain SGD's defaults, where AdaGrad's do not suit it.
+inline constexpr float kSgdRate = 0.05f;
+inline constexpr float kSgdDecay = 0.95f;
+
 // Beyond these a run would not end in a lifetime: a typo, refused up front.
 inline constexpr int kMaxEpochs = 1'000'000;
 inline constexpr std::uint32_t kMaxPasses = 1024;
@@ -50,12 +68,16 @@ struct MfModel;
 
 struct MfConfig {
   std::uint32_t rank = 10;
-  float lambda = 0.02f;        // L2 regularisation of factor rows
+  float lambda = 0.03f;        // L2 regularisation of factor rows (in the ratings' units)
   float lambda_bias = 0.01f;   // L2 regularisation of biases
-  float learning_rate = 0.05f;
-  float lr_decay = 0.95f;      // learning rate of epoch e (0-based) is learning_rate · lr_decay^e
+  UpdateRule update = UpdateRule::kAdaGrad;
+  float learning_rate = 0.1f;  // AdaGrad's scale-free rate; SGD's rate of the first epoch (kSgdRate suits it)
+  float lr_decay = 1.0f;       // the rate of epoch e (0-based) is learning_rate · lr_decay^e (SGD: kSgdDecay)
   bool biases = false;         // global mean + user bias + item bias
-  float init_scale = 0.3f;     // factor entries start uniform in [-s, s], a function of (seed, id) only
+  // Factor entries start uniform in [-s, s], a function of (seed, id) only. Unset: s = √(σ/k),
+  // σ the training ratings' standard deviation, so that a start row's products have the
+  // ratings' spread whatever the rank (plan_job fills it in).
+  std::optional<float> init_scale;
   std::uint64_t seed = 1;
 
   int epochs = 20;

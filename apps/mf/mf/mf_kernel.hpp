@@ -25,10 +25,12 @@ struct MfReport {
   double test_count = 0;
 };
 
-// Row layout shared by user rows and item block rows.
+// Row layout shared by user rows and item block rows: the factors, padded with zeros to
+// `width`, then (with biases or AdaGrad) a tail of 8 floats holding the bias and AdaGrad's
+// sums, so that a row's whole state travels with it in a block and the factors stay aligned.
 struct RowLayout {
   std::size_t width;   // rank padded to a multiple of 8
-  std::size_t stride;  // width, plus 8 more (bias in the first) when biases are on
+  std::size_t stride;  // width, plus the tail's 8 when there is one
   static RowLayout of(const MfConfig& c);
 };
 
@@ -41,7 +43,7 @@ struct UserRows {
 class MfKernel final : public pipeline::RotationKernel {
  public:
   MfKernel(const MfConfig& config, const data::RatingsSet& train, const data::RatingsSet& test,
-           const ItemBlocks& blocks, float mean, std::uint32_t groups);
+           const ItemBlocks& blocks, float mean, float scale, std::uint32_t groups);
 
   void train(model::Block& block, const scheduler::Visit& visit) override;
   void evaluate(const model::Block& block, const scheduler::Visit& visit) override;
@@ -73,6 +75,7 @@ class MfKernel final : public pipeline::RotationKernel {
   MfConfig config_;
   RowLayout layout_;
   float mean_;
+  float scale_;  // the training ratings' standard deviation: AdaGrad's unit
   LocalUsers users_;
   WorkerRatings train_;
   WorkerRatings test_;  // one cell per block

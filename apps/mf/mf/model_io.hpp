@@ -10,16 +10,19 @@
 namespace gyre::mf {
 
 // Version 2 adds the training record (epochs, learning_rate, lr_decay, lambda, lambda_bias,
-// seed, phases) that --init-model continues from; version 1 models can still be read.
-inline constexpr int kModelVersion = 2;
+// seed, phases) that --init-model continues from; version 3 the update rule, the ratings'
+// scale and AdaGrad's sums. Versions 1 and 2 (SGD) can still be read.
+inline constexpr int kModelVersion = 3;
 
 // Writes the model directory `dir` as a whole (gyre::OutputDirectory): a new one, or one that
 // replaces an older model there in one step, so readers never see a mix:
-//   model.json        {"format":"gyre-mf","version":2,"rank":k,"biases":b,"mean":μ,"users":U,"items":I,
+//   model.json        {"format":"gyre-mf","version":3,"rank":k,"biases":b,"mean":μ,"users":U,"items":I,
 //                      "epochs":E,"learning_rate":r,"lr_decay":g,"lambda":λ,"lambda_bias":λb,"seed":s,
-//                      "phases":n}   (n: rotation phases run, training and evaluation)
+//                      "phases":n,"update":"adagrad"|"sgd","rating_scale":σ}
+//                     (n: rotation phases run, training and evaluation)
 //   user_factors.tsv  one line per user with a factor row: id, [bias,] k factors — tab separated
 //   item_factors.tsv  one line per item of the training or test data, same layout
+//   user_adagrad.tsv, item_adagrad.tsv   (AdaGrad only) id, the factors' sum, the bias's sum
 // Ids are those of the input (MfModel::restore_ids); floats use the shortest text that reads back
 // to the same bits, and nothing depends on time, host or worker count, so two runs that agree
 // bitwise write identical files.

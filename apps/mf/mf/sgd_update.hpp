@@ -3,6 +3,7 @@
 
 #include <Eigen/Core>
 
+#include <cmath>
 #include <cstddef>
 #include <span>
 
@@ -10,14 +11,25 @@
 
 namespace gyre::mf {
 
+// A row's tail, from column `width` on (see RowLayout): the bias, then AdaGrad's sums of the
+// factors' and of the bias's mean squared gradients, in units where they start at 1.
+inline constexpr std::size_t kBiasAt = 0;
+inline constexpr std::size_t kFactorSumAt = 1;
+inline constexpr std::size_t kBiasSumAt = 2;
+
 struct SgdStep {
-  float learning_rate;
+  float learning_rate;      // SGD: this epoch's rate; AdaGrad: the factors' rate before the sums
   float lambda;
   float lambda_bias;
   float mean;               // global mean (0 without biases)
   std::size_t width;        // padded rank: the SIMD loops run over all of it (padding stays 0)
   std::size_t stride;       // row pitch of both factor arrays
   bool biases;              // bias at column `width` of each row
+  // AdaGrad (the sums scaled so that ratings of any scale s behave as ratings of scale 1 do):
+  bool adagrad = false;
+  float bias_rate = 0;         // the bias's rate before its sum
+  float factor_sum_scale = 0;  // a squared factor gradient's weight in the sum: 1/(rank·s³)
+  float bias_sum_scale = 0;    // a squared bias gradient's weight: 1/s²
 };
 
 // The row width is a template parameter for the common ranks (padded widths 8…128) so that
@@ -35,7 +47,7 @@ inline float predict(const float* p, const float* q, const SgdStep& s) {
     using Row = Eigen::Map<const Eigen::Matrix<float, static_cast<int>(W), 1>, Eigen::Aligned32>;
     pred = Row(p).dot(Row(q));
   }
-  if (s.biases) pred += s.mean + p[s.width] + q[s.width];
+  if (s.biases) pred += s.mean + p[s.width + kBiasAt] + q[s.width + kBiasAt];
   return pred;
 }
 
@@ -69,20 +81,79 @@ inline double sgd_cell_w(std::span<const LocalRating> cell, float* __restrict us
   return loss;
 }
 
+// The same pass with AdaGrad's per-row rates: g_p = λp − e q, p −= rate/√G_p · g_p, and G_p
+// grows by g_p's mean square (likewise q and the biases), all from the old values. The ratings
+// of a cell come sorted by user, and a user's rate is taken once per run of its ratings, its
+// squares added when the run ends: the square root and division stay off the chain from one
+// rating of a user to the next. Eigen's fixed-size arrays keep the rows in vector registers and
+// sum the squares in a fixed order: the same bits on every run.
+template <std::size_t W>
+inline double adagrad_cell_w(std::span<const LocalRating> cell, float* __restrict users, float* __restrict items,
+                             const SgdStep& s) {
+  constexpr int kRows = W == kDynamic ? Eigen::Dynamic : static_cast<int>(W);
+  constexpr int kMaxRows = W == kDynamic ? 4096 : static_cast<int>(W);
+  using Vec = Eigen::Array<float, kRows, 1, Eigen::ColMajor, kMaxRows, 1>;
+  using Row = Eigen::Map<Vec, Eigen::Aligned32>;
+  const auto width = static_cast<Eigen::Index>(W == kDynamic ? s.width : W);
+  double loss = 0;
+  const float lambda = s.lambda;
+  std::size_t i = 0;
+  while (i < cell.size()) {
+    const std::uint32_t user = cell[i].user;
+    float* p_data = users + static_cast<std::size_t>(user) * s.stride;
+    float* p_tail = p_data + s.width;
+    Row p(p_data, width);
+    const float rate_p = s.learning_rate / std::sqrt(p_tail[kFactorSumAt]);
+    const float bias_rate_p = s.biases ? s.bias_rate / std::sqrt(p_tail[kBiasSumAt]) : 0.0f;
+    Vec square_p = Vec::Zero(width);
+    float bias_square_p = 0;
+    for (; i < cell.size() && cell[i].user == user; ++i) {
+      float* q_data = items + static_cast<std::size_t>(cell[i].row) * s.stride;
+      float* q_tail = q_data + s.width;
+      Row q(q_data, width);
+      const float e = cell[i].value - predict<W>(p_data, q_data, s);
+      loss += static_cast<double>(e) * e;
+      const float rate_q = s.learning_rate / std::sqrt(q_tail[kFactorSumAt]);
+      const Vec gp = lambda * p - e * q;
+      const Vec gq = lambda * q - e * p;
+      square_p += gp.square();
+      q_tail[kFactorSumAt] += gq.square().sum() * s.factor_sum_scale;
+      p -= rate_p * gp;
+      q -= rate_q * gq;
+      if (s.biases) {
+        const float bp = s.lambda_bias * p_tail[kBiasAt] - e;
+        const float bq = s.lambda_bias * q_tail[kBiasAt] - e;
+        p_tail[kBiasAt] -= bias_rate_p * bp;
+        q_tail[kBiasAt] -= s.bias_rate / std::sqrt(q_tail[kBiasSumAt]) * bq;
+        bias_square_p += bp * bp;
+        q_tail[kBiasSumAt] += bq * bq * s.bias_sum_scale;
+      }
+    }
+    p_tail[kFactorSumAt] += square_p.sum() * s.factor_sum_scale;
+    if (s.biases) p_tail[kBiasSumAt] += bias_square_p * s.bias_sum_scale;
+  }
+  return loss;
+}
+
+template <std::size_t W>
+inline double update_cell_w(std::span<const LocalRating> cell, float* users, float* items, const SgdStep& s) {
+  return s.adagrad ? adagrad_cell_w<W>(cell, users, items, s) : sgd_cell_w<W>(cell, users, items, s);
+}
+
 inline double sgd_cell(std::span<const LocalRating> cell, float* users, float* items, const SgdStep& s) {
   switch (s.width) {
-    case 8: return sgd_cell_w<8>(cell, users, items, s);
-    case 16: return sgd_cell_w<16>(cell, users, items, s);
-    case 24: return sgd_cell_w<24>(cell, users, items, s);
-    case 32: return sgd_cell_w<32>(cell, users, items, s);
-    case 40: return sgd_cell_w<40>(cell, users, items, s);
-    case 48: return sgd_cell_w<48>(cell, users, items, s);
-    case 64: return sgd_cell_w<64>(cell, users, items, s);
-    case 80: return sgd_cell_w<80>(cell, users, items, s);
-    case 96: return sgd_cell_w<96>(cell, users, items, s);
-    case 104: return sgd_cell_w<104>(cell, users, items, s);
-    case 128: return sgd_cell_w<128>(cell, users, items, s);
-    default: return sgd_cell_w<kDynamic>(cell, users, items, s);
+    case 8: return update_cell_w<8>(cell, users, items, s);
+    case 16: return update_cell_w<16>(cell, users, items, s);
+    case 24: return update_cell_w<24>(cell, users, items, s);
+    case 32: return update_cell_w<32>(cell, users, items, s);
+    case 40: return update_cell_w<40>(cell, users, items, s);
+    case 48: return update_cell_w<48>(cell, users, items, s);
+    case 64: return update_cell_w<64>(cell, users, items, s);
+    case 80: return update_cell_w<80>(cell, users, items, s);
+    case 96: return update_cell_w<96>(cell, users, items, s);
+    case 104: return update_cell_w<104>(cell, users, items, s);
+    case 128: return update_cell_w<128>(cell, users, items, s);
+    default: return update_cell_w<kDynamic>(cell, users, items, s);
   }
 }
 

@@ -34,6 +34,8 @@ struct TrainingRecord {
   float lambda_bias = 0;
   std::uint64_t seed = 0;
   std::uint64_t phases = 0;  // the rotation's phases (training and evaluation) in all
+  UpdateRule update = UpdateRule::kSgd;  // models before version 3 were trained by SGD
+  float scale = 1;                       // the training ratings' standard deviation (AdaGrad's unit)
 };
 
 // Compact factors: row r of `user_factors` is user `user_ids[r]`, `rank` floats.
@@ -48,6 +50,11 @@ struct MfModel {
   std::vector<float> user_bias;
   std::vector<float> item_factors;  // every item of the id space, by id
   std::vector<float> item_bias;
+  // AdaGrad's sums per row, kSumsPerRow floats (the factors', the bias's) in the order of the
+  // factor rows; empty under SGD. Saved with the model so that training continues bitwise.
+  static constexpr std::size_t kSumsPerRow = 2;
+  std::vector<float> user_sums;
+  std::vector<float> item_sums;
   // The ids written out: user_ids as they are, row r of the item factors as item_ids[r] (empty:
   // r itself). Training runs on dense ids; restore_ids puts the input's ids back.
   std::vector<std::uint32_t> item_ids;
@@ -65,6 +72,7 @@ struct MfPlan {
   std::uint32_t users = 0;
   std::uint32_t items = 0;
   float mean = 0;
+  float scale = 1;  // the training ratings' standard deviation
   bool has_test = false;
   ItemBlocks blocks;
   RowLayout layout{};

@@ -9,6 +9,7 @@
 #include "gyre/data/id_space.hpp"
 #include "mf/config.hpp"
 #include "mf/factor_init.hpp"
+#include "mf/sgd_update.hpp"
 #include "mf/trainer.hpp"
 
 namespace gyre::mf {
@@ -30,8 +31,9 @@ void continue_settings(MfConfig& config, const MfModel& saved, const std::filesy
 std::shared_ptr<const MfModel> dense_start(const MfModel& saved, const data::IdTables& ids,
                                            const std::filesystem::path& dir);
 
-// Fills the factor row of dense user or item `id` (and its bias at `bias_at`, with biases) as
-// training starts it: from config.start when warm-starting, else from the seed (factor_init).
-void start_row(const MfConfig& config, Side side, std::uint32_t id, float* row, std::size_t bias_at);
+// Fills the factor row of dense user or item `id`, and its tail from column `tail` (the bias,
+// AdaGrad's sums), as training starts it: from config.start when warm-starting, else from the
+// seed (factor_init).
+void start_row(const MfConfig& config, Side side, std::uint32_t id, float* row, std::size_t tail);
 
 }  // namespace gyre::mf

@@ -68,7 +68,8 @@ TEST_CASE("gyre-mf trains on a file, prints progress, writes metrics and a model
   }
   CHECK(rows == 200);
   CHECK(gyre::test::TempDir::list_dir(dir / "model") ==
-        std::vector<std::string>{"item_factors.tsv", "model.json", "user_factors.tsv"});
+        std::vector<std::string>{"item_adagrad.tsv", "item_factors.tsv", "model.json", "user_adagrad.tsv",
+                                 "user_factors.tsv"});
 }
 
 TEST_CASE("gyre-mf output files are bitwise identical across runs and between a file and its partition") {
