@@ -9,10 +9,11 @@
 namespace gyre::mf {
 
 std::optional<pipeline::GatheredModel> gather_model(const MfPlan& plan, const runtime::Member& member,
-                                                    const MfKernel& kernel, std::vector<model::OwnedBlock>& held,
+                                                    MfKernel& kernel, std::vector<model::OwnedBlock>& held,
                                                     std::chrono::milliseconds timeout) {
-  // User rows stay with their worker during training; rank 0 collects them with the blocks.
-  const UserRows mine = kernel.user_rows();
+  // User rows stay with their worker during training; rank 0 collects them with the blocks,
+  // sent from where they lie, the ratings freed first.
+  kernel.drop_ratings();
   pipeline::GatherOptions gather;
   gather.workers = plan.config.workers;
   gather.layout = plan.blocks.shapes(plan.layout.stride);
@@ -21,7 +22,7 @@ std::optional<pipeline::GatheredModel> gather_model(const MfPlan& plan, const ru
   gather.timeout = timeout;
   return pipeline::gather_at_root(
       member.mailbox, held,
-      pipeline::LocalRows::of(std::span<const std::uint32_t>(mine.ids), std::span<const float>(mine.rows)), gather);
+      pipeline::LocalRows::of(std::span<const std::uint32_t>(kernel.users().global_ids), kernel.user_rows_view()), gather);
 }
 
 MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& parts) {
@@ -41,7 +42,8 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
                                cluster.timeout);
   const int rank = cluster.launch.rank;
   MfPlan plan = plan_job(config, train_shards, test);
-  auto kernel = make_kernel(plan, rank, train_shards[static_cast<std::size_t>(rank)]);
+  const auto at = static_cast<std::size_t>(rank);
+  auto kernel = make_kernel(plan, std::move(train_shards[at]), std::move(plan.test_shards[at]));
   train_shards.clear();
   plan.test_shards.clear();
 

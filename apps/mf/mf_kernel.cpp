@@ -21,15 +21,15 @@ RowLayout RowLayout::of(const MfConfig& c) {
   return {width, width + (c.biases || c.update == UpdateRule::kAdaGrad ? model::kRowAlign : 0)};
 }
 
-MfKernel::MfKernel(const MfConfig& config, const data::RatingsSet& train, const data::RatingsSet& test,
+MfKernel::MfKernel(const MfConfig& config, data::RatingsSet train, data::RatingsSet test,
                    const ItemBlocks& blocks, float mean, float scale, std::uint32_t groups)
     : config_(config),
       layout_(RowLayout::of(config)),
       mean_(config.biases ? mean : 0.0f),
       scale_(scale),
       users_(LocalUsers::of(train, test)),
-      train_(train, users_, blocks, groups),
-      test_(test, users_, blocks, 1),
+      train_(std::move(train.ratings), users_, blocks, groups),
+      test_(std::move(test.ratings), users_, blocks, 1),
       user_factors_(users_.global_ids.size() * layout_.stride * sizeof(float)),
       locks_(groups),
       epoch_(static_cast<std::uint32_t>(config.first_epoch)) {

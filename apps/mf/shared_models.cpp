@@ -44,8 +44,7 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
       return;
     }
     auto& shard = train_shards[static_cast<std::size_t>(rank)];
-    const auto kernel = make_kernel(plan, rank, shard);
-    shard = {};
+    const auto kernel = make_kernel(plan, std::move(shard), plan.test_shards[static_cast<std::size_t>(rank)]);
     oneapi::tbb::task_arena arena(std::max(1, config.threads));
     ModelWorker worker{plan, rank, *kernel, arena, m.mailbox, timeout};
     // What this worker hands to the gather: worker 0 the whole item model, the others nothing

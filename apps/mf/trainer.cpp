@@ -178,9 +178,9 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
   return plan;
 }
 
-std::unique_ptr<MfKernel> make_kernel(const MfPlan& plan, int worker, const data::RatingsSet& train_shard) {
-  return std::make_unique<MfKernel>(plan.config, train_shard, plan.test_shards[static_cast<std::size_t>(worker)],
-                                    plan.blocks, plan.mean, plan.scale, plan.groups);
+std::unique_ptr<MfKernel> make_kernel(const MfPlan& plan, data::RatingsSet train_shard, data::RatingsSet test_shard) {
+  return std::make_unique<MfKernel>(plan.config, std::move(train_shard), std::move(test_shard), plan.blocks, plan.mean,
+                                    plan.scale, plan.groups);
 }
 
 std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker) {
@@ -252,9 +252,8 @@ MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> tra
   std::vector<std::unique_ptr<MfKernel>> kernels;
   std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
   for (int w = 0; w < config.workers; ++w) {
-    kernels.push_back(make_kernel(plan, w, train_shards[static_cast<std::size_t>(w)]));
-    train_shards[static_cast<std::size_t>(w)] = {};
-    plan.test_shards[static_cast<std::size_t>(w)] = {};
+    const auto at = static_cast<std::size_t>(w);
+    kernels.push_back(make_kernel(plan, std::move(train_shards[at]), std::move(plan.test_shards[at])));
     workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
     workers[static_cast<std::size_t>(w)].initial_blocks = initial_blocks(plan, w);
   }
@@ -264,7 +263,11 @@ MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> tra
   auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, hooks.on_epoch), job);
 
   std::vector<UserRows> users;
-  for (const auto& k : kernels) users.push_back(k->user_rows());
+  for (auto& k : kernels) {  // one worker's state at a time, so that the model is not held twice
+    k->drop_ratings();
+    users.push_back(k->user_rows());
+    k.reset();
+  }
   std::vector<const model::Block*> blocks;
   for (auto& worker : held)
     for (auto& b : worker) blocks.push_back(&*b);

@@ -24,9 +24,9 @@ LocalUsers LocalUsers::of(const data::RatingsSet& train, const data::RatingsSet&
   return lu;
 }
 
-WorkerRatings::WorkerRatings(const data::RatingsSet& shard, const LocalUsers& users, const ItemBlocks& blocks,
+WorkerRatings::WorkerRatings(std::vector<data::Rating> shard, const LocalUsers& users, const ItemBlocks& blocks,
                              std::uint32_t groups)
-    : groups_(std::max(1u, groups)) {
+    : groups_(std::max(1u, groups)), entries_(std::move(shard)) {
   const std::uint32_t G = groups_;
   const auto B = static_cast<std::uint32_t>(blocks.rows.size());
   const auto U = static_cast<std::uint32_t>(users.global_ids.size());
@@ -35,7 +35,7 @@ WorkerRatings::WorkerRatings(const data::RatingsSet& shard, const LocalUsers& us
   std::vector<std::uint64_t> user_counts(U, 0);
   std::vector<std::vector<std::uint64_t>> row_counts(B);
   for (std::uint32_t b = 0; b < B; ++b) row_counts[b].assign(blocks.rows[b].size(), 0);
-  for (const auto& r : shard.ratings) {
+  for (const auto& r : entries_) {
     const std::uint32_t lu = r.user < users.local_of.size() ? users.local_of[r.user] : LocalUsers::kNone;
     if (lu == LocalUsers::kNone)
       throw std::invalid_argument("rating of user " + std::to_string(r.user) + " in the wrong shard");
@@ -56,22 +56,21 @@ WorkerRatings::WorkerRatings(const data::RatingsSet& shard, const LocalUsers& us
       for (std::uint32_t row = row_cuts_[b][s]; row < row_cuts_[b][s + 1]; ++row) sub_of_row[b][row] = s;
   }
 
-  // Counting sort by cell, then sort inside each cell.
+  // Into cells in place by the global ids, then each cell's ids made local and sorted.
   const std::size_t cells = static_cast<std::size_t>(B) * G * G;
-  auto cell_of = [&](const data::Rating& r) {
+  cells_ = pipeline::CellIndex(G, pipeline::permute_by_cell(std::span<data::Rating>(entries_), cells, [&](const data::Rating& r) {
     const std::uint32_t b = blocks.block_of[r.item];
     return pipeline::CellIndex::of(b, group_of[users.local_of[r.user]], sub_of_row[b][blocks.row_of[r.item]], G);
-  };
-  cells_ = pipeline::CellIndex(G, pipeline::bucket_by_cell(
-      std::span<const data::Rating>(shard.ratings), cells, cell_of,
-      [&](const data::Rating& r) { return LocalRating{users.local_of[r.user], blocks.row_of[r.item], r.value}; },
-      entries_));
+  }));
   for (std::uint32_t b = 0; b < B; ++b)
     for (std::uint32_t g = 0; g < G; ++g)
       for (std::uint32_t s = 0; s < G; ++s) {
         const auto [first, last] = cells_.cell(b, g, s);
-        std::sort(entries_.begin() + static_cast<std::ptrdiff_t>(first), entries_.begin() + static_cast<std::ptrdiff_t>(last),
-                  [](const LocalRating& x, const LocalRating& y) { return x.user != y.user ? x.user < y.user : x.row < y.row; });
+        const auto cell = std::span<LocalRating>(entries_).subspan(first, last - first);
+        for (LocalRating& r : cell) r = {users.local_of[r.user], blocks.row_of[r.item], r.value};
+        std::sort(cell.begin(), cell.end(), [](const LocalRating& x, const LocalRating& y) {
+          return x.user != y.user ? x.user < y.user : x.item != y.item ? x.item < y.item : x.value < y.value;
+        });
       }
 }
 

@@ -26,7 +26,7 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
 // every worker's user rows and the blocks each hands in (`held`; between them every block
 // once) and returns them; the others answer and return nullopt.
 std::optional<pipeline::GatheredModel> gather_model(const MfPlan& plan, const runtime::Member& member,
-                                                    const MfKernel& kernel, std::vector<model::OwnedBlock>& held,
+                                                    MfKernel& kernel, std::vector<model::OwnedBlock>& held,
                                                     std::chrono::milliseconds timeout);
 // The model from what gather_model collected at rank 0.
 MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& parts);

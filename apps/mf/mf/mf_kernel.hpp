@@ -42,7 +42,8 @@ struct UserRows {
 
 class MfKernel final : public pipeline::RotationKernel {
  public:
-  MfKernel(const MfConfig& config, const data::RatingsSet& train, const data::RatingsSet& test,
+  // Takes the worker's training and test ratings over (laid out in place: no second copy).
+  MfKernel(const MfConfig& config, data::RatingsSet train, data::RatingsSet test,
            const ItemBlocks& blocks, float mean, float scale, std::uint32_t groups);
 
   void train(model::Block& block, const scheduler::Visit& visit) override;
@@ -51,6 +52,15 @@ class MfKernel final : public pipeline::RotationKernel {
 
   const LocalUsers& users() const noexcept { return users_; }
   UserRows user_rows() const;
+  // The user rows in place, row r for users().global_ids[r], `stride` floats each.
+  std::span<const float> user_rows_view() const noexcept {
+    return {reinterpret_cast<const float*>(user_factors_.data()), users_.global_ids.size() * layout_.stride};
+  }
+  // Frees the ratings once training is over, before the model is gathered.
+  void drop_ratings() noexcept {
+    train_.clear();
+    test_.clear();
+  }
 
  private:
   // A visit sweeps the grid in several passes, each over the same slice of every cell. Cells

@@ -63,7 +63,7 @@ inline double sgd_cell_w(std::span<const LocalRating> cell, float* __restrict us
   const std::size_t width = W == kDynamic ? s.width : W;
   for (const LocalRating& r : cell) {
     float* __restrict p = users + static_cast<std::size_t>(r.user) * s.stride;
-    float* __restrict q = items + static_cast<std::size_t>(r.row) * s.stride;
+    float* __restrict q = items + static_cast<std::size_t>(r.item) * s.stride;
     const float e = r.value - predict<W>(p, q, s);
     loss += static_cast<double>(e) * e;
     const float g = lr * e;
@@ -108,7 +108,7 @@ inline double adagrad_cell_w(std::span<const LocalRating> cell, float* __restric
     Vec square_p = Vec::Zero(width);
     float bias_square_p = 0;
     for (; i < cell.size() && cell[i].user == user; ++i) {
-      float* q_data = items + static_cast<std::size_t>(cell[i].row) * s.stride;
+      float* q_data = items + static_cast<std::size_t>(cell[i].item) * s.stride;
       float* q_tail = q_data + s.width;
       Row q(q_data, width);
       const float e = cell[i].value - predict<W>(p_data, q_data, s);
@@ -163,7 +163,7 @@ inline double squared_error(std::span<const LocalRating> ratings, const float* u
   double sum = 0;
   for (const LocalRating& r : ratings) {
     const float e = r.value - predict<kDynamic>(users + static_cast<std::size_t>(r.user) * s.stride,
-                                                items + static_cast<std::size_t>(r.row) * s.stride, s);
+                                                items + static_cast<std::size_t>(r.item) * s.stride, s);
     sum += static_cast<double>(e) * e;
   }
   return sum;

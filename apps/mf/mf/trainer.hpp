@@ -82,7 +82,9 @@ struct MfPlan {
 };
 
 MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& train_shards, const data::RatingsSet& test);
-std::unique_ptr<MfKernel> make_kernel(const MfPlan& plan, int worker, const data::RatingsSet& train_shard);
+// A worker's kernel, given its training shard and its test shard (plan.test_shards[worker]):
+// both are laid out in place, so that the kernel holds the only copy of the ratings.
+std::unique_ptr<MfKernel> make_kernel(const MfPlan& plan, data::RatingsSet train_shard, data::RatingsSet test_shard);
 // The item blocks worker `worker` starts with, initialised from the seed or the saved model.
 std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker);
 // The scheduler's epoch bookkeeping: train phases, evaluation phases when there is a test set,

@@ -11,13 +11,10 @@
 
 namespace gyre::mf {
 
-// A rating with both ids made local: `user` indexes the worker's user factor rows, `row` the
-// item's row in its block.
-struct LocalRating {
-  std::uint32_t user;
-  std::uint32_t row;
-  float value;
-};
+// A rating with both ids made local: `user` indexes the worker's user factor rows, `item` is
+// the item's row in its block. The same type as an input rating, so that a shard's ratings
+// become a worker's grid in place, without a second copy of the ratings.
+using LocalRating = data::Rating;
 
 // Maps global user ids to the worker's dense row numbers: users with ratings in the training
 // shard or in the test shard (a test-only user keeps its initial row), ascending by id.
@@ -30,12 +27,14 @@ struct LocalUsers {
 
 // The grid of one block on one worker: G user groups (shared by all blocks) × G item
 // sub-blocks (row ranges of this block). Cell (g, s) holds the ratings of users in group g for
-// items in sub-block s, sorted by (user, row) so that a user's row stays in L1 across its
-// ratings and the sub-block's item rows stay in L2.
+// items in sub-block s, sorted by (user, row, value) so that a user's row stays in L1 across
+// its ratings and the sub-block's item rows stay in L2, and the order depends on nothing but
+// the ratings.
 class WorkerRatings {
  public:
-  // `groups` is G; ratings of users not in `users` are rejected (they belong to another shard).
-  WorkerRatings(const data::RatingsSet& shard, const LocalUsers& users, const ItemBlocks& blocks,
+  // Takes the shard's ratings over and lays them out in place. `groups` is G; ratings of users
+  // not in `users` are rejected (they belong to another shard).
+  WorkerRatings(std::vector<data::Rating> shard, const LocalUsers& users, const ItemBlocks& blocks,
                 std::uint32_t groups);
 
   std::uint32_t groups() const noexcept { return groups_; }
@@ -44,6 +43,11 @@ class WorkerRatings {
   std::span<const LocalRating> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const;
   std::span<const LocalRating> block(std::uint32_t b) const;
   std::uint64_t block_size(std::uint32_t b) const { return block(b).size(); }
+  // Frees the ratings (the grid's shape stays); cells are empty afterwards.
+  void clear() noexcept {
+    std::vector<LocalRating>().swap(entries_);
+    cells_ = pipeline::CellIndex(groups_, std::vector<std::uint64_t>(static_cast<std::size_t>(blocks()) * groups_ * groups_ + 1, 0));
+  }
 
  private:
   std::uint32_t groups_;

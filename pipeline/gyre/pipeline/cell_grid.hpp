@@ -84,6 +84,27 @@ std::vector<std::uint64_t> bucket_by_cell(ForEach for_each, std::size_t cells, s
   return begin;
 }
 
+// The same in place: permutes `items` so that bucket c holds the items with cell_of(item) == c,
+// by swapping each misplaced item into the next free slot of its bucket (no second array,
+// so a shard's ratings are laid out without doubling their memory). Returns the cells+1
+// offsets. Not stable: callers that need an order sort inside each bucket.
+template <class Item, class CellOf>
+std::vector<std::uint64_t> permute_by_cell(std::span<Item> items, std::size_t cells, CellOf cell_of) {
+  std::vector<std::uint64_t> begin(cells + 1, 0);
+  for (const Item& x : items) ++begin[cell_of(x) + 1];
+  for (std::size_t c = 0; c < cells; ++c) begin[c + 1] += begin[c];
+  std::vector<std::uint64_t> next(begin.begin(), begin.end() - 1);
+  for (std::size_t c = 0; c < cells; ++c)
+    while (next[c] < begin[c + 1]) {
+      const std::size_t home = cell_of(items[next[c]]);
+      if (home == c)
+        ++next[c];
+      else
+        std::swap(items[next[c]], items[next[home]++]);
+    }
+  return begin;
+}
+
 // The same for a span of sources, each placed as make(source) in bucket cell_of(source).
 template <class Source, class CellOf, class Make, class Item>
 std::vector<std::uint64_t> bucket_by_cell(std::span<const Source> sources, std::size_t cells, CellOf cell_of,

@@ -75,8 +75,10 @@ TEST_CASE("every computation model learns the planted ratings and reports RMSE a
 }
 
 TEST_CASE("locking matches rotation's accuracy: both train every block once per epoch on the latest factors") {
-  const auto locking = train(mf::ComputationModel::kLocking, 10);
-  const auto rotation = train(mf::ComputationModel::kRotation, 10);
+  // Locking's block order follows thread timing, which shifts where a run is after a few
+  // epochs; compared once both have converged (20 epochs of AdaGrad here), it must not matter.
+  const auto locking = train(mf::ComputationModel::kLocking, 20);
+  const auto rotation = train(mf::ComputationModel::kRotation, 20);
   CHECK(test_rmse(locking) == doctest::Approx(test_rmse(rotation)).epsilon(0.1));
 }
 

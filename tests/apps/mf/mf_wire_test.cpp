@@ -49,7 +49,8 @@ struct Rank {
   std::unique_ptr<mf::MfKernel> kernel;
   Rank(const mf::MfConfig& c, const data::PlantedRatings& p, int rank)
       : plan(mf::plan_job(c, mf::shard_by_user(p.train, 2), p.test)),
-        kernel(mf::make_kernel(plan, rank, mf::shard_by_user(p.train, 2)[static_cast<std::size_t>(rank)])) {}
+        kernel(mf::make_kernel(plan, mf::shard_by_user(p.train, 2)[static_cast<std::size_t>(rank)],
+                               plan.test_shards[static_cast<std::size_t>(rank)])) {}
 };
 
 // Ranks 0 and 1 run real engines, each with its own plan, the driver (rank 2) rank 0's policy.
