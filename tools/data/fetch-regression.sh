@@ -37,15 +37,7 @@ py=${GYRE_PYTHON:-/usr/bin/python3}
 tool=fetch-regression
 # shellcheck source=fetch-lib.sh
 source "$here/fetch-lib.sh"
-
-usage() {
-    sed -n '2,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
-}
-
-is_complete() {
-    local d=$1
-    [[ -s $d/data.csv && -s $d/data.libsvm && -s $d/SOURCE ]]
-}
+outputs=(data.csv data.libsvm SOURCE)
 
 # counts DIR: print "rows features nnz" of DIR's data set.
 counts() {

@@ -8,6 +8,7 @@
 #include "lasso/solver.hpp"
 #include "lasso_checks.hpp"
 #include "logistic_checks.hpp"
+#include "support/real_data.hpp"
 
 using namespace gyre;
 
@@ -16,9 +17,7 @@ namespace {
 // Written by tools/data/fetch-regression.sh (the README's test command runs it) from the
 // python3-sklearn package; the location follows that script's default.
 std::filesystem::path dataset(const std::string& name) {
-  if (const char* dir = std::getenv("GYRE_DATA_DIR")) return std::filesystem::path(dir) / "regression" / name / "data.csv";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home ? home : "/root") / ".cache/gyre/regression" / name / "data.csv";
+  return test::real_data_path(std::filesystem::path("regression") / name / "data.csv");
 }
 
 // Textbook cyclic coordinate descent on dense centred columns, run to a tiny step: the
