@@ -1,4 +1,4 @@
-// apps/mf/mf/sgd_update.hpp — the inner loop of SGD matrix factorisation over one grid cell.
+// apps/mf/mf/sgd_update.hpp — the inner loop of matrix factorisation over one grid cell: plain SGD and AdaGrad.
 #pragma once
 
 #include <Eigen/Core>
