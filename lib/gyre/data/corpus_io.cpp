@@ -183,9 +183,9 @@ void write_vocab(const fs::path& file, const std::vector<std::string>& vocab) {
 }
 
 Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64_t max_tokens) {
-  const std::string text = slurp(docword);
+  // Streamed: a UCI corpus (PubMed: 7 GB of text) is far larger than the entries parsed from it.
+  LineReader lines(docword);
   require_vocab_file(vocab_file, docword);
-  LineCursor lines(text);
   std::string_view line, f[4];
 
   // Header: D, W, NNZ, one per line.
@@ -211,8 +211,9 @@ Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64
 
   TokenBudget tokens{docword, max_tokens};
   std::vector<Entry> entries;
-  // One entry per line at most, so the line count bounds the reservation (not the header).
-  entries.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
+  // An entry line takes 6 bytes at least ("1 1 1\n"), so the file's size bounds the
+  // reservation that the header's NNZ asks for.
+  entries.reserve(static_cast<std::size_t>(std::min(declared, lines.file_size() / 6 + 1)));
   while (lines.next(line)) {
     const std::size_t at = lines.number();
     const std::size_t n = split_blanks(line, f, 3);

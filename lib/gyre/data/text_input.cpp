@@ -35,6 +35,54 @@ std::string slurp(const std::filesystem::path& file) {
   return text;
 }
 
+LineReader::LineReader(const std::filesystem::path& file) : file_(file), in_(nullptr, &std::fclose) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw InputError(file, 0, "a readable file", "a directory");
+  in_.reset(std::fopen(file.c_str(), "rb"));
+  if (!in_) throw InputError(file, 0, "a readable file", std::strerror(errno));
+  size_ = std::filesystem::file_size(file, ec);
+  if (ec) size_ = 0;
+  buffer_.resize(std::size_t{1} << 20);
+}
+
+bool LineReader::fill() {
+  if (begin_ > 0) {  // the unread tail to the front
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == buffer_.size()) buffer_.resize(2 * buffer_.size());  // a line longer than the buffer
+  const std::size_t got = std::fread(buffer_.data() + end_, 1, buffer_.size() - end_, in_.get());
+  if (got == 0 && std::ferror(in_.get())) throw InputError(file_, number_ + 1, "a readable file", std::strerror(errno));
+  end_ += got;
+  if (at_start_ && end_ >= 3) {  // as slurp: a byte-order mark is not data
+    if (std::string_view(buffer_.data(), 3) == "\xEF\xBB\xBF") begin_ = 3;
+    at_start_ = false;
+  }
+  return got > 0;
+}
+
+bool LineReader::next(std::string_view& line) {
+  for (;;) {
+    const std::string_view unread(buffer_.data() + begin_, end_ - begin_);
+    const std::size_t newline = unread.find('\n');
+    if (newline != std::string_view::npos) {
+      line = unread.substr(0, newline);
+      begin_ += newline + 1;
+      break;
+    }
+    if (!fill()) {
+      if (begin_ == end_) return false;
+      line = std::string_view(buffer_.data() + begin_, end_ - begin_);  // the last line, without '\n'
+      begin_ = end_;
+      break;
+    }
+  }
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  ++number_;
+  return true;
+}
+
 bool parse_decimal(std::string_view token, std::uint64_t& value, std::uint64_t max) {
   // from_chars would accept neither '+' nor '-', but checking the first byte keeps "-0" out too.
   if (token.empty() || token.front() < '0' || token.front() > '9') return false;

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +17,30 @@ namespace gyre::data {
 // iostream extraction would dominate the load time. A UTF-8 byte-order mark at the start is
 // dropped. Throws gyre::InputError for a missing, unreadable file or a directory.
 std::string slurp(const std::filesystem::path& file);
+
+// Streams a file line by line through one buffer (1 MiB, grown only for a longer line), for
+// inputs too large to hold whole next to what is parsed from them. The same lines, numbers
+// and byte-order-mark rule as LineCursor over slurp(); a line's view lasts until the next call.
+class LineReader {
+ public:
+  // Throws gyre::InputError for a missing, unreadable file or a directory, as slurp does.
+  explicit LineReader(const std::filesystem::path& file);
+  bool next(std::string_view& line);
+  std::size_t number() const { return number_; }
+  std::uint64_t file_size() const { return size_; }
+
+ private:
+  bool fill();  // keeps the unread bytes, reads more after them; false once nothing is left
+
+  std::filesystem::path file_;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in_;
+  std::uint64_t size_ = 0;
+  std::string buffer_;
+  std::size_t begin_ = 0;  // unread bytes are buffer_[begin_, end_)
+  std::size_t end_ = 0;
+  bool at_start_ = true;
+  std::size_t number_ = 0;
+};
 
 // Walks the text line by line, tracking the 1-based line number for error messages.
 class LineCursor {
