@@ -28,8 +28,8 @@ MfKernel::MfKernel(const MfConfig& config, data::RatingsSet train, data::Ratings
       mean_(config.biases ? mean : 0.0f),
       scale_(scale),
       users_(LocalUsers::of(train, test)),
-      train_(std::move(train.ratings), users_, blocks, groups),
-      test_(std::move(test.ratings), users_, blocks, 1),
+      train_(std::move(train.ratings), users_, blocks, groups, config.threads),
+      test_(std::move(test.ratings), users_, blocks, 1, config.threads),
       user_factors_(users_.global_ids.size() * layout_.stride * sizeof(float)),
       locks_(groups),
       epoch_(static_cast<std::uint32_t>(config.first_epoch)) {

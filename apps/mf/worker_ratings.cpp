@@ -3,6 +3,9 @@
 
 #include "gyre/pipeline/cell_grid.hpp"
 
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -25,7 +28,7 @@ LocalUsers LocalUsers::of(const data::RatingsSet& train, const data::RatingsSet&
 }
 
 WorkerRatings::WorkerRatings(std::vector<data::Rating> shard, const LocalUsers& users, const ItemBlocks& blocks,
-                             std::uint32_t groups)
+                             std::uint32_t groups, int threads)
     : groups_(std::max(1u, groups)), entries_(std::move(shard)) {
   const std::uint32_t G = groups_;
   const auto B = static_cast<std::uint32_t>(blocks.rows.size());
@@ -62,16 +65,19 @@ WorkerRatings::WorkerRatings(std::vector<data::Rating> shard, const LocalUsers& 
     const std::uint32_t b = blocks.block_of[r.item];
     return pipeline::CellIndex::of(b, group_of[users.local_of[r.user]], sub_of_row[b][blocks.row_of[r.item]], G);
   }));
-  for (std::uint32_t b = 0; b < B; ++b)
-    for (std::uint32_t g = 0; g < G; ++g)
-      for (std::uint32_t s = 0; s < G; ++s) {
-        const auto [first, last] = cells_.cell(b, g, s);
-        const auto cell = std::span<LocalRating>(entries_).subspan(first, last - first);
-        for (LocalRating& r : cell) r = {users.local_of[r.user], blocks.row_of[r.item], r.value};
-        std::sort(cell.begin(), cell.end(), [](const LocalRating& x, const LocalRating& y) {
-          return x.user != y.user ? x.user < y.user : x.item != y.item ? x.item < y.item : x.value < y.value;
-        });
-      }
+  // Cells are independent: sorted in parallel, in an arena of the caller's thread count.
+  oneapi::tbb::task_arena arena(std::max(1, threads));
+  arena.execute([&] {
+    oneapi::tbb::parallel_for(std::size_t{0}, cells, [&](std::size_t c) {
+      const auto g = static_cast<std::uint32_t>(c / G % G), s = static_cast<std::uint32_t>(c % G);
+      const auto [first, last] = cells_.cell(static_cast<std::uint32_t>(c / (std::size_t{G} * G)), g, s);
+      const auto cell = std::span<LocalRating>(entries_).subspan(first, last - first);
+      for (LocalRating& r : cell) r = {users.local_of[r.user], blocks.row_of[r.item], r.value};
+      std::sort(cell.begin(), cell.end(), [](const LocalRating& x, const LocalRating& y) {
+        return x.user != y.user ? x.user < y.user : x.item != y.item ? x.item < y.item : x.value < y.value;
+      });
+    });
+  });
 }
 
 std::span<const LocalRating> WorkerRatings::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {

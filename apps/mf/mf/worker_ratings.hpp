@@ -32,10 +32,11 @@ struct LocalUsers {
 // the ratings.
 class WorkerRatings {
  public:
-  // Takes the shard's ratings over and lays them out in place. `groups` is G; ratings of users
-  // not in `users` are rejected (they belong to another shard).
+  // Takes the shard's ratings over and lays them out in place, sorting the cells on `threads`
+  // threads. `groups` is G; ratings of users not in `users` are rejected (they belong to
+  // another shard).
   WorkerRatings(std::vector<data::Rating> shard, const LocalUsers& users, const ItemBlocks& blocks,
-                std::uint32_t groups);
+                std::uint32_t groups, int threads);
 
   std::uint32_t groups() const noexcept { return groups_; }
   std::uint32_t blocks() const noexcept { return static_cast<std::uint32_t>(row_cuts_.size()); }
