@@ -20,11 +20,11 @@ extern char** environ;
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/data/ratings.hpp"
-#include "gyre/model/block.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
 #include "mf/distributed.hpp"
 #include "mf/input.hpp"
+#include "mf/mf_kernel.hpp"
 #include "mf/model_io.hpp"
 #include "mf/trainer.hpp"
 #include "mf/warm_start.hpp"
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
     // The factors are what a large rank or a large id space makes explode; the ratings are
     // already in memory by now.
     const std::uint64_t rows = std::uint64_t{input.ids.users.size()} + input.ids.items.size();
-    app::require_memory(rows * model::padded_width(c.rank + (c.biases ? 1 : 0)) * sizeof(float), max_memory,
+    app::require_memory(rows * mf::RowLayout::of(c).stride * sizeof(float), max_memory,
                         "a rank-" + std::to_string(c.rank) + " model of " + std::to_string(input.ids.users.size()) +
                             " users and " + std::to_string(input.ids.items.size()) + " items");
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
