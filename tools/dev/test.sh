@@ -6,4 +6,5 @@ cd "$(dirname "$0")/../.."
 tools/dev/build.sh
 tools/data/fetch-corpora.sh bible >/dev/null
 tools/data/fetch-regression.sh diabetes >/dev/null
+tools/data/fetch-digits.sh >/dev/null
 meson test -C build --print-errorlogs "$@"
