@@ -26,17 +26,18 @@ using Clock = std::chrono::steady_clock;
 // An injected pause per step (a straggling machine), drawn per worker from its own stream.
 class StepDelay {
  public:
-  StepDelay(const net::FaultSpec& spec, std::uint64_t seed) : spec_(spec), random_(seed, 0) {}
+  StepDelay(const net::FaultSpec& spec, double factor, std::uint64_t seed) : spec_(spec), factor_(factor), random_(seed, 0) {}
   // Never past `deadline`: a pause must not outlast the run's time limit.
   void pause(Clock::time_point deadline) {
     if (spec_.delay == net::FaultSpec::Delay::kNone) return;
-    const double ms = spec_.draw_ms(random_);
+    const double ms = factor_ * spec_.draw_ms(random_);
     const auto wanted = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
     std::this_thread::sleep_until(std::min(wanted, deadline));
   }
 
  private:
   net::FaultSpec spec_;
+  double factor_;
   Random random_;
 };
 
@@ -48,10 +49,10 @@ runtime::Backend backend_of(const Settings& s) {
   return loopback;
 }
 
-// "0,3" → {0, 3}; empty → nullopt (every worker).
-std::optional<std::set<int>> parse_slow_workers(const Settings& s) {
-  if (s.slow_workers.empty()) return std::nullopt;
+// "0,3" → {0, 3}; empty → none.
+std::set<int> parse_slow_workers(const Settings& s) {
   std::set<int> slow;
+  if (s.slow_workers.empty()) return slow;
   std::size_t at = 0;
   while (at <= s.slow_workers.size()) {
     const std::size_t end = std::min(s.slow_workers.find(',', at), s.slow_workers.size());
@@ -99,12 +100,11 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
   struct WorkerState {
     Random random;
     StepDelay delay;
-    bool slow;
   };
   std::vector<WorkerState> state;
   for (int w = 0; w < c.workers; ++w)
     state.push_back({Random(c.seed * 7919, static_cast<std::uint64_t>(w)),
-                     StepDelay(delay_spec, c.seed * 104729 + static_cast<std::uint64_t>(w)), !slow || slow->contains(w)});
+                     StepDelay(delay_spec, slow.contains(w) ? c.slow_factor : 1.0, c.seed * 104729 + static_cast<std::uint64_t>(w))});
 
   pipeline::ps::PsProgram program;
   if (!m.initial.empty())
@@ -116,7 +116,7 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     };
   program.push = [&](pipeline::ps::PsWorker& worker, std::span<const Key> keys) {
     auto& mine = state[static_cast<std::size_t>(worker.index())];
-    if (mine.slow) mine.delay.pause(deadline);
+    mine.delay.pause(deadline);
     std::vector<double> w(layout.keys * c.block);
     const auto values = worker.get(keys);
     for (std::size_t i = 0; i < keys.size(); ++i)
@@ -190,6 +190,7 @@ void Settings::validate() const {
     throw std::invalid_argument(name + ": batch, steps, eval-every and block must be ≥ 1");
   net::FaultSpec::parse_delay(step_delay);
   parse_slow_workers(*this);
+  if (!(slow_factor >= 0) || !std::isfinite(slow_factor)) throw std::invalid_argument(name + ": slow factor must be finite and ≥ 0");
 }
 
 Run train(const Model& model, const Settings& settings, const Options& options) {

@@ -2,11 +2,15 @@
 #include "app/ps_sgd_flags.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 
 #include "app/command_line.hpp"
 #include "gyre/base/limits.hpp"
+#include "gyre/report/metrics_log.hpp"
+#include "gyre/scheduler/barrier_simulation.hpp"
 
 namespace gyre::app {
 
@@ -32,7 +36,9 @@ void PsSgdFlags::add_to(CLI::App& app, ps_sgd::Settings& s) {
                  "injected straggling per step, in ms: none, fixed:MS, uniform:LO:HI, gamma:SHAPE:SCALE")
       ->capture_default_str();
   app.add_option("--slow-workers", s.slow_workers,
-                 "only these workers straggle (comma-separated, e.g. 1,4; default: every worker)");
+                 "stragglers: these workers' step delays are --slow-factor times as long (comma-separated, e.g. 4,5)");
+  app.add_option("--slow-factor", s.slow_factor, "how much longer the --slow-workers pause")
+      ->capture_default_str()->check(non_negative_number());
   app.add_option("--transport", transport_, "inproc (threads) or tcp (every rank in this process, over loopback)")
       ->check(CLI::IsMember({"inproc", "tcp"}))->capture_default_str();
   app.add_option("--seed", s.seed, "random seed (batches, samples, delays)")->capture_default_str();
@@ -44,6 +50,36 @@ void PsSgdFlags::apply(const ClusterFlags::Job& job, ps_sgd::Settings& s) const 
     throw std::invalid_argument("--transport tcp is for one process; several processes always use tcp");
   s.barrier = scheduler::Barrier(scheduler::BarrierSpec::parse(barrier_), scheduler::parse_sampling(sampling_));
   s.transport = transport_ == "tcp" ? ps_sgd::Transport::kTcp : ps_sgd::Transport::kInproc;
+}
+
+std::string PsSgdFlags::describe(const ClusterFlags::Job& job, const ps_sgd::Settings& s) const {
+  return std::to_string(s.workers) + " workers, " + std::to_string(s.servers) + " servers, barrier " + s.barrier.name() +
+         (sampling_ == "per-check" ? " (per-check sampling)" : "") + ", " +
+         (job.cluster ? std::string("processes over tcp") : transport_);
+}
+
+ps_sgd::Options progress(report::MetricsLog* metrics, const bool& quiet, std::string barrier) {
+  ps_sgd::Options options;
+  options.on_evaluation = [metrics, &quiet, barrier = std::move(barrier)](const ps_sgd::Evaluation& e) {
+    if (metrics)
+      metrics->write({{"step", e.step}, {"updates", e.updates}, {"seconds", e.seconds}, {"loss", e.fit.loss},
+                      {"accuracy", e.fit.accuracy}, {"barrier", barrier}});
+    if (!quiet) {
+      std::printf("step %6lld  updates %7lld  %8.3fs  loss %.6f  accuracy %.4f\n", static_cast<long long>(e.step),
+                  static_cast<long long>(e.updates), e.seconds, e.fit.loss, e.fit.accuracy);
+      std::fflush(stdout);
+    }
+  };
+  return options;
+}
+
+void print_worker_steps(std::span<const std::int64_t> steps, std::span<const double> held_seconds, double seconds) {
+  const double held = std::accumulate(held_seconds.begin(), held_seconds.end(), 0.0);
+  std::printf("worker steps: median %lld, 5th %lld, 95th %lld; held at the barrier %.0f%% of worker time\n",
+              static_cast<long long>(scheduler::step_quantile(steps, 0.5)),
+              static_cast<long long>(scheduler::step_quantile(steps, 0.05)),
+              static_cast<long long>(scheduler::step_quantile(steps, 0.95)),
+              100 * held / (seconds * static_cast<double>(std::max<std::size_t>(steps.size(), 1))));
 }
 
 }  // namespace gyre::app

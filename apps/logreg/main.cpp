@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <numeric>
 #include <string>
 
 #include "app/cluster_flags.hpp"
@@ -20,7 +19,6 @@
 #include "gyre/data/id_space.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/report/metrics_log.hpp"
-#include "gyre/scheduler/barrier_simulation.hpp"
 #include "logreg/trainer.hpp"
 
 extern char** environ;
@@ -86,24 +84,12 @@ int main(int argc, char** argv) {
     const data::IdTable columns = data::compact_features(sets);
     const auto& eval = test_path.empty() ? set : test;
     if (job.reports())
-      std::printf("gyre-logreg: %llu samples, %u features; %d workers, %d servers, barrier %s%s, %s\n",
-                  static_cast<unsigned long long>(set.samples()), set.features, c.workers, c.servers,
-                  c.barrier.name().c_str(), sgd.per_check() ? " (per-check sampling)" : "",
-                  job.cluster ? "processes over tcp" : sgd.transport().c_str());
+      std::printf("gyre-logreg: %llu samples, %u features; %s\n", static_cast<unsigned long long>(set.samples()),
+                  set.features, sgd.describe(job, c).c_str());
     std::fflush(stdout);
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
-    logreg::TrainOptions options;
-    options.on_evaluation = [&](const logreg::Evaluation& e) {
-      if (metrics)
-        metrics->write({{"step", e.step}, {"updates", e.updates}, {"seconds", e.seconds}, {"loss", e.fit.loss}, {"accuracy", e.fit.accuracy},
-                        {"barrier", c.barrier.name()}});
-      if (!quiet) {
-        std::printf("step %6lld  %8.3fs  loss %.6f  accuracy %.4f\n", static_cast<long long>(e.step), e.seconds,
-                    e.fit.loss, e.fit.accuracy);
-        std::fflush(stdout);
-      }
-    };
+    const auto options = app::progress(metrics.get(), quiet, c.barrier.name());
     std::optional<logreg::LogregRun> trained;
     if (job.cluster)
       trained = logreg::train_cluster(set, eval, c, options, *job.cluster);
@@ -111,12 +97,7 @@ int main(int argc, char** argv) {
       trained = logreg::train(set, eval, c, options);
     if (!trained) return 0;  // not process 0: the model is there
     const auto& run = *trained;
-    const double held = std::accumulate(run.held_seconds.begin(), run.held_seconds.end(), 0.0);
-    std::printf("worker steps: median %lld, 5th %lld, 95th %lld; held at the barrier %.0f%% of worker time\n",
-                static_cast<long long>(scheduler::step_quantile(run.steps, 0.5)),
-                static_cast<long long>(scheduler::step_quantile(run.steps, 0.05)),
-                static_cast<long long>(scheduler::step_quantile(run.steps, 0.95)),
-                100 * held / (run.seconds * c.workers));
+    app::print_worker_steps(run.steps, run.held_seconds, run.seconds);
     std::printf("final: loss %.6f, accuracy %.4f after %.3f s\n", run.fit.loss, run.fit.accuracy, run.seconds);
     if (!out_path.empty()) write_weights(out_path, set, columns, run.weights);
     if (metrics) metrics->finish();

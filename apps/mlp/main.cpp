@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <string>
 
@@ -78,24 +77,12 @@ int main(int argc, char** argv) {
     const auto set = mlp::read_dataset(train_path, classes);
     const auto test = test_path.empty() ? set : mlp::read_dataset(test_path, classes, set.features());
     if (job.reports())
-      std::printf("gyre-mlp: %lld samples, %d features, %d classes, %d hidden; %d workers, %d servers, barrier %s%s, %s\n",
-                  static_cast<long long>(set.samples()), set.features(), classes, c.hidden, c.workers, c.servers,
-                  c.barrier.name().c_str(), sgd.per_check() ? " (per-check sampling)" : "",
-                  job.cluster ? "processes over tcp" : sgd.transport().c_str());
+      std::printf("gyre-mlp: %lld samples, %d features, %d classes, %d hidden; %s\n", static_cast<long long>(set.samples()),
+                  set.features(), classes, c.hidden, sgd.describe(job, c).c_str());
     std::fflush(stdout);
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
-    mlp::TrainOptions options;
-    options.on_evaluation = [&](const mlp::Evaluation& e) {
-      if (metrics)
-        metrics->write({{"step", e.step}, {"updates", e.updates}, {"seconds", e.seconds}, {"loss", e.fit.loss},
-                        {"accuracy", e.fit.accuracy}, {"barrier", c.barrier.name()}});
-      if (!quiet) {
-        std::printf("step %6lld  updates %7lld  %8.3fs  loss %.6f  accuracy %.4f\n", static_cast<long long>(e.step),
-                    static_cast<long long>(e.updates), e.seconds, e.fit.loss, e.fit.accuracy);
-        std::fflush(stdout);
-      }
-    };
+    const auto options = app::progress(metrics.get(), quiet, c.barrier.name());
     std::optional<mlp::MlpRun> trained;
     if (job.cluster)
       trained = mlp::train_cluster(set, test, c, options, *job.cluster);
@@ -106,12 +93,7 @@ int main(int argc, char** argv) {
     if (metrics)
       metrics->write({{"step", scheduler::step_quantile(run.steps, 0.5)}, {"updates", run.updates}, {"seconds", run.seconds},
                       {"loss", run.fit.loss}, {"accuracy", run.fit.accuracy}, {"barrier", c.barrier.name()}, {"final", true}});
-    const double held = std::accumulate(run.held_seconds.begin(), run.held_seconds.end(), 0.0);
-    std::printf("worker steps: median %lld, 5th %lld, 95th %lld; held at the barrier %.0f%% of worker time\n",
-                static_cast<long long>(scheduler::step_quantile(run.steps, 0.5)),
-                static_cast<long long>(scheduler::step_quantile(run.steps, 0.05)),
-                static_cast<long long>(scheduler::step_quantile(run.steps, 0.95)),
-                100 * held / (run.seconds * c.workers));
+    app::print_worker_steps(run.steps, run.held_seconds, run.seconds);
     std::printf("final: loss %.6f, accuracy %.4f after %lld updates, %.3f s\n", run.fit.loss, run.fit.accuracy,
                 static_cast<long long>(run.updates), run.seconds);
     if (!out_path.empty()) write_model(out_path, *trained);

@@ -29,7 +29,8 @@ struct Settings {
   int eval_every = 10;             // worker 0 evaluates every this many steps
   std::uint32_t block = 64;        // parameters per parameter-server key
   std::string step_delay = "none"; // injected straggling per step (net::FaultSpec::parse_delay)
-  std::string slow_workers;        // empty: every worker straggles; else "0,3": only these do
+  std::string slow_workers;        // "1,4": these workers' pauses are slow_factor times as long
+  double slow_factor = 5;
   Transport transport = Transport::kInproc;
   std::uint64_t seed = 1;
 
