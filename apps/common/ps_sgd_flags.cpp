@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "app/command_line.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/report/metrics_log.hpp"
