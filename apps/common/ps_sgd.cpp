@@ -190,7 +190,7 @@ void Settings::validate() const {
     throw std::invalid_argument(name + ": batch, steps, eval-every and block must be ≥ 1");
   net::FaultSpec::parse_delay(step_delay);
   parse_slow_workers(*this);
-  if (!(slow_factor >= 0) || !std::isfinite(slow_factor)) throw std::invalid_argument(name + ": slow factor must be finite and ≥ 0");
+  if (!(slow_factor >= 0 && slow_factor <= 1000)) throw std::invalid_argument(name + ": slow factor must be in 0..1000");
 }
 
 Run train(const Model& model, const Settings& settings, const Options& options) {

@@ -40,7 +40,7 @@ void PsSgdFlags::add_to(CLI::App& app, ps_sgd::Settings& s) {
   app.add_option("--slow-workers", s.slow_workers,
                  "stragglers: these workers' step delays are --slow-factor times as long (comma-separated, e.g. 4,5)");
   app.add_option("--slow-factor", s.slow_factor, "how much longer the --slow-workers pause")
-      ->capture_default_str()->check(non_negative_number());
+      ->capture_default_str()->check(CLI::Range(0.0, 1000.0));
   app.add_option("--transport", transport_, "inproc (threads) or tcp (every rank in this process, over loopback)")
       ->check(CLI::IsMember({"inproc", "tcp"}))->capture_default_str();
   app.add_option("--seed", s.seed, "random seed (batches, samples, delays)")->capture_default_str();
