@@ -158,11 +158,12 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
   const auto result = run_job(layout, program, o);
   if (!result) return std::nullopt;
   run.seconds = seconds();
-  run.updates = updates.load();
+  run.updates = 0;  // every step pushes once; across processes the counter saw only this process's
   run.parameters.assign(m.width, 0.0);
   for (std::size_t j = 0; j < m.width; ++j) run.parameters[j] = result->values[j / c.block][j % c.block];
   for (const auto& w : result->workers) {
     run.steps.push_back(w.steps);
+    run.updates += w.steps;
     run.held_seconds.push_back(std::chrono::duration<double>(w.held).count());
   }
   for (const double w : run.parameters) require_finite(w, -1);

@@ -44,7 +44,8 @@ struct Fit {
 
 struct Evaluation {
   std::int64_t step = 0;     // worker 0's clock
-  std::int64_t updates = 0;  // pushes all workers had made when worker 0 read the model
+  std::int64_t updates = 0;  // pushes all workers had made when worker 0 read the model (across
+                             // processes: only process 0's own worker's pushes)
   double seconds = 0;        // since the job started
   Fit fit;                   // on the evaluation set, with worker 0's view of the model
 };
@@ -55,7 +56,7 @@ struct Run {
   std::vector<Evaluation> evaluations;
   std::vector<std::int64_t> steps;   // per worker
   std::vector<double> held_seconds;  // per worker, at the barrier
-  std::int64_t updates = 0;          // pushes in all
+  std::int64_t updates = 0;          // pushes in all (the workers' steps summed)
   double seconds = 0;
 };
 
