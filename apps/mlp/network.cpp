@@ -128,4 +128,10 @@ double add_gradient(const Shape& s, std::span<const double> p, const Dataset& se
   return loss;
 }
 
+void add_weight_penalty(const Shape& s, std::span<const double> p, double l2, std::span<double> gradient) {
+  const Offsets o(s);
+  for (std::size_t j = o.w1; j < o.b1; ++j) gradient[j] += l2 * p[j];
+  for (std::size_t j = o.w2; j < o.b2; ++j) gradient[j] += l2 * p[j];
+}
+
 }  // namespace gyre::mlp

@@ -34,15 +34,9 @@ app::ps_sgd::Model model_of(const Dataset& set, const Dataset& eval, const MlpCo
   m.gradient = [&set, shape, l2 = c.l2](std::span<const double> p, std::span<const std::uint32_t> rows,
                                         std::span<double> gradient) {
     add_gradient(shape, p, set, rows, gradient);
-    // Weights (not biases) carry the penalty; the biases are the last of each layer's block.
-    const auto in = static_cast<std::size_t>(shape.inputs), h = static_cast<std::size_t>(shape.hidden),
-               k = static_cast<std::size_t>(shape.classes);
-    const std::size_t b1 = h * in, w2 = b1 + h, b2 = w2 + k * h;
     const auto n = static_cast<double>(rows.size());
-    for (std::size_t j = 0; j < gradient.size(); ++j) {
-      const bool weight = j < b1 || (j >= w2 && j < b2);
-      gradient[j] = gradient[j] / n + (weight ? l2 * p[j] : 0.0);
-    }
+    for (double& g : gradient) g /= n;
+    add_weight_penalty(shape, p, l2, gradient);
   };
   m.evaluate = [&eval, shape, l2 = c.l2](std::span<const double> p) { return evaluate(shape, p, eval, l2); };
   return m;

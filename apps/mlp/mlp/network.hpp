@@ -33,4 +33,7 @@ app::ps_sgd::Fit evaluate(const Shape& shape, std::span<const double> parameters
 double add_gradient(const Shape& shape, std::span<const double> parameters, const Dataset& set,
                     std::span<const std::uint32_t> rows, std::span<double> gradient);
 
+// Adds l2·W to the gradient of the weights W1 and W2 (the biases carry no penalty).
+void add_weight_penalty(const Shape& shape, std::span<const double> parameters, double l2, std::span<double> gradient);
+
 }  // namespace gyre::mlp

@@ -84,3 +84,31 @@ TEST_CASE("the reader: label first, every line as wide as the first, labels in r
   test::write_text(dir / "empty.csv", "# nothing\n");
   CHECK(test::catch_input_error([&] { mlp::read_dataset(dir / "empty.csv", 10); }).thrown);
 }
+
+TEST_CASE("the mean gradient plus the weight penalty is the gradient of evaluate's loss (biases unpenalised)") {
+  mlp::Shape shape{3, 2, 2, 1};
+  mlp::Dataset set;
+  set.classes = 2;
+  set.x.resize(4, 3);
+  Random random(11, 0);
+  for (Eigen::Index i = 0; i < set.x.size(); ++i) set.x.data()[i] = 2 * random.uniform() - 1;
+  set.labels = {0, 1, 1, 0};
+  auto p = mlp::initial_parameters(shape, 5);
+  for (double& v : p) v += 0.1 * random.normal();
+  const double l2 = 0.3;
+  std::vector<double> gradient(p.size(), 0.0);
+  const std::vector<std::uint32_t> all{0, 1, 2, 3};
+  mlp::add_gradient(shape, p, set, all, gradient);
+  for (double& g : gradient) g /= 4;
+  mlp::add_weight_penalty(shape, p, l2, gradient);
+  const double h = 1e-6;
+  for (std::size_t j = 0; j < p.size(); ++j) {
+    auto plus = p, minus = p;
+    plus[j] += h;
+    minus[j] -= h;
+    CAPTURE(j);
+    CHECK(gradient[j] ==
+          doctest::Approx((mlp::evaluate(shape, plus, set, l2).loss - mlp::evaluate(shape, minus, set, l2).loss) / (2 * h))
+              .epsilon(1e-5));
+  }
+}
