@@ -12,14 +12,24 @@
 
 using namespace gyre;
 
+namespace {
+
+// A set of `labels.size()` samples with features uniform in [lo, lo + width), for `shape`.
+mlp::Dataset random_set(const mlp::Shape& shape, std::vector<int> labels, double lo, double width, Random& random) {
+  mlp::Dataset set;
+  set.classes = shape.classes;
+  set.x.resize(static_cast<Eigen::Index>(labels.size()), shape.inputs);
+  for (Eigen::Index i = 0; i < set.x.size(); ++i) set.x.data()[i] = lo + width * random.uniform();
+  set.labels = std::move(labels);
+  return set;
+}
+
+}  // namespace
+
 TEST_CASE("the gradient of a tiny net matches central finite differences of the loss") {
   mlp::Shape shape{5, 4, 3, 0.5};
-  mlp::Dataset set;
-  set.classes = 3;
-  set.x.resize(6, 5);
   Random random(7, 0);
-  for (Eigen::Index i = 0; i < set.x.size(); ++i) set.x.data()[i] = 4 * random.uniform() - 1;
-  set.labels = {0, 1, 2, 2, 1, 0};
+  const auto set = random_set(shape, {0, 1, 2, 2, 1, 0}, -1, 4, random);
   auto p = mlp::initial_parameters(shape, 3);
   REQUIRE(p.size() == 5u * 4 + 4 + 4u * 3 + 3);
   for (double& v : p) v += 0.1 * random.normal();  // non-zero biases too
@@ -87,12 +97,8 @@ TEST_CASE("the reader: label first, every line as wide as the first, labels in r
 
 TEST_CASE("the mean gradient plus the weight penalty is the gradient of evaluate's loss (biases unpenalised)") {
   mlp::Shape shape{3, 2, 2, 1};
-  mlp::Dataset set;
-  set.classes = 2;
-  set.x.resize(4, 3);
   Random random(11, 0);
-  for (Eigen::Index i = 0; i < set.x.size(); ++i) set.x.data()[i] = 2 * random.uniform() - 1;
-  set.labels = {0, 1, 1, 0};
+  const auto set = random_set(shape, {0, 1, 1, 0}, -1, 2, random);
   auto p = mlp::initial_parameters(shape, 5);
   for (double& v : p) v += 0.1 * random.normal();
   const double l2 = 0.3;
