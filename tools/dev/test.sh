@@ -7,4 +7,5 @@ tools/dev/build.sh
 tools/data/fetch-corpora.sh bible >/dev/null
 tools/data/fetch-regression.sh diabetes >/dev/null
 tools/data/fetch-ratings.sh insteval >/dev/null
+tools/data/fetch-digits.sh >/dev/null
 meson test -C build --print-errorlogs "$@"

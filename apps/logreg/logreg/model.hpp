@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "app/ps_sgd.hpp"
 #include "gyre/data/regression.hpp"
 
 namespace gyre::logreg {
@@ -12,10 +13,9 @@ namespace gyre::logreg {
 // Labels: y > 0 is class 1, anything else class 0 (so both {−1, 1} and {0, 1} files work).
 // `weights` has at least set.features entries (a model trained on more features can score a
 // set with fewer); the bias is separate.
-struct Fit {
-  double loss = 0;      // mean log-loss + λ/2‖w‖² (bias not penalised)
-  double accuracy = 0;  // share of samples on the right side of 0.5
-};
+// Fit: loss = mean log-loss + λ/2‖w‖² (bias not penalised), accuracy = share of samples on
+// the right side of 0.5.
+using Fit = app::ps_sgd::Fit;
 Fit evaluate(const data::RegressionSet& set, std::span<const double> weights, double bias, double l2);
 
 // Adds Σ_rows ∂logloss/∂w into `gradient` (as long as `weights`) and ∂/∂bias into `bias_gradient`;

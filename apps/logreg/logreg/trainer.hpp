@@ -12,11 +12,7 @@
 
 namespace gyre::logreg {
 
-struct Evaluation {
-  std::int64_t step = 0;  // worker 0's clock
-  double seconds = 0;     // since the job started
-  Fit fit;                // on the evaluation set, with worker 0's view of the model
-};
+using Evaluation = app::ps_sgd::Evaluation;  // worker 0's clock, updates, seconds, fit
 
 struct LogregRun {
   std::vector<double> weights;  // p weights, then the bias
@@ -27,9 +23,7 @@ struct LogregRun {
   double seconds = 0;
 };
 
-struct TrainOptions {
-  std::function<void(const Evaluation&)> on_evaluation;  // called on worker 0's thread
-};
+using TrainOptions = app::ps_sgd::Options;  // on_evaluation: called on worker 0's thread
 
 // Worker w holds the rows data::deal_rows gives it; the weights live on the servers in keys of
 // `block` weights. Each step a worker reads the model (through its cache, as fresh as the

@@ -1,0 +1,48 @@
+// apps/common/app/ps_sgd_flags.hpp — the command-line flags of the data-parallel SGD apps (gyre-logreg, gyre-mlp), and how they become settings.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "app/cluster_flags.hpp"
+#include "app/ps_sgd.hpp"
+
+namespace gyre::report {
+class MetricsLog;
+}
+
+namespace gyre::app {
+
+class PsSgdFlags {
+ public:
+  // Adds --workers/-p, --servers, --barrier, --sampling, --lr, --decay, --batch, --steps,
+  // --seconds, --eval-every, --block, --step-delay, --slow-workers, --slow-factor, --transport and --seed,
+  // writing into `settings` (whose values are shown as the defaults).
+  void add_to(CLI::App& app, ps_sgd::Settings& settings);
+
+  // After parsing: the workers (one per process, the flag, or every core), the barrier and the
+  // transport; throws std::invalid_argument for --transport tcp across processes.
+  void apply(const ClusterFlags::Job& job, ps_sgd::Settings& settings) const;
+
+  const std::optional<int>& workers() const { return workers_; }
+  // "N workers, S servers, barrier B[ (per-check sampling)], inproc|tcp|processes over tcp".
+  std::string describe(const ClusterFlags::Job& job, const ps_sgd::Settings& settings) const;
+
+ private:
+  std::optional<int> workers_;
+  std::string barrier_ = "bsp", sampling_ = "per-step", transport_ = "inproc";
+};
+
+// What the apps print and log per evaluation: a "step … updates … loss … accuracy" line on
+// stdout unless `quiet`, and a JSON line {step, updates, seconds, loss, accuracy, barrier} in
+// `metrics` when there is one (both must outlive the run).
+ps_sgd::Options progress(report::MetricsLog* metrics, const bool& quiet, std::string barrier);
+
+// "worker steps: median …, 5th …, 95th …; held at the barrier …% of worker time".
+void print_worker_steps(std::span<const std::int64_t> steps, std::span<const double> held_seconds, double seconds);
+
+}  // namespace gyre::app

@@ -1,0 +1,210 @@
+// apps/common/ps_sgd.cpp — the parameter-server program of data-parallel SGD: injected straggling, a minibatch step per push, evaluation on worker 0.
+#include "app/ps_sgd.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "gyre/base/limits.hpp"
+#include "gyre/base/random.hpp"
+#include "gyre/net/faults.hpp"
+#include "gyre/net/inproc.hpp"
+#include "gyre/net/tcp.hpp"
+#include "gyre/pipeline/ps_job.hpp"
+
+namespace gyre::app::ps_sgd {
+namespace {
+
+using pipeline::ps::Key;
+using Clock = std::chrono::steady_clock;
+
+// An injected pause per step (a straggling machine), drawn per worker from its own stream.
+class StepDelay {
+ public:
+  StepDelay(const net::FaultSpec& spec, double factor, std::uint64_t seed) : spec_(spec), factor_(factor), random_(seed, 0) {}
+  // Never past `deadline`: a pause must not outlast the run's time limit.
+  void pause(Clock::time_point deadline) {
+    if (spec_.delay == net::FaultSpec::Delay::kNone) return;
+    const double ms = factor_ * spec_.draw_ms(random_);
+    const auto wanted = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+    std::this_thread::sleep_until(std::min(wanted, deadline));
+  }
+
+ private:
+  net::FaultSpec spec_;
+  double factor_;
+  Random random_;
+};
+
+runtime::Backend backend_of(const Settings& s) {
+  if (s.transport == Transport::kInproc) return runtime::ThreadsBackend{};
+  runtime::LoopbackBackend loopback;
+  loopback.tcp.job_id = "gyre-" + s.name;
+  loopback.tcp.token = "loopback";
+  return loopback;
+}
+
+// "0,3" → {0, 3}; empty → none.
+std::set<int> parse_slow_workers(const Settings& s) {
+  std::set<int> slow;
+  if (s.slow_workers.empty()) return slow;
+  std::size_t at = 0;
+  while (at <= s.slow_workers.size()) {
+    const std::size_t end = std::min(s.slow_workers.find(',', at), s.slow_workers.size());
+    const std::string item = s.slow_workers.substr(at, end - at);
+    std::size_t used = 0;
+    int w = -1;
+    try {
+      w = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || w < 0 || w >= s.workers)
+      throw std::invalid_argument(s.name + ": slow workers must be a comma-separated list of workers 0.." +
+                                  std::to_string(s.workers - 1) + ", found '" + item + "'");
+    slow.insert(w);
+    at = end + 1;
+  }
+  return slow;
+}
+
+using RunJob = std::function<std::optional<pipeline::ps::PsJobResult>(
+    const pipeline::ps::PsLayout&, const pipeline::ps::PsProgram&, const pipeline::ps::PsJobOptions&)>;
+
+std::optional<Run> train_with(const Model& m, const Settings& c, const Options& options, const RunJob& run_job) {
+  c.validate();
+  if (m.width == 0) throw std::invalid_argument(c.name + ": a model without parameters");
+  if (!m.initial.empty() && m.initial.size() != m.width) throw std::invalid_argument(c.name + ": initial values not as wide as the model");
+  if (m.shards.size() != static_cast<std::size_t>(c.workers)) throw std::invalid_argument(c.name + ": one shard per worker");
+  pipeline::ps::PsLayout layout;
+  layout.workers = c.workers;
+  layout.servers = c.servers;
+  layout.value_size = c.block;
+  layout.keys = (m.width + c.block - 1) / c.block;
+  const auto delay_spec = net::FaultSpec::parse_delay(c.step_delay);
+  const auto slow = parse_slow_workers(c);
+  const auto started = Clock::now();
+  const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
+  const auto deadline = c.max_seconds > 0 ? started + std::chrono::duration_cast<Clock::duration>(
+                                                          std::chrono::duration<double>(c.max_seconds))
+                                          : Clock::time_point::max();
+
+  Run run;
+  std::mutex mutex;
+  std::atomic<std::int64_t> updates{0};
+  struct WorkerState {
+    Random random;
+    StepDelay delay;
+  };
+  std::vector<WorkerState> state;
+  for (int w = 0; w < c.workers; ++w)
+    state.push_back({Random(c.seed * 7919, static_cast<std::uint64_t>(w)),
+                     StepDelay(delay_spec, slow.contains(w) ? c.slow_factor : 1.0, c.seed * 104729 + static_cast<std::uint64_t>(w))});
+
+  pipeline::ps::PsProgram program;
+  if (!m.initial.empty())
+    program.initial = [&](Key k) {
+      pipeline::ps::Value v(c.block, 0.0);
+      for (std::uint32_t i = 0; i < c.block; ++i)
+        if (const std::size_t j = k * c.block + i; j < m.width) v[i] = m.initial[j];
+      return v;
+    };
+  program.push = [&](pipeline::ps::PsWorker& worker, std::span<const Key> keys) {
+    auto& mine = state[static_cast<std::size_t>(worker.index())];
+    mine.delay.pause(deadline);
+    std::vector<double> w(layout.keys * c.block);
+    const auto values = worker.get(keys);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      std::copy(values[i].value.begin(), values[i].value.end(), w.begin() + static_cast<std::ptrdiff_t>(keys[i] * c.block));
+    const auto model = std::span<const double>(w).first(m.width);
+    if (worker.index() == 0 && worker.clock() % c.eval_every == 0) {
+      Evaluation e{worker.clock(), updates.load(), seconds(), m.evaluate(model)};
+      require_finite(e.fit.loss, e.step);
+      {
+        std::lock_guard lock(mutex);
+        run.evaluations.push_back(e);
+      }
+      if (options.on_evaluation) options.on_evaluation(e);
+    }
+    const auto& rows = m.shards[static_cast<std::size_t>(worker.index())];
+    std::vector<double> gradient(w.size(), 0.0);
+    if (!rows.empty()) {
+      std::vector<std::uint32_t> batch(static_cast<std::size_t>(c.batch));
+      for (auto& r : batch) r = rows[mine.random.below(rows.size())];
+      m.gradient(model, batch, std::span(gradient).first(m.width));
+    }
+    const double eta = c.learning_rate / (1 + c.decay * static_cast<double>(worker.clock())) / c.workers;
+    pipeline::ps::KeyValues pushed;
+    for (Key k : keys) {
+      pipeline::ps::Value delta(c.block);
+      for (std::uint32_t i = 0; i < c.block; ++i) delta[i] = -eta * gradient[k * c.block + i];
+      pushed.emplace_back(k, std::move(delta));
+    }
+    ++updates;
+    return pushed;
+  };
+  program.stop = [&](pipeline::ps::PsWorker& worker) {
+    return worker.clock() >= c.max_steps || (c.max_seconds > 0 && seconds() >= c.max_seconds);
+  };
+
+  pipeline::ps::PsJobOptions o;
+  o.barrier = c.barrier;
+  o.seed = c.seed;
+  const auto result = run_job(layout, program, o);
+  if (!result) return std::nullopt;
+  run.seconds = seconds();
+  run.updates = 0;  // every step pushes once; across processes the counter saw only this process's
+  run.parameters.assign(m.width, 0.0);
+  for (std::size_t j = 0; j < m.width; ++j) run.parameters[j] = result->values[j / c.block][j % c.block];
+  for (const auto& w : result->workers) {
+    run.steps.push_back(w.steps);
+    run.updates += w.steps;
+    run.held_seconds.push_back(std::chrono::duration<double>(w.held).count());
+  }
+  for (const double w : run.parameters) require_finite(w, -1);
+  run.fit = m.evaluate(run.parameters);
+  require_finite(run.fit.loss, -1);
+  return run;
+}
+
+}  // namespace
+
+void require_finite(double value, std::int64_t step) {
+  if (std::isfinite(value)) return;
+  throw std::runtime_error("training diverged" + (step >= 0 ? " at step " + std::to_string(step) : std::string()) +
+                           ": the loss or a weight is " + std::to_string(value) +
+                           " (a smaller learning rate may help); no model is written");
+}
+
+void Settings::validate() const {
+  if (workers < 1 || servers < 1 || workers > kMaxWorkers || servers > kMaxWorkers)
+    throw std::invalid_argument(name + ": workers and servers must be in 1.." + std::to_string(kMaxWorkers));
+  if (!(learning_rate > 0) || !(decay >= 0) || !std::isfinite(learning_rate) || !std::isfinite(decay))
+    throw std::invalid_argument(name + ": learning rate must be finite and > 0, decay finite and ≥ 0");
+  if (!(max_seconds >= 0) || !std::isfinite(max_seconds)) throw std::invalid_argument(name + ": seconds must be finite and ≥ 0");
+  if (batch < 1 || max_steps < 1 || eval_every < 1 || block < 1)
+    throw std::invalid_argument(name + ": batch, steps, eval-every and block must be ≥ 1");
+  net::FaultSpec::parse_delay(step_delay);
+  parse_slow_workers(*this);
+  if (!(slow_factor >= 0 && slow_factor <= 1000)) throw std::invalid_argument(name + ": slow factor must be in 0..1000");
+}
+
+Run train(const Model& model, const Settings& settings, const Options& options) {
+  return *train_with(model, settings, options, [&](const auto& layout, const auto& program, const auto& o) {
+    return std::optional(pipeline::ps::run_ps(pipeline::ps::ps_job(layout, backend_of(settings)), layout, program, o));
+  });
+}
+
+std::optional<Run> train_cluster(const Model& model, const Settings& settings, const Options& options,
+                                 const pipeline::ClusterJobOptions& cluster) {
+  return train_with(model, settings, options, [&](const auto& layout, const auto& program, const auto& o) {
+    return pipeline::ps::run_ps_cluster(pipeline::processes_backend(cluster), layout, program, o);
+  });
+}
+
+}  // namespace gyre::app::ps_sgd
