@@ -1,4 +1,4 @@
-// apps/logreg/main.cpp — gyre-logreg: logistic regression by data-parallel SGD on the parameter server (thin wrapper over gyre::logreg).
+// apps/logreg/main.cpp — gyre-logreg: logistic regression by data-parallel SGD on the parameter server or peer to peer (thin wrapper over gyre::logreg).
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -43,9 +43,9 @@ void write_weights(const std::string& path, const gyre::data::RegressionSet& set
 
 int main(int argc, char** argv) {
   using namespace gyre;
-  CLI::App app{"gyre-logreg: logistic regression by data-parallel SGD on gyre's parameter server, under a barrier of\n"
+  CLI::App app{"gyre-logreg: logistic regression by data-parallel SGD on gyre's parameter server (or peer to peer), under a barrier of\n"
                "your choice. Defaults run one process on all cores: gyre-logreg --data train.libsvm --out weights.tsv"};
-  std::string data_path, test_path, barrier = "bsp", sampling = "per-step", transport = "inproc", out_path, metrics_path;
+  std::string data_path, test_path, engine = "ps", barrier = "bsp", sampling = "per-step", transport = "inproc", out_path, metrics_path;
   logreg::LogregConfig c;
   std::optional<int> workers;
   bool quiet = false;
@@ -54,7 +54,10 @@ int main(int argc, char** argv) {
   app.add_option("--test", test_path, "evaluate on this set instead of the training set");
   app.add_option("--workers,-p", workers, "data-parallel workers (default: all cores, or one per process)")
       ->check(CLI::Range(1, kMaxWorkers));
-  app.add_option("--servers", c.servers, "parameter-server shards")->capture_default_str()->check(CLI::Range(1, 1024));
+  app.add_option("--engine", engine,
+                 "ps (weights on parameter servers) or p2p (peer to peer: every worker owns a part of the weights, no server)")
+      ->check(CLI::IsMember({"ps", "p2p"}))->capture_default_str();
+  app.add_option("--servers", c.servers, "parameter-server shards (--engine ps)")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--barrier", barrier, "bsp, ssp:S, asp, pbsp:BETA or pssp:BETA:S")->capture_default_str();
   app.add_option("--sampling", sampling,
                  "pBSP/pSSP: a held worker draws its peers per-step (once, then waits for those) or per-check (afresh "
@@ -95,6 +98,9 @@ int main(int argc, char** argv) {
     quiet = quiet || !job.reports();
     c.barrier = scheduler::Barrier(scheduler::BarrierSpec::parse(barrier), scheduler::parse_sampling(sampling));
     c.transport = transport == "tcp" ? logreg::Transport::kTcp : logreg::Transport::kInproc;
+    c.engine = engine == "p2p" ? logreg::Engine::kP2p : logreg::Engine::kPs;
+    if (job.cluster && c.engine == logreg::Engine::kP2p)
+      throw std::invalid_argument("--engine p2p runs in one process for now (threads, or --transport tcp over loopback)");
     c.validate();
     if (job.reports()) {
       const OutputSpec outputs[] = {{"--out", out_path}, {"--metrics", metrics_path}};
@@ -110,8 +116,9 @@ int main(int argc, char** argv) {
     const data::IdTable columns = data::compact_features(sets);
     const auto& eval = test_path.empty() ? set : test;
     if (job.reports())
-      std::printf("gyre-logreg: %llu samples, %u features; %d workers, %d servers, barrier %s%s, %s\n",
-                  static_cast<unsigned long long>(set.samples()), set.features, c.workers, c.servers,
+      std::printf("gyre-logreg: %llu samples, %u features; %d workers, %s, barrier %s%s, %s\n",
+                  static_cast<unsigned long long>(set.samples()), set.features, c.workers,
+                  c.engine == logreg::Engine::kP2p ? "peer to peer" : (std::to_string(c.servers) + " servers").c_str(),
                   c.barrier.name().c_str(), sampling == "per-check" ? " (per-check sampling)" : "",
                   job.cluster ? "processes over tcp" : transport.c_str());
     std::fflush(stdout);

@@ -12,6 +12,7 @@
 #include "gyre/net/faults.hpp"
 #include "gyre/net/inproc.hpp"
 #include "gyre/net/tcp.hpp"
+#include "gyre/pipeline/p2p_job.hpp"
 #include "gyre/pipeline/ps_job.hpp"
 
 namespace gyre::logreg {
@@ -69,13 +70,34 @@ void LogregConfig::validate() const {
 
 namespace {
 
-// The program and the result, whichever way the job runs: `run_job` runs the program and
-// returns the servers' values (nullopt on the processes that do not hold them).
-using RunJob = std::function<std::optional<pipeline::ps::PsJobResult>(
-    const pipeline::ps::PsLayout&, const pipeline::ps::PsProgram&, const pipeline::ps::PsJobOptions&)>;
+// What either engine hands back: the weights' keys by key, and per worker its steps and time held.
+struct Outcome {
+  std::vector<pipeline::ps::Value> values;
+  std::vector<std::int64_t> steps;
+  std::vector<double> held_seconds;
+};
+
+template <class Report>
+void add_reports(Outcome& o, const std::vector<Report>& reports) {
+  for (const auto& w : reports) {
+    o.steps.push_back(w.steps);
+    o.held_seconds.push_back(std::chrono::duration<double>(w.held).count());
+  }
+}
+
+// How the job runs: on the parameter server (`ps`) or peer to peer (`p2p`), in this process or
+// across processes. Returns the whole model where it is known (nullopt on the other processes).
+struct Engines {
+  std::function<std::optional<pipeline::ps::PsJobResult>(const pipeline::ps::PsLayout&, const pipeline::ps::PsProgram&,
+                                                         const pipeline::ps::PsJobOptions&)>
+      ps;
+  std::function<std::optional<pipeline::p2p::P2pJobResult>(const pipeline::p2p::P2pLayout&, const pipeline::p2p::P2pProgram&,
+                                                            const pipeline::p2p::P2pJobOptions&)>
+      p2p;
+};
 
 std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::RegressionSet& eval, const LogregConfig& c,
-                                    const TrainOptions& options, const RunJob& run_job) {
+                                    const TrainOptions& options, const Engines& engines) {
   c.validate();
   if (set.samples() == 0) throw std::invalid_argument("logreg: no training samples");
   if (static_cast<std::uint64_t>(c.workers) > set.samples())
@@ -86,11 +108,7 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
                                 " beyond the training set's " + std::to_string(set.features));
   const std::uint32_t p = set.features;
   const std::size_t width = std::size_t{p} + 1;  // weights and the bias
-  pipeline::ps::PsLayout layout;
-  layout.workers = c.workers;
-  layout.servers = c.servers;
-  layout.value_size = c.block;
-  layout.keys = (width + c.block - 1) / c.block;
+  const Key key_count = (width + c.block - 1) / c.block;
   const auto shards = data::deal_rows(set, static_cast<std::uint32_t>(c.workers));
   const auto delay_spec = net::FaultSpec::parse_delay(c.step_delay);
   const auto started = Clock::now();
@@ -110,11 +128,11 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
     state.push_back({Random(c.seed * 7919, static_cast<std::uint64_t>(w)),
                      StepDelay(delay_spec, c.seed * 104729 + static_cast<std::uint64_t>(w))});
 
-  pipeline::ps::PsProgram program;
-  program.push = [&](pipeline::ps::PsWorker& worker, std::span<const Key> keys) {
+  // One step of either engine's worker (PsWorker or P2pPeer: index, clock, get).
+  const auto step = [&](auto& worker, std::span<const Key> keys) {
     auto& mine = state[static_cast<std::size_t>(worker.index())];
     mine.delay.pause(deadline);
-    std::vector<double> w(layout.keys * c.block);
+    std::vector<double> w(key_count * c.block);
     const auto values = worker.get(keys);
     for (std::size_t i = 0; i < keys.size(); ++i)
       std::copy(values[i].value.begin(), values[i].value.end(), w.begin() + static_cast<std::ptrdiff_t>(keys[i] * c.block));
@@ -145,22 +163,47 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
     }
     return updates;
   };
-  program.stop = [&](pipeline::ps::PsWorker& worker) {
-    return worker.clock() >= c.max_steps || (c.max_seconds > 0 && seconds() >= c.max_seconds);
-  };
+  const auto stop = [&](std::int64_t clock) { return clock >= c.max_steps || (c.max_seconds > 0 && seconds() >= c.max_seconds); };
 
-  pipeline::ps::PsJobOptions o;
-  o.barrier = c.barrier;
-  o.seed = c.seed;
-  const auto result = run_job(layout, program, o);
-  if (!result) return std::nullopt;
+  std::optional<Outcome> outcome;
+  if (c.engine == Engine::kPs) {
+    pipeline::ps::PsLayout layout;
+    layout.workers = c.workers;
+    layout.servers = c.servers;
+    layout.value_size = c.block;
+    layout.keys = key_count;
+    pipeline::ps::PsProgram program;
+    program.push = [&](pipeline::ps::PsWorker& worker, std::span<const Key> k) { return step(worker, k); };
+    program.stop = [&](pipeline::ps::PsWorker& worker) { return stop(worker.clock()); };
+    pipeline::ps::PsJobOptions o;
+    o.barrier = c.barrier;
+    o.seed = c.seed;
+    if (auto r = engines.ps(layout, program, o)) {
+      outcome = Outcome{std::move(r->values), {}, {}};
+      add_reports(*outcome, r->workers);
+    }
+  } else {
+    pipeline::p2p::P2pLayout layout;
+    layout.peers = c.workers;
+    layout.value_size = c.block;
+    layout.keys = key_count;
+    pipeline::p2p::P2pProgram program;
+    program.push = [&](pipeline::p2p::P2pPeer& peer, std::span<const Key> k) { return step(peer, k); };
+    program.stop = [&](pipeline::p2p::P2pPeer& peer) { return stop(peer.clock()); };
+    pipeline::p2p::P2pJobOptions o;
+    o.barrier = c.barrier;
+    o.seed = c.seed;
+    if (auto r = engines.p2p(layout, program, o)) {
+      outcome = Outcome{std::move(r->values), {}, {}};
+      add_reports(*outcome, r->peers);
+    }
+  }
+  if (!outcome) return std::nullopt;
   run.seconds = seconds();
   run.weights.assign(width, 0.0);
-  for (std::size_t j = 0; j < width; ++j) run.weights[j] = result->values[j / c.block][j % c.block];
-  for (const auto& w : result->workers) {
-    run.steps.push_back(w.steps);
-    run.held_seconds.push_back(std::chrono::duration<double>(w.held).count());
-  }
+  for (std::size_t j = 0; j < width; ++j) run.weights[j] = outcome->values[j / c.block][j % c.block];
+  run.steps = std::move(outcome->steps);
+  run.held_seconds = std::move(outcome->held_seconds);
   run.fit = evaluate(eval, std::span(run.weights).first(p), run.weights[p], c.l2);
   for (const double w : run.weights) require_finite(w, -1);
   require_finite(run.fit.loss, -1);
@@ -171,17 +214,26 @@ std::optional<LogregRun> train_with(const data::RegressionSet& set, const data::
 
 LogregRun train(const data::RegressionSet& set, const data::RegressionSet& eval, const LogregConfig& config,
                 const TrainOptions& options) {
-  return *train_with(set, eval, config, options, [&](const auto& layout, const auto& program, const auto& o) {
+  Engines engines;
+  engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
     return std::optional(pipeline::ps::run_ps(pipeline::ps::ps_job(layout, backend_of(config)), layout, program, o));
-  });
+  };
+  engines.p2p = [&](const auto& layout, const auto& program, const auto& o) {
+    return std::optional(pipeline::p2p::run_p2p(pipeline::p2p::p2p_job(layout, backend_of(config)), layout, program, o));
+  };
+  return *train_with(set, eval, config, options, engines);
 }
 
 std::optional<LogregRun> train_cluster(const data::RegressionSet& set, const data::RegressionSet& eval,
                                        const LogregConfig& config, const TrainOptions& options,
                                        const pipeline::ClusterJobOptions& cluster) {
-  return train_with(set, eval, config, options, [&](const auto& layout, const auto& program, const auto& o) {
+  if (config.engine != Engine::kPs)
+    throw std::invalid_argument("logreg: the peer-to-peer engine runs in one process (threads or --transport tcp) for now");
+  Engines engines;
+  engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
     return pipeline::ps::run_ps_cluster(pipeline::processes_backend(cluster), layout, program, o);
-  });
+  };
+  return train_with(set, eval, config, options, engines);
 }
 
 }  // namespace gyre::logreg

@@ -1,4 +1,4 @@
-// apps/logreg/logreg/config.hpp — settings of data-parallel logistic regression on the parameter server.
+// apps/logreg/logreg/config.hpp — settings of data-parallel logistic regression on the parameter-server or peer-to-peer engine.
 #pragma once
 
 #include <cstdint>
@@ -9,10 +9,13 @@
 namespace gyre::logreg {
 
 enum class Transport { kInproc, kTcp };  // tcp: every rank in this process, over loopback
+// Where the weights live: on parameter servers, or owned by the workers themselves (peer-to-peer, no server).
+enum class Engine { kPs, kP2p };
 
 struct LogregConfig {
   int workers = 1;
-  int servers = 1;
+  int servers = 1;                 // parameter-server shards (kPs only; under kP2p every worker owns a shard)
+  Engine engine = Engine::kPs;
   scheduler::Barrier barrier;      // default BSP (per-step sampling)
   double learning_rate = 0.5;
   double decay = 0;                // step c uses learning_rate / (1 + decay·c)
