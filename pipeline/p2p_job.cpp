@@ -3,10 +3,10 @@
 
 #include <map>
 #include <mutex>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
+#include "gyre/pipeline/step_loop.hpp"
 #include "gyre/runtime/failure.hpp"
 
 namespace gyre::pipeline::p2p {
@@ -21,30 +21,10 @@ struct PeerOutcome {
 PeerOutcome run_peer(runtime::Mailbox& inbox, const P2pLayout& layout, const P2pProgram& program, const P2pJobOptions& o) {
   net::Group& group = inbox.group();
   P2pPeer peer(inbox, layout, o.barrier, P2pPeerOptions{o.timeout, o.seed, program.pull, program.initial});
-  std::vector<Key> every(static_cast<std::size_t>(layout.keys));
-  std::iota(every.begin(), every.end(), Key{0});
-  try {
-    for (;;) {
-      const auto keys = program.schedule ? program.schedule(peer.index(), peer.clock()) : every;
-      for (const auto& [k, delta] : program.push(peer, keys)) peer.push(k, delta);
-      peer.barrier();
-      if (program.stop(peer)) break;
-    }
-    peer.stop();
-  } catch (const net::GroupClosed&) {
-    throw;  // the job failed elsewhere, and everyone has been told
-  } catch (const runtime::JobFailed&) {
-    throw;
-  } catch (const std::exception& e) {
-    // The program's own error: across processes nothing closes this rank's links, so the
-    // other peers are told, or they would wait for this one until their timeouts.
-    std::vector<int> others;
-    for (int r : layout.peer_ranks())
-      if (r != group.rank()) others.push_back(r);
-    runtime::fail_job(group, others,
-                      runtime::JobFailed(group.rank(), runtime::FailureCause::kError,
-                                         "peer-to-peer peer " + std::to_string(group.rank()) + ": " + e.what()));
-  }
+  std::vector<int> others;
+  for (int r : layout.peer_ranks())
+    if (r != group.rank()) others.push_back(r);
+  run_steps(peer, program, layout.keys, group, others, "peer-to-peer peer");
   return {peer.owner().values(), peer.owner().pushes_applied(), peer.report()};
 }
 

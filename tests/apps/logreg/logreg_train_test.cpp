@@ -23,6 +23,19 @@ data::RegressionSet planted(std::uint64_t seed) {
   return data::generate_planted_regression(o).set;
 }
 
+// 3 workers, 2 servers (on the parameter server), 150 steps, evaluated at steps 0, 50, 100.
+logreg::LogregConfig three_workers(const std::string& barrier, logreg::Transport transport) {
+  logreg::LogregConfig c;
+  c.workers = 3;
+  c.servers = 2;
+  c.barrier = scheduler::BarrierSpec::parse(barrier);
+  c.max_steps = 150;
+  c.eval_every = 50;
+  c.block = 16;
+  c.transport = transport;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("every barrier trains the model: loss well below ln 2, accuracy well above chance") {
@@ -31,14 +44,7 @@ TEST_CASE("every barrier trains the model: loss well below ln 2, accuracy well a
     for (auto transport : {logreg::Transport::kInproc, logreg::Transport::kTcp}) {
       CAPTURE(barrier);
       CAPTURE(static_cast<int>(transport));
-      logreg::LogregConfig c;
-      c.workers = 3;
-      c.servers = 2;
-      c.barrier = scheduler::BarrierSpec::parse(barrier);
-      c.max_steps = 150;
-      c.eval_every = 50;
-      c.block = 16;
-      c.transport = transport;
+      auto c = three_workers(barrier, transport);
       const auto run = logreg::train(set, set, c);
       CHECK(run.fit.loss < 0.5);
       CHECK(run.fit.accuracy > 0.85);
@@ -97,14 +103,7 @@ TEST_CASE("on the peer-to-peer engine: one worker repeats the parameter server's
     for (auto transport : {logreg::Transport::kInproc, logreg::Transport::kTcp}) {
       CAPTURE(barrier);
       CAPTURE(static_cast<int>(transport));
-      logreg::LogregConfig c;
-      c.workers = 3;
-      c.servers = 2;
-      c.barrier = scheduler::BarrierSpec::parse(barrier);
-      c.max_steps = 150;
-      c.eval_every = 50;
-      c.block = 16;
-      c.transport = transport;
+      auto c = three_workers(barrier, transport);
       const auto on_ps = logreg::train(set, set, c);
       c.engine = logreg::Engine::kP2p;
       const auto on_p2p = logreg::train(set, set, c);
