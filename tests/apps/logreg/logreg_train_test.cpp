@@ -111,9 +111,11 @@ TEST_CASE("on the peer-to-peer engine: one worker repeats the parameter server's
       CHECK(on_p2p.fit.loss < 0.5);
       // Same data, batches and step sizes; the runs differ only in which pushes a read already
       // includes (the p2p owners answer at once, the servers hold BSP/SSP reads), at most a
-      // step or two of 3 workers' updates of size η/P·‖∇‖. Measured: see the README.
-      CHECK(std::abs(on_p2p.fit.loss - on_ps.fit.loss) < 0.02);
-      CHECK(std::abs(on_p2p.fit.accuracy - on_ps.fit.accuracy) < 0.02);
+      // step or two of 3 workers' updates of size η/P·‖∇‖ out of 150 steps. Measured on
+      // 2026-11-24: loss differences 4e-5 to 7e-5, accuracy 0.00025 (one sample of 4000); the
+      // bounds leave ~100× for other interleavings (sanitizers, a loaded machine).
+      CHECK(std::abs(on_p2p.fit.loss - on_ps.fit.loss) < 0.005);
+      CHECK(std::abs(on_p2p.fit.accuracy - on_ps.fit.accuracy) < 0.01);
     }
 }
 
