@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gyre/pipeline/ps_messages.hpp"
+#include "gyre/pipeline/step_loop.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
@@ -16,31 +17,10 @@ namespace {
 void run_worker(runtime::Mailbox& inbox, const PsLayout& layout, const PsProgram& program, const PsJobOptions& o) {
   net::Group& group = inbox.group();
   PsWorker worker(inbox, layout, o.barrier, PsWorkerOptions{o.timeout, o.seed, o.cache_clocks});
-  std::vector<Key> every(static_cast<std::size_t>(layout.keys));
-  std::iota(every.begin(), every.end(), Key{0});
-  try {
-    for (;;) {
-      const auto keys = program.schedule ? program.schedule(worker.index(), worker.clock()) : every;
-      for (const auto& [k, delta] : program.push(worker, keys)) worker.push(k, delta);
-      worker.barrier();
-      if (program.stop(worker)) break;
-    }
-    worker.stop();
-  } catch (const net::GroupClosed&) {
-    throw;  // the job failed elsewhere, and everyone has been told
-  } catch (const runtime::JobFailed&) {
-    throw;
-  } catch (const std::exception& e) {
-    // A bad reply from a server or peer, or the program's own error. Across processes nothing
-    // closes this rank's links, so the servers and peers are told, or they would wait for this
-    // worker until their timeouts.
-    std::vector<int> others;
-    for (int r : layout.all_ranks())
-      if (r != group.rank()) others.push_back(r);
-    runtime::fail_job(group, others,
-                      runtime::JobFailed(group.rank(), runtime::FailureCause::kError,
-                                         "parameter-server worker " + std::to_string(group.rank()) + ": " + e.what()));
-  }
+  std::vector<int> others;
+  for (int r : layout.all_ranks())
+    if (r != group.rank()) others.push_back(r);
+  run_steps(worker, program, layout.keys, group, others, "parameter-server worker");
 }
 
 // Server 0's side of the hand-over: one kHandOver from every other server, checked like any

@@ -15,6 +15,7 @@
 #include "gyre/net/faults.hpp"
 #include "gyre/net/inproc.hpp"
 #include "gyre/net/tcp.hpp"
+#include "gyre/pipeline/p2p_job.hpp"
 #include "gyre/pipeline/ps_job.hpp"
 
 namespace gyre::app::ps_sgd {
@@ -73,19 +74,39 @@ std::set<int> parse_slow_workers(const Settings& s) {
   return slow;
 }
 
-using RunJob = std::function<std::optional<pipeline::ps::PsJobResult>(
-    const pipeline::ps::PsLayout&, const pipeline::ps::PsProgram&, const pipeline::ps::PsJobOptions&)>;
+// How the job runs on either engine: in this process, or this process's part of a job across
+// processes (the whole result on process 0, nullopt elsewhere). An empty p2p is refused.
+struct Engines {
+  std::function<std::optional<pipeline::ps::PsJobResult>(const pipeline::ps::PsLayout&, const pipeline::ps::PsProgram&,
+                                                         const pipeline::ps::PsJobOptions&)>
+      ps;
+  std::function<std::optional<pipeline::p2p::P2pJobResult>(const pipeline::p2p::P2pLayout&, const pipeline::p2p::P2pProgram&,
+                                                           const pipeline::p2p::P2pJobOptions&)>
+      p2p;
+};
 
-std::optional<Run> train_with(const Model& m, const Settings& c, const Options& options, const RunJob& run_job) {
+// What either engine hands back: the values by key, and per worker its steps and time held.
+struct Outcome {
+  std::vector<pipeline::ps::Value> values;
+  std::vector<std::int64_t> steps;
+  std::vector<double> held_seconds;
+  template <class Report>
+  Outcome(std::vector<pipeline::ps::Value> v, const std::vector<Report>& reports) : values(std::move(v)) {
+    for (const auto& w : reports) {
+      steps.push_back(w.steps);
+      held_seconds.push_back(std::chrono::duration<double>(w.held).count());
+    }
+  }
+};
+
+std::optional<Run> train_with(const Model& m, const Settings& c, const Options& options, const Engines& engines) {
   c.validate();
   if (m.width == 0) throw std::invalid_argument(c.name + ": a model without parameters");
   if (!m.initial.empty() && m.initial.size() != m.width) throw std::invalid_argument(c.name + ": initial values not as wide as the model");
   if (m.shards.size() != static_cast<std::size_t>(c.workers)) throw std::invalid_argument(c.name + ": one shard per worker");
-  pipeline::ps::PsLayout layout;
-  layout.workers = c.workers;
-  layout.servers = c.servers;
-  layout.value_size = c.block;
-  layout.keys = (m.width + c.block - 1) / c.block;
+  if (c.engine == Engine::kP2p && !engines.p2p)
+    throw std::invalid_argument(c.name + ": the peer-to-peer engine runs in one process for now");
+  const Key key_count = (m.width + c.block - 1) / c.block;
   const auto delay_spec = net::FaultSpec::parse_delay(c.step_delay);
   const auto slow = parse_slow_workers(c);
   const auto started = Clock::now();
@@ -106,18 +127,17 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     state.push_back({Random(c.seed * 7919, static_cast<std::uint64_t>(w)),
                      StepDelay(delay_spec, slow.contains(w) ? c.slow_factor : 1.0, c.seed * 104729 + static_cast<std::uint64_t>(w))});
 
-  pipeline::ps::PsProgram program;
-  if (!m.initial.empty())
-    program.initial = [&](Key k) {
-      pipeline::ps::Value v(c.block, 0.0);
-      for (std::uint32_t i = 0; i < c.block; ++i)
-        if (const std::size_t j = k * c.block + i; j < m.width) v[i] = m.initial[j];
-      return v;
-    };
-  program.push = [&](pipeline::ps::PsWorker& worker, std::span<const Key> keys) {
+  const auto initial = [&](Key k) {
+    pipeline::ps::Value v(c.block, 0.0);
+    for (std::uint32_t i = 0; i < c.block; ++i)
+      if (const std::size_t j = k * c.block + i; j < m.width) v[i] = m.initial[j];
+    return v;
+  };
+  // One step of either engine's worker (PsWorker or P2pPeer: index, clock, get).
+  const auto step = [&](auto& worker, std::span<const Key> keys) {
     auto& mine = state[static_cast<std::size_t>(worker.index())];
     mine.delay.pause(deadline);
-    std::vector<double> w(layout.keys * c.block);
+    std::vector<double> w(key_count * c.block);
     const auto values = worker.get(keys);
     for (std::size_t i = 0; i < keys.size(); ++i)
       std::copy(values[i].value.begin(), values[i].value.end(), w.begin() + static_cast<std::ptrdiff_t>(keys[i] * c.block));
@@ -148,24 +168,48 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     ++updates;
     return pushed;
   };
-  program.stop = [&](pipeline::ps::PsWorker& worker) {
-    return worker.clock() >= c.max_steps || (c.max_seconds > 0 && seconds() >= c.max_seconds);
+  const auto stop = [&](std::int64_t clock) {
+    return clock >= c.max_steps || (c.max_seconds > 0 && seconds() >= c.max_seconds);
   };
 
-  pipeline::ps::PsJobOptions o;
-  o.barrier = c.barrier;
-  o.seed = c.seed;
-  const auto result = run_job(layout, program, o);
-  if (!result) return std::nullopt;
-  run.seconds = seconds();
-  run.updates = 0;  // every step pushes once; across processes the counter saw only this process's
-  run.parameters.assign(m.width, 0.0);
-  for (std::size_t j = 0; j < m.width; ++j) run.parameters[j] = result->values[j / c.block][j % c.block];
-  for (const auto& w : result->workers) {
-    run.steps.push_back(w.steps);
-    run.updates += w.steps;
-    run.held_seconds.push_back(std::chrono::duration<double>(w.held).count());
+  std::optional<Outcome> outcome;
+  if (c.engine == Engine::kPs) {
+    pipeline::ps::PsLayout layout;
+    layout.workers = c.workers;
+    layout.servers = c.servers;
+    layout.value_size = c.block;
+    layout.keys = key_count;
+    pipeline::ps::PsProgram program;
+    if (!m.initial.empty()) program.initial = initial;
+    program.push = [&](pipeline::ps::PsWorker& worker, std::span<const Key> keys) { return step(worker, keys); };
+    program.stop = [&](pipeline::ps::PsWorker& worker) { return stop(worker.clock()); };
+    pipeline::ps::PsJobOptions o;
+    o.barrier = c.barrier;
+    o.seed = c.seed;
+    if (auto r = engines.ps(layout, program, o)) outcome.emplace(std::move(r->values), r->workers);
+  } else {
+    pipeline::p2p::P2pLayout layout;
+    layout.peers = c.workers;
+    layout.value_size = c.block;
+    layout.keys = key_count;
+    pipeline::p2p::P2pProgram program;
+    if (!m.initial.empty()) program.initial = initial;
+    program.push = [&](pipeline::p2p::P2pPeer& peer, std::span<const Key> keys) { return step(peer, keys); };
+    program.stop = [&](pipeline::p2p::P2pPeer& peer) { return stop(peer.clock()); };
+    pipeline::p2p::P2pJobOptions o;
+    o.barrier = c.barrier;
+    o.seed = c.seed;
+    if (auto r = engines.p2p(layout, program, o)) outcome.emplace(std::move(r->values), r->peers);
   }
+  if (!outcome) return std::nullopt;
+  run.seconds = seconds();
+  run.parameters.assign(m.width, 0.0);
+  for (std::size_t j = 0; j < m.width; ++j) run.parameters[j] = outcome->values[j / c.block][j % c.block];
+  run.steps = std::move(outcome->steps);
+  run.held_seconds = std::move(outcome->held_seconds);
+  // Every step pushes once; across processes the counter saw only this process's pushes.
+  run.updates = 0;
+  for (const std::int64_t s : run.steps) run.updates += s;
   for (const double w : run.parameters) require_finite(w, -1);
   run.fit = m.evaluate(run.parameters);
   require_finite(run.fit.loss, -1);
@@ -195,16 +239,23 @@ void Settings::validate() const {
 }
 
 Run train(const Model& model, const Settings& settings, const Options& options) {
-  return *train_with(model, settings, options, [&](const auto& layout, const auto& program, const auto& o) {
+  Engines engines;
+  engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
     return std::optional(pipeline::ps::run_ps(pipeline::ps::ps_job(layout, backend_of(settings)), layout, program, o));
-  });
+  };
+  engines.p2p = [&](const auto& layout, const auto& program, const auto& o) {
+    return std::optional(pipeline::p2p::run_p2p(pipeline::p2p::p2p_job(layout, backend_of(settings)), layout, program, o));
+  };
+  return *train_with(model, settings, options, engines);
 }
 
 std::optional<Run> train_cluster(const Model& model, const Settings& settings, const Options& options,
                                  const pipeline::ClusterJobOptions& cluster) {
-  return train_with(model, settings, options, [&](const auto& layout, const auto& program, const auto& o) {
+  Engines engines;
+  engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
     return pipeline::ps::run_ps_cluster(pipeline::processes_backend(cluster), layout, program, o);
-  });
+  };
+  return train_with(model, settings, options, engines);
 }
 
 }  // namespace gyre::app::ps_sgd

@@ -19,7 +19,10 @@ namespace gyre::app {
 void PsSgdFlags::add_to(CLI::App& app, ps_sgd::Settings& s) {
   app.add_option("--workers,-p", workers_, "data-parallel workers (default: all cores, or one per process)")
       ->check(CLI::Range(1, kMaxWorkers));
-  app.add_option("--servers", s.servers, "parameter-server shards")->capture_default_str()->check(CLI::Range(1, 1024));
+  app.add_option("--engine", engine_,
+                 "ps (parameters on parameter servers) or p2p (peer to peer: every worker owns a part, no server)")
+      ->check(CLI::IsMember({"ps", "p2p"}))->capture_default_str();
+  app.add_option("--servers", s.servers, "parameter-server shards (--engine ps)")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--barrier", barrier_, "bsp, ssp:S, asp, pbsp:BETA or pssp:BETA:S")->capture_default_str();
   app.add_option("--sampling", sampling_,
                  "pBSP/pSSP: a held worker draws its peers per-step (once, then waits for those) or per-check (afresh "
@@ -52,10 +55,15 @@ void PsSgdFlags::apply(const ClusterFlags::Job& job, ps_sgd::Settings& s) const 
     throw std::invalid_argument("--transport tcp is for one process; several processes always use tcp");
   s.barrier = scheduler::Barrier(scheduler::BarrierSpec::parse(barrier_), scheduler::parse_sampling(sampling_));
   s.transport = transport_ == "tcp" ? ps_sgd::Transport::kTcp : ps_sgd::Transport::kInproc;
+  s.engine = engine_ == "p2p" ? ps_sgd::Engine::kP2p : ps_sgd::Engine::kPs;
+  if (job.cluster && s.engine == ps_sgd::Engine::kP2p)
+    throw std::invalid_argument("--engine p2p runs in one process for now (threads, or --transport tcp over loopback)");
 }
 
 std::string PsSgdFlags::describe(const ClusterFlags::Job& job, const ps_sgd::Settings& s) const {
-  return std::to_string(s.workers) + " workers, " + std::to_string(s.servers) + " servers, barrier " + s.barrier.name() +
+  return std::to_string(s.workers) + " workers, " +
+         (s.engine == ps_sgd::Engine::kP2p ? std::string("peer to peer") : std::to_string(s.servers) + " servers") +
+         ", barrier " + s.barrier.name() +
          (sampling_ == "per-check" ? " (per-check sampling)" : "") + ", " +
          (job.cluster ? std::string("processes over tcp") : transport_);
 }

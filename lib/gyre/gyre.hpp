@@ -6,7 +6,8 @@
 //    log sink), runtime::run and JobHandle (cancel, wait), the member's Mailbox, JobFailed and
 //    its cause. Every engine starts through runtime::run.
 //  - The engines an embedder drives (pipeline/): rotation (RotationKernel, run_rotation,
-//    run_embedded, ClusterJobOptions), the parameter server (PsProgram, run_ps) and the rounds
+//    run_embedded, ClusterJobOptions), the parameter server (PsProgram, run_ps), the peer-to-peer
+//    engine (P2pProgram, run_p2p: every peer owns a part of the keys, no server) and the rounds
 //    (run_rounds_job, serve_rounds: an app's schedule / push / pull). Their headers bring the
 //    scheduler's pieces they name: RotationSchedule, Visit, PhasePolicy and PhaseResult,
 //    BarrierSpec and BarrierRule (a barrier of the embedder's own), RoundsDriver, Task and
@@ -32,6 +33,7 @@
 #include "gyre/model/block.hpp"
 #include "gyre/pipeline/cluster_job.hpp"
 #include "gyre/pipeline/embedded_job.hpp"
+#include "gyre/pipeline/p2p_job.hpp"
 #include "gyre/pipeline/ps_job.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"

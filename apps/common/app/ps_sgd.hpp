@@ -14,12 +14,16 @@
 namespace gyre::app::ps_sgd {
 
 enum class Transport { kInproc, kTcp };  // tcp: every rank in this process, over loopback
+// Where the parameters live: on parameter servers, or owned by the workers themselves
+// (peer-to-peer, no server; one process only for now: nothing gathers the owners' parts).
+enum class Engine { kPs, kP2p };
 
 // What every data-parallel SGD app sets the same way (an app's config derives from this).
 struct Settings {
   std::string name = "ps-sgd";     // names the errors and the loopback job
   int workers = 1;
-  int servers = 1;
+  int servers = 1;                 // parameter-server shards (kPs; under kP2p every worker owns a part)
+  Engine engine = Engine::kPs;
   scheduler::Barrier barrier;
   double learning_rate = 0.5;
   double decay = 0;                // step c uses learning_rate / (1 + decay·c)

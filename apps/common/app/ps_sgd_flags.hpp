@@ -19,13 +19,14 @@ namespace gyre::app {
 
 class PsSgdFlags {
  public:
-  // Adds --workers/-p, --servers, --barrier, --sampling, --lr, --decay, --batch, --steps,
+  // Adds --workers/-p, --engine, --servers, --barrier, --sampling, --lr, --decay, --batch, --steps,
   // --seconds, --eval-every, --block, --step-delay, --slow-workers, --slow-factor, --transport and --seed,
   // writing into `settings` (whose values are shown as the defaults).
   void add_to(CLI::App& app, ps_sgd::Settings& settings);
 
-  // After parsing: the workers (one per process, the flag, or every core), the barrier and the
-  // transport; throws std::invalid_argument for --transport tcp across processes.
+  // After parsing: the workers (one per process, the flag, or every core), the engine, the
+  // barrier and the transport; throws std::invalid_argument for --transport tcp or --engine
+  // p2p across processes.
   void apply(const ClusterFlags::Job& job, ps_sgd::Settings& settings) const;
 
   const std::optional<int>& workers() const { return workers_; }
@@ -34,7 +35,7 @@ class PsSgdFlags {
 
  private:
   std::optional<int> workers_;
-  std::string barrier_ = "bsp", sampling_ = "per-step", transport_ = "inproc";
+  std::string engine_ = "ps", barrier_ = "bsp", sampling_ = "per-step", transport_ = "inproc";
 };
 
 // What the apps print and log per evaluation: a "step … updates … loss … accuracy" line on

@@ -6,6 +6,7 @@
 namespace gyre::logreg {
 
 using Transport = app::ps_sgd::Transport;  // tcp: every rank in this process, over loopback
+using Engine = app::ps_sgd::Engine;        // ps (servers) or p2p (peer to peer)
 
 // The engine's settings (workers, servers, barrier, learning rate, decay, batch, steps, seconds,
 // eval-every, block, step delay, slow workers, transport, seed) and the penalty.

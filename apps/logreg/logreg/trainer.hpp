@@ -1,4 +1,4 @@
-// apps/logreg/logreg/trainer.hpp — logistic regression by data-parallel SGD on the parameter-server engine.
+// apps/logreg/logreg/trainer.hpp — logistic regression by data-parallel SGD on the parameter-server or peer-to-peer engine.
 #pragma once
 
 #include <functional>
@@ -25,8 +25,8 @@ struct LogregRun {
 
 using TrainOptions = app::ps_sgd::Options;  // on_evaluation: called on worker 0's thread
 
-// Worker w holds the rows data::deal_rows gives it; the weights live on the servers in keys of
-// `block` weights. Each step a worker reads the model (through its cache, as fresh as the
+// Worker w holds the rows data::deal_rows gives it; the weights live on the servers (config.engine
+// kPs) or on the workers themselves, each owning a range of the keys (kP2p), in keys of `block` weights. Each step a worker reads the model (through its cache, as fresh as the
 // barrier asks), takes `batch` rows of its own at random, and pushes −η/(P·batch)·Σ∇ − η/P·λw:
 // with BSP that is minibatch SGD with a batch of P·batch rows. `eval` (often the training set)
 // is what worker 0 measures the loss on.

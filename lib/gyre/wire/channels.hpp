@@ -80,6 +80,7 @@ inline constexpr Channel kLock{"lock", 0x0050, 0x005F};          // scheduler/lo
 inline constexpr Channel kMf{"app:mf", 0x0060, 0x006F};          // reserved for apps/mf (none used yet)
 inline constexpr Channel kLda{"app:lda", 0x0070, 0x007F};        // reserved for apps/lda (none used yet)
 inline constexpr Channel kLogreg{"app:logreg", 0x0080, 0x008F};  // reserved for apps/logreg (none used yet)
+inline constexpr Channel kP2p{"p2p", 0x0090, 0x009F};            // pipeline/p2p_protocol.hpp
 // One type: collective parts are matched by tag (operation and step), not by type.
 inline constexpr Channel kCollective{"collective", 0x0100, 0x0100};  // collective/communicator.hpp
 inline constexpr Channel kAverager{"averager", 0x0101, 0x010F};      // collective/model_averager.hpp
@@ -92,7 +93,7 @@ inline constexpr Channel kHandshake{"handshake", 0xFF20, 0xFF2F};    // net/hand
 
 // Ordered by type; static_asserts below keep it disjoint.
 inline constexpr std::array kRegistry{
-    kRotation, kRuntime, kRounds, kClock, kPs, kLock, kMf, kLda, kLogreg,  // 0x0001-0x00FF: control planes, apps
+    kRotation, kRuntime, kRounds, kClock, kPs, kLock, kMf, kLda, kLogreg, kP2p,  // 0x0001-0x00FF: control planes, apps
     kCollective, kAverager, kGather,                            // 0x0100-0x0FFF: collectives, gathering
     kUser,                                                      // 0x1000-0x7FFF: yours
     kTcp, kRendezvous, kHandshake,                              // 0xFF00-0xFFFF: the transport

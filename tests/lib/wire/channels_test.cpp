@@ -10,6 +10,7 @@
 #include "gyre/collective/model_averager.hpp"
 #include "gyre/net/handshake.hpp"
 #include "gyre/pipeline/gather.hpp"
+#include "gyre/pipeline/p2p_protocol.hpp"
 #include "gyre/pipeline/ps_protocol.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/scheduler/lock_protocol.hpp"
@@ -69,6 +70,11 @@ constexpr std::array kShipped{
     Shipped{sched::kLockStop, channels::kLock, 0x55},
     Shipped{sched::kLockAbort, channels::kLock, 0x56},
     Shipped{sched::kLockWake, channels::kLock, 0x57},
+    Shipped{gyre::pipeline::p2p::kPush, channels::kP2p, 0x90},
+    Shipped{gyre::pipeline::p2p::kSet, channels::kP2p, 0x91},
+    Shipped{gyre::pipeline::p2p::kGet, channels::kP2p, 0x92},
+    Shipped{gyre::pipeline::p2p::kGetReply, channels::kP2p, 0x93},
+    Shipped{gyre::pipeline::p2p::kDone, channels::kP2p, 0x94},
     Shipped{gyre::collective::kCollectiveMessage, channels::kCollective, 0x0100},
     Shipped{gyre::collective::kAveragerMessage, channels::kAverager, 0x0101},
     Shipped{gyre::pipeline::kCollectRequest, channels::kGather, 0x0201},

@@ -1,0 +1,91 @@
+// gyre/pipeline/p2p_peer.hpp — a peer's handle on a peer-to-peer job: get, set, push, barrier, stop; its owner serves the others.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gyre/base/export.hpp"
+#include "gyre/pipeline/p2p_owner.hpp"
+#include "gyre/pipeline/ps_worker.hpp"
+#include "gyre/runtime/mailbox.hpp"
+#include "gyre/scheduler/peer_barrier.hpp"
+
+namespace gyre::pipeline::p2p {
+
+using ps::Versioned;  // a value and the clock of the peer that read it
+
+struct P2pPeerOptions {
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait for an owner's reply or a peer's clock
+  std::uint64_t seed = 1;                                      // pBSP/pSSP peer samples
+  Fold pull;                                                   // how owners fold pushes in; empty: add
+  std::function<Value(Key)> initial;                           // a key's value before any push; empty: zeros
+};
+
+// What a peer did.
+struct P2pPeerReport {
+  std::int64_t steps = 0;
+  std::chrono::nanoseconds held{0};  // at the barrier
+  std::uint64_t remote_reads = 0, pushes_sent = 0, barrier_queries = 0;
+};
+
+// No server: the peer owns a part of the keys (P2pOwner) and reads and pushes the rest straight
+// to their owners. push() sums a step's updates per key; barrier() sends each owner one kPush
+// with them (its own keys are folded in at once), ticks the clock and waits on the barrier rule
+// over the peers' clocks (scheduler::PeerBarrier: every peer for BSP/SSP, β sampled for
+// pBSP/pSSP, any BarrierRule), so nothing needs global state. get() asks the owners for their
+// current values (read-my-writes: this step's unsent pushes are added), so under SSP(s) what it
+// reads includes every peer's pushes up to at least clock c − s − 1 that have reached their
+// owners; reads are not held back as the parameter server's are.
+class GYRE_API P2pPeer {
+ public:
+  P2pPeer(runtime::Mailbox& inbox, P2pLayout layout, scheduler::Barrier barrier, P2pPeerOptions options = {});
+  ~P2pPeer();
+  P2pPeer(const P2pPeer&) = delete;
+  P2pPeer& operator=(const P2pPeer&) = delete;
+
+  int peer_num() const noexcept { return layout_.peers; }
+  int index() const noexcept { return index_; }
+  std::int64_t clock() const noexcept { return clock_; }
+  const P2pLayout& layout() const noexcept { return layout_; }
+
+  Versioned get(Key key);
+  std::vector<Versioned> get(std::span<const Key> keys);  // one read per owner
+  void set(Key key, Value value);                          // stored by the owner as it is, sent at once
+  void push(Key key, std::span<const double> delta);       // folded in by the owner once, sent at barrier()
+
+  // Ends the step: pushes to their owners, clock +1, then the barrier rule. Returns the time held.
+  std::chrono::nanoseconds barrier();
+  // Sends what is left, lets the peers stop waiting for this one, tells every peer it is done,
+  // and returns once every peer is (so every push to this peer's keys is in).
+  void stop();
+
+  P2pPeerReport report() const;
+  const P2pOwner& owner() const noexcept { return *owner_; }
+
+ private:
+  void flush();
+  void check_key(Key key) const;
+  void check_value(Key key, std::size_t size, const char* verb) const;
+  // Runs `f`; when the group was closed under it because this peer's owner failed, throws the owner's error instead.
+  template <class F>
+  auto guarded(F&& f) -> decltype(f());
+
+  runtime::Mailbox& inbox_;
+  P2pLayout layout_;
+  int index_;
+  P2pPeerOptions options_;
+  std::unique_ptr<P2pOwner> owner_;
+  std::unique_ptr<scheduler::PeerBarrier> barrier_;
+  std::int64_t clock_ = 0;
+  std::map<Key, Value> unsent_;
+  std::uint64_t next_request_ = 0;
+  std::uint64_t remote_reads_ = 0, pushes_sent_ = 0;
+  std::chrono::nanoseconds held_{0};
+  bool stopped_ = false;
+};
+
+}  // namespace gyre::pipeline::p2p
