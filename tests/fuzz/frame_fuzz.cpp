@@ -194,6 +194,13 @@ void receive(net::Message m) {
     case collective::kAveragerMessage:
       (void)collective::check_snapshot(m, averager_peers(), kAveragedDoubles);
       return;
+    case pipeline::p2p::kPush:
+    case pipeline::p2p::kSet:
+      return refused_or_decoded([&] { pipeline::p2p::decode_owned_values(m, p2p_layout(), kP2pOwner); });
+    case pipeline::p2p::kGet:
+      return refused_or_decoded([&] { pipeline::p2p::decode_owned_keys(m, p2p_layout(), kP2pOwner); });
+    case pipeline::p2p::kGetReply:
+      return refused_or_decoded([&] { pipeline::p2p::decode_get_reply(m, asked_keys(), p2p_layout()); });
     case pipeline::kLocalRows:
       return refused_or_decoded([&] { pipeline::decode_local_rows(m, kRowBytes, kRowIdLimit); });
     default:

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gyre/model/block.hpp"
+#include "gyre/pipeline/p2p_protocol.hpp"
 #include "gyre/pipeline/ps_layout.hpp"
 #include "gyre/scheduler/lock_protocol.hpp"
 #include "gyre/scheduler/rotation_schedule.hpp"
@@ -51,6 +52,15 @@ inline pipeline::ps::PsLayout ps_layout() {
   return l;
 }
 inline constexpr int kUpdatedServer = 0;
+// Peer to peer: the same keys and values over 2 peers, read by peer 0 as their owner.
+inline pipeline::p2p::P2pLayout p2p_layout() {
+  pipeline::p2p::P2pLayout l;
+  l.peers = 2;
+  l.keys = 10;
+  l.value_size = 3;
+  return l;
+}
+inline constexpr int kP2pOwner = 0;
 inline constexpr int kListingServer = 1;
 inline const std::vector<pipeline::ps::Key>& asked_keys() {
   static const std::vector<pipeline::ps::Key> k{0, 2, 5};
@@ -104,6 +114,7 @@ inline constexpr std::array kChannelPlans{
     ChannelPlan{"app:mf", "none: MF sends no messages of its own"},
     ChannelPlan{"app:lda", "none: LDA sends no messages of its own"},
     ChannelPlan{"app:logreg", "none: logistic regression sends no messages of its own"},
+    ChannelPlan{"p2p", "pushes, sets and reads against an owner's keys, read replies (a done notice has no body)"},
     ChannelPlan{"collective", "parts of every collective, through a real Communicator"},
     ChannelPlan{"averager", "snapshots"},
     ChannelPlan{"gather", "local rows (held blocks come as rotation blocks)"},
