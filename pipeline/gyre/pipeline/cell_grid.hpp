@@ -105,15 +105,4 @@ std::vector<std::uint64_t> permute_by_cell(std::span<Item> items, std::size_t ce
   return begin;
 }
 
-// The same for a span of sources, each placed as make(source) in bucket cell_of(source).
-template <class Source, class CellOf, class Make, class Item>
-std::vector<std::uint64_t> bucket_by_cell(std::span<const Source> sources, std::size_t cells, CellOf cell_of,
-                                          Make make, std::vector<Item>& out) {
-  return bucket_by_cell<Item>(
-      [&](auto&& emit) {
-        for (const Source& x : sources) emit(cell_of(x), make(x));
-      },
-      cells, out);
-}
-
 }  // namespace gyre::pipeline
