@@ -36,6 +36,11 @@ void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& sc
     wo.visit_deadline = options.visit_deadline;
     wo.registry = options.registry;
     if (options.on_visit) wo.on_visit = [&, rank = m.rank](const scheduler::Visit& v) { options.on_visit(rank, v); };
+    if (options.at_phase_end)
+      wo.at_phase_end = [&, rank = m.rank](std::uint64_t phase, scheduler::PhaseKind kind,
+                                           std::span<const model::Block* const> held) {
+        options.at_phase_end(rank, phase, kind, held);
+      };
     auto held = WorkerEngine(m.mailbox, schedule, layout, *w.kernel, std::move(wo)).run(std::move(w.initial_blocks));
     if (after) after(m, std::move(held));
   });

@@ -193,6 +193,14 @@ struct WorkerEngine::State {
     }
     if (++visits_done == per_phase()) {
       visits_done = 0;
+      if (options.at_phase_end) {
+        std::vector<const model::Block*> blocks;
+        {
+          std::lock_guard lock(mutex);
+          for (auto& [id, b] : held) blocks.push_back(&**b);
+        }
+        options.at_phase_end(visit.phase, kind, blocks);
+      }
       {
         std::lock_guard lock(mutex);
         ++phases_done;

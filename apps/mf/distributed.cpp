@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "gyre/pipeline/rotation_job.hpp"
+#include "mf/checkpoint.hpp"
 #include "mf/shared_models.hpp"
 
 namespace gyre::mf {
@@ -51,11 +52,13 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
   // Item blocks arriving from peers are checked against this rank's plan: a rank with other
   // data or --biases would send blocks of another shape.
   std::optional<pipeline::GatheredModel> parts;
+  auto policy = epoch_policy(plan, hooks.on_epoch);
+  auto options = pipeline::rotation_options(cluster, config.threads, config.depth);
+  take_checkpoints(plan, hooks.checkpoints, policy, options, [&](int) -> const MfKernel& { return *kernel; });
   pipeline::run_rotation(
       pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,
       plan.blocks.shapes(plan.layout.stride),
-      [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; },
-      epoch_policy(plan, hooks.on_epoch), pipeline::rotation_options(cluster, config.threads, config.depth),
+      [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; }, policy, options,
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
         parts = gather_model(plan, m, *kernel, held, cluster.timeout);

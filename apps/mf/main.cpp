@@ -11,6 +11,7 @@
 
 extern char** environ;
 
+#include "app/checkpoint_flags.hpp"
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
 #include "app/job_settings.hpp"
@@ -22,6 +23,7 @@ extern char** environ;
 #include "gyre/data/ratings.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
+#include "mf/checkpoint.hpp"
 #include "mf/distributed.hpp"
 #include "mf/input.hpp"
 #include "mf/mf_kernel.hpp"
@@ -109,6 +111,8 @@ int main(int argc, char** argv) {
   // Multi-process runs. The process rank is not --rank, which is the factor rank here.
   std::uint64_t max_memory = 0;
   app::add_max_memory_flag(app, max_memory);
+  app::CheckpointFlags checkpoints;
+  checkpoints.add_to(app);
   app::ClusterFlags multi("gyre-mf");
   multi.add_to(app);
   if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
@@ -130,6 +134,8 @@ int main(int argc, char** argv) {
     const bool distributed = launch.size > 1;
     c.model = mf::parse_computation_model(model);
     c.collective = mf::parse_change_collective(collective);
+    if (checkpoints.writes() && c.model != mf::ComputationModel::kRotation)
+      throw std::invalid_argument("--checkpoint and --resume work with --model rotation only (so far)");
     if (distributed) {
       workers = app::ClusterFlags::workers_of(launch, workers);
       quiet = quiet || launch.rank != 0;  // rank 0 reports for the job
@@ -147,6 +153,28 @@ int main(int argc, char** argv) {
       saved.reset();
     }
     c.workers = static_cast<int>(input.shards.size());
+    // What a checkpoint records of this run, and a resume compares: the flags that shape the
+    // result and the inputs' digests (read in full: only when checkpointing).
+    const std::vector<std::string> local_flags{"--out", "--metrics", "--quiet", "--threads", "--max-memory"};
+    std::optional<std::uint64_t> resumed_epoch;
+    mf::CheckpointTarget checkpoint_target;
+    if (checkpoints.writes()) {
+      auto unrecorded = local_flags;
+      for (const auto& f : app::CheckpointFlags::unrecorded()) unrecorded.push_back(f);
+      checkpoint_target.settings = app::job_settings(app, unrecorded, {"--train", "--test", "--init-model"});
+      checkpoint_target.store = checkpoints.store();
+      checkpoint_target.every = checkpoints.every();
+    }
+    if (checkpoints.resumes()) {
+      const auto found = checkpoints.find(checkpoint_target.settings, c.workers, "gyre-mf");
+      const auto resumed = mf::read_checkpoint(found, c, static_cast<std::uint32_t>(input.ids.users.size()),
+                                               static_cast<std::uint32_t>(input.ids.items.size()));
+      mf::continue_from(c, resumed, c.first_epoch + c.epochs);
+      resumed_epoch = found.manifest.epoch;
+      if (!quiet)
+        std::printf("gyre-mf: resuming after epoch %d from %s\n", resumed.epoch, found.directory.string().c_str());
+    }
+    if (launch.rank == 0) checkpoints.prepare(resumed_epoch);
     // The factors are what a large rank or a large id space makes explode; the ratings are
     // already in memory by now.
     const std::uint64_t rows = std::uint64_t{input.ids.users.size()} + input.ids.items.size();
@@ -169,6 +197,7 @@ int main(int argc, char** argv) {
     if (!metrics_path.empty() && launch.rank == 0) metrics = std::make_unique<report::MetricsLog>(metrics_path);
     report::Progress progress(stderr, !quiet && report::Progress::is_terminal(stderr));
     mf::TrainHooks hooks;
+    hooks.checkpoints = checkpoint_target;
     hooks.on_epoch = [&](const mf::EpochReport& r) {
       if (metrics) {
         metrics->write({{"epoch", r.epoch},
@@ -179,13 +208,16 @@ int main(int argc, char** argv) {
       }
       if (!quiet) progress.print(format_report(r));
       progress.update(r.epoch - c.first_epoch, c.epochs, "training");
+      checkpoints.kill_if_due(r.epoch);
     };
     progress.update(0, c.epochs, "training");
     std::optional<mf::MfModel> model;
     if (distributed) {
       auto cluster = multi.job_options(launch, env, c.seed);
-      cluster.settings = app::job_settings(app, {"--out", "--metrics", "--quiet", "--threads", "--max-memory"},
-                                           {"--train", "--test", "--init-model"});
+      auto per_rank = local_flags;
+      for (const auto& f : app::CheckpointFlags::per_rank()) per_rank.push_back(f);
+      cluster.settings = app::job_settings(app, per_rank, {"--train", "--test", "--init-model"});
+      cluster.settings.emplace_back("resumed after epoch", resumed_epoch ? std::to_string(*resumed_epoch) : "none");
       hooks.on_traffic = multi.traffic_reporter(launch);
       model = mf::train_distributed(c, std::move(input.shards), std::move(input.test), hooks, cluster);
     } else {

@@ -8,6 +8,7 @@
 
 #include "gyre/base/limits.hpp"
 #include "gyre/data/partition.hpp"
+#include "mf/checkpoint.hpp"
 #include "mf/item_blocks.hpp"
 #include "mf/mf_kernel.hpp"
 #include "mf/shared_models.hpp"
@@ -261,7 +262,10 @@ MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> tra
   pipeline::EmbeddedJobOptions job = hooks.job;
   job.threads_per_worker = config.threads;
   job.depth = config.depth;
-  auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, hooks.on_epoch), job);
+  auto policy = epoch_policy(plan, hooks.on_epoch);
+  take_checkpoints(plan, hooks.checkpoints, policy, job,
+                   [&](int w) -> const MfKernel& { return *kernels[static_cast<std::size_t>(w)]; });
+  auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), policy, job);
 
   std::vector<UserRows> users;
   for (auto& k : kernels) {  // one worker's state at a time, so that the model is not held twice

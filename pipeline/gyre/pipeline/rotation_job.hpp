@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "gyre/base/export.hpp"
@@ -33,6 +34,9 @@ struct RotationOptions {
   scheduler::PhasePayload phase_payload;
   // Called after every visit with the worker's rank (tests check the schedule with it).
   std::function<void(int worker, const scheduler::Visit&)> on_visit;
+  // WorkerOptions::at_phase_end, with the worker's rank.
+  std::function<void(int worker, std::uint64_t phase, scheduler::PhaseKind kind, std::span<const model::Block* const> held)>
+      at_phase_end;
 };
 
 // A worker's part: its kernel (not owned) and the blocks it starts with

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "gyre/model/ownership.hpp"
@@ -32,6 +33,11 @@ struct WorkerOptions {
   model::OwnershipRegistry* registry = nullptr;
   // Called after every visit, from the update node (tests use it to check the schedule).
   std::function<void(const scheduler::Visit&)> on_visit;
+  // Called once every visit of a phase is done and before the scheduler hears of it, with the
+  // blocks this worker keeps into the next phase: no visit runs until the next phase starts, so
+  // these blocks and the kernel's state are this worker's part of a consistent cut (checkpoints).
+  // A throw fails the job.
+  std::function<void(std::uint64_t phase, scheduler::PhaseKind kind, std::span<const model::Block* const> held)> at_phase_end;
 };
 
 // The graph, built once inside the worker's task_arena and reused for every phase:

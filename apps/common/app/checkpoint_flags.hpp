@@ -1,0 +1,57 @@
+// apps/common/app/checkpoint_flags.hpp — --checkpoint, --checkpoint-every, --keep and --resume: the flags, and the checkpoint a resume starts from.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gyre/checkpoint/store.hpp"
+
+namespace gyre::app {
+
+class CheckpointFlags {
+ public:
+  void add_to(CLI::App& app);
+
+  // --checkpoint or --resume: the run writes checkpoints (into --checkpoint's directory, else --resume's).
+  bool writes() const { return !directory_.empty() || !resume_.empty(); }
+  bool resumes() const { return !resume_.empty(); }
+  int every() const { return every_; }
+  // The flags a checkpoint's recorded settings leave out: where checkpoints go, and --epochs,
+  // since a resumed run may be asked to go further than the one it continues.
+  static std::vector<std::string> unrecorded() {
+    return {"--checkpoint", "--checkpoint-every", "--keep", "--resume", "--epochs", "--inject-kill-after-epoch"};
+  }
+  // Flags the ranks of one job may give differently: the directories (mounted apart on each
+  // host), and the failure injection that tests give one rank.
+  static std::vector<std::string> per_rank() { return {"--checkpoint", "--resume", "--inject-kill-after-epoch"}; }
+
+  // Failure tests: the process kills itself (SIGKILL, as kill -9 would) once `epoch` is reported.
+  void kill_if_due(int epoch) const;
+
+  // The store the run writes to; null when it writes none.
+  std::shared_ptr<const checkpoint::Store> store() const;
+
+  // The newest sound checkpoint under --resume, whose recorded settings equal `ours` and whose
+  // ranks are `ranks` (rotation resumes with the same P). Passed-over checkpoints are reported
+  // on stderr, naming the file. Throws std::invalid_argument naming the manifest and the first
+  // difference, or InputError when the directory holds no sound checkpoint.
+  checkpoint::Found find(const cluster::JobSettings& ours, int ranks, const std::string& app_name) const;
+
+  // Before training, on the rank that owns the store's housekeeping: a fresh run refuses a
+  // directory that already holds checkpoints (they belong to the run --resume would continue);
+  // a resumed one drops those past `resumed_epoch` (torn, or passed over).
+  void prepare(std::optional<std::uint64_t> resumed_epoch) const;
+
+ private:
+  std::string directory_, resume_;
+  int every_ = 1;
+  int keep_ = 2;
+  int kill_after_ = -1;
+};
+
+}  // namespace gyre::app

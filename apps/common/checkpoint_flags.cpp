@@ -1,0 +1,67 @@
+// apps/common/checkpoint_flags.cpp — the checkpoint flags, and choosing and checking the checkpoint a resume starts from.
+#include "app/checkpoint_flags.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <stdexcept>
+
+#include "gyre/base/input_error.hpp"
+
+namespace gyre::app {
+
+void CheckpointFlags::add_to(CLI::App& app) {
+  const char* group = "Checkpoints";
+  app.add_option("--checkpoint", directory_,
+                 "write a checkpoint into DIR/epoch-N after every --checkpoint-every epochs (rotation model)")
+      ->group(group);
+  app.add_option("--checkpoint-every", every_, "epochs between checkpoints")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20))->group(group);
+  app.add_option("--keep", keep_, "checkpoints kept; older ones are removed")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20))->group(group);
+  app.add_option("--resume", resume_,
+                 "continue the run whose checkpoints are in DIR from its newest sound one (same flags and data; "
+                 "--epochs is the total to reach); it goes on writing checkpoints there unless --checkpoint says otherwise")
+      ->group(group);
+  app.add_option("--inject-kill-after-epoch", kill_after_, "failure tests: SIGKILL this process once epoch N is reported")
+      ->group("");
+}
+
+void CheckpointFlags::kill_if_due(int epoch) const {
+  if (epoch == kill_after_) std::raise(SIGKILL);
+}
+
+std::shared_ptr<const checkpoint::Store> CheckpointFlags::store() const {
+  if (!writes()) return nullptr;
+  return std::make_shared<const checkpoint::Store>(directory_.empty() ? resume_ : directory_, keep_);
+}
+
+checkpoint::Found CheckpointFlags::find(const cluster::JobSettings& ours, int ranks, const std::string& app_name) const {
+  const checkpoint::Store from(resume_, keep_);
+  auto found = from.newest_valid([&](const std::string& why) { std::fprintf(stderr, "%s: %s\n", app_name.c_str(), why.c_str()); });
+  if (!found) throw InputError(resume_, 0, "a directory holding a whole checkpoint (epoch-N with its manifest)");
+  const auto manifest = found->directory / "manifest";
+  const std::string difference = cluster::settings_difference(found->manifest.settings, "the checkpoint", ours, "this run");
+  if (!difference.empty())
+    throw std::invalid_argument("--resume " + resume_ + ": " + manifest.string() + ": " + difference +
+                                " (a resume continues the same job: give the flags and data it was started with)");
+  if (found->manifest.ranks != ranks)
+    throw std::invalid_argument("--resume " + resume_ + ": " + manifest.string() + " was taken by " +
+                                std::to_string(found->manifest.ranks) + " workers and this run has " + std::to_string(ranks) +
+                                " (the rotation's blocks and schedule depend on P: resume with the same number)");
+  return *found;
+}
+
+void CheckpointFlags::prepare(std::optional<std::uint64_t> resumed_epoch) const {
+  const auto target = store();
+  if (!target) return;
+  if (resumed_epoch) {
+    target->discard_after(*resumed_epoch);
+    return;
+  }
+  if (target->newest_valid({}))
+    throw std::invalid_argument("--checkpoint " + target->root().string() +
+                                " holds checkpoints of an earlier run: --resume it to continue that run, or remove them");
+  target->discard_after(0);  // torn leftovers
+}
+
+}  // namespace gyre::app

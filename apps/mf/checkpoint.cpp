@@ -1,0 +1,188 @@
+// apps/mf/checkpoint.cpp — MF's checkpoint parts (user rows, kept item rows) and rebuilding the model a resume starts from.
+#include "mf/checkpoint.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "gyre/base/input_error.hpp"
+#include "mf/warm_start.hpp"
+
+namespace gyre::mf {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "checkpoint parts hold rows as little-endian floats");
+
+constexpr std::uint32_t kPartVersion = 1;
+
+template <typename T>
+void append(std::vector<std::byte>& out, const T* values, std::size_t count) {
+  const auto* p = reinterpret_cast<const std::byte*>(values);
+  out.insert(out.end(), p, p + count * sizeof(T));
+}
+
+// Reads a part front to back; every count is checked against the bytes left before it is used.
+class PartReader {
+ public:
+  PartReader(const std::filesystem::path& file, std::span<const std::byte> bytes) : file_(file), bytes_(bytes) {}
+  template <typename T>
+  T value() {
+    T v;
+    take(&v, 1);
+    return v;
+  }
+  template <typename T>
+  void take(T* out, std::size_t count) {
+    if (count > (bytes_.size() - at_) / sizeof(T)) fail("a part as long as its counts say");
+    std::memcpy(out, bytes_.data() + at_, count * sizeof(T));
+    at_ += count * sizeof(T);
+  }
+  bool done() const { return at_ == bytes_.size(); }
+  [[noreturn]] void fail(const std::string& expected) const { throw InputError(file_, 0, expected); }
+
+ private:
+  std::filesystem::path file_;
+  std::span<const std::byte> bytes_;
+  std::size_t at_ = 0;
+};
+
+// Where row `row` (stride floats) goes in the dense model: factors, bias, AdaGrad's sums.
+void place_row(MfModel& m, Side side, std::uint32_t id, const float* row, std::size_t width) {
+  const bool user = side == Side::kUser;
+  std::copy_n(row, m.rank, (user ? m.user_factors : m.item_factors).begin() + std::ptrdiff_t{id} * m.rank);
+  if (m.biases) (user ? m.user_bias : m.item_bias)[id] = row[width + kBiasAt];
+  auto& sums = user ? m.user_sums : m.item_sums;
+  if (!sums.empty())
+    std::copy_n(row + width + kFactorSumAt, MfModel::kSumsPerRow, sums.begin() + std::ptrdiff_t{id} * MfModel::kSumsPerRow);
+}
+
+}  // namespace
+
+void take_checkpoints(const MfPlan& plan, const CheckpointTarget& target, scheduler::PhasePolicy& policy,
+                      pipeline::RotationOptions& options, std::function<const MfKernel&(int worker)> kernel_of) {
+  if (!target.store) return;
+  auto c = std::make_shared<pipeline::EpochCheckpoints>();
+  c->store = target.store;
+  c->every = target.every;
+  c->first_epoch = plan.config.first_epoch;
+  c->last_epoch = plan.config.first_epoch + plan.config.epochs;
+  c->workers = plan.config.workers;
+  c->first_phase = plan.config.first_phase;
+  c->settings = target.settings;
+  options.at_phase_end = pipeline::part_writer(
+      c, [&plan, kernel_of = std::move(kernel_of)](int worker, std::span<const model::Block* const> held) {
+        return encode_part(plan, kernel_of(worker), held);
+      });
+  policy = pipeline::committing(std::move(policy), c, [&plan](std::uint64_t next) { return control_state(plan, next); });
+}
+
+std::vector<std::byte> encode_part(const MfPlan& plan, const MfKernel& kernel, std::span<const model::Block* const> held) {
+  const auto stride = static_cast<std::uint32_t>(plan.layout.stride);
+  const auto& users = kernel.users().global_ids;
+  std::uint64_t items = 0;
+  for (const model::Block* b : held) items += b->rows();
+  std::vector<std::byte> out;
+  out.reserve(24 + (users.size() + items) * (4 + std::size_t{stride} * 4));
+  const std::uint64_t user_count = users.size();
+  append(out, &kPartVersion, 1);
+  append(out, &stride, 1);
+  append(out, &user_count, 1);
+  append(out, &items, 1);
+  append(out, users.data(), users.size());
+  const auto rows = kernel.user_rows_view();
+  append(out, rows.data(), rows.size());
+  for (const model::Block* b : held) append(out, plan.blocks.rows[b->id()].data(), b->rows());
+  for (const model::Block* b : held)
+    for (std::size_t r = 0; r < b->rows(); ++r) append(out, b->row(r), stride);
+  return out;
+}
+
+std::string control_state(const MfPlan& plan, std::uint64_t next_phase) {
+  return nlohmann::json{{"next_phase", next_phase}, {"mean", plan.mean}, {"scale", plan.scale}}.dump();
+}
+
+Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, std::uint32_t users, std::uint32_t items) {
+  const auto manifest_file = found.directory / "manifest";
+  float mean = 0, scale = 1;
+  Resumed out;
+  out.epoch = static_cast<int>(found.manifest.epoch);
+  try {
+    const auto state = nlohmann::json::parse(found.manifest.state);
+    out.phase = state.at("next_phase").get<std::uint64_t>();
+    mean = state.at("mean").get<float>();
+    scale = state.at("scale").get<float>();
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(manifest_file, 0, "gyre-mf's state (next_phase, mean, scale)", e.what());
+  }
+  const RowLayout layout = RowLayout::of(config);
+  auto m = std::make_shared<MfModel>();
+  m->rank = config.rank;
+  m->biases = config.biases;
+  m->mean = mean;
+  m->users = users;
+  m->items = items;
+  m->user_factors.resize(std::size_t{users} * config.rank);
+  m->item_factors.resize(std::size_t{items} * config.rank);
+  if (config.biases) {
+    m->user_bias.resize(users);
+    m->item_bias.resize(items);
+  }
+  if (config.update == UpdateRule::kAdaGrad) {
+    m->user_sums.resize(std::size_t{users} * MfModel::kSumsPerRow);
+    m->item_sums.resize(std::size_t{items} * MfModel::kSumsPerRow);
+  }
+  // Every row as a fresh run starts it; the checkpoint's rows replace them below.
+  MfConfig fresh = config;
+  fresh.start.reset();
+  if (!fresh.init_scale) fresh.init_scale = std::sqrt(scale / static_cast<float>(config.rank));
+  std::vector<float> row(layout.stride);
+  for (std::uint32_t u = 0; u < users; ++u) {
+    std::fill(row.begin(), row.end(), 0.0f);
+    start_row(fresh, Side::kUser, u, row.data(), layout.width);
+    place_row(*m, Side::kUser, u, row.data(), layout.width);
+  }
+  for (std::uint32_t i = 0; i < items; ++i) {
+    std::fill(row.begin(), row.end(), 0.0f);
+    start_row(fresh, Side::kItem, i, row.data(), layout.width);
+    place_row(*m, Side::kItem, i, row.data(), layout.width);
+  }
+  for (int r = 0; r < found.manifest.ranks; ++r) {
+    const auto file = found.directory / ("rank-" + std::to_string(r) + ".part");
+    const std::vector<std::byte> bytes = checkpoint::read_sealed(file);
+    PartReader in(file, bytes);
+    if (in.value<std::uint32_t>() != kPartVersion) in.fail("a gyre-mf checkpoint part of version 1");
+    if (in.value<std::uint32_t>() != layout.stride)
+      in.fail("rows of " + std::to_string(layout.stride) + " floats (this run's rank, biases and update rule)");
+    const auto user_count = in.value<std::uint64_t>();
+    const auto item_count = in.value<std::uint64_t>();
+    // A side's ids, then their rows in the same order.
+    const auto read_side = [&](Side side, std::uint64_t count, std::uint32_t limit, const char* what) {
+      if (count > limit) in.fail("at most " + std::to_string(limit) + " " + what + " rows");
+      std::vector<std::uint32_t> ids(count);
+      in.take(ids.data(), ids.size());
+      for (const std::uint32_t id : ids) {
+        if (id >= limit) in.fail(std::string(what) + " ids below " + std::to_string(limit) + " (this run's input)");
+        in.take(row.data(), row.size());
+        place_row(*m, side, id, row.data(), layout.width);
+      }
+    };
+    read_side(Side::kUser, user_count, users, "user");
+    read_side(Side::kItem, item_count, items, "item");
+    if (!in.done()) in.fail("a part that ends after its rows");
+  }
+  m->trained = TrainingRecord{out.epoch,  config.learning_rate, config.lr_decay, config.lambda, config.lambda_bias,
+                              config.seed, out.phase,           config.update,   scale};
+  out.start = std::move(m);
+  return out;
+}
+
+void continue_from(MfConfig& config, const Resumed& resumed, int target_epoch) {
+  config.start = resumed.start;
+  config.first_epoch = resumed.epoch;
+  config.first_phase = resumed.phase;
+  config.epochs = std::max(0, target_epoch - resumed.epoch);
+}
+
+}  // namespace gyre::mf
