@@ -1,0 +1,210 @@
+// tests/apps/mf/gyre_mf_checkpoint_test.cpp — gyre-mf --checkpoint/--resume: a run killed (kill -9) mid-job and resumed ends bitwise as one never stopped, in one process and across 3.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gyre_mf_run.hpp"
+#include "support/multiprocess.hpp"
+
+using namespace gyre::test;
+
+namespace {
+
+const char* const kModelFiles[] = {"model.json", "user_factors.tsv", "item_factors.tsv", "user_adagrad.tsv",
+                                   "item_adagrad.tsv"};
+
+// gyre-mf on dir's planted ratings for 6 epochs, one thread per worker, with `extra` flags.
+std::vector<std::string> mf_argv(const TempDir& dir, std::vector<std::string> extra) {
+  std::vector<std::string> argv{gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
+                                "--rank", "4", "--epochs", "6", "--threads", "1"};  // T is part of the bits
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
+CommandResult mf(const TempDir& dir, std::vector<std::string> extra) { return run_command(mf_argv(dir, std::move(extra))); }
+
+void expect_same_model(const std::filesystem::path& a, const std::filesystem::path& b) {
+  for (const char* file : kModelFiles) {
+    INFO(file);
+    CHECK(read_text(a / file) == read_text(b / file));
+  }
+}
+
+void flip_byte(const std::filesystem::path& file, std::streamoff at) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(at);
+  char c = 0;
+  f.get(c);
+  f.seekp(at);
+  f.put(static_cast<char>(c ^ 0x01));
+}
+
+// A one-process run with checkpoints after every epoch that kills itself (SIGKILL) once epoch 4
+// is reported: epochs 2 and 3 are whole, epoch 4's parts are written but its manifest is not
+// (it is written once epoch 5 starts), so it is torn.
+void run_killed(const TempDir& dir, const std::string& checkpoints, std::vector<std::string> extra = {}) {
+  extra.insert(extra.end(), {"--workers", "2", "--checkpoint", (dir / checkpoints).string(), "--out",
+                             (dir / "never").string(), "--inject-kill-after-epoch", "4", "--quiet"});
+  const auto r = mf(dir, extra);
+  REQUIRE_MESSAGE(r.exit_code == 128 + 9, r.output);
+  CHECK_FALSE(std::filesystem::exists(dir / "never"));
+  CHECK(std::filesystem::exists(dir / checkpoints / "epoch-3" / "manifest"));
+  CHECK(std::filesystem::exists(dir / checkpoints / "epoch-4" / "rank-1.part"));
+  CHECK_FALSE(std::filesystem::exists(dir / checkpoints / "epoch-4" / "manifest"));
+}
+
+}  // namespace
+
+TEST_CASE("one process: killed after epoch 4, resumed from epoch 3 (epoch 4 torn), bitwise the uninterrupted run") {
+  TempDir dir;
+  generate_mf_ratings(dir, 7);
+  const auto straight = mf(dir, {"--workers", "2", "--out", (dir / "straight").string(), "--quiet"});
+  REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
+  run_killed(dir, "ck");
+
+  const auto resumed = mf(dir, {"--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / "resumed").string(),
+                                "--metrics", (dir / "m.jsonl").string()});
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.output);
+  INFO(resumed.output);
+  CHECK(resumed.output.find("epoch-4/manifest") != std::string::npos);  // the torn one, named and passed over
+  CHECK(resumed.output.find("resuming after epoch 3") != std::string::npos);
+  expect_same_model(dir / "straight", dir / "resumed");
+  // The resumed run reports epochs 4 to 6 and goes on checkpointing (--keep 2: epochs 4 and 5).
+  const auto metrics = read_text(dir / "m.jsonl");
+  CHECK(metrics.rfind("{\"epoch\":4", 0) == 0);
+  CHECK(std::count(metrics.begin(), metrics.end(), '\n') == 3);
+  CHECK(std::filesystem::exists(dir / "ck" / "epoch-5" / "manifest"));
+  CHECK(std::filesystem::exists(dir / "ck" / "epoch-4" / "manifest"));
+  CHECK_FALSE(std::filesystem::exists(dir / "ck" / "epoch-3"));
+  CHECK_FALSE(std::filesystem::exists(dir / "ck" / "epoch-6"));  // the last epoch's model is the output
+
+  // Plain SGD with biases continues bitwise too (other row layout, no AdaGrad sums).
+  const std::vector<std::string> sgd{"--update", "sgd", "--biases"};
+  auto argv = sgd;
+  argv.insert(argv.end(), {"--workers", "2", "--out", (dir / "straight-sgd").string(), "--quiet"});
+  REQUIRE(mf(dir, argv).exit_code == 0);
+  run_killed(dir, "ck-sgd", sgd);
+  argv = sgd;
+  argv.insert(argv.end(), {"--workers", "2", "--resume", (dir / "ck-sgd").string(), "--out", (dir / "resumed-sgd").string()});
+  const auto r = mf(dir, argv);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  for (const char* file : {"model.json", "user_factors.tsv", "item_factors.tsv"}) {
+    INFO(file);
+    CHECK(read_text(dir / "straight-sgd" / file) == read_text(dir / "resumed-sgd" / file));
+  }
+}
+
+TEST_CASE("3 processes over tcp: rank 1 killed with kill -9 mid-job, all 3 resumed, bitwise --workers 3 in one process") {
+  TempDir dir;
+  generate_mf_ratings(dir, 8);
+  const auto straight = mf(dir, {"--workers", "3", "--out", (dir / "straight").string(), "--quiet"});
+  REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
+
+  // Every message delayed 10 ms, so that an epoch takes long enough for the kill to land inside
+  // the job: rank 1 is killed once rank 0 has reported epoch 3 (whose checkpoint is made whole
+  // as epoch 4 starts). Ranks 0 and 2 stop with an error naming rank 1.
+  std::string command;
+  for (const auto& a : mf_argv(dir, {"--checkpoint", (dir / "ck").string(), "--out", (dir / "never").string(),
+                                     "--inject-delay", "fixed:10"}))
+    command += "'" + a + "' ";
+  const auto killed = disturb_rank_1(dir, command, "kill -9", "epoch   3");
+  expect_survivors_stopped(dir, killed, 30000);
+  CHECK_FALSE(std::filesystem::exists(dir / "never"));
+
+  const auto resumed = run_ranks(mf_argv(dir, {"--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()}), 3);
+  for (const auto& r : resumed) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  INFO(resumed[0].output);
+  // From epoch 3, or from a later one if the kill came late; never from scratch.
+  const auto at = resumed[0].output.find("resuming after epoch ");
+  REQUIRE(at != std::string::npos);
+  const int from = std::stoi(resumed[0].output.substr(at + 21));
+  CHECK(from >= 3);
+  CHECK(from <= 5);
+  expect_same_model(dir / "straight", dir / "resumed");
+}
+
+TEST_CASE("a damaged newest checkpoint (flipped byte, missing rank file, missing manifest) is named and the previous one used") {
+  TempDir dir;
+  generate_mf_ratings(dir, 9);
+  const auto straight = mf(dir, {"--workers", "2", "--out", (dir / "straight").string(), "--quiet"});
+  REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
+  run_killed(dir, "ck", {"--keep", "3"});  // whole: epochs 1, 2, 3; torn: 4
+  const auto resume = [&](const std::string& out) {
+    return mf(dir, {"--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / out).string(), "--quiet"});
+  };
+  SUBCASE("a flipped byte in a part") {
+    flip_byte(dir / "ck" / "epoch-3" / "rank-1.part", 100);
+    const auto r = resume("resumed");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("epoch-3/rank-1.part") != std::string::npos);
+    CHECK(r.output.find("crc32c") != std::string::npos);
+  }
+  SUBCASE("a missing rank file") {
+    std::filesystem::remove(dir / "ck" / "epoch-3" / "rank-0.part");
+    const auto r = resume("resumed");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("epoch-3/rank-0.part") != std::string::npos);
+  }
+  SUBCASE("a missing manifest, and then nothing sound at all") {
+    std::filesystem::remove(dir / "ck" / "epoch-3" / "manifest");
+    const auto r = resume("resumed");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("epoch-3/manifest") != std::string::npos);
+    for (const char* e : {"epoch-1", "epoch-2", "epoch-3", "epoch-4", "epoch-5"}) std::filesystem::remove_all(dir / "ck" / e);
+    const auto none = resume("none");
+    CHECK(none.exit_code == 2);
+    CHECK(none.output.find("whole checkpoint") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "none"));
+    return;
+  }
+  expect_same_model(dir / "straight", dir / "resumed");  // from epoch 2, still the same bits
+}
+
+TEST_CASE("a resume with other flags or data is refused naming what differs; a fresh run will not overwrite checkpoints") {
+  TempDir dir;
+  generate_mf_ratings(dir, 10);
+  run_killed(dir, "ck");
+  const auto ck = (dir / "ck").string();
+  struct Case {
+    std::vector<std::string> flags;
+    std::string named;
+  };
+  const Case cases[] = {
+      {{"--workers", "2", "--rank", "5"}, "--rank is 4 on the checkpoint, 5 on this run"},
+      {{"--workers", "2", "--lambda", "0.1"}, "--lambda"},
+      {{"--workers", "3"}, "--workers"},
+      {{"--workers", "2", "--update", "sgd"}, "--update"},
+  };
+  for (const auto& c : cases) {
+    auto flags = c.flags;
+    flags.insert(flags.end(), {"--resume", ck, "--out", (dir / "out").string()});
+    std::vector<std::string> argv{gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
+                                  "--epochs", "6"};
+    if (std::find(flags.begin(), flags.end(), "--rank") == flags.end()) argv.insert(argv.end(), {"--rank", "4"});
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    const auto r = run_command(argv);
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(c.named) != std::string::npos);
+    CHECK(r.output.find("epoch-3/manifest") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "out"));
+  }
+  // Other data: another training file.
+  generate_mf_ratings(dir, 11);
+  const auto other = mf(dir, {"--workers", "2", "--resume", ck, "--out", (dir / "out").string()});
+  CHECK(other.exit_code == 2);
+  CHECK(other.output.find("input --train") != std::string::npos);
+
+  // A fresh run into a directory of checkpoints would bury them: refused.
+  const auto fresh = mf(dir, {"--workers", "2", "--checkpoint", ck, "--out", (dir / "out").string()});
+  CHECK(fresh.exit_code == 2);
+  CHECK(fresh.output.find("--resume it") != std::string::npos);
+  CHECK(std::filesystem::exists(dir / "ck" / "epoch-3" / "manifest"));
+  // Only the rotation takes checkpoints so far.
+  const auto other_model = mf(dir, {"--model", "allreduce", "--checkpoint", (dir / "ck2").string()});
+  CHECK(other_model.exit_code == 2);
+  CHECK(other_model.output.find("rotation only") != std::string::npos);
+}
