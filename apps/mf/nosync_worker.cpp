@@ -78,8 +78,7 @@ void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica) {
       mirror.store(replica[id]);
     }
     report(w, phase++, scheduler::PhaseKind::kTrain);
-    // The epoch policy's rule for when the test set is evaluated.
-    if (w.plan.has_test && (epoch % c.eval_every == 0 || epoch == c.epochs)) {
+    if (w.plan.has_test && evaluates_after(c, c.first_epoch + epoch)) {
       {
         std::lock_guard lock(mutex);
         for (auto& b : replica) mirror.load(b);

@@ -59,7 +59,7 @@ class EpochPolicy {
       report_.train_rmse = s.train_count > 0 ? std::sqrt(s.train_loss / s.train_count) : 0.0;
       require_finite("train", report_.train_rmse);
       report_.updates_per_s = last->seconds > 0 ? s.train_count / last->seconds : 0.0;
-      if (has_test_ && (done_ % config_.eval_every == 0 || done_ == config_.epochs)) return PhaseKind::kEvaluate;
+      if (has_test_ && evaluates_after(config_, config_.first_epoch + done_)) return PhaseKind::kEvaluate;
     } else {
       report_.test_rmse = s.test_count > 0 ? std::sqrt(s.test_loss / s.test_count) : 0.0;
       require_finite("test", *report_.test_rmse);
@@ -93,9 +93,9 @@ class EpochPolicy {
 
 // The phases EpochPolicy asks for: a training phase per epoch and the evaluations it adds.
 std::uint64_t phases_of(const MfConfig& c, bool has_test) {
-  const auto epochs = static_cast<std::uint64_t>(c.epochs), every = static_cast<std::uint64_t>(c.eval_every);
-  const std::uint64_t evaluations = has_test ? epochs / every + (epochs % every != 0 ? 1 : 0) : 0;
-  return epochs + evaluations;
+  std::uint64_t phases = static_cast<std::uint64_t>(c.epochs);
+  for (int e = c.first_epoch + 1; has_test && e <= c.first_epoch + c.epochs; ++e) phases += evaluates_after(c, e) ? 1 : 0;
+  return phases;
 }
 
 // The training ratings' standard deviation, floored so that constant ratings still give a unit.
@@ -106,6 +106,10 @@ float rating_scale(double sum, double sum_squares, std::uint64_t count) {
 }
 
 }  // namespace
+
+bool evaluates_after(const MfConfig& c, int epoch) {
+  return epoch % c.eval_every == 0 || epoch == c.first_epoch + c.epochs;
+}
 
 float MfModel::predict(std::uint32_t user_row, std::uint32_t item) const {
   float p = 0;

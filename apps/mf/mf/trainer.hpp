@@ -90,6 +90,10 @@ std::unique_ptr<MfKernel> make_kernel(const MfPlan& plan, data::RatingsSet train
 std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker);
 // The scheduler's epoch bookkeeping: train phases, evaluation phases when there is a test set,
 // an EpochReport per epoch.
+// Whether epoch `epoch` (counted over the model's life, from 1) ends with an evaluation of the
+// test set: every --eval-every epochs, and the run's last. Counted over the model's life so that
+// a resumed or continued run evaluates, and so moves its blocks, where an uninterrupted one does.
+bool evaluates_after(const MfConfig& c, int epoch);
 scheduler::PhasePolicy epoch_policy(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch);
 // The model from every worker's user rows and every block.
 MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users,

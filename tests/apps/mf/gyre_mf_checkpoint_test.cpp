@@ -81,8 +81,10 @@ TEST_CASE("one process: killed after epoch 4, resumed from epoch 3 (epoch 4 torn
   CHECK_FALSE(std::filesystem::exists(dir / "ck" / "epoch-3"));
   CHECK_FALSE(std::filesystem::exists(dir / "ck" / "epoch-6"));  // the last epoch's model is the output
 
-  // Plain SGD with biases continues bitwise too (other row layout, no AdaGrad sums).
-  const std::vector<std::string> sgd{"--update", "sgd", "--biases"};
+  // Plain SGD with biases continues bitwise too (other row layout, no AdaGrad sums), and with
+  // evaluations every other epoch (each moves the blocks): the resumed run evaluates after
+  // epoch 4 as the uninterrupted one does.
+  const std::vector<std::string> sgd{"--update", "sgd", "--biases", "--eval-every", "2"};
   auto argv = sgd;
   argv.insert(argv.end(), {"--workers", "2", "--out", (dir / "straight-sgd").string(), "--quiet"});
   REQUIRE(mf(dir, argv).exit_code == 0);
