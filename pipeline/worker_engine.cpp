@@ -197,7 +197,7 @@ struct WorkerEngine::State {
         std::vector<const model::Block*> blocks;
         {
           std::lock_guard lock(mutex);
-          for (auto& [id, b] : held) blocks.push_back(&**b);
+          for (auto& entry : held) blocks.push_back(&**entry.second);
         }
         options.at_phase_end(visit.phase, kind, blocks);
       }

@@ -60,4 +60,15 @@ inline std::string read_text(const std::filesystem::path& file) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Damages `file` in place: the byte at `at` gets `mask` xored in (checksum tests).
+inline void flip_byte(const std::filesystem::path& file, std::streamoff at, char mask = 0x10) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(at);
+  char c = 0;
+  f.get(c);
+  f.seekp(at);
+  f.put(static_cast<char>(c ^ mask));
+  if (!f) throw std::runtime_error("cannot flip byte " + std::to_string(at) + " of " + file.string());
+}
+
 }  // namespace gyre::test

@@ -33,15 +33,6 @@ void expect_same_model(const std::filesystem::path& a, const std::filesystem::pa
   }
 }
 
-void flip_byte(const std::filesystem::path& file, std::streamoff at) {
-  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(at);
-  char c = 0;
-  f.get(c);
-  f.seekp(at);
-  f.put(static_cast<char>(c ^ 0x01));
-}
-
 // A one-process run with checkpoints after every epoch that kills itself (SIGKILL) once epoch 4
 // is reported: epochs 2 and 3 are whole, epoch 4's parts are written but its manifest is not
 // (it is written once epoch 5 starts), so it is torn.

@@ -10,6 +10,7 @@
 #include "support/temp_dir.hpp"
 
 using namespace gyre;
+using gyre::test::flip_byte;
 using gyre::test::TempDir;
 
 namespace {
@@ -33,15 +34,6 @@ void take(const checkpoint::Store& store, std::uint64_t epoch, int ranks) {
   m.settings = {{"--rank", "4"}, {"input --train", "12 bytes, crc32c 0x01020304"}};
   m.state = R"({"next_phase":)" + std::to_string(2 * epoch) + "}";
   store.commit(m);
-}
-
-void flip_byte(const std::filesystem::path& file, std::streamoff at) {
-  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(at);
-  char c = 0;
-  f.get(c);
-  f.seekp(at);
-  f.put(static_cast<char>(c ^ 0x10));
 }
 
 // newest_valid, with what it said while passing over checkpoints.
