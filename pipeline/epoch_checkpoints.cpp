@@ -12,7 +12,7 @@ std::function<void(int, std::uint64_t, scheduler::PhaseKind, std::span<const mod
   return [checkpoints, save = std::move(save), trained](int worker, std::uint64_t, scheduler::PhaseKind kind,
                                                         std::span<const model::Block* const> held) {
     if (kind != scheduler::PhaseKind::kTrain) return;
-    const int epoch = checkpoints->first_epoch + ++trained->at(static_cast<std::size_t>(worker));
+    const int epoch = checkpoints->epoch_of(++trained->at(static_cast<std::size_t>(worker)));
     if (!checkpoints->due(epoch)) return;
     const std::vector<std::byte> part = save(worker, held);
     checkpoints->store->write_part(static_cast<std::uint64_t>(epoch), worker, part);
@@ -28,7 +28,7 @@ class CommittingPolicy {
 
   std::optional<scheduler::PhaseKind> operator()(const scheduler::PhaseResult* last) {
     if (last != nullptr && last->kind == scheduler::PhaseKind::kTrain) {
-      const int epoch = checkpoints_->first_epoch + ++trained_;
+      const int epoch = checkpoints_->epoch_of(++trained_);
       if (checkpoints_->due(epoch)) pending_ = epoch;
     }
     const auto next = inner_(last);
@@ -60,6 +60,12 @@ class CommittingPolicy {
 scheduler::PhasePolicy committing(scheduler::PhasePolicy inner, std::shared_ptr<const EpochCheckpoints> checkpoints,
                                   ControlState state) {
   return CommittingPolicy(std::move(inner), std::move(checkpoints), std::move(state));
+}
+
+void take_checkpoints(std::shared_ptr<const EpochCheckpoints> checkpoints, SavePart save, ControlState state,
+                      scheduler::PhasePolicy& policy, RotationOptions& options) {
+  options.at_phase_end = part_writer(checkpoints, std::move(save));
+  policy = committing(std::move(policy), std::move(checkpoints), std::move(state));
 }
 
 }  // namespace gyre::pipeline

@@ -9,6 +9,7 @@
 #include "gyre/data/corpus_partition.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
 #include "lda/allreduce.hpp"
+#include "lda/checkpoint.hpp"
 
 namespace gyre::lda {
 
@@ -68,11 +69,13 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::C
   // Word-topic blocks arriving from peers are checked against this rank's plan (a rank with
   // another corpus or topic count would send blocks of another shape).
   std::optional<pipeline::GatheredModel> parts;
+  auto policy = epoch_policy(plan, on_epoch);
+  auto options = pipeline::rotation_options(cluster, config.threads, config.depth);
+  take_checkpoints(plan, hooks.checkpoints, policy, options, [&](int) -> const LdaKernel& { return *kernel; });
   pipeline::run_rotation(
       pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,
       plan.blocks.shapes(model::padded_width(plan.config.topics)),
-      [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; },
-      epoch_policy(plan, on_epoch), pipeline::rotation_options(cluster, config.threads, config.depth),
+      [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; }, policy, options,
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
         parts = gather_model(plan, m, shard.doc_ids, *kernel, held, doc_id_limit, cluster.timeout);

@@ -169,6 +169,26 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
     for (const TokenRef& t : tokens_.block(b)) zw_[t.slot] = z_[t.pos];
 }
 
+void LdaKernel::restore(std::span<const std::uint16_t> topics, std::span<const std::int64_t> totals,
+                        std::uint64_t phases_done) {
+  if (topics.size() != z_.size() || totals.size() != K_)
+    throw std::invalid_argument("a checkpoint of " + std::to_string(topics.size()) + " token topics and " +
+                                std::to_string(totals.size()) + " totals for a worker of " + std::to_string(z_.size()) +
+                                " tokens and " + std::to_string(K_) + " topics");
+  std::fill(doc_topic_.begin(), doc_topic_.end(), 0);
+  for (std::uint32_t d = 0; d < tokens_.docs(); ++d)
+    for (std::uint32_t p = tokens_.doc_begin(d); p < tokens_.doc_begin(d + 1); ++p) {
+      if (topics[p] >= K_) throw std::invalid_argument("a checkpoint's token topic " + std::to_string(topics[p]) + " is not below K");
+      z_[p] = topics[p];
+      ++doc_topic_[static_cast<std::size_t>(d) * K_ + topics[p]];
+    }
+  for (std::uint32_t b = 0; b < row_tokens_.size(); ++b)
+    for (const TokenRef& t : tokens_.block(b)) zw_[t.slot] = z_[t.pos];
+  std::copy(totals.begin(), totals.end(), totals_.begin());
+  std::fill(pending_.begin(), pending_.end(), 0);
+  phases_done_ = phases_done;
+}
+
 void LdaKernel::train(model::Block& block, const scheduler::Visit& visit) {
   if (phases_done_ == 0)
     add_initial_topics(block);

@@ -13,6 +13,7 @@ extern char** environ;
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
+#include "app/checkpoint_flags.hpp"
 #include "app/job_settings.hpp"
 #include "app/memory_budget.hpp"
 #include "gyre/base/entry_point.hpp"
@@ -26,6 +27,7 @@ extern char** environ;
 #include "gyre/report/progress.hpp"
 #include "corpus_flags.hpp"
 #include "infer_command.hpp"
+#include "lda/checkpoint.hpp"
 #include "lda/distributed.hpp"
 #include "lda/heldout.hpp"
 #include "lda/model_io.hpp"
@@ -125,6 +127,8 @@ int main(int argc, char** argv) {
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines or topics on stdout");
   std::uint64_t max_memory = 0;
   app::add_max_memory_flag(app, max_memory);
+  app::CheckpointFlags checkpoints;
+  checkpoints.add_to(app);
   app::ClusterFlags multi("gyre-lda");
   multi.add_to(app);
   if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
@@ -133,13 +137,17 @@ int main(int argc, char** argv) {
 
   return run_entry_point("gyre-lda", [&] {
     c.model = lda::parse_computation_model(model_name);  // already checked by --model's validator
+    if (checkpoints.writes() && c.model != lda::ComputationModel::kRotation)
+      throw std::invalid_argument("--checkpoint and --resume work with --model rotation only (so far)");
     auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
-    if (job.cluster)
-      job.cluster->settings =
-          app::job_settings(app,
-                            {"--out", "--metrics", "--quiet", "--threads", "--max-memory", "--top-words", "--test",
-                             "--fold-in-sweeps"},
-                            {"--corpus", "--vocab", "--stop-words"});
+    std::vector<std::string> local_flags{"--out",  "--metrics", "--quiet",          "--threads", "--max-memory",
+                                         "--top-words", "--test", "--fold-in-sweeps"};
+    const std::vector<std::string> inputs{"--corpus", "--vocab", "--stop-words"};
+    if (job.cluster) {
+      auto per_rank = local_flags;
+      for (const auto& f : app::CheckpointFlags::per_rank()) per_rank.push_back(f);
+      job.cluster->settings = app::job_settings(app, per_rank, inputs);
+    }
     const auto& launch = job.launch;
     const auto& cluster = job.cluster;
     const bool distributed = cluster.has_value();
@@ -171,6 +179,24 @@ int main(int argc, char** argv) {
                                   std::to_string(corpus.docs()) + " documents: at most one worker per document");
     // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
+    // What a checkpoint records of this run and a resume compares: the flags that shape the
+    // result and the inputs' digests.
+    pipeline::CheckpointTarget checkpoint_target;
+    std::optional<std::uint64_t> resumed_epoch;
+    if (checkpoints.writes()) {
+      auto unrecorded = local_flags;
+      for (const auto& f : app::CheckpointFlags::unrecorded()) unrecorded.push_back(f);
+      checkpoint_target = {checkpoints.store(), checkpoints.every(), app::job_settings(app, unrecorded, inputs)};
+    }
+    if (checkpoints.resumes()) {
+      const auto found = checkpoints.find(checkpoint_target.settings, c.workers, "gyre-lda");
+      c.start = lda::read_checkpoint(found, c.topics, [&](int worker) { return !distributed || worker == launch.rank; });
+      resumed_epoch = found.manifest.epoch;
+      if (!quiet) std::printf("gyre-lda: resuming after epoch %d from %s\n", c.start->epoch, found.directory.string().c_str());
+    }
+    if (launch.rank == 0) checkpoints.prepare(resumed_epoch);
+    if (job.cluster)
+      job.cluster->settings.emplace_back("resumed after epoch", resumed_epoch ? std::to_string(*resumed_epoch) : "none");
     c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;
     if (!quiet) {
       std::printf("gyre-lda: %llu documents, %llu tokens, vocabulary %u, K=%u, P=%d T=%d d=%d B=%d",
@@ -200,6 +226,7 @@ int main(int argc, char** argv) {
     if (!metrics_path.empty() && launch.rank == 0) metrics = std::make_unique<report::MetricsLog>(metrics_path);
     report::Progress progress(stderr, !quiet && report::Progress::is_terminal(stderr));
     lda::TrainHooks hooks;
+    hooks.checkpoints = checkpoint_target;
     hooks.on_epoch = [&](const lda::EpochReport& r) {
       if (metrics) {
         nlohmann::json line = {{"epoch", r.epoch},
@@ -211,6 +238,7 @@ int main(int argc, char** argv) {
       }
       if (!quiet) progress.print(format_report(r));
       progress.update(r.epoch, c.epochs, "sampling");
+      checkpoints.kill_if_due(r.epoch);
     };
     progress.update(0, c.epochs, "initialising");
     std::optional<lda::LdaModel> trained;

@@ -8,6 +8,7 @@
 
 #include "gyre/base/limits.hpp"
 #include "lda/allreduce.hpp"
+#include "lda/checkpoint.hpp"
 #include "lda/epoch_heldout.hpp"
 
 namespace gyre::lda {
@@ -28,10 +29,16 @@ void validate(const LdaConfig& c) {
   need(c.syncs_per_epoch >= 1 && c.syncs_per_epoch <= kMaxSyncsPerEpoch, "syncs-per-epoch must be in 1..1024");
 }
 
+// The phases a resumed run has behind it: the initialising one and a sweep per epoch.
+std::uint64_t first_phase(const LdaConfig& c) { return c.start ? static_cast<std::uint64_t>(c.start->epoch) + 1 : 0; }
+
 class EpochPolicy {
  public:
   EpochPolicy(const LdaPlan& plan, std::function<void(const EpochReport&)> on_epoch)
-      : epochs_(plan.config.epochs), tokens_(static_cast<double>(plan.tokens)), on_epoch_(std::move(on_epoch)) {}
+      : epochs_(plan.config.epochs),
+        tokens_(static_cast<double>(plan.tokens)),
+        on_epoch_(std::move(on_epoch)),
+        done_(static_cast<int>(first_phase(plan.config))) {}
 
   std::optional<scheduler::PhaseKind> operator()(const scheduler::PhaseResult* last) {
     if (last != nullptr) {
@@ -74,19 +81,33 @@ LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector
   std::size_t max_rows = 0;
   for (const auto& b : plan.blocks.rows) max_rows = std::max(max_rows, b.size());
   plan.groups = pipeline::choose_groups(config.threads, max_rows, model::padded_width(config.topics) * sizeof(std::int32_t));
-  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring, config.seed);
+  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring, config.seed,
+                                                                first_phase(config));
   return plan;
 }
 
 std::unique_ptr<LdaKernel> make_kernel(const LdaPlan& plan, int worker, const data::Corpus& shard) {
   if (shard.vocab_size() != plan.vocab) throw std::invalid_argument("a shard with another vocabulary");
-  return std::make_unique<LdaKernel>(plan.config, shard, plan.blocks, plan.word_tokens, plan.groups, worker == 0);
+  auto kernel = std::make_unique<LdaKernel>(plan.config, shard, plan.blocks, plan.word_tokens, plan.groups, worker == 0);
+  if (const auto& start = plan.config.start)
+    kernel->restore(start->topics.at(static_cast<std::size_t>(worker)), start->topic_totals, first_phase(plan.config));
+  return kernel;
 }
 
 std::vector<model::Block> initial_blocks(const LdaPlan& plan, int worker) {
   std::vector<model::Block> out;
-  for (model::BlockId id : plan.schedule->held_at_start(worker, 0))
+  for (model::BlockId id : plan.schedule->held_at_start(worker, 0)) {
     out.emplace_back(id, plan.blocks.rows[id].size(), model::padded_width(plan.config.topics));
+    if (const auto& start = plan.config.start) {
+      if (id >= start->block_counts.size())
+        throw std::invalid_argument("the checkpoint has no block " + std::to_string(id) + " (taken with another --depth?)");
+      const auto& counts = start->block_counts[id];
+      auto* data = reinterpret_cast<std::int32_t*>(out.back().data());
+      if (counts.size() * sizeof(std::int32_t) != out.back().values().size_bytes())
+        throw std::invalid_argument("a checkpoint's block " + std::to_string(id) + " has another shape");
+      std::copy(counts.begin(), counts.end(), data);
+    }
+  }
   return out;
 }
 
@@ -172,7 +193,10 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
   pipeline::EmbeddedJobOptions job = hooks.job;
   job.threads_per_worker = config.threads;
   job.depth = config.depth;
-  auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), epoch_policy(plan, on_epoch), job, hooks.backend);
+  auto policy = epoch_policy(plan, on_epoch);
+  take_checkpoints(plan, hooks.checkpoints, policy, job,
+                   [&](int w) -> const LdaKernel& { return *kernels[static_cast<std::size_t>(w)]; });
+  auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), policy, job, hooks.backend);
 
   std::vector<DocTopicRows> docs(static_cast<std::size_t>(config.workers));
   const std::vector<std::int64_t> totals = kernels.front()->topic_totals();

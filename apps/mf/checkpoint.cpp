@@ -60,22 +60,20 @@ void place_row(MfModel& m, Side side, std::uint32_t id, const float* row, std::s
 
 }  // namespace
 
-void take_checkpoints(const MfPlan& plan, const CheckpointTarget& target, scheduler::PhasePolicy& policy,
+void take_checkpoints(const MfPlan& plan, const pipeline::CheckpointTarget& target, scheduler::PhasePolicy& policy,
                       pipeline::RotationOptions& options, std::function<const MfKernel&(int worker)> kernel_of) {
   if (!target.store) return;
-  auto c = std::make_shared<pipeline::EpochCheckpoints>();
-  c->store = target.store;
-  c->every = target.every;
+  auto c = std::make_shared<pipeline::EpochCheckpoints>(target);
   c->first_epoch = plan.config.first_epoch;
   c->last_epoch = plan.config.first_epoch + plan.config.epochs;
   c->workers = plan.config.workers;
   c->first_phase = plan.config.first_phase;
-  c->settings = target.settings;
-  options.at_phase_end = pipeline::part_writer(
-      c, [&plan, kernel_of = std::move(kernel_of)](int worker, std::span<const model::Block* const> held) {
+  pipeline::take_checkpoints(
+      c,
+      [&plan, kernel_of = std::move(kernel_of)](int worker, std::span<const model::Block* const> held) {
         return encode_part(plan, kernel_of(worker), held);
-      });
-  policy = pipeline::committing(std::move(policy), c, [&plan](std::uint64_t next) { return control_state(plan, next); });
+      },
+      [&plan](std::uint64_t next) { return control_state(plan, next); }, policy, options);
 }
 
 std::vector<std::byte> encode_part(const MfPlan& plan, const MfKernel& kernel, std::span<const model::Block* const> held) {

@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
     // result and the inputs' digests (read in full: only when checkpointing).
     const std::vector<std::string> local_flags{"--out", "--metrics", "--quiet", "--threads", "--max-memory"};
     std::optional<std::uint64_t> resumed_epoch;
-    mf::CheckpointTarget checkpoint_target;
+    pipeline::CheckpointTarget checkpoint_target;
     if (checkpoints.writes()) {
       auto unrecorded = local_flags;
       for (const auto& f : app::CheckpointFlags::unrecorded()) unrecorded.push_back(f);

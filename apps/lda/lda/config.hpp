@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "gyre/scheduler/rotation_schedule.hpp"
 
@@ -19,6 +21,15 @@ enum class ComputationModel {
 ComputationModel parse_computation_model(const std::string& text);
 const char* name_of(ComputationModel model);
 inline constexpr int kMaxSyncsPerEpoch = 1024;
+
+// What a resume continues from: the state after `epoch` sweeps (the initialising phase and
+// `epoch` sweeps done), read from a checkpoint (lda/checkpoint.hpp).
+struct LdaStart {
+  int epoch = 0;
+  std::vector<std::int64_t> topic_totals;             // K
+  std::vector<std::vector<std::int32_t>> block_counts;  // by block id: rows × padded K, as the block holds them
+  std::vector<std::vector<std::uint16_t>> topics;     // by worker: its tokens' topics (empty: not this process's)
+};
 
 struct LdaConfig {
   std::uint32_t topics = 100;  // K
@@ -43,6 +54,10 @@ struct LdaConfig {
   // log-likelihood per epoch with 2 and 4 workers on a generated 2M-token corpus (K=100); 1
   // lagged it by 4% (P=2) and 7% (P=4) after 20 epochs (README, "gyre-lda --model").
   int syncs_per_epoch = 4;
+
+  // A resumed run's start (lda/checkpoint.hpp): the sweeps done, every worker's token topics and
+  // the word-topic counts as a checkpoint saved them. Null: a fresh start from random topics.
+  std::shared_ptr<const LdaStart> start;
 
   int group_size() const { return blocks_per_worker > 0 ? blocks_per_worker : depth; }
   double alpha_value() const { return alpha > 0 ? alpha : 50.0 / topics; }

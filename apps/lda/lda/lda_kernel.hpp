@@ -90,6 +90,11 @@ class LdaKernel final : public pipeline::RotationKernel {
   const std::vector<std::int64_t>& topic_totals() const noexcept { return totals_; }
   // Every token's topic, in the shard's token order.
   const std::vector<std::uint16_t>& assignments() const noexcept { return z_; }
+  // Puts the kernel where a checkpoint left it, after `phases_done` phases (the initialising one
+  // included): the tokens' topics (`topics`, as assignments() gave them; the doc-topic counts and
+  // word-major copies follow from them) and the job's topic totals. Throws std::invalid_argument
+  // when they do not fit this worker's shard.
+  void restore(std::span<const std::uint16_t> topics, std::span<const std::int64_t> totals, std::uint64_t phases_done);
 
  private:
   // The plan's token count of each row of `block` (its word's, in the corpus), once the

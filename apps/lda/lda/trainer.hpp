@@ -12,6 +12,7 @@
 #include "gyre/data/corpus.hpp"
 #include "gyre/model/row_blocks.hpp"
 #include "gyre/pipeline/embedded_job.hpp"
+#include "gyre/pipeline/epoch_checkpoints.hpp"
 #include "lda/config.hpp"
 #include "lda/heldout.hpp"
 #include "lda/lda_kernel.hpp"
@@ -95,6 +96,7 @@ struct TrainHooks {
   // Held-out documents on the corpus's word ids: every EpochReport then carries their
   // perplexity. train_embedded only (every worker in this process); train_distributed refuses it.
   const HeldoutSet* heldout = nullptr;
+  pipeline::CheckpointTarget checkpoints;  // the rotation only (lda/checkpoint.hpp)
 };
 
 // `shards` has one corpus shard per worker (config.workers of them, sharing the vocabulary).

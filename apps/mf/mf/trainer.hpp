@@ -7,10 +7,10 @@
 #include <optional>
 #include <vector>
 
-#include "gyre/checkpoint/store.hpp"
 #include "gyre/data/id_space.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/pipeline/embedded_job.hpp"
+#include "gyre/pipeline/epoch_checkpoints.hpp"
 #include "mf/config.hpp"
 #include "mf/item_blocks.hpp"
 #include "mf/mf_kernel.hpp"
@@ -99,20 +99,12 @@ scheduler::PhasePolicy epoch_policy(const MfPlan& plan, std::function<void(const
 MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users,
                        const std::vector<const model::Block*>& blocks);
 
-// Where a run writes checkpoints (TrainHooks::checkpoints, mf/checkpoint.hpp): the store (null:
-// none), every how many epochs, and the run's settings, recorded for a resume's check.
-struct CheckpointTarget {
-  std::shared_ptr<const checkpoint::Store> store;
-  int every = 1;
-  cluster::JobSettings settings;
-};
-
 struct TrainHooks {
   std::function<void(const EpochReport&)> on_epoch;
   // Multi-process runs: bytes this rank's worker put on the wire during the rotation.
   std::function<void(std::uint64_t)> on_traffic;
   pipeline::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
-  CheckpointTarget checkpoints;      // rotation only
+  pipeline::CheckpointTarget checkpoints;  // rotation only (mf/checkpoint.hpp)
 };
 
 // `train_shards` has one shard per worker (config.workers of them, split by user); test

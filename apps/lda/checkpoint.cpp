@@ -1,0 +1,130 @@
+// apps/lda/checkpoint.cpp — LDA's checkpoint parts (token topics, totals, kept blocks) and the start a resume rebuilds from them.
+#include "lda/checkpoint.hpp"
+
+#include <bit>
+#include <cstring>
+#include <string>
+
+#include "gyre/base/input_error.hpp"
+#include "gyre/model/row_blocks.hpp"
+
+namespace gyre::lda {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "checkpoint parts hold counts as little-endian integers");
+
+constexpr std::uint32_t kPartVersion = 1;
+
+template <typename T>
+void append(std::vector<std::byte>& out, const T* values, std::size_t count) {
+  const auto* p = reinterpret_cast<const std::byte*>(values);
+  out.insert(out.end(), p, p + count * sizeof(T));
+}
+
+// Reads a part front to back; every count is checked against the bytes left before it is used.
+class PartReader {
+ public:
+  PartReader(std::filesystem::path file, std::span<const std::byte> bytes) : file_(std::move(file)), bytes_(bytes) {}
+  template <typename T>
+  T value() {
+    T v;
+    take(&v, 1);
+    return v;
+  }
+  template <typename T>
+  void take(T* out, std::size_t count) {
+    if (count > (bytes_.size() - at_) / sizeof(T)) fail("a part as long as its counts say");
+    std::memcpy(out, bytes_.data() + at_, count * sizeof(T));
+    at_ += count * sizeof(T);
+  }
+  template <typename T>
+  std::vector<T> vector(std::uint64_t count) {
+    if (count > (bytes_.size() - at_) / sizeof(T)) fail("a part as long as its counts say");
+    std::vector<T> v(count);
+    take(v.data(), v.size());
+    return v;
+  }
+  bool done() const { return at_ == bytes_.size(); }
+  [[noreturn]] void fail(const std::string& expected) const { throw InputError(file_, 0, expected); }
+
+ private:
+  std::filesystem::path file_;
+  std::span<const std::byte> bytes_;
+  std::size_t at_ = 0;
+};
+
+std::vector<std::byte> encode_part(const LdaKernel& kernel, std::span<const model::Block* const> held) {
+  const std::uint32_t K = kernel.topics();
+  const auto& z = kernel.assignments();
+  const auto& totals = kernel.topic_totals();
+  std::vector<std::byte> out;
+  const std::uint64_t tokens = z.size(), blocks = held.size();
+  append(out, &kPartVersion, 1);
+  append(out, &K, 1);
+  append(out, &tokens, 1);
+  append(out, z.data(), z.size());
+  append(out, totals.data(), totals.size());
+  append(out, &blocks, 1);
+  for (const model::Block* b : held) {
+    const std::uint32_t id = b->id();
+    const std::uint64_t counts = b->rows() * b->stride();
+    append(out, &id, 1);
+    append(out, &counts, 1);
+    append(out, reinterpret_cast<const std::int32_t*>(b->data()), counts);
+  }
+  return out;
+}
+
+}  // namespace
+
+void take_checkpoints(const LdaPlan& plan, const pipeline::CheckpointTarget& target, scheduler::PhasePolicy& policy,
+                      pipeline::RotationOptions& options, std::function<const LdaKernel&(int worker)> kernel_of) {
+  if (!target.store) return;
+  auto c = std::make_shared<pipeline::EpochCheckpoints>(target);
+  c->first_epoch = plan.config.start ? plan.config.start->epoch : 0;
+  c->leading_phases = plan.config.start ? 0 : 1;  // a fresh run's first phase initialises
+  c->last_epoch = plan.config.epochs;
+  c->workers = plan.config.workers;
+  c->first_phase = plan.config.start ? static_cast<std::uint64_t>(plan.config.start->epoch) + 1 : 0;
+  pipeline::take_checkpoints(
+      c,
+      [kernel_of = std::move(kernel_of)](int worker, std::span<const model::Block* const> held) {
+        return encode_part(kernel_of(worker), held);
+      },
+      [](std::uint64_t next) { return "{\"next_phase\":" + std::to_string(next) + "}"; }, policy, options);
+}
+
+std::shared_ptr<const LdaStart> read_checkpoint(const checkpoint::Found& found, std::uint32_t topics,
+                                                const std::function<bool(int worker)>& hosted) {
+  auto start = std::make_shared<LdaStart>();
+  start->epoch = static_cast<int>(found.manifest.epoch);
+  start->topics.resize(static_cast<std::size_t>(found.manifest.ranks));
+  const std::size_t stride = model::padded_width(topics);
+  for (int r = 0; r < found.manifest.ranks; ++r) {
+    const auto file = found.directory / ("rank-" + std::to_string(r) + ".part");
+    const std::vector<std::byte> bytes = checkpoint::read_sealed(file);
+    PartReader in(file, bytes);
+    if (in.value<std::uint32_t>() != kPartVersion) in.fail("a gyre-lda checkpoint part of version 1");
+    if (in.value<std::uint32_t>() != topics) in.fail(std::to_string(topics) + " topics (this run's --topics)");
+    auto z = in.vector<std::uint16_t>(in.value<std::uint64_t>());
+    if (hosted(r)) start->topics[static_cast<std::size_t>(r)] = std::move(z);
+    auto totals = in.vector<std::int64_t>(topics);
+    if (r == 0) start->topic_totals = std::move(totals);
+    const auto blocks = in.value<std::uint64_t>();
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+      const auto id = in.value<std::uint32_t>();
+      const auto counts = in.value<std::uint64_t>();
+      if (counts % stride != 0) in.fail("blocks of rows of " + std::to_string(stride) + " counts");
+      if (id >= start->block_counts.size()) {
+        if (id > (1u << 24)) in.fail("a block id below 2^24");
+        start->block_counts.resize(id + 1);
+      }
+      if (!start->block_counts[id].empty()) in.fail("block " + std::to_string(id) + " in one part only");
+      start->block_counts[id] = in.vector<std::int32_t>(counts);
+    }
+    if (!in.done()) in.fail("a part that ends after its blocks");
+  }
+  return start;
+}
+
+}  // namespace gyre::lda
