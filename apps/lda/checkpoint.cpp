@@ -1,57 +1,19 @@
 // apps/lda/checkpoint.cpp — LDA's checkpoint parts (token topics, totals, kept blocks) and the start a resume rebuilds from them.
 #include "lda/checkpoint.hpp"
 
-#include <bit>
 #include <cstring>
 #include <string>
 
-#include "gyre/base/input_error.hpp"
+#include "gyre/checkpoint/part_bytes.hpp"
 #include "gyre/model/row_blocks.hpp"
 
 namespace gyre::lda {
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "checkpoint parts hold counts as little-endian integers");
+using checkpoint::append;
+using checkpoint::PartReader;
 
 constexpr std::uint32_t kPartVersion = 1;
-
-template <typename T>
-void append(std::vector<std::byte>& out, const T* values, std::size_t count) {
-  const auto* p = reinterpret_cast<const std::byte*>(values);
-  out.insert(out.end(), p, p + count * sizeof(T));
-}
-
-// Reads a part front to back; every count is checked against the bytes left before it is used.
-class PartReader {
- public:
-  PartReader(std::filesystem::path file, std::span<const std::byte> bytes) : file_(std::move(file)), bytes_(bytes) {}
-  template <typename T>
-  T value() {
-    T v;
-    take(&v, 1);
-    return v;
-  }
-  template <typename T>
-  void take(T* out, std::size_t count) {
-    if (count > (bytes_.size() - at_) / sizeof(T)) fail("a part as long as its counts say");
-    std::memcpy(out, bytes_.data() + at_, count * sizeof(T));
-    at_ += count * sizeof(T);
-  }
-  template <typename T>
-  std::vector<T> vector(std::uint64_t count) {
-    if (count > (bytes_.size() - at_) / sizeof(T)) fail("a part as long as its counts say");
-    std::vector<T> v(count);
-    take(v.data(), v.size());
-    return v;
-  }
-  bool done() const { return at_ == bytes_.size(); }
-  [[noreturn]] void fail(const std::string& expected) const { throw InputError(file_, 0, expected); }
-
- private:
-  std::filesystem::path file_;
-  std::span<const std::byte> bytes_;
-  std::size_t at_ = 0;
-};
 
 std::vector<std::byte> encode_part(const LdaKernel& kernel, std::span<const model::Block* const> held) {
   const std::uint32_t K = kernel.topics();

@@ -3,50 +3,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include <bit>
 #include <cmath>
 #include <cstring>
 
-#include "gyre/base/input_error.hpp"
+#include "gyre/checkpoint/part_bytes.hpp"
 #include "mf/warm_start.hpp"
 
 namespace gyre::mf {
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "checkpoint parts hold rows as little-endian floats");
+using checkpoint::append;
+using checkpoint::PartReader;
 
 constexpr std::uint32_t kPartVersion = 1;
-
-template <typename T>
-void append(std::vector<std::byte>& out, const T* values, std::size_t count) {
-  const auto* p = reinterpret_cast<const std::byte*>(values);
-  out.insert(out.end(), p, p + count * sizeof(T));
-}
-
-// Reads a part front to back; every count is checked against the bytes left before it is used.
-class PartReader {
- public:
-  PartReader(const std::filesystem::path& file, std::span<const std::byte> bytes) : file_(file), bytes_(bytes) {}
-  template <typename T>
-  T value() {
-    T v;
-    take(&v, 1);
-    return v;
-  }
-  template <typename T>
-  void take(T* out, std::size_t count) {
-    if (count > (bytes_.size() - at_) / sizeof(T)) fail("a part as long as its counts say");
-    std::memcpy(out, bytes_.data() + at_, count * sizeof(T));
-    at_ += count * sizeof(T);
-  }
-  bool done() const { return at_ == bytes_.size(); }
-  [[noreturn]] void fail(const std::string& expected) const { throw InputError(file_, 0, expected); }
-
- private:
-  std::filesystem::path file_;
-  std::span<const std::byte> bytes_;
-  std::size_t at_ = 0;
-};
 
 // Where row `row` (stride floats) goes in the dense model: factors, bias, AdaGrad's sums.
 void place_row(MfModel& m, Side side, std::uint32_t id, const float* row, std::size_t width) {

@@ -7,14 +7,11 @@
 #include <vector>
 
 #include "gyre_mf_run.hpp"
-#include "support/multiprocess.hpp"
+#include "support/checkpoint_runs.hpp"
 
 using namespace gyre::test;
 
 namespace {
-
-const char* const kModelFiles[] = {"model.json", "user_factors.tsv", "item_factors.tsv", "user_adagrad.tsv",
-                                   "item_adagrad.tsv"};
 
 // gyre-mf on dir's planted ratings for 6 epochs, one thread per worker, with `extra` flags.
 std::vector<std::string> mf_argv(const TempDir& dir, std::vector<std::string> extra) {
@@ -27,10 +24,7 @@ std::vector<std::string> mf_argv(const TempDir& dir, std::vector<std::string> ex
 CommandResult mf(const TempDir& dir, std::vector<std::string> extra) { return run_command(mf_argv(dir, std::move(extra))); }
 
 void expect_same_model(const std::filesystem::path& a, const std::filesystem::path& b) {
-  for (const char* file : kModelFiles) {
-    INFO(file);
-    CHECK(read_text(a / file) == read_text(b / file));
-  }
+  expect_same_files(a, b, {"model.json", "user_factors.tsv", "item_factors.tsv", "user_adagrad.tsv", "item_adagrad.tsv"});
 }
 
 // A one-process run with checkpoints after every epoch that kills itself (SIGKILL) once epoch 4
@@ -84,10 +78,7 @@ TEST_CASE("one process: killed after epoch 4, resumed from epoch 3 (epoch 4 torn
   argv.insert(argv.end(), {"--workers", "2", "--resume", (dir / "ck-sgd").string(), "--out", (dir / "resumed-sgd").string()});
   const auto r = mf(dir, argv);
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  for (const char* file : {"model.json", "user_factors.tsv", "item_factors.tsv"}) {
-    INFO(file);
-    CHECK(read_text(dir / "straight-sgd" / file) == read_text(dir / "resumed-sgd" / file));
-  }
+  expect_same_files(dir / "straight-sgd", dir / "resumed-sgd", {"model.json", "user_factors.tsv", "item_factors.tsv"});
 }
 
 TEST_CASE("3 processes over tcp: rank 1 killed with kill -9 mid-job, all 3 resumed, bitwise --workers 3 in one process") {
@@ -98,22 +89,10 @@ TEST_CASE("3 processes over tcp: rank 1 killed with kill -9 mid-job, all 3 resum
 
   // Every message delayed 10 ms, so that an epoch takes long enough for the kill to land inside
   // the job: rank 1 is killed once rank 0 has reported epoch 3 (whose checkpoint is made whole
-  // as epoch 4 starts). Ranks 0 and 2 stop with an error naming rank 1.
-  std::string command;
-  for (const auto& a : mf_argv(dir, {"--checkpoint", (dir / "ck").string(), "--out", (dir / "never").string(),
-                                     "--inject-delay", "fixed:10"}))
-    command += "'" + a + "' ";
-  const auto killed = disturb_rank_1(dir, command, "kill -9", "epoch   3");
-  expect_survivors_stopped(dir, killed, 30000);
-  CHECK_FALSE(std::filesystem::exists(dir / "never"));
-
-  const auto resumed = run_ranks(mf_argv(dir, {"--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()}), 3);
-  for (const auto& r : resumed) CHECK_MESSAGE(r.exit_code == 0, r.output);
-  INFO(resumed[0].output);
-  // From epoch 3, or from a later one if the kill came late; never from scratch.
-  const auto at = resumed[0].output.find("resuming after epoch ");
-  REQUIRE(at != std::string::npos);
-  const int from = std::stoi(resumed[0].output.substr(at + 21));
+  // as epoch 4 starts). From epoch 3, or a later one if the kill came late; never from scratch.
+  const int from = kill_rank_1_and_resume(
+      dir, mf_argv(dir, {"--checkpoint", (dir / "ck").string(), "--out", (dir / "never").string()}),
+      mf_argv(dir, {"--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()}), "epoch   3");
   CHECK(from >= 3);
   CHECK(from <= 5);
   expect_same_model(dir / "straight", dir / "resumed");
