@@ -40,6 +40,7 @@ class PartReader {
   template <typename T>
   void take(T* out, std::size_t count) {
     if (count > (bytes_.size() - at_) / sizeof(T)) fail("a part as long as its counts say");
+    if (count == 0) return;  // `out` may be an empty vector's null data(), which memcpy must not get
     std::memcpy(out, bytes_.data() + at_, count * sizeof(T));
     at_ += count * sizeof(T);
   }
