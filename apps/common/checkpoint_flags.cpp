@@ -51,17 +51,13 @@ checkpoint::Found CheckpointFlags::find(const cluster::JobSettings& ours, int ra
   return *found;
 }
 
-void CheckpointFlags::prepare(std::optional<std::uint64_t> resumed_epoch) const {
+void CheckpointFlags::prepare(std::optional<std::uint64_t> resumed_epoch, bool keeper) const {
   const auto target = store();
   if (!target) return;
-  if (resumed_epoch) {
-    target->discard_after(*resumed_epoch);
-    return;
-  }
-  if (target->newest_valid({}))
+  if (!resumed_epoch && target->newest_valid({}))
     throw std::invalid_argument("--checkpoint " + target->root().string() +
                                 " holds checkpoints of an earlier run: --resume it to continue that run, or remove them");
-  target->discard_after(0);  // torn leftovers
+  if (keeper) target->discard_after(resumed_epoch.value_or(0));
 }
 
 }  // namespace gyre::app

@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
       resumed_epoch = found.manifest.epoch;
       if (!quiet) std::printf("gyre-lda: resuming after epoch %d from %s\n", c.start->epoch, found.directory.string().c_str());
     }
-    if (launch.rank == 0) checkpoints.prepare(resumed_epoch);
+    checkpoints.prepare(resumed_epoch, launch.rank == 0);
     if (job.cluster)
       job.cluster->settings.emplace_back("resumed after epoch", resumed_epoch ? std::to_string(*resumed_epoch) : "none");
     c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;

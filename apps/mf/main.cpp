@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
       if (!quiet)
         std::printf("gyre-mf: resuming after epoch %d from %s\n", resumed.epoch, found.directory.string().c_str());
     }
-    if (launch.rank == 0) checkpoints.prepare(resumed_epoch);
+    checkpoints.prepare(resumed_epoch, launch.rank == 0);
     // The factors are what a large rank or a large id space makes explode; the ratings are
     // already in memory by now.
     const std::uint64_t rows = std::uint64_t{input.ids.users.size()} + input.ids.items.size();

@@ -42,10 +42,11 @@ class CheckpointFlags {
   // difference, or InputError when the directory holds no sound checkpoint.
   checkpoint::Found find(const cluster::JobSettings& ours, int ranks, const std::string& app_name) const;
 
-  // Before training, on the rank that owns the store's housekeeping: a fresh run refuses a
-  // directory that already holds checkpoints (they belong to the run --resume would continue);
-  // a resumed one drops those past `resumed_epoch` (torn, or passed over).
-  void prepare(std::optional<std::uint64_t> resumed_epoch) const;
+  // Before training, on every rank: a fresh run refuses a directory that already holds
+  // checkpoints (they belong to the run --resume would continue). Then the rank that keeps the
+  // store (`keeper`: rank 0) drops the torn leftovers of a fresh run, or a resumed run's
+  // checkpoints past `resumed_epoch` (torn, or passed over).
+  void prepare(std::optional<std::uint64_t> resumed_epoch, bool keeper = true) const;
 
  private:
   std::string directory_, resume_;
