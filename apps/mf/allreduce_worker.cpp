@@ -53,7 +53,7 @@ void sum_changes(collective::Communicator& workers, ChangeCollective how, std::v
 
 void run_allreduce_worker(ModelWorker& w, std::vector<model::Block>& replica) {
   collective::Communicator workers(w.inbox, w.worker_ranks(), collective::CollectiveOptions{w.timeout});
-  pipeline::follow_phases(w.inbox, w.driver_rank(), w.timeout, [&](std::uint64_t, scheduler::PhaseKind kind, std::span<const std::byte>) {
+  pipeline::follow_phases(w.inbox, w.driver_rank(), w.timeout, [&](std::uint64_t phase, scheduler::PhaseKind kind, std::span<const std::byte>) {
     if (kind == scheduler::PhaseKind::kEvaluate) {
       for (const auto& b : replica) w.evaluate(b);
       return w.kernel.take_phase_sums(kind);
@@ -76,6 +76,12 @@ void run_allreduce_worker(ModelWorker& w, std::vector<model::Block>& replica) {
       const auto from = start[b].data();
       const auto sum = changes[b].data();
       for (std::size_t i = 0; i < out.size(); ++i) out[i] = from[i] + sum[i] * share;
+    }
+    if (w.at_phase_end) {
+      std::vector<const model::Block*> handed;  // the replicas are equal: worker 0's stands for all
+      if (w.rank == 0)
+        for (const auto& b : replica) handed.push_back(&b);
+      w.at_phase_end(w.rank, phase, kind, handed);
     }
     return w.kernel.take_phase_sums(kind);
   });

@@ -134,8 +134,9 @@ int main(int argc, char** argv) {
     const bool distributed = launch.size > 1;
     c.model = mf::parse_computation_model(model);
     c.collective = mf::parse_change_collective(collective);
-    if (checkpoints.writes() && c.model != mf::ComputationModel::kRotation)
-      throw std::invalid_argument("--checkpoint and --resume work with --model rotation only (so far)");
+    if (checkpoints.writes() && c.model != mf::ComputationModel::kRotation && c.model != mf::ComputationModel::kAllreduce)
+      throw std::invalid_argument("--checkpoint and --resume work with --model rotation and allreduce only: locking and "
+                                  "no-sync depend on timing");
     if (distributed) {
       workers = app::ClusterFlags::workers_of(launch, workers);
       quiet = quiet || launch.rank != 0;  // rank 0 reports for the job

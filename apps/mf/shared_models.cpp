@@ -8,6 +8,7 @@
 #include "gyre/scheduler/lock_service.hpp"
 #include "gyre/scheduler/phase_tally.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
+#include "mf/checkpoint.hpp"
 #include "mf/distributed.hpp"
 #include "mf/item_replica.hpp"
 #include "mf/model_workers.hpp"
@@ -29,14 +30,25 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
   if (model == ComputationModel::kLocking) job.roles.push_back("the lock service");
   const int lock_rank = P + 1;
 
+  // Checkpoints (the allreduce model only: the others depend on timing): each worker's part as a
+  // training phase ends, worker 0's with the whole replica; the manifest from the driver's policy.
+  auto policy = epoch_policy(plan, hooks.on_epoch);
+  pipeline::RotationOptions checkpointing;  // only its at_phase_end is used
+  std::vector<const MfKernel*> kernels(static_cast<std::size_t>(P), nullptr);
+  if (hooks.checkpoints.store) {
+    if (model != ComputationModel::kAllreduce)
+      throw std::invalid_argument("checkpoints: the locking and no-sync models depend on timing and take none");
+    take_checkpoints(plan, hooks.checkpoints, policy, checkpointing,
+                     [&](int w) -> const MfKernel& { return *kernels[static_cast<std::size_t>(w)]; });
+  }
   std::optional<pipeline::GatheredModel> gathered;
   runtime::run(job, [&](const runtime::Member& m) {
     const int rank = m.rank;
     if (rank == P) {
       if (model == ComputationModel::kNoSync)
-        scheduler::PhaseTally(m.mailbox, worker_ranks(P), timeout).run(epoch_policy(plan, hooks.on_epoch));
+        scheduler::PhaseTally(m.mailbox, worker_ranks(P), timeout).run(policy);
       else
-        scheduler::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(epoch_policy(plan, hooks.on_epoch));
+        scheduler::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(policy);
       return;
     }
     if (rank == lock_rank) {
@@ -47,7 +59,8 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
     auto& shard = train_shards[static_cast<std::size_t>(rank)];
     const auto kernel = make_kernel(plan, std::move(shard), plan.test_shards[static_cast<std::size_t>(rank)]);
     oneapi::tbb::task_arena arena(std::max(1, config.threads));
-    ModelWorker worker{plan, rank, *kernel, arena, m.mailbox, timeout};
+    kernels[static_cast<std::size_t>(rank)] = kernel.get();
+    ModelWorker worker{plan, rank, *kernel, arena, m.mailbox, timeout, checkpointing.at_phase_end};
     // What this worker hands to the gather: worker 0 the whole item model, the others nothing
     // (the replicas are equal, or averaged into one, by then; locking's blocks are the service's).
     std::vector<model::Block> blocks;

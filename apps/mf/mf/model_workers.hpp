@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "gyre/model/block.hpp"
@@ -27,6 +29,9 @@ struct ModelWorker {
   oneapi::tbb::task_arena& arena;
   runtime::Mailbox& inbox;
   std::chrono::milliseconds timeout;
+  // C: called as a training phase ends (after the replicas are equal again), as the rotation
+  // engine's at_phase_end is, with the blocks worker 0 hands in: the whole replica (checkpoints).
+  std::function<void(int, std::uint64_t, scheduler::PhaseKind, std::span<const model::Block* const>)> at_phase_end;
 
   int workers() const { return plan.config.workers; }
   int driver_rank() const { return plan.config.workers; }

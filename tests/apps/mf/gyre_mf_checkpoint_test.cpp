@@ -81,6 +81,22 @@ TEST_CASE("one process: killed after epoch 4, resumed from epoch 3 (epoch 4 torn
   expect_same_files(dir / "straight-sgd", dir / "resumed-sgd", {"model.json", "user_factors.tsv", "item_factors.tsv"});
 }
 
+TEST_CASE("the allreduce model (C): killed after epoch 4, resumed from epoch 3, bitwise the uninterrupted run") {
+  TempDir dir;
+  generate_mf_ratings(dir, 12);
+  const std::vector<std::string> allreduce{"--model", "allreduce"};
+  auto argv = allreduce;
+  argv.insert(argv.end(), {"--workers", "2", "--out", (dir / "straight").string(), "--quiet"});
+  REQUIRE(mf(dir, argv).exit_code == 0);
+  run_killed(dir, "ck", allreduce);
+  argv = allreduce;
+  argv.insert(argv.end(), {"--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()});
+  const auto r = mf(dir, argv);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("resuming after epoch 3") != std::string::npos);
+  expect_same_model(dir / "straight", dir / "resumed");
+}
+
 TEST_CASE("3 processes over tcp: rank 1 killed with kill -9 mid-job, all 3 resumed, bitwise --workers 3 in one process") {
   TempDir dir;
   generate_mf_ratings(dir, 8);
@@ -175,8 +191,8 @@ TEST_CASE("a resume with other flags or data is refused naming what differs; a f
   CHECK(fresh.exit_code == 2);
   CHECK(fresh.output.find("--resume it") != std::string::npos);
   CHECK(std::filesystem::exists(dir / "ck" / "epoch-3" / "manifest"));
-  // Only the rotation takes checkpoints so far.
-  const auto other_model = mf(dir, {"--model", "allreduce", "--checkpoint", (dir / "ck2").string()});
+  // Locking and no-sync depend on timing: no checkpoints, said rather than ignored.
+  const auto other_model = mf(dir, {"--model", "locking", "--checkpoint", (dir / "ck2").string()});
   CHECK(other_model.exit_code == 2);
-  CHECK(other_model.output.find("rotation only") != std::string::npos);
+  CHECK(other_model.output.find("depend on timing") != std::string::npos);
 }
