@@ -10,6 +10,7 @@
 #include "gyre/collective/communicator.hpp"
 #include "gyre/pipeline/phase_follower.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
+#include "lda/checkpoint.hpp"
 #include "lda/distributed.hpp"
 #include "lda/epoch_heldout.hpp"
 
@@ -22,12 +23,10 @@ std::vector<int> worker_ranks(int workers) {
   return r;
 }
 
-// Every word block of the plan, by id, all counts zero.
-std::vector<model::Block> empty_blocks(const LdaPlan& plan) {
+// Every word block of the plan, by id, as training starts it.
+std::vector<model::Block> starting_blocks(const LdaPlan& plan) {
   std::vector<model::Block> all;
-  const std::size_t stride = model::padded_width(plan.config.topics);
-  for (model::BlockId id = 0; id < plan.blocks.rows.size(); ++id)
-    all.emplace_back(id, plan.blocks.rows[id].size(), stride);
+  for (model::BlockId id = 0; id < plan.blocks.rows.size(); ++id) all.push_back(starting_block(plan, id));
   return all;
 }
 
@@ -35,16 +34,17 @@ std::vector<model::Block> empty_blocks(const LdaPlan& plan) {
 class ReplicaWorker {
  public:
   ReplicaWorker(const LdaPlan& plan, int rank, LdaKernel& kernel, runtime::Mailbox& inbox,
-                std::chrono::milliseconds timeout)
-      : plan_(plan),
+                std::chrono::milliseconds timeout, AtPhaseEnd at_phase_end)
+      : at_phase_end_(std::move(at_phase_end)),
+        plan_(plan),
         rank_(rank),
         kernel_(kernel),
         inbox_(inbox),
         timeout_(timeout),
         workers_(inbox, worker_ranks(plan.config.workers), collective::CollectiveOptions{timeout}),
         arena_(plan.config.threads),
-        replica_(empty_blocks(plan)),
-        start_(empty_blocks(plan)) {
+        replica_(starting_blocks(plan)),
+        start_(starting_blocks(plan)) {
     kernel_.attach(workers_);
   }
 
@@ -54,16 +54,23 @@ class ReplicaWorker {
     const auto parts = static_cast<std::uint32_t>(plan_.config.syncs_per_epoch);
     const auto run_phase = [&](std::uint64_t phase, scheduler::PhaseKind kind, std::span<const std::byte>) {
       if (kind != scheduler::PhaseKind::kTrain) throw std::logic_error("LDA has no evaluation phase");
-      for (std::uint32_t part = 0; part < (phase == 0 ? 1 : parts); ++part) {
+      const bool initialising = phase == 0 && !plan_.config.start;  // a resumed run starts with a sweep
+      for (std::uint32_t part = 0; part < (initialising ? 1 : parts); ++part) {
         arena_.execute([&] {
           for (auto& b : replica_) {
-            if (phase == 0)
+            if (initialising)
               kernel_.add_initial_topics(b);
             else
               kernel_.sweep(b, part);
           }
         });
         sum_changes();
+      }
+      if (at_phase_end_) {
+        std::vector<const model::Block*> handed;  // the replicas are equal: worker 0's stands for all
+        if (rank_ == 0)
+          for (const auto& b : replica_) handed.push_back(&b);
+        at_phase_end_(rank_, phase, kind, handed);
       }
       // The replicas are the job's state now: each block's word part of the likelihood is
       // counted once, by the worker whose rank is the block id mod P.
@@ -105,6 +112,7 @@ class ReplicaWorker {
     kernel_.sync_totals();
   }
 
+  AtPhaseEnd at_phase_end_;
   const LdaPlan& plan_;
   int rank_;
   LdaKernel& kernel_;
@@ -119,8 +127,9 @@ class ReplicaWorker {
 }  // namespace
 
 std::vector<model::Block> run_allreduce_worker(const LdaPlan& plan, int rank, LdaKernel& kernel,
-                                               runtime::Mailbox& inbox, std::chrono::milliseconds timeout) {
-  ReplicaWorker worker(plan, rank, kernel, inbox, timeout);
+                                               runtime::Mailbox& inbox, std::chrono::milliseconds timeout,
+                                               const AtPhaseEnd& at_phase_end) {
+  ReplicaWorker worker(plan, rank, kernel, inbox, timeout, at_phase_end);
   worker.run();
   return worker.take_replica();
 }
@@ -144,17 +153,23 @@ std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<d
     if (hooks.on_epoch) hooks.on_epoch(heldout ? heldout->add_to(r) : r);
   };
   std::vector<std::unique_ptr<LdaKernel>> kernels(static_cast<std::size_t>(P));
+  // Checkpoints: each worker's part as a sweep ends (worker 0's with the replica), the manifest
+  // from the driver's policy.
+  auto policy = epoch_policy(plan, on_epoch);
+  pipeline::RotationOptions checkpointing;  // only its at_phase_end is used
+  take_checkpoints(plan, hooks.checkpoints, policy, checkpointing,
+                   [&](int w) -> const LdaKernel& { return *kernels[static_cast<std::size_t>(w)]; });
   std::optional<LdaModel> model;
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank == P) {
-      scheduler::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(epoch_policy(plan, on_epoch));
+      scheduler::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(policy);
       return;
     }
     const data::Corpus& shard = shards[static_cast<std::size_t>(m.rank)];
     auto& kernel = kernels[static_cast<std::size_t>(m.rank)];
     kernel = make_kernel(plan, m.rank, shard);
     if (heldout) heldout->watch(*kernel);
-    auto replica = run_allreduce_worker(plan, m.rank, *kernel, m.mailbox, timeout);
+    auto replica = run_allreduce_worker(plan, m.rank, *kernel, m.mailbox, timeout, checkpointing.at_phase_end);
     if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
     // The replicas are equal: worker 0 hands in its blocks, every worker its doc-topic rows.
     std::vector<model::OwnedBlock> held;

@@ -137,8 +137,6 @@ int main(int argc, char** argv) {
 
   return run_entry_point("gyre-lda", [&] {
     c.model = lda::parse_computation_model(model_name);  // already checked by --model's validator
-    if (checkpoints.writes() && c.model != lda::ComputationModel::kRotation)
-      throw std::invalid_argument("--checkpoint and --resume work with --model rotation only (so far)");
     auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
     std::vector<std::string> local_flags{"--out",  "--metrics", "--quiet",          "--threads", "--max-memory",
                                          "--top-words", "--test", "--fold-in-sweeps"};

@@ -94,20 +94,22 @@ std::unique_ptr<LdaKernel> make_kernel(const LdaPlan& plan, int worker, const da
   return kernel;
 }
 
+model::Block starting_block(const LdaPlan& plan, model::BlockId id) {
+  model::Block block(id, plan.blocks.rows[id].size(), model::padded_width(plan.config.topics));
+  if (const auto& start = plan.config.start) {
+    if (id >= start->block_counts.size())
+      throw std::invalid_argument("the checkpoint has no block " + std::to_string(id) + " (taken with another --depth?)");
+    const auto& counts = start->block_counts[id];
+    if (counts.size() * sizeof(std::int32_t) != block.values().size_bytes())
+      throw std::invalid_argument("a checkpoint's block " + std::to_string(id) + " has another shape");
+    std::copy(counts.begin(), counts.end(), block.counts());
+  }
+  return block;
+}
+
 std::vector<model::Block> initial_blocks(const LdaPlan& plan, int worker) {
   std::vector<model::Block> out;
-  for (model::BlockId id : plan.schedule->held_at_start(worker, 0)) {
-    out.emplace_back(id, plan.blocks.rows[id].size(), model::padded_width(plan.config.topics));
-    if (const auto& start = plan.config.start) {
-      if (id >= start->block_counts.size())
-        throw std::invalid_argument("the checkpoint has no block " + std::to_string(id) + " (taken with another --depth?)");
-      const auto& counts = start->block_counts[id];
-      auto* data = reinterpret_cast<std::int32_t*>(out.back().data());
-      if (counts.size() * sizeof(std::int32_t) != out.back().values().size_bytes())
-        throw std::invalid_argument("a checkpoint's block " + std::to_string(id) + " has another shape");
-      std::copy(counts.begin(), counts.end(), data);
-    }
-  }
+  for (model::BlockId id : plan.schedule->held_at_start(worker, 0)) out.push_back(starting_block(plan, id));
   return out;
 }
 

@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "gyre/model/block.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/scheduler/protocol.hpp"
 #include "lda/trainer.hpp"
 
 namespace gyre::lda {
@@ -36,8 +39,12 @@ namespace gyre::lda {
 // plan.config.workers): returns its replica, every block by id. A summed block whose rows do
 // not hold their words' tokens exactly (a rank with another corpus, or a hostile one) fails it
 // with std::runtime_error.
+// `at_phase_end` (may be empty) is called as every phase ends, as the rotation engine's is, with
+// the replica on worker 0 and no blocks elsewhere (checkpoints).
+using AtPhaseEnd = std::function<void(int, std::uint64_t, scheduler::PhaseKind, std::span<const model::Block* const>)>;
 std::vector<model::Block> run_allreduce_worker(const LdaPlan& plan, int rank, LdaKernel& kernel,
-                                               runtime::Mailbox& inbox, std::chrono::milliseconds timeout);
+                                               runtime::Mailbox& inbox, std::chrono::milliseconds timeout,
+                                               const AtPhaseEnd& at_phase_end = {});
 
 std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<data::Corpus>& shards,
                                         const std::vector<std::string>& vocab, std::uint64_t doc_id_limit,

@@ -45,7 +45,10 @@ struct LdaPlan {
 // partition's word_counts.txt).
 LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector<std::uint64_t>& word_counts);
 std::unique_ptr<LdaKernel> make_kernel(const LdaPlan& plan, int worker, const data::Corpus& shard);
-// Worker `worker`'s blocks at the start: the right shape, all counts zero.
+// Word block `id` as training starts it: the plan's shape, all counts zero, or a resume's
+// checkpointed counts (config.start).
+model::Block starting_block(const LdaPlan& plan, model::BlockId id);
+// Worker `worker`'s blocks at the start (starting_block of each).
 std::vector<model::Block> initial_blocks(const LdaPlan& plan, int worker);
 // The initialising phase, then config.epochs sweeps, an EpochReport after each.
 scheduler::PhasePolicy epoch_policy(const LdaPlan& plan, std::function<void(const EpochReport&)> on_epoch);

@@ -57,10 +57,23 @@ TEST_CASE("one process: killed after sweep 4, resumed from sweep 3 (sweep 4 torn
   CHECK(other.exit_code == 2);
   CHECK(other.output.find("--seed is 1 on the checkpoint, 2 on this run") != std::string::npos);
   CHECK(other.output.find("epoch-5/manifest") != std::string::npos);  // the resume went on checkpointing
-  // The allreduce model takes no checkpoints yet: said, not ignored.
-  const auto allreduce = run_command(lda_argv(dir, {"--model", "C", "--checkpoint", (dir / "ck2").string()}));
-  CHECK(allreduce.exit_code == 2);
-  CHECK(allreduce.output.find("rotation only") != std::string::npos);
+}
+
+TEST_CASE("the allreduce model (C): killed after sweep 4, resumed from sweep 3, bitwise the uninterrupted run") {
+  TempDir dir;
+  generate_corpus(dir);
+  const auto straight =
+      run_command(lda_argv(dir, {"--model", "C", "--workers", "2", "--out", (dir / "straight").string(), "--quiet"}));
+  REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
+  const auto killed =
+      run_command(lda_argv(dir, {"--model", "C", "--workers", "2", "--checkpoint", (dir / "ck").string(), "--out",
+                                 (dir / "never").string(), "--inject-kill-after-epoch", "4", "--quiet"}));
+  REQUIRE_MESSAGE(killed.exit_code == 128 + 9, killed.output);
+  const auto resumed = run_command(lda_argv(
+      dir, {"--model", "C", "--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()}));
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.output);
+  CHECK(resumed.output.find("resuming after epoch 3") != std::string::npos);
+  expect_same_model(dir / "straight", dir / "resumed");
 }
 
 TEST_CASE("3 processes over tcp: rank 1 killed with kill -9 mid-job, all 3 resumed, bitwise --workers 3 in one process") {
