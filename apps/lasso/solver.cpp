@@ -52,8 +52,9 @@ int shard_parts(const data::RegressionSet& rows, int threads) {
 }
 
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
-                int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row) {
-  const WorkerLoopOptions options{scheduler_rank, timeout};
+                int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row,
+                const Checkpoints* checkpoints) {
+  const WorkerLoopOptions options{scheduler_rank, timeout, checkpoints ? &checkpoints->target : nullptr};
   const bool cycles = every_row && worker_cycles(config, 1);
   const int parts = shard_parts(rows, config.threads);
   if (config.loss == Loss::logistic) {
@@ -69,6 +70,12 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, doub
   }
   ResidualShard residuals(rows, y_offset, parts);
   if (cycles) residuals.enable_cycles(CycleSettings{&every_row->get()->stats, config.alpha, config.tol});
+  if (checkpoints && checkpoints->resume) {
+    const OpenedPart part = open_part(*checkpoints->resume, mailbox.group().rank());
+    StateReader in = part.reader();
+    residuals.restore(in);
+    in.finish();
+  }
   run_lasso_worker(mailbox, residuals, options);
 }
 
@@ -101,7 +108,7 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank < P) {
       serve_rows(m.mailbox, P > 1 ? shards[static_cast<std::size_t>(m.rank)] : set, y_offset, config, P,
-                 options.timeout, cycles ? &shared : nullptr);
+                 options.timeout, cycles ? &shared : nullptr, &options.checkpoints);
       if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
     }
@@ -116,7 +123,7 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
     }
     const PreparedData& prepared = *prepared_store;
     const SchedulerData data{set, prepared.columns ? &*prepared.columns : nullptr, prepared.stats, started};
-    run = run_lasso_scheduler(m.mailbox, ranks, data, config, options.on_check, options.timeout);
+    run = run_lasso_scheduler(m.mailbox, ranks, data, config, options.on_check, options.timeout, &options.checkpoints);
   });
   return run;
 }
