@@ -15,7 +15,11 @@ scheduler::RoundsOptions rounds_options(std::uint32_t parameters, std::chrono::m
   return o;
 }
 
-void run_lasso_worker(runtime::Mailbox& mailbox, ResidualShard& shard, const WorkerLoopOptions& options) {
+namespace {
+
+// The shard's rounds, and its snapshot rounds: its part written before the answer.
+template <class Shard>
+void serve(runtime::Mailbox& mailbox, Shard& shard, const WorkerLoopOptions& options, std::uint32_t parameters) {
   const int rank = mailbox.group().rank();
   const auto push = [&](const scheduler::Task& task) {
     if (static_cast<RoundKind>(task.kind) != RoundKind::kSnapshot) return shard.push(task);
@@ -27,13 +31,18 @@ void run_lasso_worker(runtime::Mailbox& mailbox, ResidualShard& shard, const Wor
     return std::vector<double>{0.0};
   };
   pipeline::serve_rounds(
-      mailbox, options.scheduler_rank, rounds_options(shard.features(), options.timeout),
+      mailbox, options.scheduler_rank, rounds_options(parameters, options.timeout),
       [&](std::span<const scheduler::Step> steps) { shard.apply(steps); }, push);
 }
 
+}  // namespace
+
+void run_lasso_worker(runtime::Mailbox& mailbox, ResidualShard& shard, const WorkerLoopOptions& options) {
+  serve(mailbox, shard, options, shard.features());
+}
+
 void run_lasso_worker(runtime::Mailbox& mailbox, MarginShard& shard, const WorkerLoopOptions& options) {
-  pipeline::serve_rounds(mailbox, options.scheduler_rank, rounds_options(shard.intercept_id() + 1, options.timeout),
-                         shard);
+  serve(mailbox, shard, options, shard.intercept_id() + 1);
 }
 
 }  // namespace gyre::lasso

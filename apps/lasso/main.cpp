@@ -116,8 +116,8 @@ int main(int argc, char** argv) {
   checkpoints.add_to(app);
   // A Lasso checkpoint's number ("epoch-N") counts checks, the lines the run prints.
   app.get_option("--checkpoint")
-      ->description("write a checkpoint into DIR/epoch-N after every --checkpoint-every checks (N: checks so far; "
-                    "least squares only)");
+      ->description("write a checkpoint into DIR/epoch-N after every --checkpoint-every checks (N: the checks "
+                    "reported so far)");
   app.get_option("--checkpoint-every")->description("checks between checkpoints");
   app.get_option("--resume")
       ->description("continue the run whose checkpoints are in DIR from its newest sound one (same flags and data); "
@@ -159,8 +159,6 @@ int main(int argc, char** argv) {
     lasso::SolveOptions options;
     std::optional<std::uint64_t> resumed_check;
     if (checkpoints.writes()) {
-      if (c.loss != lasso::Loss::squared)
-        throw std::invalid_argument("--checkpoint and --resume work with --loss squared only (so far)");
       auto unrecorded = local_flags;
       for (const auto& f : app::CheckpointFlags::unrecorded()) unrecorded.push_back(f);
       options.checkpoints.target = {checkpoints.store(), checkpoints.every(),

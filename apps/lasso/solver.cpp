@@ -51,6 +51,18 @@ int shard_parts(const data::RegressionSet& rows, int threads) {
   return static_cast<int>(std::clamp<std::uint64_t>(rows.nnz() >> 16, 1, static_cast<std::uint64_t>(threads)));
 }
 
+namespace {
+// A resumed worker's shard takes its state from its part of the checkpoint.
+template <class Shard>
+void resume_part(Shard& shard, runtime::Mailbox& mailbox, const Checkpoints* checkpoints) {
+  if (!checkpoints || !checkpoints->resume) return;
+  const OpenedPart part = open_part(*checkpoints->resume, mailbox.group().rank());
+  StateReader in = part.reader();
+  shard.restore(in);
+  in.finish();
+}
+}  // namespace
+
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
                 int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row,
                 const Checkpoints* checkpoints) {
@@ -65,17 +77,13 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, doub
       stepper.emplace(rows, prepared.stats, config.intercept);
       margins.enable_cycles(LogisticCycleSettings{&*stepper, config.alpha, config.tol});
     }
+    resume_part(margins, mailbox, checkpoints);
     run_lasso_worker(mailbox, margins, options);
     return;
   }
   ResidualShard residuals(rows, y_offset, parts);
   if (cycles) residuals.enable_cycles(CycleSettings{&every_row->get()->stats, config.alpha, config.tol});
-  if (checkpoints && checkpoints->resume) {
-    const OpenedPart part = open_part(*checkpoints->resume, mailbox.group().rank());
-    StateReader in = part.reader();
-    residuals.restore(in);
-    in.finish();
-  }
+  resume_part(residuals, mailbox, checkpoints);
   run_lasso_worker(mailbox, residuals, options);
 }
 

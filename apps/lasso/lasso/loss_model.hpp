@@ -5,7 +5,6 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <vector>
 
 #include "gyre/data/regression.hpp"
@@ -80,8 +79,8 @@ class LossModel {
 
   // Checkpoints: what the loss keeps between checks (what the last one read, what the steps
   // since moved), restored into a model made for the same data.
-  virtual void save(StateWriter&) const { throw std::invalid_argument("this loss takes no checkpoints (yet)"); }
-  virtual void restore(StateReader&) { throw std::invalid_argument("this loss takes no checkpoints (yet)"); }
+  virtual void save(StateWriter& out) const = 0;
+  virtual void restore(StateReader& in) = 0;
 };
 
 // Least squares on centred columns: workers keep the residual (ResidualShard).

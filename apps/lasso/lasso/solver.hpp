@@ -25,9 +25,9 @@ struct SolveOptions {
   std::function<void(std::uint64_t)> on_traffic;
   // Longest wait for any one message; past it the job fails naming who is silent.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
-  // Checkpoints to take (target.store set) and the one to continue from (resume set); least
-  // squares only so far. Each process gives its own: across processes every rank writes its
-  // worker's part and rank 0's scheduler the last one and the manifest.
+  // Checkpoints to take (target.store set) and the one to continue from (resume set). Each
+  // process gives its own: across processes every rank writes its worker's part, and rank 0's
+  // scheduler the last one and the manifest.
   Checkpoints checkpoints;
 };
 
