@@ -124,9 +124,7 @@ class LogisticLossModel final : public LossModel {
     out.put(totals_);
     out.put(centre_);
     out.put(shift_);
-    out.put_all(total_.sums);
-    out.put_all(total_.with_p);
-    out.put_all(total_.with_not_p);
+    for (const std::vector<double>* sums : {&total_.sums, &total_.with_p, &total_.with_not_p}) out.put_all(*sums);
     out.put(total_.loss);
     out.put(total_.entropy);
     out.put_all(gradients_);
@@ -138,9 +136,7 @@ class LogisticLossModel final : public LossModel {
     totals_ = in.get<LogisticStepper::Totals>();
     centre_ = in.get<double>();
     shift_ = in.get<double>();
-    total_.sums = in.get_all<double>();
-    total_.with_p = in.get_all<double>();
-    total_.with_not_p = in.get_all<double>();
+    for (std::vector<double>* sums : {&total_.sums, &total_.with_p, &total_.with_not_p}) *sums = in.get_all<double>();
     total_.loss = in.get<double>();
     total_.entropy = in.get<double>();
     gradients_ = in.get_all<double>(stats_.features(), "the gradients");

@@ -102,36 +102,23 @@ void MarginShard::enable_cycles(const LogisticCycleSettings& settings) {
 }
 
 void MarginShard::save(StateWriter& out) const {
-  out.put<std::uint64_t>(parts_.size());
+  save_parts(out, parts_.size());
   for (const Part& part : parts_) {
     out.put_all(part.margin);
     out.put_all(part.residual);
     out.put_all(part.weight);
   }
-  out.put<std::uint8_t>(cycles_.stepper != nullptr);
-  if (!cycles_.stepper) return;
-  out.put_all(gamma_);
-  out.put(b_);
-  out.put(depth_.lambda());
-  out.put(depth_.factor());
+  save_cycles(out, cycles_.stepper != nullptr, gamma_, b_, depth_);
 }
 
 void MarginShard::restore(StateReader& in) {
-  if (in.get<std::uint64_t>() != parts_.size())
-    in.fail("rows dealt into " + std::to_string(parts_.size()) +
-            " parts, as this run deals them (resume with the --threads the checkpointed run had)");
+  check_parts(in, parts_.size());
   for (Part& part : parts_) {
     part.margin = in.get_all<double>(part.y.size(), "a part's margins");
     part.residual = in.get_all<double>(part.y.size(), "a part's p − y");
     part.weight = in.get_all<double>(part.y.size(), "a part's p(1 − p)");
   }
-  const bool cycles = in.get<std::uint8_t>() != 0;
-  if (cycles != (cycles_.stepper != nullptr)) in.fail(cycles_.stepper ? "a worker's cycle state" : "no cycle state");
-  if (!cycles) return;
-  gamma_ = in.get_all<double>(features(), "the coefficients");
-  b_ = in.get<double>();
-  const double lambda = in.get<double>();
-  depth_.restore(lambda, in.get<double>());
+  restore_cycles(in, {cycles_.stepper != nullptr, gamma_, b_, depth_});
 }
 
 LogisticStepper::Totals MarginShard::totals() const {

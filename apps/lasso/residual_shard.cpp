@@ -145,29 +145,15 @@ std::vector<double> ResidualShard::push(const scheduler::Task& task) {
 }
 
 void ResidualShard::save(StateWriter& out) const {
-  out.put<std::uint64_t>(parts_.size());
+  save_parts(out, parts_.size());
   for (const Part& part : parts_) out.put_all(part.residual);
-  out.put<std::uint8_t>(cycles_.stats != nullptr);
-  if (!cycles_.stats) return;
-  out.put_all(gamma_);
-  out.put(mu_dot_beta_);
-  out.put(depth_.lambda());
-  out.put(depth_.factor());
+  save_cycles(out, cycles_.stats != nullptr, gamma_, mu_dot_beta_, depth_);
 }
 
 void ResidualShard::restore(StateReader& in) {
-  const auto parts = in.get<std::uint64_t>();
-  if (parts != parts_.size())
-    in.fail("rows dealt into " + std::to_string(parts_.size()) + " parts, as this run deals them (it has " +
-            std::to_string(parts) + "; resume with the --threads the checkpointed run had)");
+  check_parts(in, parts_.size());
   for (Part& part : parts_) part.residual = in.get_all<double>(part.y.size(), "a part's residual");
-  const bool cycles = in.get<std::uint8_t>() != 0;
-  if (cycles != (cycles_.stats != nullptr)) in.fail(cycles_.stats ? "a worker's cycle state" : "no cycle state");
-  if (!cycles) return;
-  gamma_ = in.get_all<double>(features(), "the coefficients");
-  mu_dot_beta_ = in.get<double>();
-  const double lambda = in.get<double>();
-  depth_.restore(lambda, in.get<double>());
+  restore_cycles(in, {cycles_.stats != nullptr, gamma_, mu_dot_beta_, depth_});
 }
 
 }  // namespace gyre::lasso

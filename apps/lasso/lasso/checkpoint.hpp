@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gyre/checkpoint/store.hpp"
+#include "lasso/active_set_cycle.hpp"
 
 namespace gyre::lasso {
 
@@ -108,6 +109,21 @@ struct OpenedPart {
   StateReader reader() const { return StateReader(file, bytes); }
 };
 OpenedPart open_part(const checkpoint::Found& found, int rank);
+
+// What the two shards (residuals, margins) share in their parts: how many parts their rows are
+// dealt into (which --threads decides, and the sums' bits depend on), and, for a worker that runs
+// cycles, the coefficients it follows, one scalar (μᵀβ or the intercept) and its cycle depth.
+void save_parts(StateWriter& out, std::size_t parts);
+void check_parts(StateReader& in, std::size_t parts);
+void save_cycles(StateWriter& out, bool cycles, const std::vector<double>& gamma, double scalar,
+                 const CycleTolerance& depth);
+struct CycleState {
+  bool cycles;                 // whether this run's shard runs them
+  std::vector<double>& gamma;  // sized to the features
+  double& scalar;
+  CycleTolerance& depth;
+};
+void restore_cycles(StateReader& in, const CycleState& state);
 
 // The manifest's state: which check the checkpoint was taken after.
 std::string manifest_state(std::uint64_t checks);
