@@ -25,7 +25,7 @@ void save_parts(StateWriter& out, std::size_t parts) { out.put<std::uint64_t>(pa
 void check_parts(StateReader& in, std::size_t parts) {
   const auto saved = in.get<std::uint64_t>();
   if (saved != parts)
-    in.fail("rows dealt into " + std::to_string(parts) + " parts, as this run deals them (it has " +
+    in.fail("rows dealt into " + std::to_string(parts) + " parts, as this run deals them (the checkpoint has " +
             std::to_string(saved) + "; resume with the --threads the checkpointed run had)");
 }
 
