@@ -94,6 +94,7 @@ class StateReader {
  private:
   void copy(void* out, std::size_t size) {
     if (size > bytes_.size() - at_) fail("a part as long as its state");
+    if (size == 0) return;  // an empty array's data() may be null, which memcpy may not take
     std::memcpy(out, bytes_.data() + at_, size);
     at_ += size;
   }
