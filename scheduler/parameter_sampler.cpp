@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include "gyre/base/random.hpp"
 
@@ -158,6 +160,32 @@ void ParameterSampler::reprioritise(std::span<const double> predicted_steps) {
     if (usable_[j]) largest_step_ = std::max(largest_step_, std::abs(predicted_steps[j]));
   for (std::uint32_t j = 0; j < features_; ++j) held_[j] = std::abs(predicted_steps[j]) + floor();
   if (!warming_up()) fill_tree();
+}
+
+ParameterSampler::State ParameterSampler::state() const {
+  State s{rng_, order_, cursor_, proposed_, largest_step_, std::vector<double>(features_), held_, deferred_};
+  for (std::uint32_t j = 0; j < features_; ++j) s.weights[j] = weights_.get(j);
+  return s;
+}
+
+void ParameterSampler::restore(const State& s) {
+  const auto fits = [&](std::size_t size) { return size == features_; };
+  if (!fits(s.order.size()) || !fits(s.weights.size()) || !fits(s.held.size()) || s.cursor >= std::max(features_, 1u) ||
+      s.deferred.size() > features_)
+    throw std::invalid_argument("a parameter sampler's state for " + std::to_string(s.order.size()) +
+                                " parameters, this one has " + std::to_string(features_));
+  for (const std::uint32_t j : s.order)
+    if (j >= features_) throw std::invalid_argument("a parameter sampler's state naming parameter " + std::to_string(j));
+  for (const std::uint32_t j : s.deferred)
+    if (j >= features_) throw std::invalid_argument("a parameter sampler's state naming parameter " + std::to_string(j));
+  rng_ = s.rng;
+  order_ = s.order;
+  cursor_ = s.cursor;
+  proposed_ = s.proposed;
+  largest_step_ = s.largest_step;
+  weights_.assign(s.weights);
+  held_ = s.held;
+  deferred_ = s.deferred;
 }
 
 }  // namespace gyre::scheduler

@@ -35,7 +35,8 @@ std::shared_ptr<const checkpoint::Store> CheckpointFlags::store() const {
   return std::make_shared<const checkpoint::Store>(directory_.empty() ? resume_ : directory_, keep_);
 }
 
-checkpoint::Found CheckpointFlags::find(const cluster::JobSettings& ours, int ranks, const std::string& app_name) const {
+checkpoint::Found CheckpointFlags::find(const cluster::JobSettings& ours, int ranks, const std::string& app_name,
+                                        const std::string& parts_note) const {
   const checkpoint::Store from(resume_, keep_);
   auto found = from.newest_valid([&](const std::string& why) { std::fprintf(stderr, "%s: %s\n", app_name.c_str(), why.c_str()); });
   if (!found) throw InputError(resume_, 0, "a directory holding a whole checkpoint (epoch-N with its manifest)");
@@ -44,6 +45,10 @@ checkpoint::Found CheckpointFlags::find(const cluster::JobSettings& ours, int ra
   if (!difference.empty())
     throw std::invalid_argument("--resume " + resume_ + ": " + manifest.string() + ": " + difference +
                                 " (a resume continues the same job: give the flags and data it was started with)");
+  if (found->manifest.ranks != ranks && !parts_note.empty())
+    throw std::invalid_argument("--resume " + resume_ + ": " + manifest.string() + " has " +
+                                std::to_string(found->manifest.ranks) + " parts and this run's would have " +
+                                std::to_string(ranks) + " (" + parts_note + ")");
   if (found->manifest.ranks != ranks)
     throw std::invalid_argument("--resume " + resume_ + ": " + manifest.string() + " was taken by " +
                                 std::to_string(found->manifest.ranks) + " workers and this run has " + std::to_string(ranks) +

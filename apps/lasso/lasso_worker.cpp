@@ -1,6 +1,8 @@
 // apps/lasso/lasso_worker.cpp — the Lasso worker: the rounds engine's loop over a residual shard.
 #include "lasso/lasso_worker.hpp"
 
+#include <stdexcept>
+
 #include "gyre/pipeline/rounds_job.hpp"
 
 namespace gyre::lasso {
@@ -13,13 +15,34 @@ scheduler::RoundsOptions rounds_options(std::uint32_t parameters, std::chrono::m
   return o;
 }
 
+namespace {
+
+// The shard's rounds, and its snapshot rounds: its part written before the answer.
+template <class Shard>
+void serve(runtime::Mailbox& mailbox, Shard& shard, const WorkerLoopOptions& options, std::uint32_t parameters) {
+  const int rank = mailbox.group().rank();
+  const auto push = [&](const scheduler::Task& task) {
+    if (static_cast<RoundKind>(task.kind) != RoundKind::kSnapshot) return shard.push(task);
+    if (!options.checkpoints || !options.checkpoints->store)
+      throw std::invalid_argument("a snapshot round, but this worker has no --checkpoint directory");
+    StateWriter out;
+    shard.save(out);
+    options.checkpoints->store->write_part(static_cast<std::uint64_t>(task.scalar), rank, out.bytes());
+    return std::vector<double>{0.0};
+  };
+  pipeline::serve_rounds(
+      mailbox, options.scheduler_rank, rounds_options(parameters, options.timeout),
+      [&](std::span<const scheduler::Step> steps) { shard.apply(steps); }, push);
+}
+
+}  // namespace
+
 void run_lasso_worker(runtime::Mailbox& mailbox, ResidualShard& shard, const WorkerLoopOptions& options) {
-  pipeline::serve_rounds(mailbox, options.scheduler_rank, rounds_options(shard.features(), options.timeout), shard);
+  serve(mailbox, shard, options, shard.features());
 }
 
 void run_lasso_worker(runtime::Mailbox& mailbox, MarginShard& shard, const WorkerLoopOptions& options) {
-  pipeline::serve_rounds(mailbox, options.scheduler_rank, rounds_options(shard.intercept_id() + 1, options.timeout),
-                         shard);
+  serve(mailbox, shard, options, shard.intercept_id() + 1);
 }
 
 }  // namespace gyre::lasso

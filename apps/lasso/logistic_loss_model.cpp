@@ -117,6 +117,31 @@ class LogisticLossModel final : public LossModel {
   }
   void adopt(std::uint32_t, double value) override { b_ = value; }
 
+  void save(StateWriter& out) const override {
+    out.put<std::uint8_t>(calibrated_);
+    out.put(b_);
+    out.put<std::uint8_t>(round_centred_);
+    out.put(totals_);
+    out.put(centre_);
+    out.put(shift_);
+    for (const std::vector<double>* sums : {&total_.sums, &total_.with_p, &total_.with_not_p}) out.put_all(*sums);
+    out.put(total_.loss);
+    out.put(total_.entropy);
+    out.put_all(gradients_);
+  }
+  void restore(StateReader& in) override {
+    calibrated_ = in.get<std::uint8_t>() != 0;
+    b_ = in.get<double>();
+    round_centred_ = in.get<std::uint8_t>() != 0;
+    totals_ = in.get<LogisticStepper::Totals>();
+    centre_ = in.get<double>();
+    shift_ = in.get<double>();
+    for (std::vector<double>* sums : {&total_.sums, &total_.with_p, &total_.with_not_p}) *sums = in.get_all<double>();
+    total_.loss = in.get<double>();
+    total_.entropy = in.get<double>();
+    gradients_ = in.get_all<double>(stats_.features(), "the gradients");
+  }
+
  private:
   const ColumnStats& stats_;
   LogisticStepper stepper_;

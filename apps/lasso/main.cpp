@@ -10,6 +10,7 @@
 
 extern char** environ;
 
+#include "app/checkpoint_flags.hpp"
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
 #include "app/job_settings.hpp"
@@ -111,6 +112,16 @@ int main(int argc, char** argv) {
   app.add_option("--metrics", metrics_path,
                  "JSON lines, one per check: lambda, round, seconds, objective, nnz, kkt_violation, duality_gap, updates");
   app.add_flag("--quiet,-q", quiet, "no per-check lines on stdout");
+  app::CheckpointFlags checkpoints;
+  checkpoints.add_to(app);
+  // A Lasso checkpoint's number ("epoch-N") counts checks, the lines the run prints.
+  app.get_option("--checkpoint")
+      ->description("write a checkpoint into DIR/epoch-N after every --checkpoint-every checks (N: the checks "
+                    "reported so far)");
+  app.get_option("--checkpoint-every")->description("checks between checkpoints");
+  app.get_option("--resume")
+      ->description("continue the run whose checkpoints are in DIR from its newest sound one (same flags and data); "
+                    "it goes on writing checkpoints there unless --checkpoint says otherwise");
   app::ClusterFlags multi("gyre-lasso");
   multi.add_to(app);
   if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
@@ -119,10 +130,12 @@ int main(int argc, char** argv) {
 
   return run_entry_point("gyre-lasso", [&] {
     auto job = multi.job(env, workers, c.seed);  // before the data: a bad job is refused at once
-    if (job.cluster)
-      job.cluster->settings =
-          app::job_settings(app, {"--out", "--metrics", "--quiet", "--threads"},
-                            {"--data", "--response"});
+    const std::vector<std::string> local_flags{"--out", "--metrics", "--quiet", "--threads"};
+    if (job.cluster) {
+      auto per_rank = local_flags;
+      for (const auto& f : app::CheckpointFlags::per_rank()) per_rank.push_back(f);
+      job.cluster->settings = app::job_settings(app, per_rank, {"--data", "--response"});
+    }
     const auto& cluster = job.cluster;
     const bool distributed = cluster.has_value();
     c.workers = job.workers;
@@ -141,6 +154,29 @@ int main(int argc, char** argv) {
       const std::filesystem::path inputs[] = {data_path, response, multi.token_file()};
       check_outputs(outputs, inputs);
     }
+    // What a checkpoint records of this run and a resume compares: the flags that shape the
+    // result and the inputs' digests.
+    lasso::SolveOptions options;
+    std::optional<std::uint64_t> resumed_check;
+    if (checkpoints.writes()) {
+      auto unrecorded = local_flags;
+      for (const auto& f : app::CheckpointFlags::unrecorded()) unrecorded.push_back(f);
+      options.checkpoints.target = {checkpoints.store(), checkpoints.every(),
+                                    app::job_settings(app, unrecorded, {"--data", "--response"})};
+    }
+    if (checkpoints.resumes()) {
+      options.checkpoints.resume =
+          checkpoints.find(options.checkpoints.target.settings, c.workers + 1, "gyre-lasso",
+                           "a part per worker and the scheduler's: the rows' shards and the order of the sums depend "
+                           "on the workers, resume with as many");
+      resumed_check = options.checkpoints.resume->manifest.epoch;
+      if (!quiet)
+        std::printf("gyre-lasso: resuming after check %llu from %s\n", static_cast<unsigned long long>(*resumed_check),
+                    options.checkpoints.resume->directory.string().c_str());
+    }
+    if (job.reports()) checkpoints.prepare(resumed_check);
+    if (job.cluster)
+      job.cluster->settings.emplace_back("resumed after check", resumed_check ? std::to_string(*resumed_check) : "none");
     data::RegressionOptions opts;
     opts.format = format_of(format);
     opts.response = response;
@@ -169,7 +205,6 @@ int main(int argc, char** argv) {
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
     report::Progress progress(stderr, !quiet && report::Progress::is_terminal(stderr));
-    lasso::SolveOptions options;
     options.on_check = [&](const lasso::CheckReport& r) {
       if (metrics)
         metrics->write({{"lambda_index", r.lambda_index},
@@ -185,6 +220,7 @@ int main(int argc, char** argv) {
                         {"depth", r.depth}});
       if (!quiet) progress.print(format_check(r));
       progress.update(r.lambda_index, static_cast<double>(std::max<std::size_t>(c.lambdas.size(), 1)), "solving");
+      checkpoints.kill_if_due(static_cast<int>(r.check));
     };
     std::optional<lasso::LassoRun> solved;
     if (cluster) {

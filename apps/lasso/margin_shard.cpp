@@ -101,6 +101,26 @@ void MarginShard::enable_cycles(const LogisticCycleSettings& settings) {
   b_ = 0;
 }
 
+void MarginShard::save(StateWriter& out) const {
+  save_parts(out, parts_.size());
+  for (const Part& part : parts_) {
+    out.put_all(part.margin);
+    out.put_all(part.residual);
+    out.put_all(part.weight);
+  }
+  save_cycles(out, cycles_.stepper != nullptr, gamma_, b_, depth_);
+}
+
+void MarginShard::restore(StateReader& in) {
+  check_parts(in, parts_.size());
+  for (Part& part : parts_) {
+    part.margin = in.get_all<double>(part.y.size(), "a part's margins");
+    part.residual = in.get_all<double>(part.y.size(), "a part's p − y");
+    part.weight = in.get_all<double>(part.y.size(), "a part's p(1 − p)");
+  }
+  restore_cycles(in, {cycles_.stepper != nullptr, gamma_, b_, depth_});
+}
+
 LogisticStepper::Totals MarginShard::totals() const {
   LogisticStepper::Totals t;
   for (const Part& part : parts_)

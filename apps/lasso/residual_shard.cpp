@@ -144,4 +144,16 @@ std::vector<double> ResidualShard::push(const scheduler::Task& task) {
   return sums;
 }
 
+void ResidualShard::save(StateWriter& out) const {
+  save_parts(out, parts_.size());
+  for (const Part& part : parts_) out.put_all(part.residual);
+  save_cycles(out, cycles_.stats != nullptr, gamma_, mu_dot_beta_, depth_);
+}
+
+void ResidualShard::restore(StateReader& in) {
+  check_parts(in, parts_.size());
+  for (Part& part : parts_) part.residual = in.get_all<double>(part.y.size(), "a part's residual");
+  restore_cycles(in, {cycles_.stats != nullptr, gamma_, mu_dot_beta_, depth_});
+}
+
 }  // namespace gyre::lasso

@@ -34,7 +34,8 @@ using scheduler::Task;
 class LassoRounds {
  public:
   LassoRounds(const scheduler::RoundsDriver& driver, LossModel& loss, const SchedulerData& data,
-              const LassoConfig& config, std::function<void(const CheckReport&)> on_check)
+              const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
+              const Checkpoints* checkpoints)
       : driver_(driver), loss_(loss), stats_(data.stats), config_(config), on_check_(std::move(on_check)),
         p_(stats_.features()), gamma_(p_, 0.0), busy_(p_, 0),
         sampler_(config.schedule, stats_.usable, config.eta, config.seed, config.warmup_sweeps), start_(data.started) {
@@ -51,6 +52,7 @@ class LassoRounds {
     depth_ = std::max(1, config.depth);
     check_every_ = config.check_every > 0 ? config.check_every : std::max<std::uint64_t>(usable_, 1);
     max_updates_ = config.max_updates > 0 ? config.max_updates : 10000 * std::max<std::uint64_t>(usable_, 1);
+    if (checkpoints && checkpoints->target.store) checkpoints_ = &checkpoints->target;
   }
 
   int depth() const { return depth_; }
@@ -60,11 +62,13 @@ class LassoRounds {
       case RoundKind::kCheck: return loss_.check_size();
       case RoundKind::kDual: return loss_.refinement_size();
       case RoundKind::kCycle: return task.params.size() + 1;
+      case RoundKind::kSnapshot: return 1;
       default: return loss_.sums_per_parameter(task) * task.params.size();
     }
   }
 
   Next schedule() {
+    if (snapshot_due()) return Next::check();
     switch (stage_) {
       case Stage::kStart:
         if (!(config_.alpha > 0 && config_.alpha <= 1)) throw std::invalid_argument("alpha must be in (0, 1]");
@@ -100,6 +104,7 @@ class LassoRounds {
 
   // Every step so far is applied (a refinement follows its check with no step between).
   Task check_task() {
+    if (snapshot_due()) return snapshot_task();
     if (refinement_) return *std::exchange(refinement_, std::nullopt);
     if (std::exchange(cycle_next_, false)) return cycle_task();
     check_next_ = false;
@@ -107,6 +112,10 @@ class LassoRounds {
   }
 
   std::vector<Step> pull(const Task& task, std::span<const double> sums) {
+    if (static_cast<RoundKind>(task.kind) == RoundKind::kSnapshot) {
+      write_snapshot(static_cast<std::uint64_t>(task.scalar));
+      return {};
+    }
     if (static_cast<RoundKind>(task.kind) == RoundKind::kCheck) {
       pull_check(task, sums);
       return std::exchange(pending_, {});  // the loss's unscheduled steps, if any
@@ -141,6 +150,126 @@ class LassoRounds {
 
   LassoRun result() && { return std::move(run_); }
 
+  // The scheduler's part of a checkpoint: everything the rounds to come depend on.
+  void save(StateWriter& out) const {
+    out.put(kStateVersion);
+    out.put(reported_);
+    out.put(rounds());
+    out.put(seconds());
+    out.put(std::chrono::duration<double>(Clock::now() - began_).count());
+    out.put_all(gamma_);
+    out.put(batch_);
+    out.put(depth_);
+    out.put(updates_);
+    out.put(checks_);
+    out.put(static_cast<std::uint8_t>(stage_));
+    out.put(run_.lambda_max);
+    out.put<std::uint64_t>(run_.path.size());
+    for (const LambdaSolution& s : run_.path) {
+      out.put(s.lambda);
+      out.put_all(s.beta);
+      out.put(s.intercept);
+      out.put(s.certificate);
+      out.put<std::uint8_t>(s.converged);
+      out.put(s.updates);
+      out.put(s.rounds);
+      out.put(s.checks);
+      out.put(s.seconds);
+    }
+    out.put_all(lambdas_);
+    out.put<std::uint64_t>(lambda_index_);
+    out.put(certificate_);
+    out.put(last_objective_);
+    out.put(updates_before_);
+    out.put(rounds_before_);
+    out.put(checks_before_);
+    out.put(since_check_);
+    out.put<std::uint8_t>(interval_over_);
+    out.put(nonzero_);
+    out.put<std::uint8_t>(cycle_next_);
+    out.put<std::uint8_t>(check_next_);
+    out.put(stalled_);
+    out.put_all(std::vector<double>(recent_.begin(), recent_.end()));
+    const scheduler::ParameterSampler::State sampler = sampler_.state();
+    out.put(sampler.rng);
+    out.put_all(sampler.order);
+    out.put(sampler.cursor);
+    out.put(sampler.proposed);
+    out.put(sampler.largest_step);
+    out.put_all(sampler.weights);
+    out.put_all(sampler.held);
+    out.put_all(sampler.deferred);
+    loss_.save(out);
+  }
+
+  // Continues from a checkpoint save() wrote, taken between two checks: no round in flight,
+  // no step queued, the workers' residuals restored from their parts.
+  void restore(StateReader& in) {
+    if (in.get<std::uint32_t>() != kStateVersion) in.fail("a gyre-lasso scheduler state of version 1");
+    reported_ = last_snapshot_ = in.get<std::uint64_t>();
+    resumed_rounds_ = in.get<std::uint64_t>();
+    const auto now = Clock::now();
+    start_ = now - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(in.get<double>()));
+    began_ = now - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(in.get<double>()));
+    gamma_ = in.get_all<double>(p_, "the coefficients");
+    batch_ = in.get<std::uint32_t>();
+    depth_ = in.get<int>();
+    updates_ = in.get<std::uint64_t>();
+    checks_ = in.get<std::uint64_t>();
+    if (in.get<std::uint8_t>() != static_cast<std::uint8_t>(Stage::kRounds) || batch_ < 1 || depth_ < 1)
+      in.fail("a scheduler between the checks of a λ");
+    stage_ = Stage::kRounds;
+    run_.lambda_max = in.get<double>();
+    const auto solved = in.get<std::uint64_t>();
+    if (solved > config_.lambdas.size() + static_cast<std::uint64_t>(std::max(1, config_.path_length)))
+      in.fail("at most as many solutions as λs");
+    run_.path.assign(solved, {});
+    for (LambdaSolution& s : run_.path) {
+      s.lambda = in.get<double>();
+      s.beta = in.get_all<double>(p_, "a solution's coefficients");
+      s.intercept = in.get<double>();
+      s.certificate = in.get<Certificate>();
+      s.converged = in.get<std::uint8_t>() != 0;
+      s.updates = in.get<std::uint64_t>();
+      s.rounds = in.get<std::uint64_t>();
+      s.checks = in.get<std::uint64_t>();
+      s.seconds = in.get<double>();
+    }
+    lambdas_ = in.get_all<double>();
+    lambda_index_ = in.get<std::uint64_t>();
+    if (lambda_index_ >= lambdas_.size() || run_.path.size() != lambda_index_)
+      in.fail("a λ path position within the path");
+    penalty_ = Penalty{lambdas_[lambda_index_], config_.alpha};
+    certificate_ = in.get<Certificate>();
+    last_objective_ = in.get<double>();
+    updates_before_ = in.get<std::uint64_t>();
+    rounds_before_ = in.get<std::uint64_t>();
+    checks_before_ = in.get<std::uint64_t>();
+    since_check_ = in.get<std::uint64_t>();
+    interval_over_ = in.get<std::uint8_t>() != 0;
+    nonzero_ = in.get<std::uint64_t>();
+    cycle_next_ = in.get<std::uint8_t>() != 0;
+    check_next_ = in.get<std::uint8_t>() != 0;
+    stalled_ = in.get<int>();
+    const std::vector<double> recent = in.get_all<double>();
+    recent_.assign(recent.begin(), recent.end());
+    scheduler::ParameterSampler::State sampler;
+    sampler.rng = in.get<std::uint64_t>();
+    sampler.order = in.get_all<std::uint32_t>();
+    sampler.cursor = in.get<std::uint32_t>();
+    sampler.proposed = in.get<std::uint64_t>();
+    sampler.largest_step = in.get<double>();
+    sampler.weights = in.get_all<double>();
+    sampler.held = in.get_all<double>();
+    sampler.deferred = in.get_all<std::uint32_t>();
+    try {
+      sampler_.restore(sampler);
+    } catch (const std::invalid_argument& e) {
+      in.fail(std::string("a sampler of this run's features (") + e.what() + ")");
+    }
+    loss_.restore(in);
+  }
+
  private:
   enum class Stage { kStart, kRounds, kDone };
 
@@ -159,6 +288,31 @@ class LassoRounds {
   }
 
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // Rounds of coordinates and checks over the run's life: snapshot rounds are not counted (a
+  // run with checkpoints reports what one without does), a resumed run starts where it stopped.
+  std::uint64_t rounds() const { return driver_.rounds_sent() - snapshot_rounds_ + resumed_rounds_; }
+
+  // A checkpoint is due once every --checkpoint-every checks, right after the check is decided:
+  // no round is in flight then. A λ path that is over needs none.
+  bool snapshot_due() const {
+    return checkpoints_ && stage_ == Stage::kRounds && !refinement_ &&
+           reported_ >= last_snapshot_ + static_cast<std::uint64_t>(std::max(1, checkpoints_->every));
+  }
+  // The workers apply what is queued, write their parts, then answer.
+  Task snapshot_task() {
+    last_snapshot_ = reported_;
+    ++snapshot_rounds_;
+    return Task{static_cast<std::uint8_t>(RoundKind::kSnapshot), static_cast<double>(reported_), {}};
+  }
+  // Every worker's part is written (each answered after writing it): the scheduler's, then the
+  // manifest that makes the checkpoint whole.
+  void write_snapshot(std::uint64_t number) {
+    const int P = static_cast<int>(driver_.workers().size());
+    StateWriter out;
+    save(out);
+    checkpoints_->store->write_part(number, P, out.bytes());
+    checkpoints_->store->commit(checkpoint::Manifest{number, P + 1, checkpoints_->settings, manifest_state(number)});
+  }
 
   // Jacobi steps for the round's coordinates, from sums taken on the workers' state at its send
   // time (and the task's scalar). Returns the largest decrease of F one of them made (to second
@@ -270,7 +424,7 @@ class LassoRounds {
     penalty_ = Penalty{lambda, config_.alpha};
     began_ = Clock::now();
     updates_before_ = updates_;
-    rounds_before_ = driver_.rounds_sent();
+    rounds_before_ = rounds();
     checks_before_ = checks_;
     certificate_ = loss_.certify(gamma_, penalty_);
     last_objective_ = certificate_.objective;
@@ -309,7 +463,7 @@ class LassoRounds {
     for (std::uint32_t j = 0; j < p_; ++j) out.beta[j] = gamma_[j] / stats_.scale[j];
     out.intercept = loss_.intercept();
     out.updates = updates_ - updates_before_;
-    out.rounds = driver_.rounds_sent() - rounds_before_;
+    out.rounds = rounds() - rounds_before_;
     out.checks = checks_ - checks_before_;
     out.seconds = std::chrono::duration<double>(Clock::now() - began_).count();
     run_.path.push_back(std::move(out));
@@ -335,17 +489,19 @@ class LassoRounds {
     if (!std::isfinite(c.objective) || !std::isfinite(c.duality_gap))
       throw std::runtime_error("the objective at lambda " + std::to_string(penalty_.lambda) + " is " +
                                std::to_string(c.objective) + "; no coefficients are written");
+    ++reported_;
     if (!on_check_) return;
     CheckReport r;
     r.lambda_index = static_cast<int>(lambda_index_);
     r.lambda = penalty_.lambda;
-    r.round = driver_.rounds_sent();
+    r.round = rounds();
     r.seconds = seconds();
     r.certificate = c;
     r.nnz = nnz();
     r.updates = updates_;
     r.batch = batch_;
     r.depth = depth_;
+    r.check = reported_;
     on_check_(r);
   }
 
@@ -391,18 +547,35 @@ class LassoRounds {
   bool cycle_next_ = false, check_next_ = false;
   int stalled_ = 0;  // cycles in a row that moved nothing
   std::deque<double> recent_;           // largest decrease of F in each of the last rounds pulled
+  // Checkpoints (null: none are taken).
+  static constexpr std::uint32_t kStateVersion = 1;
+  const CheckpointTarget* checkpoints_ = nullptr;
+  std::uint64_t reported_ = 0;          // checks reported, over the run's life
+  std::uint64_t last_snapshot_ = 0;     // reported_ at the last checkpoint (or the resumed one)
+  std::uint64_t snapshot_rounds_ = 0;   // snapshot rounds this process sent
+  std::uint64_t resumed_rounds_ = 0;    // rounds() of the checkpoint this run continues
 };
 
 }  // namespace
 
 LassoRun run_lasso_scheduler(runtime::Mailbox& mailbox, std::vector<int> workers, const SchedulerData& data,
                              const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
-                             std::chrono::milliseconds timeout) {
+                             std::chrono::milliseconds timeout, const Checkpoints* checkpoints) {
   const std::unique_ptr<LossModel> loss = config.loss == Loss::logistic
                                               ? logistic_loss_model(data.rows, data.stats, config.intercept)
                                               : squared_loss_model(data.stats);
   scheduler::RoundsDriver driver(mailbox, std::move(workers), rounds_options(loss->parameters(), timeout));
-  LassoRounds app(driver, *loss, data, config, std::move(on_check));
+  LassoRounds app(driver, *loss, data, config, std::move(on_check), checkpoints);
+  if (checkpoints && checkpoints->resume) {
+    try {
+      const OpenedPart part = open_part(*checkpoints->resume, static_cast<int>(driver.workers().size()));
+      StateReader in = part.reader();
+      app.restore(in);
+      in.finish();
+    } catch (const std::exception& e) {
+      driver.fail(std::string("lasso scheduler: resuming: ") + e.what());
+    }
+  }
   scheduler::run_rounds(driver, app);
   return std::move(app).result();
 }

@@ -51,9 +51,22 @@ int shard_parts(const data::RegressionSet& rows, int threads) {
   return static_cast<int>(std::clamp<std::uint64_t>(rows.nnz() >> 16, 1, static_cast<std::uint64_t>(threads)));
 }
 
+namespace {
+// A resumed worker's shard takes its state from its part of the checkpoint.
+template <class Shard>
+void resume_part(Shard& shard, runtime::Mailbox& mailbox, const Checkpoints* checkpoints) {
+  if (!checkpoints || !checkpoints->resume) return;
+  const OpenedPart part = open_part(*checkpoints->resume, mailbox.group().rank());
+  StateReader in = part.reader();
+  shard.restore(in);
+  in.finish();
+}
+}  // namespace
+
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
-                int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row) {
-  const WorkerLoopOptions options{scheduler_rank, timeout};
+                int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row,
+                const Checkpoints* checkpoints) {
+  const WorkerLoopOptions options{scheduler_rank, timeout, checkpoints ? &checkpoints->target : nullptr};
   const bool cycles = every_row && worker_cycles(config, 1);
   const int parts = shard_parts(rows, config.threads);
   if (config.loss == Loss::logistic) {
@@ -64,11 +77,13 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, doub
       stepper.emplace(rows, prepared.stats, config.intercept);
       margins.enable_cycles(LogisticCycleSettings{&*stepper, config.alpha, config.tol});
     }
+    resume_part(margins, mailbox, checkpoints);
     run_lasso_worker(mailbox, margins, options);
     return;
   }
   ResidualShard residuals(rows, y_offset, parts);
   if (cycles) residuals.enable_cycles(CycleSettings{&every_row->get()->stats, config.alpha, config.tol});
+  resume_part(residuals, mailbox, checkpoints);
   run_lasso_worker(mailbox, residuals, options);
 }
 
@@ -101,7 +116,7 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank < P) {
       serve_rows(m.mailbox, P > 1 ? shards[static_cast<std::size_t>(m.rank)] : set, y_offset, config, P,
-                 options.timeout, cycles ? &shared : nullptr);
+                 options.timeout, cycles ? &shared : nullptr, &options.checkpoints);
       if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
     }
@@ -116,7 +131,7 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
     }
     const PreparedData& prepared = *prepared_store;
     const SchedulerData data{set, prepared.columns ? &*prepared.columns : nullptr, prepared.stats, started};
-    run = run_lasso_scheduler(m.mailbox, ranks, data, config, options.on_check, options.timeout);
+    run = run_lasso_scheduler(m.mailbox, ranks, data, config, options.on_check, options.timeout, &options.checkpoints);
   });
   return run;
 }

@@ -56,6 +56,19 @@ class SquaredLossModel final : public LossModel {
   std::vector<scheduler::Step> unscheduled_steps(bool) override { return {}; }
   double intercept() const override { return stats_.y_offset - mu_dot_beta_; }
 
+  void save(StateWriter& out) const override {
+    out.put(mu_dot_beta_);
+    out.put(rss_);
+    out.put(dot_y_);
+    out.put_all(gradients_);
+  }
+  void restore(StateReader& in) override {
+    mu_dot_beta_ = in.get<double>();
+    rss_ = in.get<double>();
+    dot_y_ = in.get<double>();
+    gradients_ = in.get_all<double>(stats_.features(), "the gradients");
+  }
+
  private:
   const ColumnStats& stats_;
   double mu_dot_beta_ = 0;      // μᵀβ (0 without an intercept, as μ is)

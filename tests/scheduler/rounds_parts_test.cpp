@@ -93,6 +93,39 @@ TEST_CASE("the priority schedule warms up uniformly, then draws ∝ |Δβ| + η 
   }
 }
 
+TEST_CASE("a sampler restored from another's state proposes what that one does, on every schedule") {
+  const std::uint32_t m = 50;
+  std::vector<std::uint8_t> usable(m, 1);
+  usable[7] = 0;
+  const std::vector<std::uint8_t> none(m, 0);
+  for (const ParameterOrder kind : {ParameterOrder::cyclic, ParameterOrder::random, ParameterOrder::priority}) {
+    ParameterSampler a(kind, usable, 1e-3, 11, 0.5);
+    // Some history: proposals, steps, a dropped candidate, a reprioritisation.
+    for (int round = 0; round < 9; ++round) {
+      const auto picked = a.propose(8, none);
+      for (std::size_t i = 1; i < picked.size(); ++i) a.step(picked[i], 0.01 * (picked[i] % 5));
+      if (!picked.empty()) a.restore(std::span<const std::uint32_t>(picked.data(), 1));
+      if (round == 4) {
+        std::vector<double> predicted(m);
+        for (std::uint32_t j = 0; j < m; ++j) predicted[j] = 0.001 * ((j * 7) % 13);
+        a.reprioritise(predicted);
+      }
+    }
+    ParameterSampler b(kind, usable, 1e-3, 11, 0.5);
+    b.restore(a.state());
+    for (int round = 0; round < 12; ++round) {
+      const auto pa = a.propose(8, none);
+      CHECK(pa == b.propose(8, none));
+      for (const std::uint32_t j : pa) {
+        a.step(j, 0.02 * (j % 3));
+        b.step(j, 0.02 * (j % 3));
+      }
+    }
+    CHECK_THROWS_AS(ParameterSampler(kind, std::vector<std::uint8_t>(m + 1, 1), 1e-3, 11).restore(a.state()),
+                    std::invalid_argument);
+  }
+}
+
 TEST_CASE("the dependency check drops candidates correlated with kept or in-flight coordinates") {
   // Columns: 0 and 1 equal, 2 = 0 plus noise (corr ≈ 0.9), 3 unrelated, 4 all zero.
   data::RegressionSet set;

@@ -40,7 +40,10 @@ class CheckpointFlags {
   // ranks are `ranks` (rotation resumes with the same P). Passed-over checkpoints are reported
   // on stderr, naming the file. Throws std::invalid_argument naming the manifest and the first
   // difference, or InputError when the directory holds no sound checkpoint.
-  checkpoint::Found find(const cluster::JobSettings& ours, int ranks, const std::string& app_name) const;
+  // `parts_note`, when given, replaces the rotation's wording: `ranks` is then the parts this
+  // run's checkpoints have, and the note says what they are and why their number must match.
+  checkpoint::Found find(const cluster::JobSettings& ours, int ranks, const std::string& app_name,
+                         const std::string& parts_note = {}) const;
 
   // Before training, on every rank: a fresh run refuses a directory that already holds
   // checkpoints (they belong to the run --resume would continue). Then the rank that keeps the

@@ -23,6 +23,13 @@ class CycleTolerance {
     lambda_ = lambda;
     return threshold * factor_;
   }
+  // For checkpoints: the λ of the last cycle and how deep it went.
+  double lambda() const noexcept { return lambda_; }
+  double factor() const noexcept { return factor_; }
+  void restore(double lambda, double factor) noexcept {
+    lambda_ = lambda;
+    factor_ = factor;
+  }
 
  private:
   double lambda_ = -1;

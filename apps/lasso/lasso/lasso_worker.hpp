@@ -20,9 +20,13 @@ struct WorkerLoopOptions {
   int scheduler_rank = 0;
   // Longest wait for the scheduler's next request; past it the worker reports a failure.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // Where a snapshot round (RoundKind::kSnapshot) writes this worker's part; null: the run
+  // takes no checkpoints, and a snapshot round fails it.
+  const CheckpointTarget* checkpoints = nullptr;
 };
 
-// Serves requests until the scheduler's stop. Throws runtime::JobFailed when the job fails
+// Serves requests until the scheduler's stop; a snapshot round writes the shard's part (rank:
+// this member's) before it is answered. Throws runtime::JobFailed when the job fails
 // (pipeline::serve_rounds).
 void run_lasso_worker(runtime::Mailbox& mailbox, ResidualShard& shard, const WorkerLoopOptions& options);
 // The same for the logistic loss: margins, and the intercept as parameter features().

@@ -9,6 +9,7 @@
 
 #include "gyre/data/regression.hpp"
 #include "gyre/scheduler/rounds_protocol.hpp"
+#include "lasso/checkpoint.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/penalty.hpp"
 
@@ -75,6 +76,11 @@ class LossModel {
   virtual std::vector<scheduler::Step> unscheduled_steps(bool at_start) = 0;
   // The intercept on the original scale.
   virtual double intercept() const = 0;
+
+  // Checkpoints: what the loss keeps between checks (what the last one read, what the steps
+  // since moved), restored into a model made for the same data.
+  virtual void save(StateWriter& out) const = 0;
+  virtual void restore(StateReader& in) = 0;
 };
 
 // Least squares on centred columns: workers keep the residual (ResidualShard).

@@ -7,6 +7,7 @@
 
 #include "gyre/data/regression.hpp"
 #include "lasso/active_set_cycle.hpp"
+#include "lasso/checkpoint.hpp"
 #include "lasso/logistic.hpp"
 #include "lasso/logistic_stepper.hpp"
 #include "lasso/residual_shard.hpp"
@@ -68,6 +69,12 @@ class MarginShard {
   // logistic_check_sums(), or dual_sums() at the task's scalar as the shift and the
   // refinement_scales()), for the rounds engine.
   std::vector<double> push(const scheduler::Task& task);
+
+  // Checkpoints: every part's margins with p − y and p(1 − p) (and, with cycles, the
+  // coefficients and intercept the shard follows and its cycle depth); restore() reads them into
+  // a shard built from the same rows with the same parts, else throws InputError naming the part.
+  void save(StateWriter& out) const;
+  void restore(StateReader& in);
 
  private:
   struct Part {

@@ -9,6 +9,7 @@
 #include "gyre/scheduler/rounds_protocol.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/active_set_cycle.hpp"
+#include "lasso/checkpoint.hpp"
 #include "lasso/row_parts.hpp"
 
 namespace gyre::lasso {
@@ -22,8 +23,9 @@ enum class RoundKind : std::uint8_t {
   kCentredPartials = 3,  // logistic only: kPartials and each column's weighted moment
   kCycle = 4,     // squared, one worker holding every row: coordinate descent over the task's
                   // features at λ = the task's scalar, run on the worker (ResidualShard::cycle)
+  kSnapshot = 5,  // write this worker's checkpoint part (number: the task's scalar), answer one 0
 };
-inline constexpr std::uint8_t kRoundKinds = 5;
+inline constexpr std::uint8_t kRoundKinds = 6;
 
 // What one pass over every column of the shard sums (all over this shard's rows only).
 struct ShardCheck {
@@ -70,6 +72,12 @@ class ResidualShard {
   std::vector<double> cycle(double lambda, std::span<const std::uint32_t> active);
   // A round's sums (RoundKind), for the rounds engine.
   std::vector<double> push(const scheduler::Task& task);
+
+  // Checkpoints: the residual of every part (and, with cycles, the coefficients the shard
+  // follows and its cycle depth). restore() reads them into a shard built from the same rows
+  // with the same parts (the same --threads), and throws InputError naming the part otherwise.
+  void save(StateWriter& out) const;
+  void restore(StateReader& in);
 
  private:
   struct Part {

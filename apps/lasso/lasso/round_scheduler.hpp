@@ -8,6 +8,7 @@
 
 #include "gyre/data/regression.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "lasso/checkpoint.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/config.hpp"
 #include "lasso/penalty.hpp"
@@ -35,6 +36,7 @@ struct CheckReport {
   std::uint64_t updates = 0;   // coordinate updates so far, over the whole path
   std::uint32_t batch = 0;     // U in use (halved when an interval made F worse)
   int depth = 0;               // rounds in flight allowed
+  std::uint64_t check = 0;     // checks reported so far, over the run's life (a checkpoint's number)
 };
 
 struct LambdaSolution {
@@ -57,9 +59,11 @@ struct LassoRun {
 // Runs on its own rank; `workers` are the ranks running run_lasso_worker over the row shards.
 // The rounds, checks and the path follow config (see LassoConfig); at the end every worker is
 // sent a stop. On any failure the workers are told and runtime::JobFailed is thrown.
+// `checkpoints`: where checkpoints go (after every target.every-th check, see checkpoint.hpp;
+// the scheduler's part is rank-P, P = workers.size()), and the one to continue from.
 LassoRun run_lasso_scheduler(runtime::Mailbox& mailbox, std::vector<int> workers, const SchedulerData& data,
                              const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
-                             std::chrono::milliseconds timeout);
+                             std::chrono::milliseconds timeout, const Checkpoints* checkpoints = nullptr);
 
 // Batch U when the config leaves it at 0: about a sixteenth of the usable features, 1 to 1024.
 std::uint32_t default_batch(std::uint32_t usable_features);

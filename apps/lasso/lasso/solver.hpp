@@ -12,6 +12,7 @@
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "lasso/checkpoint.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/config.hpp"
 #include "lasso/round_scheduler.hpp"
@@ -24,6 +25,10 @@ struct SolveOptions {
   std::function<void(std::uint64_t)> on_traffic;
   // Longest wait for any one message; past it the job fails naming who is silent.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // Checkpoints to take (target.store set) and the one to continue from (resume set). Each
+  // process gives its own: across processes every rank writes its worker's part, and rank 0's
+  // scheduler the last one and the manifest.
+  Checkpoints checkpoints;
 };
 
 // The rows are dealt to config.workers shards balanced by non-zeros (data::shard_rows); worker
@@ -62,10 +67,12 @@ int shard_parts(const data::RegressionSet& rows, int threads);
 // the scheduler at `scheduler_rank` stops the job. Workers build their shards while the
 // scheduler prepares, which needs nothing from them. `every_row`: the scheduler's prepared data,
 // given when this worker holds every row and runs cycles (worker_cycles()), once the scheduler
-// has made it.
+// has made it. `checkpoints`: where snapshot rounds write the worker's part, and the checkpoint
+// whose part it starts from.
 using SharedPreparation = std::shared_future<const PreparedData*>;
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
-                int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row = nullptr);
+                int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row = nullptr,
+                const Checkpoints* checkpoints = nullptr);
 
 // F(β, b) of LassoConfig, computed directly from the data: what tests and tools compare with.
 double objective(const data::RegressionSet& set, const LassoConfig& config, double lambda,

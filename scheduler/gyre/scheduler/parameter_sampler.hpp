@@ -54,6 +54,23 @@ class GYRE_API ParameterSampler {
   // Whether the priority schedule is still in its uniform warm-up sweep.
   bool warming_up() const noexcept;
 
+  // Everything that decides the proposals to come, for a checkpoint: restore(state()) on a
+  // sampler made with the same arguments proposes what this one would (the tree's inner sums
+  // are rebuilt from its leaves, which is what set() keeps them equal to, bit for bit).
+  struct State {
+    std::uint64_t rng = 0;
+    std::vector<std::uint32_t> order;
+    std::uint32_t cursor = 0;
+    std::uint64_t proposed = 0;
+    double largest_step = 0;
+    std::vector<double> weights;  // the tree's leaves
+    std::vector<double> held;
+    std::vector<std::uint32_t> deferred;
+  };
+  State state() const;
+  // Throws std::invalid_argument when `s` does not fit this sampler's features.
+  void restore(const State& s);
+
  private:
   std::vector<std::uint32_t> propose_in_order(std::uint32_t count, const std::vector<std::uint8_t>& skip);
   void fill_tree();
