@@ -10,31 +10,23 @@
 namespace gyre::lda {
 namespace {
 
-using checkpoint::append;
-using checkpoint::PartReader;
+using checkpoint::StateReader;
+using checkpoint::StateWriter;
 
 constexpr std::uint32_t kPartVersion = 1;
 
 std::vector<std::byte> encode_part(const LdaKernel& kernel, std::span<const model::Block* const> held) {
-  const std::uint32_t K = kernel.topics();
-  const auto& z = kernel.assignments();
-  const auto& totals = kernel.topic_totals();
-  std::vector<std::byte> out;
-  const std::uint64_t tokens = z.size(), blocks = held.size();
-  append(out, &kPartVersion, 1);
-  append(out, &K, 1);
-  append(out, &tokens, 1);
-  append(out, z.data(), z.size());
-  append(out, totals.data(), totals.size());
-  append(out, &blocks, 1);
+  StateWriter out;
+  out.put(kPartVersion);
+  out.put(kernel.topics());
+  out.put_all(kernel.assignments());
+  out.put_all(kernel.topic_totals());
+  out.put<std::uint64_t>(held.size());
   for (const model::Block* b : held) {
-    const std::uint32_t id = b->id();
-    const std::uint64_t counts = b->rows() * b->stride();
-    append(out, &id, 1);
-    append(out, &counts, 1);
-    append(out, reinterpret_cast<const std::int32_t*>(b->data()), counts);
+    out.put(static_cast<std::uint32_t>(b->id()));
+    out.put_all(std::span<const std::int32_t>(b->counts(), b->rows() * b->stride()));
   }
-  return out;
+  return std::move(out.bytes());
 }
 
 }  // namespace
@@ -63,28 +55,27 @@ std::shared_ptr<const LdaStart> read_checkpoint(const checkpoint::Found& found, 
   start->topics.resize(static_cast<std::size_t>(found.manifest.ranks));
   const std::size_t stride = model::padded_width(topics);
   for (int r = 0; r < found.manifest.ranks; ++r) {
-    const auto file = found.directory / ("rank-" + std::to_string(r) + ".part");
-    const std::vector<std::byte> bytes = checkpoint::read_sealed(file);
-    PartReader in(file, bytes);
-    if (in.value<std::uint32_t>() != kPartVersion) in.fail("a gyre-lda checkpoint part of version 1");
-    if (in.value<std::uint32_t>() != topics) in.fail(std::to_string(topics) + " topics (this run's --topics)");
-    auto z = in.vector<std::uint16_t>(in.value<std::uint64_t>());
+    const auto part = checkpoint::open_part(found, r);
+    StateReader in = part.reader();
+    if (in.get<std::uint32_t>() != kPartVersion) in.fail("a gyre-lda checkpoint part of version 1");
+    if (in.get<std::uint32_t>() != topics) in.fail(std::to_string(topics) + " topics (this run's --topics)");
+    auto z = in.get_all<std::uint16_t>();
     if (hosted(r)) start->topics[static_cast<std::size_t>(r)] = std::move(z);
-    auto totals = in.vector<std::int64_t>(topics);
+    auto totals = in.get_all<std::int64_t>(topics, "topic totals");
     if (r == 0) start->topic_totals = std::move(totals);
-    const auto blocks = in.value<std::uint64_t>();
+    const auto blocks = in.get<std::uint64_t>();
     for (std::uint64_t b = 0; b < blocks; ++b) {
-      const auto id = in.value<std::uint32_t>();
-      const auto counts = in.value<std::uint64_t>();
-      if (counts % stride != 0) in.fail("blocks of rows of " + std::to_string(stride) + " counts");
+      const auto id = in.get<std::uint32_t>();
+      auto counts = in.get_all<std::int32_t>();
+      if (counts.size() % stride != 0) in.fail("blocks of rows of " + std::to_string(stride) + " counts");
       if (id >= start->block_counts.size()) {
         if (id > (1u << 24)) in.fail("a block id below 2^24");
         start->block_counts.resize(id + 1);
       }
       if (!start->block_counts[id].empty()) in.fail("block " + std::to_string(id) + " in one part only");
-      start->block_counts[id] = in.vector<std::int32_t>(counts);
+      start->block_counts[id] = std::move(counts);
     }
-    if (!in.done()) in.fail("a part that ends after its blocks");
+    in.finish();
   }
   return start;
 }

@@ -12,8 +12,8 @@
 namespace gyre::mf {
 namespace {
 
-using checkpoint::append;
-using checkpoint::PartReader;
+using checkpoint::StateReader;
+using checkpoint::StateWriter;
 
 constexpr std::uint32_t kPartVersion = 1;
 
@@ -47,23 +47,20 @@ void take_checkpoints(const MfPlan& plan, const pipeline::CheckpointTarget& targ
 
 std::vector<std::byte> encode_part(const MfPlan& plan, const MfKernel& kernel, std::span<const model::Block* const> held) {
   const auto stride = static_cast<std::uint32_t>(plan.layout.stride);
-  const auto& users = kernel.users().global_ids;
-  std::uint64_t items = 0;
-  for (const model::Block* b : held) items += b->rows();
-  std::vector<std::byte> out;
-  out.reserve(24 + (users.size() + items) * (4 + std::size_t{stride} * 4));
-  const std::uint64_t user_count = users.size();
-  append(out, &kPartVersion, 1);
-  append(out, &stride, 1);
-  append(out, &user_count, 1);
-  append(out, &items, 1);
-  append(out, users.data(), users.size());
-  const auto rows = kernel.user_rows_view();
-  append(out, rows.data(), rows.size());
-  for (const model::Block* b : held) append(out, plan.blocks.rows[b->id()].data(), b->rows());
-  for (const model::Block* b : held)
-    for (std::size_t r = 0; r < b->rows(); ++r) append(out, b->row(r), stride);
-  return out;
+  std::vector<std::uint32_t> items;
+  std::vector<float> item_rows;
+  for (const model::Block* b : held) {
+    items.insert(items.end(), plan.blocks.rows[b->id()].begin(), plan.blocks.rows[b->id()].end());
+    for (std::size_t r = 0; r < b->rows(); ++r) item_rows.insert(item_rows.end(), b->row(r), b->row(r) + stride);
+  }
+  StateWriter out;
+  out.put(kPartVersion);
+  out.put(stride);
+  out.put_all(kernel.users().global_ids);
+  out.put_all(kernel.user_rows_view());
+  out.put_all(items);
+  out.put_all(item_rows);
+  return std::move(out.bytes());
 }
 
 std::string control_state(const MfPlan& plan, std::uint64_t next_phase) {
@@ -116,28 +113,23 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
     place_row(*m, Side::kItem, i, row.data(), layout.width);
   }
   for (int r = 0; r < found.manifest.ranks; ++r) {
-    const auto file = found.directory / ("rank-" + std::to_string(r) + ".part");
-    const std::vector<std::byte> bytes = checkpoint::read_sealed(file);
-    PartReader in(file, bytes);
-    if (in.value<std::uint32_t>() != kPartVersion) in.fail("a gyre-mf checkpoint part of version 1");
-    if (in.value<std::uint32_t>() != layout.stride)
+    const auto part = checkpoint::open_part(found, r);
+    StateReader in = part.reader();
+    if (in.get<std::uint32_t>() != kPartVersion) in.fail("a gyre-mf checkpoint part of version 1");
+    if (in.get<std::uint32_t>() != layout.stride)
       in.fail("rows of " + std::to_string(layout.stride) + " floats (this run's rank, biases and update rule)");
-    const auto user_count = in.value<std::uint64_t>();
-    const auto item_count = in.value<std::uint64_t>();
     // A side's ids, then their rows in the same order.
-    const auto read_side = [&](Side side, std::uint64_t count, std::uint32_t limit, const char* what) {
-      if (count > limit) in.fail("at most " + std::to_string(limit) + " " + what + " rows");
-      std::vector<std::uint32_t> ids(count);
-      in.take(ids.data(), ids.size());
-      for (const std::uint32_t id : ids) {
-        if (id >= limit) in.fail(std::string(what) + " ids below " + std::to_string(limit) + " (this run's input)");
-        in.take(row.data(), row.size());
-        place_row(*m, side, id, row.data(), layout.width);
+    const auto read_side = [&](Side side, std::uint32_t limit, const char* what) {
+      const auto ids = in.get_all<std::uint32_t>();
+      const auto rows = in.get_all<float>(ids.size() * layout.stride, std::string(what) + " rows");
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] >= limit) in.fail(std::string(what) + " ids below " + std::to_string(limit) + " (this run's input)");
+        place_row(*m, side, ids[i], rows.data() + i * layout.stride, layout.width);
       }
     };
-    read_side(Side::kUser, user_count, users, "user");
-    read_side(Side::kItem, item_count, items, "item");
-    if (!in.done()) in.fail("a part that ends after its rows");
+    read_side(Side::kUser, users, "user");
+    read_side(Side::kItem, items, "item");
+    in.finish();
   }
   m->trained = TrainingRecord{out.epoch,  config.learning_rate, config.lr_decay, config.lambda, config.lambda_bias,
                               config.seed, out.phase,           config.update,   scale};
