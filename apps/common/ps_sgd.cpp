@@ -120,6 +120,9 @@ std::shared_ptr<const EpochCheckpointer> checkpointer_of(const Model& m, const S
     throw std::invalid_argument(c.name + ": the checkpoint resumed from has another number of workers");
   if (options.resumed && options.resumed->parameters.size() != m.width)
     throw std::invalid_argument(c.name + ": the checkpoint resumed from holds another model");
+  if (options.resumed && options.resumed->clock >= c.max_steps)
+    throw std::invalid_argument(c.name + ": the checkpoint resumed from is at step " + std::to_string(options.resumed->clock) +
+                                " already: --steps is the total to reach, give more");
   if (!options.checkpoints.store && !options.resumed) return nullptr;
   if (c.engine != Engine::kPs)
     throw std::invalid_argument(c.name + ": checkpoints and resume work on the parameter-server engine only (--engine ps)");

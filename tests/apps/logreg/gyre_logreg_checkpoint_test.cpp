@@ -1,6 +1,7 @@
 // tests/apps/logreg/gyre_logreg_checkpoint_test.cpp — gyre-logreg --checkpoint/--resume on the parameter server: a run killed mid-job and resumed ends bitwise as one never stopped, in one process and across 3.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -132,7 +133,9 @@ TEST_CASE("gyre-logreg: a resume with other flags is refused naming them; p2p an
   expect_refused({"--workers", "3", "--l2", "0.01"}, "--l2");
   expect_refused({"--workers", "2"}, "--workers");
   // --steps may grow: the resumed run goes on to the new total.
-  const auto longer = run_logreg(dir, {"--workers", "3", "--resume", ck, "--steps", "70", "--quiet"});
+  auto argv = logreg_argv(dir, {"--workers", "3", "--resume", ck, "--quiet"});
+  *(std::find(argv.begin(), argv.end(), "--steps") + 1) = "70";
+  const auto longer = run_command(argv);
   CHECK_MESSAGE(longer.exit_code == 0, longer.output);
   CHECK(longer.output.find("worker steps: median 70") != std::string::npos);
   const auto p2p = run_logreg(dir, {"--workers", "3", "--engine", "p2p", "--checkpoint", (dir / "ck-p2p").string()});
