@@ -48,8 +48,23 @@ void PsServer::answer(const Read& r) {
   inbox_.group().send(r.worker, std::move(m));
 }
 
+void PsServer::fold_due() {
+  std::stable_sort(pending_.begin(), pending_.end(),
+                   [](const Pending& a, const Pending& b) { return a.step != b.step ? a.step < b.step : a.worker < b.worker; });
+  const auto due = std::find_if(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.step >= clock_; });
+  for (auto it = pending_.begin(); it != due; ++it) {
+    auto& s = stored(it->key, it->worker);
+    if (it->set)
+      s = std::move(it->value);
+    else
+      options_.pull(it->key, s, it->value);
+  }
+  pending_.erase(pending_.begin(), due);
+}
+
 void PsServer::advance_clock() {
   clock_ = *std::min_element(worker_clocks_.begin(), worker_clocks_.end());
+  if (options_.ordered) fold_due();
   std::erase_if(waiting_, [&](const Read& r) {
     if (r.clock > clock_) return false;
     answer(r);
@@ -66,7 +81,9 @@ void PsServer::handle(const net::Message& m) {
     case kSet:
       for (auto& [k, v] : decode_updates(m, layout_, index_)) {
         auto& s = stored(k, w);
-        if (m.type == kSet)
+        if (options_.ordered)
+          pending_.push_back({worker_clock, w, m.type == kSet, k, std::move(v)});
+        else if (m.type == kSet)
           s = std::move(v);
         else
           options_.pull(k, s, v);

@@ -31,15 +31,22 @@ class StepDelay {
   // Never past `deadline`: a pause must not outlast the run's time limit.
   void pause(Clock::time_point deadline) {
     if (spec_.delay == net::FaultSpec::Delay::kNone) return;
+    ++draws_;
     const double ms = factor_ * spec_.draw_ms(random_);
     const auto wanted = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
     std::this_thread::sleep_until(std::min(wanted, deadline));
+  }
+  std::uint64_t draws() const { return draws_; }
+  // Draws what `draws` pauses drew, without pausing: where a resumed worker's stream stood.
+  void replay(std::uint64_t draws) {
+    for (; draws_ < draws; ++draws_) spec_.draw_ms(random_);
   }
 
  private:
   net::FaultSpec spec_;
   double factor_;
   Random random_;
+  std::uint64_t draws_ = 0;
 };
 
 runtime::Backend backend_of(const Settings& s) {
@@ -80,6 +87,7 @@ struct Engines {
   std::function<std::optional<pipeline::ps::PsJobResult>(const pipeline::ps::PsLayout&, const pipeline::ps::PsProgram&,
                                                          const pipeline::ps::PsJobOptions&)>
       ps;
+  int local_workers = 0;  // how many of the workers run in this process
   std::function<std::optional<pipeline::p2p::P2pJobResult>(const pipeline::p2p::P2pLayout&, const pipeline::p2p::P2pProgram&,
                                                            const pipeline::p2p::P2pJobOptions&)>
       p2p;
@@ -99,6 +107,33 @@ struct Outcome {
   }
 };
 
+// How many steps after an epoch's last clock worker 0 knows every worker has finished it: the
+// barrier's staleness + 1 (BSP 1, SSP(s) s + 1).
+std::int64_t lag_of(const scheduler::Barrier& barrier) {
+  constexpr std::int64_t far = std::int64_t{1} << 40;
+  return far - barrier.required(far) + 1;
+}
+
+// The run's checkpoints, if it takes any; refused where no consistent cut can be found.
+std::shared_ptr<const EpochCheckpointer> checkpointer_of(const Model& m, const Settings& c, const Options& options) {
+  if (options.resumed && options.resumed->draws.size() != static_cast<std::size_t>(c.workers))
+    throw std::invalid_argument(c.name + ": the checkpoint resumed from has another number of workers");
+  if (options.resumed && options.resumed->parameters.size() != m.width)
+    throw std::invalid_argument(c.name + ": the checkpoint resumed from holds another model");
+  if (options.resumed && options.resumed->clock >= c.max_steps)
+    throw std::invalid_argument(c.name + ": the checkpoint resumed from is at step " + std::to_string(options.resumed->clock) +
+                                " already: --steps is the total to reach, give more");
+  if (!options.checkpoints.store && !options.resumed) return nullptr;
+  if (c.engine != Engine::kPs)
+    throw std::invalid_argument(c.name + ": checkpoints and resume work on the parameter-server engine only (--engine ps)");
+  if (!c.barrier.global())
+    throw std::invalid_argument(c.name + ": checkpoints need a barrier that bounds every worker's clock (bsp or ssp:S), not " +
+                                c.barrier.name());
+  const std::int64_t start = options.resumed ? options.resumed->clock : 0;
+  return std::make_shared<const EpochCheckpointer>(options.checkpoints, c.workers, clocks_per_epoch(m, c),
+                                                   lag_of(c.barrier), start, options.on_epoch);
+}
+
 std::optional<Run> train_with(const Model& m, const Settings& c, const Options& options, const Engines& engines) {
   c.validate();
   if (m.width == 0) throw std::invalid_argument(c.name + ": a model without parameters");
@@ -109,6 +144,8 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
   const Key key_count = (m.width + c.block - 1) / c.block;
   const auto delay_spec = net::FaultSpec::parse_delay(c.step_delay);
   const auto slow = parse_slow_workers(c);
+  const std::int64_t start = options.resumed ? options.resumed->clock : 0;  // steps done before this run
+  const auto checkpointer = checkpointer_of(m, c, options);
   const auto started = Clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
   const auto deadline = c.max_seconds > 0 ? started + std::chrono::duration_cast<Clock::duration>(
@@ -117,33 +154,47 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
 
   Run run;
   std::mutex mutex;
-  std::atomic<std::int64_t> updates{0};
+  std::atomic<std::int64_t> updates{start * engines.local_workers};
   struct WorkerState {
     Random random;
     StepDelay delay;
+    std::uint64_t rows_drawn = 0;
+    std::uint64_t draw_row(std::uint64_t n) {
+      ++rows_drawn;
+      return random.below(n);
+    }
   };
   std::vector<WorkerState> state;
-  for (int w = 0; w < c.workers; ++w)
+  for (int w = 0; w < c.workers; ++w) {
     state.push_back({Random(c.seed * 7919, static_cast<std::uint64_t>(w)),
                      StepDelay(delay_spec, slow.contains(w) ? c.slow_factor : 1.0, c.seed * 104729 + static_cast<std::uint64_t>(w))});
+    if (!options.resumed) continue;
+    const WorkerDraws& drawn = options.resumed->draws.at(static_cast<std::size_t>(w));
+    for (auto& s = state.back(); s.rows_drawn < drawn.rows; ++s.rows_drawn) s.random.next();
+    state.back().delay.replay(drawn.delays);
+  }
+  const std::vector<double>& start_values = options.resumed ? options.resumed->parameters : m.initial;
 
   const auto initial = [&](Key k) {
     pipeline::ps::Value v(c.block, 0.0);
     for (std::uint32_t i = 0; i < c.block; ++i)
-      if (const std::size_t j = k * c.block + i; j < m.width) v[i] = m.initial[j];
+      if (const std::size_t j = k * c.block + i; j < m.width) v[i] = start_values[j];
     return v;
   };
   // One step of either engine's worker (PsWorker or P2pPeer: index, clock, get).
   const auto step = [&](auto& worker, std::span<const Key> keys) {
     auto& mine = state[static_cast<std::size_t>(worker.index())];
+    const WorkerDraws drawn{mine.rows_drawn, mine.delay.draws()};  // before this step's
+    const std::int64_t clock = start + worker.clock();                // over the model's life
     mine.delay.pause(deadline);
     std::vector<double> w(key_count * c.block);
     const auto values = worker.get(keys);
     for (std::size_t i = 0; i < keys.size(); ++i)
       std::copy(values[i].value.begin(), values[i].value.end(), w.begin() + static_cast<std::ptrdiff_t>(keys[i] * c.block));
     const auto model = std::span<const double>(w).first(m.width);
-    if (worker.index() == 0 && worker.clock() % c.eval_every == 0) {
-      Evaluation e{worker.clock(), updates.load(), seconds(), m.evaluate(model)};
+    if (checkpointer) checkpointer->at_step(worker.index(), clock, model, drawn);
+    if (worker.index() == 0 && clock % c.eval_every == 0) {
+      Evaluation e{clock, updates.load(), seconds(), m.evaluate(model)};
       require_finite(e.fit.loss, e.step);
       {
         std::lock_guard lock(mutex);
@@ -155,10 +206,10 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     std::vector<double> gradient(w.size(), 0.0);
     if (!rows.empty()) {
       std::vector<std::uint32_t> batch(static_cast<std::size_t>(c.batch));
-      for (auto& r : batch) r = rows[mine.random.below(rows.size())];
+      for (auto& r : batch) r = rows[mine.draw_row(rows.size())];
       m.gradient(model, batch, std::span(gradient).first(m.width));
     }
-    const double eta = c.learning_rate / (1 + c.decay * static_cast<double>(worker.clock())) / c.workers;
+    const double eta = c.learning_rate / (1 + c.decay * static_cast<double>(clock)) / c.workers;
     pipeline::ps::KeyValues pushed;
     for (Key k : keys) {
       pipeline::ps::Value delta(c.block);
@@ -168,8 +219,8 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     ++updates;
     return pushed;
   };
-  const auto stop = [&](std::int64_t clock) {
-    return clock >= c.max_steps || (c.max_seconds > 0 && seconds() >= c.max_seconds);
+  const auto stop = [&](std::int64_t engine_clock) {
+    return start + engine_clock >= c.max_steps || (c.max_seconds > 0 && seconds() >= c.max_seconds);
   };
 
   std::optional<Outcome> outcome;
@@ -180,12 +231,15 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     layout.value_size = c.block;
     layout.keys = key_count;
     pipeline::ps::PsProgram program;
-    if (!m.initial.empty()) program.initial = initial;
+    if (!start_values.empty()) program.initial = initial;
     program.push = [&](pipeline::ps::PsWorker& worker, std::span<const Key> keys) { return step(worker, keys); };
     program.stop = [&](pipeline::ps::PsWorker& worker) { return stop(worker.clock()); };
     pipeline::ps::PsJobOptions o;
     o.barrier = c.barrier;
     o.seed = c.seed;
+    // BSP reads wait for the step's every push anyway: folding them in a fixed order makes
+    // the run repeat bit for bit, with any number of workers (and a resume continue it).
+    o.ordered_folds = c.barrier.global() && lag_of(c.barrier) == 1;
     if (auto r = engines.ps(layout, program, o)) outcome.emplace(std::move(r->values), r->workers);
   } else {
     pipeline::p2p::P2pLayout layout;
@@ -206,6 +260,7 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
   run.parameters.assign(m.width, 0.0);
   for (std::size_t j = 0; j < m.width; ++j) run.parameters[j] = outcome->values[j / c.block][j % c.block];
   run.steps = std::move(outcome->steps);
+  for (auto& s : run.steps) s += start;
   run.held_seconds = std::move(outcome->held_seconds);
   // Every step pushes once; across processes the counter saw only this process's pushes.
   run.updates = 0;
@@ -217,6 +272,13 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
 }
 
 }  // namespace
+
+std::int64_t clocks_per_epoch(const Model& model, const Settings& settings) {
+  std::size_t largest = 0;
+  for (const auto& rows : model.shards) largest = std::max(largest, rows.size());
+  const auto batch = static_cast<std::size_t>(std::max(settings.batch, 1));
+  return static_cast<std::int64_t>(std::max<std::size_t>(1, (largest + batch - 1) / batch));
+}
 
 void require_finite(double value, std::int64_t step) {
   if (std::isfinite(value)) return;
@@ -243,6 +305,7 @@ Run train(const Model& model, const Settings& settings, const Options& options) 
   engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
     return std::optional(pipeline::ps::run_ps(pipeline::ps::ps_job(layout, backend_of(settings)), layout, program, o));
   };
+  engines.local_workers = settings.workers;
   engines.p2p = [&](const auto& layout, const auto& program, const auto& o) {
     return std::optional(pipeline::p2p::run_p2p(pipeline::p2p::p2p_job(layout, backend_of(settings)), layout, program, o));
   };
@@ -255,6 +318,7 @@ std::optional<Run> train_cluster(const Model& model, const Settings& settings, c
   engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
     return pipeline::ps::run_ps_cluster(pipeline::processes_backend(cluster), layout, program, o);
   };
+  engines.local_workers = 1;
   return train_with(model, settings, options, engines);
 }
 

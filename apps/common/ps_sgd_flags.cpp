@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/command_line.hpp"
+#include "app/job_settings.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/scheduler/barrier_simulation.hpp"
@@ -81,6 +82,36 @@ ps_sgd::Options progress(report::MetricsLog* metrics, const bool& quiet, std::st
     }
   };
   return options;
+}
+
+void use_checkpoints(const CheckpointFlags& flags, const CLI::App& app, const std::vector<std::string>& local,
+                     const std::vector<std::string>& inputs, ClusterFlags::Job& job, const ps_sgd::Settings& s,
+                     ps_sgd::Options& options) {
+  std::optional<std::uint64_t> resumed_epoch;
+  if (flags.writes()) {
+    auto unrecorded = local;
+    for (const auto& f : CheckpointFlags::unrecorded()) unrecorded.push_back(f);
+    unrecorded.insert(unrecorded.end(), {"--steps", "--seconds"});
+    options.checkpoints.store = flags.store();
+    options.checkpoints.every = flags.every();
+    options.checkpoints.settings = job_settings(app, unrecorded, inputs);
+    options.on_epoch = [&flags](std::int64_t epoch) { flags.kill_if_due(static_cast<int>(epoch)); };
+  }
+  if (flags.resumes()) {
+    const auto found = flags.find(options.checkpoints.settings, s.workers, "gyre-" + s.name);
+    options.resumed = ps_sgd::read_checkpoint(found, s.workers);
+    resumed_epoch = found.manifest.epoch;
+    if (job.reports())
+      std::printf("gyre-%s: resuming after epoch %lld (step %lld) from %s\n", s.name.c_str(),
+                  static_cast<long long>(options.resumed->epoch), static_cast<long long>(options.resumed->clock),
+                  found.directory.string().c_str());
+  }
+  if (job.reports()) flags.prepare(resumed_epoch);
+  if (!job.cluster) return;
+  auto per_rank = local;
+  for (const auto& f : CheckpointFlags::per_rank()) per_rank.push_back(f);
+  job.cluster->settings = job_settings(app, per_rank, inputs);
+  job.cluster->settings.emplace_back("resumed after epoch", resumed_epoch ? std::to_string(*resumed_epoch) : "none");
 }
 
 void print_worker_steps(std::span<const std::int64_t> steps, std::span<const double> held_seconds, double seconds) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "app/checkpoint_flags.hpp"
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
 #include "app/job_settings.hpp"
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
   app.add_option("--out,-o", out_path, "weights, tab-separated: feature (0 = bias), name, weight");
   app.add_option("--metrics", metrics_path, "JSON lines, one per evaluation: step, updates, seconds, loss, accuracy, barrier");
   app.add_flag("--quiet,-q", quiet, "no per-evaluation lines");
+  app::CheckpointFlags checkpoints;
+  checkpoints.add_to(app);
   app::ClusterFlags multi("gyre-logreg");
   multi.add_to(app);
   if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
@@ -63,10 +66,6 @@ int main(int argc, char** argv) {
 
   return run_entry_point("gyre-logreg", [&] {
     auto job = multi.job(env, sgd.workers(), c.seed);  // before the data: a bad job is refused at once
-    if (job.cluster)
-      job.cluster->settings =
-          app::job_settings(app, {"--out", "--metrics", "--quiet"},
-                            {"--data", "--test"});
     sgd.apply(job, c);
     quiet = quiet || !job.reports();
     c.validate();
@@ -89,7 +88,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
-    const auto options = app::progress(metrics.get(), quiet, c.barrier.name());
+    auto options = app::progress(metrics.get(), quiet, c.barrier.name());
+    app::use_checkpoints(checkpoints, app, {"--out", "--metrics", "--quiet"}, {"--data", "--test"}, job, c, options);
     std::optional<logreg::LogregRun> trained;
     if (job.cluster)
       trained = logreg::train_cluster(set, eval, c, options, *job.cluster);

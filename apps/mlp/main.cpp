@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
   app.add_option("--metrics", metrics_path,
                  "JSON lines, one per evaluation: step, updates, seconds, loss, accuracy, barrier");
   app.add_flag("--quiet,-q", quiet, "no per-evaluation lines");
+  app::CheckpointFlags checkpoints;
+  checkpoints.add_to(app);
   app::ClusterFlags multi("gyre-mlp");
   multi.add_to(app);
   if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
@@ -65,7 +67,6 @@ int main(int argc, char** argv) {
 
   return run_entry_point("gyre-mlp", [&] {
     auto job = multi.job(env, sgd.workers(), c.seed);
-    if (job.cluster) job.cluster->settings = app::job_settings(app, {"--out", "--metrics", "--quiet"}, {"--train", "--test"});
     sgd.apply(job, c);
     quiet = quiet || !job.reports();
     c.validate();
@@ -82,7 +83,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
-    const auto options = app::progress(metrics.get(), quiet, c.barrier.name());
+    auto options = app::progress(metrics.get(), quiet, c.barrier.name());
+    app::use_checkpoints(checkpoints, app, {"--out", "--metrics", "--quiet"}, {"--train", "--test"}, job, c, options);
     std::optional<mlp::MlpRun> trained;
     if (job.cluster)
       trained = mlp::train_cluster(set, test, c, options, *job.cluster);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/ps_sgd_checkpoint.hpp"
 #include "gyre/pipeline/cluster_job.hpp"
 #include "gyre/scheduler/barrier.hpp"
 
@@ -78,7 +79,17 @@ struct Model {
 
 struct Options {
   std::function<void(const Evaluation&)> on_evaluation;  // called on worker 0's thread
+  // Checkpoints at epoch boundaries (parameter-server engine, BSP or SSP only).
+  Checkpoints checkpoints;
+  // Where the run starts: from scratch, or a checkpoint's state (the steps count on from its clock).
+  std::optional<Resumed> resumed;
+  // Worker 0, once an epoch's checkpoint (if one is due) is whole: the epoch, counted over the model's life.
+  std::function<void(std::int64_t epoch)> on_epoch;
 };
+
+// An epoch: one pass over the largest worker's rows in batches, at least one step. Checkpoints
+// are taken at the ends of epochs.
+std::int64_t clocks_per_epoch(const Model& model, const Settings& settings);
 
 // Worker w takes `batch` of its rows at random each step, reads the model (through its cache,
 // as fresh as the barrier asks) and pushes −η/P·gradient: with BSP that is minibatch SGD with

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "app/checkpoint_flags.hpp"
 #include "app/cluster_flags.hpp"
 #include "app/ps_sgd.hpp"
 
@@ -42,6 +43,15 @@ class PsSgdFlags {
 // stdout unless `quiet`, and a JSON line {step, updates, seconds, loss, accuracy, barrier} in
 // `metrics` when there is one (both must outlive the run).
 ps_sgd::Options progress(report::MetricsLog* metrics, const bool& quiet, std::string barrier);
+
+// --checkpoint and --resume for a data-parallel SGD run (call after PsSgdFlags::apply, before
+// training): what its checkpoints record and a resume compares (every flag but `local` ones,
+// the checkpoint flags and --steps and --seconds, which a resumed run may change; digests of
+// `inputs`), the state a resume starts from (its line printed when `reports`), and the failure
+// tests' kill. A multi-process job's settings (job.cluster) are set here too.
+void use_checkpoints(const CheckpointFlags& flags, const CLI::App& app, const std::vector<std::string>& local,
+                     const std::vector<std::string>& inputs, ClusterFlags::Job& job, const ps_sgd::Settings& settings,
+                     ps_sgd::Options& options);
 
 // "worker steps: median …, 5th …, 95th …; held at the barrier …% of worker time".
 void print_worker_steps(std::span<const std::int64_t> steps, std::span<const double> held_seconds, double seconds);

@@ -36,6 +36,7 @@ struct PsJobOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::uint64_t seed = 1;
   std::int64_t cache_clocks = 0;  // see PsWorkerOptions
+  bool ordered_folds = false;     // see PsServerOptions::ordered (bitwise repeatable BSP runs)
 };
 
 struct PsJobResult {

@@ -22,6 +22,10 @@ struct PsServerOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest silence from every worker
   Fold pull;                                                    // empty: add
   std::function<Value(Key)> initial;                            // empty: zeros
+  // Holds each step's pushes and sets until every worker has reported that step, then folds
+  // them in by (step, worker): the stored values no longer depend on the order messages
+  // arrive in, so a BSP run (whose reads wait for the same clock) repeats bit for bit.
+  bool ordered = false;
 };
 
 // The server clock is the lowest clock every worker has reported: all pushes of steps up to it
@@ -44,6 +48,13 @@ class GYRE_API PsServer {
   std::uint64_t deferred_reads() const noexcept { return deferred_; }
 
  private:
+  struct Pending {  // an update held back by `ordered`
+    std::int64_t step;
+    int worker;
+    bool set;
+    Key key;
+    Value value;
+  };
   struct Read {
     int worker;
     std::uint64_t request;
@@ -53,6 +64,7 @@ class GYRE_API PsServer {
   void handle(const net::Message& m);
   void answer(const Read& r);
   void advance_clock();
+  void fold_due();
   Value& stored(Key key, int sender);
 
   runtime::Mailbox& inbox_;
@@ -65,6 +77,7 @@ class GYRE_API PsServer {
   std::int64_t clock_ = 0;
   int stopped_ = 0;
   std::vector<Read> waiting_;
+  std::vector<Pending> pending_;
   std::uint64_t pushes_ = 0;
   std::uint64_t deferred_ = 0;
 };

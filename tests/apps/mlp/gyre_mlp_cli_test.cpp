@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "support/cli_checks.hpp"
 #include "support/input_errors.hpp"
@@ -79,4 +80,24 @@ TEST_CASE("gyre-mlp: a wrong feature count, a bad label or a bad setting is refu
                              dir, "slow workers", "'7'");
   gyre::test::expect_refused("gyre-mlp", {mlp(), "--train", (dir / "ok.csv").string(), "--barrier", "ssp", "--out", out}, dir,
                              "barrier 'ssp'", "expected bsp");
+}
+
+TEST_CASE("gyre-mlp: --checkpoint and --resume as gyre-logreg's, killed after epoch 4 and resumed bitwise under BSP") {
+  TempDir dir;
+  write_text(dir / "train.csv", planted(300));
+  // 3 workers of 100 rows, batches of 16: an epoch is 7 steps, 6 epochs 42.
+  const auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv{mlp(), "--train", (dir / "train.csv").string(), "--classes", "3", "--hidden", "5",
+                                  "-p", "3", "--steps", "42", "--quiet"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run_command(argv);
+  };
+  REQUIRE(run({"--out", (dir / "straight.txt").string()}).exit_code == 0);
+  const auto killed = run({"--checkpoint", (dir / "ck").string(), "--inject-kill-after-epoch", "4"});
+  REQUIRE_MESSAGE(killed.exit_code == 128 + 9, killed.output);
+  const auto resumed = run({"--resume", (dir / "ck").string(), "--out", (dir / "resumed.txt").string()});
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(contains(resumed.output, "resuming after epoch 4 (step 28)"));
+  CHECK(read_text(dir / "straight.txt") == read_text(dir / "resumed.txt"));
 }
