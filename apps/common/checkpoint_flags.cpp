@@ -12,7 +12,7 @@ namespace gyre::app {
 void CheckpointFlags::add_to(CLI::App& app) {
   const char* group = "Checkpoints";
   app.add_option("--checkpoint", directory_,
-                 "write a checkpoint into DIR/epoch-N after every --checkpoint-every epochs (rotation model)")
+                 "write a checkpoint into DIR/epoch-N after every --checkpoint-every epochs (gyre-lasso: checks)")
       ->group(group);
   app.add_option("--checkpoint-every", every_, "epochs between checkpoints")
       ->capture_default_str()->check(CLI::Range(1, 1 << 20))->group(group);
@@ -52,7 +52,8 @@ checkpoint::Found CheckpointFlags::find(const cluster::JobSettings& ours, int ra
   if (found->manifest.ranks != ranks)
     throw std::invalid_argument("--resume " + resume_ + ": " + manifest.string() + " was taken by " +
                                 std::to_string(found->manifest.ranks) + " workers and this run has " + std::to_string(ranks) +
-                                " (the rotation's blocks and schedule depend on P: resume with the same number)");
+                                " (how the data and the model are split, and the order of the sums, depend on it: resume with the "
+                                "same number)");
   return *found;
 }
 

@@ -3,35 +3,24 @@
 
 #include <nlohmann/json.hpp>
 
-#include <bit>
-#include <cstring>
-
 #include "gyre/base/input_error.hpp"
+#include "gyre/checkpoint/part_bytes.hpp"
 
 namespace gyre::app::ps_sgd {
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "checkpoint parts hold little-endian numbers");
-
 constexpr std::uint32_t kPartVersion = 1;
 
-// A part: version, worker, clock, the draws (rows, delays), the model's width (0 but on worker
-// 0), then that many doubles.
-struct PartHeader {
-  std::uint32_t version = kPartVersion;
-  std::uint32_t worker = 0;
-  std::int64_t clock = 0;
-  std::uint64_t rows = 0;
-  std::uint64_t delays = 0;
-  std::uint64_t width = 0;
-};
-static_assert(sizeof(PartHeader) == 40);
-
-std::vector<std::byte> encode_part(const PartHeader& h, std::span<const double> model) {
-  std::vector<std::byte> out(sizeof h + model.size_bytes());
-  std::memcpy(out.data(), &h, sizeof h);
-  if (!model.empty()) std::memcpy(out.data() + sizeof h, model.data(), model.size_bytes());
-  return out;
+// A part: version, worker, clock, the draws (rows, delays), then the model (empty but on worker 0).
+std::vector<std::byte> encode_part(int worker, std::int64_t clock, WorkerDraws draws, std::span<const double> model) {
+  checkpoint::StateWriter out;
+  out.put(kPartVersion);
+  out.put(static_cast<std::uint32_t>(worker));
+  out.put(clock);
+  out.put(draws.rows);
+  out.put(draws.delays);
+  out.put_all(model);
+  return std::move(out.bytes());
 }
 
 }  // namespace
@@ -44,10 +33,8 @@ EpochCheckpointer::EpochCheckpointer(Checkpoints target, int workers, std::int64
 void EpochCheckpointer::at_step(int worker, std::int64_t clock, std::span<const double> model, WorkerDraws draws) const {
   // This run's own epoch boundaries only: the one it resumed from is on disk already.
   if (clock > start_ && clock % per_epoch_ == 0 && due(clock / per_epoch_)) {
-    const PartHeader h{kPartVersion, static_cast<std::uint32_t>(worker), clock, draws.rows, draws.delays,
-                       worker == 0 ? model.size() : 0};
     target_.store->write_part(static_cast<std::uint64_t>(clock / per_epoch_), worker,
-                              encode_part(h, worker == 0 ? model : std::span<const double>{}));
+                              encode_part(worker, clock, draws, worker == 0 ? model : std::span<const double>{}));
   }
   const std::int64_t cut = clock - lag_;
   if (worker != 0 || cut <= start_ || cut % per_epoch_ != 0) return;
@@ -74,23 +61,22 @@ Resumed read_checkpoint(const checkpoint::Found& found, int workers) {
   if (found.manifest.ranks != workers)
     throw InputError(found.directory / "manifest", 0, "a checkpoint of " + std::to_string(workers) + " workers");
   for (int w = 0; w < workers; ++w) {
-    const auto file = found.directory / ("rank-" + std::to_string(w) + ".part");
-    const std::vector<std::byte> bytes = checkpoint::read_sealed(file);
-    PartHeader h;
-    if (bytes.size() < sizeof h) throw InputError(file, 0, "a part of at least " + std::to_string(sizeof h) + " bytes");
-    std::memcpy(&h, bytes.data(), sizeof h);
-    if (h.version != kPartVersion) throw InputError(file, 0, "a parameter-server checkpoint part of version 1");
-    if (h.worker != static_cast<std::uint32_t>(w) || h.clock != out.clock)
-      throw InputError(file, 0, "worker " + std::to_string(w) + "'s part at clock " + std::to_string(out.clock));
+    const auto part = checkpoint::open_part(found, w);
+    checkpoint::StateReader in = part.reader();
+    if (in.get<std::uint32_t>() != kPartVersion) in.fail("a parameter-server checkpoint part of version 1");
+    const auto worker = in.get<std::uint32_t>();
+    const auto clock = in.get<std::int64_t>();
+    if (worker != static_cast<std::uint32_t>(w) || clock != out.clock)
+      in.fail("worker " + std::to_string(w) + "'s part at clock " + std::to_string(out.clock));
+    WorkerDraws draws;
+    draws.rows = in.get<std::uint64_t>();
+    draws.delays = in.get<std::uint64_t>();
+    out.draws.push_back(draws);
+    auto model = in.get_all<double>();
     // Worker 0's part holds the model, the others' none.
-    const std::size_t doubles = (bytes.size() - sizeof h) / sizeof(double);
-    if ((w == 0) != (h.width > 0) || h.width != doubles || bytes.size() != sizeof h + doubles * sizeof(double))
-      throw InputError(file, 0, w == 0 ? "the model, as many parameters as the part says" : "a worker's state, no model");
-    out.draws.push_back({h.rows, h.delays});
-    if (w == 0) {
-      out.parameters.resize(doubles);
-      std::memcpy(out.parameters.data(), bytes.data() + sizeof h, doubles * sizeof(double));
-    }
+    if ((w == 0) == model.empty()) in.fail(w == 0 ? "the model" : "a worker's state, no model");
+    if (w == 0) out.parameters = std::move(model);
+    in.finish();
   }
   return out;
 }

@@ -20,6 +20,17 @@ inline void expect_same_files(const std::filesystem::path& a, const std::filesys
   }
 }
 
+// A resume refused before anything is trained or written: exit 2, naming `named` (the setting
+// that differs) and `manifest` (the checkpoint's), `output` not written.
+inline void expect_resume_refused(const CommandResult& r, const std::string& named, const std::string& manifest,
+                                  const std::filesystem::path& output) {
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(named) != std::string::npos);
+  CHECK(r.output.find(manifest) != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(output));
+}
+
 // Runs `argv` (an app's command line that checkpoints into dir/ck and writes dir/never) as 3
 // processes over tcp with every message delayed 10 ms, kills rank 1 with kill -9 once rank 0's
 // log shows `ready`, checks that ranks 0 and 2 stopped naming rank 1 and that no output was

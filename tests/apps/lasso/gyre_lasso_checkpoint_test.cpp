@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "support/multiprocess.hpp"
+#include "support/checkpoint_runs.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
@@ -134,12 +134,7 @@ TEST_CASE("gyre-lasso: a resume with other flags or data is refused naming what 
   // Each refused with exit 2, naming the manifest and what differs, and writing nothing.
   const auto refused = [&](std::vector<std::string> flags, const std::string& named) {
     flags.insert(flags.end(), {"--resume", ck, "--out", (dir / "out.tsv").string()});
-    const auto r = run_lasso(dir, flags);
-    INFO(r.output);
-    CHECK(r.exit_code == 2);
-    CHECK(r.output.find(named) != std::string::npos);
-    CHECK(r.output.find("epoch-5/manifest") != std::string::npos);
-    CHECK_FALSE(std::filesystem::exists(dir / "out.tsv"));
+    expect_resume_refused(run_lasso(dir, flags), named, "epoch-5/manifest", dir / "out.tsv");
   };
   refused({"--workers", "2", "--rho", "0.2"}, "--rho is 0.1 on the checkpoint, 0.2 on this run");
   refused({"--workers", "2", "--alpha", "0.5"}, "--alpha");

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "support/multiprocess.hpp"
+#include "support/checkpoint_runs.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
@@ -122,12 +122,7 @@ TEST_CASE("gyre-logreg: a resume with other flags is refused naming them; p2p an
   // Refused before anything is trained or written, naming the flag and the manifest.
   const auto expect_refused = [&](std::vector<std::string> flags, const std::string& named) {
     flags.insert(flags.end(), {"--resume", ck, "--out", (dir / "out.tsv").string()});
-    const auto r = run_logreg(dir, flags);
-    INFO(r.output);
-    CHECK(r.exit_code == 2);
-    CHECK(r.output.find(named) != std::string::npos);
-    CHECK(r.output.find("epoch-4/manifest") != std::string::npos);
-    CHECK_FALSE(std::filesystem::exists(dir / "out.tsv"));
+    expect_resume_refused(run_logreg(dir, flags), named, "epoch-4/manifest", dir / "out.tsv");
   };
   expect_refused({"--workers", "3", "--lr", "0.25"}, "--lr is 0.5 on the checkpoint, 0.25 on this run");
   expect_refused({"--workers", "3", "--l2", "0.01"}, "--l2");
