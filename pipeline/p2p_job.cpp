@@ -18,14 +18,84 @@ struct PeerOutcome {
   P2pPeerReport report;
 };
 
-PeerOutcome run_peer(runtime::Mailbox& inbox, const P2pLayout& layout, const P2pProgram& program, const P2pJobOptions& o) {
+// A report as the hand-over carries it, and back.
+constexpr std::size_t kReportCounters = 6;
+std::vector<std::uint64_t> counters_of(const P2pPeerReport& r) {
+  return {static_cast<std::uint64_t>(r.steps), static_cast<std::uint64_t>(r.held.count()), r.remote_reads, r.pushes_sent,
+          r.barrier_queries, r.held_reads};
+}
+P2pPeerReport report_of(const std::vector<std::uint64_t>& c) {
+  return {static_cast<std::int64_t>(c[0]), std::chrono::nanoseconds(static_cast<std::int64_t>(c[1])), c[2], c[3], c[4], c[5]};
+}
+
+PeerOutcome outcome_of(HandOver&& h) {
+  PeerOutcome out;
+  for (std::size_t i = 0; i < h.values.size(); ++i) {
+    out.applied.emplace(h.values[i].first, h.applied[i]);
+    out.values.emplace(h.values[i].first, std::move(h.values[i].second));
+  }
+  out.report = report_of(h.counters);
+  return out;
+}
+
+// Peer 0's side of the end of a job across processes: one kHandOver from every other peer,
+// checked like any message (keys the sender owns, whole values, its counters) before it is kept.
+std::vector<std::pair<int, PeerOutcome>> collect_hand_overs(runtime::Mailbox& inbox, const P2pLayout& layout,
+                                                            std::chrono::milliseconds timeout) {
+  std::vector<std::pair<int, PeerOutcome>> parts;
+  std::vector<bool> seen(static_cast<std::size_t>(layout.peers), false);
+  seen[0] = true;
+  const auto deadline = net::Clock::now() + timeout;
+  for (int got = 1; got < layout.peers; ++got) {
+    auto m = inbox.receive([](const net::Message& x) { return x.type == kHandOver; }, deadline);
+    if (!m) {
+      int missing = 1;
+      while (seen[static_cast<std::size_t>(missing)]) ++missing;
+      throw runtime::JobFailed(missing, runtime::FailureCause::kTimeout,
+                               "peer-to-peer peer 0: no hand-over from rank " + std::to_string(missing) + " within " +
+                                   std::to_string(timeout.count()) + " ms");
+    }
+    const int from = m->sender;
+    if (from <= 0 || from >= layout.peers || seen[static_cast<std::size_t>(from)])
+      throw runtime::JobFailed(from, runtime::FailureCause::kBadMessage,
+                               "peer-to-peer peer 0: rank " + std::to_string(from) + " handed over its keys but is not a peer that has yet to");
+    seen[static_cast<std::size_t>(from)] = true;
+    try {
+      parts.emplace_back(from, outcome_of(decode_hand_over(*m, layout, from, kReportCounters)));
+    } catch (const std::runtime_error& e) {
+      throw runtime::JobFailed(from, runtime::FailureCause::kBadMessage,
+                               "peer-to-peer peer 0: rank " + std::to_string(from) + " sent a bad hand-over: " + e.what());
+    }
+  }
+  return parts;
+}
+
+// Runs one peer to its end. Across processes (`hand_over`) every peer but 0 then hands what it
+// owns to peer 0, so that process 0 has the whole result; it returns the parts it holds.
+std::vector<std::pair<int, PeerOutcome>> run_peer(runtime::Mailbox& inbox, const P2pLayout& layout, const P2pProgram& program,
+                                                  const P2pJobOptions& o, bool hand_over) {
   net::Group& group = inbox.group();
   P2pPeer peer(inbox, layout, o.barrier, P2pPeerOptions{o.timeout, o.seed, program.pull, program.initial});
   std::vector<int> others;
   for (int r : layout.peer_ranks())
     if (r != group.rank()) others.push_back(r);
   run_steps(peer, program, layout.keys, group, others, "peer-to-peer peer");
-  return {peer.owner().values(), peer.owner().pushes_applied(), peer.report()};
+  std::vector<std::pair<int, PeerOutcome>> parts;
+  parts.emplace_back(group.rank(), PeerOutcome{peer.owner().values(), peer.owner().pushes_applied(), peer.report()});
+  if (!hand_over || layout.peers == 1) return parts;
+  if (group.rank() > 0) {
+    HandOver h;
+    auto& mine = parts.front().second;
+    for (auto& [k, v] : mine.values) {
+      h.applied.push_back(mine.applied.contains(k) ? mine.applied.at(k) : 0);
+      h.values.emplace_back(k, std::move(v));
+    }
+    h.counters = counters_of(mine.report);
+    group.send(0, encode_hand_over(h));
+    return {};  // peer 0 speaks for it now
+  }
+  for (auto& part : collect_hand_overs(inbox, layout, o.timeout)) parts.push_back(std::move(part));
+  return parts;
 }
 
 }  // namespace
@@ -48,21 +118,29 @@ P2pJobResult run_p2p(const runtime::Job& job, const P2pLayout& layout, const P2p
   result.values.resize(static_cast<std::size_t>(layout.keys));
   result.pushes_applied.resize(static_cast<std::size_t>(layout.keys), 0);
   result.peers.resize(static_cast<std::size_t>(layout.peers));
+  const bool across_processes = std::holds_alternative<runtime::ProcessesBackend>(job.backend);
   runtime::run(job, [&](const runtime::Member& m) {
-    auto out = run_peer(m.mailbox, layout, program, options);
+    auto parts = run_peer(m.mailbox, layout, program, options, across_processes);
     std::lock_guard lock(mutex);
-    for (auto& [k, v] : out.values) result.values[static_cast<std::size_t>(k)] = std::move(v);
-    for (const auto& [k, n] : out.applied) result.pushes_applied[static_cast<std::size_t>(k)] = n;
-    result.peers[static_cast<std::size_t>(m.rank)] = out.report;
+    for (auto& [peer, out] : parts) {
+      for (auto& [k, v] : out.values) result.values[static_cast<std::size_t>(k)] = std::move(v);
+      for (const auto& [k, n] : out.applied) result.pushes_applied[static_cast<std::size_t>(k)] = n;
+      result.peers[static_cast<std::size_t>(peer)] = out.report;
+    }
   });
+  // Across processes only process 0 holds the result; elsewhere it stays empty.
+  if (across_processes && std::get<runtime::ProcessesBackend>(job.backend).launch.rank != 0) return result;
   // Keys nobody pushed to or set hold their initial value.
-  for (Key k = 0; k < layout.keys; ++k) {
-    auto& v = result.values[static_cast<std::size_t>(k)];
-    const bool here = std::holds_alternative<runtime::ProcessesBackend>(job.backend)
-                          ? layout.owner_of(k) == std::get<runtime::ProcessesBackend>(job.backend).launch.rank
-                          : true;
-    if (v.empty() && here) v = program.initial ? program.initial(k) : Value(layout.value_size, 0.0);
-  }
+  for (Key k = 0; k < layout.keys; ++k)
+    if (auto& v = result.values[static_cast<std::size_t>(k)]; v.empty())
+      v = program.initial ? program.initial(k) : Value(layout.value_size, 0.0);
+  return result;
+}
+
+std::optional<P2pJobResult> run_p2p_cluster(const runtime::ProcessesBackend& processes, const P2pLayout& layout,
+                                            const P2pProgram& program, const P2pJobOptions& options) {
+  P2pJobResult result = run_p2p(p2p_job(layout, processes), layout, program, options);
+  if (processes.launch.rank != 0) return std::nullopt;  // process 0 hosts peer 0, which collected the others' parts
   return result;
 }
 

@@ -1,15 +1,19 @@
 // pipeline/p2p_owner.cpp — the owner's service thread: bounded decoding, exactly-once folding, reads, the end of the job.
 #include "gyre/pipeline/p2p_owner.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <tuple>
 #include <string>
 
 #include "gyre/runtime/failure.hpp"
+#include "gyre/scheduler/barrier.hpp"
 
 namespace gyre::pipeline::p2p {
 namespace {
 
 constexpr auto kPoll = std::chrono::milliseconds(50);  // how often the service looks at stop_
+constexpr std::int64_t kFinished = scheduler::Barrier::kFinished;  // a peer past its last push
 
 bool for_owner(const net::Message& m) {
   return m.type == kPush || m.type == kSet || m.type == kGet || m.type == kDone;
@@ -17,12 +21,14 @@ bool for_owner(const net::Message& m) {
 
 }  // namespace
 
-P2pOwner::P2pOwner(runtime::Mailbox& inbox, P2pLayout layout, Fold fold, std::function<Value(Key)> initial)
+P2pOwner::P2pOwner(runtime::Mailbox& inbox, P2pLayout layout, Fold fold, std::function<Value(Key)> initial, bool clocked)
     : inbox_(inbox),
       layout_(layout),
       self_(inbox.group().rank()),
       fold_(std::move(fold)),
       initial_(std::move(initial)),
+      clocked_(clocked),
+      clocks_(static_cast<std::size_t>(layout.peers), 0),
       done_(static_cast<std::size_t>(layout.peers), 0) {
   layout_.validate();
   done_[static_cast<std::size_t>(self_)] = 1;
@@ -45,54 +51,133 @@ Value& P2pOwner::stored(Key key) {
   return it->second;
 }
 
-Value P2pOwner::read(Key key) const {
-  std::lock_guard lock(mutex_);
-  return const_cast<P2pOwner*>(this)->stored(key);
-}
+std::int64_t P2pOwner::slowest() const { return *std::min_element(clocks_.begin(), clocks_.end()); }
 
-void P2pOwner::apply(Key key, std::span<const double> delta) {
-  std::lock_guard lock(mutex_);
-  Value& v = stored(key);
-  if (fold_) fold_(key, v, delta);
+void P2pOwner::fold(const Update& u) {
+  Value& v = stored(u.key);
+  if (u.set) {
+    v = u.value;
+    return;
+  }
+  if (fold_) fold_(u.key, v, u.value);
   else
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] += delta[i];
-  ++applied_[key];
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] += u.value[i];
+  ++applied_[u.key];
 }
 
-void P2pOwner::store(Key key, Value value) {
+void P2pOwner::take(Update u) {
+  if (clocked_ && u.step_end > slowest()) pending_[{u.step_end, u.peer}].push_back(std::move(u));
+  else fold(u);
+}
+
+void P2pOwner::advance(int peer, std::int64_t clock) {
+  clocks_[static_cast<std::size_t>(peer)] = clock;
+  const std::int64_t due = slowest();
+  // By (step, peer), and within one peer's step in the order sent: the same order on every run.
+  auto it = pending_.begin();
+  for (; it != pending_.end() && it->first.first <= due; ++it)
+    for (const Update& u : it->second) fold(u);
+  pending_.erase(pending_.begin(), it);
+}
+
+Value P2pOwner::read_at(Key key, std::int64_t clock, std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  if (clocked_ && !advanced_.wait_until(lock, deadline, [&] { return slowest() >= clock || error_ || ended_; })) {
+    const auto behind = std::min_element(clocks_.begin(), clocks_.end()) - clocks_.begin();
+    throw runtime::JobFailed(static_cast<int>(behind), runtime::FailureCause::kTimeout,
+                             "peer-to-peer owner " + std::to_string(self_) + ": the pushes of rank " +
+                                 std::to_string(behind) + " did not reach clock " + std::to_string(clock) + " in time");
+  }
+  if (error_) std::rethrow_exception(error_);
+  return stored(key);
+}
+
+void P2pOwner::apply(Key key, std::span<const double> delta, std::int64_t step_end) {
   std::lock_guard lock(mutex_);
-  stored(key) = std::move(value);
+  take({step_end, self_, false, key, Value(delta.begin(), delta.end())});
+}
+
+void P2pOwner::store(Key key, Value value, std::int64_t step_end) {
+  std::lock_guard lock(mutex_);
+  take({step_end, self_, true, key, std::move(value)});
+}
+
+void P2pOwner::reached(std::int64_t clock) {
+  if (!clocked_) return;
+  {
+    std::lock_guard lock(mutex_);
+    advance(self_, clock);
+  }
+  answer_due();
+}
+
+void P2pOwner::answer(int peer, std::uint64_t request, const KeyValues& kv) {
+  net::Message reply;
+  reply.type = kGetReply;
+  reply.tag = request;
+  reply.body = ps::encode_key_values(kv, 0);
+  inbox_.group().send(peer, std::move(reply));
+}
+
+void P2pOwner::answer_due() {
+  std::vector<std::tuple<int, std::uint64_t, KeyValues>> due;
+  {
+    std::lock_guard lock(mutex_);
+    const std::int64_t reached = slowest();
+    std::erase_if(waiting_, [&](const Read& r) {
+      if (r.clock > reached) return false;
+      KeyValues kv;
+      for (Key k : r.keys) kv.emplace_back(k, stored(k));
+      due.emplace_back(r.peer, r.request, std::move(kv));
+      return true;
+    });
+  }
+  advanced_.notify_all();
+  for (const auto& [peer, request, kv] : due) answer(peer, request, kv);
 }
 
 void P2pOwner::handle(const net::Message& m) {
   const int sender = m.sender;
   if (sender < 0 || sender >= layout_.peers || sender == self_ || done_[static_cast<std::size_t>(sender)])
     throw std::runtime_error("sent a " + std::to_string(m.type) + " but is not a peer that has yet to finish");
+  const auto step_end = static_cast<std::int64_t>(m.tag);
   switch (m.type) {
     case kPush:
-      for (const auto& [k, delta] : decode_owned_values(m, layout_, self_)) apply(k, delta);
-      return;
-    case kSet:
-      for (auto& [k, v] : decode_owned_values(m, layout_, self_)) store(k, std::move(v));
-      return;
+    case kSet: {
+      auto updates = decode_owned_values(m, layout_, self_);
+      std::lock_guard lock(mutex_);
+      const std::int64_t clock = clocks_[static_cast<std::size_t>(sender)];
+      if (clocked_ && step_end != clock + 1)
+        throw std::runtime_error(std::string(m.type == kPush ? "pushed" : "set") + " for clock " + std::to_string(m.tag) +
+                                 " after clock " + std::to_string(clock));
+      for (auto& [k, v] : updates) take({step_end, sender, m.type == kSet, k, std::move(v)});
+      if (!clocked_ || m.type == kSet) return;
+      advance(sender, step_end);
+      break;
+    }
     case kGet: {
-      const auto keys = decode_owned_keys(m, layout_, self_);
+      Read r{sender, m.tag, 0, {}};
+      r.keys = decode_owned_keys(m, layout_, self_, r.clock);
       KeyValues kv;
-      kv.reserve(keys.size());
-      for (Key k : keys) kv.emplace_back(k, read(k));
-      net::Message reply;
-      reply.type = kGetReply;
-      reply.tag = m.tag;
-      reply.body = ps::encode_key_values(kv, 0);
-      inbox_.group().send(sender, std::move(reply));
-      return;
+      {
+        std::lock_guard lock(mutex_);
+        if (clocked_ && r.clock > slowest()) {
+          ++held_reads_;
+          waiting_.push_back(std::move(r));
+          return;
+        }
+        for (Key k : r.keys) kv.emplace_back(k, stored(k));
+      }
+      return answer(r.peer, r.request, kv);
     }
     default: {  // kDone
       std::lock_guard lock(mutex_);
       done_[static_cast<std::size_t>(sender)] = 1;
       ++done_count_;
+      advance(sender, kFinished);
     }
   }
+  answer_due();
 }
 
 void P2pOwner::serve() {
@@ -102,7 +187,7 @@ void P2pOwner::serve() {
         std::lock_guard lock(mutex_);
         if (done_count_ == layout_.peers) break;
       }
-      if (stop_) return;
+      if (stop_) break;
       auto m = inbox_.receive(for_owner, net::Clock::now() + kPoll);
       if (!m) continue;
       try {
@@ -125,7 +210,7 @@ void P2pOwner::serve() {
             error_ = std::current_exception();
           }
           inbox_.group().close(text);  // this peer's own waits end too
-          return;
+          throw;
         }
       }
     }
@@ -133,7 +218,11 @@ void P2pOwner::serve() {
     std::lock_guard lock(mutex_);
     error_ = std::current_exception();
   }
-  ended_ = true;
+  {
+    std::lock_guard lock(mutex_);
+    ended_ = true;
+  }
+  advanced_.notify_all();
 }
 
 void P2pOwner::rethrow_if_failed() const {
@@ -156,6 +245,8 @@ void P2pOwner::finish(std::chrono::steady_clock::time_point deadline) {
   }
   if (service_.joinable()) service_.join();
   rethrow_if_failed();
+  std::lock_guard lock(mutex_);
+  advance(self_, kFinished);  // every peer is done: what is still kept is folded in
 }
 
 std::map<Key, Value> P2pOwner::values() const {
@@ -166,6 +257,11 @@ std::map<Key, Value> P2pOwner::values() const {
 std::map<Key, std::uint64_t> P2pOwner::pushes_applied() const {
   std::lock_guard lock(mutex_);
   return applied_;
+}
+
+std::uint64_t P2pOwner::held_reads() const {
+  std::lock_guard lock(mutex_);
+  return held_reads_;
 }
 
 }  // namespace gyre::pipeline::p2p

@@ -2,6 +2,7 @@
 #include "gyre/pipeline/p2p_peer.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -10,10 +11,10 @@
 namespace gyre::pipeline::p2p {
 
 P2pPeer::P2pPeer(runtime::Mailbox& inbox, P2pLayout layout, scheduler::Barrier barrier, P2pPeerOptions options)
-    : inbox_(inbox), layout_(layout), index_(inbox.group().rank()), options_(std::move(options)) {
+    : inbox_(inbox), layout_(layout), index_(inbox.group().rank()), options_(std::move(options)), rule_(barrier) {
   layout_.validate();
   if (index_ < 0 || index_ >= layout_.peers) throw std::invalid_argument("peer-to-peer: this rank is not a peer");
-  owner_ = std::make_unique<P2pOwner>(inbox_, layout_, options_.pull, options_.initial);
+  owner_ = std::make_unique<P2pOwner>(inbox_, layout_, options_.pull, options_.initial, rule_.global());
   barrier_ = std::make_unique<scheduler::PeerBarrier>(inbox_, layout_.peer_ranks(), std::move(barrier),
                                                       scheduler::PeerBarrierOptions{options_.timeout, options_.seed});
 }
@@ -50,6 +51,8 @@ std::vector<Versioned> P2pPeer::get(std::span<const Key> keys) {
       check_key(k);
       if (const int o = layout_.owner_of(k); o != index_) remote[o].push_back(k);
     }
+    // The clock every peer's pushes must have reached for this read (the owners hold it till then).
+    const std::int64_t needed = rule_.global() ? rule_.required(clock_) : std::numeric_limits<std::int64_t>::min();
     std::map<std::uint64_t, int> pending;  // request → owner
     for (auto& [owner, list] : remote) {
       std::sort(list.begin(), list.end());
@@ -57,7 +60,7 @@ std::vector<Versioned> P2pPeer::get(std::span<const Key> keys) {
       net::Message m;
       m.type = kGet;
       m.tag = next_request_++;
-      m.body = ps::encode_keys(list, 0);
+      m.body = ps::encode_keys(list, needed);
       pending.emplace(m.tag, owner);
       inbox_.group().send(owner, std::move(m));
     }
@@ -91,7 +94,7 @@ std::vector<Versioned> P2pPeer::get(std::span<const Key> keys) {
     std::vector<Versioned> out;
     out.reserve(keys.size());
     for (Key k : keys) {
-      Versioned v{layout_.owner_of(k) == index_ ? owner_->read(k) : got.at(k), clock_};
+      Versioned v{layout_.owner_of(k) == index_ ? owner_->read_at(k, needed, deadline) : got.at(k), clock_};
       if (const auto mine = unsent_.find(k); mine != unsent_.end())
         for (std::size_t i = 0; i < v.value.size(); ++i) v.value[i] += mine->second[i];
       out.push_back(std::move(v));
@@ -107,9 +110,10 @@ void P2pPeer::set(Key key, Value value) {
   check_value(key, value.size(), "set");
   unsent_.erase(key);
   const int o = layout_.owner_of(key);
-  if (o == index_) return owner_->store(key, std::move(value));
+  if (o == index_) return owner_->store(key, std::move(value), clock_ + 1);
   net::Message m;
   m.type = kSet;
+  m.tag = static_cast<std::uint64_t>(clock_ + 1);  // the step it belongs to
   m.body = ps::encode_key_values({{key, std::move(value)}}, 0);
   guarded([&] { inbox_.group().send(o, std::move(m)); });
 }
@@ -125,10 +129,15 @@ void P2pPeer::flush() {
   std::map<int, KeyValues> by_owner;
   for (auto& [k, delta] : unsent_) {
     ++pushes_sent_;
-    if (const int o = layout_.owner_of(k); o == index_) owner_->apply(k, delta);
+    if (const int o = layout_.owner_of(k); o == index_) owner_->apply(k, delta, clock_ + 1);
     else by_owner[o].emplace_back(k, std::move(delta));
   }
   unsent_.clear();
+  // Under a global barrier every owner hears of every step, so that it knows when to answer
+  // the reads it holds (P2pOwner).
+  if (rule_.global())
+    for (int r : layout_.peer_ranks())
+      if (r != index_) by_owner.try_emplace(r);
   for (auto& [owner, kv] : by_owner) {
     net::Message m;
     m.type = kPush;
@@ -136,6 +145,7 @@ void P2pPeer::flush() {
     m.body = ps::encode_key_values(kv, 0);
     inbox_.group().send(owner, std::move(m));
   }
+  owner_->reached(clock_ + 1);
 }
 
 std::chrono::nanoseconds P2pPeer::barrier() {
@@ -155,6 +165,7 @@ void P2pPeer::stop() {
   stopped_ = true;
   guarded([&] {
     flush();
+    owner_->reached(scheduler::Barrier::kFinished);  // nothing more from this peer: no read waits for it
     barrier_->finish();
     for (int r : layout_.peer_ranks()) {
       if (r == index_) continue;
@@ -167,7 +178,7 @@ void P2pPeer::stop() {
 }
 
 P2pPeerReport P2pPeer::report() const {
-  return {clock_, held_, remote_reads_, pushes_sent_, barrier_->queries_sent()};
+  return {clock_, held_, remote_reads_, pushes_sent_, barrier_->queries_sent(), owner_->held_reads()};
 }
 
 }  // namespace gyre::pipeline::p2p

@@ -82,7 +82,7 @@ std::set<int> parse_slow_workers(const Settings& s) {
 }
 
 // How the job runs on either engine: in this process, or this process's part of a job across
-// processes (the whole result on process 0, nullopt elsewhere). An empty p2p is refused.
+// processes (the whole result on process 0, nullopt elsewhere).
 struct Engines {
   std::function<std::optional<pipeline::ps::PsJobResult>(const pipeline::ps::PsLayout&, const pipeline::ps::PsProgram&,
                                                          const pipeline::ps::PsJobOptions&)>
@@ -139,8 +139,6 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
   if (m.width == 0) throw std::invalid_argument(c.name + ": a model without parameters");
   if (!m.initial.empty() && m.initial.size() != m.width) throw std::invalid_argument(c.name + ": initial values not as wide as the model");
   if (m.shards.size() != static_cast<std::size_t>(c.workers)) throw std::invalid_argument(c.name + ": one shard per worker");
-  if (c.engine == Engine::kP2p && !engines.p2p)
-    throw std::invalid_argument(c.name + ": the peer-to-peer engine runs in one process for now");
   const Key key_count = (m.width + c.block - 1) / c.block;
   const auto delay_spec = net::FaultSpec::parse_delay(c.step_delay);
   const auto slow = parse_slow_workers(c);
@@ -262,7 +260,7 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
   run.steps = std::move(outcome->steps);
   for (auto& s : run.steps) s += start;
   run.held_seconds = std::move(outcome->held_seconds);
-  // Every step pushes once; across processes the counter saw only this process's pushes.
+  // Every step pushes once (process 0 has every worker's report on either engine).
   run.updates = 0;
   for (const std::int64_t s : run.steps) run.updates += s;
   for (const double w : run.parameters) require_finite(w, -1);
@@ -317,6 +315,9 @@ std::optional<Run> train_cluster(const Model& model, const Settings& settings, c
   Engines engines;
   engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
     return pipeline::ps::run_ps_cluster(pipeline::processes_backend(cluster), layout, program, o);
+  };
+  engines.p2p = [&](const auto& layout, const auto& program, const auto& o) {
+    return pipeline::p2p::run_p2p_cluster(pipeline::processes_backend(cluster), layout, program, o);
   };
   engines.local_workers = 1;
   return train_with(model, settings, options, engines);

@@ -57,8 +57,6 @@ void PsSgdFlags::apply(const ClusterFlags::Job& job, ps_sgd::Settings& s) const 
   s.barrier = scheduler::Barrier(scheduler::BarrierSpec::parse(barrier_), scheduler::parse_sampling(sampling_));
   s.transport = transport_ == "tcp" ? ps_sgd::Transport::kTcp : ps_sgd::Transport::kInproc;
   s.engine = engine_ == "p2p" ? ps_sgd::Engine::kP2p : ps_sgd::Engine::kPs;
-  if (job.cluster && s.engine == ps_sgd::Engine::kP2p)
-    throw std::invalid_argument("--engine p2p runs in one process for now (threads, or --transport tcp over loopback)");
 }
 
 std::string PsSgdFlags::describe(const ClusterFlags::Job& job, const ps_sgd::Settings& s) const {

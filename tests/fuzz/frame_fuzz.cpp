@@ -23,6 +23,7 @@
 #include "gyre/collective/communicator.hpp"
 #include "gyre/collective/model_averager.hpp"
 #include "gyre/collective/partition_collectives.hpp"
+#include "gyre/mapreduce/codec.hpp"
 #include "gyre/net/handshake.hpp"
 #include "gyre/net/inproc.hpp"
 #include "gyre/net/message.hpp"
@@ -43,6 +44,24 @@ using namespace gyre;
 using namespace gyre_fuzz;
 
 namespace {
+
+// A map-reduce part as the verbs decode it (Context::decode_from), for value types of each
+// shape the built-in codecs compose: scalars, strings, pairs, vectors, and nestings of them.
+template <class T>
+void map_reduce_part(std::span<const std::byte> bytes) {
+  std::vector<T> into;
+  try {
+    mapreduce::decode_values<T>(bytes, into, "fuzz");
+  } catch (const wire::DecodeError&) {
+  }
+}
+void map_reduce_values(std::span<const std::byte> bytes) {
+  map_reduce_part<std::uint64_t>(bytes);
+  map_reduce_part<std::string>(bytes);
+  map_reduce_part<std::pair<std::string, std::uint64_t>>(bytes);  // word counts
+  map_reduce_part<std::pair<std::int32_t, std::pair<double, std::string>>>(bytes);  // a join's rows
+  map_reduce_part<std::vector<std::vector<float>>>(bytes);
+}
 
 template <class T>
 void try_decode(std::span<const std::byte> bytes) {
@@ -190,6 +209,7 @@ void receive(net::Message m) {
         scheduler::decode_grant(m, mode, kGrantCount, lock_candidates());
       });
     case collective::kCollectiveMessage:
+      map_reduce_values(m.body.bytes());  // the map-reduce verbs' parts ride on the collectives
       return collectives(m);
     case collective::kAveragerMessage:
       (void)collective::check_snapshot(m, averager_peers(), kAveragedDoubles);
@@ -198,7 +218,12 @@ void receive(net::Message m) {
     case pipeline::p2p::kSet:
       return refused_or_decoded([&] { pipeline::p2p::decode_owned_values(m, p2p_layout(), kP2pOwner); });
     case pipeline::p2p::kGet:
-      return refused_or_decoded([&] { pipeline::p2p::decode_owned_keys(m, p2p_layout(), kP2pOwner); });
+      return refused_or_decoded([&] {
+        std::int64_t clock = 0;
+        pipeline::p2p::decode_owned_keys(m, p2p_layout(), kP2pOwner, clock);
+      });
+    case pipeline::p2p::kHandOver:
+      return refused_or_decoded([&] { pipeline::p2p::decode_hand_over(m, p2p_layout(), kP2pOwner, kP2pCounters); });
     case pipeline::p2p::kGetReply:
       return refused_or_decoded([&] { pipeline::p2p::decode_get_reply(m, asked_keys(), p2p_layout()); });
     case pipeline::kLocalRows:
@@ -213,6 +238,7 @@ void receive(net::Message m) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::byte> input(reinterpret_cast<const std::byte*>(data), size);
   // Every fixed-size record that crosses the wire, straight from the bytes.
+  map_reduce_values(input);
   try_decode<scheduler::PhaseGo>(input);
   try_decode<scheduler::PhaseDone>(input);
   try_decode<pipeline::BlockMeta>(input);

@@ -61,6 +61,7 @@ inline pipeline::p2p::P2pLayout p2p_layout() {
   return l;
 }
 inline constexpr int kP2pOwner = 0;
+inline constexpr std::size_t kP2pCounters = 6;  // a hand-over's report
 inline constexpr int kListingServer = 1;
 inline const std::vector<pipeline::ps::Key>& asked_keys() {
   static const std::vector<pipeline::ps::Key> k{0, 2, 5};
@@ -114,8 +115,8 @@ inline constexpr std::array kChannelPlans{
     ChannelPlan{"app:mf", "none: MF sends no messages of its own"},
     ChannelPlan{"app:lda", "none: LDA sends no messages of its own"},
     ChannelPlan{"app:logreg", "none: logistic regression sends no messages of its own"},
-    ChannelPlan{"p2p", "pushes, sets and reads against an owner's keys, read replies (a done notice has no body)"},
-    ChannelPlan{"collective", "parts of every collective, through a real Communicator"},
+    ChannelPlan{"p2p", "pushes, sets, reads and hand-overs against an owner's keys, read replies (a done notice has no body)"},
+    ChannelPlan{"collective", "parts of every collective, through a real Communicator; map-reduce parts' values"},
     ChannelPlan{"averager", "snapshots"},
     ChannelPlan{"gather", "local rows (held blocks come as rotation blocks)"},
     ChannelPlan{"user", "none: no gyre protocol uses it"},

@@ -5,6 +5,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <future>
+#include <numeric>
+#include <optional>
 #include <memory>
 #include <random>
 #include <thread>
@@ -12,6 +15,7 @@
 #include "gyre/pipeline/p2p_job.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "lib/net/backends.hpp"
+#include "support/multiprocess.hpp"
 
 using namespace gyre;
 using namespace gyre::pipeline::p2p;
@@ -286,8 +290,129 @@ TEST_CASE("p2p: decoders refuse keys another peer owns, out-of-range keys, wrong
   const Key asked[] = {2};
   CHECK_THROWS_WITH(decode_get_reply(m, asked, l), doctest::Contains("where key 2"));
   const Key keys[] = {6, 8};
-  m.body = gyre::pipeline::ps::encode_keys(keys, 0);
-  CHECK(decode_owned_keys(m, l, 2) == std::vector<Key>{6, 8});
-  CHECK_THROWS(decode_owned_keys(m, l, 1));
+  m.body = gyre::pipeline::ps::encode_keys(keys, 5);
+  std::int64_t clock = 0;
+  CHECK(decode_owned_keys(m, l, 2, clock) == std::vector<Key>{6, 8});
+  CHECK(clock == 5);  // the read's bound travels in the header
+  CHECK_THROWS(decode_owned_keys(m, l, 1, clock));
   for (Key k = 0; k < 9; ++k) CHECK(l.owner_of(k) == static_cast<int>(k / 3));
+}
+
+TEST_CASE("p2p: a hand-over carries the owner's values, push counts and report, and is checked like any message") {
+  const auto l = layout(3, 9, Sharding::kRange);
+  HandOver h;
+  h.values = {{3, Value{1.5, -2.0}}, {5, Value{0.0, 7.0}}};
+  h.applied = {4, 0};
+  h.counters = {1, 2, 3, 4, 5, 6};
+  net::Message m = encode_hand_over(h);
+  const auto back = decode_hand_over(m, l, 1, 6);
+  CHECK(back.values == h.values);
+  CHECK(back.applied == h.applied);
+  CHECK(back.counters == h.counters);
+  CHECK_THROWS_WITH(decode_hand_over(m, l, 2, 6), doctest::Contains("owned by peer 1"));
+  CHECK_THROWS_WITH(decode_hand_over(m, l, 1, 5), doctest::Contains("6 counters, not 5"));
+  // A count that is not a whole number of pushes.
+  m.body = gyre::pipeline::ps::encode_key_values({{4, Value{1.0, 1.0, 0.5}}}, 0);
+  CHECK_THROWS_WITH(decode_hand_over(m, l, 1, 6), doctest::Contains("took in"));
+  // Values without their count.
+  m.body = gyre::pipeline::ps::encode_key_values({{4, Value{1.0, 1.0}}}, 0);
+  CHECK_THROWS_WITH(decode_hand_over(m, l, 1, 6), doctest::Contains("in a hand-over, not 3"));
+}
+
+namespace {
+
+// Each peer pushes 1 to "its" key every step (key q for peer q; owners by hash), so the value of
+// key q is how many of q's steps have reached its owner. A read at clock c under a global
+// barrier must include at least required(c) of every peer's steps; `short_reads` counts reads
+// that did not.
+// `bound` is the barrier whose required() is checked (the run's own, but for the control run).
+template <class Backend>
+P2pJobResult run_read_bound(const P2pLayout& l, const scheduler::Barrier& barrier, const scheduler::Barrier& bound, int steps,
+                            std::atomic<int>& short_reads, std::atomic<int>& reads, std::uint64_t seed, Backend backend) {
+  P2pProgram p;
+  p.push = [&, seed](P2pPeer& peer, std::span<const Key>) {
+    thread_local std::mt19937_64 random;
+    if (peer.clock() == 0) random.seed(seed * 1000 + static_cast<std::uint64_t>(peer.index()));
+    straggle(random, peer.index() == 0 ? 2 : 8, peer.index() == 0 ? 8 : 2);
+    std::vector<Key> all(static_cast<std::size_t>(l.peers));
+    std::iota(all.begin(), all.end(), Key{0});
+    const auto got = peer.get(all);
+    const std::int64_t needed = bound.required(peer.clock());
+    for (std::size_t q = 0; q < got.size(); ++q) {
+      ++reads;
+      if (got[q].value[0] < static_cast<double>(needed)) ++short_reads;
+      // BSP's owners fold a step in once every peer has ended it, so a read sees no later step.
+      if (barrier.rule().name() == "bsp" && got[q].value[0] != static_cast<double>(needed)) ++short_reads;
+    }
+    return KeyValues{{static_cast<Key>(peer.index()), Value(l.value_size, 1.0)}};
+  };
+  p.stop = [steps](P2pPeer& peer) { return peer.clock() >= steps; };
+  return run_p2p(p2p_job(l, std::move(backend)), l, p, options(barrier, seed));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("p2p: under BSP and SSP a read includes every peer's pushes up to the barrier's bound (BSP: exactly); ASP's need not", B,
+                   GYRE_TEST_BACKENDS) {
+  const auto l = layout(4, 4, Sharding::kHash);
+  for (std::uint64_t seed = 1; seed <= 2; ++seed)
+    for (const char* spec : {"bsp", "ssp:1", "ssp:3"}) {
+      CAPTURE(seed);
+      CAPTURE(spec);
+      std::atomic<int> short_reads{0}, reads{0};
+      const scheduler::Barrier barrier(scheduler::BarrierSpec::parse(spec));
+      const auto r = run_read_bound(l, barrier, barrier, 12, short_reads, reads, seed, B::runtime_backend());
+      CHECK(reads.load() == 4 * 12 * 4);
+      CHECK(short_reads.load() == 0);
+      for (Key k = 0; k < 4; ++k) CHECK(r.values[k][0] == 12.0);
+    }
+  // The check has teeth: ASP's owners answer at once, and the straggler's key falls behind the
+  // bound SSP(1) would promise.
+  std::atomic<int> short_reads{0}, reads{0};
+  (void)run_read_bound(l, scheduler::BarrierSpec::parse("asp"), scheduler::BarrierSpec::parse("ssp:1"), 12, short_reads, reads, 1,
+                       B::runtime_backend());
+  CHECK(short_reads.load() > 0);
+}
+
+TEST_CASE("p2p across processes: peer 0 collects every peer's keys, push counts and report; the others return nothing") {
+  // Three "processes" as threads of this test, each its own run over tcp on loopback.
+  const auto l = layout(3, 10, Sharding::kHash);
+  const std::uint16_t port = gyre::test::free_port();
+  std::vector<std::atomic<std::uint64_t>> sent(10);
+  P2pProgram p;
+  p.push = [&](P2pPeer& peer, std::span<const Key> keys) {
+    (void)peer.get(keys);
+    KeyValues updates;
+    for (Key k : keys)
+      if ((k + static_cast<Key>(peer.clock()) + static_cast<Key>(peer.index())) % 3 == 0) {
+        updates.emplace_back(k, Value(l.value_size, 0.5));
+        ++sent[static_cast<std::size_t>(k)];
+      }
+    return updates;
+  };
+  p.stop = [](P2pPeer& peer) { return peer.clock() >= 9; };
+  std::vector<std::future<std::optional<P2pJobResult>>> processes;
+  for (int rank = 0; rank < 3; ++rank)
+    processes.push_back(std::async(std::launch::async, [&, rank] {
+      runtime::ProcessesBackend b;
+      b.launch = {rank, 3, "p2p-test"};
+      b.coordinator = {"127.0.0.1", port};
+      b.token = "test-token";
+      b.connect_timeout = 20s;
+      b.log = [](const std::string&) {};
+      return run_p2p_cluster(b, l, p, options(scheduler::BarrierSpec::parse("ssp:1"), 3));
+    }));
+  std::vector<std::optional<P2pJobResult>> results;
+  for (auto& f : processes) results.push_back(f.get());
+  REQUIRE(results[0]);
+  CHECK_FALSE(results[1]);
+  CHECK_FALSE(results[2]);
+  const auto& r = *results[0];
+  for (Key k = 0; k < 10; ++k) {
+    CAPTURE(k);
+    CHECK(r.pushes_applied[k] == sent[k].load());
+    REQUIRE(r.values[k].size() == 2);
+    CHECK(r.values[k][0] == 0.5 * static_cast<double>(sent[k].load()));
+  }
+  for (const auto& peer : r.peers) CHECK(peer.steps == 9);
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -33,20 +34,26 @@ struct P2pJobOptions {
   std::uint64_t seed = 1;
 };
 
+// Across processes, peer 0 collects every other peer's keys, counts and report at the end, so
+// process 0's result is whole and the other processes' results are empty.
 struct P2pJobResult {
-  std::vector<Value> values;                  // by key; empty for keys owned by peers of other processes
-  std::vector<std::uint64_t> pushes_applied;  // by key: pushes its owner folded in (0 where not known here)
-  std::vector<P2pPeerReport> peers;           // by peer; zeros for peers of other processes
+  std::vector<Value> values;                  // by key
+  std::vector<std::uint64_t> pushes_applied;  // by key: pushes its owner folded in
+  std::vector<P2pPeerReport> peers;           // by peer
 };
 
 // The job of a peer-to-peer run: layout.peers workers and no other role.
 GYRE_API runtime::Job p2p_job(const P2pLayout& layout, runtime::Backend backend);
 
 // Runs this process's peers of `job` (every peer, on one machine) to the end. If any peer fails
-// the whole job stops and the root cause is rethrown (runtime::run), naming it. The result holds
-// what this process's peers own (the whole model on one machine).
+// the whole job stops and the root cause is rethrown (runtime::run), naming it. The result is
+// the whole model, on one machine or in process 0.
 GYRE_API P2pJobResult run_p2p(const runtime::Job& job, const P2pLayout& layout, const P2pProgram& program,
                               const P2pJobOptions& options);
+// This process's peer of a job across processes (mpirun, srun, or by hand): the whole result
+// in process 0, nullopt in the others.
+GYRE_API std::optional<P2pJobResult> run_p2p_cluster(const runtime::ProcessesBackend& processes, const P2pLayout& layout,
+                                                     const P2pProgram& program, const P2pJobOptions& options);
 // On threads of this process.
 GYRE_API P2pJobResult run_p2p_embedded(const P2pLayout& layout, const P2pProgram& program, const P2pJobOptions& options);
 

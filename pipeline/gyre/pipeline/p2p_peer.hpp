@@ -30,6 +30,7 @@ struct P2pPeerReport {
   std::int64_t steps = 0;
   std::chrono::nanoseconds held{0};  // at the barrier
   std::uint64_t remote_reads = 0, pushes_sent = 0, barrier_queries = 0;
+  std::uint64_t held_reads = 0;  // other peers' reads this peer's owner held for their bound
 };
 
 // No server: the peer owns a part of the keys (P2pOwner) and reads and pushes the rest straight
@@ -37,9 +38,11 @@ struct P2pPeerReport {
 // with them (its own keys are folded in at once), ticks the clock and waits on the barrier rule
 // over the peers' clocks (scheduler::PeerBarrier: every peer for BSP/SSP, β sampled for
 // pBSP/pSSP, any BarrierRule), so nothing needs global state. get() asks the owners for their
-// current values (read-my-writes: this step's unsent pushes are added), so under SSP(s) what it
-// reads includes every peer's pushes up to at least clock c − s − 1 that have reached their
-// owners; reads are not held back as the parameter server's are.
+// current values (read-my-writes: this step's unsent pushes are added). Under a global barrier
+// (BSP, SSP(s)) a read at clock c carries the barrier's bound, required(c), and owners hold it
+// until every peer's pushes up to that clock are in (P2pOwner), so what it reads includes every
+// peer's first c − s steps, as on the parameter server; under other rules owners answer with
+// what they have.
 class GYRE_API P2pPeer {
  public:
   P2pPeer(runtime::Mailbox& inbox, P2pLayout layout, scheduler::Barrier barrier, P2pPeerOptions options = {});
@@ -80,6 +83,7 @@ class GYRE_API P2pPeer {
   P2pPeerOptions options_;
   std::unique_ptr<P2pOwner> owner_;
   std::unique_ptr<scheduler::PeerBarrier> barrier_;
+  scheduler::Barrier rule_;
   std::int64_t clock_ = 0;
   std::map<Key, Value> unsent_;
   std::uint64_t next_request_ = 0;

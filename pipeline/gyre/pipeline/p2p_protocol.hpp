@@ -26,6 +26,9 @@ enum Message : std::uint16_t {
   kGet = channels::kP2p.at(2),       // peer → owner: tag = request; body: keys (sorted, distinct)
   kGetReply = channels::kP2p.at(3),  // owner → peer: tag = request; body: key-values in the order asked
   kDone = channels::kP2p.at(4),      // peer → every other peer: nothing more from me (after my last push)
+  // Across processes, after the end, peer → peer 0: the values it owns (body), and in the meta
+  // its report and how many pushes each of those keys took in, so that process 0 has the whole result.
+  kHandOver = channels::kP2p.at(5),
 };
 
 // Peers are ranks 0 … peers−1; every one computes and every one owns a part of the keys
@@ -46,7 +49,20 @@ struct GYRE_API P2pLayout {
 // (the caller names the sender): keys out of range, keys that `owner` does not own, values of
 // the wrong length, a reply that is not exactly the keys asked.
 GYRE_API KeyValues decode_owned_values(const net::Message& m, const P2pLayout& layout, int owner);
-GYRE_API std::vector<Key> decode_owned_keys(const net::Message& m, const P2pLayout& layout, int owner);
+// A kGet: its keys, and in `clock` the clock every other peer's pushes must have reached before
+// it is answered (std::numeric_limits<std::int64_t>::min(): answer at once).
+GYRE_API std::vector<Key> decode_owned_keys(const net::Message& m, const P2pLayout& layout, int owner, std::int64_t& clock);
 GYRE_API KeyValues decode_get_reply(const net::Message& m, std::span<const Key> asked, const P2pLayout& layout);
+
+// What a peer hands to peer 0 at the end of a job across processes.
+struct HandOver {
+  KeyValues values;                      // the keys `owner` owns, with their values
+  std::vector<std::uint64_t> applied;    // pushes folded into each of them, in the same order
+  std::vector<std::uint64_t> counters;   // the peer's report, as p2p_job.cpp lays it out
+};
+GYRE_API net::Message encode_hand_over(const HandOver& h);
+// Checks the keys against `owner` (the sender), the values' lengths, one count per key and the
+// number of counters, before anything is kept.
+GYRE_API HandOver decode_hand_over(const net::Message& m, const P2pLayout& layout, int owner, std::size_t counters);
 
 }  // namespace gyre::pipeline::p2p

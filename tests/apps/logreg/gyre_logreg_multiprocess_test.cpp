@@ -72,6 +72,40 @@ TEST_CASE("4 processes with 2 servers: the servers spread over the processes and
   CHECK(lines(across) > 10);
 }
 
+TEST_CASE("3 processes peer to peer: each owns a part of the weights, rank 0 gets them all and writes the model") {
+  TempDir dir;
+  generate(dir);
+  const std::vector<std::string> common{logreg(), "--data", (dir / "data/data.libsvm").string(), "--barrier", "bsp",
+                                        "--steps", "40", "--eval-every", "20", "--engine", "p2p", "--block", "8"};
+  auto with_out = [&](const std::string& name) {
+    auto argv = common;
+    argv.insert(argv.end(), {"--out", (dir / name).string()});
+    return argv;
+  };
+  const auto ranks = run_ranks(with_out("p3.tsv"), 3);
+  for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(ranks[0].output.find("3 workers, peer to peer, barrier bsp, processes over tcp") != std::string::npos,
+                ranks[0].output);
+  CHECK_MESSAGE(ranks[0].output.find("worker steps: median 40, 5th 40, 95th 40") != std::string::npos, ranks[0].output);
+  CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
+  // Under BSP an owner folds a step's pushes once every peer has ended it, in peer order, and
+  // holds reads until then, as the servers do: the same weights, to the bit, as the job on 3
+  // threads and as the parameter server's.
+  auto threads = with_out("p1.tsv");
+  threads.insert(threads.end(), {"--workers", "3"});
+  auto server = threads;
+  server[std::find(server.begin(), server.end(), "p2p") - server.begin()] = "ps";
+  server[std::find(server.begin(), server.end(), (dir / "p1.tsv").string()) - server.begin()] = (dir / "ps.tsv").string();
+  for (const auto& argv : {threads, server}) {
+    const auto r = run_command(argv);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  }
+  const std::string across = read_text(dir / "p3.tsv");
+  CHECK(std::count(across.begin(), across.end(), '\n') > 10);
+  CHECK(across == read_text(dir / "p1.tsv"));
+  CHECK(across == read_text(dir / "ps.tsv"));
+}
+
 TEST_CASE("when a process hosting a server is killed, the others stop with an error naming it") {
   TempDir dir;
   generate(dir);
