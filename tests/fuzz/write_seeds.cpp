@@ -18,7 +18,9 @@
 #include "gyre/collective/model_averager.hpp"
 #include "gyre/collective/partition_wire.hpp"
 #include "gyre/pipeline/block_codec.hpp"
+#include "gyre/mapreduce/codec.hpp"
 #include "gyre/pipeline/gather.hpp"
+#include "gyre/pipeline/p2p_protocol.hpp"
 #include "gyre/pipeline/ps_messages.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/scheduler/lock_protocol.hpp"
@@ -202,6 +204,37 @@ void gathered_rows() {
 
 }  // namespace
 
+void peer_to_peer() {
+  namespace p2p = pipeline::p2p;
+  const auto l = p2p_layout();
+  std::vector<p2p::Key> owned;  // by the fuzzer's owner
+  for (p2p::Key k = 0; k < l.keys; ++k)
+    if (l.owner_of(k) == kP2pOwner) owned.push_back(k);
+  auto push = message(p2p::kPush, 1, 3);
+  push.body = pipeline::ps::encode_key_values({{owned.front(), {1, 2, 3}}}, 0);
+  write("p2p_push_frame.bin", push);
+  auto get = message(p2p::kGet, 1, 8);
+  get.body = pipeline::ps::encode_keys(owned, 2);  // held until every peer has ended step 2
+  write("p2p_get_frame.bin", get);
+  p2p::HandOver h;
+  h.values = {{owned.front(), {1, 2, 3}}};
+  h.applied = {4};
+  h.counters.assign(kP2pCounters, 1);
+  auto hand_over = p2p::encode_hand_over(h);
+  hand_over.sender = 1;
+  write("p2p_hand_over_frame.bin", hand_over);
+}
+
+// A map-reduce part as it travels inside a collective (word counts); the fuzzer also decodes
+// its raw input as such parts, so this seed is not a frame.
+void map_reduce() {
+  const std::vector<std::pair<std::string, std::uint64_t>> counts{{"the", 64}, {"lord", 7}};
+  const Buffer body = mapreduce::encode_values<std::pair<std::string, std::uint64_t>>(counts);
+  std::ofstream out(out_dir + "/mapreduce_counts.bin", std::ios::binary);
+  out.write(reinterpret_cast<const char*>(body.data()), static_cast<std::streamsize>(body.size()));
+  if (!out) throw std::runtime_error("cannot write " + out_dir + "/mapreduce_counts.bin");
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s SEED_DIR\n", argv[0]);
@@ -216,5 +249,7 @@ int main(int argc, char** argv) {
   locks();
   collectives();
   gathered_rows();
+  peer_to_peer();
+  map_reduce();
   return 0;
 }
