@@ -115,10 +115,13 @@ TEST_CASE("when a process hosting a server is killed, the others stop with an er
   expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9", "step     20"), 10000);
 }
 
-TEST_CASE("when one gyre-logreg process is killed, the others stop with an error naming it") {
-  TempDir dir;
-  generate(dir);
-  const std::string endless = logreg() + " --data data/data.libsvm --barrier bsp --steps 100000000 --eval-every 10"
-                              " --step-delay fixed:1";
-  expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9", "step     20"), 10000);
+TEST_CASE("when one gyre-logreg process is killed, the others stop with an error naming it, on either engine") {
+  for (const std::string engine : {"ps", "p2p"}) {
+    CAPTURE(engine);
+    TempDir dir;
+    generate(dir);
+    const std::string endless = logreg() + " --data data/data.libsvm --barrier bsp --steps 100000000 --eval-every 10"
+                                " --step-delay fixed:1 --engine " + engine;
+    expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9", "step     20"), 10000);
+  }
 }
