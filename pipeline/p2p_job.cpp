@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gyre/pipeline/collect_parts.hpp"
 #include "gyre/pipeline/step_loop.hpp"
 #include "gyre/runtime/failure.hpp"
 
@@ -42,31 +43,12 @@ PeerOutcome outcome_of(HandOver&& h) {
 // checked like any message (keys the sender owns, whole values, its counters) before it is kept.
 std::vector<std::pair<int, PeerOutcome>> collect_hand_overs(runtime::Mailbox& inbox, const P2pLayout& layout,
                                                             std::chrono::milliseconds timeout) {
+  std::vector<int> peers;
+  for (int r = 1; r < layout.peers; ++r) peers.push_back(r);
   std::vector<std::pair<int, PeerOutcome>> parts;
-  std::vector<bool> seen(static_cast<std::size_t>(layout.peers), false);
-  seen[0] = true;
-  const auto deadline = net::Clock::now() + timeout;
-  for (int got = 1; got < layout.peers; ++got) {
-    auto m = inbox.receive([](const net::Message& x) { return x.type == kHandOver; }, deadline);
-    if (!m) {
-      int missing = 1;
-      while (seen[static_cast<std::size_t>(missing)]) ++missing;
-      throw runtime::JobFailed(missing, runtime::FailureCause::kTimeout,
-                               "peer-to-peer peer 0: no hand-over from rank " + std::to_string(missing) + " within " +
-                                   std::to_string(timeout.count()) + " ms");
-    }
-    const int from = m->sender;
-    if (from <= 0 || from >= layout.peers || seen[static_cast<std::size_t>(from)])
-      throw runtime::JobFailed(from, runtime::FailureCause::kBadMessage,
-                               "peer-to-peer peer 0: rank " + std::to_string(from) + " handed over its keys but is not a peer that has yet to");
-    seen[static_cast<std::size_t>(from)] = true;
-    try {
-      parts.emplace_back(from, outcome_of(decode_hand_over(*m, layout, from, kReportCounters)));
-    } catch (const std::runtime_error& e) {
-      throw runtime::JobFailed(from, runtime::FailureCause::kBadMessage,
-                               "peer-to-peer peer 0: rank " + std::to_string(from) + " sent a bad hand-over: " + e.what());
-    }
-  }
+  collect_parts(inbox, kHandOver, peers, timeout, "peer-to-peer peer 0", [&](const net::Message& m) {
+    parts.emplace_back(m.sender, outcome_of(decode_hand_over(m, layout, m.sender, kReportCounters)));
+  });
   return parts;
 }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gyre/pipeline/collect_parts.hpp"
 #include "gyre/pipeline/ps_messages.hpp"
 #include "gyre/pipeline/step_loop.hpp"
 #include "gyre/runtime/job.hpp"
@@ -27,34 +28,14 @@ void run_worker(runtime::Mailbox& inbox, const PsLayout& layout, const PsProgram
 // message (keys the sender holds, values of the layout's length) before it is folded in.
 void collect_hand_overs(runtime::Mailbox& inbox, const PsLayout& layout, std::chrono::milliseconds timeout,
                         PsJobResult& into) {
-  std::vector<bool> seen(static_cast<std::size_t>(layout.servers), false);
-  seen[0] = true;
-  const auto deadline = net::Clock::now() + timeout;
-  for (int got = 1; got < layout.servers; ++got) {
-    auto m = inbox.receive([](const net::Message& x) { return x.type == kHandOver; }, deadline);
-    if (!m) {
-      int missing = 1;
-      while (seen[static_cast<std::size_t>(missing)]) ++missing;
-      throw runtime::JobFailed(layout.server_rank(missing), runtime::FailureCause::kTimeout,
-                               "parameter server 0: no hand-over from server " + std::to_string(missing) + " within " +
-                                   std::to_string(timeout.count()) + " ms");
-    }
-    const int server = m->sender - layout.workers;
-    const std::string from = "parameter server 0: rank " + std::to_string(m->sender);
-    if (server <= 0 || server >= layout.servers || seen[static_cast<std::size_t>(server)])
-      throw runtime::JobFailed(m->sender, runtime::FailureCause::kBadMessage,
-                               from + " handed over values but is not a server that has yet to");
-    seen[static_cast<std::size_t>(server)] = true;
+  std::vector<int> servers;
+  for (int s = 1; s < layout.servers; ++s) servers.push_back(layout.server_rank(s));
+  collect_parts(inbox, kHandOver, servers, timeout, "parameter server 0", [&](const net::Message& m) {
     std::int64_t deferred = 0;
-    KeyValues kv;
-    try {
-      kv = decode_hand_over(*m, layout, server, deferred);
-    } catch (const std::runtime_error& e) {
-      throw runtime::JobFailed(m->sender, runtime::FailureCause::kBadMessage, from + ": " + e.what());
-    }
-    for (auto& [k, v] : kv) into.values[static_cast<std::size_t>(k)] = std::move(v);
+    for (auto& [k, v] : decode_hand_over(m, layout, m.sender - layout.workers, deferred))
+      into.values[static_cast<std::size_t>(k)] = std::move(v);
     into.deferred_reads += static_cast<std::uint64_t>(deferred);
-  }
+  });
 }
 
 // Runs server `index` to the end: what it holds (only its keys' values are filled in) and,
