@@ -42,10 +42,11 @@ class LineReader {
   std::size_t number_ = 0;
 };
 
-// Walks the text line by line, tracking the 1-based line number for error messages.
+// Walks the text line by line, tracking the 1-based line number for error messages. A cursor
+// over a piece of a file starts counting after `lines_before`, the lines that precede the piece.
 class LineCursor {
  public:
-  explicit LineCursor(std::string_view text) : text_(text) {}
+  explicit LineCursor(std::string_view text, std::size_t lines_before = 0) : text_(text), number_(lines_before) {}
 
   bool next(std::string_view& line) {
     if (pos_ >= text_.size()) return false;
@@ -57,11 +58,13 @@ class LineCursor {
     return true;
   }
   std::size_t number() const { return number_; }
+  // The lines not read yet.
+  std::string_view rest() const { return text_.substr(std::min(pos_, text_.size())); }
 
  private:
   std::string_view text_;
   std::size_t pos_ = 0;
-  std::size_t number_ = 0;
+  std::size_t number_;
 };
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
