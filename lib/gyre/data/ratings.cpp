@@ -107,12 +107,12 @@ RatingsSet read_triples(const std::filesystem::path& file, std::string_view text
 }  // namespace
 
 RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads) {
-  const std::string text = slurp(file);
-  LineCursor lines(text);
+  const FileText input(file);
+  LineCursor lines(input.text());
   std::string_view first;
   if (!lines.next(first)) throw InputError(file, 0, "at least one rating", "an empty file");
   if (is_matrix_market_banner(first)) return read_matrix_market(file, lines, first, threads);
-  return read_triples(file, text, threads);
+  return read_triples(file, input.text(), threads);
 }
 
 void write_ratings(const std::filesystem::path& file, const RatingsSet& set) {

@@ -10,6 +10,11 @@
 #include <memory>
 #include <system_error>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "gyre/base/input_error.hpp"
 
 namespace gyre::data {
@@ -40,6 +45,35 @@ std::string slurp(const std::filesystem::path& file) {
   // in place it would glue itself invisibly to the first field.
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
   return text;
+}
+
+FileText::FileText(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw InputError(file, 0, "a readable file", "a directory");
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(file, 0, "a readable file", std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    // MAP_POPULATE: the pages are in the page cache after a first read, and mapping them all at
+    // once beats a fault per page.
+    void* map = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (map != MAP_FAILED) {
+      map_ = map;
+      mapped_ = static_cast<std::size_t>(st.st_size);
+    }
+  }
+  ::close(fd);
+  if (map_ == nullptr) {
+    read_ = slurp(file);
+    text_ = read_;
+    return;
+  }
+  text_ = std::string_view(static_cast<const char*>(map_), mapped_);
+  if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);  // as slurp: a byte-order mark is not data
+}
+
+FileText::~FileText() {
+  if (map_ != nullptr) ::munmap(map_, mapped_);
 }
 
 LineReader::LineReader(const std::filesystem::path& file) : file_(file), in_(nullptr, &std::fclose) {

@@ -18,6 +18,26 @@ namespace gyre::data {
 // dropped. Throws gyre::InputError for a missing, unreadable file or a directory.
 std::string slurp(const std::filesystem::path& file);
 
+// A whole file's text without a copy: mapped read-only when the system can map it, else read
+// as slurp reads it (a pipe, an empty file). For the largest inputs, where allocating, zeroing
+// and copying the bytes cost more than reading them does. The same byte-order-mark rule and
+// errors as slurp. A file truncated by another process while mapped ends the process (SIGBUS):
+// inputs are not written while they are read.
+class FileText {
+ public:
+  explicit FileText(const std::filesystem::path& file);
+  ~FileText();
+  FileText(const FileText&) = delete;
+  FileText& operator=(const FileText&) = delete;
+  std::string_view text() const { return text_; }
+
+ private:
+  void* map_ = nullptr;
+  std::size_t mapped_ = 0;
+  std::string read_;  // the text when it is not mapped
+  std::string_view text_;
+};
+
 // Streams a file line by line through one buffer (1 MiB, grown only for a longer line), for
 // inputs too large to hold whole next to what is parsed from them. The same lines, numbers
 // and byte-order-mark rule as LineCursor over slurp(); a line's view lasts until the next call.
