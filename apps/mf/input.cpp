@@ -38,15 +38,16 @@ std::uint32_t users_with_ratings(const std::vector<data::RatingsSet>& shards, st
 
 }  // namespace
 
-TrainingInput load_input(const std::filesystem::path& train, const std::filesystem::path& test, std::uint32_t workers) {
+TrainingInput load_input(const std::filesystem::path& train, const std::filesystem::path& test, std::uint32_t workers,
+                         std::size_t threads) {
   TrainingInput in;
   const bool partitioned = std::filesystem::is_directory(train);
   std::vector<data::RatingsSet> parts;
   if (partitioned)
     parts = data::read_ratings_partition(train);
   else
-    parts.push_back(data::read_ratings(train));
-  if (!test.empty()) in.test = data::read_ratings(test);
+    parts.push_back(data::read_ratings(train, threads));
+  if (!test.empty()) in.test = data::read_ratings(test, threads);
 
   std::vector<data::RatingsSet*> sets;
   for (auto& p : parts) sets.push_back(&p);

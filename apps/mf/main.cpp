@@ -148,7 +148,9 @@ int main(int argc, char** argv) {
       const std::filesystem::path inputs[] = {train_path, test_path, init_model, multi.token_file()};
       check_outputs(outputs, inputs);
     }
-    auto input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)));
+    // Nothing else runs while the input is parsed, so it takes every core unless -t says otherwise.
+    auto input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)),
+                                static_cast<std::size_t>(threads > 0 ? threads : cores));
     if (saved) {
       c.start = mf::dense_start(*saved, input.ids, init_model);
       saved.reset();

@@ -1,6 +1,7 @@
 // apps/mf/mf/input.hpp — training and test ratings as per-worker shards over one dense id space, from files or a partition directory.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -25,7 +26,9 @@ struct TrainingInput {
 // 0..n-1 over the ids that occur (data::compact_ids), so that memory follows the data; the
 // original ids come back in `ids`. Throws gyre::InputError on bad input, including a user
 // present in two shards of a partition (naming both), and std::invalid_argument when there are
-// more workers than users with ratings.
-TrainingInput load_input(const std::filesystem::path& train, const std::filesystem::path& test, std::uint32_t workers);
+// more workers than users with ratings. A training or test file is parsed on `threads` threads
+// (data::read_ratings), with the same result for any count.
+TrainingInput load_input(const std::filesystem::path& train, const std::filesystem::path& test, std::uint32_t workers,
+                         std::size_t threads = 1);
 
 }  // namespace gyre::mf

@@ -1,6 +1,7 @@
 // gyre/data/ratings.hpp — rating triples in memory and the readers for ratings files.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <ostream>
@@ -34,7 +35,9 @@ inline constexpr std::uint64_t kMaxId = (std::uint64_t{1} << 31) - 2;
 // Throws gyre::InputError naming file, line and what was expected for a missing or empty file,
 // a malformed line, a negative, non-integer or out-of-range id, or a rating that is not a
 // finite number.
-RatingsSet read_ratings(const std::filesystem::path& file);
+// `threads` line-aligned pieces of the file are parsed at once, as TBB tasks in the calling arena;
+// the ratings, their order and any error (the first in the file) are the same for every count.
+RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads = 1);
 
 // Writes triples "user item rating\n" (0-based ids, shortest round-trip floats), to a file
 // through gyre::OutputFile or to a stream.

@@ -18,6 +18,26 @@ namespace gyre::data {
 // dropped. Throws gyre::InputError for a missing, unreadable file or a directory.
 std::string slurp(const std::filesystem::path& file);
 
+// A whole file's text without a copy: mapped read-only when the system can map it, else read
+// as slurp reads it (a pipe, an empty file). For the largest inputs, where allocating, zeroing
+// and copying the bytes cost more than reading them does. The same byte-order-mark rule and
+// errors as slurp. A file truncated by another process while mapped ends the process (SIGBUS):
+// inputs are not written while they are read.
+class FileText {
+ public:
+  explicit FileText(const std::filesystem::path& file);
+  ~FileText();
+  FileText(const FileText&) = delete;
+  FileText& operator=(const FileText&) = delete;
+  std::string_view text() const { return text_; }
+
+ private:
+  void* map_ = nullptr;
+  std::size_t mapped_ = 0;
+  std::string read_;  // the text when it is not mapped
+  std::string_view text_;
+};
+
 // Streams a file line by line through one buffer (1 MiB, grown only for a longer line), for
 // inputs too large to hold whole next to what is parsed from them. The same lines, numbers
 // and byte-order-mark rule as LineCursor over slurp(); a line's view lasts until the next call.
@@ -42,10 +62,11 @@ class LineReader {
   std::size_t number_ = 0;
 };
 
-// Walks the text line by line, tracking the 1-based line number for error messages.
+// Walks the text line by line, tracking the 1-based line number for error messages. A cursor
+// over a piece of a file starts counting after `lines_before`, the lines that precede the piece.
 class LineCursor {
  public:
-  explicit LineCursor(std::string_view text) : text_(text) {}
+  explicit LineCursor(std::string_view text, std::size_t lines_before = 0) : text_(text), number_(lines_before) {}
 
   bool next(std::string_view& line) {
     if (pos_ >= text_.size()) return false;
@@ -57,11 +78,13 @@ class LineCursor {
     return true;
   }
   std::size_t number() const { return number_; }
+  // The lines not read yet.
+  std::string_view rest() const { return text_.substr(std::min(pos_, text_.size())); }
 
  private:
   std::string_view text_;
   std::size_t pos_ = 0;
-  std::size_t number_ = 0;
+  std::size_t number_;
 };
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t'; }

@@ -1,0 +1,97 @@
+// gyre/data/parallel_lines.hpp — a reader's line loop run on T line-aligned chunks at once, with the serial loop's records, order and first error (internal to lib/, not installed).
+#pragma once
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "gyre/base/input_error.hpp"
+#include "gyre/data/text_input.hpp"
+
+namespace gyre::data {
+
+// parts + 1 offsets tiling `text` into `parts` chunks [splits[c], splits[c+1]), each beginning at
+// a line start: chunk c begins at the first line start at or after c·size/parts. A chunk is empty
+// when one line covers its whole share.
+std::vector<std::size_t> line_aligned_splits(std::string_view text, std::size_t parts);
+
+// Runs a reader's line loop `parse(lines, records_before, out)` over `text`, whose first line is
+// line lines_before + 1 of its file, as `threads` chunks in parallel (TBB tasks in the calling
+// arena, which caps how many run at once). The loop appends each line's record to `out` and throws
+// gyre::InputError at a bad line, naming it by lines.number(); the only state it may carry from
+// line to line is the record count records_before + out.size(), which it may check against
+// `max_records` (a declared count; SIZE_MAX for none).
+//
+// The records come back in file order, the same for every thread count. A chunk's loop first runs
+// without knowing its line numbers or the records before it; the first chunk in file order that
+// failed or that takes the count past max_records is then run again alone with both known, so the
+// error thrown is the one the serial loop throws, with the file's true line number.
+template <class Record, class Parse>
+std::vector<Record> parse_lines(std::string_view text, std::size_t lines_before, std::size_t threads,
+                                std::size_t max_records, const Parse& parse) {
+  // One record per line at most, so the newline count bounds what a chunk needs.
+  const auto reserve = [max_records](std::string_view part, std::vector<Record>& out) {
+    const auto newlines = static_cast<std::size_t>(std::count(part.begin(), part.end(), '\n'));
+    out.reserve(std::min(newlines + 1, max_records));
+  };
+  if (threads <= 1) {
+    std::vector<Record> out;
+    reserve(text, out);
+    LineCursor lines(text, lines_before);
+    parse(lines, 0, out);
+    return out;
+  }
+  const std::vector<std::size_t> splits = line_aligned_splits(text, threads);
+  const auto part = [&](std::size_t c) { return text.substr(splits[c], splits[c + 1] - splits[c]); };
+  struct Chunk {
+    std::vector<Record> records;
+    std::size_t lines = 0;
+    bool failed = false;
+  };
+  std::vector<Chunk> chunks(threads);
+  oneapi::tbb::parallel_for(
+      oneapi::tbb::blocked_range<std::size_t>(0, threads, 1),
+      [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t c = range.begin(); c != range.end(); ++c) {
+          Chunk& chunk = chunks[c];
+          reserve(part(c), chunk.records);
+          LineCursor lines(part(c));
+          try {
+            parse(lines, 0, chunk.records);
+            chunk.lines = lines.number();
+          } catch (const InputError&) {
+            chunk.failed = true;  // its message has the wrong line number; see the rerun below
+            chunk.records = {};
+          }
+        }
+      },
+      oneapi::tbb::simple_partitioner());
+
+  std::size_t total = 0, before = lines_before;
+  for (std::size_t c = 0; c < threads; ++c) {
+    if (chunks[c].failed || chunks[c].records.size() > max_records - total) {
+      std::vector<Record> scratch;
+      LineCursor lines(part(c), before);
+      parse(lines, total, scratch);
+      throw std::logic_error("parse_lines: a chunk's line loop failed once but not when run again");
+    }
+    total += chunks[c].records.size();
+    before += chunks[c].lines;
+  }
+  std::vector<Record> out;
+  out.reserve(total);
+  for (Chunk& chunk : chunks) {
+    out.insert(out.end(), chunk.records.begin(), chunk.records.end());
+    chunk.records = {};  // freed as it goes, so that resident memory stays near one copy
+  }
+  return out;
+}
+
+}  // namespace gyre::data
