@@ -41,22 +41,24 @@ LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, 
   return assemble_model(plan, std::move(vocab), std::move(docs), topic_totals, blocks);
 }
 
-std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::Corpus& corpus, const TrainHooks& hooks,
+std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput input, const TrainHooks& hooks,
                                           const pipeline::ClusterJobOptions& cluster) {
   if (config.workers != cluster.launch.size) throw std::invalid_argument("one worker per process");
   if (hooks.heldout)
     throw std::invalid_argument("held-out evaluation after every epoch needs every worker in one process");
   const int rank = cluster.launch.rank;
-  const LdaPlan plan = plan_job(config, corpus.vocab_size(), data::count_words(std::span(&corpus, 1)));
-  const std::uint64_t doc_id_limit =
-      corpus.doc_ids.empty() ? 0 : *std::max_element(corpus.doc_ids.begin(), corpus.doc_ids.end()) + 1;
-  // The same split train_embedded's caller makes; only this rank's part is kept.
-  data::Corpus shard = std::move(data::shard_corpus(corpus, static_cast<std::uint32_t>(config.workers))
-                                     [static_cast<std::size_t>(rank)]);
+  const LdaPlan plan = plan_job(config, input.corpus.vocab_size(), input.word_counts);
+  const std::uint64_t doc_id_limit = input.doc_id_limit;
+  // The same split train_embedded's caller makes (or a partition made by it); only this rank's part is kept.
+  data::Corpus shard = input.shard_only ? std::move(input.corpus)
+                                        : std::move(data::shard_corpus(input.corpus, static_cast<std::uint32_t>(config.workers))
+                                                        [static_cast<std::size_t>(rank)]);
+  input.corpus = data::Corpus{};
   if (config.model == ComputationModel::kAllreduce) {
     std::vector<data::Corpus> hosted(static_cast<std::size_t>(config.workers));
     hosted[static_cast<std::size_t>(rank)] = std::move(shard);
-    return train_allreduce(plan, hosted, corpus.vocab, doc_id_limit, hooks, pipeline::processes_backend(cluster),
+    const auto vocab = hosted[static_cast<std::size_t>(rank)].vocab;
+    return train_allreduce(plan, hosted, vocab, doc_id_limit, hooks, pipeline::processes_backend(cluster),
                            cluster.timeout);
   }
   auto kernel = make_kernel(plan, rank, shard);
@@ -82,7 +84,7 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::C
       });
   if (!parts) return std::nullopt;
   // Rank 0's view of the totals is the job's after the last phase's allreduce.
-  LdaModel model = assemble_gathered(plan, corpus.vocab, *parts, kernel->topic_totals());
+  LdaModel model = assemble_gathered(plan, shard.vocab, *parts, kernel->topic_totals());
   model.loglik_per_token = last_loglik;
   return model;
 }

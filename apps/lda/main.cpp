@@ -26,6 +26,7 @@ extern char** environ;
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
 #include "corpus_flags.hpp"
+#include "lda/corpus_input.hpp"
 #include "infer_command.hpp"
 #include "lda/checkpoint.hpp"
 #include "lda/distributed.hpp"
@@ -161,7 +162,10 @@ int main(int argc, char** argv) {
     // A counts file can ask for 10^9 tokens in a few bytes: refuse it while reading, before the
     // tokens are laid out, and the whole model right after.
     opts.max_tokens = max_memory == 0 ? UINT64_MAX : max_memory / kBytesPerToken;
-    data::Corpus corpus = data::load_corpus(corpus_path, opts);
+    // Across processes, a partition of one shard per process is read shard by shard.
+    lda::CorpusInput input = lda::load_corpus_input(corpus_path, opts, distributed ? std::optional(launch.rank) : std::nullopt,
+                                                    c.workers);
+    const data::Corpus& corpus = input.corpus;  // this process's documents (all of them, but for a shard-only read)
     // The allreduce model adds two copies of the word-topic counts per worker in this process
     // (its replica, and the replica as the sub-epoch began).
     const std::uint64_t replicas = c.model == lda::ComputationModel::kAllreduce ? 2 * (distributed ? 1 : c.workers) : 0;
@@ -172,9 +176,9 @@ int main(int argc, char** argv) {
                         "LDA with " + std::to_string(c.topics) + " topics over " + std::to_string(corpus.tokens()) +
                             " tokens, " + std::to_string(corpus.vocab_size()) + " words and " +
                             std::to_string(corpus.docs()) + " documents");
-    if (static_cast<std::uint64_t>(c.workers) > corpus.docs())
+    if (static_cast<std::uint64_t>(c.workers) > input.docs)
       throw std::invalid_argument(std::to_string(c.workers) + " workers but " + corpus_path + " has only " +
-                                  std::to_string(corpus.docs()) + " documents: at most one worker per document");
+                                  std::to_string(input.docs) + " documents: at most one worker per document");
     // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     // What a checkpoint records of this run and a resume compares: the flags that shape the
@@ -198,7 +202,7 @@ int main(int argc, char** argv) {
     c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;
     if (!quiet) {
       std::printf("gyre-lda: %llu documents, %llu tokens, vocabulary %u, K=%u, P=%d T=%d d=%d B=%d",
-                  static_cast<unsigned long long>(corpus.docs()), static_cast<unsigned long long>(corpus.tokens()),
+                  static_cast<unsigned long long>(input.docs), static_cast<unsigned long long>(input.tokens),
                   corpus.vocab_size(), c.topics, c.workers, c.threads, c.depth, c.workers * c.group_size());
       if (c.model == lda::ComputationModel::kAllreduce) std::printf(", allreduce model, S=%d", c.syncs_per_epoch);
       std::printf("\n");
@@ -244,10 +248,10 @@ int main(int argc, char** argv) {
     if (heldout && !cluster) hooks.heldout = &*heldout;
     if (cluster) {
       hooks.on_traffic = multi.traffic_reporter(launch);
-      trained = lda::train_distributed(c, corpus, hooks, *cluster);
+      trained = lda::train_distributed(c, std::move(input), hooks, *cluster);
     } else {
-      const auto shards = data::shard_corpus(corpus, static_cast<std::uint32_t>(c.workers));
-      corpus = data::Corpus{};  // the shards hold every token again: do not keep two copies
+      const auto shards = data::shard_corpus(input.corpus, static_cast<std::uint32_t>(c.workers));
+      input.corpus = data::Corpus{};  // the shards hold every token again: do not keep two copies
       trained = lda::train_embedded(c, shards, hooks);
     }
     progress.finish();

@@ -11,20 +11,22 @@
 #include "gyre/data/corpus.hpp"
 #include "gyre/pipeline/cluster_job.hpp"
 #include "gyre/pipeline/gather.hpp"
+#include "lda/corpus_input.hpp"
 #include "lda/trainer.hpp"
 
 namespace gyre::lda {
 
 // This process's part of a job of `cluster.launch.size` workers (config.workers must match),
-// under either computation model (config.model). Every process is given the whole corpus (the
-// plan needs the global word counts, and sharding it the same way everywhere needs no
-// exchange) and samples its own shard. Epoch reports are made on rank 0, which also gathers
+// under either computation model (config.model). A process is given the whole corpus, which it
+// shards as every process does (no exchange needed), or just its shard with the global word
+// counts and document-id bound (CorpusInput::shard_only, from a partition of one shard per
+// process); it samples its own shard. Epoch reports are made on rank 0, which also gathers
 // the word-topic blocks and every rank's doc-topic rows and returns the model; the other ranks
 // return nullopt. With the same seed, P, d and T (and S for the allreduce model) the model is
 // bitwise the one train_embedded produces from data::shard_corpus(corpus, P).
 // hooks.inspect and hooks.backend do not apply here; hooks.heldout is refused (no process holds
 // the whole model between epochs: evaluate the gathered model instead).
-std::optional<LdaModel> train_distributed(const LdaConfig& config, const data::Corpus& corpus, const TrainHooks& hooks,
+std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput input, const TrainHooks& hooks,
                                           const pipeline::ClusterJobOptions& cluster);
 
 // In worker `member`'s part once training has ended, while its links are up: rank 0 collects

@@ -138,6 +138,8 @@ void write_corpus_partition(const fs::path& dir, std::span<const Corpus> shards)
   m.kind = "corpus";
   m.vocab = shards.front().vocab_size();
   m.balance = token_balance(shards);
+  for (const Corpus& s : shards)
+    for (const std::uint64_t id : s.doc_ids) m.doc_id_limit = std::max(m.doc_id_limit, id + 1);
   for (std::size_t i = 0; i < shards.size(); ++i) {
     ShardEntry e;
     e.file = shard_file_name(i);
@@ -161,6 +163,24 @@ Corpus read_corpus_shard(const fs::path& dir, std::uint32_t part) {
   Corpus shard = read_listed_shard(dir, m, listed_part(dir, m, part));
   shard.vocab = read_listed_vocab(dir, m);
   return shard;
+}
+
+std::optional<CorpusPart> read_corpus_part(const fs::path& dir, std::uint32_t part) {
+  const Manifest m = read_manifest(dir, "corpus");
+  if (m.doc_id_limit == 0) return std::nullopt;
+  CorpusPart p;
+  p.parts = static_cast<std::uint32_t>(m.shards.size());
+  p.docs = m.records;
+  p.tokens = m.tokens;
+  p.doc_id_limit = m.doc_id_limit;
+  p.word_counts = read_word_counts(dir);
+  p.shard = read_corpus_shard(dir, part);
+  for (const std::uint64_t id : p.shard.doc_ids)
+    if (id >= p.doc_id_limit)
+      throw InputError(listed_shard(dir, listed_part(dir, m, part)), 0,
+                       "document ids below " + std::to_string(p.doc_id_limit) + " (\"doc_id_limit\" in " + kManifestName + ")",
+                       std::to_string(id));
+  return p;
 }
 
 std::vector<Corpus> read_corpus_partition(const fs::path& dir) {

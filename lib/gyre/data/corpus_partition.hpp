@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -36,6 +37,19 @@ void write_corpus_partition(const std::filesystem::path& dir, std::span<const Co
 // vocabulary size); throws gyre::InputError naming the file at fault.
 Corpus read_corpus_shard(const std::filesystem::path& dir, std::uint32_t part);
 std::vector<Corpus> read_corpus_partition(const std::filesystem::path& dir);
+
+// What one process of a job needs of a corpus partition: shard `part` and the whole corpus's
+// statistics, from that shard, vocab.txt, word_counts.txt and the manifest only (no other shard
+// is opened). nullopt for a partition whose manifest lacks doc_id_limit (written before it was
+// recorded): read it whole instead.
+struct CorpusPart {
+  Corpus shard;                            // with the vocabulary
+  std::vector<std::uint64_t> word_counts;  // tokens of each word id in the whole corpus
+  std::uint64_t docs = 0, tokens = 0;      // in the whole corpus
+  std::uint64_t doc_id_limit = 0;          // one past the largest document id of the whole corpus
+  std::uint32_t parts = 0;                 // shards in the partition
+};
+std::optional<CorpusPart> read_corpus_part(const std::filesystem::path& dir, std::uint32_t part);
 
 // DIR/word_counts.txt, checked against the manifest (one line per word, summing to its tokens).
 std::vector<std::uint64_t> read_word_counts(const std::filesystem::path& dir);

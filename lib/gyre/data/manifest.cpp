@@ -122,6 +122,7 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& m) {
                                 {"parts", m.shards.size()}};
   if (corpus) {
     doc["vocab"] = m.vocab;
+    if (m.doc_id_limit > 0) doc["doc_id_limit"] = m.doc_id_limit;
   } else if (is_rows(m.kind)) {
     doc["features"] = m.features;
   } else {
@@ -179,6 +180,8 @@ Manifest read_manifest(const std::filesystem::path& dir) {
   if (tokens_name) m.tokens = unsigned_field<std::uint64_t>(file, doc, tokens_name, UINT64_MAX);
   if (is_corpus(m.kind)) {
     m.vocab = unsigned_field<std::uint32_t>(file, doc, "vocab", kMaxId + 1);
+    // Recorded since partitions could be read one shard per process; older ones lack it.
+    if (doc.contains("doc_id_limit")) m.doc_id_limit = unsigned_field<std::uint64_t>(file, doc, "doc_id_limit", UINT64_MAX);
   } else if (is_rows(m.kind)) {
     m.features = unsigned_field<std::uint32_t>(file, doc, "features", kMaxId + 1);
   } else {

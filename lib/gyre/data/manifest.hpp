@@ -25,8 +25,9 @@ struct ShardEntry {
 // {"format":"gyre-partition","version":1,"kind":"ratings","parts":P,"users":U,"items":I,
 //  "records":N,"balance":max/mean,"shards":[{"file":"part-00000.shard","records":n,"checksum":c},...]}
 // kind "corpus" (balance of tokens; see corpus_partition.hpp for the other files):
-// {"format":"gyre-partition","version":1,"kind":"corpus","parts":P,"vocab":V,"docs":D,"tokens":T,
-//  "balance":max/mean,"shards":[{"file":"part-00000.shard","docs":d,"tokens":t,"checksum":c},...]}
+// {"format":"gyre-partition","version":1,"kind":"corpus","parts":P,"vocab":V,"doc_id_limit":L,"docs":D,
+//  "tokens":T,"balance":max/mean,"shards":[{"file":"part-00000.shard","docs":d,"tokens":t,"checksum":c},...]}
+// (doc_id_limit: one past the largest document id; absent from partitions written before it was recorded)
 // kind "rows" (balance of non-zeros; see regression_partition.hpp for the other files):
 // {"format":"gyre-partition","version":1,"kind":"rows","parts":P,"features":M,"samples":N,"nnz":Z,
 //  "balance":max/mean,"shards":[{"file":"part-00000.shard","samples":n,"nnz":z,"checksum":c},...]}
@@ -35,6 +36,7 @@ struct Manifest {
   std::uint32_t users = 0;       // ratings
   std::uint32_t items = 0;       // ratings
   std::uint32_t vocab = 0;       // corpus: vocabulary size
+  std::uint64_t doc_id_limit = 0;  // corpus: one past the largest document id; 0 where not recorded
   std::uint32_t features = 0;    // rows
   std::uint64_t records = 0;     // ratings; for a corpus: documents; for rows: samples
   std::uint64_t tokens = 0;      // corpus: tokens; rows: non-zeros

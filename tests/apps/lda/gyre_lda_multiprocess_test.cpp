@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,57 @@ TEST_CASE("3 processes over tcp write model files bitwise identical to --workers
     CHECK(expected.size() == 6);
     CHECK(loglik(read_text(dir / ("multi" + tag + ".jsonl"))) == expected);
   }
+}
+
+TEST_CASE("3 processes on a partition of 3 shards: each reads only its own shard, and the files equal one process's") {
+  TempDir dir;
+  generate(dir);
+  const auto part = run_command({build_path("tools/gyre-partition").string(), "corpus", "--input",
+                                 (dir / "corpus").string(), "--parts", "3", "--out", (dir / "part").string()});
+  REQUIRE_MESSAGE(part.exit_code == 0, part.output);
+  CHECK(read_text(dir / "part/manifest.json").find("\"doc_id_limit\": 300") != std::string::npos);
+  // Rank r's copy of the directory holds shard r and none of the others, so a rank that opened
+  // another rank's shard would fail.
+  for (int r = 0; r < 3; ++r) {
+    const auto copy = dir / ("rank" + std::to_string(r));
+    std::filesystem::create_directories(copy);
+    for (const auto& e : std::filesystem::directory_iterator(dir / "part")) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("part-", 0) == 0 && name != "part-0000" + std::to_string(r) + ".shard") continue;
+      std::filesystem::copy_file(e.path(), copy / name);
+    }
+  }
+  for (const auto& model : kModels) {
+    const std::string tag = name_of(model);
+    CAPTURE(tag);
+    auto with = [&](const std::filesystem::path& corpus) {
+      auto argv = common(dir);
+      argv[2] = corpus.string();
+      argv.insert(argv.end(), model.begin(), model.end());
+      return argv;
+    };
+    auto single = with(dir / "part");
+    single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / ("single" + tag)).string()});
+    const auto s = run_command(single);
+    REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+    std::vector<std::vector<std::string>> per_rank;
+    for (int r = 0; r < 3; ++r) {
+      per_rank.push_back(with(dir / ("rank" + std::to_string(r))));
+      per_rank.back().insert(per_rank.back().end(), {"--out", (dir / ("multi" + tag)).string()});
+    }
+    const auto ranks = run_ranks(per_rank);
+    for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(ranks[0].output.find("gyre-lda: 300 documents") != std::string::npos);  // the whole corpus's counts
+    for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
+      CHECK_MESSAGE(read_text(dir / ("single" + tag) / file) == read_text(dir / ("multi" + tag) / file), file);
+  }
+  // With another number of processes than shards, every rank reads the whole partition (and
+  // re-splits it): rank 1's copy lacks shards, so it cannot.
+  auto two = common(dir);
+  two[2] = (dir / "rank1").string();
+  const auto ranks = run_ranks(two, 2);
+  CHECK(ranks[1].exit_code != 0);
+  CHECK_MESSAGE(ranks[1].output.find("part-00000.shard") != std::string::npos, ranks[1].output);
 }
 
 TEST_CASE("a multi-process gyre-lda job without a token or a coordinator is refused up front") {
