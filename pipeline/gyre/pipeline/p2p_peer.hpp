@@ -57,7 +57,9 @@ class GYRE_API P2pPeer {
 
   Versioned get(Key key);
   std::vector<Versioned> get(std::span<const Key> keys);  // one read per owner
-  void set(Key key, Value value);                          // stored by the owner as it is, sent at once
+  // Stored by the owner as it is, sent at once; under BSP/SSP it takes effect with the step's
+  // pushes (once every peer has ended the step), so this step's reads do not see it yet.
+  void set(Key key, Value value);
   void push(Key key, std::span<const double> delta);       // folded in by the owner once, sent at barrier()
 
   // Ends the step: pushes to their owners, clock +1, then the barrier rule. Returns the time held.
