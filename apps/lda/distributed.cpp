@@ -25,9 +25,9 @@ std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const r
   gather.row_bytes = std::size_t{plan.config.topics} * sizeof(std::int32_t);
   gather.id_limit = doc_id_limit;
   gather.timeout = timeout;
+  const std::vector<std::int32_t> doc_topic = kernel.doc_topic_counts();
   return pipeline::gather_at_root(member.mailbox, held,
-                                  pipeline::LocalRows::of(doc_ids, std::span<const std::int32_t>(kernel.doc_topic())),
-                                  gather);
+                                  pipeline::LocalRows::of(doc_ids, std::span<const std::int32_t>(doc_topic)), gather);
 }
 
 LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, const pipeline::GatheredModel& parts,

@@ -17,16 +17,19 @@
 namespace gyre::lda {
 namespace {
 
-// What one cell's sweep reads and writes; every pointer is owned by the cell for the round.
+// What one cell's sweep reads and writes; every pointer is owned by the cell for the round
+// (z and the doc scratch: the cell's documents; zw, the block's rows and the slots' states: the
+// cell's word sub-range).
 struct CellState {
-  const TokenRef* first;
-  const TokenRef* last;
-  std::uint16_t* z;                    // topic per position (the cell's documents only are written)
-  std::uint16_t* zw;                   // topic per word-major slot (the cell's rows only are written)
-  const WorkerTokens* tokens;
-  const std::uint32_t* rows;           // the block's rows' slot ranges
-  std::int32_t* doc_topic;             // docs × K
-  std::int32_t* word_topic;            // block rows × stride (the cell's rows only are written)
+  std::span<const TokenRef> tokens;    // the cell's tokens in document order
+  const WorkerTokens* layout;
+  std::uint32_t block, group, part;
+  std::pair<std::uint32_t, std::uint32_t> rows;  // the sub-range's block rows
+  std::uint16_t* z;                    // current topic per position (doc-major)
+  std::uint16_t* zw;                   // per word-major slot: the topic the block's counts hold for it
+  std::uint16_t* slot_state;           // per slot: current topic, M word proposals, M doc proposals
+  std::int32_t* doc_counts;            // K zeros, left zero: one document's counts at a time
+  std::int32_t* word_topic;            // block rows × stride
   const std::uint64_t* remote_begin;   // per row
   const std::uint16_t* remote_topics;  // per row: the other workers' tokens' topics, as the block arrived
   std::int64_t* totals;                // this cell's view of n_k
@@ -37,66 +40,158 @@ struct Priors {
   std::size_t stride;
   double alpha, beta, vbeta;
   int mh_steps;
+  std::size_t state_stride() const { return 1 + 2 * static_cast<std::size_t>(mh_steps); }
 };
 
-// Both proposals draw the topic of a random token: of the same word (anywhere: the other
-// workers' tokens as the block arrived, which nobody changes while we hold it, and this
-// worker's tokens as they are now) or of the same document. A token's current topic s0 is
-// still in both pools, so q_w(k) ∝ n_wk¬ + [k = s0] + β and q_d(k) ∝ n_dk¬ + [k = s0] + α, with
-// the prior's share drawn uniformly; the acceptance ratios below are those of these exact
-// proposals against the conditional (n_dk¬ + α)(n_wk¬ + β)/(n_k¬ + Vβ).
-void sweep_cell(const CellState& c, const Priors& p, Rng& rng) {
-  const double kalpha = p.K * p.alpha;
-  const double kbeta = p.K * p.beta;
-  for (const TokenRef* t = c.first; t != c.last; ++t) {
-    std::int32_t* nd = c.doc_topic + static_cast<std::size_t>(t->doc) * p.K;
-    std::int32_t* nw = c.word_topic + static_cast<std::size_t>(t->row) * p.stride;
-    const std::uint32_t s0 = c.z[t->pos];
-    // Counts without this token (the "¬" counts of the conditional).
-    --nd[s0];
-    --nw[s0];
-    --c.totals[s0];
+// A topic drawn in proportion to n_k + prior over one row: `n` (at least 1) of its mass in
+// `pick(i)`, a topic per unit, the rest (K · prior) uniform. Both candidates are computed and one
+// selected: which one is a coin toss the branch predictor would miss.
+template <class Pick>
+std::uint16_t draw(Rng& rng, std::uint64_t n, double prior, double inverse_prior, std::uint32_t K, Pick pick) {
+  const double mass = static_cast<double>(n);
+  const double u = rng.uniform32() * (mass + K * prior);
+  const std::uint16_t from_row = pick(std::min(static_cast<std::uint64_t>(u), n - 1));
+  const auto uniform = static_cast<std::uint16_t>(std::min(K - 1, static_cast<std::uint32_t>(std::max(0.0, u - mass) * inverse_prior)));
+  return u < mass ? from_row : uniform;
+}
 
-    const std::uint64_t rb = c.remote_begin[t->row];
-    const double n_remote = static_cast<double>(c.remote_begin[t->row + 1] - rb);
-    const std::uint32_t lb = c.rows[t->row];
-    const double n_w = n_remote + static_cast<double>(c.rows[t->row + 1] - lb);
-    const std::uint32_t db = c.tokens->doc_begin(t->doc);
-    const double len_d = static_cast<double>(c.tokens->doc_begin(t->doc + 1) - db);
-
-    std::uint32_t s = s0;
-    auto accept = [&](std::uint32_t t_new, double q_s, double q_t) {
-      const double num = (nd[t_new] + p.alpha) * (nw[t_new] + p.beta) * (static_cast<double>(c.totals[s]) + p.vbeta) * q_s;
-      const double den = (nd[s] + p.alpha) * (nw[s] + p.beta) * (static_cast<double>(c.totals[t_new]) + p.vbeta) * q_t;
-      if (rng.uniform() * den < num) s = t_new;
-    };
-    for (int step = 0; step < p.mh_steps; ++step) {
-      {
-        const double u = rng.uniform() * (n_w + kbeta);
-        std::uint32_t t_new;
-        if (u < n_remote)
-          t_new = c.remote_topics[rb + static_cast<std::uint64_t>(u)];
-        else if (u < n_w)
-          t_new = c.zw[lb + static_cast<std::uint32_t>(u - n_remote)];
-        else
-          t_new = std::min(p.K - 1, static_cast<std::uint32_t>((u - n_w) / p.beta));
-        if (t_new != s)
-          accept(t_new, nw[s] + p.beta + (s == s0 ? 1.0 : 0.0), nw[t_new] + p.beta + (t_new == s0 ? 1.0 : 0.0));
-      }
-      {
-        const double u = rng.uniform() * (len_d + kalpha);
-        const std::uint32_t t_new = u < len_d ? c.z[db + static_cast<std::uint32_t>(u)]
-                                              : std::min(p.K - 1, static_cast<std::uint32_t>((u - len_d) / p.alpha));
-        if (t_new != s)
-          accept(t_new, nd[s] + p.alpha + (s == s0 ? 1.0 : 0.0), nd[t_new] + p.alpha + (t_new == s0 ? 1.0 : 0.0));
-      }
-    }
-    c.z[t->pos] = static_cast<std::uint16_t>(s);
-    c.zw[t->slot] = static_cast<std::uint16_t>(s);
-    ++nd[s];
-    ++nw[s];
-    ++c.totals[s];
+// A cell's view of the topic totals n_k, with 1/(n_k + Vβ) kept beside each: two divisions a
+// token instead of one a proposal.
+class TotalsView {
+ public:
+  TotalsView(std::int64_t* totals, std::uint32_t K, double vbeta) : n_(totals), inverse_(K), vbeta_(vbeta) {
+    for (std::uint32_t k = 0; k < K; ++k) refresh(k);
   }
+  void remove(std::uint32_t k) { --n_[k]; refresh(k); }
+  void add(std::uint32_t k) { ++n_[k]; refresh(k); }
+  double inverse(std::uint32_t k) const { return inverse_[k]; }
+
+ private:
+  void refresh(std::uint32_t k) { inverse_[k] = 1 / (static_cast<double>(n_[k]) + vbeta_); }
+  std::int64_t* n_;
+  std::vector<double> inverse_;
+  double vbeta_;
+};
+
+// One Metropolis-Hastings chain over a token's proposals (`steps` of them), from s, against a
+// target whose ratio to the proposal is w(k) = (n_k + prior)/(n_k + Vβ), n_k from `counts`, the
+// count matrix the proposals did not come from. Each proposal's weight depends on nothing the
+// chain decides, so the loads of all steps overlap; what is left in the chain is a compare and
+// two selects, with no branch on an outcome that is close to a coin toss.
+inline std::uint32_t walk(Rng& rng, std::uint32_t s, const std::uint16_t* proposed, int steps,
+                          const std::int32_t* counts, double prior, const TotalsView& totals) {
+  const auto weight = [&](std::uint32_t k) { return (counts[k] + prior) * totals.inverse(k); };
+  double w_s = weight(s);
+  for (int j = 0; j < steps; ++j) {
+    const std::uint32_t t = proposed[j];
+    const double w_t = weight(t);
+    const bool accept = rng.uniform32() * w_s < w_t;
+    s = accept ? t : s;
+    w_s = accept ? w_t : w_s;
+  }
+  return s;
+}
+
+// How many tokens ahead a pass prefetches its one random access.
+constexpr std::uint32_t kAhead = 64;
+
+// WarpLDA's split (Chen et al., VLDB 2016): every pass reads one count matrix in its own order
+// and leaves the other for the next pass, so no token misses the cache on a count row.
+//
+// 1. Word-major: each token of a row draws M word proposals, q_w(k) ∝ n_wk + β: the topic of
+//    a random token of the word (the other workers' as the block arrived, this worker's as
+//    counted), or a uniform topic. The row's tokens are a short run, so this stays in cache.
+// 2. Doc-major: each document's counts are rebuilt from its tokens' topics (no D × K matrix
+//    is kept); each token walks its word proposals, accepted with
+//    (n_dt + α)(n_s + Vβ) / ((n_ds + α)(n_t + Vβ)), then draws M doc proposals,
+//    q_d(k) ∝ n_dk + α, from its document's topics. Word counts are not touched.
+// 3. Word-major: a row first takes in its tokens' moves from pass 2, then each token walks its
+//    doc proposals, accepted with (n_wt + β)(n_s + Vβ) / ((n_ws + β)(n_t + Vβ)).
+// The ratios leave out the proposal's count matrix, which cancels against the target's when
+// both hold the same counts; they are held at the values the proposals were drawn from (the
+// delayed update of WarpLDA). The counts of the pass's own matrix and the totals are live and
+// exclude the token being sampled.
+void draw_word_proposals(const CellState& c, const Priors& p, Rng& stream) {
+  Rng rng = stream;  // a local copy: stores through the count pointers cannot alias it
+  const std::size_t S = p.state_stride();
+  const std::uint32_t* row_slots = c.layout->rows(c.block);
+  for (std::uint32_t r = c.rows.first; r < c.rows.second; ++r) {
+    const std::uint64_t rb = c.remote_begin[r];
+    const std::uint64_t n_remote = c.remote_begin[r + 1] - rb;
+    const std::uint32_t lb = row_slots[r];
+    const std::uint64_t n_w = n_remote + (row_slots[r + 1] - lb);
+    if (n_w == 0) continue;  // no tokens of this word here: no slots either
+    const std::uint16_t* remote = c.remote_topics + rb;
+    const std::uint16_t* local = c.zw + lb;
+    const auto pick = [&](std::uint64_t i) { return *(i < n_remote ? remote + i : local + (i - n_remote)); };
+    const auto [first, last] = c.layout->row_slots(c.block, r, c.group, c.part);
+    for (std::uint32_t slot = first; slot < last; ++slot) {
+      std::uint16_t* proposals = c.slot_state + slot * S + 1;
+      for (int j = 0; j < p.mh_steps; ++j) proposals[j] = draw(rng, n_w, p.beta, 1 / p.beta, p.K, pick);
+    }
+  }
+  stream = rng;
+}
+
+void sample_doc_major(const CellState& c, const Priors& p, Rng& stream) {
+  Rng rng = stream;  // a local copy: stores through the count pointers cannot alias it
+  const std::size_t S = p.state_stride();
+  std::int32_t* nd = c.doc_counts;
+  TotalsView totals(c.totals, p.K, p.vbeta);
+  const TokenRef* t = c.tokens.data();
+  const TokenRef* const end = t + c.tokens.size();
+  while (t != end) {
+    const std::uint32_t d = t->doc;
+    const std::uint32_t db = c.layout->doc_begin(d), de = c.layout->doc_begin(d + 1);
+    for (std::uint32_t i = db; i < de; ++i) ++nd[c.z[i]];
+    const std::uint64_t len_d = de - db;
+    const auto pick = [&](std::uint64_t i) { return c.z[db + i]; };
+    for (; t != end && t->doc == d; ++t) {
+      if (end - t > kAhead) __builtin_prefetch(c.slot_state + t[kAhead].slot * S, 1);  // the pass's one random access
+      std::uint16_t* state = c.slot_state + t->slot * S;
+      const std::uint32_t s0 = c.z[t->pos];
+      --nd[s0];
+      totals.remove(s0);
+      const std::uint32_t s = walk(rng, s0, state + 1, p.mh_steps, nd, p.alpha, totals);
+      ++nd[s];
+      totals.add(s);
+      c.z[t->pos] = state[0] = static_cast<std::uint16_t>(s);
+      std::uint16_t* proposals = state + 1 + p.mh_steps;
+      for (int j = 0; j < p.mh_steps; ++j) proposals[j] = draw(rng, len_d, p.alpha, 1 / p.alpha, p.K, pick);
+    }
+    for (std::uint32_t i = db; i < de; ++i) nd[c.z[i]] = 0;
+  }
+  stream = rng;
+}
+
+void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
+  Rng rng = stream;  // a local copy: stores through the count pointers cannot alias it
+  const std::size_t S = p.state_stride();
+  const std::uint32_t* positions = c.layout->slot_positions();
+  TotalsView totals(c.totals, p.K, p.vbeta);
+  for (std::uint32_t r = c.rows.first; r < c.rows.second; ++r) {
+    std::int32_t* nw = c.word_topic + r * p.stride;
+    const auto [first, last] = c.layout->row_slots(c.block, r, c.group, c.part);
+    for (std::uint32_t slot = first; slot < last; ++slot)
+      if (const std::uint16_t now = c.slot_state[slot * S]; now != c.zw[slot]) {
+        --nw[c.zw[slot]];
+        ++nw[now];
+        c.zw[slot] = now;
+      }
+    for (std::uint32_t slot = first; slot < last; ++slot) {
+      // A moved token's doc-major topic is the pass's one random access.
+      if (slot + kAhead < last) __builtin_prefetch(c.z + positions[slot + kAhead], 1);
+      std::uint16_t* state = c.slot_state + slot * S;
+      const std::uint32_t s0 = state[0];
+      --nw[s0];
+      totals.remove(s0);
+      const std::uint32_t s = walk(rng, s0, state + 1 + p.mh_steps, p.mh_steps, nw, p.beta, totals);
+      ++nw[s];
+      totals.add(s);
+      if (s != s0) c.z[positions[slot]] = c.zw[slot] = state[0] = static_cast<std::uint16_t>(s);
+    }
+  }
+  stream = rng;
 }
 
 // Σ over the non-zero entries of lg(n) − lg(0), over [first, last) of a count array.
@@ -133,14 +228,15 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
               config.model == ComputationModel::kAllreduce ? static_cast<std::uint32_t>(config.syncs_per_epoch) : 1),
       z_(shard.tokens()),
       zw_(shard.tokens()),
-      doc_topic_(static_cast<std::size_t>(shard.docs()) * config.topics, 0),
+      slot_state_(shard.tokens() * (1 + 2 * static_cast<std::size_t>(std::max(0, config.mh_steps)))),
       totals_(config.topics, 0),
       pending_(config.topics, 0),
       locks_(tokens_.groups()),
       reports_totals_(reports_totals),
       lg_alpha_(alpha_),
       lg_beta_(beta_),
-      cell_totals_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0) {
+      cell_totals_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0),
+      doc_scratch_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0) {
   if (K_ < 1 || K_ > std::numeric_limits<std::uint16_t>::max())
     throw std::invalid_argument("topics must be in 1..65535");
   if (word_tokens.size() != blocks.block_of.size())
@@ -160,13 +256,17 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
     for (std::uint32_t p = tokens_.doc_begin(d); p < tokens_.doc_begin(d + 1); ++p) {
       const std::uint32_t k = rng.below(K_);
       z_[p] = static_cast<std::uint16_t>(k);
-      ++doc_topic_[static_cast<std::size_t>(d) * K_ + k];
       ++pending_[k];
     }
   }
   totals_ = pending_;
-  for (std::uint32_t b = 0; b < blocks.rows.size(); ++b)
-    for (const TokenRef& t : tokens_.block(b)) zw_[t.slot] = z_[t.pos];
+  copy_to_slots();
+}
+
+void LdaKernel::copy_to_slots() {
+  const std::size_t S = 1 + 2 * static_cast<std::size_t>(config_.mh_steps);
+  const std::uint32_t* positions = tokens_.slot_positions();
+  for (std::size_t slot = 0; slot < zw_.size(); ++slot) zw_[slot] = slot_state_[slot * S] = z_[positions[slot]];
 }
 
 void LdaKernel::restore(std::span<const std::uint16_t> topics, std::span<const std::int64_t> totals,
@@ -175,15 +275,11 @@ void LdaKernel::restore(std::span<const std::uint16_t> topics, std::span<const s
     throw std::invalid_argument("a checkpoint of " + std::to_string(topics.size()) + " token topics and " +
                                 std::to_string(totals.size()) + " totals for a worker of " + std::to_string(z_.size()) +
                                 " tokens and " + std::to_string(K_) + " topics");
-  std::fill(doc_topic_.begin(), doc_topic_.end(), 0);
-  for (std::uint32_t d = 0; d < tokens_.docs(); ++d)
-    for (std::uint32_t p = tokens_.doc_begin(d); p < tokens_.doc_begin(d + 1); ++p) {
-      if (topics[p] >= K_) throw std::invalid_argument("a checkpoint's token topic " + std::to_string(topics[p]) + " is not below K");
-      z_[p] = topics[p];
-      ++doc_topic_[static_cast<std::size_t>(d) * K_ + topics[p]];
-    }
-  for (std::uint32_t b = 0; b < row_tokens_.size(); ++b)
-    for (const TokenRef& t : tokens_.block(b)) zw_[t.slot] = z_[t.pos];
+  for (std::size_t p = 0; p < z_.size(); ++p) {
+    if (topics[p] >= K_) throw std::invalid_argument("a checkpoint's token topic " + std::to_string(topics[p]) + " is not below K");
+    z_[p] = topics[p];
+  }
+  copy_to_slots();
   std::copy(totals.begin(), totals.end(), totals_.begin());
   std::fill(pending_.begin(), pending_.end(), 0);
   phases_done_ = phases_done;
@@ -316,13 +412,24 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
   pipeline::diagonal_sweep(
       G, locks_,
       [&](std::uint32_t g, std::uint32_t s) {
-        const auto cell = tokens_.cell(block.id(), g, s, part);
-        const CellState state{cell.data(),          cell.data() + cell.size(), z_.data(),
-                              zw_.data(),           &tokens_,                  tokens_.rows(block.id()),
-                              doc_topic_.data(),    counts,                    remote_begin_.data(),
-                              remote_topics_.data(), cell_view(g)};
+        const CellState state{tokens_.cell(block.id(), g, s, part),
+                              &tokens_,
+                              block.id(),
+                              g,
+                              part,
+                              tokens_.sub_rows(block.id(), s),
+                              z_.data(),
+                              zw_.data(),
+                              slot_state_.data(),
+                              doc_scratch_.data() + static_cast<std::size_t>(g) * K_,
+                              counts,
+                              remote_begin_.data(),
+                              remote_topics_.data(),
+                              cell_view(g)};
         Rng rng(stream_seed(config_.seed, stream, block.id(), g, s));
-        sweep_cell(state, priors, rng);
+        draw_word_proposals(state, priors, rng);
+        sample_doc_major(state, priors, rng);
+        sample_word_major(state, priors, rng);
       },
       [&](std::uint32_t) {
         // Fold every cell's change to the totals in group order, then restart the views.
@@ -366,13 +473,28 @@ double LdaKernel::doc_loglik() const {
   const double lg_kalpha = LogGamma::exact(kalpha);
   return ordered_parallel_sum(tokens_.docs(), 1024, [&](std::size_t lo, std::size_t hi) {
     double sum = 0;
+    std::vector<std::int32_t> row(K_, 0);
     for (std::size_t d = lo; d < hi; ++d) {
-      const std::int32_t* row = doc_topic_.data() + d * K_;
-      const auto len = tokens_.doc_begin(static_cast<std::uint32_t>(d + 1)) - tokens_.doc_begin(static_cast<std::uint32_t>(d));
-      sum += lg_kalpha - LogGamma::exact(len + kalpha) + nonzero_lgamma_sum(row, row + K_, lg_alpha_);
+      const std::uint32_t db = tokens_.doc_begin(static_cast<std::uint32_t>(d));
+      const std::uint32_t de = tokens_.doc_begin(static_cast<std::uint32_t>(d + 1));
+      for (std::uint32_t i = db; i < de; ++i) ++row[z_[i]];
+      // Σ over the document's topics (each once) of lg(n_dk) − lg(0).
+      for (std::uint32_t i = db; i < de; ++i)
+        if (const std::int32_t n = row[z_[i]]; n != 0) {
+          sum += lg_alpha_(n) - lg_alpha_(0);
+          row[z_[i]] = 0;
+        }
+      sum += lg_kalpha - LogGamma::exact((de - db) + kalpha);
     }
     return sum;
   });
+}
+
+std::vector<std::int32_t> LdaKernel::doc_topic_counts() const {
+  std::vector<std::int32_t> counts(static_cast<std::size_t>(tokens_.docs()) * K_, 0);
+  for (std::uint32_t d = 0; d < tokens_.docs(); ++d)
+    for (std::uint32_t i = tokens_.doc_begin(d); i < tokens_.doc_begin(d + 1); ++i) ++counts[std::size_t{d} * K_ + z_[i]];
+  return counts;
 }
 
 double LdaKernel::totals_loglik() const {

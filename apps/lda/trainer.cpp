@@ -78,9 +78,10 @@ LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector
   plan.word_tokens = word_counts;
   const auto blocks = static_cast<std::uint32_t>(config.workers * config.group_size());
   plan.blocks = model::RowBlocks::balance(word_counts, blocks);
-  std::size_t max_rows = 0;
-  for (const auto& b : plan.blocks.rows) max_rows = std::max(max_rows, b.size());
-  plan.groups = pipeline::choose_groups(config.threads, max_rows, model::padded_width(config.topics) * sizeof(std::int32_t));
+  // Groups for balance only: the sampler reads one word row at a time (lda_kernel.cpp), so a
+  // sub-range's rows need not fit in cache, and every further group costs a rebuild of each
+  // document's counts per visit.
+  plan.groups = pipeline::choose_groups(config.threads, 0, 0);
   plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring, config.seed,
                                                                 first_phase(config));
   return plan;
@@ -206,7 +207,7 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
     if (hooks.inspect) hooks.inspect(w, *kernels[static_cast<std::size_t>(w)]);
     auto& part = docs[static_cast<std::size_t>(w)];
     part.doc_ids = shards[static_cast<std::size_t>(w)].doc_ids;
-    part.storage = kernels[static_cast<std::size_t>(w)]->take_doc_topic();
+    part.storage = kernels[static_cast<std::size_t>(w)]->doc_topic_counts();
     part.counts = part.storage;
     kernels[static_cast<std::size_t>(w)].reset();  // its tokens are not needed any more
   }

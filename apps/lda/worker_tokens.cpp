@@ -43,12 +43,20 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
     ++row_tokens[blocks.block_of[w]][blocks.row_of[w]];
   }
   std::vector<std::vector<std::uint32_t>> sub_of_row(B);
+  sub_cut_.reserve(static_cast<std::size_t>(B) * (G + 1));
   for (std::uint32_t b = 0; b < B; ++b) {
     const auto cuts = pipeline::balanced_cuts(row_tokens[b], G);
+    sub_cut_.insert(sub_cut_.end(), cuts.begin(), cuts.end());
     sub_of_row[b].resize(row_tokens[b].size());
     for (std::uint32_t s = 0; s < G; ++s)
       for (std::uint32_t row = cuts[s]; row < cuts[s + 1]; ++row) sub_of_row[b][row] = s;
   }
+  std::vector<std::uint32_t> run_of_doc(D);  // group · parts + part
+  for (std::uint32_t g = 0; g < G; ++g)
+    for (std::uint32_t q = 0; q < parts_; ++q) {
+      const std::uint32_t* bounds = part_begin_.data() + static_cast<std::size_t>(g) * (parts_ + 1) + q;
+      for (std::uint32_t d = bounds[0]; d < bounds[1]; ++d) run_of_doc[d] = g * parts_ + q;
+    }
 
   // Word-major slots: a token's slot is its rank among the worker's tokens of its word,
   // after all tokens of the rows before it (counting sort by (block, row)).
@@ -75,9 +83,23 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
                                           }
                                       },
                                       cells, refs_));
-  // Slots in cell order: any order within a row's range would do, as long as each token has one.
-  std::vector<std::uint32_t> next_slot(slot_begin_.begin(), slot_begin_.end() - 1);
-  for (TokenRef& t : refs_) t.slot = next_slot[row_key(words[t.pos])]++;
+  // A row's slots are cut into runs by (group, part) of their documents, in that order: a
+  // cell's word-major pass is then one run per row.
+  const std::size_t runs = static_cast<std::size_t>(G) * parts_;
+  run_begin_.assign((slot_begin_.size() - 1) * (runs + 1), 0);
+  for (std::uint32_t d = 0; d < D; ++d)
+    for (std::uint32_t p = doc_begin_[d]; p < doc_begin_[d + 1]; ++p) ++run_begin_[row_key(words[p]) * (runs + 1) + run_of_doc[d] + 1];
+  for (std::size_t key = 0; key + 1 < slot_begin_.size(); ++key) {
+    std::uint32_t* run = run_begin_.data() + key * (runs + 1);
+    run[0] = slot_begin_[key];
+    for (std::size_t i = 0; i < runs; ++i) run[i + 1] += run[i];
+  }
+  std::vector<std::uint32_t> next_slot(run_begin_);
+  slot_pos_.resize(refs_.size());
+  for (TokenRef& t : refs_) {
+    t.slot = next_slot[row_key(words[t.pos]) * (runs + 1) + run_of_doc[t.doc]]++;
+    slot_pos_[t.slot] = t.pos;
+  }
 }
 
 std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {

@@ -82,10 +82,9 @@ class LdaKernel final : public pipeline::RotationKernel {
   std::uint32_t topics() const noexcept { return K_; }
   std::uint32_t docs() const noexcept { return tokens_.docs(); }
   std::uint64_t tokens() const noexcept { return tokens_.tokens(); }
-  // Row d (K counts) is local document d's topic counts.
-  const std::vector<std::int32_t>& doc_topic() const noexcept { return doc_topic_; }
-  // Hands the doc-topic counts over after training (the kernel cannot sample any more).
-  std::vector<std::int32_t> take_doc_topic() noexcept { return std::move(doc_topic_); }
+  // Dense doc-topic counts, built from the tokens' topics (the sampler keeps none): row d (K
+  // counts) is local document d's.
+  std::vector<std::int32_t> doc_topic_counts() const;
   // This worker's view of the topic totals (after a phase: the job's totals).
   const std::vector<std::int64_t>& topic_totals() const noexcept { return totals_; }
   // Every token's topic, in the shard's token order.
@@ -102,6 +101,8 @@ class LdaKernel final : public pipeline::RotationKernel {
   const std::vector<std::int32_t>& row_tokens(const model::Block& block) const;
   // The sum of row `r` of a block, throwing on a negative count.
   std::int64_t row_total(const std::int32_t* row, std::size_t r) const;
+  // Sets every slot's topics (counted and current) from the doc-major topics.
+  void copy_to_slots();
   double word_loglik(const model::Block& block) const;
   double doc_loglik() const;
   double totals_loglik() const;
@@ -112,8 +113,8 @@ class LdaKernel final : public pipeline::RotationKernel {
   double alpha_, beta_, vbeta_;
   WorkerTokens tokens_;
   std::vector<std::uint16_t> z_;           // topic per position (doc-major)
-  std::vector<std::uint16_t> zw_;          // the same topics per word-major slot
-  std::vector<std::int32_t> doc_topic_;    // docs × K
+  std::vector<std::uint16_t> zw_;          // per word-major slot: the topic its block's counts hold
+  std::vector<std::uint16_t> slot_state_;  // per slot: current topic, then mh_steps word and doc proposals
   std::vector<std::int64_t> totals_;       // view of n_k
   std::vector<std::int64_t> pending_;      // own changes to n_k since the last allreduce
   pipeline::GridLocks locks_;
@@ -128,6 +129,7 @@ class LdaKernel final : public pipeline::RotationKernel {
   std::vector<std::uint64_t> remote_begin_;
   std::vector<std::uint16_t> remote_topics_;
   std::vector<std::int64_t> cell_totals_;  // G × K
+  std::vector<std::int32_t> doc_scratch_;  // G × K, zero between documents
 
   std::uint64_t phases_done_ = 0;  // the first is the initialising phase
   LdaReport sums_{};

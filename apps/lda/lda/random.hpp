@@ -21,6 +21,18 @@ class Rng {
   std::uint64_t next() noexcept { return splitmix64(state_); }
   // Uniform in [0, 1) with 53 random bits.
   double uniform() noexcept { return unit_double(next()); }
+  // Uniform in [0, 1) with 32 random bits, two to a draw of the generator: the sampler's
+  // proposals and acceptance tests need no finer steps, and the generator is a fair share of
+  // a token's cost.
+  double uniform32() noexcept {
+    if (halves_ == 0) {
+      spare_ = next();
+      halves_ = 2;
+    }
+    --halves_;
+    const auto bits = static_cast<std::uint32_t>(spare_ >> (32 * halves_));
+    return bits * 0x1p-32;
+  }
   // Uniform in [0, n) for n < 2^32, by multiply-shift.
   std::uint32_t below(std::uint32_t n) noexcept {
     return static_cast<std::uint32_t>(((next() >> 32) * static_cast<std::uint64_t>(n)) >> 32);
@@ -28,6 +40,8 @@ class Rng {
 
  private:
   std::uint64_t state_;
+  std::uint64_t spare_ = 0;
+  int halves_ = 0;
 };
 
 }  // namespace gyre::lda

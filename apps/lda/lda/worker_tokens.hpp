@@ -49,6 +49,22 @@ class WorkerTokens {
   std::span<const TokenRef> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub, std::uint32_t part) const;
   std::span<const TokenRef> block(std::uint32_t b) const;
 
+  // The rows of block b whose tokens are in sub-range `sub`: [first, last).
+  std::pair<std::uint32_t, std::uint32_t> sub_rows(std::uint32_t block, std::uint32_t sub) const noexcept {
+    const std::uint32_t* cuts = sub_cut_.data() + static_cast<std::size_t>(block) * (groups_ + 1) + sub;
+    return {cuts[0], cuts[1]};
+  }
+  // The slots of row r of block b whose documents are in part `part` of group `group`: one
+  // run [first, last), so that a word-major pass over one cell reads its tokens in order.
+  std::pair<std::uint32_t, std::uint32_t> row_slots(std::uint32_t block, std::uint32_t row, std::uint32_t group,
+                                                    std::uint32_t part) const noexcept {
+    const std::size_t runs = static_cast<std::size_t>(groups_) * parts_;
+    const std::uint32_t* begin = run_begin_.data() + (block_row_begin_[block] + row) * (runs + 1) + group * parts_ + part;
+    return {begin[0], begin[1]};
+  }
+  // The doc-major position of the token in each slot.
+  const std::uint32_t* slot_positions() const noexcept { return slot_pos_.data(); }
+
  private:
   std::uint32_t groups_;
   std::uint32_t parts_;
@@ -60,6 +76,9 @@ class WorkerTokens {
   // row plus one closing entry per block.
   std::vector<std::uint32_t> slot_begin_;
   std::vector<std::uint64_t> block_row_begin_;
+  std::vector<std::uint32_t> sub_cut_;    // per block, groups + 1 row boundaries
+  std::vector<std::uint32_t> run_begin_;  // per row key, groups · parts + 1 slot boundaries
+  std::vector<std::uint32_t> slot_pos_;   // per slot
 };
 
 }  // namespace gyre::lda
