@@ -27,12 +27,13 @@ struct LdaReport {
 // topics to the visiting block's counts (blocks start empty, so no rank needs anyone else's
 // tokens to build them). Every later training phase is a Gibbs sweep.
 //
-// Sampling a token is Metropolis-Hastings in the style of LightLDA and WarpLDA, O(1) per step
-// whatever K: a word proposal (in proportion to n_wk + β: the topic of a random token of the
-// same word, or a uniform topic) alternating with a doc proposal (likewise with n_dk + α), each
-// accepted with the exact ratio against the collapsed conditional
-// (n_dk + α)(n_wk + β)/(n_k + Vβ). Both proposals follow the live counts, so they are never
-// stale: the block is exclusively ours while we sample it.
+// Sampling is Metropolis-Hastings in the style of WarpLDA (Chen et al., VLDB 2016), O(1) per
+// step whatever K, in three passes over each cell of a visit (lda_kernel.cpp): word proposals
+// (n_wk + β) drawn word-major, walked doc-major against each document's counts, rebuilt from
+// its tokens' topics; doc proposals (n_dk + α) drawn there and walked word-major against the
+// block's row. Each pass reads one count matrix in its own order, and the ratio of each walk
+// leaves out the matrix its proposals came from, held at the values they were drawn from (the
+// delayed update). No documents × K matrix is kept: doc_topic_counts() builds one on demand.
 //
 // Topic totals n_k do not rotate: each worker keeps a view (the last agreed totals plus its own
 // changes since), and after every visit the workers allreduce their changes, so a view is at

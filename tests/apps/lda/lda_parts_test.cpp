@@ -79,6 +79,48 @@ TEST_CASE("document parts cut every cell into consecutive runs: each token in ex
   }
 }
 
+TEST_CASE("a cell's word-major pass reads one run of slots per row: exactly the cell's tokens, each slot's position its token's") {
+  const auto c = corpus();
+  const auto blocks = model::RowBlocks::balance(data::count_words(std::span(&c, 1)), 3);
+  for (std::uint32_t parts : {1u, 3u}) {
+    CAPTURE(parts);
+    const std::uint32_t G = 3;
+    const lda::WorkerTokens t(c, blocks, G, parts);
+    std::vector<int> slot_seen(c.tokens(), 0);
+    for (std::uint32_t b = 0; b < 3; ++b) {
+      std::uint32_t next_row = 0;
+      for (std::uint32_t s = 0; s < G; ++s) {
+        const auto [first_row, last_row] = t.sub_rows(b, s);
+        CHECK(first_row == next_row);  // the sub-ranges tile the block's rows
+        next_row = last_row;
+        for (std::uint32_t g = 0; g < G; ++g)
+          for (std::uint32_t p = 0; p < parts; ++p) {
+            std::vector<std::uint32_t> by_cell, by_rows;
+            for (const auto& token : t.cell(b, g, s, p)) {
+              CHECK(t.slot_positions()[token.slot] == token.pos);
+              CHECK(token.row >= first_row);
+              CHECK(token.row < last_row);
+              by_cell.push_back(token.slot);
+            }
+            for (std::uint32_t r = first_row; r < last_row; ++r) {
+              const auto [first, last] = t.row_slots(b, r, g, p);
+              CHECK(first >= t.rows(b)[r]);
+              CHECK(last <= t.rows(b)[r + 1]);
+              for (std::uint32_t slot = first; slot < last; ++slot) {
+                by_rows.push_back(slot);
+                ++slot_seen[slot];
+              }
+            }
+            std::sort(by_cell.begin(), by_cell.end());
+            CHECK(by_cell == by_rows);
+          }
+      }
+      CHECK(next_row == blocks.rows[b].size());
+    }
+    CHECK(std::all_of(slot_seen.begin(), slot_seen.end(), [](int n) { return n == 1; }));
+  }
+}
+
 TEST_CASE("a sweep of one document part resamples that part's tokens only, and all parts sample every token once") {
   const auto c = corpus();
   lda::LdaConfig config;
