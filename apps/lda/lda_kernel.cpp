@@ -27,7 +27,7 @@ struct CellState {
   std::pair<std::uint32_t, std::uint32_t> rows;  // the sub-range's block rows
   std::uint16_t* z;                    // current topic per position (doc-major)
   std::uint16_t* zw;                   // per word-major slot: the topic the block's counts hold for it
-  std::uint16_t* slot_state;           // per slot: current topic, M word proposals, M doc proposals
+  std::uint16_t* slot_state;           // per slot: current topic, M proposals
   std::int32_t* doc_counts;            // K zeros, left zero: one document's counts at a time
   std::int32_t* word_topic;            // block rows × stride
   const std::uint64_t* remote_begin;   // per row
@@ -35,12 +35,16 @@ struct CellState {
   std::int64_t* totals;                // this cell's view of n_k
 };
 
+// A slot's state: its current topic, then mh_steps proposals (word proposals from pass 1 to
+// pass 2, then doc proposals from pass 2 to pass 3).
+std::size_t slot_state_stride(int mh_steps) { return 1 + static_cast<std::size_t>(std::max(0, mh_steps)); }
+
 struct Priors {
   std::uint32_t K;
   std::size_t stride;
   double alpha, beta, vbeta;
   int mh_steps;
-  std::size_t state_stride() const { return 1 + 2 * static_cast<std::size_t>(mh_steps); }
+  std::size_t state_stride() const { return slot_state_stride(mh_steps); }
 };
 
 // A topic drawn in proportion to n_k + prior over one row: `n` (at least 1) of its mass in
@@ -156,7 +160,7 @@ void sample_doc_major(const CellState& c, const Priors& p, Rng& stream) {
       ++nd[s];
       totals.add(s);
       c.z[t->pos] = state[0] = static_cast<std::uint16_t>(s);
-      std::uint16_t* proposals = state + 1 + p.mh_steps;
+      std::uint16_t* proposals = state + 1;  // the word proposals are spent: the doc proposals take their place
       for (int j = 0; j < p.mh_steps; ++j) proposals[j] = draw(rng, len_d, p.alpha, 1 / p.alpha, p.K, pick);
     }
     for (std::uint32_t i = db; i < de; ++i) nd[c.z[i]] = 0;
@@ -185,7 +189,7 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
       const std::uint32_t s0 = state[0];
       --nw[s0];
       totals.remove(s0);
-      const std::uint32_t s = walk(rng, s0, state + 1 + p.mh_steps, p.mh_steps, nw, p.beta, totals);
+      const std::uint32_t s = walk(rng, s0, state + 1, p.mh_steps, nw, p.beta, totals);
       ++nw[s];
       totals.add(s);
       if (s != s0) c.z[positions[slot]] = c.zw[slot] = state[0] = static_cast<std::uint16_t>(s);
@@ -228,7 +232,7 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
               config.model == ComputationModel::kAllreduce ? static_cast<std::uint32_t>(config.syncs_per_epoch) : 1),
       z_(shard.tokens()),
       zw_(shard.tokens()),
-      slot_state_(shard.tokens() * (1 + 2 * static_cast<std::size_t>(std::max(0, config.mh_steps)))),
+      slot_state_(shard.tokens() * slot_state_stride(config.mh_steps)),
       totals_(config.topics, 0),
       pending_(config.topics, 0),
       locks_(tokens_.groups()),
@@ -264,7 +268,7 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
 }
 
 void LdaKernel::copy_to_slots() {
-  const std::size_t S = 1 + 2 * static_cast<std::size_t>(config_.mh_steps);
+  const std::size_t S = slot_state_stride(config_.mh_steps);
   const std::uint32_t* positions = tokens_.slot_positions();
   for (std::size_t slot = 0; slot < zw_.size(); ++slot) zw_[slot] = slot_state_[slot * S] = z_[positions[slot]];
 }

@@ -115,7 +115,7 @@ class LdaKernel final : public pipeline::RotationKernel {
   WorkerTokens tokens_;
   std::vector<std::uint16_t> z_;           // topic per position (doc-major)
   std::vector<std::uint16_t> zw_;          // per word-major slot: the topic its block's counts hold
-  std::vector<std::uint16_t> slot_state_;  // per slot: current topic, then mh_steps word and doc proposals
+  std::vector<std::uint16_t> slot_state_;  // per slot: current topic, then mh_steps proposals
   std::vector<std::int64_t> totals_;       // view of n_k
   std::vector<std::int64_t> pending_;      // own changes to n_k since the last allreduce
   pipeline::GridLocks locks_;
