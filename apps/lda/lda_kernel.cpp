@@ -494,6 +494,16 @@ double LdaKernel::doc_loglik() const {
   });
 }
 
+std::vector<std::int32_t> LdaKernel::take_doc_topic_counts() {
+  tokens_.release_index();
+  // Swapped with empty ones: assigning {} would keep the capacity.
+  std::vector<std::uint16_t>().swap(zw_);
+  std::vector<std::uint16_t>().swap(slot_state_);
+  std::vector<std::uint16_t>().swap(remote_topics_);
+  std::vector<std::uint64_t>().swap(remote_begin_);
+  return doc_topic_counts();
+}
+
 std::vector<std::int32_t> LdaKernel::doc_topic_counts() const {
   std::vector<std::int32_t> counts(static_cast<std::size_t>(tokens_.docs()) * K_, 0);
   for (std::uint32_t d = 0; d < tokens_.docs(); ++d)

@@ -207,7 +207,7 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
     if (hooks.inspect) hooks.inspect(w, *kernels[static_cast<std::size_t>(w)]);
     auto& part = docs[static_cast<std::size_t>(w)];
     part.doc_ids = shards[static_cast<std::size_t>(w)].doc_ids;
-    part.storage = kernels[static_cast<std::size_t>(w)]->doc_topic_counts();
+    part.storage = kernels[static_cast<std::size_t>(w)]->take_doc_topic_counts();
     part.counts = part.storage;
     kernels[static_cast<std::size_t>(w)].reset();  // its tokens are not needed any more
   }

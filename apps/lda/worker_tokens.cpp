@@ -119,6 +119,14 @@ std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t 
   return {first, last};
 }
 
+void WorkerTokens::release_index() {
+  // Swapped with empty ones: assigning {} would keep the capacity.
+  std::vector<TokenRef>().swap(refs_);
+  cells_ = pipeline::CellIndex();
+  for (auto* v : {&slot_begin_, &sub_cut_, &run_begin_, &slot_pos_}) std::vector<std::uint32_t>().swap(*v);
+  std::vector<std::uint64_t>().swap(block_row_begin_);
+}
+
 std::span<const TokenRef> WorkerTokens::block(std::uint32_t b) const {
   const auto [first, last] = cells_.block(b);
   return {refs_.data() + first, refs_.data() + last};

@@ -86,6 +86,9 @@ class LdaKernel final : public pipeline::RotationKernel {
   // Dense doc-topic counts, built from the tokens' topics (the sampler keeps none): row d (K
   // counts) is local document d's.
   std::vector<std::int32_t> doc_topic_counts() const;
+  // The same after training, once the sampler's index and per-slot state are freed (the dense
+  // rows can be as big as all of those): the kernel cannot sample or report any more.
+  std::vector<std::int32_t> take_doc_topic_counts();
   // This worker's view of the topic totals (after a phase: the job's totals).
   const std::vector<std::int64_t>& topic_totals() const noexcept { return totals_; }
   // Every token's topic, in the shard's token order.

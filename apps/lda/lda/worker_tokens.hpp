@@ -62,6 +62,9 @@ class WorkerTokens {
     const std::uint32_t* begin = run_begin_.data() + (block_row_begin_[block] + row) * (runs + 1) + group * parts_ + part;
     return {begin[0], begin[1]};
   }
+  // Frees everything but the documents' bounds (doc_begin, docs), which is all a finished
+  // sampler still reads.
+  void release_index();
   // The doc-major position of the token in each slot.
   const std::uint32_t* slot_positions() const noexcept { return slot_pos_.data(); }
 
