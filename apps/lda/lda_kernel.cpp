@@ -370,39 +370,61 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
   const std::size_t rows = block.rows();
   std::int32_t* counts = block.counts();
   // The other workers' share of each row: the block's counts less this worker's tokens, as
-  // lists of topics. Only lengths first (a row's total less its local tokens), then each row
-  // in a scratch row of K counts per chunk of rows.
+  // lists of topics. First, on T threads, each row is checked: its total must be its word's
+  // tokens in the corpus, no count negative, and no topic's count below this worker's tokens of
+  // it (else the others' share would be negative and the lists overrun their row's run). As the
+  // total is then the word's, only the topics this worker holds can fall short, so a row costs
+  // one scan of its K counts and two of its local tokens; no copy. Then the lengths' running
+  // sum, and the lists of the rows that have any.
   const std::uint32_t* slots = tokens_.rows(block.id());
   remote_begin_.assign(rows + 1, 0);
-  for (std::size_t r = 0; r < rows; ++r) {
+  std::atomic<std::size_t> first_bad{rows};
+  oneapi::tbb::parallel_for(
+      oneapi::tbb::blocked_range<std::size_t>(0, rows, 256), [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
+        std::vector<std::int32_t> mine(K_, 0);
+        for (std::size_t r = range.begin(); r != range.end(); ++r) {
+          const std::int32_t* row = counts + r * stride_;
+          std::int64_t total = 0;
+          std::int32_t lowest = 0;
+          for (std::uint32_t k = 0; k < K_; ++k) {
+            total += row[k];
+            lowest = std::min(lowest, row[k]);
+          }
+          bool short_of_mine = false;
+          for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) ++mine[zw_[i]];
+          for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) short_of_mine |= mine[zw_[i]] > row[zw_[i]];
+          for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) mine[zw_[i]] = 0;
+          if (total != expected[r] || lowest < 0 || short_of_mine) {
+            // The first bad row is named, whichever thread finds it.
+            std::size_t seen = first_bad.load();
+            while (r < seen && !first_bad.compare_exchange_weak(seen, r)) {
+            }
+            continue;
+          }
+          remote_begin_[r + 1] = static_cast<std::uint64_t>(total - (slots[r + 1] - slots[r]));
+        }
+      });
+  if (const std::size_t r = first_bad; r < rows) {
     const std::int32_t* row = counts + r * stride_;
-    const std::int64_t total = std::accumulate(row, row + K_, std::int64_t{0});
-    if (total != expected[r]) bad_total(r, total, expected[r], "");
-    remote_begin_[r + 1] = remote_begin_[r] + static_cast<std::uint64_t>(total - (slots[r + 1] - slots[r]));
-  }
-  remote_topics_.resize(remote_begin_[rows]);  // at most the corpus's tokens, by the totals
-  // A row whose topic count is below this worker's own tokens of that topic (a negative count
-  // among them) would make the others' share negative, and the lists overrun their row's run:
-  // such a row is refused.
-  std::atomic<std::size_t> short_row{rows};
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, rows, 256),
-                            [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
-                              std::vector<std::int32_t> remote(K_);
-                              for (std::size_t r = range.begin(); r != range.end(); ++r) {
-                                std::copy_n(counts + r * stride_, K_, remote.begin());
-                                for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) --remote[zw_[i]];
-                                if (std::any_of(remote.begin(), remote.end(), [](std::int32_t n) { return n < 0; })) {
-                                  short_row = r;
-                                  continue;
-                                }
-                                std::uint16_t* out = remote_topics_.data() + remote_begin_[r];
-                                for (std::uint32_t k = 0; k < K_; ++k)
-                                  out = std::fill_n(out, remote[k], static_cast<std::uint16_t>(k));
-                              }
-                            });
-  if (const std::size_t r = short_row; r < rows)
+    if (const std::int64_t total = std::accumulate(row, row + K_, std::int64_t{0}); total != expected[r])
+      bad_total(r, total, expected[r], "");
     throw std::invalid_argument("word-topic row " + std::to_string(r) +
                                 " counts fewer tokens of a topic than this worker holds in it");
+  }
+  for (std::size_t r = 0; r < rows; ++r) remote_begin_[r + 1] += remote_begin_[r];
+  remote_topics_.resize(remote_begin_[rows]);  // at most the corpus's tokens, by the totals
+  oneapi::tbb::parallel_for(
+      oneapi::tbb::blocked_range<std::size_t>(0, rows, 256), [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
+        std::vector<std::int32_t> mine(K_, 0);
+        for (std::size_t r = range.begin(); r != range.end(); ++r) {
+          if (remote_begin_[r + 1] == remote_begin_[r]) continue;
+          const std::int32_t* row = counts + r * stride_;
+          for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) ++mine[zw_[i]];
+          std::uint16_t* out = remote_topics_.data() + remote_begin_[r];
+          for (std::uint32_t k = 0; k < K_; ++k) out = std::fill_n(out, row[k] - mine[k], static_cast<std::uint16_t>(k));
+          for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) mine[zw_[i]] = 0;
+        }
+      });
 
   const Priors priors{K_, stride_, alpha_, beta_, vbeta_, config_.mh_steps};
   const std::uint32_t G = tokens_.groups();
