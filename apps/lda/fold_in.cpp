@@ -9,8 +9,9 @@
 namespace gyre::lda {
 
 FixedTopics::FixedTopics(std::uint32_t topics, double alpha, double beta, std::span<const std::int32_t> word_topic)
-    : K_(topics), V_(0), alpha_(alpha) {
-  if (K_ == 0 || word_topic.size() % K_ != 0) throw std::invalid_argument("word-topic counts are not V × K");
+    : K_(topics), V_(0), alpha_(alpha), beta_(beta) {
+  if (K_ == 0 || K_ > 65535) throw std::invalid_argument("topics must be in 1..65535");
+  if (word_topic.size() % K_ != 0) throw std::invalid_argument("word-topic counts are not V × K");
   if (!(std::isfinite(alpha) && alpha > 0 && std::isfinite(beta) && beta > 0))
     throw std::invalid_argument("alpha and beta must be finite and > 0");
   V_ = static_cast<std::uint32_t>(word_topic.size() / K_);
@@ -23,31 +24,39 @@ FixedTopics::FixedTopics(std::uint32_t topics, double alpha, double beta, std::s
   phi_.resize(word_topic.size());
   for (std::size_t i = 0; i < word_topic.size(); ++i)
     phi_[i] = (word_topic[i] + beta) / (static_cast<double>(totals[i % K_]) + vbeta);
+  top_.resize(V_);
+  for (std::uint32_t w = 0; w < V_; ++w)
+    top_[w] = static_cast<std::uint16_t>(std::max_element(phi(w), phi(w) + K_) - phi(w));
 }
 
 void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,
-             std::span<std::int32_t> doc_topic) {
+             std::span<std::int32_t> doc_topic, std::span<std::uint16_t> topics) {
   const std::uint32_t K = model.topics();
   if (doc_topic.size() != K) throw std::invalid_argument("doc-topic counts are not K");
+  if (topics.size() != words.size()) throw std::invalid_argument("a topic per word is needed");
   std::fill(doc_topic.begin(), doc_topic.end(), 0);
-  std::vector<std::uint32_t> z(words.size());
   for (std::size_t i = 0; i < words.size(); ++i) {
-    const double* phi = model.phi(words[i]);
-    z[i] = static_cast<std::uint32_t>(std::max_element(phi, phi + K) - phi);
-    ++doc_topic[z[i]];
+    topics[i] = model.top_topic(words[i]);
+    ++doc_topic[topics[i]];
   }
   std::vector<double> running(K);
   for (int sweep = 0; sweep < sweeps; ++sweep)
     for (std::size_t i = 0; i < words.size(); ++i) {
-      --doc_topic[z[i]];
+      --doc_topic[topics[i]];
       const double* phi = model.phi(words[i]);
       double total = 0;
       for (std::uint32_t k = 0; k < K; ++k) running[k] = total += (doc_topic[k] + model.alpha()) * phi[k];
       const double u = rng.uniform() * total;
       const auto k = static_cast<std::uint32_t>(std::upper_bound(running.begin(), running.end(), u) - running.begin());
-      z[i] = std::min(k, K - 1);
-      ++doc_topic[z[i]];
+      topics[i] = static_cast<std::uint16_t>(std::min(k, K - 1));
+      ++doc_topic[topics[i]];
     }
+}
+
+void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,
+             std::span<std::int32_t> doc_topic) {
+  std::vector<std::uint16_t> topics(words.size());
+  fold_in(model, words, sweeps, rng, doc_topic, topics);
 }
 
 void topic_proportions(std::span<const std::int32_t> doc_topic, double alpha, std::span<double> theta) {

@@ -3,6 +3,7 @@
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "lda/random.hpp"
+#include "lda/warm_start.hpp"
 
 namespace gyre::lda {
 namespace {
@@ -255,14 +257,23 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
   }
   // Initial topics depend only on (seed, document id, position in the document), so the
   // starting state is the same however the corpus is sharded.
-  for (std::uint32_t d = 0; d < tokens_.docs(); ++d) {
-    Rng rng(stream_seed(config.seed, 0x1A17, shard.doc_ids[d]));
-    for (std::uint32_t p = tokens_.doc_begin(d); p < tokens_.doc_begin(d + 1); ++p) {
-      const std::uint32_t k = rng.below(K_);
-      z_[p] = static_cast<std::uint16_t>(k);
-      ++pending_[k];
+  if (const auto& warm = config.warm_start; warm && !config.start) {  // a resume restores its topics
+    // Folding in costs K a token and sweep: the worker's threads share it.
+    oneapi::tbb::task_arena(config.threads).execute([&] {
+      oneapi::tbb::parallel_for(std::uint32_t{0}, tokens_.docs(), [&](std::uint32_t d) {
+        Rng rng(stream_seed(config.seed, 0x1A17, shard.doc_ids[d]));
+        const std::uint32_t begin = tokens_.doc_begin(d), end = tokens_.doc_begin(d + 1);
+        warm->draw(shard.doc(d), rng, std::span(z_).subspan(begin, end - begin));
+      });
+    });
+  } else {
+    for (std::uint32_t d = 0; d < tokens_.docs(); ++d) {
+      Rng rng(stream_seed(config.seed, 0x1A17, shard.doc_ids[d]));
+      for (std::uint32_t p = tokens_.doc_begin(d); p < tokens_.doc_begin(d + 1); ++p)
+        z_[p] = static_cast<std::uint16_t>(rng.below(K_));
     }
   }
+  for (const std::uint16_t k : z_) ++pending_[k];
   totals_ = pending_;
   copy_to_slots();
 }

@@ -34,6 +34,7 @@ extern char** environ;
 #include "lda/model_io.hpp"
 #include "lda/trainer.hpp"
 #include "lda/vocabulary_map.hpp"
+#include "lda/warm_start.hpp"
 
 namespace {
 
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
   CLI::App app{"gyre-lda: LDA topic models by collapsed Gibbs sampling, with rotating word-topic blocks or replicas.\n"
                "Defaults run one process on all cores: gyre-lda --corpus DIR --topics 100 --out model/\n"
                "Using a model: gyre-lda infer --help"};
-  std::string test_path;
+  std::string test_path, init_model;
   int fold_in_sweeps = lda::kDefaultFoldInSweeps;
   std::string corpus_path, format = "auto", vocab_path, stop_words = "default", out_dir, metrics_path;
   std::uint64_t min_count = 1;
@@ -80,6 +81,10 @@ int main(int argc, char** argv) {
   app.add_option("--fold-in-sweeps", fold_in_sweeps,
                  "--test: Gibbs sweeps folding in the tokens at even positions of each held-out document")
       ->capture_default_str()->check(CLI::Range(0, 100000));
+  app.add_option("--init-model", init_model,
+                 "continue from a model written by gyre-lda --out: every document is folded in against its topics "
+                 "for the starting state (K, alpha and beta default to the model's; words it lacks start from "
+                 "their document's topics)");
   app.add_option("--format", format, "input format")->check(CLI::IsMember({"auto", "uci", "text", "docword"}))
       ->capture_default_str();
   app.add_option("--vocab", vocab_path, "vocabulary file, one word per line (uci, docword)");
@@ -143,7 +148,7 @@ int main(int argc, char** argv) {
     auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
     std::vector<std::string> local_flags{"--out",  "--metrics", "--quiet",          "--threads", "--max-memory",
                                          "--top-words", "--test", "--fold-in-sweeps"};
-    const std::vector<std::string> inputs{"--corpus", "--vocab", "--stop-words"};
+    const std::vector<std::string> inputs{"--corpus", "--vocab", "--stop-words", "--init-model"};
     if (job.cluster) {
       auto per_rank = local_flags;
       for (const auto& f : app::CheckpointFlags::per_rank()) per_rank.push_back(f);
@@ -157,7 +162,7 @@ int main(int argc, char** argv) {
     const std::filesystem::path stop_file = stop_words == "default" || stop_words == "none" ? "" : stop_words;
     if (job.reports()) {
       const OutputSpec outputs[] = {{"--out", out_dir, &lda::model_directory()}, {"--metrics", metrics_path}};
-      const std::filesystem::path inputs[] = {corpus_path, vocab_path, stop_file, multi.token_file(), test_path};
+      const std::filesystem::path inputs[] = {corpus_path, vocab_path, stop_file, multi.token_file(), test_path, init_model};
       check_outputs(outputs, inputs);
     }
     data::CorpusOptions opts = lda::corpus_options(format, vocab_path, stop_words, min_count);
@@ -168,6 +173,15 @@ int main(int argc, char** argv) {
     lda::CorpusInput input = lda::load_corpus_input(corpus_path, opts, distributed ? std::optional(launch.rank) : std::nullopt,
                                                     c.workers);
     const data::Corpus& corpus = input.corpus;  // this process's documents (all of them, but for a shard-only read)
+    if (!init_model.empty()) {
+      c.warm_start = lda::load_warm_start(init_model, corpus, !data::reads_as_text(corpus_path, opts), corpus_path);
+      if (app.count("--topics") > 0 && c.topics != c.warm_start->topics())
+        throw std::invalid_argument("--topics " + std::to_string(c.topics) + ", but the model in " + init_model +
+                                    " has " + std::to_string(c.warm_start->topics()) + " topics");
+      c.topics = c.warm_start->topics();
+      if (app.count("--alpha") == 0) c.alpha = c.warm_start->alpha();
+      if (app.count("--beta") == 0) c.beta = c.warm_start->beta();
+    }
     // The allreduce model adds two copies of the word-topic counts per worker in this process
     // (its replica, and the replica as the sub-epoch began).
     const std::uint64_t replicas = c.model == lda::ComputationModel::kAllreduce ? 2 * (distributed ? 1 : c.workers) : 0;

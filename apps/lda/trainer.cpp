@@ -10,6 +10,7 @@
 #include "lda/allreduce.hpp"
 #include "lda/checkpoint.hpp"
 #include "lda/epoch_heldout.hpp"
+#include "lda/warm_start.hpp"
 
 namespace gyre::lda {
 namespace {
@@ -89,6 +90,10 @@ LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector
 
 std::unique_ptr<LdaKernel> make_kernel(const LdaPlan& plan, int worker, const data::Corpus& shard) {
   if (shard.vocab_size() != plan.vocab) throw std::invalid_argument("a shard with another vocabulary");
+  if (const auto& warm = plan.config.warm_start; warm && (warm->topics() != plan.config.topics || warm->vocab() != plan.vocab))
+    throw std::invalid_argument("a warm start of " + std::to_string(warm->topics()) + " topics and " +
+                                std::to_string(warm->vocab()) + " words for a run of " +
+                                std::to_string(plan.config.topics) + " topics and " + std::to_string(plan.vocab) + " words");
   auto kernel = std::make_unique<LdaKernel>(plan.config, shard, plan.blocks, plan.word_tokens, plan.groups, worker == 0);
   if (const auto& start = plan.config.start)
     kernel->restore(start->topics.at(static_cast<std::size_t>(worker)), start->topic_totals, first_phase(plan.config));

@@ -1,20 +1,15 @@
 // apps/lda/vocabulary_map.cpp — word ids of a separately read corpus translated to a model's, checked or matched by word.
 #include "lda/vocabulary_map.hpp"
 
-#include <limits>
 #include <unordered_map>
 
 #include "gyre/base/input_error.hpp"
 
 namespace gyre::lda {
-namespace {
 
-constexpr std::uint32_t kUnknown = std::numeric_limits<std::uint32_t>::max();
-
-// Corpus word id → model word id (kUnknown where the model lacks the word).
-std::vector<std::uint32_t> id_translation(const data::Corpus& corpus, const std::vector<std::string>& model_vocab,
+std::vector<std::uint32_t> model_word_ids(const data::Corpus& corpus, const std::vector<std::string>& model_vocab,
                                           bool by_id, const std::filesystem::path& source) {
-  std::vector<std::uint32_t> to_model(corpus.vocab_size(), kUnknown);
+  std::vector<std::uint32_t> to_model(corpus.vocab_size(), kNotInModel);
   if (by_id) {
     if (corpus.vocab.size() != model_vocab.size())
       throw InputError(source, 0,
@@ -42,11 +37,9 @@ std::vector<std::uint32_t> id_translation(const data::Corpus& corpus, const std:
   return to_model;
 }
 
-}  // namespace
-
 MappedCorpus map_onto_vocabulary(const data::Corpus& corpus, const std::vector<std::string>& model_vocab, bool by_id,
                                  const std::filesystem::path& source) {
-  const auto to_model = id_translation(corpus, model_vocab, by_id, source);
+  const auto to_model = model_word_ids(corpus, model_vocab, by_id, source);
   MappedCorpus out;
   out.corpus.vocab = model_vocab;
   out.corpus.words.reserve(corpus.tokens());
@@ -54,7 +47,7 @@ MappedCorpus map_onto_vocabulary(const data::Corpus& corpus, const std::vector<s
   for (std::uint64_t d = 0; d < corpus.docs(); ++d) {
     doc.clear();
     for (const std::uint32_t w : corpus.doc(d)) {
-      if (to_model[w] == kUnknown)
+      if (to_model[w] == kNotInModel)
         ++out.unknown_tokens;
       else
         doc.push_back(to_model[w]);

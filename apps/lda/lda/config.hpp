@@ -31,6 +31,8 @@ struct LdaStart {
   std::vector<std::vector<std::uint16_t>> topics;     // by worker: its tokens' topics (empty: not this process's)
 };
 
+class WarmStart;  // lda/warm_start.hpp
+
 struct LdaConfig {
   std::uint32_t topics = 100;  // K
   double alpha = 0;            // symmetric doc-topic prior; 0 means 50/K (Griffiths & Steyvers)
@@ -59,6 +61,9 @@ struct LdaConfig {
   // A resumed run's start (lda/checkpoint.hpp): the sweeps done, every worker's token topics and
   // the word-topic counts as a checkpoint saved them. Null: a fresh start from random topics.
   std::shared_ptr<const LdaStart> start;
+  // A run continuing from a trained model (lda/warm_start.hpp): the initial topics are folded in
+  // against it instead of drawn uniformly. Null: uniform. Of the same K, on this corpus's words.
+  std::shared_ptr<const WarmStart> warm_start;
 
   int group_size() const { return blocks_per_worker > 0 ? blocks_per_worker : depth; }
   double alpha_value() const { return alpha > 0 ? alpha : 50.0 / topics; }

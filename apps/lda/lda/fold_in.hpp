@@ -15,20 +15,24 @@ namespace gyre::lda {
 // never changes it, so any number of threads may read it at once.
 class FixedTopics {
  public:
-  // `word_topic`: V × K counts, row w being word w's; throws std::invalid_argument if its size
-  // is not a multiple of K, a count is negative or a prior is not finite and positive.
+  // `word_topic`: V × K counts, row w being word w's; throws std::invalid_argument if K is not in
+  // 1..65535, the size is not a multiple of K, a count is negative or a prior is not finite and positive.
   FixedTopics(std::uint32_t topics, double alpha, double beta, std::span<const std::int32_t> word_topic);
 
   std::uint32_t topics() const noexcept { return K_; }
   std::uint32_t vocab() const noexcept { return V_; }
   double alpha() const noexcept { return alpha_; }
+  double beta() const noexcept { return beta_; }
   // φ̂_0(w) … φ̂_{K−1}(w).
   const double* phi(std::uint32_t word) const noexcept { return phi_.data() + static_cast<std::size_t>(word) * K_; }
+  // argmax_k φ̂_k(word), the lowest k on a tie.
+  std::uint16_t top_topic(std::uint32_t word) const noexcept { return top_[word]; }
 
  private:
   std::uint32_t K_, V_;
-  double alpha_;
+  double alpha_, beta_;
   std::vector<double> phi_;  // V × K
+  std::vector<std::uint16_t> top_;  // V
 };
 
 // The topic counts n_dk (K of them, into `doc_topic`) of a document whose tokens are `words`
@@ -42,6 +46,9 @@ class FixedTopics {
 // exceeds u · total).
 void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,
              std::span<std::int32_t> doc_topic);
+// The same, leaving each token's topic in `topics` (one per word) as well.
+void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,
+             std::span<std::int32_t> doc_topic, std::span<std::uint16_t> topics);
 
 // θ̂_dk = (n_dk + α)/(N_d + Kα) of a document's topic counts (N_d = Σ_k n_dk), into `theta`.
 void topic_proportions(std::span<const std::int32_t> doc_topic, double alpha, std::span<double> theta);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct MappedCorpus {
 // text shares no word with the model.
 MappedCorpus map_onto_vocabulary(const data::Corpus& corpus, const std::vector<std::string>& model_vocab, bool by_id,
                                  const std::filesystem::path& source);
+
+// Of every word id of `corpus`, the model's id of the same word, or kNotInModel, by the rules
+// and with the throws of map_onto_vocabulary (which applies this to every token).
+inline constexpr std::uint32_t kNotInModel = std::numeric_limits<std::uint32_t>::max();
+std::vector<std::uint32_t> model_word_ids(const data::Corpus& corpus, const std::vector<std::string>& model_vocab,
+                                          bool by_id, const std::filesystem::path& source);
 
 // The corpus at `path` (data::load_corpus), mapped as above: by word when it reads as text.
 MappedCorpus load_onto_vocabulary(const std::filesystem::path& path, const data::CorpusOptions& options,

@@ -1,4 +1,4 @@
-// tests/apps/lda/gyre_lda_infer_cli_test.cpp — gyre-lda --test and gyre-lda infer as a user runs them: held-out perplexity per epoch, doc-topic files, every mismatch refused.
+// tests/apps/lda/gyre_lda_infer_cli_test.cpp — using a trained model from the command line: gyre-lda --test (held-out perplexity per epoch), gyre-lda infer, --init-model; every mismatch refused.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -154,4 +154,53 @@ TEST_CASE("gyre-lda infer and --test refuse a corpus on another vocabulary, and 
   auto argv = train_args(dir, "refused");
   argv.insert(argv.end(), {"--test", (dir / "strangers.txt").string()});
   gyre::test::expect_refused("gyre-lda", argv, dir, (dir / "strangers.txt").string(), "sharing words");
+}
+
+TEST_CASE("gyre-lda --init-model continues from a model on its word ids or by spelling, and refuses one that does not fit") {
+  TempDir dir;
+  make_corpus(dir, 300);
+  REQUIRE(run_command(train_args(dir, "model")).exit_code == 0);
+  const double trained = json_lines(read_text(dir / "model.jsonl")).back()["loglik_per_token"].get<double>();
+  const double fresh = json_lines(read_text(dir / "model.jsonl")).front()["loglik_per_token"].get<double>();
+
+  // The same corpus: K, α and β come from the model, and the first state is as good as its last.
+  const auto continued = run_command({lda(), "--corpus", (dir / "corpus").string(), "--init-model",
+                                      (dir / "model").string(), "--epochs", "2", "--out", (dir / "more").string(),
+                                      "--metrics", (dir / "more.jsonl").string()});
+  REQUIRE_MESSAGE(continued.exit_code == 0, continued.output);
+  CHECK_MESSAGE(continued.output.find("K=4") != std::string::npos, continued.output);
+  const auto epochs = json_lines(read_text(dir / "more.jsonl"));
+  REQUIRE(epochs.size() == 3);
+  const double start = epochs.front()["loglik_per_token"].get<double>();
+  MESSAGE("log-likelihood per token: trained " << trained << ", continued from " << start << ", fresh start " << fresh);
+  CHECK(start > trained - 0.02 * std::abs(trained));
+  CHECK(start > fresh + 0.5);
+  const auto header = nlohmann::json::parse(read_text(dir / "more" / "model.json"));
+  const auto model_header = nlohmann::json::parse(read_text(dir / "model" / "model.json"));
+  CHECK(header["topics"] == 4);
+  CHECK(header["alpha"] == model_header["alpha"]);
+
+  // Raw text, matched by spelling: "zebra" is not the model's and starts from its document.
+  const auto text = run_command({lda(), "--corpus", (dir / "docs.txt").string(), "--init-model",
+                                 (dir / "model").string(), "--epochs", "1", "--quiet"});
+  CHECK_MESSAGE(text.exit_code == 0, text.output);
+
+  const auto refused = [&](std::vector<std::string> corpus_args, const std::filesystem::path& model,
+                           const std::string& where, const std::string& fragment) {
+    std::vector<std::string> argv{lda()};
+    argv.insert(argv.end(), corpus_args.begin(), corpus_args.end());
+    argv.insert(argv.end(), {"--init-model", model.string(), "--epochs", "1", "--out", (dir / "refused").string()});
+    gyre::test::expect_refused("gyre-lda", argv, dir, where, fragment);
+  };
+  refused({"--corpus", (dir / "corpus").string(), "--topics", "5"}, dir / "model", (dir / "model").string(),
+          "has 4 topics");
+  std::filesystem::create_directories(dir / "small");
+  write_text(dir / "small" / "vocab.txt", word(0) + "\n" + word(1) + "\n" + word(2) + "\n");
+  write_text(dir / "small" / "counts.txt", "1 0:2 2:1\n2 1:3\n");
+  refused({"--corpus", (dir / "small" / "counts.txt").string()}, dir / "model",
+          (dir / "small" / "counts.txt").string(), "vocabulary of 3 words");
+  write_text(dir / "strangers.txt", "zebra giraffe\nokapi\n");
+  refused({"--corpus", (dir / "strangers.txt").string()}, dir / "model", (dir / "strangers.txt").string(),
+          "sharing words");
+  refused({"--corpus", (dir / "corpus").string()}, dir / "nowhere", (dir / "nowhere").string(), "");
 }
