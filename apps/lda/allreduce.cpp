@@ -177,7 +177,7 @@ std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<d
       for (auto& b : replica) held.emplace_back(std::move(b), nullptr);
     replica.clear();
     if (auto parts = gather_model(plan, m, shard.doc_ids, *kernel, held, doc_id_limit, timeout))
-      model = assemble_gathered(plan, vocab, *parts, kernel->topic_totals());
+      model = assemble_gathered(plan, vocab, std::move(*parts), kernel->topic_totals());
   });
   if (model) model->loglik_per_token = last_loglik;
   if (hooks.inspect)

@@ -30,15 +30,19 @@ std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const r
                                   pipeline::LocalRows::of(doc_ids, std::span<const std::int32_t>(doc_topic)), gather);
 }
 
-LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, const pipeline::GatheredModel& parts,
+LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, pipeline::GatheredModel parts,
                            std::span<const std::int64_t> topic_totals) {
-  std::vector<std::vector<std::int32_t>> counts;
-  for (const auto& r : parts.rows) counts.push_back(r.values_as<std::int32_t>());
+  // Rows cross processes dense (a gather sends rows of one size) and are kept sparse from here.
+  const std::uint32_t K = plan.config.topics;
   std::vector<DocTopicRows> docs;
-  for (std::size_t w = 0; w < counts.size(); ++w) docs.push_back({parts.rows[w].ids, counts[w], {}});
-  std::vector<const model::Block*> blocks;
-  for (const auto& b : parts.blocks) blocks.push_back(&b);
-  return assemble_model(plan, std::move(vocab), std::move(docs), topic_totals, blocks);
+  for (const auto& r : parts.rows) {
+    const std::vector<std::int32_t> dense = r.values_as<std::int32_t>();
+    if (dense.size() != r.ids.size() * K) throw std::invalid_argument("gathered doc-topic rows are not K counts each");
+    DocTopicCounts counts(K);
+    for (std::size_t d = 0; d < r.ids.size(); ++d) counts.add_dense(std::span(dense).subspan(d * K, K));
+    docs.push_back({r.ids, std::move(counts)});
+  }
+  return assemble_model(plan, std::move(vocab), std::move(docs), topic_totals, std::move(parts.blocks));
 }
 
 std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput input, const TrainHooks& hooks,
@@ -84,7 +88,7 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput i
       });
   if (!parts) return std::nullopt;
   // Rank 0's view of the totals is the job's after the last phase's allreduce.
-  LdaModel model = assemble_gathered(plan, shard.vocab, *parts, kernel->topic_totals());
+  LdaModel model = assemble_gathered(plan, shard.vocab, std::move(*parts), kernel->topic_totals());
   model.loglik_per_token = last_loglik;
   return model;
 }

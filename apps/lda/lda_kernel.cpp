@@ -527,14 +527,24 @@ double LdaKernel::doc_loglik() const {
   });
 }
 
-std::vector<std::int32_t> LdaKernel::take_doc_topic_counts() {
+DocTopicCounts LdaKernel::take_doc_topic_rows() {
   tokens_.release_index();
   // Swapped with empty ones: assigning {} would keep the capacity.
   std::vector<std::uint16_t>().swap(zw_);
   std::vector<std::uint16_t>().swap(slot_state_);
   std::vector<std::uint16_t>().swap(remote_topics_);
   std::vector<std::uint64_t>().swap(remote_begin_);
-  return doc_topic_counts();
+  return doc_topic_rows();
+}
+
+DocTopicCounts LdaKernel::doc_topic_rows() const {
+  DocTopicCounts rows(K_);
+  std::vector<std::int32_t> scratch(K_, 0);
+  for (std::uint32_t d = 0; d < tokens_.docs(); ++d) {
+    const std::uint32_t begin = tokens_.doc_begin(d), end = tokens_.doc_begin(d + 1);
+    rows.add_from_topics(std::span(z_).subspan(begin, end - begin), scratch);
+  }
+  return rows;
 }
 
 std::vector<std::int32_t> LdaKernel::doc_topic_counts() const {

@@ -47,9 +47,12 @@ std::string format_report(const gyre::lda::EpochReport& r) {
   return line;
 }
 
-// What a token costs while sampling, for planning: its word and document, topic, the sampler's
-// index (about 32 bytes measured at K = 100; the counts are added separately).
-constexpr std::uint64_t kBytesPerToken = 32;
+// What a token costs while sampling, for planning: its word, its topic in both orders, its
+// place in the sampler's index and cell grid (28 bytes), its Metropolis-Hastings state (a topic and
+// mh_steps proposals) and a margin for the documents' bounds and scratch (2). The sparse
+// doc-topic output (at most 6) is built once the index is freed, so it adds nothing to the peak.
+// 40 at the default 4 steps; 39 measured (peak RSS less the counts, 20M tokens, K = 100, 2026-11-24).
+std::uint64_t bytes_per_token(int mh_steps) { return 28 + 2 * (1 + static_cast<std::uint64_t>(mh_steps)) + 2; }
 
 }  // namespace
 
@@ -168,7 +171,7 @@ int main(int argc, char** argv) {
     data::CorpusOptions opts = lda::corpus_options(format, vocab_path, stop_words, min_count);
     // A counts file can ask for 10^9 tokens in a few bytes: refuse it while reading, before the
     // tokens are laid out, and the whole model right after.
-    opts.max_tokens = max_memory == 0 ? UINT64_MAX : max_memory / kBytesPerToken;
+    opts.max_tokens = max_memory == 0 ? UINT64_MAX : max_memory / bytes_per_token(c.mh_steps);
     // Across processes, a partition of one shard per process is read shard by shard.
     lda::CorpusInput input = lda::load_corpus_input(corpus_path, opts, distributed ? std::optional(launch.rank) : std::nullopt,
                                                     c.workers);
@@ -185,8 +188,10 @@ int main(int argc, char** argv) {
     // The allreduce model adds two copies of the word-topic counts per worker in this process
     // (its replica, and the replica as the sub-epoch began).
     const std::uint64_t replicas = c.model == lda::ComputationModel::kAllreduce ? 2 * (distributed ? 1 : c.workers) : 0;
-    app::require_memory(corpus.tokens() * kBytesPerToken +
-                            (std::uint64_t{corpus.vocab_size()} + corpus.docs()) * c.topics * sizeof(std::int32_t) +
+    // Across processes rank 0 gathers the doc-topic rows dense (documents × K).
+    const std::uint64_t dense_docs = distributed ? input.docs : 0;
+    app::require_memory(corpus.tokens() * bytes_per_token(c.mh_steps) +
+                            (std::uint64_t{corpus.vocab_size()} + dense_docs) * c.topics * sizeof(std::int32_t) +
                             replicas * corpus.vocab_size() * model::padded_width(c.topics) * sizeof(std::int32_t),
                         max_memory,
                         "LDA with " + std::to_string(c.topics) + " topics over " + std::to_string(corpus.tokens()) +

@@ -148,7 +148,10 @@ void write_model(const std::filesystem::path& path, const LdaModel& model, std::
     OutputFile out(dir / "doc_topic.tsv");
     for (std::size_t i = 0; i < model.doc_ids.size(); ++i) {
       line = std::to_string(model.doc_ids[i]) + '\t';
-      append_sparse(line, model.doc_topic.data() + i * K, K);
+      const auto topics = model.doc_topic.topics_of(i);
+      const auto counts = model.doc_topic.counts_of(i);
+      for (std::size_t j = 0; j < topics.size(); ++j)
+        line += (j ? " " : "") + std::to_string(topics[j]) + ':' + std::to_string(counts[j]);
       line.push_back('\n');
       out.stream() << line;
     }

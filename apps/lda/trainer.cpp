@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <tuple>
 
 #include "gyre/base/limits.hpp"
 #include "lda/allreduce.hpp"
@@ -130,7 +131,7 @@ double LdaModel::word_probability(std::uint32_t topic, std::uint32_t word) const
 }
 
 LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std::vector<DocTopicRows> docs,
-                        std::span<const std::int64_t> topic_totals, const std::vector<const model::Block*>& blocks) {
+                        std::span<const std::int64_t> topic_totals, std::vector<model::Block> blocks) {
   const std::uint32_t K = plan.config.topics;
   if (vocab.size() != plan.vocab || topic_totals.size() != K)
     throw std::invalid_argument("model parts do not match the plan's vocabulary or topics");
@@ -141,34 +142,35 @@ LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std
   m.vocab = std::move(vocab);
   m.tokens = plan.tokens;
   m.word_topic.assign(static_cast<std::size_t>(plan.vocab) * K, 0);
-  for (const model::Block* b : blocks) {
-    if (b->id() >= plan.blocks.rows.size() || b->rows() != plan.blocks.rows[b->id()].size() || b->stride() < K)
+  // Each block is freed once copied: the counts are held once, not twice (V·K·4 bytes, the
+  // largest thing LDA holds at K = 1000 on a large vocabulary).
+  for (; !blocks.empty(); blocks.pop_back()) {
+    const model::Block& b = blocks.back();
+    if (b.id() >= plan.blocks.rows.size() || b.rows() != plan.blocks.rows[b.id()].size() || b.stride() < K)
       throw std::invalid_argument("a word block that is not the plan's");
-    for (std::size_t row = 0; row < b->rows(); ++row) {
-      const std::uint32_t word = plan.blocks.rows[b->id()][row];
-      std::copy_n(b->counts() + row * b->stride(), K, m.word_topic.begin() + static_cast<std::ptrdiff_t>(word) * K);
+    for (std::size_t row = 0; row < b.rows(); ++row) {
+      const std::uint32_t word = plan.blocks.rows[b.id()][row];
+      std::copy_n(b.counts() + row * b.stride(), K, m.word_topic.begin() + static_cast<std::ptrdiff_t>(word) * K);
     }
   }
   m.topic_totals.assign(topic_totals.begin(), topic_totals.end());
   for (const auto& part : docs)
-    if (part.counts.size() != part.doc_ids.size() * K)
+    if (part.counts.docs() != part.doc_ids.size() || part.counts.topics() != K)
       throw std::invalid_argument("doc-topic rows do not match their doc ids");
-  if (docs.size() == 1 && docs[0].counts.data() == docs[0].storage.data() &&
-      std::is_sorted(docs[0].doc_ids.begin(), docs[0].doc_ids.end())) {
+  if (docs.size() == 1 && std::is_sorted(docs[0].doc_ids.begin(), docs[0].doc_ids.end())) {
     m.doc_ids.assign(docs[0].doc_ids.begin(), docs[0].doc_ids.end());
-    m.doc_topic = std::move(docs[0].storage);
+    m.doc_topic = std::move(docs[0].counts);
     return m;
   }
   // Documents in id order whichever worker sampled them.
-  std::vector<std::pair<std::uint64_t, const std::int32_t*>> rows;
-  for (const auto& part : docs) {
-    for (std::size_t d = 0; d < part.doc_ids.size(); ++d)
-      rows.emplace_back(part.doc_ids[d], part.counts.data() + d * K);
-  }
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [id, row] : rows) {
+  std::vector<std::tuple<std::uint64_t, std::size_t, std::size_t>> rows;  // id, part, row
+  for (std::size_t p = 0; p < docs.size(); ++p)
+    for (std::size_t d = 0; d < docs[p].doc_ids.size(); ++d) rows.emplace_back(docs[p].doc_ids[d], p, d);
+  std::sort(rows.begin(), rows.end());
+  m.doc_topic = DocTopicCounts(K);
+  for (const auto& [id, p, d] : rows) {
     m.doc_ids.push_back(id);
-    m.doc_topic.insert(m.doc_topic.end(), row, row + K);
+    m.doc_topic.add_row_of(docs[p].counts, d);
   }
   return m;
 }
@@ -212,14 +214,14 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
     if (hooks.inspect) hooks.inspect(w, *kernels[static_cast<std::size_t>(w)]);
     auto& part = docs[static_cast<std::size_t>(w)];
     part.doc_ids = shards[static_cast<std::size_t>(w)].doc_ids;
-    part.storage = kernels[static_cast<std::size_t>(w)]->take_doc_topic_counts();
-    part.counts = part.storage;
+    part.counts = kernels[static_cast<std::size_t>(w)]->take_doc_topic_rows();
     kernels[static_cast<std::size_t>(w)].reset();  // its tokens are not needed any more
   }
-  std::vector<const model::Block*> blocks;
+  std::vector<model::Block> blocks;
   for (auto& worker : held)
-    for (auto& b : worker) blocks.push_back(&*b);
-  LdaModel model = assemble_model(plan, shards.front().vocab, std::move(docs), totals, blocks);
+    for (auto& b : worker) blocks.push_back(b.release());
+  held.clear();
+  LdaModel model = assemble_model(plan, shards.front().vocab, std::move(docs), totals, std::move(blocks));
   model.loglik_per_token = last_loglik;
   return model;
 }

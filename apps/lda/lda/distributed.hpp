@@ -38,7 +38,7 @@ std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const r
                                                     std::vector<model::OwnedBlock>& held, std::uint64_t doc_id_limit,
                                                     std::chrono::milliseconds timeout);
 // The model from what gather_model collected at rank 0; `topic_totals` are the job's.
-LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, const pipeline::GatheredModel& parts,
+LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, pipeline::GatheredModel parts,
                            std::span<const std::int64_t> topic_totals);
 
 }  // namespace gyre::lda

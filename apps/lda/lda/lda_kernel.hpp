@@ -12,6 +12,7 @@
 #include "gyre/pipeline/rotation_kernel.hpp"
 #include "gyre/scheduler/phase_report.hpp"
 #include "lda/config.hpp"
+#include "lda/doc_topic_counts.hpp"
 #include "lda/log_gamma.hpp"
 #include "lda/worker_tokens.hpp"
 
@@ -33,7 +34,7 @@ struct LdaReport {
 // its tokens' topics; doc proposals (n_dk + α) drawn there and walked word-major against the
 // block's row. Each pass reads one count matrix in its own order, and the ratio of each walk
 // leaves out the matrix its proposals came from, held at the values they were drawn from (the
-// delayed update). No documents × K matrix is kept: doc_topic_counts() builds one on demand.
+// delayed update). No documents × K matrix is kept: doc_topic_rows() builds sparse rows on demand.
 //
 // Topic totals n_k do not rotate: each worker keeps a view (the last agreed totals plus its own
 // changes since), and after every visit the workers allreduce their changes, so a view is at
@@ -83,12 +84,15 @@ class LdaKernel final : public pipeline::RotationKernel {
   std::uint32_t topics() const noexcept { return K_; }
   std::uint32_t docs() const noexcept { return tokens_.docs(); }
   std::uint64_t tokens() const noexcept { return tokens_.tokens(); }
-  // Dense doc-topic counts, built from the tokens' topics (the sampler keeps none): row d (K
-  // counts) is local document d's.
+  // The doc-topic counts, built from the tokens' topics (the sampler keeps none): row d is local
+  // document d's.
+  DocTopicCounts doc_topic_rows() const;
+  // The same after training, once the sampler's index and per-slot state are freed: the kernel
+  // cannot sample or report any more.
+  DocTopicCounts take_doc_topic_rows();
+  // The same rows dense, local document d's K counts at d · K (what a gather of fixed-size rows
+  // sends across processes).
   std::vector<std::int32_t> doc_topic_counts() const;
-  // The same after training, once the sampler's index and per-slot state are freed (the dense
-  // rows can be as big as all of those): the kernel cannot sample or report any more.
-  std::vector<std::int32_t> take_doc_topic_counts();
   // This worker's view of the topic totals (after a phase: the job's totals).
   const std::vector<std::int64_t>& topic_totals() const noexcept { return totals_; }
   // Every token's topic, in the shard's token order.

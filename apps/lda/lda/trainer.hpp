@@ -14,6 +14,7 @@
 #include "gyre/pipeline/embedded_job.hpp"
 #include "gyre/pipeline/epoch_checkpoints.hpp"
 #include "lda/config.hpp"
+#include "lda/doc_topic_counts.hpp"
 #include "lda/heldout.hpp"
 #include "lda/lda_kernel.hpp"
 
@@ -62,7 +63,7 @@ struct LdaModel {
   std::vector<std::int32_t> word_topic;     // V × K
   std::vector<std::int64_t> topic_totals;   // K
   std::vector<std::uint64_t> doc_ids;       // ascending
-  std::vector<std::int32_t> doc_topic;      // per doc_ids entry, K counts
+  DocTopicCounts doc_topic;                 // a row per doc_ids entry
   std::uint64_t tokens = 0;
   double loglik_per_token = 0;              // of the final state
 
@@ -70,20 +71,18 @@ struct LdaModel {
   double word_probability(std::uint32_t topic, std::uint32_t word) const;
 };
 
-// One worker's documents as training left them: their ids in the whole corpus and K topic
-// counts each. The rows are the kernel's own in one process and gathered copies across
-// processes; both paths assemble the model here, so they cannot drift apart.
+// One worker's documents as training left them: their ids in the whole corpus and their topic
+// counts, a row each in doc_ids order. The rows are the kernel's own in one process and gathered
+// copies across processes; both paths assemble the model here, so they cannot drift apart.
 struct DocTopicRows {
   std::span<const std::uint64_t> doc_ids;
-  std::span<const std::int32_t> counts;  // doc_ids.size() × K, in doc_ids order
-  // When `counts` views this and it is the only part, in ascending id order, the model takes
-  // it over instead of copying (D × K counts are the largest thing LDA holds).
-  std::vector<std::int32_t> storage;
+  DocTopicCounts counts;
 };
 // `topic_totals` are the job's (every kernel's view after the last phase); `blocks` are all of
-// the plan's word blocks. Throws std::invalid_argument when the parts do not fit the plan.
+// the plan's word blocks, freed one by one as they are copied into the model. Throws
+// std::invalid_argument when the parts do not fit the plan.
 LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std::vector<DocTopicRows> docs,
-                        std::span<const std::int64_t> topic_totals, const std::vector<const model::Block*>& blocks);
+                        std::span<const std::int64_t> topic_totals, std::vector<model::Block> blocks);
 
 struct TrainHooks {
   std::function<void(const EpochReport&)> on_epoch;

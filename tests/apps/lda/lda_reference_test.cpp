@@ -47,7 +47,9 @@ TEST_CASE("on the King James Bible, log-likelihood per token rises and ends with
   // The kernel's likelihood of its final state agrees with the plain formula over its counts.
   {
     std::vector<std::int64_t> nwk(model.word_topic.begin(), model.word_topic.end());
-    std::vector<std::int64_t> ndk(model.doc_topic.begin(), model.doc_topic.end());
+    std::vector<std::int64_t> ndk;
+    for (std::size_t i = 0; i < model.doc_ids.size(); ++i)
+      for (const std::int32_t n : model.doc_topic.dense(i)) ndk.push_back(n);
     std::vector<std::int64_t> len;
     for (std::size_t i = 0; i < model.doc_ids.size(); ++i) {
       std::int64_t n = 0;

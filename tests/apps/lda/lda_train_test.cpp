@@ -82,8 +82,9 @@ void check_counts(const lda::LdaModel& m, const std::vector<data::Corpus>& shard
     for (std::uint64_t d = 0; d < s.docs(); ++d) length[s.doc_ids[d]] = s.doc(d).size();
   REQUIRE(m.doc_ids.size() == length.size());
   for (std::size_t i = 0; i < m.doc_ids.size(); ++i) {
-    const auto row = m.doc_topic.begin() + static_cast<std::ptrdiff_t>(i * K);
-    CHECK(static_cast<std::uint64_t>(std::accumulate(row, row + K, std::int64_t{0})) == length[m.doc_ids[i]]);
+    const auto row = m.doc_topic.dense(i);
+    REQUIRE(row.size() == K);
+    CHECK(static_cast<std::uint64_t>(std::accumulate(row.begin(), row.end(), std::int64_t{0})) == length[m.doc_ids[i]]);
   }
 }
 

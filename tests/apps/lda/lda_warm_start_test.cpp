@@ -18,18 +18,7 @@ using namespace gyre;
 
 namespace {
 
-lda::LdaConfig config(int workers, int epochs) {
-  lda::LdaConfig c;
-  c.topics = 10;
-  c.alpha = 0.1;
-  c.beta = 0.01;
-  c.epochs = epochs;
-  c.workers = workers;
-  c.threads = 2;
-  c.depth = 2;
-  c.seed = 2;  // finds all ten planted topics in 30 sweeps (lda_heldout_train_test.cpp)
-  return c;
-}
+lda::LdaConfig config(int workers, int epochs) { return test::planted_lda_config(workers, epochs); }
 
 lda::LdaModel train(const lda::LdaConfig& c) {
   return lda::train_embedded(c, data::shard_corpus(test::planted_lda_corpus().corpus, static_cast<std::uint32_t>(c.workers)));
