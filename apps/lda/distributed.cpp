@@ -38,7 +38,7 @@ LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, 
   for (const auto& r : parts.rows) {
     const std::vector<std::int32_t> dense = r.values_as<std::int32_t>();
     if (dense.size() != r.ids.size() * K) throw std::invalid_argument("gathered doc-topic rows are not K counts each");
-    DocTopicCounts counts(K);
+    TopicCountRows counts(K);
     for (std::size_t d = 0; d < r.ids.size(); ++d) counts.add_dense(std::span(dense).subspan(d * K, K));
     docs.push_back({r.ids, std::move(counts)});
   }

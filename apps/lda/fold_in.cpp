@@ -8,22 +8,38 @@
 
 namespace gyre::lda {
 
+namespace {
+
+TopicCountRows rows_of(std::uint32_t K, std::span<const std::int32_t> dense) {
+  if (K == 0 || dense.size() % K != 0) throw std::invalid_argument("word-topic counts are not V × K");
+  TopicCountRows rows(K);
+  for (std::size_t at = 0; at < dense.size(); at += K) rows.add_dense(dense.subspan(at, K));
+  return rows;
+}
+
+}  // namespace
+
 FixedTopics::FixedTopics(std::uint32_t topics, double alpha, double beta, std::span<const std::int32_t> word_topic)
-    : K_(topics), V_(0), alpha_(alpha), beta_(beta) {
+    : FixedTopics(topics, alpha, beta, rows_of(topics, word_topic)) {}
+
+FixedTopics::FixedTopics(std::uint32_t topics, double alpha, double beta, const TopicCountRows& word_topic)
+    : K_(topics), V_(static_cast<std::uint32_t>(word_topic.rows())), alpha_(alpha), beta_(beta) {
   if (K_ == 0 || K_ > 65535) throw std::invalid_argument("topics must be in 1..65535");
-  if (word_topic.size() % K_ != 0) throw std::invalid_argument("word-topic counts are not V × K");
+  if (word_topic.topics() != K_) throw std::invalid_argument("word-topic counts of another K");
   if (!(std::isfinite(alpha) && alpha > 0 && std::isfinite(beta) && beta > 0))
     throw std::invalid_argument("alpha and beta must be finite and > 0");
-  V_ = static_cast<std::uint32_t>(word_topic.size() / K_);
-  std::vector<std::int64_t> totals(K_, 0);  // n_k, exact
-  for (std::size_t i = 0; i < word_topic.size(); ++i) {
-    if (word_topic[i] < 0) throw std::invalid_argument("a negative word-topic count");
-    totals[i % K_] += word_topic[i];
-  }
+  const std::vector<std::int64_t> totals = word_topic.column_sums();  // n_k, exact
   const double vbeta = static_cast<double>(V_) * beta;
-  phi_.resize(word_topic.size());
-  for (std::size_t i = 0; i < word_topic.size(); ++i)
-    phi_[i] = (word_topic[i] + beta) / (static_cast<double>(totals[i % K_]) + vbeta);
+  std::vector<double> empty(K_);  // φ̂ of a count of zero, per topic
+  for (std::uint32_t k = 0; k < K_; ++k) empty[k] = beta / (static_cast<double>(totals[k]) + vbeta);
+  phi_.resize(static_cast<std::size_t>(V_) * K_);
+  for (std::uint32_t w = 0; w < V_; ++w) {
+    double* row = phi_.data() + static_cast<std::size_t>(w) * K_;
+    std::copy(empty.begin(), empty.end(), row);
+    const auto ks = word_topic.topics_of(w);
+    const auto ns = word_topic.counts_of(w);
+    for (std::size_t i = 0; i < ks.size(); ++i) row[ks[i]] = (ns[i] + beta) / (static_cast<double>(totals[ks[i]]) + vbeta);
+  }
   top_.resize(V_);
   for (std::uint32_t w = 0; w < V_; ++w)
     top_[w] = static_cast<std::uint16_t>(std::max_element(phi(w), phi(w) + K_) - phi(w));

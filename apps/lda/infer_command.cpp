@@ -63,7 +63,7 @@ int infer_command(int argc, char** argv) {
     const MappedCorpus documents =
         load_onto_vocabulary(corpus_path, corpus_options(format, vocab_path, stop_words), model.vocab);
     const FixedTopics topics(model.topics, model.alpha, model.beta, model.word_topic);
-    model.word_topic = {};  // φ̂ holds what inference needs of it
+    model.word_topic = TopicCountRows{};  // φ̂ holds what inference needs of it
     std::vector<double> theta;
     oneapi::tbb::task_arena(threads).execute(
         [&] { theta = infer_topic_proportions(topics, documents.corpus, sweeps, seed); });

@@ -527,7 +527,7 @@ double LdaKernel::doc_loglik() const {
   });
 }
 
-DocTopicCounts LdaKernel::take_doc_topic_rows() {
+TopicCountRows LdaKernel::take_doc_topic_rows() {
   tokens_.release_index();
   // Swapped with empty ones: assigning {} would keep the capacity.
   std::vector<std::uint16_t>().swap(zw_);
@@ -537,8 +537,8 @@ DocTopicCounts LdaKernel::take_doc_topic_rows() {
   return doc_topic_rows();
 }
 
-DocTopicCounts LdaKernel::doc_topic_rows() const {
-  DocTopicCounts rows(K_);
+TopicCountRows LdaKernel::doc_topic_rows() const {
+  TopicCountRows rows(K_);
   std::vector<std::int32_t> scratch(K_, 0);
   for (std::uint32_t d = 0; d < tokens_.docs(); ++d) {
     const std::uint32_t begin = tokens_.doc_begin(d), end = tokens_.doc_begin(d + 1);

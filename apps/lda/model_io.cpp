@@ -20,17 +20,15 @@
 namespace gyre::lda {
 namespace {
 
-// Appends " k:n" for every non-zero count of a row (no leading space for the first).
-template <class Count>
-void append_sparse(std::string& line, const Count* row, std::uint32_t K) {
-  bool first = true;
-  for (std::uint32_t k = 0; k < K; ++k) {
-    if (row[k] == 0) continue;
-    if (!first) line.push_back(' ');
-    first = false;
-    line += std::to_string(k);
+// Appends "k:n k:n ..." for row r's non-zero counts, topics ascending.
+void append_row(std::string& line, const TopicCountRows& rows, std::size_t r) {
+  const auto topics = rows.topics_of(r);
+  const auto counts = rows.counts_of(r);
+  for (std::size_t i = 0; i < topics.size(); ++i) {
+    if (i > 0) line.push_back(' ');
+    line += std::to_string(topics[i]);
     line.push_back(':');
-    line += std::to_string(row[k]);
+    line += std::to_string(counts[i]);
   }
 }
 
@@ -57,12 +55,15 @@ void read_word_topic(const std::filesystem::path& file, LdaModel& m) {
   data::LineCursor lines(text);
   std::string_view line;
   std::int64_t last = -1;
+  std::vector<std::int32_t> row(K, 0);
+  m.word_topic = TopicCountRows(K);
   while (lines.next(line)) {
     const std::size_t tab1 = line.find('\t'), tab2 = tab1 == line.npos ? line.npos : line.find('\t', tab1 + 1);
     if (tab2 == line.npos)
       throw InputError(file, lines.number(), "\"word_id<TAB>word<TAB>k:n ...\"", std::string(line));
     const std::uint64_t w = data::parse_bounded(file, lines.number(), line.substr(0, tab1), "word id",
                                                 static_cast<std::uint64_t>(last + 1), V - 1ull);
+    while (m.word_topic.rows() < w) m.word_topic.add_dense(row);  // words without counts have no line
     last = static_cast<std::int64_t>(w);
     m.vocab[w] = std::string(line.substr(tab1 + 1, tab2 - tab1 - 1));
     std::string_view pairs = line.substr(tab2 + 1);
@@ -75,9 +76,12 @@ void read_word_topic(const std::filesystem::path& file, LdaModel& m) {
       const std::uint64_t k = data::parse_bounded(file, lines.number(), pair.substr(0, colon), "topic", 0, K - 1ull);
       const std::uint64_t n = data::parse_bounded(file, lines.number(), pair.substr(colon + 1), "count", 1,
                                                   std::numeric_limits<std::int32_t>::max());
-      m.word_topic[w * K + k] = static_cast<std::int32_t>(n);
+      row[k] = static_cast<std::int32_t>(n);
     }
+    m.word_topic.add_dense(row);
+    std::fill(row.begin(), row.end(), 0);
   }
+  while (m.word_topic.rows() < V) m.word_topic.add_dense(row);
 }
 
 }  // namespace
@@ -90,10 +94,8 @@ LdaModel read_model(const std::filesystem::path& dir) {
   std::uint32_t vocab = 0;
   read_header(dir / "model.json", m, vocab);
   m.vocab.assign(vocab, std::string());
-  m.word_topic.assign(static_cast<std::size_t>(vocab) * m.topics, 0);
   read_word_topic(dir / "word_topic.tsv", m);
-  m.topic_totals.assign(m.topics, 0);
-  for (std::size_t i = 0; i < m.word_topic.size(); ++i) m.topic_totals[i % m.topics] += m.word_topic[i];
+  m.topic_totals = m.word_topic.column_sums();
   for (const std::int64_t n : m.topic_totals) m.tokens += static_cast<std::uint64_t>(n);
   return m;
 }
@@ -101,22 +103,31 @@ LdaModel read_model(const std::filesystem::path& dir) {
 std::vector<std::vector<std::string>> top_words(const LdaModel& model, std::size_t n) {
   const std::uint32_t K = model.topics;
   const auto V = static_cast<std::uint32_t>(model.vocab.size());
+  // Per topic, its words with a count: the rest tie at zero and come after them by id.
+  std::vector<std::vector<std::pair<std::int32_t, std::uint32_t>>> counted(K);  // (count, word)
+  for (std::uint32_t w = 0; w < V; ++w) {
+    const auto topics = model.word_topic.topics_of(w);
+    const auto counts = model.word_topic.counts_of(w);
+    for (std::size_t i = 0; i < topics.size(); ++i) counted[topics[i]].emplace_back(counts[i], w);
+  }
   std::vector<std::vector<std::string>> out(K);
-  std::vector<std::uint32_t> order(V);
+  std::vector<std::uint32_t> order;
   for (std::uint32_t k = 0; k < K; ++k) {
-    std::iota(order.begin(), order.end(), 0u);
+    auto& words = counted[k];
     const std::size_t take = std::min<std::size_t>(n, V);
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
-                      [&](std::uint32_t a, std::uint32_t b) {
-                        const auto ca = model.word_topic[std::size_t{a} * K + k];
-                        const auto cb = model.word_topic[std::size_t{b} * K + k];
-                        return ca != cb ? ca > cb : a < b;
-                      });
-    for (std::size_t i = 0; i < take; ++i) {
+    const std::size_t ranked = std::min(take, words.size());
+    std::partial_sort(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(ranked), words.end(),
+                      [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    order.clear();
+    for (std::size_t i = 0; i < ranked; ++i) order.push_back(words[i].second);
+    for (std::uint32_t w = 0; order.size() < take && w < V; ++w)
+      if (model.word_topic.count(w, k) == 0) order.push_back(w);
+    for (const std::uint32_t w : order) {
       char p[32];
-      std::snprintf(p, sizeof p, ":%.4f", model.word_probability(k, order[i]));
-      out[k].push_back(model.vocab[order[i]] + p);
+      std::snprintf(p, sizeof p, ":%.4f", model.word_probability(k, w));
+      out[k].push_back(model.vocab[w] + p);
     }
+    words = {};
   }
   return out;
 }
@@ -135,10 +146,9 @@ void write_model(const std::filesystem::path& path, const LdaModel& model, std::
   {
     OutputFile out(dir / "word_topic.tsv");
     for (std::size_t w = 0; w < model.vocab.size(); ++w) {
-      const std::int32_t* row = model.word_topic.data() + w * K;
-      if (std::all_of(row, row + K, [](std::int32_t c) { return c == 0; })) continue;
+      if (model.word_topic.topics_of(w).empty()) continue;
       line = std::to_string(w) + '\t' + model.vocab[w] + '\t';
-      append_sparse(line, row, K);
+      append_row(line, model.word_topic, w);
       line.push_back('\n');
       out.stream() << line;
     }
@@ -148,10 +158,7 @@ void write_model(const std::filesystem::path& path, const LdaModel& model, std::
     OutputFile out(dir / "doc_topic.tsv");
     for (std::size_t i = 0; i < model.doc_ids.size(); ++i) {
       line = std::to_string(model.doc_ids[i]) + '\t';
-      const auto topics = model.doc_topic.topics_of(i);
-      const auto counts = model.doc_topic.counts_of(i);
-      for (std::size_t j = 0; j < topics.size(); ++j)
-        line += (j ? " " : "") + std::to_string(topics[j]) + ':' + std::to_string(counts[j]);
+      append_row(line, model.doc_topic, i);
       line.push_back('\n');
       out.stream() << line;
     }

@@ -126,7 +126,7 @@ scheduler::PhasePolicy epoch_policy(const LdaPlan& plan, std::function<void(cons
 
 double LdaModel::word_probability(std::uint32_t topic, std::uint32_t word) const {
   const double v = static_cast<double>(vocab.size());
-  return (word_topic[static_cast<std::size_t>(word) * topics + topic] + beta) /
+  return (word_topic.count(word, topic) + beta) /
          (static_cast<double>(topic_totals[topic]) + v * beta);
 }
 
@@ -141,21 +141,27 @@ LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std
   m.beta = plan.config.beta;
   m.vocab = std::move(vocab);
   m.tokens = plan.tokens;
-  m.word_topic.assign(static_cast<std::size_t>(plan.vocab) * K, 0);
-  // Each block is freed once copied: the counts are held once, not twice (V·K·4 bytes, the
-  // largest thing LDA holds at K = 1000 on a large vocabulary).
-  for (; !blocks.empty(); blocks.pop_back()) {
-    const model::Block& b = blocks.back();
+  // Two passes over the blocks: each word's non-zero topics, then the rows themselves, each
+  // block freed once copied, so that the counts are never held twice.
+  std::vector<std::uint64_t> nonzero(plan.vocab, 0);
+  for (const model::Block& b : blocks) {
     if (b.id() >= plan.blocks.rows.size() || b.rows() != plan.blocks.rows[b.id()].size() || b.stride() < K)
       throw std::invalid_argument("a word block that is not the plan's");
     for (std::size_t row = 0; row < b.rows(); ++row) {
-      const std::uint32_t word = plan.blocks.rows[b.id()][row];
-      std::copy_n(b.counts() + row * b.stride(), K, m.word_topic.begin() + static_cast<std::ptrdiff_t>(word) * K);
+      const std::int32_t* counts = b.counts() + row * b.stride();
+      nonzero[plan.blocks.rows[b.id()][row]] =
+          static_cast<std::uint64_t>(std::count_if(counts, counts + K, [](std::int32_t n) { return n != 0; }));
     }
+  }
+  m.word_topic = TopicCountRows::with_sizes(K, nonzero);
+  for (; !blocks.empty(); blocks.pop_back()) {
+    const model::Block& b = blocks.back();
+    for (std::size_t row = 0; row < b.rows(); ++row)
+      m.word_topic.set_row(plan.blocks.rows[b.id()][row], std::span(b.counts() + row * b.stride(), K));
   }
   m.topic_totals.assign(topic_totals.begin(), topic_totals.end());
   for (const auto& part : docs)
-    if (part.counts.docs() != part.doc_ids.size() || part.counts.topics() != K)
+    if (part.counts.rows() != part.doc_ids.size() || part.counts.topics() != K)
       throw std::invalid_argument("doc-topic rows do not match their doc ids");
   if (docs.size() == 1 && std::is_sorted(docs[0].doc_ids.begin(), docs[0].doc_ids.end())) {
     m.doc_ids.assign(docs[0].doc_ids.begin(), docs[0].doc_ids.end());
@@ -167,7 +173,7 @@ LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std
   for (std::size_t p = 0; p < docs.size(); ++p)
     for (std::size_t d = 0; d < docs[p].doc_ids.size(); ++d) rows.emplace_back(docs[p].doc_ids[d], p, d);
   std::sort(rows.begin(), rows.end());
-  m.doc_topic = DocTopicCounts(K);
+  m.doc_topic = TopicCountRows(K);
   for (const auto& [id, p, d] : rows) {
     m.doc_ids.push_back(id);
     m.doc_topic.add_row_of(docs[p].counts, d);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lda/random.hpp"
+#include "lda/topic_count_rows.hpp"
 
 namespace gyre::lda {
 
@@ -15,8 +16,11 @@ namespace gyre::lda {
 // never changes it, so any number of threads may read it at once.
 class FixedTopics {
  public:
-  // `word_topic`: V × K counts, row w being word w's; throws std::invalid_argument if K is not in
-  // 1..65535, the size is not a multiple of K, a count is negative or a prior is not finite and positive.
+  // `word_topic`: a row per word (V of them) of K topics. Throws std::invalid_argument if K is not
+  // in 1..65535 or not the rows' K, or a prior is not finite and positive.
+  FixedTopics(std::uint32_t topics, double alpha, double beta, const TopicCountRows& word_topic);
+  // The same from V × K dense counts, row w being word w's; also throws if their number is not
+  // a multiple of K or a count is negative.
   FixedTopics(std::uint32_t topics, double alpha, double beta, std::span<const std::int32_t> word_topic);
 
   std::uint32_t topics() const noexcept { return K_; }

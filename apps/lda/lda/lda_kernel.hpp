@@ -12,7 +12,7 @@
 #include "gyre/pipeline/rotation_kernel.hpp"
 #include "gyre/scheduler/phase_report.hpp"
 #include "lda/config.hpp"
-#include "lda/doc_topic_counts.hpp"
+#include "lda/topic_count_rows.hpp"
 #include "lda/log_gamma.hpp"
 #include "lda/worker_tokens.hpp"
 
@@ -86,10 +86,10 @@ class LdaKernel final : public pipeline::RotationKernel {
   std::uint64_t tokens() const noexcept { return tokens_.tokens(); }
   // The doc-topic counts, built from the tokens' topics (the sampler keeps none): row d is local
   // document d's.
-  DocTopicCounts doc_topic_rows() const;
+  TopicCountRows doc_topic_rows() const;
   // The same after training, once the sampler's index and per-slot state are freed: the kernel
   // cannot sample or report any more.
-  DocTopicCounts take_doc_topic_rows();
+  TopicCountRows take_doc_topic_rows();
   // The same rows dense, local document d's K counts at d · K (what a gather of fixed-size rows
   // sends across processes).
   std::vector<std::int32_t> doc_topic_counts() const;

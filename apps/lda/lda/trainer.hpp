@@ -14,7 +14,7 @@
 #include "gyre/pipeline/embedded_job.hpp"
 #include "gyre/pipeline/epoch_checkpoints.hpp"
 #include "lda/config.hpp"
-#include "lda/doc_topic_counts.hpp"
+#include "lda/topic_count_rows.hpp"
 #include "lda/heldout.hpp"
 #include "lda/lda_kernel.hpp"
 
@@ -55,15 +55,16 @@ std::vector<model::Block> initial_blocks(const LdaPlan& plan, int worker);
 scheduler::PhasePolicy epoch_policy(const LdaPlan& plan, std::function<void(const EpochReport&)> on_epoch);
 
 // The trained state: word-topic and doc-topic counts (the sufficient statistics; the
-// distributions follow with the priors) and the topic totals.
+// distributions follow with the priors) and the topic totals. Both count matrices are sparse
+// rows, so a model costs memory in proportion to its tokens, never V × K or D × K.
 struct LdaModel {
   std::uint32_t topics = 0;
   double alpha = 0, beta = 0;
   std::vector<std::string> vocab;           // word id → word
-  std::vector<std::int32_t> word_topic;     // V × K
+  TopicCountRows word_topic;                // a row per word id (V)
   std::vector<std::int64_t> topic_totals;   // K
   std::vector<std::uint64_t> doc_ids;       // ascending
-  DocTopicCounts doc_topic;                 // a row per doc_ids entry
+  TopicCountRows doc_topic;                 // a row per doc_ids entry
   std::uint64_t tokens = 0;
   double loglik_per_token = 0;              // of the final state
 
@@ -76,7 +77,7 @@ struct LdaModel {
 // copies across processes; both paths assemble the model here, so they cannot drift apart.
 struct DocTopicRows {
   std::span<const std::uint64_t> doc_ids;
-  DocTopicCounts counts;
+  TopicCountRows counts;
 };
 // `topic_totals` are the job's (every kernel's view after the last phase); `blocks` are all of
 // the plan's word blocks, freed one by one as they are copied into the model. Throws

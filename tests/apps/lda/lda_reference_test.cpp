@@ -46,7 +46,8 @@ TEST_CASE("on the King James Bible, log-likelihood per token rises and ends with
                                 << " epochs " << ours.back() << " (reference " << reference.back() << ")");
   // The kernel's likelihood of its final state agrees with the plain formula over its counts.
   {
-    std::vector<std::int64_t> nwk(model.word_topic.begin(), model.word_topic.end());
+    const std::vector<std::int32_t> dense_nwk = model.word_topic.dense();
+    std::vector<std::int64_t> nwk(dense_nwk.begin(), dense_nwk.end());
     std::vector<std::int64_t> ndk;
     for (std::size_t i = 0; i < model.doc_ids.size(); ++i)
       for (const std::int32_t n : model.doc_topic.dense(i)) ndk.push_back(n);

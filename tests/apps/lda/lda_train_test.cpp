@@ -66,14 +66,16 @@ void check_counts(const lda::LdaModel& m, const std::vector<data::Corpus>& shard
     for (std::size_t p = 0; p < z[w].size(); ++p) ++word_topic[std::size_t{shards[w].words[p]} * K + z[w][p]];
     tokens += shards[w].tokens();
   }
-  CHECK(std::accumulate(m.word_topic.begin(), m.word_topic.end(), std::int64_t{0}) == static_cast<std::int64_t>(tokens));
+  const std::vector<std::int32_t> model_counts = m.word_topic.dense();
+  REQUIRE(model_counts.size() == word_topic.size());
+  CHECK(std::accumulate(model_counts.begin(), model_counts.end(), std::int64_t{0}) == static_cast<std::int64_t>(tokens));
   bool rows_match = true;
-  for (std::size_t i = 0; i < word_topic.size(); ++i) rows_match = rows_match && word_topic[i] == m.word_topic[i];
+  for (std::size_t i = 0; i < word_topic.size(); ++i) rows_match = rows_match && word_topic[i] == model_counts[i];
   CHECK(rows_match);
   // n_k equals the column sums, on every worker.
   for (std::uint32_t k = 0; k < K; ++k) {
     std::int64_t column = 0;
-    for (std::uint32_t v = 0; v < V; ++v) column += m.word_topic[std::size_t{v} * K + k];
+    for (std::uint32_t v = 0; v < V; ++v) column += model_counts[std::size_t{v} * K + k];
     for (const auto& t : totals) CHECK(t[k] == column);
   }
   // Doc-topic rows sum to document lengths.
@@ -220,7 +222,7 @@ TEST_CASE("the log-likelihood rises from the random start and the toy topics sep
     for (int t = 0; t < 3; ++t) {
       std::vector<std::int64_t> by_topic(3, 0);
       for (int w = t * 20; w < t * 20 + 20; ++w)
-        for (int k = 0; k < 3; ++k) by_topic[static_cast<std::size_t>(k)] += r.model.word_topic[static_cast<std::size_t>(w) * 3 + static_cast<std::size_t>(k)];
+        for (int k = 0; k < 3; ++k) by_topic[static_cast<std::size_t>(k)] += r.model.word_topic.count(static_cast<std::size_t>(w), static_cast<std::uint32_t>(k));
       const auto total = std::accumulate(by_topic.begin(), by_topic.end(), std::int64_t{0});
       CHECK(static_cast<double>(*std::max_element(by_topic.begin(), by_topic.end())) > 0.9 * static_cast<double>(total));
     }

@@ -1,4 +1,4 @@
-// tests/apps/lda/lda_doc_topic_counts_test.cpp — sparse doc-topic rows: built from token topics, dense rows or other rows, and read back.
+// tests/apps/lda/lda_topic_count_rows_test.cpp — sparse topic-count rows: built from token topics, dense rows, other rows or planned sizes, and read back.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -6,12 +6,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "lda/doc_topic_counts.hpp"
+#include "lda/topic_count_rows.hpp"
 
-using gyre::lda::DocTopicCounts;
+using gyre::lda::TopicCountRows;
 
-TEST_CASE("doc-topic rows keep each document's non-zero topics ascending with their counts") {
-  DocTopicCounts rows(5);
+TEST_CASE("topic-count rows keep each row's non-zero topics ascending with their counts") {
+  TopicCountRows rows(5);
   std::vector<std::int32_t> scratch(5, 0);
   const std::vector<std::uint16_t> first{4, 1, 4, 0, 4, 1};
   rows.add_from_topics(first, scratch);
@@ -19,7 +19,7 @@ TEST_CASE("doc-topic rows keep each document's non-zero topics ascending with th
   rows.add_from_topics({}, scratch);  // an empty document keeps its row
   rows.add_dense(std::vector<std::int32_t>{0, 0, 7, 0, 1});
 
-  REQUIRE(rows.docs() == 3);
+  REQUIRE(rows.rows() == 3);
   CHECK(rows.entries() == 5);
   CHECK(std::vector<std::uint16_t>(rows.topics_of(0).begin(), rows.topics_of(0).end()) == std::vector<std::uint16_t>{0, 1, 4});
   CHECK(std::vector<std::int32_t>(rows.counts_of(0).begin(), rows.counts_of(0).end()) == std::vector<std::int32_t>{1, 2, 3});
@@ -27,32 +27,50 @@ TEST_CASE("doc-topic rows keep each document's non-zero topics ascending with th
   CHECK(rows.topics_of(1).empty());
   CHECK(rows.dense(1) == std::vector<std::int32_t>(5, 0));
   CHECK(rows.dense(2) == std::vector<std::int32_t>{0, 0, 7, 0, 1});
+  CHECK(rows.count(0, 4) == 3);
+  CHECK(rows.count(0, 2) == 0);
+  CHECK(rows.count(2, 2) == 7);
+  CHECK(rows.dense() == std::vector<std::int32_t>{1, 2, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 1});
+  CHECK(rows.column_sums() == std::vector<std::int64_t>{1, 2, 7, 0, 4});
+
+  // Rows planned by size and filled out of order, as a model's word rows come from its blocks.
+  const std::vector<std::uint64_t> sizes{3, 0, 2};
+  TopicCountRows planned = TopicCountRows::with_sizes(5, sizes);
+  planned.set_row(2, std::vector<std::int32_t>{0, 0, 7, 0, 1});
+  planned.set_row(0, std::vector<std::int32_t>{1, 2, 0, 0, 3});
+  CHECK(planned == rows);
 
   // Rows copied in another order, as a model's assembly puts documents in id order.
-  DocTopicCounts copy(5);
+  TopicCountRows copy(5);
   for (const std::size_t d : {2, 0, 1}) copy.add_row_of(rows, d);
   CHECK(copy.dense(0) == rows.dense(2));
   CHECK(copy.dense(1) == rows.dense(0));
   CHECK(copy.dense(2) == rows.dense(1));
-  DocTopicCounts same(5);
+  TopicCountRows same(5);
   for (const std::size_t d : {0, 1, 2}) same.add_row_of(rows, d);
   CHECK(same == rows);
   CHECK_FALSE(copy == rows);
 }
 
-TEST_CASE("doc-topic rows refuse a topic beyond K, a negative count and rows of another K") {
-  DocTopicCounts rows(3);
+TEST_CASE("topic-count rows refuse a topic beyond K, a negative count, rows of another K and a row off its plan") {
+  TopicCountRows rows(3);
   std::vector<std::int32_t> scratch(3, 0);
   CHECK_THROWS_AS(rows.add_from_topics(std::vector<std::uint16_t>{1, 3}, scratch), std::invalid_argument);
   std::vector<std::int32_t> wide(4, 0);
   CHECK_THROWS_AS(rows.add_from_topics(std::vector<std::uint16_t>{0}, wide), std::invalid_argument);
   CHECK_THROWS_AS(rows.add_dense(std::vector<std::int32_t>{0, -1, 0}), std::invalid_argument);
   CHECK_THROWS_AS(rows.add_dense(std::vector<std::int32_t>{0, 1}), std::invalid_argument);
-  DocTopicCounts other(4);
+  TopicCountRows other(4);
   other.add_dense(std::vector<std::int32_t>{1, 0, 0, 0});
   CHECK_THROWS_AS(rows.add_row_of(other, 0), std::invalid_argument);
+  const std::vector<std::uint64_t> sizes{1};
+  TopicCountRows planned = TopicCountRows::with_sizes(3, sizes);
+  CHECK_THROWS_AS(planned.set_row(0, std::vector<std::int32_t>{1, 1, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(planned.set_row(1, std::vector<std::int32_t>{1, 0, 0}), std::invalid_argument);
+  const std::vector<std::uint64_t> too_many{4};
+  CHECK_THROWS_AS(TopicCountRows::with_sizes(3, too_many), std::invalid_argument);
   // Nothing refused left a trace.
-  CHECK(rows.docs() == 0);
+  CHECK(rows.rows() == 0);
   CHECK(rows.entries() == 0);
   CHECK(scratch == std::vector<std::int32_t>(3, 0));
 }

@@ -1,0 +1,59 @@
+// apps/lda/lda/topic_count_rows.hpp — topic counts kept sparse, a row per document or word: memory follows the tokens, not rows × K.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace gyre::lda {
+
+// Row by row (a document's n_dk, or a word's n_wk), the topics with a non-zero count, ascending,
+// and those counts. A row has at most as many entries as it has tokens, so a model's counts cost
+// at most six bytes a token and never rows × K: at K = 1000, 200 000 documents of 100 tokens
+// take at most 120 MB against 800 MB dense, and 161 000 words of 2M tokens at most 12 MB
+// against 644 MB.
+class TopicCountRows {
+ public:
+  explicit TopicCountRows(std::uint32_t topics = 0) : K_(topics) {}
+  // `sizes.size()` empty rows with room for sizes[r] entries each, for set_row to fill in any order.
+  static TopicCountRows with_sizes(std::uint32_t topics, std::span<const std::uint64_t> sizes);
+
+  std::uint32_t topics() const noexcept { return K_; }
+  std::size_t rows() const noexcept { return begin_.size() - 1; }
+  std::uint64_t entries() const noexcept { return topic_.size(); }
+  std::span<const std::uint16_t> topics_of(std::size_t r) const noexcept {
+    return {topic_.data() + begin_[r], static_cast<std::size_t>(begin_[r + 1] - begin_[r])};
+  }
+  std::span<const std::int32_t> counts_of(std::size_t r) const noexcept {
+    return {count_.data() + begin_[r], static_cast<std::size_t>(begin_[r + 1] - begin_[r])};
+  }
+  // Row r's count of topic k (0 when it has none).
+  std::int32_t count(std::size_t r, std::uint32_t k) const noexcept;
+  // Row r's K counts, zeros included.
+  std::vector<std::int32_t> dense(std::size_t r) const;
+  // Every row's K counts, row-major (tests and small models).
+  std::vector<std::int32_t> dense() const;
+  // Σ_r n_rk for every k.
+  std::vector<std::int64_t> column_sums() const;
+
+  // Appends a row whose tokens have `topics` (in any order, each below K). `scratch` is K zeros,
+  // and is left so.
+  void add_from_topics(std::span<const std::uint16_t> topics, std::span<std::int32_t> scratch);
+  // Appends a row given as K counts (no negative one).
+  void add_dense(std::span<const std::int32_t> counts);
+  // Appends row r of `other` (of the same K).
+  void add_row_of(const TopicCountRows& other, std::size_t r);
+  // Fills row r of a with_sizes set from its K counts, which must have exactly the row's size of
+  // non-zero ones.
+  void set_row(std::size_t r, std::span<const std::int32_t> counts);
+
+  bool operator==(const TopicCountRows&) const = default;
+
+ private:
+  std::uint32_t K_;
+  std::vector<std::uint64_t> begin_{0};  // rows + 1
+  std::vector<std::uint16_t> topic_;
+  std::vector<std::int32_t> count_;
+};
+
+}  // namespace gyre::lda

@@ -1,0 +1,110 @@
+// apps/lda/topic_count_rows.cpp — sparse topic-count rows from token topics, dense rows or other rows.
+#include "lda/topic_count_rows.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gyre::lda {
+namespace {
+
+void check_dense(std::span<const std::int32_t> counts, std::uint32_t K) {
+  if (counts.size() != K) throw std::invalid_argument("a topic-count row of " + std::to_string(counts.size()) + " counts, not K");
+  if (std::any_of(counts.begin(), counts.end(), [](std::int32_t n) { return n < 0; }))
+    throw std::invalid_argument("a negative topic count");
+}
+
+}  // namespace
+
+TopicCountRows TopicCountRows::with_sizes(std::uint32_t topics, std::span<const std::uint64_t> sizes) {
+  TopicCountRows rows(topics);
+  rows.begin_.reserve(sizes.size() + 1);
+  for (const std::uint64_t n : sizes) {
+    if (n > topics) throw std::invalid_argument("a topic-count row of more than K entries");
+    rows.begin_.push_back(rows.begin_.back() + n);
+  }
+  rows.topic_.resize(rows.begin_.back());
+  rows.count_.resize(rows.begin_.back());
+  return rows;
+}
+
+std::int32_t TopicCountRows::count(std::size_t r, std::uint32_t k) const noexcept {
+  const auto topics = topics_of(r);
+  const auto it = std::lower_bound(topics.begin(), topics.end(), k);
+  return it != topics.end() && *it == k ? counts_of(r)[static_cast<std::size_t>(it - topics.begin())] : 0;
+}
+
+std::vector<std::int32_t> TopicCountRows::dense(std::size_t r) const {
+  std::vector<std::int32_t> row(K_, 0);
+  const auto topics = topics_of(r);
+  const auto counts = counts_of(r);
+  for (std::size_t i = 0; i < topics.size(); ++i) row[topics[i]] = counts[i];
+  return row;
+}
+
+std::vector<std::int32_t> TopicCountRows::dense() const {
+  std::vector<std::int32_t> all(rows() * K_, 0);
+  for (std::size_t r = 0; r < rows(); ++r) {
+    const auto topics = topics_of(r);
+    const auto counts = counts_of(r);
+    for (std::size_t i = 0; i < topics.size(); ++i) all[r * K_ + topics[i]] = counts[i];
+  }
+  return all;
+}
+
+std::vector<std::int64_t> TopicCountRows::column_sums() const {
+  std::vector<std::int64_t> sums(K_, 0);
+  for (std::size_t i = 0; i < topic_.size(); ++i) sums[topic_[i]] += count_[i];
+  return sums;
+}
+
+void TopicCountRows::add_from_topics(std::span<const std::uint16_t> topics, std::span<std::int32_t> scratch) {
+  if (scratch.size() != K_) throw std::invalid_argument("topic-count scratch is not K counts");
+  for (const std::uint16_t k : topics)  // before any change: a refused row leaves the rows as they were
+    if (k >= K_) throw std::invalid_argument("topic " + std::to_string(k) + " is not below K");
+  const std::size_t first = topic_.size();
+  for (const std::uint16_t k : topics)
+    if (scratch[k]++ == 0) topic_.push_back(k);
+  std::sort(topic_.begin() + static_cast<std::ptrdiff_t>(first), topic_.end());
+  for (std::size_t i = first; i < topic_.size(); ++i) {
+    count_.push_back(scratch[topic_[i]]);
+    scratch[topic_[i]] = 0;
+  }
+  begin_.push_back(topic_.size());
+}
+
+void TopicCountRows::add_dense(std::span<const std::int32_t> counts) {
+  check_dense(counts, K_);
+  for (std::uint32_t k = 0; k < K_; ++k) {
+    if (counts[k] == 0) continue;
+    topic_.push_back(static_cast<std::uint16_t>(k));
+    count_.push_back(counts[k]);
+  }
+  begin_.push_back(topic_.size());
+}
+
+void TopicCountRows::add_row_of(const TopicCountRows& other, std::size_t r) {
+  if (other.K_ != K_) throw std::invalid_argument("topic-count rows of another K");
+  const auto topics = other.topics_of(r);
+  const auto counts = other.counts_of(r);
+  topic_.insert(topic_.end(), topics.begin(), topics.end());
+  count_.insert(count_.end(), counts.begin(), counts.end());
+  begin_.push_back(topic_.size());
+}
+
+void TopicCountRows::set_row(std::size_t r, std::span<const std::int32_t> counts) {
+  check_dense(counts, K_);
+  if (r >= rows()) throw std::invalid_argument("topic-count row " + std::to_string(r) + " is not one of the set's");
+  const auto nonzero = static_cast<std::uint64_t>(std::count_if(counts.begin(), counts.end(), [](std::int32_t n) { return n != 0; }));
+  if (nonzero != begin_[r + 1] - begin_[r])
+    throw std::invalid_argument("topic-count row " + std::to_string(r) + " has " + std::to_string(nonzero) +
+                                " non-zero counts, not the " + std::to_string(begin_[r + 1] - begin_[r]) + " planned");
+  std::uint64_t at = begin_[r];
+  for (std::uint32_t k = 0; k < K_; ++k)
+    if (counts[k] != 0) {
+      topic_[at] = static_cast<std::uint16_t>(k);
+      count_[at++] = counts[k];
+    }
+}
+
+}  // namespace gyre::lda
