@@ -370,7 +370,12 @@ void LdaKernel::add_initial_topics(model::Block& block) {
   }
   const std::uint32_t G = tokens_.groups();
   pipeline::diagonal_sweep(G, locks_, [&](std::uint32_t g, std::uint32_t s) {
-    for (const TokenRef& t : tokens_.cell(block.id(), g, s)) ++counts[t.row * stride_ + z_[t.pos]];
+    const auto [first_row, last_row] = tokens_.sub_rows(block.id(), s);
+    for (std::uint32_t r = first_row; r < last_row; ++r)
+      for (std::uint32_t part = 0; part < tokens_.parts(); ++part) {
+        const auto [first, last] = tokens_.row_slots(block.id(), r, g, part);
+        for (std::uint32_t slot = first; slot < last; ++slot) ++counts[r * stride_ + zw_[slot]];
+      }
   });
 }
 

@@ -271,9 +271,9 @@ int main(int argc, char** argv) {
       hooks.on_traffic = multi.traffic_reporter(launch);
       trained = lda::train_distributed(c, std::move(input), hooks, *cluster);
     } else {
-      const auto shards = data::shard_corpus(input.corpus, static_cast<std::uint32_t>(c.workers));
+      auto shards = data::shard_corpus(input.corpus, static_cast<std::uint32_t>(c.workers));
       input.corpus = data::Corpus{};  // the shards hold every token again: do not keep two copies
-      trained = lda::train_embedded(c, shards, hooks);
+      trained = lda::train_embedded(c, std::move(shards), hooks);
     }
     progress.finish();
     if (!trained) return 0;  // not rank 0: the model was gathered there

@@ -181,7 +181,12 @@ LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std
   return m;
 }
 
-LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>& shards, const TrainHooks& hooks) {
+namespace {
+
+// `owned`: the caller handed the shards over (the same vector as `shards`), so their words may go
+// once the kernels have laid them out.
+LdaModel train_in_process(const LdaConfig& config, const std::vector<data::Corpus>& shards,
+                          std::vector<data::Corpus>* owned, const TrainHooks& hooks) {
   if (static_cast<int>(shards.size()) != config.workers) throw std::invalid_argument("one corpus shard per worker");
   if (shards.empty()) throw std::invalid_argument("no corpus");
   const LdaPlan plan = plan_job(config, shards.front().vocab_size(), data::count_words(shards));
@@ -201,6 +206,8 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
     workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
     workers[static_cast<std::size_t>(w)].initial_blocks = initial_blocks(plan, w);
   }
+  if (owned)  // the kernels hold their tokens now; ids and the vocabulary are still read at the end
+    for (auto& shard : *owned) std::vector<std::uint32_t>().swap(shard.words);
   double last_loglik = 0;
   auto on_epoch = [&](const EpochReport& r) {
     last_loglik = r.loglik_per_token;
@@ -230,6 +237,16 @@ LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>
   LdaModel model = assemble_model(plan, shards.front().vocab, std::move(docs), totals, std::move(blocks));
   model.loglik_per_token = last_loglik;
   return model;
+}
+
+}  // namespace
+
+LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>& shards, const TrainHooks& hooks) {
+  return train_in_process(config, shards, nullptr, hooks);
+}
+
+LdaModel train_embedded(const LdaConfig& config, std::vector<data::Corpus>&& shards, const TrainHooks& hooks) {
+  return train_in_process(config, shards, &shards, hooks);
 }
 
 }  // namespace gyre::lda

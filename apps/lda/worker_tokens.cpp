@@ -79,7 +79,7 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
                                             const std::uint32_t b = blocks.block_of[w];
                                             const std::uint32_t row = blocks.row_of[w];
                                             emit(pipeline::CellIndex::of(b, group_of[d], sub_of_row[b][row], G),
-                                                 TokenRef{d, row, p, 0});
+                                                 TokenRef{d, p, 0});
                                           }
                                       },
                                       cells, refs_));

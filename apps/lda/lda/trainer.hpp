@@ -107,5 +107,8 @@ struct TrainHooks {
 // hooks.backend. Throws std::invalid_argument on a config that cannot run,
 // runtime::JobFailed if the job fails.
 LdaModel train_embedded(const LdaConfig& config, const std::vector<data::Corpus>& shards, const TrainHooks& hooks = {});
+// The same, taking the shards: under the rotation their words (4 bytes a token) are freed once
+// the workers have laid their tokens out.
+LdaModel train_embedded(const LdaConfig& config, std::vector<data::Corpus>&& shards, const TrainHooks& hooks = {});
 
 }  // namespace gyre::lda

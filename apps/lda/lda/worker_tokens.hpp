@@ -12,13 +12,13 @@
 
 namespace gyre::lda {
 
-// One token as the sampler sees it: its document (local index), its word's row in the word's
-// block, its position in doc-major order and its slot in word-major order. A token's topic is
-// kept in both orders, so that drawing "a random token of this document" and "a random token
-// of this word" each read one contiguous run instead of missing the cache.
+// One token as the doc-major pass sees it: its document (local index), its position in
+// doc-major order and its slot in word-major order. A token's topic is kept in both orders, so
+// that drawing "a random token of this document" and "a random token of this word" each read
+// one contiguous run instead of missing the cache. (Its word's row is not kept: the word-major
+// passes walk rows and their slots, and 4 bytes a token is 80 MB on 20M tokens.)
 struct TokenRef {
   std::uint32_t doc;
-  std::uint32_t row;
   std::uint32_t pos;
   std::uint32_t slot;
 };
