@@ -4,11 +4,14 @@
 #include <cereal/types/array.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
 #include "gyre/net/accept_loop.hpp"
+#include "gyre/net/descriptors.hpp"
 #include "gyre/net/frame_io.hpp"
 #include "gyre/net/handshake.hpp"
 #include "gyre/net/listen.hpp"
@@ -238,7 +241,15 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
   const auto key = key_of(options);
   const std::string coordinator_text = "the coordinator at " + coordinator.str();
 
-  asio::io_context io;
+  // Its reactor (epoll, eventfd, timerfd) is opened by the first timer: out of descriptors, wait.
+  const auto io_holder = net::when_descriptors_free(
+      [] {
+        auto made = std::make_unique<asio::io_context>();
+        asio::steady_timer opens_the_reactor(*made);
+        return made;
+      },
+      std::chrono::steady_clock::now() + options.timeout);
+  asio::io_context& io = *io_holder;
   std::vector<net::TcpEndpoint> table;
   std::string failure;  // final: the attempt loop stops
   std::string note;     // the last reason to retry, for the timeout message

@@ -58,8 +58,7 @@ cluster::RendezvousOptions rendezvous_options(const Job& job, const ProcessesBac
   return ro;
 }
 
-std::unique_ptr<net::Group> join(const Job& job, const ProcessesBackend& p, int member) {
-  net::TcpListener listener(p.listen_host, 0);
+std::unique_ptr<net::Group> join(const Job& job, const ProcessesBackend& p, int member, net::TcpListener listener) {
   const auto table = cluster::rendezvous(p.coordinator, member, listener.endpoint().port, job.members(),
                                          rendezvous_options(job, p));
   net::TcpOptions to;
@@ -83,6 +82,10 @@ std::vector<std::pair<int, std::unique_ptr<net::Group>>> join_here(const Job& jo
   std::vector<int> here;
   for (int m = 0; m < job.members(); ++m)
     if (job.host_of(m) == p.launch.rank) here.push_back(m);
+  // The members' data-plane listeners are opened before the coordinator listens: a flood of
+  // connections to its port may then hold every descriptor for a while, but not theirs.
+  std::vector<net::TcpListener> listeners;
+  for (std::size_t i = 0; i < here.size(); ++i) listeners.emplace_back(p.listen_host, 0);
   std::optional<cluster::Coordinator> coordinator;
   std::future<void> served;
   if (p.launch.rank == 0) {
@@ -90,7 +93,8 @@ std::vector<std::pair<int, std::unique_ptr<net::Group>>> join_here(const Job& jo
     served = std::async(std::launch::async, [&] { coordinator->serve(); });
   }
   std::vector<std::future<std::unique_ptr<net::Group>>> joining;
-  for (int m : here) joining.push_back(std::async(std::launch::async, [&, m] { return join(job, p, m); }));
+  for (std::size_t i = 0; i < here.size(); ++i)
+    joining.push_back(std::async(std::launch::async, [&, i] { return join(job, p, here[i], std::move(listeners[i])); }));
   RootCause cause;
   std::vector<std::pair<int, std::unique_ptr<net::Group>>> groups;
   for (std::size_t i = 0; i < here.size(); ++i) try {
