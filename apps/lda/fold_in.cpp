@@ -62,9 +62,7 @@ void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int
       const double* phi = model.phi(words[i]);
       double total = 0;
       for (std::uint32_t k = 0; k < K; ++k) running[k] = total += (doc_topic[k] + model.alpha()) * phi[k];
-      const double u = rng.uniform() * total;
-      const auto k = static_cast<std::uint32_t>(std::upper_bound(running.begin(), running.end(), u) - running.begin());
-      topics[i] = static_cast<std::uint16_t>(std::min(k, K - 1));
+      topics[i] = draw_from_running(running, rng);
       ++doc_topic[topics[i]];
     }
 }
@@ -73,6 +71,12 @@ void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int
              std::span<std::int32_t> doc_topic) {
   std::vector<std::uint16_t> topics(words.size());
   fold_in(model, words, sweeps, rng, doc_topic, topics);
+}
+
+std::uint16_t draw_from_running(std::span<const double> running, Rng& rng) {
+  const double u = rng.uniform() * running.back();
+  const auto k = static_cast<std::size_t>(std::upper_bound(running.begin(), running.end(), u) - running.begin());
+  return static_cast<std::uint16_t>(std::min(k, running.size() - 1));
 }
 
 void topic_proportions(std::span<const std::int32_t> doc_topic, double alpha, std::span<double> theta) {

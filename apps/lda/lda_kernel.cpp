@@ -552,12 +552,7 @@ TopicCountRows LdaKernel::doc_topic_rows() const {
   return rows;
 }
 
-std::vector<std::int32_t> LdaKernel::doc_topic_counts() const {
-  std::vector<std::int32_t> counts(static_cast<std::size_t>(tokens_.docs()) * K_, 0);
-  for (std::uint32_t d = 0; d < tokens_.docs(); ++d)
-    for (std::uint32_t i = tokens_.doc_begin(d); i < tokens_.doc_begin(d + 1); ++i) ++counts[std::size_t{d} * K_ + z_[i]];
-  return counts;
-}
+std::vector<std::int32_t> LdaKernel::doc_topic_counts() const { return doc_topic_rows().dense(); }
 
 double LdaKernel::totals_loglik() const {
   const double lg_vbeta = LogGamma::exact(vbeta_);

@@ -38,9 +38,7 @@ void WarmStart::draw(std::span<const std::uint32_t> words, Rng& rng, std::span<s
       topics[i] = folded[next++];
       continue;
     }
-    const double u = rng.uniform() * total;
-    const auto k = static_cast<std::uint32_t>(std::upper_bound(running.begin(), running.end(), u) - running.begin());
-    topics[i] = static_cast<std::uint16_t>(std::min(k, K - 1));
+    topics[i] = draw_from_running(running, rng);
   }
 }
 

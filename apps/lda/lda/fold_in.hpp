@@ -54,6 +54,10 @@ void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int
 void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,
              std::span<std::int32_t> doc_topic, std::span<std::uint16_t> topics);
 
+// The topic k drawn from running sums of weights (running[k] = Σ_{j≤k} weight_j) with one
+// rng.uniform(): the first k whose running sum exceeds u · total.
+std::uint16_t draw_from_running(std::span<const double> running, Rng& rng);
+
 // θ̂_dk = (n_dk + α)/(N_d + Kα) of a document's topic counts (N_d = Σ_k n_dk), into `theta`.
 void topic_proportions(std::span<const std::int32_t> doc_topic, double alpha, std::span<double> theta);
 
