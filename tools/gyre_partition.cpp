@@ -14,6 +14,7 @@
 #include "gyre/data/corpus_partition.hpp"
 #include "gyre/data/id_space.hpp"
 #include "gyre/data/manifest.hpp"
+#include "gyre/data/ratings_partition.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/regression.hpp"
@@ -46,7 +47,7 @@ class RatingsCommand {
     sub_->add_option("--input", input_, "Ratings file: MatrixMarket coordinate or 'user item rating' lines")
         ->required();
     sub_->add_option("--parts", parts_, "Number of shards")->required()->check(CLI::Range(1u, 1u << 16));
-    sub_->add_option("--out", out_, "Output directory for part-NNNNN.shard files and manifest.json")->required();
+    sub_->add_option("--out", out_, "Output directory: part-NNNNN.shard, users.txt, items.txt, manifest.json")->required();
   }
 
   bool selected() const { return sub_->parsed(); }
@@ -59,14 +60,11 @@ class RatingsCommand {
     // Balanced over the users that occur, so that sparse ids cost memory by data, not by id.
     gyre::data::RatingsSet* sets[] = {&set};
     const auto ids = gyre::data::compact_ids(sets);
+    // The shards keep the dense ids, and users.txt/items.txt their originals, so that a job's
+    // process can read its shard alone and still plan the whole job.
     auto shards = gyre::data::split_by_user(set, gyre::data::partition_users(set, parts_));
-    for (auto& shard : shards) {
-      gyre::data::restore_ids(shard, ids);
-      shard.users = users;
-      shard.items = items;
-    }
     gyre::OutputDirectory out(out_, gyre::data::partition_directory());
-    gyre::data::write_ratings_partition(out.staging(), shards);
+    gyre::data::write_ratings_partition(out.staging(), shards, ids);
     out.commit();
 
     std::printf("gyre-partition: %zu ratings (%u users, %u items) into %u parts in %s\n", set.ratings.size(), users,

@@ -35,14 +35,14 @@ MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& par
 }
 
 std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
-                                         data::RatingsSet test, const TrainHooks& hooks,
+                                         const data::RatingsStats& train, data::RatingsSet test, const TrainHooks& hooks,
                                          const pipeline::ClusterJobOptions& cluster) {
   if (config.workers != cluster.launch.size) throw std::invalid_argument("one worker per process");
   if (config.model != ComputationModel::kRotation)
-    return train_shared_models(config, std::move(train_shards), std::move(test), hooks, pipeline::processes_backend(cluster),
+    return train_shared_models(config, std::move(train_shards), train, std::move(test), hooks, pipeline::processes_backend(cluster),
                                cluster.timeout);
   const int rank = cluster.launch.rank;
-  MfPlan plan = plan_job(config, train_shards, test);
+  MfPlan plan = plan_job(config, train, test);
   test = {};  // split into the plan's test shards
   const auto at = static_cast<std::size_t>(rank);
   auto kernel = make_kernel(plan, std::move(train_shards[at]), std::move(plan.test_shards[at]));

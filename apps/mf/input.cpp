@@ -7,6 +7,7 @@
 
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/manifest.hpp"
+#include "gyre/data/ratings_partition.hpp"
 #include "mf/trainer.hpp"
 
 namespace gyre::mf {
@@ -29,6 +30,12 @@ void check_users_in_one_shard(const std::filesystem::path& dir, const std::vecto
     }
 }
 
+void check_worker_count(const std::filesystem::path& train, std::uint32_t workers, std::uint32_t rated) {
+  if (workers > rated)
+    throw std::invalid_argument(std::to_string(workers) + " workers but " + train.string() + " has ratings of only " +
+                                std::to_string(rated) + " users: at most one worker per user");
+}
+
 std::uint32_t users_with_ratings(const std::vector<data::RatingsSet>& shards, std::uint32_t users) {
   std::vector<bool> rated(users, false);
   for (const auto& s : shards)
@@ -36,12 +43,49 @@ std::uint32_t users_with_ratings(const std::vector<data::RatingsSet>& shards, st
   return static_cast<std::uint32_t>(std::count(rated.begin(), rated.end(), true));
 }
 
+
+// Rank `rank`'s shard of a partition with dense ids, joined by the test set's ids: the id space,
+// shard and statistics are those of every process and of a run that reads the whole input.
+TrainingInput load_part(data::RatingsPart part, const std::filesystem::path& test, std::uint32_t rank,
+                        std::uint32_t processes, std::size_t threads) {
+  TrainingInput in;
+  if (!test.empty()) in.test = data::read_ratings(test, threads);
+  data::JoinedIds joined = data::join_ids(part.ids, in.test);
+  const std::uint32_t users = joined.tables.users.size(), items = joined.tables.items.size();
+  for (data::Rating& r : part.shard.ratings) {
+    r.user = joined.users_from_known[r.user];
+    r.item = joined.items_from_known[r.item];
+  }
+  const data::RatingsStats& known = part.stats;
+  data::RatingsStats& stats = in.stats;
+  stats.users = users;
+  stats.items = items;
+  stats.user_part.assign(users, data::kNoPart);
+  stats.item_ratings.assign(items, 0);
+  for (std::uint32_t u = 0; u < known.users; ++u) stats.user_part[joined.users_from_known[u]] = known.user_part[u];
+  for (std::uint32_t i = 0; i < known.items; ++i) stats.item_ratings[joined.items_from_known[i]] = known.item_ratings[i];
+  stats.parts = known.parts;
+  in.ids = std::move(joined.tables);
+  in.shards.resize(processes, data::RatingsSet{{}, users, items});
+  part.shard.users = users;
+  part.shard.items = items;
+  in.shards[rank] = std::move(part.shard);
+  return in;
+}
+
 }  // namespace
 
 TrainingInput load_input(const std::filesystem::path& train, const std::filesystem::path& test, std::uint32_t workers,
-                         std::size_t threads) {
+                         std::size_t threads, std::optional<std::uint32_t> rank) {
   TrainingInput in;
   const bool partitioned = std::filesystem::is_directory(train);
+  if (partitioned && rank && workers > 1 && data::read_manifest(train, "ratings").shards.size() == workers) {
+    if (auto part = data::read_ratings_part(train, *rank)) {
+      in = load_part(std::move(*part), test, *rank, workers, threads);
+      check_worker_count(train, workers, in.stats.rated_users());
+      return in;
+    }
+  }
   std::vector<data::RatingsSet> parts;
   if (partitioned)
     parts = data::read_ratings_partition(train);
@@ -57,22 +101,20 @@ TrainingInput load_input(const std::filesystem::path& train, const std::filesyst
 
   const auto count = static_cast<std::uint32_t>(parts.size());
   if (workers == 0) workers = partitioned ? count : 1;
-  const std::uint32_t rated = users_with_ratings(parts, in.ids.users.size());
-  if (workers > rated)
-    throw std::invalid_argument(std::to_string(workers) + " workers but " + train.string() + " has ratings of only " +
-                                std::to_string(rated) + " users: at most one worker per user");
+  check_worker_count(train, workers, users_with_ratings(parts, in.ids.users.size()));
   if (partitioned && workers == count) {
     in.shards = std::move(parts);
-    return in;
+  } else {
+    data::RatingsSet all = std::move(parts.front());
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      all.ratings.insert(all.ratings.end(), parts[i].ratings.begin(), parts[i].ratings.end());
+      parts[i] = {};
+    }
+    in.shards = shard_by_user(all, workers);
+    if (partitioned)
+      in.note = "re-split " + std::to_string(count) + " shards of " + train.string() + " into " + std::to_string(workers);
   }
-  data::RatingsSet all = std::move(parts.front());
-  for (std::size_t i = 1; i < parts.size(); ++i) {
-    all.ratings.insert(all.ratings.end(), parts[i].ratings.begin(), parts[i].ratings.end());
-    parts[i] = {};
-  }
-  in.shards = shard_by_user(all, workers);
-  if (partitioned)
-    in.note = "re-split " + std::to_string(count) + " shards of " + train.string() + " into " + std::to_string(workers);
+  in.stats = data::ratings_stats(in.shards, in.ids.users.size(), in.ids.items.size());
   return in;
 }
 

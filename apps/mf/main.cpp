@@ -149,8 +149,10 @@ int main(int argc, char** argv) {
       check_outputs(outputs, inputs);
     }
     // Nothing else runs while the input is parsed, so it takes every core unless -t says otherwise.
+    // A process of a job reads only its own shard of a partition that allows it.
     auto input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)),
-                                static_cast<std::size_t>(threads > 0 ? threads : cores));
+                                static_cast<std::size_t>(threads > 0 ? threads : cores),
+                                distributed ? std::optional(static_cast<std::uint32_t>(launch.rank)) : std::nullopt);
     if (saved) {
       c.start = mf::dense_start(*saved, input.ids, init_model);
       saved.reset();
@@ -189,8 +191,7 @@ int main(int argc, char** argv) {
     c.local = local == "dynamic" ? mf::LocalSchedule::kDynamic : mf::LocalSchedule::kDeterministic;
     if (!input.note.empty()) std::fprintf(stderr, "gyre-mf: %s\n", input.note.c_str());
 
-    std::uint64_t n = 0;
-    for (const auto& s : input.shards) n += s.ratings.size();
+    const std::uint64_t n = input.stats.total().count;  // of the whole set, also where only one shard was read
     if (!quiet)
       std::printf("gyre-mf: %llu ratings, %llu test, rank %u, P=%d T=%d d=%d B=%d, %s model\n",
                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(input.test.ratings.size()), c.rank,
@@ -222,7 +223,7 @@ int main(int argc, char** argv) {
       cluster.settings = app::job_settings(app, per_rank, {"--train", "--test", "--init-model"});
       cluster.settings.emplace_back("resumed after epoch", resumed_epoch ? std::to_string(*resumed_epoch) : "none");
       hooks.on_traffic = multi.traffic_reporter(launch);
-      model = mf::train_distributed(c, std::move(input.shards), std::move(input.test), hooks, cluster);
+      model = mf::train_distributed(c, std::move(input.shards), input.stats, std::move(input.test), hooks, cluster);
     } else {
       model = mf::train_embedded(c, std::move(input.shards), std::move(input.test), hooks);
     }

@@ -16,10 +16,10 @@
 namespace gyre::mf {
 
 std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
-                                           data::RatingsSet test, const TrainHooks& hooks,
+                                           const data::RatingsStats& train, data::RatingsSet test, const TrainHooks& hooks,
                                            runtime::Backend backend, std::chrono::milliseconds timeout) {
   if (config.model == ComputationModel::kRotation) throw std::invalid_argument("train_shared_models: rotation is train_embedded's");
-  const MfPlan plan = plan_job(config, train_shards, test);
+  const MfPlan plan = plan_job(config, train, test);
   test = {};  // split into the plan's test shards
   const int P = config.workers;
   const auto model = config.model;

@@ -131,38 +131,30 @@ std::vector<data::RatingsSet> shard_by_user(const data::RatingsSet& set, std::ui
 
 MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& train_shards,
                 const data::RatingsSet& test) {
-  validate(config, train_shards.size());
+  return plan_job(config, data::ratings_stats(train_shards, test.users, test.items), test);
+}
+
+MfPlan plan_job(const MfConfig& config, const data::RatingsStats& train, const data::RatingsSet& test) {
+  validate(config, train.parts.size());
   const auto P = static_cast<std::uint32_t>(config.workers);
   MfPlan plan;
   plan.config = config;
-  plan.users = test.users;
-  plan.items = test.items;
-  for (const auto& s : train_shards) {
-    plan.users = std::max(plan.users, s.users);
-    plan.items = std::max(plan.items, s.items);
-  }
+  plan.users = std::max(train.users, test.users);
+  plan.items = std::max(train.items, test.items);
 
   // Test ratings follow their user's training shard; users seen only in the test go by id.
   std::vector<std::uint32_t> worker_of(plan.users, 0);
-  std::vector<bool> placed(plan.users, false);
-  double sum = 0, sum_squares = 0;
-  std::uint64_t count = 0;
-  for (std::uint32_t w = 0; w < P; ++w)
-    for (const auto& r : train_shards[w].ratings) {
-      worker_of[r.user] = w;
-      placed[r.user] = true;
-      sum += r.value;
-      sum_squares += static_cast<double>(r.value) * r.value;
-      ++count;
-    }
   for (std::uint32_t u = 0; u < plan.users; ++u)
-    if (!placed[u]) worker_of[u] = u % P;
+    worker_of[u] = u < train.users && train.user_part[u] != data::kNoPart ? train.user_part[u] : u % P;
   plan.test_shards.resize(P);
   for (auto& t : plan.test_shards) {
     t.users = plan.users;
     t.items = plan.items;
   }
   for (const auto& r : test.ratings) plan.test_shards[worker_of[r.user]].ratings.push_back(r);
+  const data::RatingsMoments moments = train.total();
+  const double sum = moments.sum, sum_squares = moments.sum_squares;
+  const std::uint64_t count = moments.count;
   plan.has_test = !test.ratings.empty();
   plan.mean = config.biases && count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
   plan.scale = rating_scale(sum, sum_squares, count);
@@ -174,7 +166,9 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
 
   plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring,
                                                                 config.seed, config.first_phase);
-  plan.blocks = ItemBlocks::balance(count_items(train_shards, plan.items),
+  std::vector<std::uint64_t> item_ratings = train.item_ratings;
+  item_ratings.resize(plan.items, 0);
+  plan.blocks = ItemBlocks::balance(item_ratings,
                                     static_cast<std::uint32_t>(plan.schedule->blocks()));
   plan.layout = RowLayout::of(config);
   std::size_t max_rows = 0;
@@ -251,8 +245,11 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, c
 
 MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
                        data::RatingsSet test, const TrainHooks& hooks) {
-  if (config.model != ComputationModel::kRotation)
-    return *train_shared_models(config, std::move(train_shards), std::move(test), hooks, runtime::ThreadsBackend{}, hooks.job.timeout);
+  if (config.model != ComputationModel::kRotation) {
+    const data::RatingsStats train = data::ratings_stats(train_shards, test.users, test.items);
+    return *train_shared_models(config, std::move(train_shards), train, std::move(test), hooks, runtime::ThreadsBackend{},
+                                hooks.job.timeout);
+  }
   MfPlan plan = plan_job(config, train_shards, test);
   test = {};  // split into the plan's test shards
   std::vector<std::unique_ptr<MfKernel>> kernels;

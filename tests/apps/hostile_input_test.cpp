@@ -14,6 +14,7 @@
 #include "gyre/data/corpus.hpp"
 #include "gyre/data/corpus_partition.hpp"
 #include "gyre/data/manifest.hpp"
+#include "gyre/data/ratings_partition.hpp"
 #include "gyre/data/ratings.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"

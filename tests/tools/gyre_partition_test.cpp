@@ -1,7 +1,10 @@
 // tests/tools/gyre_partition_test.cpp — gyre-gen | gyre-partition end to end, and bad input exits 2 cleanly.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "gyre/data/manifest.hpp"
+#include "gyre/data/ratings_partition.hpp"
 #include "gyre/data/ratings.hpp"
 #include "support/input_errors.hpp"
 #include "support/run_command.hpp"
@@ -36,8 +39,8 @@ TEST_CASE("gyre-partition: shards what gyre-gen wrote, and the shards load back"
   CHECK(contains(r.output, "into 4 parts"));
   CHECK(contains(r.output, "balance (max/mean): 1.0"));
   CHECK(TempDir::list_dir(dir / "parts") ==
-        std::vector<std::string>{"manifest.json", "part-00000.shard", "part-00001.shard", "part-00002.shard",
-                                 "part-00003.shard"});
+        std::vector<std::string>{"items.txt", "manifest.json", "part-00000.shard", "part-00001.shard",
+                                 "part-00002.shard", "part-00003.shard", "users.txt"});
 
   const auto original = gyre::data::read_ratings(dir / "train.tsv");
   const auto shards = gyre::data::read_ratings_partition(dir / "parts");
@@ -49,6 +52,20 @@ TEST_CASE("gyre-partition: shards what gyre-gen wrote, and the shards load back"
     CHECK(s.items == original.items);
   }
   CHECK(total == original.ratings.size());
+  // Read back with the input's ids: each user's ratings, in the file's order, in one shard.
+  const auto by_user = [](std::vector<gyre::data::Rating> ratings) {
+    std::stable_sort(ratings.begin(), ratings.end(), [](const auto& a, const auto& b) { return a.user < b.user; });
+    return ratings;
+  };
+  std::vector<gyre::data::Rating> back;
+  for (const auto& s : shards) back.insert(back.end(), s.ratings.begin(), s.ratings.end());
+  const auto expected = by_user(original.ratings), found = by_user(back);
+  REQUIRE(found.size() == expected.size());
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    CHECK(found[i].user == expected[i].user);
+    CHECK(found[i].item == expected[i].item);
+    CHECK(found[i].value == expected[i].value);
+  }
 }
 
 TEST_CASE("gyre-partition: a missing input file exits 2 and creates nothing") {

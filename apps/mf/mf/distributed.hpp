@@ -13,13 +13,14 @@
 namespace gyre::mf {
 
 // This process's part of a job of `cluster.launch.size` workers (config.workers must match),
-// under any of the four computation models. Every process is given the same `train_shards`
-// (all of them: the plan needs global counts) and keeps its own. Epoch reports are made on
+// under any of the four computation models. `train_shards` has one entry per worker of which only
+// this rank's is used (the others may be empty), and `train` is the statistics of all of them,
+// which the plan needs. Epoch reports are made on
 // rank 0, which also gathers the user rows and blocks of every rank and returns the model; the
 // other ranks return nullopt. With the same seed, P, d and T the rotation's and the allreduce's
 // models are bitwise the ones train_embedded produces.
 std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
-                                         data::RatingsSet test, const TrainHooks& hooks,
+                                         const data::RatingsStats& train, data::RatingsSet test, const TrainHooks& hooks,
                                          const pipeline::ClusterJobOptions& cluster);
 
 // In worker `member`'s part once training has ended, while its links are up: rank 0 collects

@@ -4,16 +4,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gyre/data/id_space.hpp"
 #include "gyre/data/ratings.hpp"
+#include "gyre/data/ratings_stats.hpp"
 
 namespace gyre::mf {
 
 struct TrainingInput {
-  std::vector<data::RatingsSet> shards;  // one per worker
+  std::vector<data::RatingsSet> shards;  // one per worker (only this process's, if it read only that)
+  data::RatingsStats stats;              // of the whole training set, as the plan needs them
   data::RatingsSet test;                 // empty without a test file
   data::IdTables ids;                    // dense id → the id in the input
   std::string note;                      // what was done to fit the worker count, if anything
@@ -28,7 +31,12 @@ struct TrainingInput {
 // present in two shards of a partition (naming both), and std::invalid_argument when there are
 // more workers than users with ratings. A training or test file is parsed on `threads` threads
 // (data::read_ratings), with the same result for any count.
+//
+// Given `rank` (a process of a job of `workers` processes), a partition of `workers` shards
+// written with dense ids is read one shard alone: shard `rank`, users.txt, items.txt and the
+// manifest, which hold what the plan needs of the rest. The other shards come back empty; ids,
+// statistics and this shard are those every other way of reading gives.
 TrainingInput load_input(const std::filesystem::path& train, const std::filesystem::path& test, std::uint32_t workers,
-                         std::size_t threads = 1);
+                         std::size_t threads = 1, std::optional<std::uint32_t> rank = std::nullopt);
 
 }  // namespace gyre::mf

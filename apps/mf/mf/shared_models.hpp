@@ -22,7 +22,7 @@ namespace gyre::mf {
 // trains those of its workers. The process that hosts worker 0 gathers the model and returns
 // it; the others return nullopt. `timeout` is every member's longest wait for a peer.
 std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
-                                           data::RatingsSet test, const TrainHooks& hooks,
+                                           const data::RatingsStats& train, data::RatingsSet test, const TrainHooks& hooks,
                                            runtime::Backend backend, std::chrono::milliseconds timeout);
 
 }  // namespace gyre::mf

@@ -9,6 +9,7 @@
 
 #include "gyre/data/id_space.hpp"
 #include "gyre/data/ratings.hpp"
+#include "gyre/data/ratings_stats.hpp"
 #include "gyre/pipeline/embedded_job.hpp"
 #include "gyre/pipeline/epoch_checkpoints.hpp"
 #include "mf/config.hpp"
@@ -82,6 +83,9 @@ struct MfPlan {
   std::vector<data::RatingsSet> test_shards;  // by worker
 };
 
+// From the statistics of the whole training set (read from a partition beside one shard, or
+// computed from every shard) and the whole test set.
+MfPlan plan_job(const MfConfig& config, const data::RatingsStats& train, const data::RatingsSet& test);
 MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& train_shards, const data::RatingsSet& test);
 // A worker's kernel, given its training shard and its test shard (plan.test_shards[worker]):
 // both are laid out in place, so that the kernel holds the only copy of the ratings.

@@ -2,16 +2,15 @@
 #include "gyre/data/corpus_partition.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
-#include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/manifest.hpp"
+#include "gyre/data/number_lines.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/shard_file.hpp"
 #include "gyre/data/text_input.hpp"
@@ -41,28 +40,6 @@ Corpus read_listed_shard(const fs::path& dir, const Manifest& m, const ShardEntr
     throw InputError(file, 0, "vocabulary size " + std::to_string(m.vocab) + " as listed in " + kManifestName,
                      std::to_string(shard.vocab_size));
   return std::move(shard.corpus);
-}
-
-template <typename Write>
-void write_lines(const fs::path& file, std::size_t n, Write&& write_line) {
-  OutputFile out(file);
-  std::string buffer;
-  for (std::size_t i = 0; i < n; ++i) {
-    write_line(i, buffer);
-    buffer.push_back('\n');
-    if (buffer.size() >= (std::size_t{1} << 20)) {
-      out.stream().write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-      buffer.clear();
-    }
-  }
-  out.stream().write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-  out.commit();
-}
-
-void append_number(std::string& buffer, std::uint64_t value) {
-  char field[24];
-  const auto [end, ec] = std::to_chars(field, field + sizeof field, value);
-  buffer.append(field, end);
 }
 
 }  // namespace
@@ -201,25 +178,14 @@ std::vector<Corpus> read_corpus_partition(const fs::path& dir) {
 std::vector<std::uint64_t> read_word_counts(const fs::path& dir) {
   const Manifest m = read_manifest(dir, "corpus");
   const fs::path file = dir / kWordCountsName;
-  const std::string text = slurp(file);
-  LineCursor lines(text);
-  std::string_view line;
-  std::vector<std::uint64_t> counts;
-  counts.reserve(m.vocab);
+  std::vector<std::uint64_t> counts(m.vocab);
   std::uint64_t total = 0;
-  while (lines.next(line)) {
-    std::uint64_t count = 0;
-    if (counts.size() == m.vocab)
-      throw InputError(file, lines.number(), std::to_string(m.vocab) + " lines, one per word, as listed in " + kManifestName,
-                       std::string(line));
-    if (!parse_decimal(trim_blanks(line), count))
-      throw InputError(file, lines.number(), "a token count (a non-negative integer)", std::string(line));
-    counts.push_back(count);
-    total += count;
-  }
-  if (counts.size() != m.vocab)
-    throw InputError(file, 0, std::to_string(m.vocab) + " lines, one per word, as listed in " + kManifestName,
-                     std::to_string(counts.size()) + " lines");
+  read_number_lines<1>(file, m.vocab, "a token count (a non-negative integer)",
+                       std::string(", one per word, as listed in ") + kManifestName,
+                       [&](std::size_t w, const auto& values, std::size_t) {
+                         counts[w] = values[0];
+                         total += values[0];
+                       });
   if (total != m.tokens)
     throw InputError(file, 0, "counts summing to " + std::to_string(m.tokens) + " tokens as listed in " + kManifestName,
                      std::to_string(total));

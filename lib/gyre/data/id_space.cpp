@@ -64,6 +64,35 @@ IdTables compact_ids(std::span<RatingsSet* const> sets) {
   return tables;
 }
 
+namespace {
+
+// `known` and the ids of `extra`'s `field`, ascending; `extra` renumbered into them.
+IdTable join_table(const IdTable& known, RatingsSet& extra, std::uint32_t Rating::*field,
+                   std::vector<std::uint32_t>& from_known) {
+  IdTable joined = table_of([&](const auto& visit) {
+    for (const std::uint32_t id : known.original) visit(id);
+    for (const Rating& r : extra.ratings) visit(r.*field);
+  });
+  for (Rating& r : extra.ratings) r.*field = dense_id(joined, r.*field);
+  from_known.resize(known.size());
+  for (std::uint32_t d = 0, j = 0; d < known.size(); ++d) {  // both ascending: one merge pass
+    while (joined.original[j] != known.original[d]) ++j;
+    from_known[d] = j;
+  }
+  return joined;
+}
+
+}  // namespace
+
+JoinedIds join_ids(const IdTables& known, RatingsSet& extra) {
+  JoinedIds out;
+  out.tables.users = join_table(known.users, extra, &Rating::user, out.users_from_known);
+  out.tables.items = join_table(known.items, extra, &Rating::item, out.items_from_known);
+  extra.users = out.tables.users.size();
+  extra.items = out.tables.items.size();
+  return out;
+}
+
 void restore_ids(RatingsSet& set, const IdTables& tables) {
   for (Rating& r : set.ratings) {
     r.user = tables.users.original.at(r.user);

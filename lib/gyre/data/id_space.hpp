@@ -36,6 +36,18 @@ IdTables compact_ids(std::span<RatingsSet* const> sets);
 // column. Returns the original column of every dense one.
 IdTable compact_features(std::span<RegressionSet* const> sets);
 
+// A partition's dense id space (`known`: the original id of each dense id, ascending) joined by
+// the ids `extra` uses (a test set read beside one shard), numbered as compact_ids over the
+// partition's ratings and `extra` together numbers them. `extra` is renumbered into the joined
+// space (its users and items set to the joined sizes); `*_from_known[d]` is the joined id of known
+// dense id d, to renumber the partition's shard and statistics with.
+struct JoinedIds {
+  IdTables tables;
+  std::vector<std::uint32_t> users_from_known;
+  std::vector<std::uint32_t> items_from_known;
+};
+JoinedIds join_ids(const IdTables& known, RatingsSet& extra);
+
 // The inverse: puts the original ids back (for writing shards that keep the input's ids); the
 // set's users and items, the bounds of its id space, are the caller's to set.
 void restore_ids(RatingsSet& set, const IdTables& tables);

@@ -1,4 +1,4 @@
-// gyre/data/manifest.cpp — partition manifests (ratings, corpus, rows): writing, parsing with cross-checks, ratings partitions.
+// gyre/data/manifest.cpp — partition manifests (ratings, corpus, rows): writing, and parsing with cross-checks.
 #include "gyre/data/manifest.hpp"
 
 #include <algorithm>
@@ -95,6 +95,7 @@ const DirectoryKind& partition_directory() {
   static const DirectoryKind kind{"a gyre-partition directory", [](std::string_view name) {
                                     const bool shard = name.starts_with("part-") && name.ends_with(".shard");
                                     return shard || name == kManifestName || name == "vocab.txt" ||
+                                           name == "users.txt" || name == "items.txt" ||
                                            name == "word_counts.txt" || name == "blocks.txt" ||
                                            name == "feature_names.txt";
                                   }};
@@ -116,6 +117,10 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& m) {
     nlohmann::ordered_json entry = {{"file", e.file}, {records, e.records}};
     if (tokens) entry[tokens] = e.tokens;
     entry["checksum"] = e.checksum;
+    if (m.dense_ids) {
+      entry["sum"] = e.sum;
+      entry["sum_squares"] = e.sum_squares;
+    }
     list.push_back(std::move(entry));
   }
   nlohmann::ordered_json doc = {{"format", kFormat}, {"version", kManifestVersion}, {"kind", m.kind},
@@ -128,6 +133,7 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& m) {
   } else {
     doc["users"] = m.users;
     doc["items"] = m.items;
+    if (m.dense_ids) doc["ids"] = "dense";
   }
   doc[records] = m.records;
   if (tokens) doc[tokens] = m.tokens;
@@ -136,30 +142,6 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& m) {
   OutputFile out(dir / kManifestName);
   out.stream() << doc.dump(2) << '\n';
   out.commit();
-}
-
-void write_ratings_partition(const std::filesystem::path& dir, const std::vector<RatingsSet>& shards) {
-  if (shards.empty()) throw std::invalid_argument("write_ratings_partition: no shards");
-  for (const RatingsSet& s : shards)
-    if (s.users != shards.front().users || s.items != shards.front().items)
-      throw std::invalid_argument("write_ratings_partition: shards disagree on the id space");
-  begin_partition_write(dir);
-
-  Manifest m;
-  m.kind = "ratings";
-  m.users = shards.front().users;
-  m.items = shards.front().items;
-  m.balance = balance(shards);
-  for (std::size_t i = 0; i < shards.size(); ++i) {
-    ShardEntry e;
-    e.file = shard_file_name(i);
-    write_ratings_shard(dir / e.file, shards[i]);
-    e.records = shards[i].ratings.size();
-    e.checksum = records_checksum(shards[i]);
-    m.records += e.records;
-    m.shards.push_back(std::move(e));
-  }
-  write_manifest(dir, m);
 }
 
 Manifest read_manifest(const std::filesystem::path& dir) {
@@ -187,6 +169,11 @@ Manifest read_manifest(const std::filesystem::path& dir) {
   } else {
     m.users = unsigned_field<std::uint32_t>(file, doc, "users", kMaxId + 1);
     m.items = unsigned_field<std::uint32_t>(file, doc, "items", kMaxId + 1);
+    // Recorded since a process could read one shard alone; older partitions hold original ids.
+    if (doc.contains("ids")) {
+      if (doc["ids"] != "dense") throw InputError(file, 0, "\"ids\": \"dense\"", doc["ids"].dump());
+      m.dense_ids = true;
+    }
   }
   m.records = unsigned_field<std::uint64_t>(file, doc, records, UINT64_MAX);
   m.balance = field<double>(file, doc, "balance", "a number");
@@ -207,6 +194,10 @@ Manifest read_manifest(const std::filesystem::path& dir) {
     e.records = unsigned_field<std::uint64_t>(file, s, records, UINT64_MAX);
     if (tokens_name) e.tokens = unsigned_field<std::uint64_t>(file, s, tokens_name, UINT64_MAX);
     e.checksum = unsigned_field<std::uint32_t>(file, s, "checksum", UINT32_MAX);
+    if (m.dense_ids) {
+      e.sum = field<double>(file, s, "sum", "a number");
+      e.sum_squares = field<double>(file, s, "sum_squares", "a number");
+    }
     total += e.records;
     tokens += e.tokens;
     m.shards.push_back(std::move(e));
@@ -252,23 +243,6 @@ void check_listed(const std::filesystem::path& file, const ShardEntry& listed, c
   if (loaded.checksum != listed.checksum)
     throw InputError(file, 0, "checksum " + std::to_string(listed.checksum) + " " + kListed,
                      std::to_string(loaded.checksum));
-}
-
-std::vector<RatingsSet> read_ratings_partition(const std::filesystem::path& dir) {
-  const Manifest m = read_manifest(dir, "ratings");
-  std::vector<RatingsSet> shards;
-  shards.reserve(m.shards.size());
-  for (const ShardEntry& e : m.shards) {
-    const std::filesystem::path file = listed_shard(dir, e);
-    RatingsSet s = read_ratings_shard(file);
-    check_listed(file, e, {e.file, s.ratings.size(), 0, records_checksum(s)}, "records");
-    if (s.users != m.users || s.items != m.items)
-      throw InputError(file, 0,
-                       "id space " + std::to_string(m.users) + "x" + std::to_string(m.items) + " " + kListed,
-                       std::to_string(s.users) + "x" + std::to_string(s.items));
-    shards.push_back(std::move(s));
-  }
-  return shards;
 }
 
 }  // namespace gyre::data

@@ -10,7 +10,6 @@
 
 #include "gyre/base/output_directory.hpp"
 
-#include "gyre/data/ratings.hpp"
 
 namespace gyre::data {
 
@@ -19,11 +18,17 @@ struct ShardEntry {
   std::uint64_t records = 0;   // ratings; for a corpus: documents; for rows: samples
   std::uint64_t tokens = 0;    // corpus: tokens; rows: non-zeros
   std::uint32_t checksum = 0;  // CRC-32C of the records, as in the shard header
+  double sum = 0;              // ratings with dense ids: the sum of the shard's values, in order,
+  double sum_squares = 0;      // and of their squares (for the job's mean and scale)
 };
 
 // DIR/manifest.json, kind "ratings":
 // {"format":"gyre-partition","version":1,"kind":"ratings","parts":P,"users":U,"items":I,
 //  "records":N,"balance":max/mean,"shards":[{"file":"part-00000.shard","records":n,"checksum":c},...]}
+// With dense ids (written by gyre-partition since a process could read one shard alone) the
+// shards hold ids 0..users-1 and 0..items-1, users.txt and items.txt map them back (see
+// ratings_partition.hpp), and the manifest adds "ids":"dense" after "items" and "sum" and
+// "sum_squares" (numbers) after each shard's "checksum".
 // kind "corpus" (balance of tokens; see corpus_partition.hpp for the other files):
 // {"format":"gyre-partition","version":1,"kind":"corpus","parts":P,"vocab":V,"doc_id_limit":L,"docs":D,
 //  "tokens":T,"balance":max/mean,"shards":[{"file":"part-00000.shard","docs":d,"tokens":t,"checksum":c},...]}
@@ -35,6 +40,7 @@ struct Manifest {
   std::string kind = "ratings";  // "ratings", "corpus" or "rows"
   std::uint32_t users = 0;       // ratings
   std::uint32_t items = 0;       // ratings
+  bool dense_ids = false;        // ratings: shards hold dense ids (users.txt, items.txt)
   std::uint32_t vocab = 0;       // corpus: vocabulary size
   std::uint64_t doc_id_limit = 0;  // corpus: one past the largest document id; 0 where not recorded
   std::uint32_t features = 0;    // rows
@@ -53,18 +59,10 @@ std::string shard_file_name(std::size_t index);
 // blocks, feature names): an existing output directory is replaced only if it holds nothing else.
 const DirectoryKind& partition_directory();
 
-// Writes shards then the manifest (each atomically; the manifest last, so a directory with a
-// manifest is complete).
-void write_ratings_partition(const std::filesystem::path& dir, const std::vector<RatingsSet>& shards);
-
 // Reads and checks DIR/manifest.json (any kind); throws gyre::InputError.
 Manifest read_manifest(const std::filesystem::path& dir);
 // The same, and the manifest must be of this kind.
 Manifest read_manifest(const std::filesystem::path& dir, std::string_view kind);
-
-// Loads every shard and checks it against the manifest (counts, checksums, id space);
-// a mismatch throws gyre::InputError naming the shard file.
-std::vector<RatingsSet> read_ratings_partition(const std::filesystem::path& dir);
 
 // For the writers and readers of each kind of partition:
 // Removes an old manifest, so the directory does not look complete while shards are replaced.

@@ -134,6 +134,36 @@ TEST_CASE("every computation model across 3 processes: B and C bitwise as in one
   }
 }
 
+// Each rank gets a copy of the partition without the other ranks' shards, so a rank that opened
+// one would fail: what it trains from is its shard, users.txt, items.txt and the manifest.
+TEST_CASE("3 processes each reading only its shard of a partition: B and C bitwise as one process reading the file") {
+  TempDir dir;
+  generate(dir, "20000");
+  const auto part = run_command({build_path("tools/gyre-partition").string(), "ratings", "--input",
+                                 (dir / "train.tsv").string(), "--parts", "3", "--out", (dir / "parts").string()});
+  REQUIRE_MESSAGE(part.exit_code == 0, part.output);
+  for (int r = 0; r < 3; ++r) {
+    const auto own = dir / ("parts-" + std::to_string(r));
+    std::filesystem::copy(dir / "parts", own);
+    for (int other = 0; other < 3; ++other)
+      if (other != r) REQUIRE(std::filesystem::remove(own / ("part-0000" + std::to_string(other) + ".shard")));
+  }
+  for (const std::string model : {"B", "C"}) {
+    CAPTURE(model);
+    const auto single = train_single(dir, model, 3);
+    const auto multi = dir / ("multi-" + model);
+    std::vector<std::vector<std::string>> per_rank;
+    for (int r = 0; r < 3; ++r) {
+      auto argv = flags_of(dir, model);
+      *(std::find(argv.begin(), argv.end(), "--train") + 1) = (dir / ("parts-" + std::to_string(r))).string();
+      argv.insert(argv.end(), {"--out", multi.string()});
+      per_rank.push_back(std::move(argv));
+    }
+    for (const auto& r : run_ranks(per_rank)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+    for (const char* file : kModelFiles) CHECK(read_text(single / file) == read_text(multi / file));
+  }
+}
+
 TEST_CASE("a multi-process job without a token or a coordinator is refused up front") {
   TempDir dir;
   generate(dir, "2000");

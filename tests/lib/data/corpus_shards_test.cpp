@@ -8,6 +8,7 @@
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/corpus_partition.hpp"
 #include "gyre/data/manifest.hpp"
+#include "gyre/data/ratings_partition.hpp"
 #include "gyre/data/planted_corpus.hpp"
 #include "gyre/data/shard_file.hpp"
 #include "support/input_errors.hpp"

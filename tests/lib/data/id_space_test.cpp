@@ -49,3 +49,29 @@ TEST_CASE("feature columns no sample uses are dropped; names follow their column
   CHECK(set.features == 3);
   CHECK(set.cols == std::vector<std::uint32_t>{0, 2, 1});
 }
+
+TEST_CASE("a partition's ids joined by a test set's are numbered as compact_ids over train and test together") {
+  const RatingsSet train_input{{{40, 7, 1.0f}, {9, 2, 2.0f}, {100000000u, 7, 3.0f}, {9, 30, 4.0f}}, 100000001u, 31};
+  const RatingsSet test_input{{{5, 30, 1.0f}, {40, 1, 2.0f}, {200000000u, 50, 3.0f}, {9, 7, 1.0f}}, 200000001u, 51};
+  // As a one-process job reads them: both at once.
+  RatingsSet train_all = train_input, test_all = test_input;
+  RatingsSet* both[] = {&train_all, &test_all};
+  const IdTables expected = compact_ids(both);
+  // As a process beside a partition does: the training ids first, then the test set's joined.
+  RatingsSet train_part = train_input, test_part = test_input;
+  RatingsSet* train_only[] = {&train_part};
+  const IdTables known = compact_ids(train_only);
+  const JoinedIds joined = join_ids(known, test_part);
+  CHECK(joined.tables.users.original == expected.users.original);
+  CHECK(joined.tables.items.original == expected.items.original);
+  CHECK(test_part.users == test_all.users);
+  CHECK(test_part.items == test_all.items);
+  for (std::size_t i = 0; i < test_part.ratings.size(); ++i) {
+    CHECK(test_part.ratings[i].user == test_all.ratings[i].user);
+    CHECK(test_part.ratings[i].item == test_all.ratings[i].item);
+  }
+  for (std::size_t i = 0; i < train_part.ratings.size(); ++i) {
+    CHECK(joined.users_from_known[train_part.ratings[i].user] == train_all.ratings[i].user);
+    CHECK(joined.items_from_known[train_part.ratings[i].item] == train_all.ratings[i].item);
+  }
+}

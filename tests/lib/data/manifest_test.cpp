@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gyre/data/manifest.hpp"
+#include "gyre/data/ratings_partition.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/planted_ratings.hpp"
 #include "gyre/data/shard_file.hpp"
