@@ -11,8 +11,7 @@
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/number_lines.hpp"
-#include "gyre/data/partition.hpp"
-#include "gyre/data/shard_file.hpp"
+#include "gyre/data/partition_files.hpp"
 #include "gyre/data/text_input.hpp"
 
 namespace gyre::data {
@@ -33,11 +32,9 @@ std::vector<std::string> read_listed_vocab(const fs::path& dir, const Manifest& 
 }
 
 Corpus read_listed_shard(const fs::path& dir, const Manifest& m, const ShardEntry& entry) {
-  const fs::path file = listed_shard(dir, entry);
-  CorpusShardFile shard = read_corpus_shard_file(file);
-  check_listed(file, entry, {entry.file, shard.corpus.docs(), shard.corpus.tokens(), shard.checksum}, "documents");
+  CorpusShardFile shard = read_listed_file<Corpus>(dir, entry);
   if (shard.vocab_size != m.vocab)
-    throw InputError(file, 0, "vocabulary size " + std::to_string(m.vocab) + " as listed in " + kManifestName,
+    throw InputError(dir / entry.file, 0, "vocabulary size " + std::to_string(m.vocab) + " as listed in " + kManifestName,
                      std::to_string(shard.vocab_size));
   return std::move(shard.corpus);
 }
@@ -109,25 +106,11 @@ void write_corpus_partition(const fs::path& dir, std::span<const Corpus> shards)
   for (const Corpus& s : shards)
     if (s.vocab != shards.front().vocab)
       throw std::invalid_argument("write_corpus_partition: shards disagree on the vocabulary");
-  begin_partition_write(dir);
-
   Manifest m;
-  m.kind = "corpus";
   m.vocab = shards.front().vocab_size();
-  m.balance = token_balance(shards);
   for (const Corpus& s : shards)
     for (const std::uint64_t id : s.doc_ids) m.doc_id_limit = std::max(m.doc_id_limit, id + 1);
-  for (std::size_t i = 0; i < shards.size(); ++i) {
-    ShardEntry e;
-    e.file = shard_file_name(i);
-    write_corpus_shard_file(dir / e.file, shards[i]);
-    e.records = shards[i].docs();
-    e.tokens = shards[i].tokens();
-    e.checksum = records_checksum(shards[i]);
-    m.records += e.records;
-    m.tokens += e.tokens;
-    m.shards.push_back(std::move(e));
-  }
+  write_listed_shards(dir, shards, m);
   write_vocab(dir / kVocabName, shards.front().vocab);
   const std::vector<std::uint64_t> counts = count_words(shards);
   write_lines(dir / kWordCountsName, counts.size(),

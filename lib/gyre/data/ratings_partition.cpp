@@ -8,8 +8,7 @@
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/number_lines.hpp"
-#include "gyre/data/partition.hpp"
-#include "gyre/data/shard_file.hpp"
+#include "gyre/data/partition_files.hpp"
 
 namespace gyre::data {
 namespace {
@@ -30,39 +29,20 @@ std::string id_space(std::uint32_t users, std::uint32_t items) {
   return std::to_string(users) + "x" + std::to_string(items);
 }
 
-// Writes each shard and lists it in `m` (records, checksum, and with dense ids its moments).
 void write_shards(const fs::path& dir, const std::vector<RatingsSet>& shards, Manifest& m) {
   if (shards.empty()) throw std::invalid_argument("write_ratings_partition: no shards");
   for (const RatingsSet& s : shards)
     if (s.users != shards.front().users || s.items != shards.front().items)
       throw std::invalid_argument("write_ratings_partition: shards disagree on the id space");
-  begin_partition_write(dir);
-  m.kind = "ratings";
   m.users = shards.front().users;
   m.items = shards.front().items;
-  m.balance = balance(shards);
-  for (std::size_t i = 0; i < shards.size(); ++i) {
-    ShardEntry e;
-    e.file = shard_file_name(i);
-    write_ratings_shard(dir / e.file, shards[i]);
-    e.records = shards[i].ratings.size();
-    e.checksum = records_checksum(shards[i]);
-    if (m.dense_ids) {
-      const RatingsMoments moments = moments_of(shards[i]);
-      e.sum = moments.sum;
-      e.sum_squares = moments.sum_squares;
-    }
-    m.records += e.records;
-    m.shards.push_back(std::move(e));
-  }
+  write_listed_shards(dir, std::span(shards), m);
 }
 
 RatingsSet read_listed_shard(const fs::path& dir, const Manifest& m, const ShardEntry& e) {
-  const fs::path file = listed_shard(dir, e);
-  RatingsSet s = read_ratings_shard(file);
-  check_listed(file, e, {e.file, s.ratings.size(), 0, records_checksum(s)}, "records");
+  RatingsSet s = read_listed_file<RatingsSet>(dir, e);
   if (s.users != m.users || s.items != m.items)
-    throw InputError(file, 0, "id space " + id_space(m.users, m.items) + kListed, id_space(s.users, s.items));
+    throw InputError(dir / e.file, 0, "id space " + id_space(m.users, m.items) + kListed, id_space(s.users, s.items));
   return s;
 }
 

@@ -9,8 +9,7 @@
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/manifest.hpp"
-#include "gyre/data/partition.hpp"
-#include "gyre/data/shard_file.hpp"
+#include "gyre/data/partition_files.hpp"
 #include "gyre/model/row_blocks.hpp"
 
 namespace gyre::data {
@@ -22,12 +21,9 @@ constexpr const char* kFeatureNamesName = "feature_names.txt";
 constexpr const char* kListed = " as listed in manifest.json";
 
 RegressionSet read_listed_shard(const fs::path& dir, const Manifest& m, const ShardEntry& entry) {
-  const fs::path file = listed_shard(dir, entry);
-  RowShardFile shard = read_row_shard_file(file);
-  check_listed(file, entry, {entry.file, shard.set.samples(), shard.set.nnz(), shard.checksum}, "samples",
-               "non-zeros");
+  RowShardFile shard = read_listed_file<RegressionSet>(dir, entry);
   if (shard.set.features != m.features)
-    throw InputError(file, 0, std::to_string(m.features) + " features" + kListed, std::to_string(shard.set.features));
+    throw InputError(dir / entry.file, 0, std::to_string(m.features) + " features" + kListed, std::to_string(shard.set.features));
   return std::move(shard.set);
 }
 
@@ -115,23 +111,9 @@ void write_row_partition(const fs::path& dir, std::span<const RegressionSet> sha
   for (const RegressionSet& s : shards)
     if (s.features != shards.front().features || s.feature_names != shards.front().feature_names)
       throw std::invalid_argument("write_row_partition: shards disagree on the features");
-  begin_partition_write(dir);
-
   Manifest m;
-  m.kind = "rows";
   m.features = shards.front().features;
-  m.balance = nnz_balance(shards);
-  for (std::size_t i = 0; i < shards.size(); ++i) {
-    ShardEntry e;
-    e.file = shard_file_name(i);
-    write_row_shard_file(dir / e.file, shards[i]);
-    e.records = shards[i].samples();
-    e.tokens = shards[i].nnz();
-    e.checksum = records_checksum(shards[i]);
-    m.records += e.records;
-    m.tokens += e.tokens;
-    m.shards.push_back(std::move(e));
-  }
+  write_listed_shards(dir, shards, m);
   // A stale name list of an older partition would otherwise be taken for this one's.
   std::filesystem::remove(dir / kFeatureNamesName);
   if (!shards.front().feature_names.empty()) write_vocab(dir / kFeatureNamesName, shards.front().feature_names);
