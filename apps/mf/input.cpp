@@ -30,12 +30,6 @@ void check_users_in_one_shard(const std::filesystem::path& dir, const std::vecto
     }
 }
 
-void check_worker_count(const std::filesystem::path& train, std::uint32_t workers, std::uint32_t rated) {
-  if (workers > rated)
-    throw std::invalid_argument(std::to_string(workers) + " workers but " + train.string() + " has ratings of only " +
-                                std::to_string(rated) + " users: at most one worker per user");
-}
-
 std::uint32_t users_with_ratings(const std::vector<data::RatingsSet>& shards, std::uint32_t users) {
   std::vector<bool> rated(users, false);
   for (const auto& s : shards)
@@ -74,6 +68,12 @@ TrainingInput load_part(data::RatingsPart part, const std::filesystem::path& tes
 }
 
 }  // namespace
+
+void check_worker_count(const std::filesystem::path& train, std::uint32_t workers, std::uint32_t rated) {
+  if (workers > rated)
+    throw std::invalid_argument(std::to_string(workers) + " workers but " + train.string() + " has ratings of only " +
+                                std::to_string(rated) + " users: at most one worker per user");
+}
 
 TrainingInput load_input(const std::filesystem::path& train, const std::filesystem::path& test, std::uint32_t workers,
                          std::size_t threads, std::optional<std::uint32_t> rank) {

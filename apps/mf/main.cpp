@@ -20,6 +20,7 @@ extern char** environ;
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
+#include "mf/split_input.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
@@ -137,9 +138,19 @@ int main(int argc, char** argv) {
     if (checkpoints.writes() && c.model != mf::ComputationModel::kRotation && c.model != mf::ComputationModel::kAllreduce)
       throw std::invalid_argument("--checkpoint and --resume work with --model rotation and allreduce only: locking and "
                                   "no-sync depend on timing");
+    const bool asked_quiet = quiet;
     if (distributed) {
       workers = app::ClusterFlags::workers_of(launch, workers);
       quiet = quiet || launch.rank != 0;  // rank 0 reports for the job
+    }
+    const std::vector<std::string> local_flags{"--out", "--metrics", "--quiet", "--threads", "--max-memory"};
+    // How this process joins the job: the same for reading the input by ranges and for training.
+    std::optional<pipeline::ClusterJobOptions> cluster;
+    if (distributed) {
+      cluster = multi.job_options(launch, env, c.seed);
+      auto per_rank = local_flags;
+      for (const auto& f : app::CheckpointFlags::per_rank()) per_rank.push_back(f);
+      cluster->settings = app::job_settings(app, per_rank, {"--train", "--test", "--init-model"});
     }
     // Where the outputs go is checked before anything is read or trained: a run that cannot
     // deliver them fails now, not after hours.
@@ -149,10 +160,22 @@ int main(int argc, char** argv) {
       check_outputs(outputs, inputs);
     }
     // Nothing else runs while the input is parsed, so it takes every core unless -t says otherwise.
-    // A process of a job reads only its own shard of a partition that allows it.
-    auto input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)),
-                                static_cast<std::size_t>(threads > 0 ? threads : cores),
-                                distributed ? std::optional(static_cast<std::uint32_t>(launch.rank)) : std::nullopt);
+    // A process of a job reads only its byte range of a file, or its own shard of a partition
+    // that allows it.
+    const auto parse_threads = static_cast<std::size_t>(threads > 0 ? threads : cores);
+    mf::TrainingInput input;
+    std::error_code ec;
+    if (distributed && std::filesystem::is_regular_file(train_path, ec)) {
+      mf::SplitRead read;
+      input = mf::load_split_input(train_path, test_path, parse_threads, *cluster, &read);
+      if (!asked_quiet)
+        std::fprintf(stderr, "gyre-mf: rank %d read %llu bytes in %llu lines of %s\n", launch.rank,
+                     static_cast<unsigned long long>(read.bytes), static_cast<unsigned long long>(read.lines),
+                     train_path.c_str());
+    } else {
+      input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)), parse_threads,
+                             distributed ? std::optional(static_cast<std::uint32_t>(launch.rank)) : std::nullopt);
+    }
     if (saved) {
       c.start = mf::dense_start(*saved, input.ids, init_model);
       saved.reset();
@@ -160,7 +183,6 @@ int main(int argc, char** argv) {
     c.workers = static_cast<int>(input.shards.size());
     // What a checkpoint records of this run, and a resume compares: the flags that shape the
     // result and the inputs' digests (read in full: only when checkpointing).
-    const std::vector<std::string> local_flags{"--out", "--metrics", "--quiet", "--threads", "--max-memory"};
     std::optional<std::uint64_t> resumed_epoch;
     pipeline::CheckpointTarget checkpoint_target;
     if (checkpoints.writes()) {
@@ -217,13 +239,9 @@ int main(int argc, char** argv) {
     progress.update(0, c.epochs, "training");
     std::optional<mf::MfModel> model;
     if (distributed) {
-      auto cluster = multi.job_options(launch, env, c.seed);
-      auto per_rank = local_flags;
-      for (const auto& f : app::CheckpointFlags::per_rank()) per_rank.push_back(f);
-      cluster.settings = app::job_settings(app, per_rank, {"--train", "--test", "--init-model"});
-      cluster.settings.emplace_back("resumed after epoch", resumed_epoch ? std::to_string(*resumed_epoch) : "none");
+      cluster->settings.emplace_back("resumed after epoch", resumed_epoch ? std::to_string(*resumed_epoch) : "none");
       hooks.on_traffic = multi.traffic_reporter(launch);
-      model = mf::train_distributed(c, std::move(input.shards), input.stats, std::move(input.test), hooks, cluster);
+      model = mf::train_distributed(c, std::move(input.shards), input.stats, std::move(input.test), hooks, *cluster);
     } else {
       model = mf::train_embedded(c, std::move(input.shards), std::move(input.test), hooks);
     }

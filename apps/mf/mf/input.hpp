@@ -39,4 +39,7 @@ struct TrainingInput {
 TrainingInput load_input(const std::filesystem::path& train, const std::filesystem::path& test, std::uint32_t workers,
                          std::size_t threads = 1, std::optional<std::uint32_t> rank = std::nullopt);
 
+// std::invalid_argument when there are more workers than users with ratings (one per user at most).
+void check_worker_count(const std::filesystem::path& train, std::uint32_t workers, std::uint32_t rated);
+
 }  // namespace gyre::mf

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -58,24 +59,62 @@ ByteRange split_range(std::uint64_t total, int part, int parts) {
   return {at(static_cast<std::uint64_t>(part)), at(static_cast<std::uint64_t>(part) + 1)};
 }
 
-SplitStats read_split_lines(const fs::path& file, ByteRange range, const LineSink& on_line) {
-  SplitStats stats;
-  if (range.begin >= range.end) return stats;
+namespace {
+
+// Positions `in` at the first line that starts in `range` (at `begin` if a line starts there, else
+// after the next '\n') and returns its offset, or nullopt when no line starts there.
+std::optional<std::uint64_t> seek_first_line(std::ifstream& in, ByteRange range) {
+  if (range.begin >= range.end) return std::nullopt;
+  if (range.begin == 0) return 0;
+  in.seekg(static_cast<std::streamoff>(range.begin - 1));
+  const int before = in.get();
+  if (before == std::char_traits<char>::eof()) return std::nullopt;  // the file shrank: nothing here
+  if (before == '\n') return range.begin;
+  in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  if (in.eof()) return std::nullopt;  // the line that holds `begin` is the file's last
+  const auto at = static_cast<std::uint64_t>(in.tellg());
+  if (at >= range.end) return std::nullopt;
+  return at;
+}
+
+std::ifstream open_input(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(file, 0, "a readable file", std::strerror(errno));
-  auto failed = [&] { return in.bad(); };
-  // The first line this part owns starts at `begin` if a line starts there, else after the next '\n'.
-  std::uint64_t at = range.begin;
-  if (range.begin > 0) {
-    in.seekg(static_cast<std::streamoff>(range.begin - 1));
-    const int before = in.get();
-    if (before == std::char_traits<char>::eof()) return stats;  // the file shrank: nothing here
-    if (before != '\n') {
-      in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-      if (in.eof()) return stats;  // the line that holds `begin` is the file's last
-      at = static_cast<std::uint64_t>(in.tellg());
-    }
+  return in;
+}
+
+}  // namespace
+
+std::string read_split_text(const fs::path& file, ByteRange range, SplitStats& stats) {
+  stats = {};
+  std::ifstream in = open_input(file);
+  const auto first = seek_first_line(in, range);
+  if (!first) return {};
+  std::string text(range.end - *first, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  // The last line runs on past the range's end to its '\n' (or the end of the file).
+  if (!text.empty() && text.back() != '\n' && in) {
+    std::string rest;
+    std::getline(in, rest);
+    text += rest;
+    if (!in.eof()) text.push_back('\n');
   }
+  if (in.bad()) throw InputError(file, 0, "a readable file", std::strerror(errno));
+  stats.bytes = text.size();
+  stats.lines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n')) +
+                (!text.empty() && text.back() != '\n' ? 1 : 0);
+  return text;
+}
+
+SplitStats read_split_lines(const fs::path& file, ByteRange range, const LineSink& on_line) {
+  SplitStats stats;
+  std::ifstream in = open_input(file);
+  auto failed = [&] { return in.bad(); };
+  const auto first = seek_first_line(in, range);
+  if (!first) return stats;
+  std::uint64_t at = *first;
+  in.seekg(static_cast<std::streamoff>(at));
   std::string line;
   while (at < range.end && std::getline(in, line)) {
     const bool terminated = !in.eof();

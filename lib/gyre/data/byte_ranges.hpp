@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -53,6 +54,10 @@ using LineSink = std::function<void(std::string_view line)>;
 // whose whole range lies inside one line reads nothing. A last line without a '\n' is a line; an
 // empty file has none. Throws gyre::InputError naming the file when it cannot be read.
 SplitStats read_split_lines(const std::filesystem::path& file, ByteRange range, const LineSink& on_line);
+
+// The same lines as one text, their terminators included (a last line without '\n' stays
+// without), read in one piece for a parser that takes whole text; `stats` counts them.
+std::string read_split_text(const std::filesystem::path& file, ByteRange range, SplitStats& stats);
 
 // Part `part` of `parts` of `files` laid end to end: each file's share of the part's byte range,
 // read as above. A line never spans two files (a file without a final '\n' ends its last line).

@@ -40,10 +40,12 @@ std::uint32_t dense_id(const IdTable& table, std::uint32_t id) {
                                     table.original.begin());
 }
 
-IdTable renumber(std::span<RatingsSet* const> sets, std::uint32_t Rating::*field) {
+IdTable renumber(std::span<RatingsSet* const> sets, std::uint32_t Rating::*field, const IdTable* also = nullptr) {
   IdTable table = table_of([&](const auto& visit) {
     for (const RatingsSet* s : sets)
       for (const Rating& r : s->ratings) visit(r.*field);
+    if (also)
+      for (const std::uint32_t id : also->original) visit(id);
   });
   if (!table.identity())
     for (RatingsSet* s : sets)
@@ -55,8 +57,10 @@ IdTable renumber(std::span<RatingsSet* const> sets, std::uint32_t Rating::*field
 
 bool IdTable::identity() const { return original.empty() || original.back() == original.size() - 1; }
 
-IdTables compact_ids(std::span<RatingsSet* const> sets) {
-  IdTables tables{renumber(sets, &Rating::user), renumber(sets, &Rating::item)};
+IdTables compact_ids(std::span<RatingsSet* const> sets) { return compact_ids(sets, IdTables{}); }
+
+IdTables compact_ids(std::span<RatingsSet* const> sets, const IdTables& also) {
+  IdTables tables{renumber(sets, &Rating::user, &also.users), renumber(sets, &Rating::item, &also.items)};
   for (RatingsSet* s : sets) {
     s->users = tables.users.size();
     s->items = tables.items.size();

@@ -29,6 +29,9 @@ struct IdTables {
 // Time O(ratings + largest id / 32) when the ids are not much sparser than the data, else a
 // sort; a file whose ids are already dense 0..n-1 comes back unchanged.
 IdTables compact_ids(std::span<RatingsSet* const> sets);
+// The same over the ids of `sets` and the original ids listed in `also` (ascending or not): for
+// a process that holds some of a job's ratings and has been told the ids of the others.
+IdTables compact_ids(std::span<RatingsSet* const> sets, const IdTables& also);
 
 // The same for the feature columns of regression sets (a training set and its evaluation set
 // together): columns no sample uses are dropped, feature names follow their columns, and

@@ -10,19 +10,24 @@
 namespace gyre::data {
 
 UserPartition partition_users(const RatingsSet& set, std::uint32_t parts) {
-  if (parts == 0) throw std::invalid_argument("partition_users: parts must be at least 1");
   std::vector<std::uint64_t> count(set.users, 0);
   for (const Rating& r : set.ratings) {
     if (r.user >= set.users) throw std::invalid_argument("partition_users: user id outside the id space");
     ++count[r.user];
   }
+  return partition_users(count, parts);
+}
+
+UserPartition partition_users(std::span<const std::uint64_t> count, std::uint32_t parts) {
+  if (parts == 0) throw std::invalid_argument("partition_users: parts must be at least 1");
+  const auto users = static_cast<std::uint32_t>(count.size());
 
   UserPartition partition;
   partition.parts = parts;
-  partition.user_to_part.assign(set.users, 0);
+  partition.user_to_part.assign(users, 0);
 
   std::vector<std::uint32_t> rated;
-  for (std::uint32_t u = 0; u < set.users; ++u) {
+  for (std::uint32_t u = 0; u < users; ++u) {
     if (count[u] > 0) {
       rated.push_back(u);
     } else {

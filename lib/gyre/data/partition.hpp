@@ -19,6 +19,9 @@ struct UserPartition {
 // Deterministic greedy balancing (users by descending count to the least loaded part, ties by
 // id). Users without ratings go round-robin by id so that test-only users have a home too.
 UserPartition partition_users(const RatingsSet& set, std::uint32_t parts);
+// The same from each user's ratings count (ratings[u] for user u), where the ratings are spread
+// over processes that have summed their counts.
+UserPartition partition_users(std::span<const std::uint64_t> ratings, std::uint32_t parts);
 
 // Splits a set by a partition; each shard keeps the full id space and the input order.
 std::vector<RatingsSet> split_by_user(const RatingsSet& set, const UserPartition& partition);

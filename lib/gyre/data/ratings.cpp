@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -42,15 +45,30 @@ void check_field_count(const Context& at, std::size_t n, std::string_view line, 
   if (n != 3) throw InputError(at.file, at.line, std::string("3 fields \"") + shape + "\"", std::string(line));
 }
 
-RatingsSet read_matrix_market(const std::filesystem::path& file, LineCursor& lines, std::string_view banner,
-                              std::size_t threads) {
-  const auto size = read_matrix_market_size(file, banner, lines, kMaxId + 1);
-  if (!size) throw InputError(file, 0, "a MatrixMarket size line and at least one rating", "no ratings");
-  const std::uint64_t rows = size->rows, cols = size->cols, declared = size->entries;
-  const std::size_t size_line = size->line;
-  RatingsSet set;
-  set.users = static_cast<std::uint32_t>(rows);
-  set.items = static_cast<std::uint32_t>(cols);
+// The serial reader's line loop over `text` for the header's format. With `records_before` (the
+// ratings before `text` in the file) a MatrixMarket file's declared count is checked line by
+// line; without, that check waits until the count is known (check_ratings_total).
+std::vector<Rating> parse_body(const std::filesystem::path& file, const RatingsHeader& header, std::string_view text,
+                               std::size_t lines_before, std::optional<std::uint64_t> records_before,
+                               std::size_t threads) {
+  if (!header.matrix_market) {
+    const auto triples = [&](LineCursor& lines, std::size_t, std::vector<Rating>& out) {
+      std::string_view line, f[4];
+      while (lines.next(line)) {
+        const Context at{file, lines.number()};
+        if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+        const std::size_t count = split_fields(line, f, 3);
+        if (count == 0) continue;
+        check_field_count(at, count, line, "user item rating");
+        const auto user = parse_id(at, f[0], "user id", 0, kMaxId);
+        const auto item = parse_id(at, f[1], "item id", 0, kMaxId);
+        out.push_back({static_cast<std::uint32_t>(user), static_cast<std::uint32_t>(item), parse_rating(at, f[2])});
+      }
+    };
+    return parse_lines<Rating>(text, lines_before, threads, SIZE_MAX, triples);
+  }
+  const std::uint64_t rows = header.size.rows, cols = header.size.cols, declared = header.size.entries;
+  const std::uint64_t earlier = records_before.value_or(0);
   const auto entries = [&](LineCursor& body, std::size_t before, std::vector<Rating>& out) {
     std::string_view line, f[4];
     while (body.next(line)) {
@@ -59,9 +77,9 @@ RatingsSet read_matrix_market(const std::filesystem::path& file, LineCursor& lin
       const std::size_t count = split_fields(line, f, 3);
       if (count == 0) continue;
       check_field_count(at, count, line, "row column value");
-      if (before + out.size() == declared)
+      if (records_before && earlier + before + out.size() == declared)
         throw InputError(file, at.line, std::to_string(declared) + " entries as declared on line " +
-                                            std::to_string(size_line) + ", no more",
+                                            std::to_string(header.size.line) + ", no more",
                          std::string(line));
       const auto user = parse_id(at, f[0], "user id (row)", 1, rows);
       const auto item = parse_id(at, f[1], "item id (column)", 1, cols);
@@ -69,31 +87,73 @@ RatingsSet read_matrix_market(const std::filesystem::path& file, LineCursor& lin
                      parse_rating(at, f[2])});
     }
   };
-  set.ratings = parse_lines<Rating>(lines.rest(), lines.number(), threads, declared, entries);
-  if (set.ratings.size() != declared)
-    throw InputError(file, size_line, std::to_string(declared) + " entries as declared on this size line",
-                     std::to_string(set.ratings.size()) + " entries");
-  if (declared == 0) throw InputError(file, 0, "at least one rating", "no ratings");
-  return set;
+  const std::size_t max_records = !records_before ? SIZE_MAX : earlier >= declared ? 0 : declared - earlier;
+  return parse_lines<Rating>(text, lines_before, threads, max_records, entries);
 }
 
-RatingsSet read_triples(const std::filesystem::path& file, std::string_view text, std::size_t threads) {
-  const auto triples = [&](LineCursor& lines, std::size_t, std::vector<Rating>& out) {
-    std::string_view line, f[4];
-    while (lines.next(line)) {
-      const Context at{file, lines.number()};
-      if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-      const std::size_t count = split_fields(line, f, 3);
-      if (count == 0) continue;
-      check_field_count(at, count, line, "user item rating");
-      const auto user = parse_id(at, f[0], "user id", 0, kMaxId);
-      const auto item = parse_id(at, f[1], "item id", 0, kMaxId);
-      out.push_back({static_cast<std::uint32_t>(user), static_cast<std::uint32_t>(item), parse_rating(at, f[2])});
-    }
-  };
+}  // namespace
+
+std::optional<RatingsHeader> parse_ratings_header(const std::filesystem::path& file, std::string_view start) {
+  LineCursor lines(start);
+  std::string_view first;
+  if (!lines.next(first)) throw InputError(file, 0, "at least one rating", "an empty file");
+  RatingsHeader header;
+  if (!is_matrix_market_banner(first)) return header;
+  header.matrix_market = true;
+  const auto size = read_matrix_market_size(file, first, lines, kMaxId + 1);
+  if (!size) return std::nullopt;
+  header.size = *size;
+  header.lines = lines.number();
+  header.body_begin = start.size() - lines.rest().size();
+  return header;
+}
+
+RatingsHeader read_ratings_header(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file, 0, "a readable file", std::strerror(errno));
+  std::string start;
+  // A MatrixMarket header is a few lines, but its comments may be long: read on until it ends.
+  for (std::size_t want = std::size_t{1} << 16;; want *= 2) {
+    start.resize(want);
+    in.seekg(0);
+    in.read(start.data(), static_cast<std::streamsize>(want));
+    start.resize(static_cast<std::size_t>(in.gcount()));
+    const bool whole = start.size() < want;
+    in.clear();
+    // Only whole lines are parsed: a cut prefix is taken up to its last '\n'.
+    if (!whole && start.find('\n') == std::string::npos) continue;
+    const std::string_view complete = whole ? std::string_view(start) : std::string_view(start).substr(0, start.rfind('\n') + 1);
+    if (const auto header = parse_ratings_header(file, complete)) return *header;
+    if (whole) throw InputError(file, 0, "a MatrixMarket size line and at least one rating", "no ratings");
+  }
+}
+
+std::vector<Rating> parse_ratings_body(const std::filesystem::path& file, const RatingsHeader& header,
+                                       std::string_view text, std::size_t lines_before,
+                                       std::optional<std::uint64_t> records_before, std::size_t threads) {
+  return parse_body(file, header, text, lines_before, records_before, threads);
+}
+
+void check_ratings_total(const std::filesystem::path& file, const RatingsHeader& header, std::uint64_t total) {
+  if (header.matrix_market && total != header.size.entries)
+    throw InputError(file, header.size.line,
+                     std::to_string(header.size.entries) + " entries as declared on this size line",
+                     std::to_string(total) + " entries");
+  if (total == 0) throw InputError(file, 0, "at least one rating", "no ratings");
+}
+
+RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads) {
+  const FileText input(file);
+  const auto header = parse_ratings_header(file, input.text());
+  if (!header) throw InputError(file, 0, "a MatrixMarket size line and at least one rating", "no ratings");
   RatingsSet set;
-  set.ratings = parse_lines<Rating>(text, 0, threads, SIZE_MAX, triples);
-  if (set.ratings.empty()) throw InputError(file, 0, "at least one rating", "no ratings");
+  set.ratings = parse_body(file, *header, input.text().substr(header->body_begin), header->lines, 0, threads);
+  check_ratings_total(file, *header, set.ratings.size());
+  if (header->matrix_market) {
+    set.users = static_cast<std::uint32_t>(header->size.rows);
+    set.items = static_cast<std::uint32_t>(header->size.cols);
+    return set;
+  }
   std::uint32_t max_user = 0, max_item = 0;
   for (const Rating& r : set.ratings) {
     max_user = std::max(max_user, r.user);
@@ -102,17 +162,6 @@ RatingsSet read_triples(const std::filesystem::path& file, std::string_view text
   set.users = max_user + 1;
   set.items = max_item + 1;
   return set;
-}
-
-}  // namespace
-
-RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads) {
-  const FileText input(file);
-  LineCursor lines(input.text());
-  std::string_view first;
-  if (!lines.next(first)) throw InputError(file, 0, "at least one rating", "an empty file");
-  if (is_matrix_market_banner(first)) return read_matrix_market(file, lines, first, threads);
-  return read_triples(file, input.text(), threads);
 }
 
 void write_ratings(const std::filesystem::path& file, const RatingsSet& set) {

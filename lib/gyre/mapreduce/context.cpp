@@ -109,4 +109,6 @@ std::uint64_t Context::sum(std::uint64_t value) {
   return value;
 }
 
+void Context::sum_each(std::span<std::uint64_t> values) { comm_.allreduce_sum(values); }
+
 }  // namespace gyre::mapreduce

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -65,6 +66,8 @@ class GYRE_API Context {
   Buffer broadcast(Buffer mine, int root, std::string_view verb);
   // The sum of every rank's `value`.
   std::uint64_t sum(std::uint64_t value);
+  // Element by element, the sums of every rank's `values` (all of one length), in place.
+  void sum_each(std::span<std::uint64_t> values);
 
   // The values rank `from` encoded in `body` (encode_values), appended to `into`; a body that
   // does not decode throws BadMessage naming `from` and the verb.

@@ -89,6 +89,32 @@ TEST_CASE("each line is read by exactly one part, whatever the split") {
   }
 }
 
+TEST_CASE("read_split_text: the parts' texts laid end to end are the file, each part's its own lines") {
+  const std::string long_line(300, 'x');
+  for (const std::string& text : {std::string("alpha\nbeta\ngamma\n"), std::string("alpha\nbeta\ngamma"),
+                                   "a\n" + long_line + "\nb\nc\n" + long_line, std::string("\n\n\nx\n\n"),
+                                   std::string("q"), std::string("")}) {
+    CAPTURE(text);
+    TempDir dir;
+    write_text(dir / "in.txt", text);
+    for (const int parts : {1, 2, 3, 7, 64}) {
+      CAPTURE(parts);
+      std::string joined;
+      std::uint64_t lines = 0;
+      for (int p = 0; p < parts; ++p) {
+        data::SplitStats stats;
+        const std::string part = data::read_split_text(dir / "in.txt", data::split_range(text.size(), p, parts), stats);
+        CHECK(stats.bytes == part.size());
+        CHECK(lines_of(part).size() == stats.lines);
+        joined += part;
+        lines += stats.lines;
+      }
+      CHECK(joined == text);
+      CHECK(lines == lines_of(text).size());
+    }
+  }
+}
+
 TEST_CASE("a directory's files are read in name order, each line once, a file's last line never joined to the next") {
   TempDir dir;
   std::filesystem::create_directory(dir / "in");

@@ -1,0 +1,31 @@
+// apps/mf/mf/split_input.hpp — one process of a job reads its byte range of a ratings file, and the ranks exchange the ratings to the shards that own them.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+
+#include "gyre/runtime/job.hpp"
+#include "mf/input.hpp"
+
+namespace gyre::mf {
+
+// What a rank read of the training file (its lines' bytes), for the instrumentation a test or
+// an operator reads: "rank r read B bytes in L lines of FILE".
+struct SplitRead {
+  std::uint64_t bytes = 0;
+  std::uint64_t lines = 0;
+};
+
+// This process (rank `backend.launch.rank` of `backend.launch.size`) reads only the lines of
+// `train` that start in its byte range [r·N/P, (r+1)·N/P) (and the file's first lines for its
+// format), plus the whole `test` file; then, over a map-reduce job of the same processes, the
+// ranks agree on the ids, place every user as shard_by_user would and send each rating to the
+// rank whose shard holds its user. The result is the one load_input gives reading the whole
+// file with P workers, bit for bit: the same dense ids, this rank's shard in file order, the
+// same statistics (the other shards empty). A bad line is the serial reader's first error, at
+// its true line number: the rank that holds it throws it, and the others stop with the job.
+TrainingInput load_split_input(const std::filesystem::path& train, const std::filesystem::path& test,
+                               std::size_t threads, const runtime::ProcessesBackend& backend, SplitRead* read = nullptr);
+
+}  // namespace gyre::mf

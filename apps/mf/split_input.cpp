@@ -1,0 +1,195 @@
+// apps/mf/split_input.cpp — a rank's byte range of a ratings file, its ids and counts agreed with the others, its ratings sent to their users' shards.
+#include "mf/split_input.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include "gyre/base/input_error.hpp"
+#include "gyre/data/byte_ranges.hpp"
+#include "gyre/data/partition.hpp"
+#include "gyre/data/ratings.hpp"
+#include "gyre/mapreduce/job.hpp"
+
+namespace gyre::mapreduce {
+
+template <>
+struct Codec<data::Rating> {
+  static constexpr std::size_t min_size = 12;
+  static std::size_t size(const data::Rating&) noexcept { return min_size; }
+  static void put(wire::Writer& w, const data::Rating& r) {
+    w.put(r.user);
+    w.put(r.item);
+    w.put(r.value);
+  }
+  static data::Rating get(wire::Reader& r) {
+    const auto user = r.get<std::uint32_t>("a user id");
+    const auto item = r.get<std::uint32_t>("an item id");
+    return {user, item, r.get<float>("a rating")};
+  }
+};
+
+}  // namespace gyre::mapreduce
+
+namespace gyre::mf {
+namespace {
+
+using mapreduce::Context;
+
+// Every rank's `mine`, in rank order.
+template <class T>
+std::vector<std::vector<T>> allgather(Context& ctx, const std::vector<T>& mine, std::string_view verb) {
+  std::vector<std::vector<T>> out(static_cast<std::size_t>(ctx.size()));
+  const auto bodies = ctx.allgather(mapreduce::encode_values<T>(mine), verb);
+  for (int r = 0; r < ctx.size(); ++r) ctx.decode_from(r, bodies[static_cast<std::size_t>(r)], out[static_cast<std::size_t>(r)], verb);
+  return out;
+}
+
+// The distinct values of `field` in `ratings`, ascending.
+std::vector<std::uint32_t> distinct(const std::vector<data::Rating>& ratings, std::uint32_t data::Rating::*field) {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(ratings.size());
+  for (const data::Rating& r : ratings) ids.push_back(r.*field);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+struct RangeParse {
+  std::vector<data::Rating> ratings;
+  bool failed = false;
+};
+
+// This rank's lines, parsed before their line numbers are known: a failure is only noted here.
+RangeParse parse_range(const std::filesystem::path& file, const data::RatingsHeader& header, std::string_view text,
+                       std::size_t threads) {
+  RangeParse out;
+  try {
+    out.ratings = data::parse_ratings_body(file, header, text, 0, std::nullopt, threads);
+  } catch (const InputError&) {
+    out.failed = true;  // its line number is relative to the range: see the rerun
+  }
+  return out;
+}
+
+}  // namespace
+
+TrainingInput load_split_input(const std::filesystem::path& train, const std::filesystem::path& test,
+                               std::size_t threads, const runtime::ProcessesBackend& backend, SplitRead* read) {
+  const int P = backend.launch.size, rank = backend.launch.rank;
+  const data::RatingsHeader header = data::read_ratings_header(train);
+  const std::uint64_t size = data::list_input_files(train).front().size;
+  // The ratings begin after the header: every rank reads the header itself, and the ranges of
+  // the body are cut as the whole file's are, so that the bytes read tile the file.
+  data::ByteRange range = data::split_range(size, rank, P);
+  range.begin = std::max(range.begin, header.body_begin);
+  range.end = std::max(range.end, header.body_begin);
+  data::SplitStats stats;
+  const std::string text = data::read_split_text(train, range, stats);
+  if (read) *read = {stats.bytes + (rank == 0 ? header.body_begin : 0), stats.lines + (rank == 0 ? header.lines : 0)};
+  RangeParse parsed = parse_range(train, header, text, threads);
+
+  TrainingInput in;
+  if (!test.empty()) in.test = data::read_ratings(test, threads);
+
+  runtime::Job job;
+  job.workers = P;
+  runtime::ProcessesBackend loading = backend;
+  loading.job_id += "-load";  // its handshakes never pass for the training job's
+  job.backend = loading;
+  mapreduce::Options options;
+  options.max_shuffle_bytes = std::uint64_t{1} << 30;
+  mapreduce::run(
+      job,
+      [&](Context& ctx) {
+        // 1. Line and rating counts: where each range starts in the file, and the first bad rank.
+        const auto counts = allgather<std::uint64_t>(
+            ctx, {stats.lines, parsed.ratings.size(), parsed.failed ? 1u : 0u}, "range counts");
+        std::uint64_t lines_before = header.lines, records_before = 0, total = 0;
+        std::optional<int> first_bad;
+        for (int r = 0; r < P; ++r) {
+          const auto& c = counts[static_cast<std::size_t>(r)];
+          if (c.size() != 3) ctx.bad_message(r, "range counts", "not 3 counts");
+          const bool past_declared = header.matrix_market && total + c[1] > header.size.entries;
+          if (!first_bad && (c[2] != 0 || past_declared)) first_bad = r;
+          if (r < rank) {
+            lines_before += c[0];
+            records_before += c[1];
+          }
+          total += c[1];
+        }
+        if (first_bad == rank) {  // again with the true numbers: throws the serial reader's error
+          data::parse_ratings_body(train, header, text, lines_before, records_before, threads);
+          throw std::logic_error("split ratings: a range's parse failed once but not when run again");
+        }
+        if (first_bad) {
+          ctx.sum(0);  // the bad rank has thrown: this verb throws the job's failure, naming it
+          throw std::logic_error("split ratings: rank " + std::to_string(*first_bad) + " failed but the job went on");
+        }
+        data::check_ratings_total(train, header, total);
+
+        // 2. Ids: the distinct ids of every range and of the test set, numbered as compact_ids
+        // over the whole file and the test set numbers them.
+        data::RatingsSet mine{std::move(parsed.ratings), 0, 0};
+        data::IdTables seen;
+        for (auto& ids : allgather(ctx, distinct(mine.ratings, &data::Rating::user), "user ids"))
+          seen.users.original.insert(seen.users.original.end(), ids.begin(), ids.end());
+        for (auto& ids : allgather(ctx, distinct(mine.ratings, &data::Rating::item), "item ids"))
+          seen.items.original.insert(seen.items.original.end(), ids.begin(), ids.end());
+        data::RatingsSet* sets[] = {&mine, &in.test};
+        in.ids = data::compact_ids(sets, seen);
+        const std::uint32_t users = in.ids.users.size(), items = in.ids.items.size();
+
+        // 3. Ratings per user and per item over the whole file; users placed as shard_by_user does.
+        std::vector<std::uint64_t> per_id(std::size_t{users} + items, 0);
+        for (const data::Rating& r : mine.ratings) {
+          ++per_id[r.user];
+          ++per_id[std::size_t{users} + r.item];
+        }
+        ctx.sum_each(per_id);
+        const std::span<const std::uint64_t> user_ratings(per_id.data(), users);
+        const data::UserPartition placed = data::partition_users(user_ratings, static_cast<std::uint32_t>(P));
+
+        // 4. Each rating to its user's shard; a shard's ratings arrive in rank order, which is
+        // file order.
+        std::vector<std::vector<const data::Rating*>> to(static_cast<std::size_t>(P));
+        for (const data::Rating& r : mine.ratings) to[placed.user_to_part[r.user]].push_back(&r);
+        std::vector<Buffer> outgoing;
+        for (int r = 0; r < P; ++r)
+          outgoing.push_back(r == rank ? Buffer() : mapreduce::encode_values<data::Rating>(to[static_cast<std::size_t>(r)]));
+        const auto incoming = ctx.exchange(std::move(outgoing), "ratings to their shards");
+        data::RatingsSet shard{{}, users, items};
+        for (int r = 0; r < P; ++r) {
+          if (r == rank) {
+            for (const data::Rating* x : to[static_cast<std::size_t>(r)]) shard.ratings.push_back(*x);
+          } else {
+            ctx.decode_from(r, incoming[static_cast<std::size_t>(r)], shard.ratings, "ratings to their shards");
+          }
+        }
+        for (const data::Rating& r : shard.ratings)
+          if (r.user >= users || r.item >= items || placed.user_to_part[r.user] != static_cast<std::uint32_t>(rank))
+            ctx.bad_message(0, "ratings to their shards", "a rating of another shard or outside the id space");
+        mine = {};
+
+        // 5. The statistics: placements, item counts, and every shard's moments in shard order.
+        data::RatingsStats& s = in.stats;
+        s.users = users;
+        s.items = items;
+        s.user_part.assign(users, data::kNoPart);
+        for (std::uint32_t u = 0; u < users; ++u)
+          if (user_ratings[u] > 0) s.user_part[u] = placed.user_to_part[u];
+        s.item_ratings.assign(per_id.begin() + users, per_id.end());
+        const data::RatingsMoments m = data::moments_of(shard);
+        for (const auto& other : allgather<double>(ctx, {static_cast<double>(m.count), m.sum, m.sum_squares}, "moments")) {
+          if (other.size() != 3) ctx.bad_message(0, "moments", "not 3 numbers");
+          s.parts.push_back({static_cast<std::uint64_t>(other[0]), other[1], other[2]});
+        }
+        check_worker_count(train, static_cast<std::uint32_t>(P), s.rated_users());
+        in.shards.assign(static_cast<std::size_t>(P), data::RatingsSet{{}, users, items});
+        in.shards[static_cast<std::size_t>(rank)] = std::move(shard);
+      },
+      options);
+  return in;
+}
+
+}  // namespace gyre::mf
