@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -19,6 +20,7 @@ using gyre::test::run_command;
 using gyre::test::run_ranks;
 using gyre::test::run_shell;
 using gyre::test::TempDir;
+using gyre::test::write_text;
 
 namespace {
 
@@ -161,6 +163,111 @@ TEST_CASE("3 processes each reading only its shard of a partition: B and C bitwi
     }
     for (const auto& r : run_ranks(per_rank)) CHECK_MESSAGE(r.exit_code == 0, r.output);
     for (const char* file : kModelFiles) CHECK(read_text(single / file) == read_text(multi / file));
+  }
+}
+
+namespace {
+
+// "gyre-mf: rank R read B bytes in L lines of FILE" from a rank's output: {B, L}.
+std::pair<std::uint64_t, std::uint64_t> bytes_and_lines_read(const std::string& output) {
+  const auto at = output.find(" read ");
+  REQUIRE_MESSAGE(at != std::string::npos, output);
+  std::uint64_t bytes = 0, lines = 0;
+  REQUIRE(std::sscanf(output.c_str() + at, " read %lu bytes in %lu lines", &bytes, &lines) == 2);
+  return {bytes, lines};
+}
+
+// The file's lines, each with its '\n'.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size() - 1);
+    lines.push_back(text.substr(at, end + 1 - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+// The bitwise tests above already read train.tsv by ranges; this one checks what each rank read.
+TEST_CASE("3 processes reading one ratings file by byte ranges: each rank reads only its third, and a MatrixMarket file gives the same model") {
+  TempDir dir;
+  generate(dir, "20000");
+  const auto text = read_text(dir / "train.tsv");
+  const auto lines = lines_of(text);
+  std::size_t longest = 0;
+  for (const auto& l : lines) longest = std::max(longest, l.size());
+
+  auto argv = flags_of(dir, "B");
+  argv.erase(std::find(argv.begin(), argv.end(), "--quiet"));
+  argv.insert(argv.end(), {"--out", (dir / "multi").string()});
+  std::uint64_t bytes = 0, line_count = 0;
+  const auto ranks = run_ranks(argv, 3);
+  for (const auto& r : ranks) {
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const auto [b, l] = bytes_and_lines_read(r.output);
+    CHECK(b + longest >= text.size() / 3);  // its third, to within a line at each boundary
+    CHECK(b <= text.size() / 3 + longest + 1);
+    bytes += b;
+    line_count += l;
+  }
+  CHECK(bytes == text.size());
+  CHECK(line_count == lines.size());
+
+  // The same ratings as MatrixMarket (1-based, a comment and a size line first): the header is
+  // read by every rank, the body by ranges, and the model is the triples' one.
+  std::string mtx = "%%MatrixMarket matrix coordinate real general\n% the same ratings, 1-based\n";
+  std::uint32_t users = 0, items = 0;
+  std::string body;
+  for (const auto& l : lines) {
+    unsigned user = 0, item = 0;
+    char value[64];
+    if (std::sscanf(l.c_str(), "%u %u %63s", &user, &item, value) != 3) FAIL("not a triple: " << l);
+    users = std::max(users, user + 1);
+    items = std::max(items, item + 1);
+    body += std::to_string(user + 1) + " " + std::to_string(item + 1) + " " + value + "\n";
+  }
+  mtx += std::to_string(users) + " " + std::to_string(items) + " " + std::to_string(lines.size()) + "\n" + body;
+  write_text(dir / "train.mtx", mtx);
+  auto mtx_argv = flags_of(dir, "B");
+  *(std::find(mtx_argv.begin(), mtx_argv.end(), "--train") + 1) = (dir / "train.mtx").string();
+  mtx_argv.insert(mtx_argv.end(), {"--out", (dir / "multi-mtx").string()});
+  for (const auto& r : run_ranks(mtx_argv, 3)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  // The reader takes MatrixMarket's ids to 0-based, so even the ids in the files agree.
+  const auto single = train_single(dir, "B", 3);  // one process, from train.tsv
+  for (const char* file : kModelFiles) {
+    CHECK(read_text(dir / "multi-mtx" / file) == read_text(dir / "multi" / file));
+    CHECK(read_text(single / file) == read_text(dir / "multi" / file));
+  }
+}
+
+TEST_CASE("a bad line in rank 2's byte range: rank 2 names the file and its true line, exits 2, and every rank stops") {
+  TempDir dir;
+  generate(dir, "20000");
+  auto lines = lines_of(read_text(dir / "train.tsv"));
+  const std::size_t bad = lines.size() * 9 / 10;  // in the last third
+  lines[bad] = "17 oops 3.5\n";
+  std::string text;
+  for (const auto& l : lines) text += l;
+  write_text(dir / "train.tsv", text);
+  const std::string expected = (dir / "train.tsv").string() + ":" + std::to_string(bad + 1) + ": expected";
+
+  auto single = flags_of(dir, "B");
+  const auto one = run_command(single);
+  CHECK(one.exit_code == 2);
+  CHECK_MESSAGE(one.output.find(expected) != std::string::npos, one.output);
+
+  const auto ranks = run_ranks(flags_of(dir, "B"), 3);
+  CHECK_MESSAGE(ranks[2].exit_code == 2, ranks[2].output);
+  // Rank 2 says what the one-process run says.
+  const auto said = one.output.substr(one.output.find(expected));
+  CHECK_MESSAGE(ranks[2].output.find(said.substr(0, said.find('\n'))) != std::string::npos, ranks[2].output);
+  for (int r : {0, 1}) {
+    CAPTURE(r);
+    CHECK(ranks[static_cast<std::size_t>(r)].exit_code != 0);
+    CHECK_MESSAGE(ranks[static_cast<std::size_t>(r)].output.find("rank 2") != std::string::npos,
+                  ranks[static_cast<std::size_t>(r)].output);
   }
 }
 
