@@ -2,6 +2,7 @@
 #include "mf/split_input.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -85,9 +86,13 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
   range.begin = std::max(range.begin, header.body_begin);
   range.end = std::max(range.end, header.body_begin);
   data::SplitStats stats;
-  const std::string text = data::read_split_text(train, range, stats);
+  RangeParse parsed;
+  {
+    // The text goes once parsed: a bad line's rerun reads it again.
+    const std::string text = data::read_split_text(train, range, stats);
+    parsed = parse_range(train, header, text, threads);
+  }
   if (read) *read = {stats.bytes + (rank == 0 ? header.body_begin : 0), stats.lines + (rank == 0 ? header.lines : 0)};
-  RangeParse parsed = parse_range(train, header, text, threads);
 
   TrainingInput in;
   if (!test.empty()) in.test = data::read_ratings(test, threads);
@@ -119,6 +124,8 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
           total += c[1];
         }
         if (first_bad == rank) {  // again with the true numbers: throws the serial reader's error
+          data::SplitStats again;
+          const std::string text = data::read_split_text(train, range, again);
           data::parse_ratings_body(train, header, text, lines_before, records_before, threads);
           throw std::logic_error("split ratings: a range's parse failed once but not when run again");
         }
@@ -150,26 +157,50 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
         const std::span<const std::uint64_t> user_ratings(per_id.data(), users);
         const data::UserPartition placed = data::partition_users(user_ratings, static_cast<std::uint32_t>(P));
 
-        // 4. Each rating to its user's shard; a shard's ratings arrive in rank order, which is
-        // file order.
-        std::vector<std::vector<const data::Rating*>> to(static_cast<std::size_t>(P));
-        for (const data::Rating& r : mine.ratings) to[placed.user_to_part[r.user]].push_back(&r);
-        std::vector<Buffer> outgoing;
+        // 4. Each rating to its user's shard, encoded straight from the parsed ones (which then
+        // go); a shard's ratings arrive in rank order, which is file order.
+        const auto part_of = [&](const data::Rating& r) { return static_cast<int>(placed.user_to_part[r.user]); };
+        std::vector<std::uint64_t> sends(static_cast<std::size_t>(P), 0);
+        for (const data::Rating& r : mine.ratings) ++sends[static_cast<std::size_t>(part_of(r))];
+        std::vector<std::unique_ptr<wire::Writer>> writers(static_cast<std::size_t>(P));
+        for (int r = 0; r < P; ++r) {
+          if (r == rank) continue;
+          const auto n = sends[static_cast<std::size_t>(r)];
+          writers[static_cast<std::size_t>(r)] = std::make_unique<wire::Writer>(
+              sizeof(std::uint64_t) + n * mapreduce::Codec<data::Rating>::min_size);
+          writers[static_cast<std::size_t>(r)]->put(n);
+        }
+        std::vector<data::Rating> own;
+        own.reserve(sends[static_cast<std::size_t>(rank)]);
+        for (const data::Rating& r : mine.ratings) {
+          if (const int to = part_of(r); to == rank) own.push_back(r);
+          else mapreduce::Codec<data::Rating>::put(*writers[static_cast<std::size_t>(to)], r);
+        }
+        mine = {};
+        std::vector<Buffer> outgoing(static_cast<std::size_t>(P));
         for (int r = 0; r < P; ++r)
-          outgoing.push_back(r == rank ? Buffer() : mapreduce::encode_values<data::Rating>(to[static_cast<std::size_t>(r)]));
-        const auto incoming = ctx.exchange(std::move(outgoing), "ratings to their shards");
+          if (r != rank) outgoing[static_cast<std::size_t>(r)] = writers[static_cast<std::size_t>(r)]->finish();
+        writers.clear();
+        auto incoming = ctx.exchange(std::move(outgoing), "ratings to their shards");
         data::RatingsSet shard{{}, users, items};
+        std::uint64_t arriving = own.size();
+        for (const Buffer& b : incoming) arriving += b.size() / mapreduce::Codec<data::Rating>::min_size;
+        shard.ratings.reserve(arriving);
         for (int r = 0; r < P; ++r) {
           if (r == rank) {
-            for (const data::Rating* x : to[static_cast<std::size_t>(r)]) shard.ratings.push_back(*x);
-          } else {
-            ctx.decode_from(r, incoming[static_cast<std::size_t>(r)], shard.ratings, "ratings to their shards");
+            shard.ratings.insert(shard.ratings.end(), own.begin(), own.end());
+            own = {};
+            continue;
+          }
+          const std::size_t before = shard.ratings.size();
+          ctx.decode_from(r, incoming[static_cast<std::size_t>(r)], shard.ratings, "ratings to their shards");
+          incoming[static_cast<std::size_t>(r)] = Buffer();
+          for (std::size_t i = before; i < shard.ratings.size(); ++i) {
+            const data::Rating& x = shard.ratings[i];
+            if (x.user >= users || x.item >= items || part_of(x) != rank)
+              ctx.bad_message(r, "ratings to their shards", "a rating of another shard or outside the id space");
           }
         }
-        for (const data::Rating& r : shard.ratings)
-          if (r.user >= users || r.item >= items || placed.user_to_part[r.user] != static_cast<std::uint32_t>(rank))
-            ctx.bad_message(0, "ratings to their shards", "a rating of another shard or outside the id space");
-        mine = {};
 
         // 5. The statistics: placements, item counts, and every shard's moments in shard order.
         data::RatingsStats& s = in.stats;
