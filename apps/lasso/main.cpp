@@ -182,6 +182,8 @@ int main(int argc, char** argv) {
     opts.response = response;
     opts.response_column = response_column;
     if (c.loss == lasso::Loss::logistic) opts.labels = data::LabelKind::two_classes;
+    // Nothing else runs while the input is parsed, so it takes every core unless -t says otherwise.
+    opts.threads = static_cast<std::size_t>(threads > 0 ? threads : cores);
     data::RegressionSet set = data::load_regression(data_path, opts);
     std::optional<data::TwoClasses> classes;
     if (c.loss == lasso::Loss::logistic) {

@@ -58,18 +58,36 @@ std::vector<std::uint32_t> distinct(const std::vector<data::Rating>& ratings, st
 
 struct RangeParse {
   std::vector<data::Rating> ratings;
+  data::SplitStats read;
   bool failed = false;
 };
 
+// Blocks of this many bytes of the range are parsed at a time, so that the text held is one
+// block's, not the range's.
+constexpr std::uint64_t kBlockBytes = std::uint64_t{64} << 20;
+
 // This rank's lines, parsed before their line numbers are known: a failure is only noted here.
-RangeParse parse_range(const std::filesystem::path& file, const data::RatingsHeader& header, std::string_view text,
+RangeParse parse_range(const std::filesystem::path& file, const data::RatingsHeader& header, data::ByteRange range,
                        std::size_t threads) {
   RangeParse out;
-  try {
-    out.ratings = data::parse_ratings_body(file, header, text, 0, std::nullopt, threads);
-  } catch (const InputError&) {
-    out.failed = true;  // its line number is relative to the range: see the rerun
-  }
+  std::uint64_t lines = 0;  // in the blocks before, for the parser's (relative) numbering
+  out.read = data::read_split_blocks(file, range, kBlockBytes, [&](std::string_view block) {
+    if (out.failed) return;
+    try {
+      auto ratings = data::parse_ratings_body(file, header, block, lines, std::nullopt, threads);
+      if (out.ratings.empty()) {
+        // The range's ratings at this block's density: one allocation, not a doubling series.
+        out.ratings.reserve(static_cast<std::size_t>(
+            static_cast<double>(ratings.size()) * static_cast<double>(range.end - range.begin) /
+            static_cast<double>(block.size()) * 1.01) + 1);
+      }
+      out.ratings.insert(out.ratings.end(), ratings.begin(), ratings.end());
+    } catch (const InputError&) {
+      out.failed = true;  // its line number is relative to the range: see the rerun
+      out.ratings = {};
+    }
+    lines += static_cast<std::uint64_t>(std::count(block.begin(), block.end(), '\n'));
+  });
   return out;
 }
 
@@ -85,13 +103,8 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
   data::ByteRange range = data::split_range(size, rank, P);
   range.begin = std::max(range.begin, header.body_begin);
   range.end = std::max(range.end, header.body_begin);
-  data::SplitStats stats;
-  RangeParse parsed;
-  {
-    // The text goes once parsed: a bad line's rerun reads it again.
-    const std::string text = data::read_split_text(train, range, stats);
-    parsed = parse_range(train, header, text, threads);
-  }
+  RangeParse parsed = parse_range(train, header, range, threads);
+  const data::SplitStats& stats = parsed.read;
   if (read) *read = {stats.bytes + (rank == 0 ? header.body_begin : 0), stats.lines + (rank == 0 ? header.lines : 0)};
 
   TrainingInput in;

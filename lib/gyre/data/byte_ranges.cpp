@@ -85,25 +85,62 @@ std::ifstream open_input(const fs::path& file) {
 
 }  // namespace
 
-std::string read_split_text(const fs::path& file, ByteRange range, SplitStats& stats) {
-  stats = {};
+SplitStats read_split_blocks(const fs::path& file, ByteRange range, std::uint64_t block_bytes, const BlockSink& on_block) {
+  SplitStats stats;
   std::ifstream in = open_input(file);
   const auto first = seek_first_line(in, range);
-  if (!first) return {};
-  std::string text(range.end - *first, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  // The last line runs on past the range's end to its '\n' (or the end of the file).
-  if (!text.empty() && text.back() != '\n' && in) {
-    std::string rest;
-    std::getline(in, rest);
-    text += rest;
-    if (!in.eof()) text.push_back('\n');
+  if (!first) return stats;
+  block_bytes = std::max<std::uint64_t>(block_bytes, 1);
+  std::uint64_t at = *first;  // the next byte to read
+  std::string block, carry;   // carry: the start of a line the last block cut off
+  const auto deliver = [&] {
+    stats.bytes += block.size();
+    stats.lines += static_cast<std::uint64_t>(std::count(block.begin(), block.end(), '\n')) +
+                   (!block.empty() && block.back() != '\n' ? 1 : 0);
+    if (!block.empty()) on_block(block);
+  };
+  while (at < range.end) {
+    const std::uint64_t want = std::min(block_bytes, range.end - at);
+    block = std::move(carry);
+    carry.clear();
+    const std::size_t kept = block.size();
+    block.resize(kept + want);
+    in.read(block.data() + kept, static_cast<std::streamsize>(want));
+    const auto got = static_cast<std::uint64_t>(in.gcount());
+    block.resize(kept + got);
+    at += got;
+    if (got < want) {  // the file ended (or shrank) inside the range: what was read is the last block
+      at = range.end;
+      in.clear(std::ios::eofbit);
+    }
+    if (at >= range.end) {
+      // The last line runs on past the range's end to its '\n' (or the end of the file).
+      if (!block.empty() && block.back() != '\n' && in) {
+        std::string rest;
+        std::getline(in, rest);
+        block += rest;
+        if (!in.eof()) block.push_back('\n');
+      }
+      deliver();
+      break;
+    }
+    const std::size_t cut = block.rfind('\n');
+    if (cut == std::string::npos) {  // one line longer than a block: read on
+      carry = std::move(block);
+      continue;
+    }
+    carry.assign(block, cut + 1);
+    block.resize(cut + 1);
+    deliver();
   }
   if (in.bad()) throw InputError(file, 0, "a readable file", std::strerror(errno));
-  stats.bytes = text.size();
-  stats.lines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n')) +
-                (!text.empty() && text.back() != '\n' ? 1 : 0);
+  return stats;
+}
+
+std::string read_split_text(const fs::path& file, ByteRange range, SplitStats& stats) {
+  std::string text;
+  stats = read_split_blocks(file, range, range.end - std::min(range.begin, range.end),
+                            [&](std::string_view block) { text += block; });
   return text;
 }
 

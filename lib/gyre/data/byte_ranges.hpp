@@ -55,6 +55,13 @@ using LineSink = std::function<void(std::string_view line)>;
 // empty file has none. Throws gyre::InputError naming the file when it cannot be read.
 SplitStats read_split_lines(const std::filesystem::path& file, ByteRange range, const LineSink& on_line);
 
+// The same lines handed over in blocks of whole lines, each about `block_bytes` (more when one line
+// is longer), their terminators included (a last line without '\n' stays without): a parser of
+// whole text then needs one block in memory at a time, not the range.
+using BlockSink = std::function<void(std::string_view block)>;
+SplitStats read_split_blocks(const std::filesystem::path& file, ByteRange range, std::uint64_t block_bytes,
+                             const BlockSink& on_block);
+
 // The same lines as one text, their terminators included (a last line without '\n' stays
 // without), read in one piece for a parser that takes whole text; `stats` counts them.
 std::string read_split_text(const std::filesystem::path& file, ByteRange range, SplitStats& stats);

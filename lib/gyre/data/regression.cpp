@@ -15,6 +15,7 @@
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/regression_partition.hpp"
+#include "gyre/data/parallel_lines.hpp"
 #include "gyre/data/text_input.hpp"
 
 namespace gyre::data {
@@ -209,17 +210,12 @@ ColumnMatrix to_columns(const RegressionSet& set, std::span<const std::uint32_t>
   return columns_of(set, rows.size(), [rows](std::uint64_t r) { return std::uint64_t{rows[r]}; });
 }
 
-RegressionSet read_libsvm(const fs::path& file, LabelKind labels) {
-  const std::string text = slurp(file);
-  RegressionSet set;
-  std::optional<TwoClassCheck> classes;
-  if (labels == LabelKind::two_classes) classes.emplace(file);
-  // One pair per ':' at most and one sample per line at most: cheap upper bounds to reserve.
-  const auto pairs = static_cast<std::size_t>(std::count(text.begin(), text.end(), ':'));
-  set.cols.reserve(pairs);
-  set.values.reserve(pairs);
-  std::uint64_t max_index = 0;
-  LineCursor lines(text);
+namespace {
+
+// LibSVM's line loop: the rows of `lines` appended to `set`, sample ids counted from
+// set.samples() and set.features the largest index seen; `classes`, when given, sees every label.
+void parse_libsvm_lines(const fs::path& file, LineCursor& lines, RegressionSet& set, TwoClassCheck* classes) {
+  std::uint64_t max_index = set.features;
   std::string_view line;
   while (lines.next(line)) {
     const std::size_t at = lines.number();
@@ -272,9 +268,76 @@ RegressionSet read_libsvm(const fs::path& file, LabelKind labels) {
     set.sample_ids.push_back(set.y.size());
     set.y.push_back(label);
   }
-  if (set.y.empty()) empty_set_error(file);
-  if (classes) classes->classes();  // one class only is an error too
   set.features = static_cast<std::uint32_t>(max_index);
+}
+
+// Chunks of rows parsed apart, as one set: their sample ids and row offsets moved on by the
+// rows and non-zeros before them.
+RegressionSet join_row_chunks(std::vector<RegressionSet>& chunks, std::size_t samples) {
+  std::size_t nnz = 0;
+  for (const RegressionSet& c : chunks) nnz += c.cols.size();
+  RegressionSet set;
+  set.cols.reserve(nnz);
+  set.values.reserve(nnz);
+  set.row_begin.reserve(samples + 1);
+  set.sample_ids.reserve(samples);
+  set.y.reserve(samples);
+  for (RegressionSet& c : chunks) {
+    const std::uint64_t rows_before = set.y.size(), nnz_before = set.cols.size();
+    set.cols.insert(set.cols.end(), c.cols.begin(), c.cols.end());
+    set.values.insert(set.values.end(), c.values.begin(), c.values.end());
+    for (std::size_t r = 1; r < c.row_begin.size(); ++r) set.row_begin.push_back(nnz_before + c.row_begin[r]);
+    for (const std::uint64_t id : c.sample_ids) set.sample_ids.push_back(rows_before + id);
+    set.y.insert(set.y.end(), c.y.begin(), c.y.end());
+    set.features = std::max(set.features, c.features);
+    c = {};  // freed as it goes, so that resident memory stays near one copy
+  }
+  return set;
+}
+
+}  // namespace
+
+RegressionSet read_libsvm(const fs::path& file, LabelKind labels, std::size_t threads) {
+  const FileText input(file);
+  const std::string_view text = input.text();
+  // One pair per ':' at most: a cheap upper bound to reserve.
+  const auto reserving = [&](LineCursor& lines, std::size_t, RegressionSet& out) {
+    const std::string_view rest = lines.rest();
+    const auto pairs = static_cast<std::size_t>(std::count(rest.begin(), rest.end(), ':'));
+    out.cols.reserve(pairs);
+    out.values.reserve(pairs);
+    parse_libsvm_lines(file, lines, out, nullptr);
+  };
+  // Which line brings a third class is a serial question, asked again (with every other check,
+  // so that the first error in the file wins) only when the answer is an error.
+  const auto serial_class_check = [&] {
+    TwoClassCheck classes(file);
+    RegressionSet scratch;
+    LineCursor lines(text);
+    parse_libsvm_lines(file, lines, scratch, &classes);
+    if (scratch.y.empty()) empty_set_error(file);
+    classes.classes();
+  };
+  RegressionSet set;
+  try {
+    set = parse_chunks<RegressionSet>(text, 0, threads, SIZE_MAX, reserving,
+                                      [](const RegressionSet& s) { return s.samples(); }, join_row_chunks);
+  } catch (const InputError&) {
+    if (labels == LabelKind::two_classes) serial_class_check();
+    throw;
+  }
+  if (set.y.empty()) empty_set_error(file);
+  if (labels == LabelKind::two_classes) {
+    std::vector<double> seen;
+    for (const double y : set.y) {
+      if (std::find(seen.begin(), seen.end(), y) == seen.end()) seen.push_back(y);
+      if (seen.size() > 2) break;
+    }
+    if (seen.size() != 2) {
+      serial_class_check();
+      throw std::logic_error("read_libsvm: a class check failed once but not when run again");
+    }
+  }
   return set;
 }
 
@@ -390,7 +453,7 @@ RegressionSet load_regression(const fs::path& path, const RegressionOptions& opt
     // What gyre-gen regression writes: DIR/data.libsvm (+ beta.tsv).
     if ((format == RegressionFormat::automatic || format == RegressionFormat::libsvm) &&
         fs::exists(path / "data.libsvm", ec))
-      return read_libsvm(path / "data.libsvm", options.labels);
+      return read_libsvm(path / "data.libsvm", options.labels, options.threads);
     throw InputError(path, 0,
                      format == RegressionFormat::automatic
                          ? "a row partition (manifest.json) or data.libsvm in this directory"
@@ -413,7 +476,7 @@ RegressionSet load_regression(const fs::path& path, const RegressionOptions& opt
       return read_matrix_market_regression(path, response);
     }
     default:
-      return read_libsvm(path, options.labels);
+      return read_libsvm(path, options.labels, options.threads);
   }
 }
 

@@ -68,7 +68,9 @@ enum class LabelKind { any, two_classes };
 // indices are 1-based as the format says (index 0 is an error), strictly increasing within a
 // line; '#' starts a comment; "qid:N" tokens are ignored; blank lines are skipped; a label may
 // carry a leading '+' ("+1"). features = the largest index seen.
-RegressionSet read_libsvm(const std::filesystem::path& file, LabelKind labels = LabelKind::any);
+// `threads` line-aligned pieces are parsed at once (TBB tasks in the calling arena), with the
+// same set and the same first error for every count.
+RegressionSet read_libsvm(const std::filesystem::path& file, LabelKind labels = LabelKind::any, std::size_t threads = 1);
 
 // MatrixMarket "coordinate real|integer general" (1-based, any order; a repeated entry is an
 // error) for X, and the response in a separate file: one finite number per line (blank lines
@@ -95,6 +97,7 @@ struct RegressionOptions {
   std::string response_column;     // MatrixMarket: a 1-based column number; CSV: a name or number
   LabelKind labels = LabelKind::any;  // LibSVM only; other inputs have no label lines to name, and
                                       // binary_labels() checks them afterwards
+  std::size_t threads = 1;            // LibSVM: parsed on this many threads (read_libsvm)
 };
 
 // The one entry point apps use. Automatic detection, in order:

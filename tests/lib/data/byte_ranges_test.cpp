@@ -89,7 +89,7 @@ TEST_CASE("each line is read by exactly one part, whatever the split") {
   }
 }
 
-TEST_CASE("read_split_text: the parts' texts laid end to end are the file, each part's its own lines") {
+TEST_CASE("read_split_text and read_split_blocks: the parts' texts laid end to end are the file, each part's its own lines") {
   const std::string long_line(300, 'x');
   for (const std::string& text : {std::string("alpha\nbeta\ngamma\n"), std::string("alpha\nbeta\ngamma"),
                                    "a\n" + long_line + "\nb\nc\n" + long_line, std::string("\n\n\nx\n\n"),
@@ -103,9 +103,20 @@ TEST_CASE("read_split_text: the parts' texts laid end to end are the file, each 
       std::uint64_t lines = 0;
       for (int p = 0; p < parts; ++p) {
         data::SplitStats stats;
-        const std::string part = data::read_split_text(dir / "in.txt", data::split_range(text.size(), p, parts), stats);
+        const auto range = data::split_range(text.size(), p, parts);
+        const std::string part = data::read_split_text(dir / "in.txt", range, stats);
         CHECK(stats.bytes == part.size());
         CHECK(lines_of(part).size() == stats.lines);
+        for (const std::uint64_t block : {1u, 4u, 17u, 1000u}) {  // blocks of whole lines, the same lines
+          CAPTURE(block);
+          std::string blocks;
+          const auto counted = data::read_split_blocks(dir / "in.txt", range, block, [&](std::string_view b) {
+            if (b.back() != '\n') CHECK(std::string_view(text).ends_with(b));  // only the file's last line lacks one
+            blocks += b;
+          });
+          CHECK(blocks == part);
+          CHECK(counted.lines == stats.lines);
+        }
         joined += part;
         lines += stats.lines;
       }

@@ -248,3 +248,43 @@ TEST_CASE("to_columns: CSC copy with rows increasing per column") {
   CHECK(m.rows == std::vector<std::uint32_t>{0, 2, 2, 0, 1, 2});
   CHECK(m.values == std::vector<double>{1, 4, 5, 2, 3, 6});
 }
+
+TEST_CASE("libsvm on T threads: the same set as one thread, and the same first error at its true line") {
+  TempDir dir;
+  std::string text = "# a header comment\n";
+  for (int i = 0; i < 400; ++i) {
+    text += (i % 3 == 0 ? "+1" : "-1");
+    for (int j = 1 + i % 5; j < 60; j += 1 + (i + j) % 7) text += " " + std::to_string(j) + ":" + std::to_string((i * j) % 11 - 5);
+    text += i % 50 == 7 ? "  # a comment\n" : "\n";
+    if (i % 97 == 0) text += "\n";
+  }
+  write_text(dir / "d.libsvm", text);
+  const RegressionSet one = read_libsvm(dir / "d.libsvm");
+  REQUIRE(one.samples() == 400);
+  for (const std::size_t threads : {2u, 3u, 7u, 64u}) {
+    CAPTURE(threads);
+    CHECK(same(read_libsvm(dir / "d.libsvm", LabelKind::any, threads), one));
+    CHECK(same(read_libsvm(dir / "d.libsvm", LabelKind::two_classes, threads), one));
+  }
+
+  // A bad line near the end, and a third class before it: with two classes asked for, the third
+  // class is the first error; without, the bad line is.
+  std::string bad = text;
+  const auto last = bad.rfind("\n-1 ", bad.size() - 2);
+  bad.insert(last + 1, "-1 4:x\n");
+  const auto third = bad.find("\n+1 ", bad.size() / 2);
+  bad.replace(third + 1, 2, "+7");
+  write_text(dir / "bad.libsvm", bad);
+  const auto serial_any = catch_input_error([&] { read_libsvm(dir / "bad.libsvm"); });
+  const auto serial_two = catch_input_error([&] { read_libsvm(dir / "bad.libsvm", LabelKind::two_classes); });
+  REQUIRE(serial_any.thrown);
+  REQUIRE(serial_two.thrown);
+  CHECK(serial_two.line < serial_any.line);
+  for (const std::size_t threads : {2u, 3u, 7u}) {
+    CAPTURE(threads);
+    CHECK(catch_input_error([&] { read_libsvm(dir / "bad.libsvm", LabelKind::any, threads); }).message ==
+          serial_any.message);
+    CHECK(catch_input_error([&] { read_libsvm(dir / "bad.libsvm", LabelKind::two_classes, threads); }).message ==
+          serial_two.message);
+  }
+}
