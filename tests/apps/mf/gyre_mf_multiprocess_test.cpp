@@ -271,6 +271,23 @@ TEST_CASE("a bad line in rank 2's byte range: rank 2 names the file and its true
   }
 }
 
+TEST_CASE("a MatrixMarket file read by ranges with fewer ratings than its size line declares: every rank stops, naming the size line") {
+  TempDir dir;
+  std::string mtx = "%%MatrixMarket matrix coordinate real general\n% declares 5 more than it has\n40 30 125\n";
+  for (int i = 0; i < 120; ++i)
+    mtx += std::to_string(1 + i % 40) + " " + std::to_string(1 + (i * 7) % 30) + " " + std::to_string(1 + i % 5) + "\n";
+  write_text(dir / "train.mtx", mtx);
+  const std::vector<std::string> argv{mf(), "--train", (dir / "train.mtx").string(), "--epochs", "1", "--quiet"};
+  const auto one = run_command(argv);
+  REQUIRE(one.exit_code == 2);
+  const std::string said = (dir / "train.mtx").string() + ":3: expected 125 entries as declared on this size line";
+  CHECK_MESSAGE(one.output.find(said) != std::string::npos, one.output);
+  for (const auto& r : run_ranks(argv, 3)) {
+    CHECK(r.exit_code != 0);
+    CHECK_MESSAGE(r.output.find(said) != std::string::npos, r.output);
+  }
+}
+
 TEST_CASE("a multi-process job without a token or a coordinator is refused up front") {
   TempDir dir;
   generate(dir, "2000");
