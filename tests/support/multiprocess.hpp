@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <future>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,10 +20,27 @@
 namespace gyre::test {
 
 // A port that was free a moment ago: the coordinator's address must be known to every process
-// before any of them starts, so it cannot be port 0.
+// before any of them starts, so it cannot be port 0. It is drawn at random below Linux's default
+// ephemeral range (32768-60999), which port 0 would draw from: there no connection the machine
+// opens meanwhile (a parallel test floods hundreds) is given it between this check and rank 0's
+// listen, nor between the two listens of a job whose ranks read their input by byte ranges
+// (the loading job's rendezvous, then the training job's; CI, 2026-11-25: "Address already in
+// use"). Port 0's pick is the fallback should that band be full.
 inline std::uint16_t free_port() {
   boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  const auto loopback = boost::asio::ip::make_address("127.0.0.1");
+  std::random_device seed;
+  std::mt19937 rng(seed());
+  std::uniform_int_distribution<int> band(20000, 32000);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const auto port = static_cast<std::uint16_t>(band(rng));
+    boost::asio::ip::tcp::acceptor a(io);
+    boost::system::error_code ec;
+    a.open(boost::asio::ip::tcp::v4(), ec);
+    if (!ec) a.bind({loopback, port}, ec);
+    if (!ec) return port;
+  }
+  boost::asio::ip::tcp::acceptor a(io, {loopback, 0});
   return a.local_endpoint().port();
 }
 
