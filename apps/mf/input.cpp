@@ -30,14 +30,6 @@ void check_users_in_one_shard(const std::filesystem::path& dir, const std::vecto
     }
 }
 
-std::uint32_t users_with_ratings(const std::vector<data::RatingsSet>& shards, std::uint32_t users) {
-  std::vector<bool> rated(users, false);
-  for (const auto& s : shards)
-    for (const data::Rating& r : s.ratings) rated[r.user] = true;
-  return static_cast<std::uint32_t>(std::count(rated.begin(), rated.end(), true));
-}
-
-
 // Rank `rank`'s shard of a partition with dense ids, joined by the test set's ids: the id space,
 // shard and statistics are those of every process and of a run that reads the whole input.
 TrainingInput load_part(data::RatingsPart part, const std::filesystem::path& test, std::uint32_t rank,
@@ -101,7 +93,6 @@ TrainingInput load_input(const std::filesystem::path& train, const std::filesyst
 
   const auto count = static_cast<std::uint32_t>(parts.size());
   if (workers == 0) workers = partitioned ? count : 1;
-  check_worker_count(train, workers, users_with_ratings(parts, in.ids.users.size()));
   if (partitioned && workers == count) {
     in.shards = std::move(parts);
   } else {
@@ -115,6 +106,7 @@ TrainingInput load_input(const std::filesystem::path& train, const std::filesyst
       in.note = "re-split " + std::to_string(count) + " shards of " + train.string() + " into " + std::to_string(workers);
   }
   in.stats = data::ratings_stats(in.shards, in.ids.users.size(), in.ids.items.size());
+  check_worker_count(train, workers, in.stats.rated_users());
   return in;
 }
 

@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/text_input.hpp"
 
 namespace gyre::data {
 namespace fs = std::filesystem;
@@ -145,26 +146,12 @@ std::string read_split_text(const fs::path& file, ByteRange range, SplitStats& s
 }
 
 SplitStats read_split_lines(const fs::path& file, ByteRange range, const LineSink& on_line) {
-  SplitStats stats;
-  std::ifstream in = open_input(file);
-  auto failed = [&] { return in.bad(); };
-  const auto first = seek_first_line(in, range);
-  if (!first) return stats;
-  std::uint64_t at = *first;
-  in.seekg(static_cast<std::streamoff>(at));
-  std::string line;
-  while (at < range.end && std::getline(in, line)) {
-    const bool terminated = !in.eof();
-    const std::uint64_t length = line.size() + (terminated ? 1 : 0);
-    at += length;
-    stats.bytes += length;
-    ++stats.lines;
-    std::string_view text(line);
-    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    on_line(text);
-  }
-  if (failed()) throw InputError(file, 0, "a readable file", std::strerror(errno));
-  return stats;
+  // Whole lines a MiB at a time, cut into lines as every reader cuts them.
+  return read_split_blocks(file, range, std::uint64_t{1} << 20, [&](std::string_view block) {
+    LineCursor lines(block);
+    std::string_view line;
+    while (lines.next(line)) on_line(line);
+  });
 }
 
 SplitStats read_split(std::span<const InputFile> files, int part, int parts, const LineSink& on_line) {

@@ -10,7 +10,6 @@
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings.hpp"
-#include "gyre/data/ratings_stats.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/data/shard_file.hpp"
 
@@ -29,11 +28,7 @@ struct ShardKind<RatingsSet> {
   using File = RatingsSet;
   static void write(const std::filesystem::path& file, const RatingsSet& s) { write_ratings_shard(file, s); }
   static File read(const std::filesystem::path& file) { return read_ratings_shard(file); }
-  // The moments are listed only where the manifest says the ids are dense (see manifest.hpp).
-  static ShardEntry listing(const RatingsSet& s) {
-    const RatingsMoments m = moments_of(s);
-    return {{}, s.ratings.size(), 0, records_checksum(s), m.sum, m.sum_squares};
-  }
+  static ShardEntry listing(const RatingsSet& s) { return {{}, s.ratings.size(), 0, records_checksum(s)}; }
   static RatingsSet&& shard(File& f) { return std::move(f); }
 };
 

@@ -45,12 +45,15 @@ void check_field_count(const Context& at, std::size_t n, std::string_view line, 
   if (n != 3) throw InputError(at.file, at.line, std::string("3 fields \"") + shape + "\"", std::string(line));
 }
 
-// The serial reader's line loop over `text` for the header's format. With `records_before` (the
-// ratings before `text` in the file) a MatrixMarket file's declared count is checked line by
-// line; without, that check waits until the count is known (check_ratings_total).
-std::vector<Rating> parse_body(const std::filesystem::path& file, const RatingsHeader& header, std::string_view text,
-                               std::size_t lines_before, std::optional<std::uint64_t> records_before,
-                               std::size_t threads) {
+[[noreturn]] void no_size_line(const std::filesystem::path& file) {
+  throw InputError(file, 0, "a MatrixMarket size line and at least one rating", "no ratings");
+}
+
+}  // namespace
+
+std::vector<Rating> parse_ratings_body(const std::filesystem::path& file, const RatingsHeader& header,
+                                       std::string_view text, std::size_t lines_before,
+                                       std::optional<std::uint64_t> records_before, std::size_t threads) {
   if (!header.matrix_market) {
     const auto triples = [&](LineCursor& lines, std::size_t, std::vector<Rating>& out) {
       std::string_view line, f[4];
@@ -91,8 +94,6 @@ std::vector<Rating> parse_body(const std::filesystem::path& file, const RatingsH
   return parse_lines<Rating>(text, lines_before, threads, max_records, entries);
 }
 
-}  // namespace
-
 std::optional<RatingsHeader> parse_ratings_header(const std::filesystem::path& file, std::string_view start) {
   LineCursor lines(start);
   std::string_view first;
@@ -124,14 +125,8 @@ RatingsHeader read_ratings_header(const std::filesystem::path& file) {
     if (!whole && start.find('\n') == std::string::npos) continue;
     const std::string_view complete = whole ? std::string_view(start) : std::string_view(start).substr(0, start.rfind('\n') + 1);
     if (const auto header = parse_ratings_header(file, complete)) return *header;
-    if (whole) throw InputError(file, 0, "a MatrixMarket size line and at least one rating", "no ratings");
+    if (whole) no_size_line(file);
   }
-}
-
-std::vector<Rating> parse_ratings_body(const std::filesystem::path& file, const RatingsHeader& header,
-                                       std::string_view text, std::size_t lines_before,
-                                       std::optional<std::uint64_t> records_before, std::size_t threads) {
-  return parse_body(file, header, text, lines_before, records_before, threads);
 }
 
 void check_ratings_total(const std::filesystem::path& file, const RatingsHeader& header, std::uint64_t total) {
@@ -145,9 +140,9 @@ void check_ratings_total(const std::filesystem::path& file, const RatingsHeader&
 RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads) {
   const FileText input(file);
   const auto header = parse_ratings_header(file, input.text());
-  if (!header) throw InputError(file, 0, "a MatrixMarket size line and at least one rating", "no ratings");
+  if (!header) no_size_line(file);
   RatingsSet set;
-  set.ratings = parse_body(file, *header, input.text().substr(header->body_begin), header->lines, 0, threads);
+  set.ratings = parse_ratings_body(file, *header, input.text().substr(header->body_begin), header->lines, 0, threads);
   check_ratings_total(file, *header, set.ratings.size());
   if (header->matrix_market) {
     set.users = static_cast<std::uint32_t>(header->size.rows);

@@ -124,6 +124,10 @@ void write_ratings_partition(const fs::path& dir, const std::vector<RatingsSet>&
   Manifest m;
   m.dense_ids = true;
   write_shards(dir, shards, m);
+  for (std::size_t p = 0; p < shards.size(); ++p) {
+    m.shards[p].sum = stats.parts[p].sum;
+    m.shards[p].sum_squares = stats.parts[p].sum_squares;
+  }
   write_lines(dir / kUsersName, stats.users, [&](std::size_t u, std::string& line) {
     append_number(line, ids.users.original[u]);
     line.push_back(' ');
