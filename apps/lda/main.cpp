@@ -27,6 +27,7 @@ extern char** environ;
 #include "gyre/report/progress.hpp"
 #include "corpus_flags.hpp"
 #include "lda/corpus_input.hpp"
+#include "lda/split_corpus.hpp"
 #include "infer_command.hpp"
 #include "lda/checkpoint.hpp"
 #include "lda/distributed.hpp"
@@ -161,6 +162,7 @@ int main(int argc, char** argv) {
     const auto& cluster = job.cluster;
     const bool distributed = cluster.has_value();
     c.workers = job.workers;
+    const bool asked_quiet = quiet;
     quiet = quiet || !job.reports();
     const std::filesystem::path stop_file = stop_words == "default" || stop_words == "none" ? "" : stop_words;
     if (job.reports()) {
@@ -172,9 +174,21 @@ int main(int argc, char** argv) {
     // A counts file can ask for 10^9 tokens in a few bytes: refuse it while reading, before the
     // tokens are laid out, and the whole model right after.
     opts.max_tokens = max_memory == 0 ? UINT64_MAX : max_memory / bytes_per_token(c.mh_steps);
-    // Across processes, a partition of one shard per process is read shard by shard.
-    lda::CorpusInput input = lda::load_corpus_input(corpus_path, opts, distributed ? std::optional(launch.rank) : std::nullopt,
-                                                    c.workers);
+    // Across processes, a file is read by byte ranges, and a partition of one shard per process
+    // shard by shard.
+    const data::CorpusSource source = data::corpus_source(corpus_path, opts);
+    lda::CorpusInput input;
+    if (distributed && source.kind != data::CorpusSource::Kind::partition) {
+      data::SplitStats read;
+      input = lda::load_split_corpus(source, opts, *cluster, &read);
+      if (!asked_quiet)
+        std::fprintf(stderr, "gyre-lda: rank %d read %llu bytes in %llu lines of %s\n", launch.rank,
+                     static_cast<unsigned long long>(read.bytes), static_cast<unsigned long long>(read.lines),
+                     source.file.c_str());
+    } else {
+      input = lda::load_corpus_input(corpus_path, opts, distributed ? std::optional(launch.rank) : std::nullopt,
+                                     c.workers);
+    }
     const data::Corpus& corpus = input.corpus;  // this process's documents (all of them, but for a shard-only read)
     if (!init_model.empty()) {
       c.warm_start = lda::load_warm_start(init_model, corpus, !data::reads_as_text(corpus_path, opts), corpus_path);

@@ -11,6 +11,7 @@
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/mapreduce/job.hpp"
+#include "gyre/mapreduce/range_parse.hpp"
 
 namespace gyre::mapreduce {
 
@@ -36,15 +37,6 @@ namespace gyre::mf {
 namespace {
 
 using mapreduce::Context;
-
-// Every rank's `mine`, in rank order.
-template <class T>
-std::vector<std::vector<T>> allgather(Context& ctx, const std::vector<T>& mine, std::string_view verb) {
-  std::vector<std::vector<T>> out(static_cast<std::size_t>(ctx.size()));
-  const auto bodies = ctx.allgather(mapreduce::encode_values<T>(mine), verb);
-  for (int r = 0; r < ctx.size(); ++r) ctx.decode_from(r, bodies[static_cast<std::size_t>(r)], out[static_cast<std::size_t>(r)], verb);
-  return out;
-}
 
 // The distinct values of `field` in `ratings`, ascending.
 std::vector<std::uint32_t> distinct(const std::vector<data::Rating>& ratings, std::uint32_t data::Rating::*field) {
@@ -110,51 +102,30 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
   TrainingInput in;
   if (!test.empty()) in.test = data::read_ratings(test, threads);
 
-  runtime::Job job;
-  job.workers = P;
-  runtime::ProcessesBackend loading = backend;
-  loading.job_id += "-load";  // its handshakes never pass for the training job's
-  job.backend = loading;
-  mapreduce::Options options;
-  options.max_shuffle_bytes = std::uint64_t{1} << 30;
-  mapreduce::run(
-      job,
+  mapreduce::run_loading(
+      backend,
       [&](Context& ctx) {
         // 1. Line and rating counts: where each range starts in the file, and the first bad rank.
-        const auto counts = allgather<std::uint64_t>(
-            ctx, {stats.lines, parsed.ratings.size(), parsed.failed ? 1u : 0u}, "range counts");
-        std::uint64_t lines_before = header.lines, records_before = 0, total = 0;
-        std::optional<int> first_bad;
-        for (int r = 0; r < P; ++r) {
-          const auto& c = counts[static_cast<std::size_t>(r)];
-          if (c.size() != 3) ctx.bad_message(r, "range counts", "not 3 counts");
-          const bool past_declared = header.matrix_market && total + c[1] > header.size.entries;
-          if (!first_bad && (c[2] != 0 || past_declared)) first_bad = r;
-          if (r < rank) {
-            lines_before += c[0];
-            records_before += c[1];
-          }
-          total += c[1];
-        }
-        if (first_bad == rank) {  // again with the true numbers: throws the serial reader's error
-          data::SplitStats again;
-          const std::string text = data::read_split_text(train, range, again);
-          data::parse_ratings_body(train, header, text, lines_before, records_before, threads);
-          throw std::logic_error("split ratings: a range's parse failed once but not when run again");
-        }
-        if (first_bad) {
-          ctx.sum(0);  // the bad rank has thrown: this verb throws the job's failure, naming it
-          throw std::logic_error("split ratings: rank " + std::to_string(*first_bad) + " failed but the job went on");
-        }
+        const mapreduce::RangeStarts starts = mapreduce::settle_ranges(
+            ctx, {stats.lines, parsed.ratings.size(), 0, parsed.failed},
+            [&](const mapreduce::RangeTally&, const mapreduce::RangeTally& through) {
+              return header.matrix_market && through.records > header.size.entries;
+            },
+            [&](const mapreduce::RangeTally& before) {  // again with the true numbers: the serial reader's error
+              data::SplitStats again;
+              const std::string text = data::read_split_text(train, range, again);
+              data::parse_ratings_body(train, header, text, header.lines + before.lines, before.records, threads);
+            });
+        const std::uint64_t total = starts.total.records;
         data::check_ratings_total(train, header, total);
 
         // 2. Ids: the distinct ids of every range and of the test set, numbered as compact_ids
         // over the whole file and the test set numbers them.
         data::RatingsSet mine{std::move(parsed.ratings), 0, 0};
         data::IdTables seen;
-        for (auto& ids : allgather(ctx, distinct(mine.ratings, &data::Rating::user), "user ids"))
+        for (auto& ids : ctx.allgather_values(distinct(mine.ratings, &data::Rating::user), "user ids"))
           seen.users.original.insert(seen.users.original.end(), ids.begin(), ids.end());
-        for (auto& ids : allgather(ctx, distinct(mine.ratings, &data::Rating::item), "item ids"))
+        for (auto& ids : ctx.allgather_values(distinct(mine.ratings, &data::Rating::item), "item ids"))
           seen.items.original.insert(seen.items.original.end(), ids.begin(), ids.end());
         data::RatingsSet* sets[] = {&mine, &in.test};
         in.ids = data::compact_ids(sets, seen);
@@ -224,15 +195,14 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
           if (user_ratings[u] > 0) s.user_part[u] = placed.user_to_part[u];
         s.item_ratings.assign(per_id.begin() + users, per_id.end());
         const data::RatingsMoments m = data::moments_of(shard);
-        for (const auto& other : allgather<double>(ctx, {static_cast<double>(m.count), m.sum, m.sum_squares}, "moments")) {
+        for (const auto& other : ctx.allgather_values<double>({static_cast<double>(m.count), m.sum, m.sum_squares}, "moments")) {
           if (other.size() != 3) ctx.bad_message(0, "moments", "not 3 numbers");
           s.parts.push_back({static_cast<std::uint64_t>(other[0]), other[1], other[2]});
         }
         check_worker_count(train, static_cast<std::uint32_t>(P), s.rated_users());
         in.shards.assign(static_cast<std::size_t>(P), data::RatingsSet{{}, users, items});
         in.shards[static_cast<std::size_t>(rank)] = std::move(shard);
-      },
-      options);
+      });
   return in;
 }
 

@@ -94,11 +94,16 @@ SplitStats read_split_blocks(const fs::path& file, ByteRange range, std::uint64_
   block_bytes = std::max<std::uint64_t>(block_bytes, 1);
   std::uint64_t at = *first;  // the next byte to read
   std::string block, carry;   // carry: the start of a line the last block cut off
+  bool file_start = at == 0;  // the next block starts the file
   const auto deliver = [&] {
     stats.bytes += block.size();
     stats.lines += static_cast<std::uint64_t>(std::count(block.begin(), block.end(), '\n')) +
                    (!block.empty() && block.back() != '\n' ? 1 : 0);
-    if (!block.empty()) on_block(block);
+    std::string_view text = block;
+    // As slurp: a byte-order mark is not data (its bytes are still the range's).
+    if (file_start && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    file_start = false;
+    if (!text.empty()) on_block(text);
   };
   while (at < range.end) {
     const std::uint64_t want = std::min(block_bytes, range.end - at);

@@ -52,7 +52,7 @@ using LineSink = std::function<void(std::string_view line)>;
 // '\n'), each without its "\n" or "\r\n", reading past the range's end to finish the last one.
 // So a line belongs to exactly one of the parts that tile a file, however long it is: a part
 // whose whole range lies inside one line reads nothing. A last line without a '\n' is a line; an
-// empty file has none. Throws gyre::InputError naming the file when it cannot be read.
+// empty file has none. A UTF-8 byte-order mark starting the file is dropped, as slurp drops it. Throws gyre::InputError naming the file when it cannot be read.
 SplitStats read_split_lines(const std::filesystem::path& file, ByteRange range, const LineSink& on_line);
 
 // The same lines handed over in blocks of whole lines, each about `block_bytes` (more when one line

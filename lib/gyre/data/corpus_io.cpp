@@ -11,6 +11,8 @@
 
 #include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/byte_ranges.hpp"
+#include "gyre/data/corpus_lines.hpp"
 #include "gyre/data/corpus_partition.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/ratings.hpp"
@@ -21,56 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A single bag-of-words count is bounded like an id: it becomes that many tokens in memory.
-constexpr std::uint64_t kMaxCount = kMaxId;
-
-// The running token total of a counts file, refused at the line that takes it past the limit.
-struct TokenBudget {
-  const fs::path& file;
-  std::uint64_t limit;
-  std::uint64_t total = 0;
-  void add(std::size_t line, std::uint64_t count) {
-    total += count;
-    if (total > limit)
-      throw InputError(file, line, "a corpus of at most " + std::to_string(limit) + " tokens (the memory budget)",
-                       std::to_string(total) + " tokens up to this line");
-  }
-};
-
-std::string range(std::uint64_t low, std::uint64_t high) {
-  return "[" + std::to_string(low) + ", " + std::to_string(high) + "]";
-}
-
-// A parsed token's number, or an InputError saying what the field should have been.
-std::uint64_t number(const fs::path& file, std::size_t line, std::string_view token, const std::string& what,
-                     std::uint64_t low, std::uint64_t high) {
-  std::uint64_t value = 0;
-  if (!parse_decimal(token, value) || value < low || value > high)
-    throw InputError(file, line, what + " in " + range(low, high), std::string(token));
-  return value;
-}
-
-void require_vocab_file(const fs::path& vocab, const fs::path& data) {
-  std::error_code ec;
-  if (!fs::is_regular_file(vocab, ec))
-    throw InputError(vocab, 0, "the vocabulary file (one word per line) for " + data.string(),
-                     fs::exists(vocab, ec) ? "not a regular file" : "no such file");
-}
-
 bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-// Calls emit(token) for every lowercased run of ASCII letters in the line.
-template <typename Emit>
-void tokenize(std::string_view line, std::string& token, Emit&& emit) {
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && !is_letter(static_cast<unsigned char>(line[i]))) ++i;
-    token.clear();
-    while (i < line.size() && is_letter(static_cast<unsigned char>(line[i])))
-      token.push_back(static_cast<char>(line[i++] | 0x20));  // ASCII letters: bit 5 is lowercase
-    if (!token.empty()) emit(token);
-  }
-}
 
 // The first line with anything but blanks on it, or an empty view.
 std::string_view first_content_line(std::string_view text) {
@@ -96,31 +49,6 @@ bool looks_like_doc_word_counts(std::string_view line) {
   if (!digits() || i == line.size() || line[i] != ':') return false;
   ++i;
   return digits();
-}
-
-struct Entry {
-  std::uint64_t doc;  // 0-based
-  std::uint32_t word;  // 0-based
-  std::uint32_t count;
-};
-
-// Groups entries by document (stable, so a document's words stay in input order) and expands
-// counts into tokens.
-Corpus build_from_entries(std::vector<Entry>& entries, std::vector<std::string> vocab) {
-  if (!std::is_sorted(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.doc < b.doc; }))
-    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.doc < b.doc; });
-  Corpus c;
-  c.vocab = std::move(vocab);
-  std::uint64_t tokens = 0;
-  for (const Entry& e : entries) tokens += e.count;
-  c.words.reserve(tokens);
-  for (std::size_t i = 0; i < entries.size();) {
-    const std::uint64_t doc = entries[i].doc;
-    for (; i < entries.size() && entries[i].doc == doc; ++i) c.words.insert(c.words.end(), entries[i].count, entries[i].word);
-    c.doc_begin.push_back(c.words.size());
-    c.doc_ids.push_back(doc);
-  }
-  return c;
 }
 
 }  // namespace
@@ -183,205 +111,57 @@ void write_vocab(const fs::path& file, const std::vector<std::string>& vocab) {
 }
 
 Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64_t max_tokens) {
-  // Streamed: a UCI corpus (PubMed: 7 GB of text) is far larger than the entries parsed from it.
-  LineReader lines(docword);
-  require_vocab_file(vocab_file, docword);
-  std::string_view line, f[4];
-
-  // Header: D, W, NNZ, one per line.
-  static constexpr const char* kHeader[3] = {"the number of documents D", "the number of words W",
-                                             "the number of entries NNZ"};
-  std::uint64_t header[3] = {0, 0, 0};
-  for (int h = 0; h < 3; ++h) {
-    if (!lines.next(line))
-      throw InputError(docword, 0, std::string("a UCI header line with ") + kHeader[h], "end of file");
-    if (split_blanks(line, f, 1) != 1)
-      throw InputError(docword, lines.number(), std::string("a UCI header line with ") + kHeader[h], std::string(line));
-    header[h] = number(docword, lines.number(), f[0], std::string("a UCI header line with ") + kHeader[h], 0,
-                       h == 1 ? kMaxId + 1 : UINT64_MAX);
-  }
-  const std::uint64_t docs = header[0], declared = header[2];
-  const auto words = static_cast<std::uint32_t>(header[1]);
-
-  std::vector<std::string> vocab = read_vocab(vocab_file);
-  if (vocab.size() != words)
-    throw InputError(docword, 2,
-                     "W equal to the " + std::to_string(vocab.size()) + " words of " + vocab_file.string(),
-                     std::to_string(words));
-
-  TokenBudget tokens{docword, max_tokens};
-  std::vector<Entry> entries;
+  const UciHeader header = read_uci_header(docword);
+  std::vector<std::string> vocab = read_vocab_of(vocab_file, docword);
+  check_uci_vocab(docword, header, vocab.size(), vocab_file);
+  // Streamed a block at a time: a UCI corpus (PubMed: 7 GB of text) is far larger than the
+  // entries parsed from it.
+  std::error_code ec;
+  const std::uint64_t size = fs::file_size(docword, ec);
+  std::vector<UciEntry> entries;
   // An entry line takes 6 bytes at least ("1 1 1\n"), so the file's size bounds the
   // reservation that the header's NNZ asks for.
-  entries.reserve(static_cast<std::size_t>(std::min(declared, lines.file_size() / 6 + 1)));
-  while (lines.next(line)) {
-    const std::size_t at = lines.number();
-    const std::size_t n = split_blanks(line, f, 3);
-    if (n == 0) continue;
-    if (n != 3) throw InputError(docword, at, "3 fields \"docID wordID count\"", std::string(line));
-    if (entries.size() == declared)
-      throw InputError(docword, at, std::to_string(declared) + " entries as declared by NNZ on line 3, no more",
-                       std::string(line));
-    const std::uint64_t doc = number(docword, at, f[0], "a document id", 1, docs);
-    const std::uint64_t word = number(docword, at, f[1], "a word id", 1, words);
-    const std::uint64_t count = number(docword, at, f[2], "a positive integer count", 1, kMaxCount);
-    tokens.add(at, count);
-    entries.push_back({doc - 1, static_cast<std::uint32_t>(word - 1), static_cast<std::uint32_t>(count)});
-  }
-  if (entries.size() != declared)
-    throw InputError(docword, 3, std::to_string(declared) + " entries as declared by NNZ",
-                     std::to_string(entries.size()) + " entries");
-  if (entries.empty()) throw InputError(docword, 3, "at least one entry", "NNZ = 0");
-  return build_from_entries(entries, std::move(vocab));
+  entries.reserve(static_cast<std::size_t>(std::min(header.entries, size / 6 + 1)));
+  CorpusPosition at{kUciHeaderLines, 0, 0};
+  read_split_blocks(docword, {header.body_begin, std::max(size, header.body_begin)}, kCorpusBlockBytes,
+                    [&](std::string_view block) { at += parse_uci_entries(docword, header, block, at, max_tokens, entries); });
+  check_uci_entries(docword, header, entries.size());
+  return corpus_from_entries(entries, std::move(vocab));
 }
 
 Corpus read_text_lines(const fs::path& file, const TokenizerOptions& opts) {
-  const std::string text = slurp(file);
-  // First pass: provisional ids in order of first appearance; the final ids need the counts.
-  std::unordered_map<std::string, std::uint32_t> provisional;
-  std::vector<std::string> spelled;
-  std::vector<std::uint64_t> counts;
-  std::vector<std::uint32_t> tokens;
-  std::vector<std::uint64_t> line_end;  // per line: end of its tokens
-  LineCursor lines(text);
-  std::string_view line;
-  std::string token;
-  while (lines.next(line)) {
-    tokenize(line, token, [&](const std::string& t) {
-      if (t.size() < opts.min_length || opts.stop_words.contains(t)) return;
-      const auto [it, added] = provisional.try_emplace(t, static_cast<std::uint32_t>(spelled.size()));
-      if (added) {
-        spelled.push_back(t);
-        counts.push_back(0);
-      }
-      ++counts[it->second];
-      tokens.push_back(it->second);
-    });
-    line_end.push_back(tokens.size());
-  }
-
-  std::vector<std::uint32_t> kept;
-  for (std::uint32_t p = 0; p < spelled.size(); ++p)
-    if (counts[p] >= opts.min_count) kept.push_back(p);
-  if (kept.empty()) {
-    std::string expected = "at least one word of " + std::to_string(std::max<std::size_t>(opts.min_length, 1)) +
-                           "+ ASCII letters that is not a stop word";
-    if (opts.min_count > 1) expected += " and occurs at least " + std::to_string(opts.min_count) + " times";
-    throw InputError(file, 0, expected, text.empty() ? "an empty file" : "no such word");
-  }
-  std::sort(kept.begin(), kept.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return counts[a] != counts[b] ? counts[a] > counts[b] : spelled[a] < spelled[b];
-  });
-  constexpr std::uint32_t kDropped = UINT32_MAX;
-  std::vector<std::uint32_t> final_id(spelled.size(), kDropped);
+  const FileText input(file);
+  TextTokens tokens;
+  tokenize_text_lines(input.text(), opts, tokens);
   Corpus c;
-  c.vocab.reserve(kept.size());
-  for (std::uint32_t id = 0; id < kept.size(); ++id) {
-    final_id[kept[id]] = id;
-    c.vocab.push_back(std::move(spelled[kept[id]]));
-  }
-
-  c.words.reserve(tokens.size());
-  std::uint64_t begin = 0;
-  for (std::uint64_t doc = 0; doc < line_end.size(); ++doc) {
-    for (std::uint64_t t = begin; t < line_end[doc]; ++t)
-      if (const std::uint32_t id = final_id[tokens[t]]; id != kDropped) c.words.push_back(id);
-    begin = line_end[doc];
-    if (c.words.size() == c.doc_begin.back()) continue;  // nothing left: the document is dropped
-    c.doc_begin.push_back(c.words.size());
-    c.doc_ids.push_back(doc);
-  }
+  c.vocab = text_vocabulary(file, tokens.spelled, tokens.counts, opts, input.text().empty());
+  c.words.reserve(tokens.tokens.size());
+  append_text_documents(tokens, final_word_ids(tokens.spelled, c.vocab), 0, c);
   return c;
 }
 
 Corpus read_doc_word_counts(const fs::path& file, const fs::path& vocab_file, std::uint64_t max_tokens) {
-  const std::string text = slurp(file);
-  TokenBudget tokens{file, max_tokens};
-  require_vocab_file(vocab_file, file);
+  const FileText input(file);
   Corpus c;
-  c.vocab = read_vocab(vocab_file);
-  const std::uint64_t words = c.vocab.size();
-  const std::string word_id = "a word id (0-based line of " + vocab_file.string() + ")";
-  LineCursor lines(text);
-  std::string_view line;
-  while (lines.next(line)) {
-    const std::size_t at = lines.number();
-    std::size_t i = 0;
-    const auto next_field = [&] {
-      while (i < line.size() && is_blank(line[i])) ++i;
-      const std::size_t start = i;
-      while (i < line.size() && !is_blank(line[i])) ++i;
-      return line.substr(start, i - start);
-    };
-    const std::string_view doc_field = next_field();
-    if (doc_field.empty()) continue;
-    const std::uint64_t doc = number(file, at, doc_field, "a document id", 0, UINT64_MAX);
-    std::size_t pairs = 0;
-    for (std::string_view pair = next_field(); !pair.empty(); pair = next_field(), ++pairs) {
-      const std::size_t colon = pair.find(':');
-      if (colon == std::string_view::npos)
-        throw InputError(file, at, "a \"word:count\" pair", std::string(pair));
-      if (words == 0) throw InputError(file, at, word_id + ", but the vocabulary is empty", std::string(pair));
-      const std::uint64_t word = number(file, at, pair.substr(0, colon), word_id, 0, words - 1);
-      const std::uint64_t count =
-          number(file, at, pair.substr(colon + 1), "a positive integer count in \"word:count\"", 1, kMaxCount);
-      tokens.add(at, count);
-      c.words.insert(c.words.end(), count, static_cast<std::uint32_t>(word));
-    }
-    if (pairs == 0)
-      throw InputError(file, at, "\"word:count\" pairs after the document id (an empty document)", std::string(line));
-    c.doc_begin.push_back(c.words.size());
-    c.doc_ids.push_back(doc);
-  }
-  if (c.docs() == 0) throw InputError(file, 0, "at least one line \"docid word:count ...\"", "no documents");
+  c.vocab = read_vocab_of(vocab_file, file);
+  parse_doc_word_lines(file, vocab_file, c.vocab.size(), input.text(), CorpusPosition{}, max_tokens, c);
+  check_doc_word_documents(file, c.docs());
   return c;
 }
 
 Corpus load_corpus(const fs::path& path, const CorpusOptions& options) {
-  std::error_code ec;
-  const bool is_dir = fs::is_directory(path, ec);
-  const auto vocab_or = [&](const fs::path& found) { return options.vocab.empty() ? found : options.vocab; };
-  if (options.format == CorpusFormat::text && !options.vocab.empty())
-    throw std::invalid_argument("a vocabulary file applies to uci and docword input, not to text");
-
-  if (is_dir) {
-    if (options.format == CorpusFormat::text || options.format == CorpusFormat::docword)
-      throw InputError(path, 0, options.format == CorpusFormat::text ? "a text file" : "a docword file", "a directory");
-    if (options.format == CorpusFormat::automatic && fs::exists(path / kManifestName, ec))
-      return merge_corpus_shards(read_corpus_partition(path));
-    if (fs::exists(path / "docword.txt", ec)) return read_uci(path / "docword.txt", vocab_or(path / "vocab.txt"), options.max_tokens);
-    throw InputError(path, 0,
-                     options.format == CorpusFormat::uci
-                         ? "docword.txt and vocab.txt in this directory"
-                         : "a corpus partition (manifest.json) or docword.txt and vocab.txt in this directory",
-                     options.format == CorpusFormat::uci ? "no docword.txt" : "neither manifest.json nor docword.txt");
-  }
-
-  const std::string name = path.filename().string();
-  const bool uci_name = name.starts_with("docword.") && name.ends_with(".txt");
-  const fs::path beside = path.parent_path();
-  const auto uci_vocab = [&] {
-    if (!uci_name) return vocab_or(beside / "vocab.txt");
-    // docword.NAME.txt → vocab.NAME.txt; docword.txt → vocab.txt.
-    return vocab_or(beside / ("vocab" + name.substr(std::string_view("docword").size())));
-  };
-  switch (options.format) {
-    case CorpusFormat::uci:
-      return read_uci(path, uci_vocab(), options.max_tokens);
-    case CorpusFormat::text:
-      return read_text_lines(path, options.tokenizer);
-    case CorpusFormat::docword:
-      return read_doc_word_counts(path, vocab_or(beside / "vocab.txt"), options.max_tokens);
-    case CorpusFormat::automatic:
+  const CorpusSource source = corpus_source(path, options);
+  switch (source.kind) {
+    case CorpusSource::Kind::partition:
+      return merge_corpus_shards(read_corpus_partition(source.file));
+    case CorpusSource::Kind::uci:
+      return read_uci(source.file, source.vocab, options.max_tokens);
+    case CorpusSource::Kind::text:
+      return read_text_lines(source.file, options.tokenizer);
+    case CorpusSource::Kind::docword:
       break;
   }
-  if (uci_name) return read_uci(path, uci_vocab(), options.max_tokens);
-  if (!reads_as_text(path, options))
-    return read_doc_word_counts(path, vocab_or(beside / "vocab.txt"), options.max_tokens);
-  if (!options.vocab.empty())
-    throw std::invalid_argument("a vocabulary file applies to uci and docword input, but " + path.string() +
-                                " reads as text lines");
-  return read_text_lines(path, options.tokenizer);
+  return read_doc_word_counts(source.file, source.vocab, options.max_tokens);
 }
 
 bool reads_as_text(const fs::path& path, const CorpusOptions& options) {
@@ -390,7 +170,12 @@ bool reads_as_text(const fs::path& path, const CorpusOptions& options) {
   if (fs::is_directory(path, ec)) return false;
   const std::string name = path.filename().string();
   if (name.starts_with("docword.") && name.ends_with(".txt")) return false;
-  return !looks_like_doc_word_counts(first_content_line(slurp(path)));
+  // The first line with content decides, read from the start of the file, not the whole of it.
+  return !parse_file_start(path, [](std::string_view text, bool whole) -> std::optional<bool> {
+            const std::string_view line = first_content_line(text);
+            if (line.empty() && !whole) return std::nullopt;
+            return looks_like_doc_word_counts(line);
+          }).first;
 }
 
 void write_uci(const fs::path& dir, const Corpus& corpus) {

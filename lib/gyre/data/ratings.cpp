@@ -110,23 +110,15 @@ std::optional<RatingsHeader> parse_ratings_header(const std::filesystem::path& f
 }
 
 RatingsHeader read_ratings_header(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file, 0, "a readable file", std::strerror(errno));
-  std::string start;
   // A MatrixMarket header is a few lines, but its comments may be long: read on until it ends.
-  for (std::size_t want = std::size_t{1} << 16;; want *= 2) {
-    start.resize(want);
-    in.seekg(0);
-    in.read(start.data(), static_cast<std::streamsize>(want));
-    start.resize(static_cast<std::size_t>(in.gcount()));
-    const bool whole = start.size() < want;
-    in.clear();
-    // Only whole lines are parsed: a cut prefix is taken up to its last '\n'.
-    if (!whole && start.find('\n') == std::string::npos) continue;
-    const std::string_view complete = whole ? std::string_view(start) : std::string_view(start).substr(0, start.rfind('\n') + 1);
-    if (const auto header = parse_ratings_header(file, complete)) return *header;
-    if (whole) no_size_line(file);
-  }
+  auto [header, skipped] = parse_file_start(file, [&](std::string_view start, bool whole) {
+    auto h = parse_ratings_header(file, start);
+    if (!h && whole) no_size_line(file);
+    return h;
+  });
+  // A body at byte 0 (triples) starts the file, whose mark the range reader drops itself.
+  if (header.body_begin > 0) header.body_begin += skipped;
+  return header;
 }
 
 void check_ratings_total(const std::filesystem::path& file, const RatingsHeader& header, std::uint64_t total) {

@@ -55,6 +55,25 @@ std::string slurp(const std::filesystem::path& file) {
   return read_all(file, in.get(), ec ? 0 : size);
 }
 
+FileStart read_file_start(const std::filesystem::path& file, std::size_t bytes) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw InputError(file, 0, "a readable file", "a directory");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(file.c_str(), "rb"), &std::fclose);
+  if (!in) throw InputError(file, 0, "a readable file", std::strerror(errno));
+  FileStart start;
+  start.text.resize(bytes);
+  start.text.resize(std::fread(start.text.data(), 1, bytes, in.get()));
+  if (std::ferror(in.get())) throw InputError(file, 0, "a readable file", std::strerror(errno));
+  start.whole = start.text.size() < bytes;
+  // Only whole lines: a cut start is taken up to its last '\n'.
+  if (!start.whole) start.text.resize(start.text.rfind('\n') == std::string::npos ? 0 : start.text.rfind('\n') + 1);
+  if (start.text.starts_with("\xEF\xBB\xBF")) {
+    start.text.erase(0, 3);
+    start.skipped = 3;
+  }
+  return start;
+}
+
 FileText::FileText(const std::filesystem::path& file) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) throw InputError(file, 0, "a readable file", "a directory");

@@ -38,6 +38,26 @@ class FileText {
   std::string_view text_;
 };
 
+// The first `bytes` of a file cut to whole lines (the whole file when it is shorter: `whole`),
+// without a leading byte-order mark (`skipped`: its bytes, for offsets into the file).
+struct FileStart {
+  std::string text;
+  bool whole = false;
+  std::size_t skipped = 0;
+};
+FileStart read_file_start(const std::filesystem::path& file, std::size_t bytes);
+
+// A header parsed from the start of a file: parse(text, whole) sees the first 64 KiB in whole
+// lines, then twice as much, until it returns a value (the whole file: it must return or throw).
+// Returns that value and the byte-order mark's bytes skipped before the text it saw.
+template <class Parse>
+auto parse_file_start(const std::filesystem::path& file, Parse&& parse) {
+  for (std::size_t want = std::size_t{1} << 16;; want *= 2) {
+    const FileStart start = read_file_start(file, want);
+    if (auto value = parse(std::string_view(start.text), start.whole)) return std::pair(std::move(*value), start.skipped);
+  }
+}
+
 // Streams a file line by line through one buffer (1 MiB, grown only for a longer line), for
 // inputs too large to hold whole next to what is parsed from them. The same lines, numbers
 // and byte-order-mark rule as LineCursor over slurp(); a line's view lasts until the next call.

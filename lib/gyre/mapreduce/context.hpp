@@ -62,6 +62,14 @@ class GYRE_API Context {
   std::vector<Buffer> allgather(const Buffer& mine, std::string_view verb);
   // Every rank's `mine`, in rank order, on `root`; an empty vector elsewhere.
   std::vector<Buffer> gather(Buffer mine, int root, std::string_view verb);
+  // Every rank's values, decoded, in rank order (a body that does not decode: BadMessage).
+  template <Encodable T>
+  std::vector<std::vector<T>> allgather_values(const std::vector<T>& mine, std::string_view verb) {
+    std::vector<std::vector<T>> out(static_cast<std::size_t>(size()));
+    const auto bodies = allgather(encode_values<T>(mine), verb);
+    for (int r = 0; r < size(); ++r) decode_from(r, bodies[static_cast<std::size_t>(r)], out[static_cast<std::size_t>(r)], verb);
+    return out;
+  }
   // `root`'s `mine` on every rank.
   Buffer broadcast(Buffer mine, int root, std::string_view verb);
   // The sum of every rank's `value`.

@@ -1,0 +1,309 @@
+// gyre/data/corpus_lines.cpp — UCI entries, docword lines and text lines parsed with file:line errors, from any piece of their file.
+#include "gyre/data/corpus_lines.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "gyre/base/input_error.hpp"
+#include "gyre/data/manifest.hpp"
+#include "gyre/data/ratings.hpp"
+#include "gyre/data/text_input.hpp"
+
+namespace gyre::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A single bag-of-words count is bounded like an id: it becomes that many tokens in memory.
+constexpr std::uint64_t kMaxCount = kMaxId;
+
+// The running token total of a counts file, refused at the line that takes it past the limit,
+// before the tokens are laid out.
+struct TokenBudget {
+  const fs::path& file;
+  std::uint64_t limit;
+  std::uint64_t total;
+  TokenBudget(const fs::path& f, std::uint64_t max_tokens, const CorpusPosition& at)
+      : file(f), limit(max_tokens), total(at.tokens) {}
+  void add(std::size_t line, std::uint64_t count) {
+    total += count;
+    if (total > limit)
+      throw InputError(file, line, "a corpus of at most " + std::to_string(limit) + " tokens (the memory budget)",
+                       std::to_string(total) + " tokens up to this line");
+  }
+};
+
+std::string range(std::uint64_t low, std::uint64_t high) {
+  return "[" + std::to_string(low) + ", " + std::to_string(high) + "]";
+}
+
+// A parsed token's number, or an InputError saying what the field should have been.
+std::uint64_t number(const fs::path& file, std::size_t line, std::string_view token, const std::string& what,
+                     std::uint64_t low, std::uint64_t high) {
+  std::uint64_t value = 0;
+  if (!parse_decimal(token, value) || value < low || value > high)
+    throw InputError(file, line, what + " in " + range(low, high), std::string(token));
+  return value;
+}
+
+bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// Calls emit(token) for every lowercased run of ASCII letters in the line.
+template <typename Emit>
+void tokenize(std::string_view line, std::string& token, Emit&& emit) {
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && !is_letter(static_cast<unsigned char>(line[i]))) ++i;
+    token.clear();
+    while (i < line.size() && is_letter(static_cast<unsigned char>(line[i])))
+      token.push_back(static_cast<char>(line[i++] | 0x20));  // ASCII letters: bit 5 is lowercase
+    if (!token.empty()) emit(token);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> read_vocab_of(const fs::path& vocab_file, const fs::path& data) {
+  std::error_code ec;
+  if (!fs::is_regular_file(vocab_file, ec))
+    throw InputError(vocab_file, 0, "the vocabulary file (one word per line) for " + data.string(),
+                     fs::exists(vocab_file, ec) ? "not a regular file" : "no such file");
+  return read_vocab(vocab_file);
+}
+
+UciHeader read_uci_header(const fs::path& docword) {
+  static constexpr const char* kHeader[3] = {"the number of documents D", "the number of words W",
+                                             "the number of entries NNZ"};
+  auto [header, skipped] = parse_file_start(docword, [&](std::string_view text, bool whole) -> std::optional<UciHeader> {
+    LineCursor lines(text);
+    std::string_view line, f[1];
+    std::uint64_t value[3] = {0, 0, 0};
+    for (int h = 0; h < 3; ++h) {
+      const std::string expected = std::string("a UCI header line with ") + kHeader[h];
+      if (!lines.next(line)) {
+        if (!whole) return std::nullopt;
+        throw InputError(docword, 0, expected, "end of file");
+      }
+      if (split_blanks(line, f, 1) != 1) throw InputError(docword, lines.number(), expected, std::string(line));
+      value[h] = number(docword, lines.number(), f[0], expected, 0, h == 1 ? kMaxId + 1 : UINT64_MAX);
+    }
+    UciHeader h;
+    h.docs = value[0];
+    h.words = static_cast<std::uint32_t>(value[1]);
+    h.entries = value[2];
+    h.body_begin = text.size() - lines.rest().size();
+    return h;
+  });
+  header.body_begin += skipped;
+  return header;
+}
+
+void check_uci_vocab(const fs::path& docword, const UciHeader& header, std::size_t vocab_words,
+                     const fs::path& vocab_file) {
+  if (vocab_words != header.words)
+    throw InputError(docword, 2, "W equal to the " + std::to_string(vocab_words) + " words of " + vocab_file.string(),
+                     std::to_string(header.words));
+}
+
+void check_uci_entries(const fs::path& docword, const UciHeader& header, std::uint64_t entries) {
+  if (entries != header.entries)
+    throw InputError(docword, 3, std::to_string(header.entries) + " entries as declared by NNZ",
+                     std::to_string(entries) + " entries");
+  if (entries == 0) throw InputError(docword, 3, "at least one entry", "NNZ = 0");
+}
+
+CorpusPosition parse_uci_entries(const fs::path& docword, const UciHeader& header, std::string_view text,
+                                 CorpusPosition at, std::uint64_t max_tokens, std::vector<UciEntry>& out) {
+  TokenBudget tokens(docword, max_tokens, at);
+  const std::uint64_t first_entry = at.entries;
+  std::uint64_t entries = first_entry;
+  LineCursor lines(text, at.lines);
+  std::string_view line, f[4];
+  while (lines.next(line)) {
+    const std::size_t n = split_blanks(line, f, 3);
+    if (n == 0) continue;
+    if (n != 3) throw InputError(docword, lines.number(), "3 fields \"docID wordID count\"", std::string(line));
+    if (entries == header.entries)
+      throw InputError(docword, lines.number(),
+                       std::to_string(header.entries) + " entries as declared by NNZ on line 3, no more",
+                       std::string(line));
+    const std::uint64_t doc = number(docword, lines.number(), f[0], "a document id", 1, header.docs);
+    const std::uint64_t word = number(docword, lines.number(), f[1], "a word id", 1, header.words);
+    const std::uint64_t count = number(docword, lines.number(), f[2], "a positive integer count", 1, kMaxCount);
+    tokens.add(lines.number(), count);
+    out.push_back({doc - 1, static_cast<std::uint32_t>(word - 1), static_cast<std::uint32_t>(count)});
+    ++entries;
+  }
+  return {lines.number() - at.lines, entries - first_entry, tokens.total - at.tokens};
+}
+
+Corpus corpus_from_entries(std::vector<UciEntry>& entries, std::vector<std::string> vocab) {
+  const auto by_doc = [](const UciEntry& a, const UciEntry& b) { return a.doc < b.doc; };
+  if (!std::is_sorted(entries.begin(), entries.end(), by_doc)) std::stable_sort(entries.begin(), entries.end(), by_doc);
+  Corpus c;
+  c.vocab = std::move(vocab);
+  std::uint64_t tokens = 0;
+  for (const UciEntry& e : entries) tokens += e.count;
+  c.words.reserve(tokens);
+  for (std::size_t i = 0; i < entries.size();) {
+    const std::uint64_t doc = entries[i].doc;
+    for (; i < entries.size() && entries[i].doc == doc; ++i) c.words.insert(c.words.end(), entries[i].count, entries[i].word);
+    c.doc_begin.push_back(c.words.size());
+    c.doc_ids.push_back(doc);
+  }
+  return c;
+}
+
+CorpusPosition parse_doc_word_lines(const fs::path& file, const fs::path& vocab_file, std::uint64_t words,
+                                    std::string_view text, CorpusPosition at, std::uint64_t max_tokens,
+                                    Corpus& out) {
+  TokenBudget tokens(file, max_tokens, at);
+  const std::string word_id = "a word id (0-based line of " + vocab_file.string() + ")";
+  LineCursor lines(text, at.lines);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::size_t at_line = lines.number();
+    std::size_t i = 0;
+    const auto next_field = [&] {
+      while (i < line.size() && is_blank(line[i])) ++i;
+      const std::size_t start = i;
+      while (i < line.size() && !is_blank(line[i])) ++i;
+      return line.substr(start, i - start);
+    };
+    const std::string_view doc_field = next_field();
+    if (doc_field.empty()) continue;
+    const std::uint64_t doc = number(file, at_line, doc_field, "a document id", 0, UINT64_MAX);
+    std::size_t pairs = 0;
+    for (std::string_view pair = next_field(); !pair.empty(); pair = next_field(), ++pairs) {
+      const std::size_t colon = pair.find(':');
+      if (colon == std::string_view::npos) throw InputError(file, at_line, "a \"word:count\" pair", std::string(pair));
+      if (words == 0) throw InputError(file, at_line, word_id + ", but the vocabulary is empty", std::string(pair));
+      const std::uint64_t word = number(file, at_line, pair.substr(0, colon), word_id, 0, words - 1);
+      const std::uint64_t count =
+          number(file, at_line, pair.substr(colon + 1), "a positive integer count in \"word:count\"", 1, kMaxCount);
+      tokens.add(at_line, count);
+      out.words.insert(out.words.end(), count, static_cast<std::uint32_t>(word));
+    }
+    if (pairs == 0)
+      throw InputError(file, at_line, "\"word:count\" pairs after the document id (an empty document)", std::string(line));
+    out.doc_begin.push_back(out.words.size());
+    out.doc_ids.push_back(doc);
+  }
+  return {lines.number() - at.lines, 0, tokens.total - at.tokens};
+}
+
+void check_doc_word_documents(const fs::path& file, std::uint64_t docs) {
+  if (docs == 0) throw InputError(file, 0, "at least one line \"docid word:count ...\"", "no documents");
+}
+
+void tokenize_text_lines(std::string_view text, const TokenizerOptions& options, TextTokens& into) {
+  std::unordered_map<std::string, std::uint32_t> provisional;
+  for (std::uint32_t p = 0; p < into.spelled.size(); ++p) provisional.emplace(into.spelled[p], p);
+  LineCursor lines(text);
+  std::string_view line;
+  std::string token;
+  while (lines.next(line)) {
+    tokenize(line, token, [&](const std::string& t) {
+      if (t.size() < options.min_length || options.stop_words.contains(t)) return;
+      const auto [it, added] = provisional.try_emplace(t, static_cast<std::uint32_t>(into.spelled.size()));
+      if (added) {
+        into.spelled.push_back(t);
+        into.counts.push_back(0);
+      }
+      ++into.counts[it->second];
+      into.tokens.push_back(it->second);
+    });
+    into.line_end.push_back(into.tokens.size());
+  }
+}
+
+std::vector<std::string> text_vocabulary(const fs::path& file, const std::vector<std::string>& spelled,
+                                         const std::vector<std::uint64_t>& counts, const TokenizerOptions& options,
+                                         bool empty_file) {
+  std::vector<std::uint32_t> kept;
+  for (std::uint32_t p = 0; p < spelled.size(); ++p)
+    if (counts[p] >= options.min_count) kept.push_back(p);
+  if (kept.empty()) {
+    std::string expected = "at least one word of " + std::to_string(std::max<std::size_t>(options.min_length, 1)) +
+                           "+ ASCII letters that is not a stop word";
+    if (options.min_count > 1) expected += " and occurs at least " + std::to_string(options.min_count) + " times";
+    throw InputError(file, 0, expected, empty_file ? "an empty file" : "no such word");
+  }
+  std::sort(kept.begin(), kept.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return counts[a] != counts[b] ? counts[a] > counts[b] : spelled[a] < spelled[b];
+  });
+  std::vector<std::string> vocab;
+  vocab.reserve(kept.size());
+  for (const std::uint32_t p : kept) vocab.push_back(spelled[p]);
+  return vocab;
+}
+
+std::vector<std::uint32_t> final_word_ids(const std::vector<std::string>& spelled, const std::vector<std::string>& vocab) {
+  std::unordered_map<std::string_view, std::uint32_t> id;
+  id.reserve(vocab.size());
+  for (std::uint32_t w = 0; w < vocab.size(); ++w) id.emplace(vocab[w], w);
+  std::vector<std::uint32_t> out(spelled.size(), kDroppedWord);
+  for (std::size_t p = 0; p < spelled.size(); ++p)
+    if (const auto it = id.find(spelled[p]); it != id.end()) out[p] = it->second;
+  return out;
+}
+
+void append_text_documents(const TextTokens& tokens, const std::vector<std::uint32_t>& final_id,
+                           std::uint64_t first_doc, Corpus& out) {
+  std::uint64_t begin = 0;
+  for (std::uint64_t line = 0; line < tokens.line_end.size(); ++line) {
+    const std::uint64_t before = out.words.size();
+    for (std::uint64_t t = begin; t < tokens.line_end[line]; ++t)
+      if (const std::uint32_t id = final_id[tokens.tokens[t]]; id != kDroppedWord) out.words.push_back(id);
+    begin = tokens.line_end[line];
+    if (out.words.size() == before) continue;  // nothing left: the document is dropped
+    out.doc_begin.push_back(out.words.size());
+    out.doc_ids.push_back(first_doc + line);
+  }
+}
+
+CorpusSource corpus_source(const fs::path& path, const CorpusOptions& options) {
+  using Kind = CorpusSource::Kind;
+  std::error_code ec;
+  const auto vocab_or = [&](const fs::path& found) { return options.vocab.empty() ? found : options.vocab; };
+  if (options.format == CorpusFormat::text && !options.vocab.empty())
+    throw std::invalid_argument("a vocabulary file applies to uci and docword input, not to text");
+
+  if (fs::is_directory(path, ec)) {
+    if (options.format == CorpusFormat::text || options.format == CorpusFormat::docword)
+      throw InputError(path, 0, options.format == CorpusFormat::text ? "a text file" : "a docword file", "a directory");
+    if (options.format == CorpusFormat::automatic && fs::exists(path / kManifestName, ec))
+      return {Kind::partition, path, {}};
+    if (fs::exists(path / "docword.txt", ec)) return {Kind::uci, path / "docword.txt", vocab_or(path / "vocab.txt")};
+    throw InputError(path, 0,
+                     options.format == CorpusFormat::uci
+                         ? "docword.txt and vocab.txt in this directory"
+                         : "a corpus partition (manifest.json) or docword.txt and vocab.txt in this directory",
+                     options.format == CorpusFormat::uci ? "no docword.txt" : "neither manifest.json nor docword.txt");
+  }
+
+  const std::string name = path.filename().string();
+  const bool uci_name = name.starts_with("docword.") && name.ends_with(".txt");
+  const fs::path beside = path.parent_path();
+  // docword.NAME.txt → vocab.NAME.txt; docword.txt → vocab.txt.
+  const fs::path uci_vocab =
+      vocab_or(uci_name ? beside / ("vocab" + name.substr(std::string_view("docword").size())) : beside / "vocab.txt");
+  switch (options.format) {
+    case CorpusFormat::uci:
+      return {Kind::uci, path, uci_vocab};
+    case CorpusFormat::text:
+      return {Kind::text, path, {}};
+    case CorpusFormat::docword:
+      return {Kind::docword, path, vocab_or(beside / "vocab.txt")};
+    case CorpusFormat::automatic:
+      break;
+  }
+  if (uci_name) return {Kind::uci, path, uci_vocab};
+  if (!reads_as_text(path, options)) return {Kind::docword, path, vocab_or(beside / "vocab.txt")};
+  if (!options.vocab.empty())
+    throw std::invalid_argument("a vocabulary file applies to uci and docword input, but " + path.string() +
+                                " reads as text lines");
+  return {Kind::text, path, {}};
+}
+
+}  // namespace gyre::data
