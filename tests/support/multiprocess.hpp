@@ -7,7 +7,9 @@
 
 #include <boost/asio.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <future>
 #include <random>
 #include <sstream>
@@ -42,6 +44,44 @@ inline std::uint16_t free_port() {
   }
   boost::asio::ip::tcp::acceptor a(io, {loopback, 0});
   return a.local_endpoint().port();
+}
+
+// "APP: rank R read B bytes in L lines of FILE" from a rank's output: {B, L}.
+inline std::pair<std::uint64_t, std::uint64_t> bytes_and_lines_read(const std::string& output) {
+  const auto at = output.find(" read ");
+  REQUIRE_MESSAGE(at != std::string::npos, output);
+  unsigned long long bytes = 0, lines = 0;
+  REQUIRE(std::sscanf(output.c_str() + at, " read %llu bytes in %llu lines", &bytes, &lines) == 2);
+  return {bytes, lines};
+}
+
+// The text's lines, each with its '\n'.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size() - 1);
+    lines.push_back(text.substr(at, end + 1 - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
+// Each rank said it read its share of `text` (to within a line at each boundary), and together
+// they read every byte and every line of it once.
+inline void check_ranges_tile(const std::vector<CommandResult>& ranks, const std::string& text) {
+  const auto lines = lines_of(text);
+  std::size_t longest = 0;
+  for (const auto& l : lines) longest = std::max(longest, l.size());
+  std::uint64_t bytes = 0, line_count = 0;
+  for (const auto& r : ranks) {
+    const auto [b, l] = bytes_and_lines_read(r.output);
+    CHECK(b + longest >= text.size() / ranks.size());
+    CHECK(b <= text.size() / ranks.size() + longest + 1);
+    bytes += b;
+    line_count += l;
+  }
+  CHECK(bytes == text.size());
+  CHECK(line_count == lines.size());
 }
 
 // Runs per_rank[r] as rank r of one job on loopback at once (each with GYRE_TOKEN set and the

@@ -2,7 +2,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,12 +14,15 @@
 #include "support/temp_dir.hpp"
 
 using gyre::test::build_path;
+using gyre::test::check_ranges_tile;
 using gyre::test::disturb_rank_1;
 using gyre::test::expect_survivors_stopped;
+using gyre::test::lines_of;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::run_ranks;
 using gyre::test::TempDir;
+using gyre::test::write_text;
 
 namespace {
 
@@ -138,6 +143,134 @@ TEST_CASE("3 processes on a partition of 3 shards: each reads only its own shard
   const auto ranks = run_ranks(two, 2);
   CHECK(ranks[1].exit_code != 0);
   CHECK_MESSAGE(ranks[1].output.find("part-00000.shard") != std::string::npos, ranks[1].output);
+}
+
+namespace {
+
+// Word id w spelled in letters only (the tokenizer splits on digits): "ba", "bb", ...
+std::string letters(unsigned w) {
+  std::string s;
+  for (w += 26; w > 0; w /= 26) s.insert(s.begin(), static_cast<char>('a' + w % 26));
+  return s;
+}
+
+// The generated UCI corpus again as "docid word:count" lines (0-based ids, corpus/docs.txt beside
+// its vocab.txt) and as raw text lines (text.txt), with stop words, punctuation, capitals and
+// blank lines for the tokenizer to drop: the same documents in each of the three formats.
+void write_other_formats(const TempDir& dir) {
+  const auto lines = lines_of(read_text(dir / "corpus/docword.txt"));
+  std::map<unsigned, std::vector<std::pair<unsigned, unsigned>>> docs;
+  for (std::size_t i = 3; i < lines.size(); ++i) {
+    unsigned d = 0, w = 0, c = 0;
+    REQUIRE(std::sscanf(lines[i].c_str(), "%u %u %u", &d, &w, &c) == 3);
+    docs[d].emplace_back(w, c);
+  }
+  std::string docword, text;
+  for (const auto& [d, words] : docs) {
+    docword += std::to_string(d - 1);
+    for (const auto& [w, c] : words) {
+      docword += " " + std::to_string(w - 1) + ":" + std::to_string(c);
+      for (unsigned k = 0; k < c; ++k) text += letters(w - 1) + " ";
+    }
+    docword += "\n";
+    text += "The, AND\n";
+    if (d % 17 == 0) text += "\n";
+  }
+  write_text(dir / "corpus/docs.txt", docword);
+  write_text(dir / "text.txt", text);
+}
+
+}  // namespace
+
+TEST_CASE("3 processes reading one corpus file by byte ranges (UCI, docword, text): each reads its third, and the files equal one process's") {
+  TempDir dir;
+  generate(dir);
+  write_other_formats(dir);
+  const std::pair<std::string, std::filesystem::path> inputs[] = {
+      {"uci", dir / "corpus/docword.txt"}, {"docword", dir / "corpus/docs.txt"}, {"text", dir / "text.txt"}};
+  for (const auto& [format, file] : inputs) {
+    for (const auto& model : kModels) {
+      const std::string tag = format + "-" + name_of(model);
+      CAPTURE(tag);
+      auto argv = common(dir);
+      argv[2] = file.string();
+      argv.insert(argv.end(), model.begin(), model.end());
+      auto single = argv;
+      single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / ("single-" + tag)).string()});
+      const auto s = run_command(single);
+      REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+      argv.insert(argv.end(), {"--out", (dir / ("multi-" + tag)).string()});
+      const auto ranks = run_ranks(argv, 3);
+      for (const auto& r : ranks) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      check_ranges_tile(ranks, read_text(file));
+      CHECK(ranks[0].output.find("gyre-lda: 300 documents") != std::string::npos);  // the whole corpus's counts
+      for (const char* out : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
+        CHECK_MESSAGE(read_text(dir / ("single-" + tag) / out) == read_text(dir / ("multi-" + tag) / out), out);
+    }
+  }
+}
+
+TEST_CASE("a corpus file read by byte ranges with a bad line, too many entries or too many tokens: every rank stops with the one-process error") {
+  TempDir dir;
+  generate(dir);
+  write_other_formats(dir);
+  // Each case: a file, its one-process message; the rank whose range holds the fault says it,
+  // and the others stop naming that rank (or all say it, for a fault of the whole file).
+  const auto run_case = [&](const std::filesystem::path& file, const std::vector<std::string>& extra, int holder) {
+    auto argv = common(dir);
+    argv[2] = file.string();
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const auto one = run_command(argv);
+    REQUIRE(one.exit_code == 2);
+    const auto at = one.output.find(file.string() + ":");
+    REQUIRE_MESSAGE(at != std::string::npos, one.output);
+    const std::string said = one.output.substr(at, one.output.find('\n', at) - at);
+    const auto ranks = run_ranks(argv, 3);
+    for (int r = 0; r < 3; ++r) {
+      CAPTURE(r);
+      const auto& out = ranks[static_cast<std::size_t>(r)];
+      CHECK(out.exit_code != 0);
+      if (holder < 0 || r == holder) {
+        CHECK(out.exit_code == 2);
+        CHECK_MESSAGE(out.output.find(said) != std::string::npos, out.output);
+      } else {
+        CHECK_MESSAGE(out.output.find("rank " + std::to_string(holder)) != std::string::npos, out.output);
+      }
+    }
+    return said;
+  };
+
+  // A bad pair in the last third of the docword file: rank 2's range, at the file's own line.
+  auto lines = lines_of(read_text(dir / "corpus/docs.txt"));
+  const std::size_t bad = lines.size() * 9 / 10;
+  lines[bad] = "17 3:2 oops\n";
+  std::string text;
+  for (const auto& l : lines) text += l;
+  write_text(dir / "corpus/bad.txt", text);
+  const auto said = run_case(dir / "corpus/bad.txt", {}, 2);
+  CHECK_MESSAGE(said.find("bad.txt:" + std::to_string(bad + 1) + ": expected") != std::string::npos, said);
+
+  // A UCI file whose NNZ declares 5 entries fewer than it holds: the first extra one is in rank 2's range.
+  auto uci = lines_of(read_text(dir / "corpus/docword.txt"));
+  const unsigned nnz = static_cast<unsigned>(uci.size() - 3);
+  uci[2] = std::to_string(nnz - 5) + "\n";
+  text.clear();
+  for (const auto& l : uci) text += l;
+  std::filesystem::create_directories(dir / "fewer");
+  write_text(dir / "fewer/docword.txt", text);
+  std::filesystem::copy_file(dir / "corpus/vocab.txt", dir / "fewer/vocab.txt");
+  CHECK(run_case(dir / "fewer/docword.txt", {}, 2).find("no more") != std::string::npos);
+  // ... and one that declares more than it holds: a fault of the whole file, on line 3.
+  uci[2] = std::to_string(nnz + 5) + "\n";
+  text.clear();
+  for (const auto& l : uci) text += l;
+  write_text(dir / "fewer/docword.txt", text);
+  CHECK(run_case(dir / "fewer/docword.txt", {}, -1).find("docword.txt:3:") != std::string::npos);
+
+  // A memory budget that the running token count passes in the middle third (11,717 tokens;
+  // --max-memory at 36 bytes a token allows 6,000).
+  CHECK(run_case(dir / "corpus/docword.txt", {"--max-memory", "216000"}, 1).find("the memory budget") !=
+        std::string::npos);
 }
 
 TEST_CASE("a multi-process gyre-lda job without a token or a coordinator is refused up front") {

@@ -12,9 +12,11 @@
 #include "support/temp_dir.hpp"
 
 using gyre::test::build_path;
+using gyre::test::check_ranges_tile;
 using gyre::test::disturb_rank_1;
 using gyre::test::expect_survivors_stopped;
 using gyre::test::free_port;
+using gyre::test::lines_of;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::run_ranks;
@@ -166,54 +168,19 @@ TEST_CASE("3 processes each reading only its shard of a partition: B and C bitwi
   }
 }
 
-namespace {
-
-// "gyre-mf: rank R read B bytes in L lines of FILE" from a rank's output: {B, L}.
-std::pair<std::uint64_t, std::uint64_t> bytes_and_lines_read(const std::string& output) {
-  const auto at = output.find(" read ");
-  REQUIRE_MESSAGE(at != std::string::npos, output);
-  std::uint64_t bytes = 0, lines = 0;
-  REQUIRE(std::sscanf(output.c_str() + at, " read %lu bytes in %lu lines", &bytes, &lines) == 2);
-  return {bytes, lines};
-}
-
-// The file's lines, each with its '\n'.
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = std::min(text.find('\n', at), text.size() - 1);
-    lines.push_back(text.substr(at, end + 1 - at));
-    at = end + 1;
-  }
-  return lines;
-}
-
-}  // namespace
-
 // The bitwise tests above already read train.tsv by ranges; this one checks what each rank read.
 TEST_CASE("3 processes reading one ratings file by byte ranges: each rank reads only its third, and a MatrixMarket file gives the same model") {
   TempDir dir;
   generate(dir, "20000");
   const auto text = read_text(dir / "train.tsv");
   const auto lines = lines_of(text);
-  std::size_t longest = 0;
-  for (const auto& l : lines) longest = std::max(longest, l.size());
 
   auto argv = flags_of(dir, "B");
   argv.erase(std::find(argv.begin(), argv.end(), "--quiet"));
   argv.insert(argv.end(), {"--out", (dir / "multi").string()});
-  std::uint64_t bytes = 0, line_count = 0;
   const auto ranks = run_ranks(argv, 3);
-  for (const auto& r : ranks) {
-    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    const auto [b, l] = bytes_and_lines_read(r.output);
-    CHECK(b + longest >= text.size() / 3);  // its third, to within a line at each boundary
-    CHECK(b <= text.size() / 3 + longest + 1);
-    bytes += b;
-    line_count += l;
-  }
-  CHECK(bytes == text.size());
-  CHECK(line_count == lines.size());
+  for (const auto& r : ranks) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  check_ranges_tile(ranks, text);
 
   // The same ratings as MatrixMarket (1-based, a comment and a size line first): the header is
   // read by every rank, the body by ranges, and the model is the triples' one.
