@@ -130,4 +130,11 @@ std::function<void(std::uint64_t)> ClusterFlags::traffic_reporter(const cluster:
   };
 }
 
+void ClusterFlags::report_split_reads(std::span<const data::SplitStats> reads, const std::filesystem::path& file) const {
+  for (std::size_t r = 0; r < reads.size(); ++r)
+    std::fprintf(stderr, "%s: rank %zu read %llu bytes in %llu lines of %s\n", program_.c_str(), r,
+                 static_cast<unsigned long long>(reads[r].bytes), static_cast<unsigned long long>(reads[r].lines),
+                 file.c_str());
+}
+
 }  // namespace gyre::app

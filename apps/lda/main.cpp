@@ -162,7 +162,6 @@ int main(int argc, char** argv) {
     const auto& cluster = job.cluster;
     const bool distributed = cluster.has_value();
     c.workers = job.workers;
-    const bool asked_quiet = quiet;
     quiet = quiet || !job.reports();
     const std::filesystem::path stop_file = stop_words == "default" || stop_words == "none" ? "" : stop_words;
     if (job.reports()) {
@@ -179,12 +178,9 @@ int main(int argc, char** argv) {
     const data::CorpusSource source = data::corpus_source(corpus_path, opts);
     lda::CorpusInput input;
     if (distributed && source.kind != data::CorpusSource::Kind::partition) {
-      data::SplitStats read;
-      input = lda::load_split_corpus(source, opts, *cluster, &read);
-      if (!asked_quiet)
-        std::fprintf(stderr, "gyre-lda: rank %d read %llu bytes in %llu lines of %s\n", launch.rank,
-                     static_cast<unsigned long long>(read.bytes), static_cast<unsigned long long>(read.lines),
-                     source.file.c_str());
+      std::vector<data::SplitStats> reads;
+      input = lda::load_split_corpus(source, opts, *cluster, &reads);
+      if (!quiet) multi.report_split_reads(reads, source.file);
     } else {
       input = lda::load_corpus_input(corpus_path, opts, distributed ? std::optional(launch.rank) : std::nullopt,
                                      c.workers);

@@ -170,38 +170,38 @@ Placement place_lines(Context& ctx, const data::Corpus& mine) {
   return placed;
 }
 
+using DocTokens = std::vector<std::pair<std::uint64_t, std::uint64_t>>;  // (document id, tokens)
+
+// One pair per document, its tokens summed, by id.
+DocTokens summed_by_doc(DocTokens pairs) {
+  std::sort(pairs.begin(), pairs.end());
+  DocTokens out;
+  for (const auto& [doc, tokens] : pairs) {
+    if (out.empty() || out.back().first != doc) out.emplace_back(doc, 0);
+    out.back().second += tokens;
+  }
+  return out;
+}
+
 // UCI: a document's entries may lie in several ranges; documents go by id.
 Placement place_entries(Context& ctx, const std::vector<data::UciEntry>& entries) {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> mine;  // (doc, tokens), by doc
+  DocTokens mine;
   mine.reserve(entries.size());
   for (const data::UciEntry& e : entries) mine.emplace_back(e.doc, e.count);
-  std::sort(mine.begin(), mine.end());
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> all;
-  for (std::size_t i = 0; i < mine.size();) {
-    std::uint64_t tokens = 0;
-    std::size_t j = i;
-    for (; j < mine.size() && mine[j].first == mine[i].first; ++j) tokens += mine[j].second;
-    all.emplace_back(mine[i].first, tokens);
-    i = j;
-  }
-  mine = std::move(all);
-  all = {};
-  for (auto& from : ctx.allgather_values(mine, "document sizes")) all.insert(all.end(), from.begin(), from.end());
-  mine = {};
-  std::sort(all.begin(), all.end());
-  Placement placed;
+  DocTokens all;
+  for (auto& from : ctx.allgather_values(summed_by_doc(std::move(mine)), "document sizes"))
+    all.insert(all.end(), from.begin(), from.end());
+  all = summed_by_doc(std::move(all));
   std::vector<std::uint64_t> sizes;
-  for (std::size_t i = 0; i < all.size();) {
-    std::uint64_t tokens = 0;
-    std::size_t j = i;
-    for (; j < all.size() && all[j].first == all[i].first; ++j) tokens += all[j].second;
-    placed.uci_ids.push_back(all[i].first);
+  std::vector<std::uint64_t> ids;
+  sizes.reserve(all.size());
+  ids.reserve(all.size());
+  for (const auto& [doc, tokens] : all) {
+    ids.push_back(doc);
     sizes.push_back(tokens);
-    i = j;
   }
   all = {};
-  auto ids = std::move(placed.uci_ids);
-  placed = place(sizes, ctx.size());
+  Placement placed = place(sizes, ctx.size());
   placed.uci_ids = std::move(ids);
   placed.doc_id_limit = placed.uci_ids.empty() ? 0 : placed.uci_ids.back() + 1;
   return placed;
@@ -221,9 +221,15 @@ data::Corpus send_entries(Context& ctx, std::vector<data::UciEntry> entries, con
   entries = {};
   std::vector<Buffer> outgoing(static_cast<std::size_t>(P));
   for (int r = 0; r < P; ++r)
-    if (r != rank) outgoing[static_cast<std::size_t>(r)] = mapreduce::encode_values<data::UciEntry>(to[static_cast<std::size_t>(r)]);
+    if (r != rank) {
+      outgoing[static_cast<std::size_t>(r)] = mapreduce::encode_values<data::UciEntry>(to[static_cast<std::size_t>(r)]);
+      to[static_cast<std::size_t>(r)] = {};
+    }
   auto incoming = ctx.exchange(std::move(outgoing), "entries to their shards");
   std::vector<data::UciEntry> shard;
+  std::size_t arriving = to[static_cast<std::size_t>(rank)].size();
+  for (const Buffer& b : incoming) arriving += b.size() / mapreduce::Codec<data::UciEntry>::min_size;
+  shard.reserve(arriving);
   for (int r = 0; r < P; ++r) {
     if (r == rank) {
       shard.insert(shard.end(), to[static_cast<std::size_t>(r)].begin(), to[static_cast<std::size_t>(r)].end());
@@ -298,7 +304,7 @@ data::Corpus send_documents(Context& ctx, data::Corpus mine, const Placement& pl
 }  // namespace
 
 CorpusInput load_split_corpus(const data::CorpusSource& source, const data::CorpusOptions& options,
-                              const runtime::ProcessesBackend& backend, data::SplitStats* read) {
+                              const runtime::ProcessesBackend& backend, std::vector<data::SplitStats>* reads) {
   const int P = backend.launch.size, rank = backend.launch.rank;
   FileHead head = read_head(source);
   std::error_code ec;
@@ -322,8 +328,8 @@ CorpusInput load_split_corpus(const data::CorpusSource& source, const data::Corp
       parsed.text = {};
     }
   });
+  parsed.tally.bytes = stats.bytes + (rank == 0 ? head.body_begin : 0);
   parsed.tally.lines = stats.lines;
-  if (read) *read = {stats.bytes + (rank == 0 ? head.body_begin : 0), stats.lines + (rank == 0 ? head.lines : 0)};
 
   CorpusInput in;
   mapreduce::run_loading(backend, [&](Context& ctx) {
@@ -341,6 +347,8 @@ CorpusInput load_split_corpus(const data::CorpusSource& source, const data::Corp
           parse_piece(source, head, options, text, data::CorpusPosition{head.lines + before.lines, before.records, before.tokens},
                       rerun);
         });
+    if (reads)
+      for (const auto& t : starts.ranges) reads->push_back({t.bytes, t.lines + (reads->empty() ? head.lines : 0)});
     if (source.kind == Kind::uci) data::check_uci_entries(source.file, head.uci, starts.total.records);
     if (source.kind == Kind::docword) data::check_doc_word_documents(source.file, starts.total.records);
 

@@ -138,7 +138,6 @@ int main(int argc, char** argv) {
     if (checkpoints.writes() && c.model != mf::ComputationModel::kRotation && c.model != mf::ComputationModel::kAllreduce)
       throw std::invalid_argument("--checkpoint and --resume work with --model rotation and allreduce only: locking and "
                                   "no-sync depend on timing");
-    const bool asked_quiet = quiet;
     if (distributed) {
       workers = app::ClusterFlags::workers_of(launch, workers);
       quiet = quiet || launch.rank != 0;  // rank 0 reports for the job
@@ -166,12 +165,9 @@ int main(int argc, char** argv) {
     mf::TrainingInput input;
     std::error_code ec;
     if (distributed && std::filesystem::is_regular_file(train_path, ec)) {
-      mf::SplitRead read;
-      input = mf::load_split_input(train_path, test_path, parse_threads, *cluster, &read);
-      if (!asked_quiet)
-        std::fprintf(stderr, "gyre-mf: rank %d read %llu bytes in %llu lines of %s\n", launch.rank,
-                     static_cast<unsigned long long>(read.bytes), static_cast<unsigned long long>(read.lines),
-                     train_path.c_str());
+      std::vector<data::SplitStats> reads;
+      input = mf::load_split_input(train_path, test_path, parse_threads, *cluster, &reads);
+      if (!quiet) multi.report_split_reads(reads, train_path);
     } else {
       input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)), parse_threads,
                              distributed ? std::optional(static_cast<std::uint32_t>(launch.rank)) : std::nullopt);

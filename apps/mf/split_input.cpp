@@ -86,7 +86,7 @@ RangeParse parse_range(const std::filesystem::path& file, const data::RatingsHea
 }  // namespace
 
 TrainingInput load_split_input(const std::filesystem::path& train, const std::filesystem::path& test,
-                               std::size_t threads, const runtime::ProcessesBackend& backend, SplitRead* read) {
+                               std::size_t threads, const runtime::ProcessesBackend& backend, std::vector<data::SplitStats>* reads) {
   const int P = backend.launch.size, rank = backend.launch.rank;
   const data::RatingsHeader header = data::read_ratings_header(train);
   const std::uint64_t size = data::list_input_files(train).front().size;
@@ -97,7 +97,6 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
   range.end = std::max(range.end, header.body_begin);
   RangeParse parsed = parse_range(train, header, range, threads);
   const data::SplitStats& stats = parsed.read;
-  if (read) *read = {stats.bytes + (rank == 0 ? header.body_begin : 0), stats.lines + (rank == 0 ? header.lines : 0)};
 
   TrainingInput in;
   if (!test.empty()) in.test = data::read_ratings(test, threads);
@@ -107,7 +106,7 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
       [&](Context& ctx) {
         // 1. Line and rating counts: where each range starts in the file, and the first bad rank.
         const mapreduce::RangeStarts starts = mapreduce::settle_ranges(
-            ctx, {stats.lines, parsed.ratings.size(), 0, parsed.failed},
+            ctx, {stats.bytes + (rank == 0 ? header.body_begin : 0), stats.lines, parsed.ratings.size(), 0, parsed.failed},
             [&](const mapreduce::RangeTally&, const mapreduce::RangeTally& through) {
               return header.matrix_market && through.records > header.size.entries;
             },
@@ -117,6 +116,8 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
               data::parse_ratings_body(train, header, text, header.lines + before.lines, before.records, threads);
             });
         const std::uint64_t total = starts.total.records;
+        if (reads)
+          for (const auto& t : starts.ranges) reads->push_back({t.bytes, t.lines + (reads->empty() ? header.lines : 0)});
         data::check_ratings_total(train, header, total);
 
         // 2. Ids: the distinct ids of every range and of the test set, numbered as compact_ids

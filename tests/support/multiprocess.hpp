@@ -46,12 +46,12 @@ inline std::uint16_t free_port() {
   return a.local_endpoint().port();
 }
 
-// "APP: rank R read B bytes in L lines of FILE" from a rank's output: {B, L}.
-inline std::pair<std::uint64_t, std::uint64_t> bytes_and_lines_read(const std::string& output) {
-  const auto at = output.find(" read ");
+// "APP: rank R read B bytes in L lines of FILE" for rank R in rank 0's output: {B, L}.
+inline std::pair<std::uint64_t, std::uint64_t> bytes_and_lines_read(const std::string& output, std::size_t rank) {
+  const auto at = output.find(": rank " + std::to_string(rank) + " read ");
   REQUIRE_MESSAGE(at != std::string::npos, output);
   unsigned long long bytes = 0, lines = 0;
-  REQUIRE(std::sscanf(output.c_str() + at, " read %llu bytes in %llu lines", &bytes, &lines) == 2);
+  REQUIRE(std::sscanf(output.c_str() + output.find(" read ", at), " read %llu bytes in %llu lines", &bytes, &lines) == 2);
   return {bytes, lines};
 }
 
@@ -66,15 +66,16 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-// Each rank said it read its share of `text` (to within a line at each boundary), and together
-// they read every byte and every line of it once.
+// Rank 0 said that each rank read its share of `text` (to within a line at each boundary), and
+// that together they read every byte and every line of it once.
 inline void check_ranges_tile(const std::vector<CommandResult>& ranks, const std::string& text) {
   const auto lines = lines_of(text);
   std::size_t longest = 0;
   for (const auto& l : lines) longest = std::max(longest, l.size());
   std::uint64_t bytes = 0, line_count = 0;
-  for (const auto& r : ranks) {
-    const auto [b, l] = bytes_and_lines_read(r.output);
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    CAPTURE(r);
+    const auto [b, l] = bytes_and_lines_read(ranks[0].output, r);
     CHECK(b + longest >= text.size() / ranks.size());
     CHECK(b <= text.size() / ranks.size() + longest + 1);
     bytes += b;

@@ -4,11 +4,14 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "gyre/cluster/launch.hpp"
+#include "gyre/data/byte_ranges.hpp"
 #include "gyre/pipeline/cluster_job.hpp"
 
 namespace gyre::app {
@@ -59,6 +62,10 @@ class ClusterFlags {
   // With --report-traffic: prints "PROGRAM: rank R sent N bytes during training" on stderr;
   // otherwise empty.
   std::function<void(std::uint64_t)> traffic_reporter(const cluster::Launch& launch) const;
+
+  // Prints "PROGRAM: rank R read B bytes in L lines of FILE" on stderr for every rank's part of
+  // an input read by byte ranges (`reads`, in rank order): what each process read, said once.
+  void report_split_reads(std::span<const data::SplitStats> reads, const std::filesystem::path& file) const;
 
   // --token-file, or empty: an input that no output may overwrite.
   const std::string& token_file() const { return token_file_; }

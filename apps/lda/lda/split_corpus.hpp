@@ -1,6 +1,8 @@
 // apps/lda/lda/split_corpus.hpp — one process of a job reads its byte range of a corpus file, and the ranks send every document to the process whose shard holds it.
 #pragma once
 
+#include <vector>
+
 #include "gyre/data/byte_ranges.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/corpus_lines.hpp"
@@ -17,9 +19,9 @@ namespace gyre::lda {
 // the rank whose shard holds it. The result is the one load_corpus_input gives reading the whole
 // file, bit for bit: this rank's shard (shard_only), the vocabulary and the whole corpus's
 // statistics. A bad line is the one-process reader's first error at its true line number: the
-// rank that holds it throws it, and the others stop with the job. `read`: this rank's bytes and
-// lines of the file.
+// rank that holds it throws it, and the others stop with the job. `reads`: what every rank read
+// of the file (its lines' bytes and count; rank 0's with the header), in rank order.
 CorpusInput load_split_corpus(const data::CorpusSource& source, const data::CorpusOptions& options,
-                              const runtime::ProcessesBackend& backend, data::SplitStats* read = nullptr);
+                              const runtime::ProcessesBackend& backend, std::vector<data::SplitStats>* reads = nullptr);
 
 }  // namespace gyre::lda

@@ -4,18 +4,14 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <vector>
+
+#include "gyre/data/byte_ranges.hpp"
 
 #include "gyre/runtime/job.hpp"
 #include "mf/input.hpp"
 
 namespace gyre::mf {
-
-// What a rank read of the training file (its lines' bytes), for the instrumentation a test or
-// an operator reads: "rank r read B bytes in L lines of FILE".
-struct SplitRead {
-  std::uint64_t bytes = 0;
-  std::uint64_t lines = 0;
-};
 
 // This process (rank `backend.launch.rank` of `backend.launch.size`) reads only the lines of
 // `train` that start in its byte range [r·N/P, (r+1)·N/P) (and the file's first lines for its
@@ -25,7 +21,10 @@ struct SplitRead {
 // file with P workers, bit for bit: the same dense ids, this rank's shard in file order, the
 // same statistics (the other shards empty). A bad line is the serial reader's first error, at
 // its true line number: the rank that holds it throws it, and the others stop with the job.
+// `reads`: what every rank read of `train` (its lines' bytes and count; rank 0's with the header),
+// in rank order.
 TrainingInput load_split_input(const std::filesystem::path& train, const std::filesystem::path& test,
-                               std::size_t threads, const runtime::ProcessesBackend& backend, SplitRead* read = nullptr);
+                               std::size_t threads, const runtime::ProcessesBackend& backend,
+                               std::vector<data::SplitStats>* reads = nullptr);
 
 }  // namespace gyre::mf

@@ -12,8 +12,9 @@
 
 namespace gyre::data {
 
-// Counts files are parsed this many bytes at a time, so that the text held is one block's.
-inline constexpr std::uint64_t kCorpusBlockBytes = std::uint64_t{64} << 20;
+// Counts files are parsed this many bytes at a time (one thread parses them), so that the text
+// held is one small block, not the range or the file.
+inline constexpr std::uint64_t kCorpusBlockBytes = std::uint64_t{4} << 20;
 
 // A corpus file resolved by load_corpus's rules: which reader, and its vocabulary file.
 struct CorpusSource {

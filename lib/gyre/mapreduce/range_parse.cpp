@@ -14,19 +14,22 @@ RangeStarts settle_ranges(Context& context, const RangeTally& mine,
                           const std::function<bool(const RangeTally&, const RangeTally&)>& crosses,
                           const std::function<void(const RangeTally&)>& rethrow) {
   const auto tallies = context.allgather_values<std::uint64_t>(
-      {mine.lines, mine.records, mine.tokens, mine.failed ? 1u : 0u}, "range tallies");
+      {mine.bytes, mine.lines, mine.records, mine.tokens, mine.failed ? 1u : 0u}, "range tallies");
   RangeStarts starts;
   std::optional<int> first_bad;
   for (int r = 0; r < context.size(); ++r) {
     const auto& t = tallies[static_cast<std::size_t>(r)];
-    if (t.size() != 4) context.bad_message(r, "range tallies", "not 4 counts");
+    if (t.size() != 5) context.bad_message(r, "range tallies", "not 5 counts");
+    const RangeTally range{t[0], t[1], t[2], t[3], t[4] != 0};
     RangeTally through = starts.total;
-    through.lines += t[0];
-    through.records += t[1];
-    through.tokens += t[2];
-    if (!first_bad && (t[3] != 0 || crosses(starts.total, through))) first_bad = r;
+    through.bytes += range.bytes;
+    through.lines += range.lines;
+    through.records += range.records;
+    through.tokens += range.tokens;
+    if (!first_bad && (range.failed || crosses(starts.total, through))) first_bad = r;
     if (r == context.rank()) starts.before = starts.total;
     starts.total = through;
+    starts.ranges.push_back(range);
   }
   if (first_bad == context.rank()) {
     rethrow(starts.before);

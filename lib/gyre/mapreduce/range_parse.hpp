@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "gyre/base/export.hpp"
 #include "gyre/mapreduce/context.hpp"
@@ -10,9 +11,10 @@
 
 namespace gyre::mapreduce {
 
-// What a rank's range held, counted before it knew where the range starts: its lines, its
-// records, its tokens (or any second total a format bounds), and whether its parse failed.
+// What a rank's range held, counted before it knew where the range starts: its bytes and lines,
+// its records, its tokens (or any second total a format bounds), and whether its parse failed.
 struct RangeTally {
+  std::uint64_t bytes = 0;
   std::uint64_t lines = 0;
   std::uint64_t records = 0;
   std::uint64_t tokens = 0;
@@ -20,8 +22,9 @@ struct RangeTally {
 };
 
 struct RangeStarts {
-  RangeTally before;  // the ranges of lower ranks, which come first in the file
-  RangeTally total;   // every rank's
+  RangeTally before;               // the ranges of lower ranks, which come first in the file
+  RangeTally total;                // every rank's
+  std::vector<RangeTally> ranges;  // each rank's, in rank order
 };
 
 // Collective. A range parsed without its position numbers its lines from 1 and cannot check a
