@@ -8,6 +8,7 @@
 
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/byte_ranges.hpp"
+#include "gyre/data/ratings.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace gyre;
@@ -178,4 +179,23 @@ TEST_CASE("a missing input, an unlistable directory or a device is an InputError
   std::filesystem::directory_iterator probe(dir / "locked", ec);
   if (ec) CHECK(error_of(dir / "locked").find("a readable directory") != std::string::npos);  // root reads it anyway
   std::filesystem::permissions(dir / "locked", std::filesystem::perms::owner_all);
+}
+
+TEST_CASE("a byte-order mark starting the file is not data, but its bytes are the first part's") {
+  TempDir dir;
+  write_text(dir / "in.txt", "\xEF\xBB\xBF" "first\nsecond\n");
+  std::string seen;
+  const auto stats = data::read_split_blocks(dir / "in.txt", {0, 17}, 4, [&](std::string_view b) { seen += b; });
+  CHECK(seen == "first\nsecond\n");
+  CHECK(stats.bytes == 16);
+  CHECK(stats.lines == 2);
+  // A MatrixMarket header after a mark: its body starts at a file offset, mark included.
+  const std::string mm_header = "%%MatrixMarket matrix coordinate real general\n2 2 1\n";
+  write_text(dir / "r.mtx", "\xEF\xBB\xBF" + mm_header + "1 2 3.5\n");
+  const auto header = data::read_ratings_header(dir / "r.mtx");
+  CHECK(header.matrix_market);
+  CHECK(header.body_begin == 3 + mm_header.size());
+  // Triples start at byte 0, which the range reader's own mark rule covers.
+  write_text(dir / "r.tsv", "\xEF\xBB\xBF" "1 2 3.5\n");
+  CHECK(data::read_ratings_header(dir / "r.tsv").body_begin == 0);
 }

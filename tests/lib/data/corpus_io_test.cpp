@@ -222,3 +222,47 @@ TEST_CASE("corpus: add_doc refuses words outside the vocabulary; count_words sum
   const std::vector<Corpus> shards{c, other};
   CHECK(count_words(shards) == std::vector<std::uint64_t>{3, 6});
 }
+
+TEST_CASE("uci: a file of several read blocks keeps the true line numbers and the running totals across them") {
+  TempDir dir;
+  // About 6 MiB of entries: more than one 4 MiB block of the streamed reader.
+  constexpr std::uint64_t entries = 1'000'000;
+  std::string body;
+  body.reserve(entries * 7);
+  for (std::uint64_t i = 0; i < entries; ++i) body += std::to_string(1 + i % 9) + " " + std::to_string(1 + i % 4) + " 1\n";
+  const std::string header = "9\n4\n" + std::to_string(entries) + "\n";
+  write_text(dir / "docword.txt", header + body);
+  write_text(dir / "vocab.txt", kVocab);
+  const Corpus c = read_uci(dir / "docword.txt", dir / "vocab.txt");
+  CHECK(c.docs() == 9);
+  CHECK(c.tokens() == entries);
+
+  // A bad entry near the end, past the first block: its line in the file.
+  std::string bad = body;
+  const std::uint64_t at = entries - 10;  // 0-based entry; line at + 4
+  const std::size_t offset = [&] {
+    std::size_t o = 0;
+    for (std::uint64_t i = 0; i < at; ++i) o = bad.find('\n', o) + 1;
+    return o;
+  }();
+  bad.replace(offset, bad.find('\n', offset) - offset, "3 x 1");
+  check_message(uci_error(dir, header + bad), dir / "docword.txt", at + 4, "a word id", "x");
+
+  // The token budget counts on across blocks: refused at the line that passes it.
+  write_text(dir / "docword.txt", header + body);
+  const auto e = catch_input_error([&] { read_uci(dir / "docword.txt", dir / "vocab.txt", entries - 5); });
+  check_message(e, dir / "docword.txt", entries - 4 + 3, "a corpus of at most " + std::to_string(entries - 5) + " tokens");
+}
+
+TEST_CASE("a byte-order mark before a UCI header or a docword file is not data") {
+  TempDir dir;
+  write_text(dir / "docword.txt", "\xEF\xBB\xBF" "2\n4\n2\n1 2 1\n2 4 3\n");
+  write_text(dir / "vocab.txt", kVocab);
+  const Corpus uci = read_uci(dir / "docword.txt", dir / "vocab.txt");
+  CHECK(uci.docs() == 2);
+  CHECK(uci.tokens() == 4);
+  write_text(dir / "d.txt", "\xEF\xBB\xBF" "7 1:2 3:1\n");
+  const Corpus docword = read_doc_word_counts(dir / "d.txt", dir / "vocab.txt");
+  CHECK(docword.doc_ids == std::vector<std::uint64_t>{7});
+  CHECK(docword.tokens() == 3);
+}
