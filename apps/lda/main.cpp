@@ -173,6 +173,8 @@ int main(int argc, char** argv) {
     // A counts file can ask for 10^9 tokens in a few bytes: refuse it while reading, before the
     // tokens are laid out, and the whole model right after.
     opts.max_tokens = max_memory == 0 ? UINT64_MAX : max_memory / bytes_per_token(c.mh_steps);
+    // Nothing else runs while the corpus is parsed, so it takes every core unless -t says otherwise.
+    opts.threads = static_cast<std::size_t>(threads > 0 ? threads : cores);
     // Across processes, a file is read by byte ranges, and a partition of one shard per process
     // shard by shard.
     const data::CorpusSource source = data::corpus_source(corpus_path, opts);

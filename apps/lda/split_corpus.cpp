@@ -74,7 +74,8 @@ void parse_piece(const data::CorpusSource& source, const FileHead& head, const d
                  std::string_view text, data::CorpusPosition at, RangeParse& out) {
   switch (source.kind) {
     case Kind::uci: {
-      const auto held = data::parse_uci_entries(source.file, head.uci, text, at, options.max_tokens, out.entries);
+      const auto held = data::parse_uci_entries(source.file, head.uci, text, at, options.max_tokens, out.entries,
+                                                 options.threads);
       out.tally.records += held.entries;
       out.tally.tokens += held.tokens;
       return;
@@ -82,7 +83,7 @@ void parse_piece(const data::CorpusSource& source, const FileHead& head, const d
     case Kind::docword: {
       const std::uint64_t docs = out.docs.docs();
       const auto held = data::parse_doc_word_lines(source.file, source.vocab, head.vocab.size(), text, at,
-                                                   options.max_tokens, out.docs);
+                                                   options.max_tokens, out.docs, options.threads);
       out.tally.records += out.docs.docs() - docs;
       out.tally.tokens += held.tokens;
       return;
@@ -316,7 +317,7 @@ CorpusInput load_split_corpus(const data::CorpusSource& source, const data::Corp
   range.begin = std::max(range.begin, head.body_begin);
   range.end = std::max(range.end, head.body_begin);
   RangeParse parsed;
-  const data::SplitStats stats = data::read_split_blocks(source.file, range, data::kCorpusBlockBytes, [&](std::string_view block) {
+  const data::SplitStats stats = data::read_split_blocks(source.file, range, data::kCorpusBlockBytes * options.threads, [&](std::string_view block) {
     if (parsed.tally.failed) return;
     try {
       // Positioned from the range's start: its own totals past a limit are the file's too.

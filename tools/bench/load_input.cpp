@@ -1,4 +1,4 @@
-// tools/bench/load_input.cpp — times a gyre reader (ratings or LibSVM) on one file: reading it as the reader does and counting its lines, then reading and parsing on T threads, for tools/bench/load.
+// tools/bench/load_input.cpp — times a gyre reader (ratings, LibSVM or a UCI corpus) on one file: reading it as the reader does and counting its lines, then reading and parsing on T threads, for tools/bench/load.
 //
 // The reader reads the file itself, so the parse alone is the difference of the two timings; both
 // are taken in this process, after a first untimed read has put the file in the page cache.
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/corpus_io.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/data/text_input.hpp"
@@ -30,14 +31,23 @@ int main(int argc, char** argv) {
   std::string input, format = "ratings";
   std::size_t threads = 1;
   int repeats = 3;
-  app.add_option("--input", input, "the file: ratings (triples or MatrixMarket) or LibSVM")->required();
-  app.add_option("--format", format, "ratings or libsvm")->check(CLI::IsMember({"ratings", "libsvm"}))->capture_default_str();
+  app.add_option("--input", input, "the file: ratings (triples or MatrixMarket), LibSVM, or a UCI docword.txt")->required();
+  app.add_option("--format", format, "ratings, libsvm or uci (vocab.txt beside it)")
+      ->check(CLI::IsMember({"ratings", "libsvm", "uci"}))
+      ->capture_default_str();
   app.add_option("--threads,-t", threads, "line-aligned chunks parsed at once")->check(CLI::Range(1, 1024));
   app.add_option("--repeats", repeats, "timed runs of each; the fastest is printed")->check(CLI::Range(1, 100));
   CLI11_PARSE(app, argc, argv);
   try {
     std::size_t bytes = gyre::data::FileText(input).text().size(), lines = 0, records = 0;
     const auto parse = [&] {
+      if (format == "uci") {
+        gyre::data::CorpusOptions options;
+        options.format = gyre::data::CorpusFormat::uci;
+        options.threads = threads;
+        records = gyre::data::load_corpus(input, options).tokens();
+        return;
+      }
       records = format == "libsvm" ? gyre::data::read_libsvm(input, gyre::data::LabelKind::any, threads).samples()
                                    : gyre::data::read_ratings(input, threads).ratings.size();
     };

@@ -110,7 +110,7 @@ void write_vocab(const fs::path& file, const std::vector<std::string>& vocab) {
   out.commit();
 }
 
-Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64_t max_tokens) {
+Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64_t max_tokens, std::size_t threads) {
   const UciHeader header = read_uci_header(docword);
   std::vector<std::string> vocab = read_vocab_of(vocab_file, docword);
   check_uci_vocab(docword, header, vocab.size(), vocab_file);
@@ -123,8 +123,10 @@ Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64
   // reservation that the header's NNZ asks for.
   entries.reserve(static_cast<std::size_t>(std::min(header.entries, size / 6 + 1)));
   CorpusPosition at{kUciHeaderLines, 0, 0};
-  read_split_blocks(docword, {header.body_begin, std::max(size, header.body_begin)}, kCorpusBlockBytes,
-                    [&](std::string_view block) { at += parse_uci_entries(docword, header, block, at, max_tokens, entries); });
+  read_split_blocks(docword, {header.body_begin, std::max(size, header.body_begin)}, kCorpusBlockBytes * threads,
+                    [&](std::string_view block) {
+                      at += parse_uci_entries(docword, header, block, at, max_tokens, entries, threads);
+                    });
   check_uci_entries(docword, header, entries.size());
   return corpus_from_entries(entries, std::move(vocab));
 }
@@ -140,11 +142,12 @@ Corpus read_text_lines(const fs::path& file, const TokenizerOptions& opts) {
   return c;
 }
 
-Corpus read_doc_word_counts(const fs::path& file, const fs::path& vocab_file, std::uint64_t max_tokens) {
+Corpus read_doc_word_counts(const fs::path& file, const fs::path& vocab_file, std::uint64_t max_tokens,
+                            std::size_t threads) {
   const FileText input(file);
   Corpus c;
   c.vocab = read_vocab_of(vocab_file, file);
-  parse_doc_word_lines(file, vocab_file, c.vocab.size(), input.text(), CorpusPosition{}, max_tokens, c);
+  parse_doc_word_lines(file, vocab_file, c.vocab.size(), input.text(), CorpusPosition{}, max_tokens, c, threads);
   check_doc_word_documents(file, c.docs());
   return c;
 }
@@ -155,13 +158,13 @@ Corpus load_corpus(const fs::path& path, const CorpusOptions& options) {
     case CorpusSource::Kind::partition:
       return merge_corpus_shards(read_corpus_partition(source.file));
     case CorpusSource::Kind::uci:
-      return read_uci(source.file, source.vocab, options.max_tokens);
+      return read_uci(source.file, source.vocab, options.max_tokens, options.threads);
     case CorpusSource::Kind::text:
       return read_text_lines(source.file, options.tokenizer);
     case CorpusSource::Kind::docword:
       break;
   }
-  return read_doc_word_counts(source.file, source.vocab, options.max_tokens);
+  return read_doc_word_counts(source.file, source.vocab, options.max_tokens, options.threads);
 }
 
 bool reads_as_text(const fs::path& path, const CorpusOptions& options) {

@@ -45,8 +45,9 @@ std::vector<std::string> read_names(const std::filesystem::path& file, const std
 // lines. Doc id d becomes doc_ids entry d-1; documents without lines are dropped. A file whose
 // counts add up to more than `max_tokens` is refused at the line that crosses it, before the
 // tokens are laid out (a count of 10^9 on one line is a few bytes of file).
+// Parsed on `threads` line-aligned chunks at once, with the serial reader's corpus and first error.
 Corpus read_uci(const std::filesystem::path& docword, const std::filesystem::path& vocab,
-                std::uint64_t max_tokens = UINT64_MAX);
+                std::uint64_t max_tokens = UINT64_MAX, std::size_t threads = 1);
 
 // One document per line of raw text, tokenized as above. Word ids go by descending corpus
 // frequency, ties alphabetically, so the same text always gives the same ids. A document's doc
@@ -57,7 +58,7 @@ Corpus read_text_lines(const std::filesystem::path& file, const TokenizerOptions
 // integer kept as the doc id, word a 0-based line index into vocab. Blank lines are skipped;
 // a document id without pairs is an error (an empty document). `max_tokens` as for read_uci.
 Corpus read_doc_word_counts(const std::filesystem::path& file, const std::filesystem::path& vocab,
-                            std::uint64_t max_tokens = UINT64_MAX);
+                            std::uint64_t max_tokens = UINT64_MAX, std::size_t threads = 1);
 
 enum class CorpusFormat { automatic, uci, text, docword };
 
@@ -66,6 +67,7 @@ struct CorpusOptions {
   std::filesystem::path vocab;  // empty: found next to the input (uci, docword)
   TokenizerOptions tokenizer;   // text only
   std::uint64_t max_tokens = UINT64_MAX;  // uci, docword: refuse a corpus with more tokens
+  std::size_t threads = 1;                // uci, docword: lines parsed on this many threads
 };
 
 // The one entry point apps use. Automatic detection, in order:

@@ -6,6 +6,7 @@
 
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/manifest.hpp"
+#include "gyre/data/parallel_lines.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/text_input.hpp"
 
@@ -61,6 +62,82 @@ void tokenize(std::string_view line, std::string& token, Emit&& emit) {
   }
 }
 
+// The lines of `text`: its '\n's, and a last line without one.
+std::uint64_t count_lines(std::string_view text) {
+  return static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n')) +
+         (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+// `from`'s documents after `into`'s (words already checked by the parser: no vocabulary yet).
+void append_documents(Corpus& into, const Corpus& from) {
+  const std::uint64_t base = into.words.size();
+  into.words.insert(into.words.end(), from.words.begin(), from.words.end());
+  for (std::uint64_t d = 0; d < from.docs(); ++d) into.doc_begin.push_back(base + from.doc_begin[d + 1]);
+  into.doc_ids.insert(into.doc_ids.end(), from.doc_ids.begin(), from.doc_ids.end());
+}
+
+// UCI entry lines from `lines` on, whose position is `at`.
+CorpusPosition uci_lines(const fs::path& docword, const UciHeader& header, LineCursor& lines, CorpusPosition at,
+                         std::uint64_t max_tokens, std::vector<UciEntry>& out) {
+  TokenBudget tokens(docword, max_tokens, at);
+  const std::uint64_t first_entry = at.entries;
+  std::uint64_t entries = first_entry;
+  std::string_view line, f[4];
+  while (lines.next(line)) {
+    const std::size_t n = split_blanks(line, f, 3);
+    if (n == 0) continue;
+    if (n != 3) throw InputError(docword, lines.number(), "3 fields \"docID wordID count\"", std::string(line));
+    if (entries == header.entries)
+      throw InputError(docword, lines.number(),
+                       std::to_string(header.entries) + " entries as declared by NNZ on line 3, no more",
+                       std::string(line));
+    const std::uint64_t doc = number(docword, lines.number(), f[0], "a document id", 1, header.docs);
+    const std::uint64_t word = number(docword, lines.number(), f[1], "a word id", 1, header.words);
+    const std::uint64_t count = number(docword, lines.number(), f[2], "a positive integer count", 1, kMaxCount);
+    tokens.add(lines.number(), count);
+    out.push_back({doc - 1, static_cast<std::uint32_t>(word - 1), static_cast<std::uint32_t>(count)});
+    ++entries;
+  }
+  return {lines.number() - at.lines, entries - first_entry, tokens.total - at.tokens};
+}
+
+// "docid word:count" lines from `lines` on, whose position is `at`.
+CorpusPosition doc_word_lines(const fs::path& file, const fs::path& vocab_file, std::uint64_t words, LineCursor& lines,
+                              CorpusPosition at, std::uint64_t max_tokens, Corpus& out) {
+  TokenBudget tokens(file, max_tokens, at);
+  const std::string word_id = "a word id (0-based line of " + vocab_file.string() + ")";
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::size_t at_line = lines.number();
+    std::size_t i = 0;
+    const auto next_field = [&] {
+      while (i < line.size() && is_blank(line[i])) ++i;
+      const std::size_t start = i;
+      while (i < line.size() && !is_blank(line[i])) ++i;
+      return line.substr(start, i - start);
+    };
+    const std::string_view doc_field = next_field();
+    if (doc_field.empty()) continue;
+    const std::uint64_t doc = number(file, at_line, doc_field, "a document id", 0, UINT64_MAX);
+    std::size_t pairs = 0;
+    for (std::string_view pair = next_field(); !pair.empty(); pair = next_field(), ++pairs) {
+      const std::size_t colon = pair.find(':');
+      if (colon == std::string_view::npos) throw InputError(file, at_line, "a \"word:count\" pair", std::string(pair));
+      if (words == 0) throw InputError(file, at_line, word_id + ", but the vocabulary is empty", std::string(pair));
+      const std::uint64_t word = number(file, at_line, pair.substr(0, colon), word_id, 0, words - 1);
+      const std::uint64_t count =
+          number(file, at_line, pair.substr(colon + 1), "a positive integer count in \"word:count\"", 1, kMaxCount);
+      tokens.add(at_line, count);
+      out.words.insert(out.words.end(), count, static_cast<std::uint32_t>(word));
+    }
+    if (pairs == 0)
+      throw InputError(file, at_line, "\"word:count\" pairs after the document id (an empty document)", std::string(line));
+    out.doc_begin.push_back(out.words.size());
+    out.doc_ids.push_back(doc);
+  }
+  return {lines.number() - at.lines, 0, tokens.total - at.tokens};
+}
+
 }  // namespace
 
 std::vector<std::string> read_vocab_of(const fs::path& vocab_file, const fs::path& data) {
@@ -113,28 +190,38 @@ void check_uci_entries(const fs::path& docword, const UciHeader& header, std::ui
 }
 
 CorpusPosition parse_uci_entries(const fs::path& docword, const UciHeader& header, std::string_view text,
-                                 CorpusPosition at, std::uint64_t max_tokens, std::vector<UciEntry>& out) {
-  TokenBudget tokens(docword, max_tokens, at);
-  const std::uint64_t first_entry = at.entries;
-  std::uint64_t entries = first_entry;
-  LineCursor lines(text, at.lines);
-  std::string_view line, f[4];
-  while (lines.next(line)) {
-    const std::size_t n = split_blanks(line, f, 3);
-    if (n == 0) continue;
-    if (n != 3) throw InputError(docword, lines.number(), "3 fields \"docID wordID count\"", std::string(line));
-    if (entries == header.entries)
-      throw InputError(docword, lines.number(),
-                       std::to_string(header.entries) + " entries as declared by NNZ on line 3, no more",
-                       std::string(line));
-    const std::uint64_t doc = number(docword, lines.number(), f[0], "a document id", 1, header.docs);
-    const std::uint64_t word = number(docword, lines.number(), f[1], "a word id", 1, header.words);
-    const std::uint64_t count = number(docword, lines.number(), f[2], "a positive integer count", 1, kMaxCount);
-    tokens.add(lines.number(), count);
-    out.push_back({doc - 1, static_cast<std::uint32_t>(word - 1), static_cast<std::uint32_t>(count)});
-    ++entries;
+                                 CorpusPosition at, std::uint64_t max_tokens, std::vector<UciEntry>& out,
+                                 std::size_t threads) {
+  const auto serial = [&](std::string_view piece, CorpusPosition from, std::vector<UciEntry>& into) {
+    LineCursor lines(piece, from.lines);
+    return uci_lines(docword, header, lines, from, max_tokens, into);
+  };
+  if (threads <= 1) return serial(text, at, out);
+  // Chunks in parallel, each checking its own token count (a chunk past the budget puts the file
+  // past it); the entries are parse_lines' records, counted against what NNZ leaves.
+  // Any error (or the budget crossed across chunks) is found again by the serial loop, whose first
+  // error wins: a chunk's own error may lie after the line where the running total passed the budget.
+  const auto serial_error = [&] {
+    std::vector<UciEntry> scratch;
+    serial(text, at, scratch);
+  };
+  const std::uint64_t left = header.entries - std::min(header.entries, at.entries);
+  std::vector<UciEntry> parsed;
+  try {
+    parsed = parse_lines<UciEntry>(
+        text, at.lines, threads, static_cast<std::size_t>(std::min<std::uint64_t>(left, SIZE_MAX)),
+        [&](LineCursor& lines, std::size_t before, std::vector<UciEntry>& into) {
+          uci_lines(docword, header, lines, {lines.number(), at.entries + before, 0}, max_tokens, into);
+        });
+  } catch (const InputError&) {
+    serial_error();
+    throw;
   }
-  return {lines.number() - at.lines, entries - first_entry, tokens.total - at.tokens};
+  std::uint64_t tokens = 0;
+  for (const UciEntry& e : parsed) tokens += e.count;
+  if (tokens > max_tokens - std::min(max_tokens, at.tokens)) serial_error();
+  out.insert(out.end(), parsed.begin(), parsed.end());
+  return {count_lines(text), parsed.size(), tokens};
 }
 
 Corpus corpus_from_entries(std::vector<UciEntry>& entries, std::vector<std::string> vocab) {
@@ -155,41 +242,31 @@ Corpus corpus_from_entries(std::vector<UciEntry>& entries, std::vector<std::stri
 }
 
 CorpusPosition parse_doc_word_lines(const fs::path& file, const fs::path& vocab_file, std::uint64_t words,
-                                    std::string_view text, CorpusPosition at, std::uint64_t max_tokens,
-                                    Corpus& out) {
-  TokenBudget tokens(file, max_tokens, at);
-  const std::string word_id = "a word id (0-based line of " + vocab_file.string() + ")";
-  LineCursor lines(text, at.lines);
-  std::string_view line;
-  while (lines.next(line)) {
-    const std::size_t at_line = lines.number();
-    std::size_t i = 0;
-    const auto next_field = [&] {
-      while (i < line.size() && is_blank(line[i])) ++i;
-      const std::size_t start = i;
-      while (i < line.size() && !is_blank(line[i])) ++i;
-      return line.substr(start, i - start);
-    };
-    const std::string_view doc_field = next_field();
-    if (doc_field.empty()) continue;
-    const std::uint64_t doc = number(file, at_line, doc_field, "a document id", 0, UINT64_MAX);
-    std::size_t pairs = 0;
-    for (std::string_view pair = next_field(); !pair.empty(); pair = next_field(), ++pairs) {
-      const std::size_t colon = pair.find(':');
-      if (colon == std::string_view::npos) throw InputError(file, at_line, "a \"word:count\" pair", std::string(pair));
-      if (words == 0) throw InputError(file, at_line, word_id + ", but the vocabulary is empty", std::string(pair));
-      const std::uint64_t word = number(file, at_line, pair.substr(0, colon), word_id, 0, words - 1);
-      const std::uint64_t count =
-          number(file, at_line, pair.substr(colon + 1), "a positive integer count in \"word:count\"", 1, kMaxCount);
-      tokens.add(at_line, count);
-      out.words.insert(out.words.end(), count, static_cast<std::uint32_t>(word));
-    }
-    if (pairs == 0)
-      throw InputError(file, at_line, "\"word:count\" pairs after the document id (an empty document)", std::string(line));
-    out.doc_begin.push_back(out.words.size());
-    out.doc_ids.push_back(doc);
+                                    std::string_view text, CorpusPosition at, std::uint64_t max_tokens, Corpus& out,
+                                    std::size_t threads) {
+  if (threads <= 1) {
+    LineCursor lines(text, at.lines);
+    return doc_word_lines(file, vocab_file, words, lines, at, max_tokens, out);
   }
-  return {lines.number() - at.lines, 0, tokens.total - at.tokens};
+  // Chunks in parallel; the tokens are the records parse_chunks counts against the budget left.
+  const std::uint64_t before = out.tokens();
+  Corpus parsed = parse_chunks<Corpus>(
+      text, at.lines, threads, static_cast<std::size_t>(max_tokens - std::min(max_tokens, at.tokens)),
+      [&](LineCursor& lines, std::size_t tokens_before, Corpus& into) {
+        doc_word_lines(file, vocab_file, words, lines, {lines.number(), 0, at.tokens + tokens_before}, max_tokens, into);
+      },
+      [](const Corpus& c) { return static_cast<std::size_t>(c.tokens()); },
+      [](std::vector<Corpus>& chunks, std::size_t total) {
+        Corpus joined;
+        joined.words.reserve(total);
+        for (Corpus& c : chunks) {
+          append_documents(joined, c);
+          c = {};
+        }
+        return joined;
+      });
+  append_documents(out, parsed);
+  return {count_lines(text), 0, out.tokens() - before};
 }
 
 void check_doc_word_documents(const fs::path& file, std::uint64_t docs) {

@@ -1,6 +1,7 @@
 // gyre/data/corpus_lines.hpp — the corpus formats' line parsers, for a whole file or one piece of it (internal to lib/, not installed).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -66,8 +67,11 @@ struct UciEntry {
 
 // The entry lines of `text`, appended to `out`, with the NNZ bound and the token budget counted
 // from `at`.
+// On `threads` line-aligned chunks at once (TBB tasks), with the serial loop's entries, order
+// and first error.
 CorpusPosition parse_uci_entries(const std::filesystem::path& docword, const UciHeader& header, std::string_view text,
-                                 CorpusPosition at, std::uint64_t max_tokens, std::vector<UciEntry>& out);
+                                 CorpusPosition at, std::uint64_t max_tokens, std::vector<UciEntry>& out,
+                                 std::size_t threads = 1);
 
 // The documents of UCI entries: grouped by document (stably: a document's words keep their
 // order), counts expanded into tokens, with `vocab`.
@@ -75,9 +79,10 @@ Corpus corpus_from_entries(std::vector<UciEntry>& entries, std::vector<std::stri
 
 // "docid word:count ..." lines of `text`, appended to `out` as documents; words are below
 // `words`, the size of `vocab_file`'s vocabulary; the token budget counted from `at`.
+// On `threads` chunks at once, as parse_uci_entries.
 CorpusPosition parse_doc_word_lines(const std::filesystem::path& file, const std::filesystem::path& vocab_file,
                                     std::uint64_t words, std::string_view text, CorpusPosition at,
-                                    std::uint64_t max_tokens, Corpus& out);
+                                    std::uint64_t max_tokens, Corpus& out, std::size_t threads = 1);
 // A docword file's whole count of documents: none is an error.
 void check_doc_word_documents(const std::filesystem::path& file, std::uint64_t docs);
 

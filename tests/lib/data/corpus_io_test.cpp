@@ -266,3 +266,74 @@ TEST_CASE("a byte-order mark before a UCI header or a docword file is not data")
   CHECK(docword.doc_ids == std::vector<std::uint64_t>{7});
   CHECK(docword.tokens() == 3);
 }
+
+TEST_CASE("uci and docword on 2-8 threads: the serial corpus, and the serial first error") {
+  TempDir dir;
+  write_text(dir / "vocab.txt", kVocab);
+  constexpr int entries = 3000;
+  std::vector<std::string> uci_lines, docword_lines;
+  for (int i = 0; i < entries; ++i) {
+    // Documents of 1-3 entries, a few of them out of order.
+    const int doc = 1 + (i % 7 == 3 ? i / 2 : i);
+    uci_lines.push_back(std::to_string(doc) + " " + std::to_string(1 + i % 4) + " " + std::to_string(1 + i % 3) + "\n");
+    docword_lines.push_back(std::to_string(i) + " " + std::to_string(i % 4) + ":" + std::to_string(1 + i % 3) + " " +
+                            std::to_string((i + 1) % 4) + ":1\n");
+  }
+  const auto joined = [](const std::vector<std::string>& lines) {
+    std::string text;
+    for (const auto& l : lines) text += l;
+    return text;
+  };
+  const std::string uci_header = std::to_string(entries) + "\n4\n" + std::to_string(entries) + "\n";
+  const auto same = [](const Corpus& a, const Corpus& b) {
+    CHECK(a.doc_ids == b.doc_ids);
+    CHECK(a.doc_begin == b.doc_begin);
+    CHECK(a.words == b.words);
+  };
+  // The message of the first error the reader throws on `threads` threads.
+  const auto uci_message = [&](const std::string& text, std::uint64_t max_tokens, std::size_t threads) {
+    write_text(dir / "docword.txt", text);
+    return catch_input_error([&] { read_uci(dir / "docword.txt", dir / "vocab.txt", max_tokens, threads); }).message;
+  };
+  const auto docword_message = [&](const std::string& text, std::uint64_t max_tokens, std::size_t threads) {
+    write_text(dir / "d.txt", text);
+    return catch_input_error([&] { read_doc_word_counts(dir / "d.txt", dir / "vocab.txt", max_tokens, threads); }).message;
+  };
+
+  write_text(dir / "docword.txt", uci_header + joined(uci_lines));
+  write_text(dir / "d.txt", joined(docword_lines));
+  const Corpus uci = read_uci(dir / "docword.txt", dir / "vocab.txt");
+  const Corpus docword = read_doc_word_counts(dir / "d.txt", dir / "vocab.txt");
+  const std::uint64_t uci_tokens = uci.tokens(), docword_tokens = docword.tokens();
+
+  // A bad field in the last tenth; and the token budget passed in the first quarter, before it,
+  // which is the serial reader's first error although the bad line's chunk fails too.
+  auto bad_uci = uci_lines, bad_docword = docword_lines;
+  bad_uci[entries * 9 / 10] = "5 x 1\n";
+  bad_docword[entries * 9 / 10] = "17 2:oops\n";
+  // NNZ declaring fewer entries than the file holds: refused at the first extra one.
+  const std::string fewer = std::to_string(entries) + "\n4\n" + std::to_string(entries - 40) + "\n" + joined(uci_lines);
+
+  for (std::size_t threads = 2; threads <= 8; ++threads) {
+    CAPTURE(threads);
+    same(read_uci(dir / "docword.txt", dir / "vocab.txt", UINT64_MAX, threads), uci);
+    same(read_doc_word_counts(dir / "d.txt", dir / "vocab.txt", UINT64_MAX, threads), docword);
+    for (const std::uint64_t budget : {UINT64_MAX, std::uint64_t{uci_tokens / 4}}) {
+      CAPTURE(budget);
+      const auto serial = uci_message(uci_header + joined(bad_uci), budget, 1);
+      CHECK(contains(serial, budget == UINT64_MAX ? "a word id" : "the memory budget"));
+      CHECK(uci_message(uci_header + joined(bad_uci), budget, threads) == serial);
+    }
+    for (const std::uint64_t budget : {UINT64_MAX, std::uint64_t{docword_tokens / 4}}) {
+      CAPTURE(budget);
+      const auto serial = docword_message(joined(bad_docword), budget, 1);
+      CHECK(contains(serial, budget == UINT64_MAX ? "count" : "the memory budget"));
+      CHECK(docword_message(joined(bad_docword), budget, threads) == serial);
+    }
+    const auto serial = uci_message(fewer, UINT64_MAX, 1);
+    CHECK(contains(serial, "no more"));
+    CHECK(uci_message(fewer, UINT64_MAX, threads) == serial);
+    write_text(dir / "docword.txt", uci_header + joined(uci_lines));
+    write_text(dir / "d.txt", joined(docword_lines));
+  }
+}
