@@ -89,7 +89,7 @@ void parse_piece(const data::CorpusSource& source, const FileHead& head, const d
       return;
     }
     case Kind::text:
-      data::tokenize_text_lines(text, options.tokenizer, out.text);
+      data::tokenize_text_lines(text, options.tokenizer, out.text, options.threads);
       return;
     case Kind::partition:
       break;

@@ -131,10 +131,10 @@ Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64
   return corpus_from_entries(entries, std::move(vocab));
 }
 
-Corpus read_text_lines(const fs::path& file, const TokenizerOptions& opts) {
+Corpus read_text_lines(const fs::path& file, const TokenizerOptions& opts, std::size_t threads) {
   const FileText input(file);
   TextTokens tokens;
-  tokenize_text_lines(input.text(), opts, tokens);
+  tokenize_text_lines(input.text(), opts, tokens, threads);
   Corpus c;
   c.vocab = text_vocabulary(file, tokens.spelled, tokens.counts, opts, input.text().empty());
   c.words.reserve(tokens.tokens.size());
@@ -160,7 +160,7 @@ Corpus load_corpus(const fs::path& path, const CorpusOptions& options) {
     case CorpusSource::Kind::uci:
       return read_uci(source.file, source.vocab, options.max_tokens, options.threads);
     case CorpusSource::Kind::text:
-      return read_text_lines(source.file, options.tokenizer);
+      return read_text_lines(source.file, options.tokenizer, options.threads);
     case CorpusSource::Kind::docword:
       break;
   }

@@ -52,7 +52,7 @@ Corpus read_uci(const std::filesystem::path& docword, const std::filesystem::pat
 // One document per line of raw text, tokenized as above. Word ids go by descending corpus
 // frequency, ties alphabetically, so the same text always gives the same ids. A document's doc
 // id is its 0-based line index; blank lines count. A file with no token left is an error.
-Corpus read_text_lines(const std::filesystem::path& file, const TokenizerOptions& opts);
+Corpus read_text_lines(const std::filesystem::path& file, const TokenizerOptions& opts, std::size_t threads = 1);
 
 // LightLDA's libsvm-like form: lines "docid word:count word:count ...", docid a non-negative
 // integer kept as the doc id, word a 0-based line index into vocab. Blank lines are skipped;
@@ -67,7 +67,7 @@ struct CorpusOptions {
   std::filesystem::path vocab;  // empty: found next to the input (uci, docword)
   TokenizerOptions tokenizer;   // text only
   std::uint64_t max_tokens = UINT64_MAX;  // uci, docword: refuse a corpus with more tokens
-  std::size_t threads = 1;                // uci, docword: lines parsed on this many threads
+  std::size_t threads = 1;                // lines parsed on this many threads
 };
 
 // The one entry point apps use. Automatic detection, in order:

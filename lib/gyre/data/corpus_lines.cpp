@@ -7,6 +7,8 @@
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/parallel_lines.hpp"
+
+#include <oneapi/tbb/parallel_for.h>
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/text_input.hpp"
 
@@ -273,24 +275,48 @@ void check_doc_word_documents(const fs::path& file, std::uint64_t docs) {
   if (docs == 0) throw InputError(file, 0, "at least one line \"docid word:count ...\"", "no documents");
 }
 
-void tokenize_text_lines(std::string_view text, const TokenizerOptions& options, TextTokens& into) {
-  std::unordered_map<std::string, std::uint32_t> provisional;
-  for (std::uint32_t p = 0; p < into.spelled.size(); ++p) provisional.emplace(into.spelled[p], p);
-  LineCursor lines(text);
-  std::string_view line;
-  std::string token;
-  while (lines.next(line)) {
-    tokenize(line, token, [&](const std::string& t) {
-      if (t.size() < options.min_length || options.stop_words.contains(t)) return;
-      const auto [it, added] = provisional.try_emplace(t, static_cast<std::uint32_t>(into.spelled.size()));
+void tokenize_text_lines(std::string_view text, const TokenizerOptions& options, TextTokens& into,
+                         std::size_t threads) {
+  const auto serial = [&](std::string_view piece, TextTokens& out) {
+    LineCursor lines(piece);
+    std::string_view line;
+    std::string token;
+    while (lines.next(line)) {
+      tokenize(line, token, [&](const std::string& t) {
+        if (t.size() < options.min_length || options.stop_words.contains(t)) return;
+        const auto [it, added] = out.ids.try_emplace(t, static_cast<std::uint32_t>(out.spelled.size()));
+        if (added) {
+          out.spelled.push_back(t);
+          out.counts.push_back(0);
+        }
+        ++out.counts[it->second];
+        out.tokens.push_back(it->second);
+      });
+      out.line_end.push_back(out.tokens.size());
+    }
+  };
+  if (threads <= 1) return serial(text, into);
+  // Chunks on their own ids, then renumbered in file order: a word's id is where it first
+  // appears, as one thread numbers it.
+  const std::vector<std::size_t> splits = line_aligned_splits(text, threads);
+  std::vector<TextTokens> chunks(threads);
+  oneapi::tbb::parallel_for(std::size_t{0}, threads,
+                            [&](std::size_t c) { serial(text.substr(splits[c], splits[c + 1] - splits[c]), chunks[c]); });
+  for (TextTokens& chunk : chunks) {
+    std::vector<std::uint32_t> id(chunk.spelled.size());
+    for (std::uint32_t p = 0; p < chunk.spelled.size(); ++p) {
+      const auto [it, added] = into.ids.try_emplace(chunk.spelled[p], static_cast<std::uint32_t>(into.spelled.size()));
       if (added) {
-        into.spelled.push_back(t);
+        into.spelled.push_back(std::move(chunk.spelled[p]));
         into.counts.push_back(0);
       }
-      ++into.counts[it->second];
-      into.tokens.push_back(it->second);
-    });
-    into.line_end.push_back(into.tokens.size());
+      into.counts[it->second] += chunk.counts[p];
+      id[p] = it->second;
+    }
+    const std::uint64_t base = into.tokens.size();
+    for (const std::uint32_t t : chunk.tokens) into.tokens.push_back(id[t]);
+    for (const std::uint64_t end : chunk.line_end) into.line_end.push_back(base + end);
+    chunk = {};
   }
 }
 

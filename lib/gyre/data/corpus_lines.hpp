@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "gyre/data/corpus.hpp"
@@ -93,8 +94,12 @@ struct TextTokens {
   std::vector<std::uint64_t> counts;   // provisional id → occurrences
   std::vector<std::uint32_t> tokens;   // every kept token's provisional id
   std::vector<std::uint64_t> line_end;  // per line: the end of its tokens
+  std::unordered_map<std::string, std::uint32_t> ids;  // word → provisional id
 };
-void tokenize_text_lines(std::string_view text, const TokenizerOptions& options, TextTokens& into);
+// Appends the lines of `text`, tokenised on `threads` line-aligned chunks at once (TBB tasks):
+// the same tokens, ids and lines as one thread gives.
+void tokenize_text_lines(std::string_view text, const TokenizerOptions& options, TextTokens& into,
+                         std::size_t threads = 1);
 
 // The vocabulary of a text file from its words' counts: those seen at least min_count times, by
 // descending count, ties alphabetically. Throws the "no word" InputError naming `file` when none

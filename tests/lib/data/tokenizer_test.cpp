@@ -100,3 +100,28 @@ TEST_CASE("tokenizer: a file with no tokens left is an error naming the file and
   e = catch_input_error([&] { read(dir, ""); });
   CHECK(contains(e.message, "found 'an empty file'"));
 }
+
+TEST_CASE("tokenizer on 2-8 threads: the same vocabulary, ids, documents and dropped lines as one thread") {
+  TempDir dir;
+  std::string text;
+  // Words first seen in every part of the file, repeated across lines, blank lines and lines
+  // left empty by the stop words between them.
+  for (int i = 0; i < 2000; ++i) {
+    for (int k = 0; k <= i % 5; ++k) text += std::string(1, static_cast<char>('a' + (i * 7 + k) % 26)) + "q" +
+                                           std::string(1, static_cast<char>('a' + (i / 26 + k) % 26)) + " ";
+    text += i % 9 == 0 ? "\n\nthe and\n" : "\n";
+  }
+  TokenizerOptions opts;
+  opts.stop_words = {"the", "and"};
+  opts.min_count = 3;
+  write_text(dir / "t.txt", text);
+  const Corpus one = read_text_lines(dir / "t.txt", opts);
+  for (std::size_t threads = 2; threads <= 8; ++threads) {
+    CAPTURE(threads);
+    const Corpus many = read_text_lines(dir / "t.txt", opts, threads);
+    CHECK(many.vocab == one.vocab);
+    CHECK(many.doc_ids == one.doc_ids);
+    CHECK(many.doc_begin == one.doc_begin);
+    CHECK(many.words == one.words);
+  }
+}
