@@ -15,7 +15,8 @@
 //    or priority; DependencyCheck: STRADS's ρ filter).
 //  - The map-reduce engine (mapreduce/): typed distributed collections over the same runtime,
 //    with Owl Actor's verbs (load by byte ranges, map, flatmap, filter, fold, reduce,
-//    reduce_by_key, shuffle, union, join, collect, count, broadcast, save), mapreduce::run.
+//    reduce_by_key, shuffle, union, join, collect, count, broadcast, save), mapreduce::run;
+//    for an app's own reader of a file by byte ranges, settle_ranges and run_loading.
 //  - A kernel's own tools: model::Block (the rows it updates), collective::Communicator
 //    (allreduce, allgather, broadcast over the workers: a part's or a kernel's state that does
 //    not rotate), Random (seeded, reproducible draws).

@@ -15,4 +15,5 @@
 #include "gyre/mapreduce/context.hpp"
 #include "gyre/mapreduce/job.hpp"
 #include "gyre/mapreduce/keyed.hpp"
+#include "gyre/mapreduce/range_parse.hpp"
 #include "gyre/mapreduce/text_io.hpp"
