@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/command_line.hpp"
@@ -33,6 +34,12 @@ void check_output(const fs::path& out, std::vector<fs::path> inputs) {
   gyre::check_outputs(outputs, inputs);
 }
 
+// --threads: the input is parsed on this many threads (nothing else runs meanwhile: all cores).
+void add_threads_flag(CLI::App& sub, std::size_t& threads) {
+  threads = std::max(1u, std::thread::hardware_concurrency());
+  sub.add_option("--threads,-t", threads, "Threads parsing the input (default: all cores)")->check(CLI::Range(1, 1024));
+}
+
 // "LABEL per part: n n n\nbalance (max/mean): x\n"
 void print_parts(const char* label, const std::vector<std::uint64_t>& sizes, double balance) {
   std::string counts;
@@ -48,6 +55,7 @@ class RatingsCommand {
         ->required();
     sub_->add_option("--parts", parts_, "Number of shards")->required()->check(CLI::Range(1u, 1u << 16));
     sub_->add_option("--out", out_, "Output directory: part-NNNNN.shard, users.txt, items.txt, manifest.json")->required();
+    add_threads_flag(*sub_, threads_);
   }
 
   bool selected() const { return sub_->parsed(); }
@@ -55,7 +63,7 @@ class RatingsCommand {
   void run() const {
     check_output(out_, {input_});
     // Reading comes first: bad input must fail before anything is created.
-    gyre::data::RatingsSet set = gyre::data::read_ratings(input_);
+    gyre::data::RatingsSet set = gyre::data::read_ratings(input_, threads_);
     const std::uint32_t users = set.users, items = set.items;
     // Balanced over the users that occur, so that sparse ids cost memory by data, not by id.
     gyre::data::RatingsSet* sets[] = {&set};
@@ -78,6 +86,7 @@ class RatingsCommand {
   CLI::App* sub_ = nullptr;
   fs::path input_, out_;
   std::uint32_t parts_ = 1;
+  std::size_t threads_ = 1;
 };
 
 class CorpusCommand {
@@ -112,6 +121,7 @@ class CorpusCommand {
         ->check(gyre::app::positive_number());
     sub_->add_option("--blocks", blocks_, "Word blocks for rotation, written to blocks.txt (default: --parts)")
         ->check(CLI::Range(1u, 1u << 20));
+    add_threads_flag(*sub_, options_.threads);
   }
 
   bool selected() const { return sub_->parsed(); }
@@ -179,6 +189,7 @@ class RowsCommand {
     sub_->add_option("--response-column", options_.response_column,
                      "CSV: the response column's name or 1-based number (default: the last); MatrixMarket: a "
                      "1-based column of the matrix taken as y and dropped from X");
+    add_threads_flag(*sub_, options_.threads);
   }
 
   bool selected() const { return sub_->parsed(); }
