@@ -60,13 +60,16 @@ int infer_command(int argc, char** argv) {
     const std::filesystem::path inputs[] = {model_dir, corpus_path, vocab_path, stop_file};
     check_outputs(outputs, inputs);
     LdaModel model = read_model(model_dir);
-    const MappedCorpus documents =
-        load_onto_vocabulary(corpus_path, corpus_options(format, vocab_path, stop_words), model.vocab);
+    // The documents are parsed, then sampled, on --threads threads.
+    oneapi::tbb::task_arena arena(threads);
+    data::CorpusOptions options = corpus_options(format, vocab_path, stop_words);
+    options.threads = static_cast<std::size_t>(threads);
+    MappedCorpus documents;
+    arena.execute([&] { documents = load_onto_vocabulary(corpus_path, options, model.vocab); });
     const FixedTopics topics(model.topics, model.alpha, model.beta, model.word_topic);
     model.word_topic = TopicCountRows{};  // φ̂ holds what inference needs of it
     std::vector<double> theta;
-    oneapi::tbb::task_arena(threads).execute(
-        [&] { theta = infer_topic_proportions(topics, documents.corpus, sweeps, seed); });
+    arena.execute([&] { theta = infer_topic_proportions(topics, documents.corpus, sweeps, seed); });
 
     OutputDirectory directory(out_dir, inference_directory());
     {
