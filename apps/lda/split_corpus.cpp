@@ -125,7 +125,8 @@ std::vector<std::string> agree_on_text(Context& ctx, const data::CorpusSource& s
   return vocab;
 }
 
-// One document per rank of every rank's documents, dealt to P parts as shard_corpus deals them.
+// The whole corpus's documents, by index in input order, each with the part shard_corpus deals
+// it to; and its totals.
 struct Placement {
   std::vector<std::uint32_t> part;        // by document index (input order)
   std::uint64_t first = 0;                // this rank's first document's index (docword, text)
@@ -164,8 +165,10 @@ Placement place_lines(Context& ctx, const data::Corpus& mine) {
   }
   Placement placed = place(all, ctx.size());
   placed.first = first;
-  for (const auto& l : ctx.allgather_values<std::uint64_t>({limit}, "document id bound")) {
-    if (l.size() != 1) ctx.bad_message(0, "document id bound", "not 1 number");
+  const auto limits = ctx.allgather_values<std::uint64_t>({limit}, "document id bound");
+  for (int r = 0; r < ctx.size(); ++r) {
+    const auto& l = limits[static_cast<std::size_t>(r)];
+    if (l.size() != 1) ctx.bad_message(r, "document id bound", "not 1 number");
     placed.doc_id_limit = std::max(placed.doc_id_limit, l[0]);
   }
   return placed;
