@@ -46,7 +46,7 @@ LocalRows decode_local_rows(const net::Message& m, std::size_t row_bytes, std::u
                              " bytes; the plan here has rows of " + std::to_string(row_bytes) + " bytes");
   // count is bounded by the body before it is multiplied, so the product cannot overflow.
   if (meta.count > m.body.size() / sizeof(std::uint64_t) ||
-      m.body.size() != meta.count * (sizeof(std::uint64_t) + row_bytes))
+      (row_bytes != kAnyRowBytes && m.body.size() != meta.count * (sizeof(std::uint64_t) + row_bytes)))
     throw std::runtime_error(from + " sent " + std::to_string(meta.count) + " local rows of " +
                              std::to_string(row_bytes) + " bytes in a body of " + std::to_string(m.body.size()) +
                              " bytes");
@@ -86,7 +86,7 @@ std::string missing(const std::vector<std::optional<LocalRows>>& rows, std::size
 
 std::optional<GatheredModel> gather_at_root(runtime::Mailbox& mailbox, std::vector<model::OwnedBlock>& held,
                                             LocalRows mine, const GatherOptions& options) {
-  if (mine.values.size() != mine.ids.size() * options.row_bytes)
+  if (options.row_bytes != kAnyRowBytes && mine.values.size() != mine.ids.size() * options.row_bytes)
     throw std::invalid_argument("local rows do not match their row width");
   const auto blocks = static_cast<std::uint32_t>(options.layout.size());
   net::Group& group = mailbox.group();

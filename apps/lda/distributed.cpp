@@ -8,6 +8,7 @@
 
 #include "gyre/data/corpus_partition.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
+#include "gyre/wire/codec.hpp"
 #include "lda/allreduce.hpp"
 #include "lda/checkpoint.hpp"
 
@@ -19,28 +20,33 @@ std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const r
                                                     std::chrono::milliseconds timeout) {
   // Doc-topic rows stay with their worker during training; rank 0 collects them with the
   // word-topic blocks.
+  // The rows travel sparse, as the kernel builds them: rank 0 holds every document's topics in
+  // memory proportional to the tokens, not documents × K.
   pipeline::GatherOptions gather;
   gather.workers = plan.config.workers;
   gather.layout = plan.blocks.shapes(model::padded_width(plan.config.topics));
-  gather.row_bytes = std::size_t{plan.config.topics} * sizeof(std::int32_t);
+  gather.row_bytes = pipeline::kAnyRowBytes;
   gather.id_limit = doc_id_limit;
   gather.timeout = timeout;
-  const std::vector<std::int32_t> doc_topic = kernel.doc_topic_counts();
-  return pipeline::gather_at_root(member.mailbox, held,
-                                  pipeline::LocalRows::of(doc_ids, std::span<const std::int32_t>(doc_topic)), gather);
+  pipeline::LocalRows mine;
+  mine.ids.assign(doc_ids.begin(), doc_ids.end());
+  mine.values = kernel.doc_topic_rows().encode();
+  return pipeline::gather_at_root(member.mailbox, held, std::move(mine), gather);
 }
 
 LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, pipeline::GatheredModel parts,
                            std::span<const std::int64_t> topic_totals) {
-  // Rows cross processes dense (a gather sends rows of one size) and are kept sparse from here.
   const std::uint32_t K = plan.config.topics;
   std::vector<DocTopicRows> docs;
-  for (const auto& r : parts.rows) {
-    const std::vector<std::int32_t> dense = r.values_as<std::int32_t>();
-    if (dense.size() != r.ids.size() * K) throw std::invalid_argument("gathered doc-topic rows are not K counts each");
-    TopicCountRows counts(K);
-    for (std::size_t d = 0; d < r.ids.size(); ++d) counts.add_dense(std::span(dense).subspan(d * K, K));
-    docs.push_back({r.ids, std::move(counts)});
+  for (std::size_t w = 0; w < parts.rows.size(); ++w) {
+    auto& r = parts.rows[w];
+    try {
+      TopicCountRows counts = TopicCountRows::decode(K, r.values, r.ids.size(), "");
+      r.values = {};
+      docs.push_back({r.ids, std::move(counts)});
+    } catch (const wire::DecodeError& e) {
+      throw std::runtime_error("rank " + std::to_string(w) + " sent malformed doc-topic rows (" + e.what() + ")");
+    }
   }
   return assemble_model(plan, std::move(vocab), std::move(docs), topic_totals, std::move(parts.blocks));
 }

@@ -552,8 +552,6 @@ TopicCountRows LdaKernel::doc_topic_rows() const {
   return rows;
 }
 
-std::vector<std::int32_t> LdaKernel::doc_topic_counts() const { return doc_topic_rows().dense(); }
-
 double LdaKernel::totals_loglik() const {
   const double lg_vbeta = LogGamma::exact(vbeta_);
   double sum = 0;

@@ -200,10 +200,11 @@ int main(int argc, char** argv) {
     // The allreduce model adds two copies of the word-topic counts per worker in this process
     // (its replica, and the replica as the sub-epoch began).
     const std::uint64_t replicas = c.model == lda::ComputationModel::kAllreduce ? 2 * (distributed ? 1 : c.workers) : 0;
-    // Across processes rank 0 gathers the doc-topic rows dense (documents × K).
-    const std::uint64_t dense_docs = distributed ? input.docs : 0;
-    app::require_memory(corpus.tokens() * bytes_per_token(c.mh_steps) +
-                            (std::uint64_t{corpus.vocab_size()} + dense_docs) * c.topics * sizeof(std::int32_t) +
+    // Across processes rank 0 gathers every document's sparse doc-topic row: at most 6 bytes a
+    // token and 12 a document, as the encoded body and as the rows decoded from it.
+    const std::uint64_t gathered_rows = distributed ? 2 * (input.tokens * 6 + input.docs * 12) : 0;
+    app::require_memory(corpus.tokens() * bytes_per_token(c.mh_steps) + gathered_rows +
+                            std::uint64_t{corpus.vocab_size()} * c.topics * sizeof(std::int32_t) +
                             replicas * corpus.vocab_size() * model::padded_width(c.topics) * sizeof(std::int32_t),
                         max_memory,
                         "LDA with " + std::to_string(c.topics) + " topics over " + std::to_string(corpus.tokens()) +

@@ -5,6 +5,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "gyre/wire/body.hpp"
+#include "gyre/wire/codec.hpp"
+
 namespace gyre::lda {
 namespace {
 
@@ -90,6 +93,48 @@ void TopicCountRows::add_row_of(const TopicCountRows& other, std::size_t r) {
   topic_.insert(topic_.end(), topics.begin(), topics.end());
   count_.insert(count_.end(), counts.begin(), counts.end());
   begin_.push_back(topic_.size());
+}
+
+void TopicCountRows::add_sparse(std::span<const std::uint16_t> topics, std::span<const std::int32_t> counts) {
+  if (topics.size() != counts.size()) throw std::invalid_argument("a sparse topic-count row of unequal lengths");
+  for (std::size_t i = 0; i < topics.size(); ++i) {
+    if (topics[i] >= K_ || (i > 0 && topics[i] <= topics[i - 1]) || counts[i] <= 0)
+      throw std::invalid_argument("a sparse topic-count row whose topics are not ascending below K = " +
+                                  std::to_string(K_) + " with positive counts");
+  }
+  topic_.insert(topic_.end(), topics.begin(), topics.end());
+  count_.insert(count_.end(), counts.begin(), counts.end());
+  begin_.push_back(topic_.size());
+}
+
+std::vector<std::byte> TopicCountRows::encode() const {
+  wire::Writer w(rows() * sizeof(std::uint32_t) + topic_.size() * (sizeof(std::uint16_t) + sizeof(std::int32_t)));
+  for (std::size_t r = 0; r < rows(); ++r) {
+    w.put(static_cast<std::uint32_t>(begin_[r + 1] - begin_[r]));
+    w.put_array(topics_of(r));
+    w.put_array(counts_of(r));
+  }
+  const Buffer body = w.finish();
+  return {body.bytes().begin(), body.bytes().end()};
+}
+
+TopicCountRows TopicCountRows::decode(std::uint32_t topics, std::span<const std::byte> body, std::size_t rows,
+                                      const std::string& context) {
+  TopicCountRows out(topics);
+  wire::Reader in(body, context);
+  for (std::size_t r = 0; r < rows; ++r) {
+    // An entry takes 6 bytes: the count is bounded by what was sent before anything is sized.
+    const std::size_t n = in.count<std::uint32_t>(sizeof(std::uint16_t) + sizeof(std::int32_t), "a row's entries");
+    const auto row_topics = in.get_array<std::uint16_t>(n, "a row's topics");
+    const auto row_counts = in.get_array<std::int32_t>(n, "a row's counts");
+    try {
+      out.add_sparse(row_topics, row_counts);
+    } catch (const std::invalid_argument& e) {
+      in.fail(e.what());
+    }
+  }
+  in.finish();
+  return out;
 }
 
 void TopicCountRows::set_row(std::size_t r, std::span<const std::int32_t> counts) {

@@ -102,6 +102,36 @@ TEST_CASE("rank 0 gathers every block once and every worker's rows, in rank orde
   }
 }
 
+TEST_CASE("rows of any size (kAnyRowBytes): each worker's body arrives as sent, however long") {
+  auto groups = net::make_inproc_groups(kWorkers);
+  // Worker w sends w + 1 ids and 5·w bytes: the sizes differ by rank and need not divide.
+  const auto body_of = [](int w) {
+    pipeline::LocalRows r;
+    for (int i = 0; i <= w; ++i) r.ids.push_back(static_cast<std::uint64_t>(10 * w + i));
+    for (int i = 0; i < 5 * w; ++i) r.values.push_back(static_cast<std::byte>(w * 16 + i));
+    return r;
+  };
+  auto o = options();
+  o.row_bytes = pipeline::kAnyRowBytes;
+  std::vector<std::future<std::optional<pipeline::GatheredModel>>> ranks;
+  for (int w = kWorkers - 1; w >= 0; --w)
+    ranks.push_back(std::async(std::launch::async, [&groups, &body_of, &o, w] {
+      auto run = worker(std::move(groups[static_cast<std::size_t>(w)]), w);
+      return gather(run, body_of(w), o);
+    }));
+  std::optional<pipeline::GatheredModel> root;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    auto result = ranks[i].get();
+    if (i + 1 == ranks.size()) root = std::move(result);
+  }
+  REQUIRE(root.has_value());
+  REQUIRE(root->rows.size() == static_cast<std::size_t>(kWorkers));
+  for (int w = 0; w < kWorkers; ++w) {
+    CHECK(root->rows[static_cast<std::size_t>(w)].ids == body_of(w).ids);
+    CHECK(root->rows[static_cast<std::size_t>(w)].values == body_of(w).values);
+  }
+}
+
 TEST_CASE("a rank whose rows have another width, or that sends a block twice, is refused by rank 0") {
   SUBCASE("row width") {
     auto groups = net::make_inproc_groups(2);

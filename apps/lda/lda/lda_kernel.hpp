@@ -90,9 +90,6 @@ class LdaKernel final : public pipeline::RotationKernel {
   // The same after training, once the sampler's index and per-slot state are freed: the kernel
   // cannot sample or report any more.
   TopicCountRows take_doc_topic_rows();
-  // The same rows dense, local document d's K counts at d · K (what a gather of fixed-size rows
-  // sends across processes).
-  std::vector<std::int32_t> doc_topic_counts() const;
   // This worker's view of the topic totals (after a phase: the job's totals).
   const std::vector<std::int64_t>& topic_totals() const noexcept { return totals_; }
   // Every token's topic, in the shard's token order.

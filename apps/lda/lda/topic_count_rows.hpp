@@ -1,8 +1,10 @@
 // apps/lda/lda/topic_count_rows.hpp — topic counts kept sparse, a row per document or word: memory follows the tokens, not rows × K.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace gyre::lda {
@@ -43,11 +45,22 @@ class TopicCountRows {
   void add_dense(std::span<const std::int32_t> counts);
   // Appends row r of `other` (of the same K).
   void add_row_of(const TopicCountRows& other, std::size_t r);
+  // Appends a row given sparse: ascending topics below K, each with a positive count.
+  void add_sparse(std::span<const std::uint16_t> topics, std::span<const std::int32_t> counts);
   // Fills row r of a with_sizes set from its K counts, which must have exactly the row's size of
   // non-zero ones.
   void set_row(std::size_t r, std::span<const std::int32_t> counts);
 
   bool operator==(const TopicCountRows&) const = default;
+
+  // The rows as one little-endian body, for a gather of rows of any size: per row a u32 count of
+  // entries, its topics (u16), its counts (i32).
+  std::vector<std::byte> encode() const;
+  // `rows` rows of K topics from such a body; wire::DecodeError (prefixed by `context`) for one
+  // that is truncated, longer, or holds a row that is not ascending topics below K with positive
+  // counts.
+  static TopicCountRows decode(std::uint32_t topics, std::span<const std::byte> body, std::size_t rows,
+                               const std::string& context);
 
  private:
   std::uint32_t K_;

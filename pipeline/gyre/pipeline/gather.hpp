@@ -23,7 +23,8 @@ namespace gyre::pipeline {
 // Rows a worker keeps to itself while the blocks rotate (MF's user factors, LDA's doc-topic
 // counts), keyed by the app's ids. The values travel as bytes so that any row type can:
 // `ids.size()` rows of GatherOptions::row_bytes each, held little-endian (of() and values_as()
-// convert), since they go on the wire as they are.
+// convert), since they go on the wire as they are; or, with kAnyRowBytes, rows of any size in
+// one body that the app encodes and decodes itself (LDA's sparse topic counts).
 struct LocalRows {
   std::vector<std::uint64_t> ids;
   std::vector<std::byte> values;
@@ -58,10 +59,13 @@ struct GatheredModel {
   std::vector<LocalRows> rows;       // index: worker rank
 };
 
+// GatherOptions::row_bytes of rows whose sizes differ: the app decodes and checks the values.
+inline constexpr std::size_t kAnyRowBytes = 0;
+
 struct GatherOptions {
   int workers = 1;                        // P: worker ranks 0..P-1 of the job's group
   std::vector<model::BlockShape> layout;  // every block's shape by id (the schedule's B blocks)
-  std::size_t row_bytes = 0;              // one local row; the same on every rank
+  std::size_t row_bytes = kAnyRowBytes;   // one local row; the same on every rank
   // Local row ids are the app's: below this bound (MF's users, LDA's documents).
   std::uint64_t id_limit = std::numeric_limits<std::uint64_t>::max();
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait for any one part

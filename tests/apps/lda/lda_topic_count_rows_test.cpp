@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "gyre/wire/codec.hpp"
 #include "lda/topic_count_rows.hpp"
 
 using gyre::lda::TopicCountRows;
@@ -73,4 +74,34 @@ TEST_CASE("topic-count rows refuse a topic beyond K, a negative count, rows of a
   CHECK(rows.rows() == 0);
   CHECK(rows.entries() == 0);
   CHECK(scratch == std::vector<std::int32_t>(3, 0));
+}
+
+TEST_CASE("topic-count rows encoded as one body decode to the same rows; a damaged body is a DecodeError") {
+  TopicCountRows rows(6);
+  std::vector<std::int32_t> scratch(6, 0);
+  rows.add_from_topics(std::vector<std::uint16_t>{5, 0, 5, 2}, scratch);
+  rows.add_from_topics({}, scratch);
+  rows.add_dense(std::vector<std::int32_t>{0, 9, 0, 0, 0, 0});
+  const std::vector<std::byte> body = rows.encode();
+  CHECK(body.size() == 3 * 4 + rows.entries() * 6);
+  CHECK(TopicCountRows::decode(6, body, 3, "") == rows);
+
+  const auto refused = [](std::uint32_t K, const std::vector<std::byte>& bytes, std::size_t n) {
+    CHECK_THROWS_AS(TopicCountRows::decode(K, bytes, n, "rows: "), gyre::wire::DecodeError);
+  };
+  refused(6, body, 4);                                                      // fewer rows than asked for
+  refused(6, body, 2);                                                      // bytes left over
+  refused(6, std::vector<std::byte>(body.begin(), body.end() - 1), 3);      // truncated
+  refused(5, body, 3);                                                      // topic 5 is not below K = 5
+  // Row 0 as topics {0, 0}: not ascending; and a zero count.
+  TopicCountRows one(6);
+  one.add_dense(std::vector<std::int32_t>{1, 2, 0, 0, 0, 0});
+  auto bad = one.encode();
+  bad[6] = bad[4];  // the second topic becomes the first's
+  refused(6, bad, 1);
+  bad = one.encode();
+  for (int i = 0; i < 4; ++i) bad[8 + static_cast<std::size_t>(i)] = std::byte{0};  // the first count is 0
+  refused(6, bad, 1);
+  // A row claiming 2^32 - 1 entries in a few bytes is refused before anything is sized for it.
+  refused(6, std::vector<std::byte>{std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF}, std::byte{0}}, 1);
 }
