@@ -76,8 +76,9 @@ int main(int argc, char** argv) {
   bool quiet = false;
 
   app.add_option("--corpus", corpus_path,
-                 "UCI bag-of-words (directory or docword.*.txt), one document per line of text, "
-                 "'docid word:count ...' lines, or a gyre-partition corpus directory")
+                 "UCI bag-of-words (directory or docword.*.txt), one document per line of text (with --format "
+                 "text also a directory of text files), 'docid word:count ...' lines, or a gyre-partition corpus "
+                 "directory")
       ->required();
   app.add_option("--test", test_path,
                  "held-out documents (any corpus format, read on the training vocabulary: unknown words skipped); "

@@ -69,7 +69,7 @@ FileHead read_head(const data::CorpusSource& source) {
   return head;
 }
 
-// Parses one piece of the range (`at`: its position, known or not), appending to `out`.
+// Parses one piece of a counts file's range (`at`: its position), appending to `out`.
 void parse_piece(const data::CorpusSource& source, const FileHead& head, const data::CorpusOptions& options,
                  std::string_view text, data::CorpusPosition at, RangeParse& out) {
   switch (source.kind) {
@@ -88,13 +88,29 @@ void parse_piece(const data::CorpusSource& source, const FileHead& head, const d
       out.tally.tokens += held.tokens;
       return;
     }
-    case Kind::text:
-      data::tokenize_text_lines(text, options.tokenizer, out.text, options.threads);
-      return;
-    case Kind::partition:
+    case Kind::text:       // read_text_range: tokenising never fails, so never parsed again
+    case Kind::partition:  // read by shards
       break;
   }
-  throw std::invalid_argument("a corpus partition is read by shards, not by byte ranges");
+  throw std::logic_error("parse_piece: not a counts file");
+}
+
+// Raw text (a file, or a directory's files laid end to end) by byte ranges, tokenised a block of
+// lines at a time; tokenising never fails, so no position is needed until the documents are numbered.
+data::SplitStats read_text_range(const data::CorpusSource& source, const data::CorpusOptions& options, int rank,
+                                 int parts, data::TextTokens& into) {
+  std::string block;
+  const auto tokenize = [&] {
+    data::tokenize_text_lines(block, options.tokenizer, into, options.threads);
+    block.clear();
+  };
+  const data::SplitStats stats =
+      data::read_split(data::list_input_files(source.file), rank, parts, [&](std::string_view line) {
+        block.append(line).push_back('\n');
+        if (block.size() >= data::kCorpusBlockBytes * options.threads) tokenize();
+      });
+  tokenize();
+  return stats;
 }
 
 // The vocabulary of raw text from every range's word counts, and this range's documents on it.
@@ -311,27 +327,33 @@ CorpusInput load_split_corpus(const data::CorpusSource& source, const data::Corp
                               const runtime::ProcessesBackend& backend, std::vector<data::SplitStats>* reads) {
   const int P = backend.launch.size, rank = backend.launch.rank;
   FileHead head = read_head(source);
-  std::error_code ec;
-  const std::uint64_t size = fs::file_size(source.file, ec);
-  if (ec) throw InputError(source.file, 0, "a readable file", ec.message());
-  // The documents begin after the header: every rank reads the header itself, and the ranges
-  // of the body are cut as the whole file's are, so that the bytes read tile the file.
-  data::ByteRange range = data::split_range(size, rank, P);
-  range.begin = std::max(range.begin, head.body_begin);
-  range.end = std::max(range.end, head.body_begin);
   RangeParse parsed;
-  const data::SplitStats stats = data::read_split_blocks(source.file, range, data::kCorpusBlockBytes * options.threads, [&](std::string_view block) {
-    if (parsed.tally.failed) return;
-    try {
-      // Positioned from the range's start: its own totals past a limit are the file's too.
-      parse_piece(source, head, options, block, data::CorpusPosition{0, parsed.tally.records, parsed.tally.tokens}, parsed);
-    } catch (const InputError&) {
-      parsed.tally.failed = true;  // its line number is relative to the range: see the rerun
-      parsed.entries = {};
-      parsed.docs = {};
-      parsed.text = {};
-    }
-  });
+  data::ByteRange range;  // uci, docword: this rank's bytes of the file
+  data::SplitStats stats;
+  if (source.kind == Kind::text) {
+    stats = read_text_range(source, options, rank, P, parsed.text);
+  } else {
+    std::error_code ec;
+    const std::uint64_t size = fs::file_size(source.file, ec);
+    if (ec) throw InputError(source.file, 0, "a readable file", ec.message());
+    // The documents begin after the header: every rank reads the header itself, and the ranges
+    // of the body are cut as the whole file's are, so that the bytes read tile the file.
+    range = data::split_range(size, rank, P);
+    range.begin = std::max(range.begin, head.body_begin);
+    range.end = std::max(range.end, head.body_begin);
+    stats = data::read_split_blocks(source.file, range, data::kCorpusBlockBytes * options.threads, [&](std::string_view block) {
+      if (parsed.tally.failed) return;
+      try {
+        // Positioned from the range's start: its own totals past a limit are the file's too.
+        parse_piece(source, head, options, block, data::CorpusPosition{0, parsed.tally.records, parsed.tally.tokens},
+                    parsed);
+      } catch (const InputError&) {
+        parsed.tally.failed = true;  // its line number is relative to the range: see the rerun
+        parsed.entries = {};
+        parsed.docs = {};
+      }
+    });
+  }
   parsed.tally.bytes = stats.bytes + (rank == 0 ? head.body_begin : 0);
   parsed.tally.lines = stats.lines;
 

@@ -132,11 +132,18 @@ Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64
 }
 
 Corpus read_text_lines(const fs::path& file, const TokenizerOptions& opts, std::size_t threads) {
-  const FileText input(file);
   TextTokens tokens;
-  tokenize_text_lines(input.text(), opts, tokens, threads);
+  bool empty = true;
+  std::error_code ec;
+  // A missing or unreadable file is FileText's error, as for any reader of one file.
+  const std::vector<InputFile> parts = fs::is_directory(file, ec) ? list_input_files(file) : std::vector<InputFile>{{file, 0}};
+  for (const InputFile& part : parts) {
+    const FileText input(part.path);
+    tokenize_text_lines(input.text(), opts, tokens, threads);
+    empty = empty && input.text().empty();
+  }
   Corpus c;
-  c.vocab = text_vocabulary(file, tokens.spelled, tokens.counts, opts, input.text().empty());
+  c.vocab = text_vocabulary(file, tokens.spelled, tokens.counts, opts, empty);
   c.words.reserve(tokens.tokens.size());
   append_text_documents(tokens, final_word_ids(tokens.spelled, c.vocab), 0, c);
   return c;

@@ -52,6 +52,8 @@ Corpus read_uci(const std::filesystem::path& docword, const std::filesystem::pat
 // One document per line of raw text, tokenized as above. Word ids go by descending corpus
 // frequency, ties alphabetically, so the same text always gives the same ids. A document's doc
 // id is its 0-based line index; blank lines count. A file with no token left is an error.
+// `file` may be a directory: its regular files (not hidden ones), in name order, are read as
+// one text, each file's last line ending with it.
 Corpus read_text_lines(const std::filesystem::path& file, const TokenizerOptions& opts, std::size_t threads = 1);
 
 // LightLDA's libsvm-like form: lines "docid word:count word:count ...", docid a non-negative
@@ -76,7 +78,8 @@ struct CorpusOptions {
 //  - a file named docword.NAME.txt: UCI with vocab.NAME.txt beside it (docword.txt: vocab.txt);
 //  - a file whose first non-blank line looks like "docid word:count ...": docword format, with
 //    options.vocab or vocab.txt in the same directory;
-//  - any other file: text lines.
+//  - any other file: text lines;
+//  - with CorpusFormat::text, a directory of text files (see read_text_lines).
 // options.vocab, when given, replaces the vocabulary found by these rules (not for text).
 // A missing input or vocabulary throws InputError naming what is missing and where it looked.
 Corpus load_corpus(const std::filesystem::path& path, const CorpusOptions& options = {});

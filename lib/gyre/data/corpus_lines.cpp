@@ -373,8 +373,10 @@ CorpusSource corpus_source(const fs::path& path, const CorpusOptions& options) {
     throw std::invalid_argument("a vocabulary file applies to uci and docword input, not to text");
 
   if (fs::is_directory(path, ec)) {
-    if (options.format == CorpusFormat::text || options.format == CorpusFormat::docword)
-      throw InputError(path, 0, options.format == CorpusFormat::text ? "a text file" : "a docword file", "a directory");
+    // Text lines may be cut into several files (a directory's, in name order, as one text);
+    // said, not guessed, so that a directory of something else is not taken for text.
+    if (options.format == CorpusFormat::text) return {Kind::text, path, {}};
+    if (options.format == CorpusFormat::docword) throw InputError(path, 0, "a docword file", "a directory");
     if (options.format == CorpusFormat::automatic && fs::exists(path / kManifestName, ec))
       return {Kind::partition, path, {}};
     if (fs::exists(path / "docword.txt", ec)) return {Kind::uci, path / "docword.txt", vocab_or(path / "vocab.txt")};

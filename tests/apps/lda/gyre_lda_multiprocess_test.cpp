@@ -178,22 +178,39 @@ void write_other_formats(const TempDir& dir) {
   }
   write_text(dir / "corpus/docs.txt", docword);
   write_text(dir / "text.txt", text);
+  // The same text cut into three files at line ends, the last without its final '\n'.
+  const auto text_lines = lines_of(text);
+  std::filesystem::create_directories(dir / "texts");
+  std::string part;
+  for (std::size_t i = 0; i < text_lines.size(); ++i) {
+    part += text_lines[i];
+    if (i + 1 == text_lines.size() / 3 || i + 1 == text_lines.size() * 3 / 4) {
+      write_text(dir / "texts" / (i + 1 == text_lines.size() / 3 ? "a.txt" : "b.txt"), part);
+      part.clear();
+    }
+  }
+  part.pop_back();
+  write_text(dir / "texts/c.txt", part);
 }
 
 }  // namespace
 
-TEST_CASE("3 processes reading one corpus file by byte ranges (UCI, docword, text): each reads its third, and the files equal one process's") {
+TEST_CASE("3 processes reading a corpus by byte ranges (UCI, docword, text, a directory of text): each reads its third, and the files equal one process's") {
   TempDir dir;
   generate(dir);
   write_other_formats(dir);
-  const std::pair<std::string, std::filesystem::path> inputs[] = {
-      {"uci", dir / "corpus/docword.txt"}, {"docword", dir / "corpus/docs.txt"}, {"text", dir / "text.txt"}};
+  // A directory of text files is read as their lines laid end to end: the text file's documents.
+  const std::pair<std::string, std::filesystem::path> inputs[] = {{"uci", dir / "corpus/docword.txt"},
+                                                                   {"docword", dir / "corpus/docs.txt"},
+                                                                   {"text", dir / "text.txt"},
+                                                                   {"texts", dir / "texts"}};
   for (const auto& [format, file] : inputs) {
     for (const auto& model : kModels) {
       const std::string tag = format + "-" + name_of(model);
       CAPTURE(tag);
       auto argv = common(dir);
       argv[2] = file.string();
+      if (format == "texts") argv.insert(argv.end(), {"--format", "text"});
       argv.insert(argv.end(), model.begin(), model.end());
       auto single = argv;
       single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / ("single-" + tag)).string()});
@@ -202,12 +219,19 @@ TEST_CASE("3 processes reading one corpus file by byte ranges (UCI, docword, tex
       argv.insert(argv.end(), {"--out", (dir / ("multi-" + tag)).string()});
       const auto ranks = run_ranks(argv, 3);
       for (const auto& r : ranks) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-      check_ranges_tile(ranks, read_text(file));  // as rank 0 reports it: the others stay quiet
+      // As rank 0 reports it (the others stay quiet); a directory's files laid end to end.
+      check_ranges_tile(ranks, format == "texts" ? read_text(file / "a.txt") + read_text(file / "b.txt") +
+                                                       read_text(file / "c.txt")
+                                                 : read_text(file));
       CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
       CHECK_MESSAGE(ranks[2].output.empty(), ranks[2].output);
       CHECK(ranks[0].output.find("gyre-lda: 300 documents") != std::string::npos);  // the whole corpus's counts
-      for (const char* out : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
+      for (const char* out : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"}) {
         CHECK_MESSAGE(read_text(dir / ("single-" + tag) / out) == read_text(dir / ("multi-" + tag) / out), out);
+        if (format == "texts")
+          CHECK_MESSAGE(read_text(dir / ("single-" + tag) / out) == read_text(dir / ("single-text-" + name_of(model)) / out),
+                        out);
+      }
     }
   }
 }

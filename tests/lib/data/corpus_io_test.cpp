@@ -182,10 +182,11 @@ TEST_CASE("load_corpus: missing things are named with where they were looked for
   e = catch_input_error([&] { load_corpus(dir / "counts.txt"); });
   check_message(e, dir / "vocab.txt", 0, "the vocabulary file (one word per line) for " + (dir / "counts.txt").string());
 
+  // Said to be text, a directory is its files' lines (here digits and ids only: no word).
   CorpusOptions text;
   text.format = CorpusFormat::text;
   e = catch_input_error([&] { load_corpus(dir.path(), text); });
-  check_message(e, dir.path(), 0, "a text file", "a directory");
+  check_message(e, dir.path(), 0, "at least one word of 2+ ASCII letters", "no such word");
 }
 
 TEST_CASE("write_uci: aggregated counts by word id, 1-based documents; reads back") {

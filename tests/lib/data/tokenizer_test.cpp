@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -124,4 +125,29 @@ TEST_CASE("tokenizer on 2-8 threads: the same vocabulary, ids, documents and dro
     CHECK(many.doc_begin == one.doc_begin);
     CHECK(many.words == one.words);
   }
+}
+
+TEST_CASE("tokenizer over a directory: its files in name order as one text, each file ending its last line") {
+  TempDir dir;
+  write_text(dir / "whole.txt", "alpha beta\n\ngamma alpha\ndelta beta\nalpha\n");
+  std::filesystem::create_directories(dir / "parts");
+  write_text(dir / "parts/b.txt", "gamma alpha\ndelta beta");  // no final '\n': the file ends the line
+  write_text(dir / "parts/a.txt", "alpha beta\n\n");
+  write_text(dir / "parts/c.txt", "alpha\n");
+  write_text(dir / "parts/.hidden", "omega omega omega\n");  // not read
+  write_text(dir / "parts/empty.txt", "");
+  const Corpus whole = read_text_lines(dir / "whole.txt", {});
+  for (const std::size_t threads : {std::size_t{1}, std::size_t{3}}) {
+    CAPTURE(threads);
+    const Corpus parts = read_text_lines(dir / "parts", {}, threads);
+    CHECK(parts.vocab == whole.vocab);
+    CHECK(parts.doc_ids == whole.doc_ids);
+    CHECK(parts.doc_begin == whole.doc_begin);
+    CHECK(parts.words == whole.words);
+  }
+  CorpusOptions text;
+  text.format = CorpusFormat::text;
+  CHECK(load_corpus(dir / "parts", text).words == whole.words);
+  // Unsaid, a directory is a partition or a UCI directory.
+  CHECK(catch_input_error([&] { load_corpus(dir / "parts"); }).thrown);
 }
