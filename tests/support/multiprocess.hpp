@@ -150,4 +150,30 @@ inline void expect_survivors_stopped(const TempDir& dir, const CommandResult& r,
   CHECK_MESSAGE(log2.find("rank 1") != std::string::npos, log2.substr(log2.size() > 600 ? log2.size() - 600 : 0));
 }
 
+// `argv` (a bad input for `program`) run as 3 ranks of one job, each reading its byte range:
+// every rank exits non-zero; the rank whose range holds the fault (or, for a fault of the whole
+// input, every rank) exits 2 with "PROGRAM: error: ", the place (`where`) and `fragment`, as one
+// process does; the others name the rank that failed; nothing is written to `dir`.
+inline void expect_refused_by_ranks(const std::string& program, const std::vector<std::string>& argv, const TempDir& dir,
+                                    const std::string& where, const std::string& fragment) {
+  const auto before = dir.entries();
+  const auto ranks = run_ranks(std::vector<std::vector<std::string>>(3, argv));
+  int said = 0;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    CAPTURE(r);
+    const auto& out = ranks[r].output;
+    CHECK(ranks[r].exit_code != 0);
+    // The holder's message is the one-process message; the others' relay it after "rank N: ".
+    const auto error = out.find(program + ": error: " + where);
+    if (error != std::string::npos && out.find(fragment, error) != std::string::npos) {
+      ++said;
+      CHECK(ranks[r].exit_code == 2);
+    } else {
+      CHECK_MESSAGE(out.find("rank ") != std::string::npos, out);  // names the rank that failed
+    }
+  }
+  CHECK(said >= 1);
+  CHECK(dir.entries() == before);  // nothing half-written by any rank
+}
+
 }  // namespace gyre::test

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "support/cli_checks.hpp"
+#include "support/multiprocess.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
@@ -33,6 +34,8 @@ void expect_bad_input(const TempDir& dir, const std::vector<std::string>& input_
   argv.insert(argv.end(), {"--out", (dir / "model").string(), "--metrics", (dir / "metrics.jsonl").string()});
   const std::string where = line > 0 ? file + ":" + std::to_string(line) : file;
   gyre::test::expect_refused("gyre-lda", argv, dir, where, fragment);
+  // The same input read by byte ranges across 3 processes: the same error, from the rank that holds it.
+  gyre::test::expect_refused_by_ranks("gyre-lda", argv, dir, where, fragment);
 }
 
 }  // namespace

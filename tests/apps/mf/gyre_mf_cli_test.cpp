@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gyre_mf_run.hpp"
+#include "support/multiprocess.hpp"
 
 using gyre::test::build_path;
 using gyre::test::read_text;
@@ -25,14 +26,17 @@ void expect_bad_input(const std::string& content, const std::string& expected_fr
   TempDir dir;
   const auto bad = dir / "bad.tsv";
   write_text(bad, content);
-  const auto r = run_command({mf(), "--train", bad.string(), "--epochs", "2", "--out", (dir / "model").string(),
-                              "--metrics", (dir / "metrics.jsonl").string()});
+  const std::vector<std::string> argv{mf(), "--train", bad.string(), "--epochs", "2", "--out", (dir / "model").string(),
+                                      "--metrics", (dir / "metrics.jsonl").string()};
+  const auto r = run_command(argv);
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(r.output.find("gyre-mf: error: ") != std::string::npos, r.output);
   const std::string where = line > 0 ? bad.string() + ":" + std::to_string(line) + ":" : bad.string() + ":";
   CHECK_MESSAGE(r.output.find(where) != std::string::npos, r.output);
   CHECK_MESSAGE(r.output.find(expected_fragment) != std::string::npos, r.output);
   CHECK(dir.entries() == std::vector<std::string>{"bad.tsv"});  // nothing half-written
+  // The same file read by byte ranges across 3 processes: the same error, from the rank that holds it.
+  gyre::test::expect_refused_by_ranks("gyre-mf", argv, dir, where, expected_fragment);
 }
 
 }  // namespace
