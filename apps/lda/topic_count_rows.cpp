@@ -108,14 +108,16 @@ void TopicCountRows::add_sparse(std::span<const std::uint16_t> topics, std::span
 }
 
 std::vector<std::byte> TopicCountRows::encode() const {
-  wire::Writer w(rows() * sizeof(std::uint32_t) + topic_.size() * (sizeof(std::uint16_t) + sizeof(std::int32_t)));
+  // Written straight into the returned bytes: the body is as large as the rows, so no second copy.
+  std::vector<std::byte> body(rows() * sizeof(std::uint32_t) + topic_.size() * (sizeof(std::uint16_t) + sizeof(std::int32_t)));
+  wire::Writer w{std::span<std::byte>(body)};
   for (std::size_t r = 0; r < rows(); ++r) {
     w.put(static_cast<std::uint32_t>(begin_[r + 1] - begin_[r]));
     w.put_array(topics_of(r));
     w.put_array(counts_of(r));
   }
-  const Buffer body = w.finish();
-  return {body.bytes().begin(), body.bytes().end()};
+  w.finish();
+  return body;
 }
 
 TopicCountRows TopicCountRows::decode(std::uint32_t topics, std::span<const std::byte> body, std::size_t rows,
