@@ -99,18 +99,10 @@ void parse_piece(const data::CorpusSource& source, const FileHead& head, const d
 // lines at a time; tokenising never fails, so no position is needed until the documents are numbered.
 data::SplitStats read_text_range(const data::CorpusSource& source, const data::CorpusOptions& options, int rank,
                                  int parts, data::TextTokens& into) {
-  std::string block;
-  const auto tokenize = [&] {
-    data::tokenize_text_lines(block, options.tokenizer, into, options.threads);
-    block.clear();
-  };
-  const data::SplitStats stats =
-      data::read_split(data::list_input_files(source.file), rank, parts, [&](std::string_view line) {
-        block.append(line).push_back('\n');
-        if (block.size() >= data::kCorpusBlockBytes * options.threads) tokenize();
-      });
-  tokenize();
-  return stats;
+  return data::read_split_blocks(data::list_input_files(source.file), rank, parts,
+                                 data::kCorpusBlockBytes * options.threads, [&](std::string_view block) {
+                                   data::tokenize_text_lines(block, options.tokenizer, into, options.threads);
+                                 });
 }
 
 // The vocabulary of raw text from every range's word counts, and this range's documents on it.

@@ -86,6 +86,21 @@ std::ifstream open_input(const fs::path& file) {
 
 }  // namespace
 
+namespace {
+
+// Line readers take whole lines a MiB at a time, cut into lines as every reader cuts them.
+constexpr std::uint64_t kLineBlockBytes = std::uint64_t{1} << 20;
+
+BlockSink cut_into_lines(const LineSink& on_line) {
+  return [&on_line](std::string_view block) {
+    LineCursor lines(block);
+    std::string_view line;
+    while (lines.next(line)) on_line(line);
+  };
+}
+
+}  // namespace
+
 SplitStats read_split_blocks(const fs::path& file, ByteRange range, std::uint64_t block_bytes, const BlockSink& on_block) {
   SplitStats stats;
   std::ifstream in = open_input(file);
@@ -151,15 +166,11 @@ std::string read_split_text(const fs::path& file, ByteRange range, SplitStats& s
 }
 
 SplitStats read_split_lines(const fs::path& file, ByteRange range, const LineSink& on_line) {
-  // Whole lines a MiB at a time, cut into lines as every reader cuts them.
-  return read_split_blocks(file, range, std::uint64_t{1} << 20, [&](std::string_view block) {
-    LineCursor lines(block);
-    std::string_view line;
-    while (lines.next(line)) on_line(line);
-  });
+  return read_split_blocks(file, range, kLineBlockBytes, cut_into_lines(on_line));
 }
 
-SplitStats read_split(std::span<const InputFile> files, int part, int parts, const LineSink& on_line) {
+SplitStats read_split_blocks(std::span<const InputFile> files, int part, int parts, std::uint64_t block_bytes,
+                             const BlockSink& on_block) {
   std::uint64_t total = 0;
   for (const InputFile& f : files) total += f.size;
   const ByteRange mine = split_range(total, part, parts);
@@ -167,10 +178,14 @@ SplitStats read_split(std::span<const InputFile> files, int part, int parts, con
   std::uint64_t offset = 0;  // of the file within the files laid end to end
   for (const InputFile& f : files) {
     const std::uint64_t begin = std::max(mine.begin, offset), end = std::min(mine.end, offset + f.size);
-    if (begin < end) stats += read_split_lines(f.path, {begin - offset, end - offset}, on_line);
+    if (begin < end) stats += read_split_blocks(f.path, {begin - offset, end - offset}, block_bytes, on_block);
     offset += f.size;
   }
   return stats;
+}
+
+SplitStats read_split(std::span<const InputFile> files, int part, int parts, const LineSink& on_line) {
+  return read_split_blocks(files, part, parts, kLineBlockBytes, cut_into_lines(on_line));
 }
 
 }  // namespace gyre::data

@@ -67,7 +67,10 @@ SplitStats read_split_blocks(const std::filesystem::path& file, ByteRange range,
 std::string read_split_text(const std::filesystem::path& file, ByteRange range, SplitStats& stats);
 
 // Part `part` of `parts` of `files` laid end to end: each file's share of the part's byte range,
-// read as above. A line never spans two files (a file without a final '\n' ends its last line).
+// read as above. A line never spans two files (a file without a final '\n' ends its last line),
+// nor does a block.
 SplitStats read_split(std::span<const InputFile> files, int part, int parts, const LineSink& on_line);
+SplitStats read_split_blocks(std::span<const InputFile> files, int part, int parts, std::uint64_t block_bytes,
+                             const BlockSink& on_block);
 
 }  // namespace gyre::data
