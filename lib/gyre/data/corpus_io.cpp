@@ -23,8 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
 // The first line with anything but blanks on it, or an empty view.
 std::string_view first_content_line(std::string_view text) {
   LineCursor lines(text);
@@ -79,7 +77,7 @@ std::vector<std::string> read_stop_words(const fs::path& file) {
     line = trim_blanks(line);
     if (line.empty() || line.front() == '#') continue;
     std::string word(line);
-    for (char& ch : word) ch = static_cast<char>(is_letter(static_cast<unsigned char>(ch)) ? ch | 0x20 : ch);
+    for (char& ch : word) ch = static_cast<char>(is_ascii_letter(static_cast<unsigned char>(ch)) ? ch | 0x20 : ch);
     words.push_back(std::move(word));
   }
   return words;

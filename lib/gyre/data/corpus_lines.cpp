@@ -49,16 +49,14 @@ std::uint64_t number(const fs::path& file, std::size_t line, std::string_view to
   return value;
 }
 
-bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
 // Calls emit(token) for every lowercased run of ASCII letters in the line.
 template <typename Emit>
 void tokenize(std::string_view line, std::string& token, Emit&& emit) {
   std::size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && !is_letter(static_cast<unsigned char>(line[i]))) ++i;
+    while (i < line.size() && !is_ascii_letter(static_cast<unsigned char>(line[i]))) ++i;
     token.clear();
-    while (i < line.size() && is_letter(static_cast<unsigned char>(line[i])))
+    while (i < line.size() && is_ascii_letter(static_cast<unsigned char>(line[i])))
       token.push_back(static_cast<char>(line[i++] | 0x20));  // ASCII letters: bit 5 is lowercase
     if (!token.empty()) emit(token);
   }

@@ -87,6 +87,9 @@ CorpusPosition parse_doc_word_lines(const std::filesystem::path& file, const std
 // A docword file's whole count of documents: none is an error.
 void check_doc_word_documents(const std::filesystem::path& file, std::uint64_t docs);
 
+// What the tokenizer keeps of raw text, and lowercases: ASCII letters only.
+inline bool is_ascii_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
 // Raw text lines tokenised with provisional word ids (in order of first appearance), before the
 // whole file's counts decide which words stay and their ids.
 struct TextTokens {
