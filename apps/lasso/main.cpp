@@ -14,7 +14,7 @@ extern char** environ;
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
 #include "app/job_settings.hpp"
-#include "gyre/base/entry_point.hpp"
+#include "app/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   // The only place gyre-lasso looks at the environment; the library gets explicit settings.
   const auto env = cluster::environment_of(environ);
 
-  return run_entry_point("gyre-lasso", [&] {
+  return app::run_entry_point("gyre-lasso", [&] {
     auto job = multi.job(env, workers, c.seed);  // before the data: a bad job is refused at once
     const std::vector<std::string> local_flags{"--out", "--metrics", "--quiet", "--threads"};
     if (job.cluster) {

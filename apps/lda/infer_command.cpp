@@ -12,7 +12,7 @@
 
 #include "app/command_line.hpp"
 #include "corpus_flags.hpp"
-#include "gyre/base/entry_point.hpp"
+#include "app/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_directory.hpp"
@@ -54,7 +54,7 @@ int infer_command(int argc, char** argv) {
   app.add_option("--seed", seed, "seed of the sweeps (the output is the same for any --threads)")->capture_default_str();
   if (const auto exit_code = app::parse_command_line(app, argc, argv)) return *exit_code;
 
-  return run_entry_point("gyre-lda infer", [&] {
+  return app::run_entry_point("gyre-lda infer", [&] {
     const std::filesystem::path stop_file = stop_words == "default" || stop_words == "none" ? "" : stop_words;
     const OutputSpec outputs[] = {{"--out", out_dir, &inference_directory()}};
     const std::filesystem::path inputs[] = {model_dir, corpus_path, vocab_path, stop_file};

@@ -16,7 +16,7 @@ extern char** environ;
 #include "app/checkpoint_flags.hpp"
 #include "app/job_settings.hpp"
 #include "app/memory_budget.hpp"
-#include "gyre/base/entry_point.hpp"
+#include "app/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
   // The only place gyre-lda looks at the environment; the library gets explicit settings.
   const auto env = cluster::environment_of(environ);
 
-  return run_entry_point("gyre-lda", [&] {
+  return app::run_entry_point("gyre-lda", [&] {
     c.model = lda::parse_computation_model(model_name);  // already checked by --model's validator
     auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
     std::vector<std::string> local_flags{"--out",  "--metrics", "--quiet",          "--threads", "--max-memory",

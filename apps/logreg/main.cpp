@@ -14,7 +14,7 @@
 #include "app/ps_sgd_flags.hpp"
 #include "gyre/base/output_file.hpp"
 #include "gyre/cluster/launch.hpp"
-#include "gyre/base/entry_point.hpp"
+#include "app/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/data/id_space.hpp"
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   // The only place gyre-logreg looks at the environment; the library gets explicit settings.
   const auto env = cluster::environment_of(environ);
 
-  return run_entry_point("gyre-logreg", [&] {
+  return app::run_entry_point("gyre-logreg", [&] {
     auto job = multi.job(env, sgd.workers(), c.seed);  // before the data: a bad job is refused at once
     sgd.apply(job, c);
     quiet = quiet || !job.reports();

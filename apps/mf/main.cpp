@@ -16,7 +16,7 @@ extern char** environ;
 #include "app/command_line.hpp"
 #include "app/job_settings.hpp"
 #include "app/memory_budget.hpp"
-#include "gyre/base/entry_point.hpp"
+#include "app/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
   // The only place gyre-mf looks at the environment; the library gets explicit settings.
   const auto env = cluster::environment_of(environ);
 
-  return run_entry_point("gyre-mf", [&] {
+  return app::run_entry_point("gyre-mf", [&] {
     c.update = mf::parse_update_rule(update);
     if (c.update == mf::UpdateRule::kSgd && app.count("--lr") == 0) c.learning_rate = mf::kSgdRate;
     if (app.count("--init-scale") > 0) c.init_scale = init_scale;

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "app/command_line.hpp"
-#include "gyre/base/entry_point.hpp"
+#include "app/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_file.hpp"
@@ -37,7 +37,7 @@ struct UseFlags {
   // on `threads` threads into the output, and publishes it only if all went well.
   template <typename Body>
   int run(const char* program, std::initializer_list<std::filesystem::path> inputs, Body&& body) {
-    return run_entry_point(program, [&] {
+    return app::run_entry_point(program, [&] {
       std::vector<std::filesystem::path> all(inputs);
       all.push_back(model_dir);
       const OutputSpec outputs[] = {{"--out", out}};

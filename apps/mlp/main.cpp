@@ -11,7 +11,7 @@
 #include "app/command_line.hpp"
 #include "app/job_settings.hpp"
 #include "app/ps_sgd_flags.hpp"
-#include "gyre/base/entry_point.hpp"
+#include "app/entry_point.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_file.hpp"
 #include "gyre/cluster/launch.hpp"
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   if (const auto exit_code = gyre::app::parse_command_line(app, argc, argv)) return *exit_code;
   const auto env = cluster::environment_of(environ);
 
-  return run_entry_point("gyre-mlp", [&] {
+  return app::run_entry_point("gyre-mlp", [&] {
     auto job = multi.job(env, sgd.workers(), c.seed);
     sgd.apply(job, c);
     quiet = quiet || !job.reports();

@@ -12,7 +12,7 @@
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
 #include "app/job_settings.hpp"
-#include "gyre/base/entry_point.hpp"
+#include "app/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   if (const auto exit_code = app::parse_command_line(app, argc, argv)) return *exit_code;
   const auto env = cluster::environment_of(environ);  // the only look at the environment
 
-  return run_entry_point("gyre-wordcount", [&] {
+  return app::run_entry_point("gyre-wordcount", [&] {
     auto job = multi.job(env, workers, 0);  // before the data: a bad job is refused at once
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int ranks = job.cluster || workers ? job.workers : cores;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gyre/base/input_error.hpp"
 #include "gyre/runtime/failure.hpp"
 
 namespace gyre::mapreduce {
@@ -29,8 +30,13 @@ void run(const runtime::Job& job, const std::function<void(Context&)>& program, 
                         runtime::JobFailed(e.sender(), runtime::FailureCause::kBadMessage,
                                            "rank " + std::to_string(m.rank) + ": " + e.what(), std::current_exception()));
     } catch (const std::exception& e) {
+      // Bad input is told as such, so that every rank (not only the one that read it) can
+      // answer as for bad input; a fault of the whole file is found by every rank, and which
+      // one's notice arrives first is a race.
+      const bool refused = dynamic_cast<const InputError*>(&e) != nullptr ||
+                           dynamic_cast<const std::invalid_argument*>(&e) != nullptr;
       runtime::fail_job(m.group, others,
-                        runtime::JobFailed(m.rank, runtime::FailureCause::kError,
+                        runtime::JobFailed(m.rank, refused ? runtime::FailureCause::kBadInput : runtime::FailureCause::kError,
                                            "rank " + std::to_string(m.rank) + ": " + e.what(), std::current_exception()));
     }
   });

@@ -13,7 +13,8 @@ namespace gyre::mapreduce {
 // a Context over the job's workers: threads of this process, loopback tcp, or one process per
 // rank, with the same program. When a rank's program throws, the other ranks are told
 // (runtime::fail_job) and their verbs throw runtime::JobFailed naming it; a malformed message
-// (BadMessage) is blamed on its sender, with cause kBadMessage. Then run() throws as
+// (BadMessage) is blamed on its sender, with cause kBadMessage; refused input (InputError,
+// std::invalid_argument) has cause kBadInput, any other exception kError. Then run() throws as
 // runtime::run does: in one process the first rank's own exception.
 GYRE_API void run(const runtime::Job& job, const std::function<void(Context&)>& program, const Options& options = {});
 

@@ -21,7 +21,7 @@ struct NoticeHeader {
 
 bool known(std::uint8_t cause) {
   return cause >= static_cast<std::uint8_t>(FailureCause::kError) &&
-         cause <= static_cast<std::uint8_t>(FailureCause::kCancelled);
+         cause <= static_cast<std::uint8_t>(FailureCause::kBadInput);
 }
 
 }  // namespace
@@ -33,6 +33,7 @@ std::string_view to_string(FailureCause cause) noexcept {
     case FailureCause::kTimeout: return "timeout";
     case FailureCause::kBadMessage: return "bad message";
     case FailureCause::kCancelled: return "cancelled";
+    case FailureCause::kBadInput: return "bad input";
   }
   return "unknown";
 }

@@ -24,6 +24,7 @@ enum class FailureCause : std::uint8_t {
   kTimeout = 3,     // an expected message did not come within its deadline
   kBadMessage = 4,  // a member sent something its receiver's plan does not allow
   kCancelled = 5,   // the embedder cancelled the job
+  kBadInput = 6,    // a part refused its input or settings (InputError, std::invalid_argument)
 };
 GYRE_API std::string_view to_string(FailureCause cause) noexcept;
 

@@ -6,14 +6,19 @@
 #include <cstdint>
 #include <functional>
 #include <exception>
+#include <future>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "gyre/base/input_error.hpp"
 #include "gyre/collective/communicator.hpp"
 #include "gyre/mapreduce/mapreduce.hpp"
+#include "gyre/runtime/failure.hpp"
 #include "lib/mapreduce/jobs.hpp"
 #include "lib/net/backends.hpp"
+#include "support/multiprocess.hpp"
 
 using namespace gyre;
 using gyre_test::error_of;
@@ -109,4 +114,43 @@ TEST_CASE("a job with roles, or a limit past the largest frame, is refused") {
   options.max_shuffle_bytes = std::uint64_t{2} << 30;
   CHECK(error_of([&] { mapreduce::run(runtime::Job{}, [](Context&) {}, options); }).find("max_shuffle_bytes") !=
         std::string::npos);
+}
+
+TEST_CASE("across processes the other ranks hear a rank's refused input as kBadInput, any other error as kError") {
+  const std::vector<std::pair<std::function<void()>, std::string>> cases{
+      {[] { throw InputError("data.txt", 7, "a number", "x"); }, "bad input"},
+      {[] { throw std::invalid_argument("3 workers but 2 documents"); }, "bad input"},
+      {[] { throw std::runtime_error("disk on fire"); }, "error"},
+  };
+  for (const auto& [raise, expected] : cases) {
+    CAPTURE(expected);
+    const std::uint16_t port = gyre::test::free_port();
+    std::vector<std::future<std::string>> processes;
+    for (int p = 0; p < 3; ++p)
+      processes.push_back(std::async(std::launch::async, [&, p, &raise = raise]() -> std::string {
+        runtime::ProcessesBackend backend;
+        backend.launch = {p, 3, "flags"};
+        backend.coordinator = {"127.0.0.1", port};
+        backend.token = "test-token";
+        backend.connect_timeout = std::chrono::seconds(20);
+        backend.log = [](const std::string&) {};
+        runtime::Job job;
+        job.workers = 3;
+        job.backend = backend;
+        try {
+          mapreduce::run(job, [&](Context& ctx) {
+            if (ctx.rank() == 1) raise();
+            (void)ctx.sum(0);  // never completes: rank 1 never joins it
+          });
+        } catch (const runtime::JobFailed& e) {
+          return std::to_string(e.rank()) + " " + std::string(runtime::to_string(e.cause()));
+        } catch (const std::exception& e) {
+          return std::string("own: ") + e.what();
+        }
+        return "no failure";
+      }));
+    CHECK(processes[0].get() == "1 " + expected);
+    CHECK(processes[1].get().rfind("own: ", 0) == 0);  // the rank that threw gets its own exception back
+    CHECK(processes[2].get() == "1 " + expected);
+  }
 }
