@@ -13,8 +13,8 @@ extern char** environ;
 #include "app/checkpoint_flags.hpp"
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
-#include "app/job_settings.hpp"
 #include "app/entry_point.hpp"
+#include "app/job_settings.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
@@ -25,6 +25,7 @@ extern char** environ;
 #include "gyre/report/progress.hpp"
 #include "gyre/pipeline/cluster_job.hpp"
 #include "lasso/model_io.hpp"
+#include "lasso/rows_input.hpp"
 #include "lasso/solver.hpp"
 
 namespace {
@@ -184,17 +185,20 @@ int main(int argc, char** argv) {
     if (c.loss == lasso::Loss::logistic) opts.labels = data::LabelKind::two_classes;
     // Nothing else runs while the input is parsed, so it takes every core unless -t says otherwise.
     opts.threads = static_cast<std::size_t>(threads > 0 ? threads : cores);
-    data::RegressionSet set = data::load_regression(data_path, opts);
-    std::optional<data::TwoClasses> classes;
-    if (c.loss == lasso::Loss::logistic) {
-      data::BinaryLabels labels = data::binary_labels(set.y);
-      set.y = std::move(labels.y);
-      classes = labels.classes;
+    // Across processes rank 0 holds every row (its scheduler walks every column) and each rank
+    // its shard; a LibSVM file is read by byte ranges.
+    lasso::RowsInput rows;
+    if (cluster) {
+      std::vector<data::SplitStats> reads;
+      rows = lasso::load_rows_across(data_path, opts, c, *cluster, &reads);
+      if (!quiet && !reads.empty()) multi.report_split_reads(reads, data::regression_source(data_path, opts).path);
+    } else {
+      rows.whole = data::load_regression(data_path, opts);
+      rows.prepared = lasso::prepare_rows(rows.whole, c.loss);
     }
-    // Columns no sample uses cannot move (their coefficient stays 0); dropping them keeps the
-    // work proportional to the data, not to the largest feature index.
-    data::RegressionSet* sets[] = {&set};
-    const data::IdTable columns = data::compact_features(sets);
+    const data::RegressionSet& set = rows.whole;  // empty on ranks other than 0
+    const std::optional<data::TwoClasses>& classes = rows.prepared.classes;
+    const data::IdTable& columns = rows.prepared.columns;
     if (!quiet)
       std::printf("gyre-lasso: %llu samples, %u features, %llu non-zeros; %s schedule, P=%d T=%d depth %d\n",
                   static_cast<unsigned long long>(set.samples()), set.features,
@@ -227,7 +231,10 @@ int main(int argc, char** argv) {
     std::optional<lasso::LassoRun> solved;
     if (cluster) {
       options.on_traffic = multi.traffic_reporter(job.launch);
-      solved = lasso::solve(lasso::lasso_job(c.workers, pipeline::processes_backend(*cluster)), set, c, options);
+      const lasso::HeldRows held{job.launch.rank == 0 ? &rows.whole : nullptr,
+                                 [&](int) -> const data::RegressionSet& { return c.workers > 1 ? rows.shard : rows.whole; },
+                                 rows.y_offset};
+      solved = lasso::solve_held(lasso::lasso_job(c.workers, pipeline::processes_backend(*cluster)), held, c, options);
     } else {
       solved = lasso::solve_embedded(set, c, options);
     }

@@ -93,16 +93,25 @@ runtime::Job lasso_job(int workers, runtime::Backend backend) {
 
 std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet& set, const LassoConfig& config,
                               const SolveOptions& options) {
-  const auto started = std::chrono::steady_clock::now();
-  const int P = config.workers;
   validate(set, config);
-  if (job.workers != P || job.roles.size() != 1)
-    throw std::invalid_argument("a Lasso job has config.workers workers and one scheduler");
-  const double y_offset = response_offset(set, config.intercept);
   // One worker reads the set itself; more get their rows (across processes every process
   // makes the same split of the whole set and keeps its own shard).
   std::vector<data::RegressionSet> shards;
-  if (P > 1) shards = data::shard_rows(set, static_cast<std::uint32_t>(P));
+  if (config.workers > 1) shards = data::shard_rows(set, static_cast<std::uint32_t>(config.workers));
+  const HeldRows rows{&set,
+                      [&](int worker) -> const data::RegressionSet& {
+                        return shards.empty() ? set : shards[static_cast<std::size_t>(worker)];
+                      },
+                      response_offset(set, config.intercept)};
+  return solve_held(job, rows, config, options);
+}
+
+std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows, const LassoConfig& config,
+                                   const SolveOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const int P = config.workers;
+  if (job.workers != P || job.roles.size() != 1)
+    throw std::invalid_argument("a Lasso job has config.workers workers and one scheduler");
   const bool across_processes = std::holds_alternative<runtime::ProcessesBackend>(job.backend);
 
   // A worker that runs cycles needs the scheduler's statistics: it builds its shard while the
@@ -115,22 +124,23 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
   std::optional<LassoRun> run;
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank < P) {
-      serve_rows(m.mailbox, P > 1 ? shards[static_cast<std::size_t>(m.rank)] : set, y_offset, config, P,
-                 options.timeout, cycles ? &shared : nullptr, &options.checkpoints);
+      serve_rows(m.mailbox, rows.rows_of(m.rank), rows.y_offset, config, P, options.timeout, cycles ? &shared : nullptr,
+                 &options.checkpoints);
       if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
     }
+    if (!rows.whole) throw std::logic_error("solve_held: the scheduler runs where the whole set is not");
     std::vector<int> ranks(static_cast<std::size_t>(P));
     std::iota(ranks.begin(), ranks.end(), 0);
     try {
-      prepared_store = prepare(set, config);
+      prepared_store = prepare(*rows.whole, config);
       prepared_promise.set_value(&*prepared_store);
     } catch (...) {
       prepared_promise.set_exception(std::current_exception());
       throw;
     }
     const PreparedData& prepared = *prepared_store;
-    const SchedulerData data{set, prepared.columns ? &*prepared.columns : nullptr, prepared.stats, started};
+    const SchedulerData data{*rows.whole, prepared.columns ? &*prepared.columns : nullptr, prepared.stats, started};
     run = run_lasso_scheduler(m.mailbox, ranks, data, config, options.on_check, options.timeout, &options.checkpoints);
   });
   return run;

@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "app/command_line.hpp"
-#include "corpus_flags.hpp"
 #include "app/entry_point.hpp"
+#include "corpus_flags.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_directory.hpp"

@@ -13,10 +13,10 @@ extern char** environ;
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
+#include "app/entry_point.hpp"
 #include "app/checkpoint_flags.hpp"
 #include "app/job_settings.hpp"
 #include "app/memory_budget.hpp"
-#include "app/entry_point.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"

@@ -9,9 +9,9 @@
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
+#include "app/entry_point.hpp"
 #include "app/job_settings.hpp"
 #include "app/ps_sgd_flags.hpp"
-#include "app/entry_point.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_file.hpp"
 #include "gyre/cluster/launch.hpp"

@@ -11,8 +11,8 @@
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
-#include "app/job_settings.hpp"
 #include "app/entry_point.hpp"
+#include "app/job_settings.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"

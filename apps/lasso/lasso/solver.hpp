@@ -47,6 +47,19 @@ runtime::Job lasso_job(int workers, runtime::Backend backend);
 std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet& set, const LassoConfig& config,
                               const SolveOptions& options = {});
 
+// What one process holds of the rows: the whole set where the scheduler runs (one process, or
+// rank 0 of several; null elsewhere), the rows of each worker it runs, and response_offset of
+// the whole set.
+struct HeldRows {
+  const data::RegressionSet* whole = nullptr;
+  std::function<const data::RegressionSet&(int worker)> rows_of;
+  double y_offset = 0;
+};
+// solve() over rows already dealt (lasso::load_rows_across across processes): the whole set
+// is checked (validate) by whoever loaded it.
+std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows, const LassoConfig& config,
+                                   const SolveOptions& options = {});
+
 // Throws std::invalid_argument for settings or data no job can run with.
 void validate(const data::RegressionSet& set, const LassoConfig& config);
 

@@ -283,13 +283,7 @@ RegressionSet join_row_chunks(std::vector<RegressionSet>& chunks, std::size_t sa
   set.sample_ids.reserve(samples);
   set.y.reserve(samples);
   for (RegressionSet& c : chunks) {
-    const std::uint64_t rows_before = set.y.size(), nnz_before = set.cols.size();
-    set.cols.insert(set.cols.end(), c.cols.begin(), c.cols.end());
-    set.values.insert(set.values.end(), c.values.begin(), c.values.end());
-    for (std::size_t r = 1; r < c.row_begin.size(); ++r) set.row_begin.push_back(nnz_before + c.row_begin[r]);
-    for (const std::uint64_t id : c.sample_ids) set.sample_ids.push_back(rows_before + id);
-    set.y.insert(set.y.end(), c.y.begin(), c.y.end());
-    set.features = std::max(set.features, c.features);
+    append_rows(set, c);
     c = {};  // freed as it goes, so that resident memory stays near one copy
   }
   return set;
@@ -297,9 +291,14 @@ RegressionSet join_row_chunks(std::vector<RegressionSet>& chunks, std::size_t sa
 
 }  // namespace
 
-RegressionSet read_libsvm(const fs::path& file, LabelKind labels, std::size_t threads) {
-  const FileText input(file);
-  const std::string_view text = input.text();
+RegressionSet parse_libsvm_text(const fs::path& file, std::string_view text, std::size_t lines_before,
+                                std::size_t threads, TwoClassCheck* classes) {
+  if (classes) {
+    RegressionSet set;
+    LineCursor lines(text, lines_before);
+    parse_libsvm_lines(file, lines, set, classes);
+    return set;
+  }
   // One pair per ':' at most: a cheap upper bound to reserve.
   const auto reserving = [&](LineCursor& lines, std::size_t, RegressionSet& out) {
     const std::string_view rest = lines.rest();
@@ -308,20 +307,35 @@ RegressionSet read_libsvm(const fs::path& file, LabelKind labels, std::size_t th
     out.values.reserve(pairs);
     parse_libsvm_lines(file, lines, out, nullptr);
   };
+  return parse_chunks<RegressionSet>(text, lines_before, threads, SIZE_MAX, reserving,
+                                     [](const RegressionSet& s) { return s.samples(); }, join_row_chunks);
+}
+
+void no_samples_error(const fs::path& file) { empty_set_error(file); }
+
+void append_rows(RegressionSet& into, const RegressionSet& piece) {
+  const std::uint64_t rows_before = into.y.size(), nnz_before = into.cols.size();
+  into.cols.insert(into.cols.end(), piece.cols.begin(), piece.cols.end());
+  into.values.insert(into.values.end(), piece.values.begin(), piece.values.end());
+  for (std::size_t r = 1; r < piece.row_begin.size(); ++r) into.row_begin.push_back(nnz_before + piece.row_begin[r]);
+  for (const std::uint64_t id : piece.sample_ids) into.sample_ids.push_back(rows_before + id);
+  into.y.insert(into.y.end(), piece.y.begin(), piece.y.end());
+  into.features = std::max(into.features, piece.features);
+}
+
+RegressionSet read_libsvm(const fs::path& file, LabelKind labels, std::size_t threads) {
+  const FileText input(file);
+  const std::string_view text = input.text();
   // Which line brings a third class is a serial question, asked again (with every other check,
   // so that the first error in the file wins) only when the answer is an error.
   const auto serial_class_check = [&] {
     TwoClassCheck classes(file);
-    RegressionSet scratch;
-    LineCursor lines(text);
-    parse_libsvm_lines(file, lines, scratch, &classes);
-    if (scratch.y.empty()) empty_set_error(file);
+    if (parse_libsvm_text(file, text, 0, 1, &classes).y.empty()) empty_set_error(file);
     classes.classes();
   };
   RegressionSet set;
   try {
-    set = parse_chunks<RegressionSet>(text, 0, threads, SIZE_MAX, reserving,
-                                      [](const RegressionSet& s) { return s.samples(); }, join_row_chunks);
+    set = parse_libsvm_text(file, text, 0, threads);
   } catch (const InputError&) {
     if (labels == LabelKind::two_classes) serial_class_check();
     throw;
@@ -431,7 +445,8 @@ RegressionSet read_csv_regression(const fs::path& file, const std::string& respo
   return set;
 }
 
-RegressionSet load_regression(const fs::path& path, const RegressionOptions& options) {
+RegressionSource regression_source(const fs::path& path, const RegressionOptions& options) {
+  using Kind = RegressionSource::Kind;
   std::error_code ec;
   const bool is_dir = fs::is_directory(path, ec);
   const std::string ext = lower(path.extension().string());
@@ -448,12 +463,11 @@ RegressionSet load_regression(const fs::path& path, const RegressionOptions& opt
     throw std::invalid_argument("give either a response file or a response column, not both");
 
   if (is_dir) {
-    if (format == RegressionFormat::automatic && fs::exists(path / kManifestName, ec))
-      return merge_row_shards(read_row_partition(path));
+    if (format == RegressionFormat::automatic && fs::exists(path / kManifestName, ec)) return {Kind::partition, path};
     // What gyre-gen regression writes: DIR/data.libsvm (+ beta.tsv).
     if ((format == RegressionFormat::automatic || format == RegressionFormat::libsvm) &&
         fs::exists(path / "data.libsvm", ec))
-      return read_libsvm(path / "data.libsvm", options.labels, options.threads);
+      return {Kind::libsvm, path / "data.libsvm"};
     throw InputError(path, 0,
                      format == RegressionFormat::automatic
                          ? "a row partition (manifest.json) or data.libsvm in this directory"
@@ -461,23 +475,35 @@ RegressionSet load_regression(const fs::path& path, const RegressionOptions& opt
                      format == RegressionFormat::automatic ? "neither manifest.json nor data.libsvm" : "a directory");
   }
   switch (format) {
-    case RegressionFormat::csv:
-      return read_csv_regression(path, options.response_column);
-    case RegressionFormat::matrix_market: {
+    case RegressionFormat::csv: return {Kind::csv, path};
+    case RegressionFormat::matrix_market: return {Kind::matrix_market, path};
+    default: return {Kind::libsvm, path};
+  }
+}
+
+RegressionSet load_regression(const fs::path& path, const RegressionOptions& options) {
+  const RegressionSource source = regression_source(path, options);
+  switch (source.kind) {
+    case RegressionSource::Kind::partition:
+      return merge_row_shards(read_row_partition(source.path));
+    case RegressionSource::Kind::csv:
+      return read_csv_regression(source.path, options.response_column);
+    case RegressionSource::Kind::matrix_market: {
       if (!options.response_column.empty()) {
         std::uint64_t column = 0;
         if (!parse_decimal(options.response_column, column, UINT32_MAX) || column == 0)
           throw std::invalid_argument("a MatrixMarket response column is a 1-based column number, not \"" +
                                       options.response_column + "\"");
-        return read_matrix_market_regression(path, static_cast<std::uint32_t>(column));
+        return read_matrix_market_regression(source.path, static_cast<std::uint32_t>(column));
       }
       fs::path response = options.response;
-      if (response.empty()) response = path.parent_path() / (path.stem().string() + ".response");
-      return read_matrix_market_regression(path, response);
+      if (response.empty()) response = source.path.parent_path() / (source.path.stem().string() + ".response");
+      return read_matrix_market_regression(source.path, response);
     }
-    default:
-      return read_libsvm(path, options.labels, options.threads);
+    case RegressionSource::Kind::libsvm:
+      break;
   }
+  return read_libsvm(source.path, options.labels, options.threads);
 }
 
 void write_libsvm(const fs::path& file, const RegressionSet& set) {

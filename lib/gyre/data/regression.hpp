@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "gyre/data/binary_labels.hpp"
 
 namespace gyre::data {
 
@@ -72,6 +75,19 @@ enum class LabelKind { any, two_classes };
 // same set and the same first error for every count.
 RegressionSet read_libsvm(const std::filesystem::path& file, LabelKind labels = LabelKind::any, std::size_t threads = 1);
 
+// The LibSVM lines of `text`: a whole file's, or a piece of one whose first line is line
+// lines_before + 1 (errors name the file's true line), parsed on `threads` as read_libsvm does;
+// sample ids count from 0, features = the largest index seen. With `classes`, the labels are
+// watched in input order on one thread, so that the first error of either kind wins. No check
+// that a sample was read.
+RegressionSet parse_libsvm_text(const std::filesystem::path& file, std::string_view text, std::size_t lines_before,
+                                std::size_t threads, TwoClassCheck* classes = nullptr);
+// Appends `piece`'s rows to `into`, their sample ids moved on by into.samples(); features
+// becomes the larger of the two.
+void append_rows(RegressionSet& into, const RegressionSet& piece);
+// Throws the reader's error for a file without samples.
+[[noreturn]] void no_samples_error(const std::filesystem::path& file);
+
 // MatrixMarket "coordinate real|integer general" (1-based, any order; a repeated entry is an
 // error) for X, and the response in a separate file: one finite number per line (blank lines
 // and '#' comments skipped), as many as the matrix has rows.
@@ -100,7 +116,16 @@ struct RegressionOptions {
   std::size_t threads = 1;            // LibSVM: parsed on this many threads (read_libsvm)
 };
 
-// The one entry point apps use. Automatic detection, in order:
+// What load_regression reads for `path`: a row partition directory, or one file of a format
+// (a directory with data.libsvm is that LibSVM file). Throws as load_regression does for options
+// that do not apply and for a directory that is neither.
+struct RegressionSource {
+  enum class Kind { partition, libsvm, matrix_market, csv } kind = Kind::libsvm;
+  std::filesystem::path path;  // the partition directory, or the file
+};
+RegressionSource regression_source(const std::filesystem::path& path, const RegressionOptions& options = {});
+
+// The one entry point apps use. Automatic detection (regression_source), in order:
 //  - a directory with manifest.json of kind "rows": a row partition, shards merged back by sample id;
 //  - a file ending in .csv: CSV;
 //  - a file ending in .mtx: MatrixMarket, y from options.response_column, else from

@@ -51,26 +51,27 @@ std::vector<std::vector<std::uint32_t>> deal_rows(const RegressionSet& set, std:
   return model::RowBlocks::balance(nnz, parts).rows;
 }
 
+RegressionSet select_rows(const RegressionSet& set, std::span<const std::uint32_t> rows) {
+  RegressionSet s;
+  s.features = set.features;
+  s.feature_names = set.feature_names;
+  std::uint64_t nnz = 0;
+  for (const std::uint32_t i : rows) nnz += set.row_begin[i + 1] - set.row_begin[i];
+  s.cols.reserve(nnz);
+  s.values.reserve(nnz);
+  s.row_begin.reserve(rows.size() + 1);
+  s.y.reserve(rows.size());
+  s.sample_ids.reserve(rows.size());
+  for (const std::uint32_t i : rows) s.add_row(set.sample_ids[i], set.y[i], set.row_cols(i), set.row_values(i));
+  return s;
+}
+
 std::vector<RegressionSet> shard_rows(const RegressionSet& set, std::uint32_t parts) {
   const std::vector<std::vector<std::uint32_t>> dealt = deal_rows(set, parts);
-  std::vector<std::uint64_t> nnz(set.samples());
-  for (std::uint64_t i = 0; i < set.samples(); ++i) nnz[i] = set.row_begin[i + 1] - set.row_begin[i];
-
-  std::vector<RegressionSet> shards(parts);
-  for (std::uint32_t p = 0; p < parts; ++p) {
-    RegressionSet& s = shards[p];
-    s.features = set.features;
-    s.feature_names = set.feature_names;
-    std::uint64_t shard_nnz = 0;
-    for (const std::uint32_t i : dealt[p]) shard_nnz += nnz[i];
-    s.cols.reserve(shard_nnz);
-    s.values.reserve(shard_nnz);
-    s.row_begin.reserve(dealt[p].size() + 1);
-    s.y.reserve(dealt[p].size());
-    s.sample_ids.reserve(dealt[p].size());
-    // rows[p] lists the samples by index, which is input order.
-    for (const std::uint32_t i : dealt[p]) s.add_row(set.sample_ids[i], set.y[i], set.row_cols(i), set.row_values(i));
-  }
+  std::vector<RegressionSet> shards;
+  shards.reserve(parts);
+  // dealt[p] lists the samples by index, which is input order.
+  for (const auto& rows : dealt) shards.push_back(select_rows(set, rows));
   return shards;
 }
 

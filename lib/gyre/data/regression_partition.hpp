@@ -19,6 +19,10 @@ std::vector<RegressionSet> shard_rows(const RegressionSet& set, std::uint32_t pa
 // their own per-part structures without copying the rows.
 std::vector<std::vector<std::uint32_t>> deal_rows(const RegressionSet& set, std::uint32_t parts);
 
+// Rows `rows` of `set` (increasing indices) as a set of their own: their sample ids, the
+// feature count and names kept.
+RegressionSet select_rows(const RegressionSet& set, std::span<const std::uint32_t> rows);
+
 // max shard non-zeros / mean shard non-zeros (1.0 is perfect balance; also for no shards or non-zeros).
 double nnz_balance(std::span<const RegressionSet> shards);
 

@@ -6,12 +6,16 @@
 #include "support/temp_dir.hpp"
 
 using gyre::test::build_path;
+using gyre::test::check_ranges_tile;
 using gyre::test::disturb_rank_1;
+using gyre::test::expect_refused_by_ranks;
 using gyre::test::expect_survivors_stopped;
+using gyre::test::lines_of;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::run_ranks;
 using gyre::test::TempDir;
+using gyre::test::write_text;
 
 namespace {
 
@@ -22,6 +26,22 @@ void generate(const TempDir& dir, const std::string& samples) {
                               "300", "--nnz-per-row", "20", "--support", "10", "--correlation", "0.5", "--noise", "0.1", "--seed", "8",
                               "--out", (dir / "data").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+}
+
+// The file's labels as two classes, +1 for a positive response and -1 otherwise.
+std::string as_two_classes(const std::string& libsvm) {
+  std::string out;
+  for (const auto& line : lines_of(libsvm)) {
+    const auto blank = line.find(' ');
+    out += (std::stod(line.substr(0, blank)) > 0 ? "+1" : "-1") + line.substr(blank);
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l;
+  return out;
 }
 
 std::vector<std::string> common(const TempDir& dir) {
@@ -48,6 +68,124 @@ TEST_CASE("3 processes over tcp write coefficients bitwise identical to --worker
   CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
   CHECK_MESSAGE(ranks[2].output.empty(), ranks[2].output);
   CHECK(read_text(dir / "multi.jsonl").find("\"lambda_index\":3") != std::string::npos);
+}
+
+TEST_CASE("3 processes reading a LibSVM file by byte ranges, a row partition, CSV or MatrixMarket give one process's coefficients") {
+  TempDir dir;
+  generate(dir, "1500");
+  const std::string libsvm = read_text(dir / "data/data.libsvm");
+  write_text(dir / "classes.libsvm", as_two_classes(libsvm));
+  // The same rows as CSV (header x1..x300,y) and as MatrixMarket with the response beside it.
+  std::string csv, mtx;
+  std::size_t nnz = 0, row = 0;
+  for (std::size_t j = 1; j <= 300; ++j) csv += "x" + std::to_string(j) + ",";
+  csv += "y\n";
+  std::string entries;
+  std::string response;
+  for (const auto& line : lines_of(libsvm)) {
+    ++row;
+    std::vector<std::string> fields(301, "0");
+    std::size_t at = line.find(' ');
+    response += line.substr(0, at) + "\n";
+    fields[300] = line.substr(0, at);
+    while (at < line.size() && line[at] == ' ') {
+      const auto colon = line.find(':', at), end = std::min(line.find(' ', at + 1), line.size() - 1);
+      const std::string column = line.substr(at + 1, colon - at - 1), value = line.substr(colon + 1, end - colon - 1);
+      fields[std::stoul(column) - 1] = value;
+      entries += std::to_string(row) + " " + column + " " + value + "\n";
+      ++nnz;
+      at = end;
+    }
+    for (std::size_t j = 0; j < fields.size(); ++j) csv += fields[j] + (j + 1 < fields.size() ? "," : "\n");
+  }
+  mtx = "%%MatrixMarket matrix coordinate real general\n" + std::to_string(row) + " 300 " + std::to_string(nnz) + "\n" + entries;
+  write_text(dir / "rows.csv", csv);
+  write_text(dir / "rows.mtx", mtx);
+  write_text(dir / "rows.response", response);
+  const auto part = run_command({build_path("tools/gyre-partition").string(), "rows", "--input", (dir / "data").string(),
+                                 "--parts", "3", "--out", (dir / "parts").string()});
+  REQUIRE_MESSAGE(part.exit_code == 0, part.output);
+
+  struct Case {
+    std::string name, data;
+    std::vector<std::string> extra;
+    bool ranges;
+  };
+  const std::vector<Case> cases{
+      {"libsvm", (dir / "data/data.libsvm").string(), {}, true},
+      {"classes", (dir / "classes.libsvm").string(), {"--loss", "logistic"}, true},
+      {"partition", (dir / "parts").string(), {}, false},
+      {"csv", (dir / "rows.csv").string(), {}, false},
+      {"mtx", (dir / "rows.mtx").string(), {}, false},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    auto argv = common(dir);
+    argv[2] = c.data;
+    argv.insert(argv.end(), c.extra.begin(), c.extra.end());
+    auto single = argv;
+    single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / ("single-" + c.name + ".tsv")).string()});
+    const auto s = run_command(single);
+    REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+    auto multi = argv;
+    multi.insert(multi.end(), {"--out", (dir / ("multi-" + c.name + ".tsv")).string()});
+    const auto ranks = run_ranks(multi, 3);
+    for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(read_text(dir / ("single-" + c.name + ".tsv")) == read_text(dir / ("multi-" + c.name + ".tsv")));
+    CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
+    CHECK_MESSAGE(ranks[2].output.empty(), ranks[2].output);
+    if (c.ranges) check_ranges_tile(ranks, read_text(c.data));
+    else CHECK(ranks[0].output.find(" read ") == std::string::npos);  // rank 0 read it whole, the others nothing
+  }
+  // The single-process results of the inputs agree with each other where they hold the same numbers.
+  CHECK(read_text(dir / "single-libsvm.tsv") == read_text(dir / "single-partition.tsv"));
+}
+
+TEST_CASE("a LibSVM file read by byte ranges with a bad line, a third class or too few samples: every rank stops with the one-process error") {
+  TempDir dir;
+  generate(dir, "1500");
+  const auto lines = lines_of(read_text(dir / "data/data.libsvm"));
+  const auto refuse = [&](const std::string& name, const std::string& text, const std::vector<std::string>& extra,
+                          const std::string& fragment, std::size_t line) {
+    CAPTURE(name);
+    write_text(dir / name, text);
+    auto argv = common(dir);
+    argv[2] = (dir / name).string();
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const auto one = run_command(argv);
+    REQUIRE(one.exit_code == 2);
+    const std::string where = name + (line > 0 ? ":" + std::to_string(line) + ":" : "");
+    CHECK_MESSAGE(one.output.find(where) != std::string::npos, one.output);
+    CHECK_MESSAGE(one.output.find(fragment) != std::string::npos, one.output);
+    expect_refused_by_ranks("gyre-lasso", argv, dir, (dir / where).string(), fragment);
+  };
+  // A bad pair in the last third: rank 2's range, at the file's own line.
+  auto bad = lines;
+  const std::size_t at = lines.size() * 9 / 10;
+  bad[at] = "1.5 3:2 oops\n";
+  refuse("bad.libsvm", joined(bad), {}, "expected a feature", at + 1);
+  // Labels of two classes, then a third in the middle third (rank 1's range), and a bad line
+  // after it in rank 2's: the third class comes first in the file, so it is the error.
+  auto classes = lines_of(as_two_classes(joined(lines)));
+  const std::size_t third = lines.size() / 2;
+  classes[third] = "7" + classes[third].substr(classes[third].find(' '));
+  classes[at] = "1 3:2 oops\n";
+  refuse("third.libsvm", joined(classes), {"--loss", "logistic"}, "a label of one of two classes", third + 1);
+  // One class only: a fault of the whole file, which every rank finds.
+  std::string one_class;
+  for (const auto& l : lines) one_class += "1" + l.substr(l.find(' '));
+  refuse("one.libsvm", one_class, {"--loss", "logistic"}, "two classes", 0);
+  // Two samples for three workers: rank 0 refuses the job, and every rank stops with bad input.
+  auto two = lines;
+  two.resize(2);
+  write_text(dir / "two.libsvm", joined(two));
+  auto argv = common(dir);
+  argv[2] = (dir / "two.libsvm").string();
+  const auto ranks = run_ranks(argv, 3);
+  for (const auto& r : ranks) {
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find("3 workers but only 2 samples") != std::string::npos, r.output);
+  }
 }
 
 TEST_CASE("a multi-process gyre-lasso job without a token is refused before the data is read") {

@@ -1,0 +1,240 @@
+// apps/lasso/rows_input.cpp — labels and columns prepared; across processes, byte ranges of a LibSVM file gathered on rank 0 and its shards sent out.
+#include "lasso/rows_input.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "gyre/base/input_error.hpp"
+#include "gyre/data/regression_partition.hpp"
+#include "gyre/mapreduce/job.hpp"
+#include "gyre/mapreduce/range_parse.hpp"
+#include "gyre/wire/body.hpp"
+#include "lasso/column_stats.hpp"
+#include "lasso/solver.hpp"
+
+namespace gyre::lasso {
+namespace {
+
+namespace fs = std::filesystem;
+using mapreduce::Context;
+using mapreduce::RangeTally;
+
+// A range is parsed this many bytes a time per thread, so that the text held is a block's, not the range's.
+constexpr std::uint64_t kBlockBytes = std::uint64_t{4} << 20;
+
+// Rows on the wire: u64 samples, u32 features; then per sample its id (u64), response (f64)
+// and non-zero count (u32); then every non-zero's column (u32), then every value (f64).
+constexpr std::size_t kRowBytes = 8 + 8 + 4;
+constexpr std::size_t kPairBytes = 4 + 8;
+
+// Rows `rows` of `set` (all of them when null), encoded.
+Buffer encode_rows(const data::RegressionSet& set, const std::vector<std::uint32_t>* rows) {
+  const std::uint64_t n = rows ? rows->size() : set.samples();
+  const auto row = [&](std::uint64_t k) { return rows ? std::uint64_t{(*rows)[k]} : k; };
+  std::uint64_t nnz = 0;
+  for (std::uint64_t k = 0; k < n; ++k) nnz += set.row_begin[row(k) + 1] - set.row_begin[row(k)];
+  wire::Writer out(8 + 4 + n * kRowBytes + nnz * kPairBytes);
+  out.put(n);
+  out.put(set.features);
+  for (std::uint64_t k = 0; k < n; ++k) out.put(set.sample_ids[row(k)]);
+  for (std::uint64_t k = 0; k < n; ++k) out.put(set.y[row(k)]);
+  for (std::uint64_t k = 0; k < n; ++k)
+    out.put(static_cast<std::uint32_t>(set.row_begin[row(k) + 1] - set.row_begin[row(k)]));
+  for (std::uint64_t k = 0; k < n; ++k) out.put_array(std::span<const std::uint32_t>(set.row_cols(row(k))));
+  for (std::uint64_t k = 0; k < n; ++k) out.put_array(std::span<const double>(set.row_values(row(k))));
+  return out.finish();
+}
+
+// Appends the rows rank `from` encoded to `into`, their sample ids moved on by `id_offset`.
+// A body that does not decode, or rows that break the set's rules, fail the job naming `from`.
+void decode_rows_into(const Context& ctx, int from, const Buffer& body, data::RegressionSet& into,
+                      std::uint64_t id_offset, std::string_view verb) {
+  try {
+    wire::Reader in(body.bytes());
+    const std::size_t n = in.count<std::uint64_t>(kRowBytes, "the sample count");
+    const auto features = in.get<std::uint32_t>("the feature count");
+    const auto ids = in.get_array<std::uint64_t>(n, "sample ids");
+    const auto y = in.get_array<double>(n, "responses");
+    const auto counts = in.get_array<std::uint32_t>(n, "non-zero counts");
+    const std::uint64_t nnz = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+    const auto cols = in.get_array<std::uint32_t>(in.check_count(nnz, kPairBytes, "non-zeros"), "columns");
+    const auto values = in.get_array<double>(nnz, "values");
+    in.finish();
+    std::uint64_t at = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::span<const std::uint32_t> c(cols.data() + at, counts[i]);
+      for (std::size_t k = 0; k < c.size(); ++k)
+        if (c[k] >= features || (k > 0 && c[k] <= c[k - 1])) in.fail("a row's columns not increasing below the feature count");
+      if (!std::isfinite(y[i])) in.fail("a response that is not finite");
+      into.add_row(ids[i] + id_offset, y[i], c, std::span<const double>(values.data() + at, counts[i]));
+      at += counts[i];
+    }
+    into.features = std::max(into.features, features);
+  } catch (const wire::DecodeError& e) {
+    ctx.bad_message(from, verb, e.what());
+  }
+}
+
+// The distinct labels of `y` in order of first appearance, at most three: enough to tell where
+// a third class first comes.
+std::vector<double> first_labels(const std::vector<double>& y) {
+  std::vector<double> out;
+  for (const double v : y) {
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    if (out.size() == 3) break;
+  }
+  return out;
+}
+
+struct RangeParse {
+  data::RegressionSet rows;
+  RangeTally tally;
+};
+
+RangeParse parse_range(const fs::path& file, data::ByteRange range, std::size_t threads) {
+  RangeParse out;
+  const data::SplitStats stats = data::read_split_blocks(file, range, kBlockBytes * threads, [&](std::string_view block) {
+    if (out.tally.failed) return;
+    try {
+      data::append_rows(out.rows, data::parse_libsvm_text(file, block, 0, threads));
+    } catch (const InputError&) {
+      out.tally.failed = true;  // its line number is relative to the range: see the rerun
+      out.rows = {};
+    }
+  });
+  out.tally.bytes = stats.bytes;
+  out.tally.lines = stats.lines;
+  out.tally.records = out.rows.samples();
+  return out;
+}
+
+// Rank 0's rows of a LibSVM file read by byte ranges: every range's, in file order (empty on
+// the other ranks). The first bad line, or first label of a third class, is thrown by the rank
+// whose range holds it.
+data::RegressionSet gather_ranges(Context& ctx, const fs::path& file, data::ByteRange range, RangeParse parsed,
+                                  const data::RegressionOptions& options, std::vector<data::SplitStats>* reads) {
+  const int P = ctx.size(), rank = ctx.rank();
+  const bool two_classes = options.labels == data::LabelKind::two_classes;
+  // The labels seen before this range, and whether a third class first comes in it.
+  std::vector<double> seen, seen_before_mine;
+  if (two_classes) {
+    std::optional<int> third;
+    const auto lists = ctx.allgather_values(first_labels(parsed.rows.y), "labels");
+    for (int r = 0; r < P && !third; ++r) {
+      if (r == rank) seen_before_mine = seen;
+      for (const double label : lists[static_cast<std::size_t>(r)])
+        if (std::find(seen.begin(), seen.end(), label) == seen.end()) {
+          if (seen.size() == 2) {
+            third = r;
+            break;
+          }
+          seen.push_back(label);
+        }
+    }
+    if (third == rank) parsed.tally.failed = true;
+  }
+  const mapreduce::RangeStarts starts = mapreduce::settle_ranges(
+      ctx, parsed.tally, [](const RangeTally&, const RangeTally&) { return false; },
+      [&](const RangeTally& before) {  // again with the true numbers and labels: the one-process reader's error
+        data::SplitStats again;
+        const std::string text = data::read_split_text(file, range, again);
+        data::TwoClassCheck classes(file);
+        for (const double label : seen_before_mine) classes.see(label, 0);
+        data::parse_libsvm_text(file, text, before.lines, 1, two_classes ? &classes : nullptr);
+      });
+  if (reads)
+    for (const auto& t : starts.ranges) reads->push_back({t.bytes, t.lines});
+  if (starts.total.records == 0) data::no_samples_error(file);
+  if (two_classes) {  // fewer than two classes in the whole file: every rank knows it
+    data::TwoClassCheck classes(file);
+    for (const double label : seen) classes.see(label, 0);
+    classes.classes();
+  }
+
+  // Every range's rows to rank 0, in rank order: file order, their sample ids moved on by the
+  // samples of the ranges before.
+  auto arrived = ctx.gather(rank == 0 ? Buffer() : encode_rows(parsed.rows, nullptr), 0, "rows to rank 0");
+  data::RegressionSet whole;
+  if (rank != 0) return whole;
+  whole = std::move(parsed.rows);
+  for (int r = 1; r < P; ++r) {
+    decode_rows_into(ctx, r, arrived[static_cast<std::size_t>(r)], whole, whole.samples(), "rows to rank 0");
+    arrived[static_cast<std::size_t>(r)] = Buffer();
+  }
+  return whole;
+}
+
+}  // namespace
+
+PreparedRows prepare_rows(data::RegressionSet& set, Loss loss) {
+  PreparedRows out;
+  if (loss == Loss::logistic) {
+    data::BinaryLabels labels = data::binary_labels(set.y);
+    set.y = std::move(labels.y);
+    out.classes = labels.classes;
+  }
+  data::RegressionSet* sets[] = {&set};
+  out.columns = data::compact_features(sets);
+  return out;
+}
+
+RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& options, const LassoConfig& config,
+                           const runtime::ProcessesBackend& backend, std::vector<data::SplitStats>* reads) {
+  const int P = backend.launch.size, rank = backend.launch.rank;
+  const data::RegressionSource source = data::regression_source(path, options);
+  const bool by_ranges = source.kind == data::RegressionSource::Kind::libsvm;
+  data::ByteRange range;
+  RangeParse parsed;
+  if (by_ranges) {
+    std::error_code ec;
+    const std::uint64_t size = fs::file_size(source.path, ec);
+    if (ec) throw InputError(source.path, 0, "a readable file", ec.message());
+    range = data::split_range(size, rank, P);
+    parsed = parse_range(source.path, range, std::max<std::size_t>(options.threads, 1));
+  }
+
+  RowsInput in;
+  mapreduce::run_loading(backend, [&](Context& ctx) {
+    data::RegressionSet whole;
+    if (by_ranges) {
+      whole = gather_ranges(ctx, source.path, range, std::move(parsed), options, reads);
+    } else if (rank == 0) {
+      whole = data::load_regression(path, options);  // the others wait for it in the exchange below
+    }
+    // Rank 0 prepares and deals the rows; each rank's shard goes with the response offset.
+    std::vector<Buffer> outgoing(static_cast<std::size_t>(P));
+    if (rank == 0) {
+      in.prepared = prepare_rows(whole, config.loss);
+      validate(whole, config);
+      in.y_offset = response_offset(whole, config.intercept);
+      if (P > 1) {
+        const auto dealt = data::deal_rows(whole, static_cast<std::uint32_t>(P));
+        for (int r = 1; r < P; ++r)
+          outgoing[static_cast<std::size_t>(r)] = encode_rows(whole, &dealt[static_cast<std::size_t>(r)]);
+        in.shard = data::select_rows(whole, dealt[0]);
+      }
+      in.whole = std::move(whole);
+    }
+    wire::Writer offset(8);
+    offset.put(in.y_offset);
+    const Buffer offset_body = ctx.broadcast(offset.finish(), 0, "the response offset");
+    if (rank != 0) {
+      try {
+        wire::Reader r(offset_body.bytes());
+        in.y_offset = r.get<double>("the response offset");
+        r.finish();
+      } catch (const wire::DecodeError& e) {
+        ctx.bad_message(0, "the response offset", e.what());
+      }
+    }
+    auto incoming = ctx.exchange(std::move(outgoing), "shards of rows");
+    if (rank != 0) decode_rows_into(ctx, 0, incoming[0], in.shard, 0, "shards of rows");
+  });
+  return in;
+}
+
+}  // namespace gyre::lasso
