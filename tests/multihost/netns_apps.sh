@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/multihost/netns_apps.sh BUILD_DIR — gyre-mf and gyre-lda as 3 "hosts": one rank per network
+# tests/multihost/netns_apps.sh BUILD_DIR — gyre-mf, gyre-lda and gyre-lasso as 3 "hosts": one rank per network
 # namespace, joined by veth pairs through a bridge namespace, all made and removed here. Each
 # rank reads its byte range of the input file; the model files must be bitwise identical to
 # --workers 3 in one process. Needs root and iproute2; otherwise it says so and exits 77
@@ -35,7 +35,7 @@ for i in 0 1 2; do
 done
 
 # run_hosts NAME BINARY "ARGS..." FILES...: BINARY ARGS as one process with --workers 3, then as 3
-# ranks, one per host; the FILES written under --out must be the same.
+# ranks, one per host; the FILES written under --out (without FILES: the --out file itself) must be the same.
 run_hosts() {
   local name=$1 binary=$2 args=$3
   shift 3
@@ -56,6 +56,9 @@ run_hosts() {
     fi
   done
   [ "$status" -eq 0 ] || exit 1
+  if [ "$#" -eq 0 ]; then
+    cmp "$work/$name-single" "$work/$name-multi" || { echo "$name: --out differs between 3 hosts and one process"; exit 1; }
+  fi
   for f in "$@"; do
     cmp "$work/$name-single/$f" "$work/$name-multi/$f" || { echo "$name: $f differs between 3 hosts and one process"; exit 1; }
   done
@@ -73,3 +76,8 @@ run_hosts gyre-mf "$build/apps/mf/gyre-mf" \
 run_hosts gyre-lda "$build/apps/lda/gyre-lda" \
   "--corpus $work/corpus/docword.txt --topics 4 --epochs 5 --depth 2 --threads 1 --seed 6 --ring random --quiet" \
   word_topic.tsv doc_topic.tsv model.json topics.txt
+
+"$build/tools/gyre-gen" regression --samples 1200 --features 300 --nnz-per-row 20 --support 10 --correlation 0.5 \
+  --noise 0.1 --seed 8 --out "$work/regression" >/dev/null
+run_hosts gyre-lasso "$build/apps/lasso/gyre-lasso" \
+  "--data $work/regression/data.libsvm --path 4 --lambda-ratio 0.05 --batch 16 --depth 3 --threads 1 --tol 1e-10 --quiet"
