@@ -157,9 +157,14 @@ data::RegressionSet gather_ranges(Context& ctx, const fs::path& file, data::Byte
 
   // Every range's rows to rank 0, in rank order: file order, their sample ids moved on by the
   // samples of the ranges before.
-  auto arrived = ctx.gather(rank == 0 ? Buffer() : encode_rows(parsed.rows, nullptr), 0, "rows to rank 0");
   data::RegressionSet whole;
-  if (rank != 0) return whole;
+  if (rank != 0) {
+    Buffer mine = encode_rows(parsed.rows, nullptr);
+    parsed.rows = {};  // sent as bytes: not held twice while its shard comes back
+    ctx.gather(std::move(mine), 0, "rows to rank 0");
+    return whole;
+  }
+  auto arrived = ctx.gather(Buffer(), 0, "rows to rank 0");
   whole = std::move(parsed.rows);
   for (int r = 1; r < P; ++r) {
     decode_rows_into(ctx, r, arrived[static_cast<std::size_t>(r)], whole, whole.samples(), "rows to rank 0");
