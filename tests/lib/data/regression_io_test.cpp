@@ -1,10 +1,12 @@
 // tests/lib/data/regression_io_test.cpp — regression readers (LibSVM, MatrixMarket + response, CSV): accepted input, every bad-input message, round trips, the column copy.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "gyre/base/input_error.hpp"
 #include "gyre/data/regression.hpp"
 #include "support/input_errors.hpp"
 #include "support/temp_dir.hpp"
@@ -287,4 +289,64 @@ TEST_CASE("libsvm on T threads: the same set as one thread, and the same first e
     CHECK(catch_input_error([&] { read_libsvm(dir / "bad.libsvm", LabelKind::two_classes, threads); }).message ==
           serial_two.message);
   }
+}
+
+TEST_CASE("libsvm in pieces: parse_libsvm_text at a line offset, appended, equals the whole file; errors at the true line") {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 120; ++i) {
+    text += (i % 4 == 0 ? "+1" : "-1");
+    for (int j = 1 + i % 3; j < 30; j += 1 + (i + j) % 5) text += " " + std::to_string(j) + ":" + std::to_string(i % 7 - 3);
+    text += i % 40 == 5 ? "\n\n" : "\n";
+  }
+  write_text(dir / "d.libsvm", text);
+  const RegressionSet whole = read_libsvm(dir / "d.libsvm");
+  // Cut at a line start past the middle: the second piece's lines are numbered after the first's.
+  const std::size_t cut = text.find('\n', text.size() / 2) + 1;
+  const std::string_view first(text.data(), cut), second(text.data() + cut, text.size() - cut);
+  const auto lines_before = static_cast<std::size_t>(std::count(first.begin(), first.end(), '\n'));
+  RegressionSet joined = parse_libsvm_text(dir / "d.libsvm", first, 0, 2);
+  append_rows(joined, parse_libsvm_text(dir / "d.libsvm", second, lines_before, 3));
+  CHECK(same(joined, whole));
+
+  // A bad pair in the second piece: named at its line in the file, on any thread count.
+  std::string bad(second);
+  bad.insert(bad.find('\n', bad.size() / 2) + 1, "-1 2:x\n");
+  write_text(dir / "bad.libsvm", std::string(first) + bad);
+  const auto expected = catch_input_error([&] { read_libsvm(dir / "bad.libsvm"); });
+  REQUIRE(expected.thrown);
+  for (const std::size_t threads : {1u, 2u, 5u}) {
+    CAPTURE(threads);
+    CHECK(catch_input_error([&] { parse_libsvm_text(dir / "bad.libsvm", bad, lines_before, threads); }).message ==
+          expected.message);
+  }
+  // A two-class check handed the labels seen before the piece finds a third class in it.
+  TwoClassCheck classes(dir / "d.libsvm");
+  classes.see(1, 0);
+  classes.see(-1, 0);
+  std::string third(second);
+  third.replace(0, 2, "+5");
+  const auto error = catch_input_error([&] { parse_libsvm_text(dir / "d.libsvm", third, lines_before, 1, &classes); });
+  CHECK(error.line == lines_before + 1);
+  CHECK(contains(error.message, "a label of one of two classes"));
+}
+
+TEST_CASE("regression_source: what load_regression reads for a path") {
+  TempDir dir;
+  write_text(dir / "d.libsvm", "1 1:2\n");
+  write_text(dir / "d.csv", "a,y\n1,2\n");
+  write_text(dir / "d.mtx", "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n");
+  std::filesystem::create_directories(dir / "gen");
+  write_text(dir / "gen/data.libsvm", "1 1:2\n");
+  using Kind = RegressionSource::Kind;
+  CHECK(regression_source(dir / "d.libsvm").kind == Kind::libsvm);
+  CHECK(regression_source(dir / "d.csv").kind == Kind::csv);
+  CHECK(regression_source(dir / "d.mtx").kind == Kind::matrix_market);
+  const auto gen = regression_source(dir / "gen");
+  CHECK(gen.kind == Kind::libsvm);
+  CHECK(gen.path == dir / "gen/data.libsvm");
+  RegressionOptions csv;
+  csv.format = RegressionFormat::csv;
+  CHECK(regression_source(dir / "d.libsvm", csv).kind == Kind::csv);
+  CHECK_THROWS_AS(regression_source(dir.path()), gyre::InputError);  // neither a manifest nor data.libsvm
 }

@@ -84,6 +84,25 @@ TEST_CASE("shard_rows: every sample once, input order within a shard, nnz balanc
   CHECK(same(merge_row_shards(shards), s));
 }
 
+TEST_CASE("select_rows: the listed rows with their sample ids, features and names; shard_rows is deal_rows selected") {
+  RegressionSet set = sample(50);
+  set.feature_names.assign(set.features, "f");
+  const std::vector<std::uint32_t> rows{1, 4, 5, 49};
+  const RegressionSet picked = select_rows(set, rows);
+  REQUIRE(picked.samples() == rows.size());
+  CHECK(picked.features == set.features);
+  CHECK(picked.feature_names == set.feature_names);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    CHECK(picked.sample_ids[k] == set.sample_ids[rows[k]]);
+    CHECK(picked.y[k] == set.y[rows[k]]);
+    CHECK(std::ranges::equal(picked.row_cols(k), set.row_cols(rows[k])));
+    CHECK(std::ranges::equal(picked.row_values(k), set.row_values(rows[k])));
+  }
+  const auto dealt = deal_rows(set, 3);
+  const auto shards = shard_rows(set, 3);
+  for (std::size_t p = 0; p < 3; ++p) CHECK(same(shards[p], select_rows(set, dealt[p])));
+}
+
 TEST_CASE("shard_rows: most non-zeros first to the least loaded part, ties by row index") {
   RegressionSet s;
   s.features = 8;
