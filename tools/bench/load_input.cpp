@@ -1,4 +1,4 @@
-// tools/bench/load_input.cpp — times a gyre reader (ratings, LibSVM or a UCI corpus) on one file: reading it as the reader does and counting its lines, then reading and parsing on T threads, for tools/bench/load.
+// tools/bench/load_input.cpp — times a gyre reader (ratings, LibSVM or a UCI corpus) on one file: reading it as the reader does and counting its lines, then reading and parsing on T threads; and the CRC-32C that digests an input across processes, for tools/bench/load.
 //
 // The reader reads the file itself, so the parse alone is the difference of the two timings; both
 // are taken in this process, after a first untimed read has put the file in the page cache.
@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
+#include "gyre/base/crc32c.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/ratings.hpp"
@@ -57,14 +59,25 @@ int main(int argc, char** argv) {
       bytes = file.text().size();
       lines = static_cast<std::size_t>(std::count(file.text().begin(), file.text().end(), '\n'));
     };
-    double read = 1e300, load = 1e300;
+    // The input digest every rank of a multi-process job takes (a CRC-32C over the file), on the
+    // mapped text: crc32c() as the job runs it, and the table-driven one it falls back to.
+    const gyre::data::FileText mapped(input);
+    std::uint32_t crcs[2] = {0, 0};
+    const auto digest = [&] { crcs[0] = gyre::crc32c(mapped.text().data(), mapped.text().size()); };
+    const auto digest_tables = [&] { crcs[1] = gyre::crc32c_portable(mapped.text().data(), mapped.text().size()); };
+    double read = 1e300, load = 1e300, crc = 1e300, crc_tables = 1e300;
     for (int r = 0; r < repeats; ++r) {
       read = std::min(read, seconds(read_and_count));
       load = std::min(load, seconds(parse));
+      crc = std::min(crc, seconds(digest));
+      crc_tables = std::min(crc_tables, seconds(digest_tables));
     }
+    if (crcs[0] != crcs[1]) throw std::logic_error("the two CRC-32C disagree");
     // One line of "key value" pairs for the script to pick from.
-    std::printf("bytes %zu lines %zu records %zu threads %zu read_s %.4f load_s %.4f parse_s %.4f\n", bytes, lines,
-                records, threads, read, load, load - read);
+    std::printf("bytes %zu lines %zu records %zu threads %zu read_s %.4f load_s %.4f parse_s %.4f crc_s %.4f "
+                "crc_tables_s %.4f crc_hardware %d\n",
+                bytes, lines, records, threads, read, load, load - read, crc, crc_tables,
+                gyre::crc32c_uses_hardware() ? 1 : 0);
   } catch (const gyre::InputError& e) {
     std::fprintf(stderr, "gyre-bench-load: %s\n", e.what());
     return gyre::kExitBadInput;
