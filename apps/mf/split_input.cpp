@@ -8,6 +8,7 @@
 
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/byte_ranges.hpp"
+#include "gyre/data/id_space.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/mapreduce/job.hpp"
@@ -37,16 +38,6 @@ namespace gyre::mf {
 namespace {
 
 using mapreduce::Context;
-
-// The distinct values of `field` in `ratings`, ascending.
-std::vector<std::uint32_t> distinct(const std::vector<data::Rating>& ratings, std::uint32_t data::Rating::*field) {
-  std::vector<std::uint32_t> ids;
-  ids.reserve(ratings.size());
-  for (const data::Rating& r : ratings) ids.push_back(r.*field);
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  return ids;
-}
 
 struct RangeParse {
   std::vector<data::Rating> ratings;
@@ -124,9 +115,9 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
         // over the whole file and the test set numbers them.
         data::RatingsSet mine{std::move(parsed.ratings), 0, 0};
         data::IdTables seen;
-        for (auto& ids : ctx.allgather_values(distinct(mine.ratings, &data::Rating::user), "user ids"))
+        for (auto& ids : ctx.allgather_values(data::distinct_ids(mine.ratings, &data::Rating::user), "user ids"))
           seen.users.original.insert(seen.users.original.end(), ids.begin(), ids.end());
-        for (auto& ids : ctx.allgather_values(distinct(mine.ratings, &data::Rating::item), "item ids"))
+        for (auto& ids : ctx.allgather_values(data::distinct_ids(mine.ratings, &data::Rating::item), "item ids"))
           seen.items.original.insert(seen.items.original.end(), ids.begin(), ids.end());
         data::RatingsSet* sets[] = {&mine, &in.test};
         in.ids = data::compact_ids(sets, seen);

@@ -55,6 +55,12 @@ IdTable renumber(std::span<RatingsSet* const> sets, std::uint32_t Rating::*field
 
 }  // namespace
 
+std::vector<std::uint32_t> distinct_ids(std::span<const Rating> ratings, std::uint32_t Rating::*field) {
+  return table_of([&](const auto& visit) {
+           for (const Rating& r : ratings) visit(r.*field);
+         }).original;
+}
+
 bool IdTable::identity() const { return original.empty() || original.back() == original.size() - 1; }
 
 IdTables compact_ids(std::span<RatingsSet* const> sets) { return compact_ids(sets, IdTables{}); }

@@ -33,6 +33,11 @@ IdTables compact_ids(std::span<RatingsSet* const> sets);
 // a process that holds some of a job's ratings and has been told the ids of the others.
 IdTables compact_ids(std::span<RatingsSet* const> sets, const IdTables& also);
 
+// The distinct values of `field` in `ratings`, ascending: by a presence bitmap as compact_ids
+// numbers them (a sort only for very sparse ids). What a process of a job tells the others of
+// the ids it holds.
+std::vector<std::uint32_t> distinct_ids(std::span<const Rating> ratings, std::uint32_t Rating::*field);
+
 // The same for the feature columns of regression sets (a training set and its evaluation set
 // together): columns no sample uses are dropped, feature names follow their columns, and
 // `features` becomes the number of columns used. A LibSVM line with index 10^7 then costs one

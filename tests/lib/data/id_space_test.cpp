@@ -75,3 +75,12 @@ TEST_CASE("a partition's ids joined by a test set's are numbered as compact_ids 
     CHECK(joined.items_from_known[train_part.ratings[i].item] == train_all.ratings[i].item);
   }
 }
+
+TEST_CASE("distinct_ids: ascending and once each, for dense ids (bitmap) and very sparse ones (sorted)") {
+  const std::vector<Rating> dense{{5, 1, 1}, {2, 9, 1}, {5, 3, 1}, {0, 9, 1}, {2, 1, 1}};
+  CHECK(distinct_ids(dense, &Rating::user) == std::vector<std::uint32_t>{0, 2, 5});
+  CHECK(distinct_ids(dense, &Rating::item) == std::vector<std::uint32_t>{1, 3, 9});
+  const std::vector<Rating> sparse{{4000000000u, 0, 1}, {7, 0, 1}, {4000000000u, 0, 1}, {3000000000u, 0, 1}};
+  CHECK(distinct_ids(sparse, &Rating::user) == std::vector<std::uint32_t>{7, 3000000000u, 4000000000u});
+  CHECK(distinct_ids({}, &Rating::user).empty());
+}
