@@ -9,6 +9,8 @@
 #include <string>
 
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/id_space.hpp"
+#include "gyre/data/manifest.hpp"
 #include "gyre/data/regression_partition.hpp"
 #include "gyre/mapreduce/job.hpp"
 #include "gyre/mapreduce/range_parse.hpp"
@@ -173,6 +175,38 @@ data::RegressionSet gather_ranges(Context& ctx, const fs::path& file, data::Byte
   return whole;
 }
 
+// The response offset, the two classes (if any) and the columns kept: u64 column count, f64
+// offset, u8 classes flag, f64 zero, f64 one, then the columns (u32 each).
+Buffer encode_preparation(const RowsInput& in) {
+  const auto& columns = in.prepared.columns.original;
+  wire::Writer out(8 + 8 + 1 + 16 + columns.size() * 4);
+  out.put(std::uint64_t{columns.size()});
+  out.put(in.y_offset);
+  out.put(static_cast<std::uint8_t>(in.prepared.classes ? 1 : 0));
+  out.put(in.prepared.classes ? in.prepared.classes->zero : 0.0);
+  out.put(in.prepared.classes ? in.prepared.classes->one : 0.0);
+  out.put_array(std::span<const std::uint32_t>(columns));
+  return out.finish();
+}
+
+void decode_preparation(const Context& ctx, const Buffer& body, RowsInput& in) {
+  try {
+    wire::Reader r(body.bytes());
+    const std::size_t columns = r.check_count(r.get<std::uint64_t>("the column count"), 4, "columns");
+    in.y_offset = r.get<double>("the response offset");
+    const auto has_classes = r.get<std::uint8_t>("the classes flag");
+    const auto zero = r.get<double>("class 0's label"), one = r.get<double>("class 1's label");
+    in.prepared.columns.original = r.get_array<std::uint32_t>(columns, "columns");
+    r.finish();
+    if (has_classes > 1) r.fail("a classes flag other than 0 or 1");
+    if (has_classes) in.prepared.classes = data::TwoClasses{zero, one};
+    if (!std::is_sorted(in.prepared.columns.original.begin(), in.prepared.columns.original.end()))
+      r.fail("columns not ascending");
+  } catch (const wire::DecodeError& e) {
+    ctx.bad_message(0, "the rows' preparation", e.what());
+  }
+}
+
 }  // namespace
 
 PreparedRows prepare_rows(data::RegressionSet& set, Loss loss) {
@@ -192,8 +226,13 @@ RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& 
   const int P = backend.launch.size, rank = backend.launch.rank;
   const data::RegressionSource source = data::regression_source(path, options);
   const bool by_ranges = source.kind == data::RegressionSource::Kind::libsvm;
+  // A row partition of one part per process: rank r > 0 reads part r (data::shard_rows dealt
+  // it, as rank 0 deals the whole set) and prepares it as rank 0 says.
+  const bool own_parts = source.kind == data::RegressionSource::Kind::partition && P > 1 &&
+                         data::read_manifest(source.path, "rows").shards.size() == static_cast<std::size_t>(P);
   data::ByteRange range;
   RangeParse parsed;
+  RowsInput in;
   if (by_ranges) {
     std::error_code ec;
     const std::uint64_t size = fs::file_size(source.path, ec);
@@ -202,15 +241,17 @@ RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& 
     parsed = parse_range(source.path, range, std::max<std::size_t>(options.threads, 1));
   }
 
-  RowsInput in;
   mapreduce::run_loading(backend, [&](Context& ctx) {
+    // Read inside the job, so that a bad part stops the others at once.
+    if (own_parts && rank != 0) in.shard = data::read_row_shard(source.path, static_cast<std::uint32_t>(rank));
     data::RegressionSet whole;
     if (by_ranges) {
       whole = gather_ranges(ctx, source.path, range, std::move(parsed), options, reads);
     } else if (rank == 0) {
       whole = data::load_regression(path, options);  // the others wait for it in the exchange below
     }
-    // Rank 0 prepares and deals the rows; each rank's shard goes with the response offset.
+    // Rank 0 prepares and deals the rows, and sends each rank its shard (unless it read its
+    // own part) and how the rows were prepared.
     std::vector<Buffer> outgoing(static_cast<std::size_t>(P));
     if (rank == 0) {
       in.prepared = prepare_rows(whole, config.loss);
@@ -218,26 +259,25 @@ RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& 
       in.y_offset = response_offset(whole, config.intercept);
       if (P > 1) {
         const auto dealt = data::deal_rows(whole, static_cast<std::uint32_t>(P));
-        for (int r = 1; r < P; ++r)
-          outgoing[static_cast<std::size_t>(r)] = encode_rows(whole, &dealt[static_cast<std::size_t>(r)]);
+        if (!own_parts)
+          for (int r = 1; r < P; ++r)
+            outgoing[static_cast<std::size_t>(r)] = encode_rows(whole, &dealt[static_cast<std::size_t>(r)]);
         in.shard = data::select_rows(whole, dealt[0]);
       }
       in.whole = std::move(whole);
     }
-    wire::Writer offset(8);
-    offset.put(in.y_offset);
-    const Buffer offset_body = ctx.broadcast(offset.finish(), 0, "the response offset");
-    if (rank != 0) {
-      try {
-        wire::Reader r(offset_body.bytes());
-        in.y_offset = r.get<double>("the response offset");
-        r.finish();
-      } catch (const wire::DecodeError& e) {
-        ctx.bad_message(0, "the response offset", e.what());
-      }
-    }
+    const Buffer prepared = ctx.broadcast(rank == 0 ? encode_preparation(in) : Buffer(), 0, "the rows' preparation");
+    if (rank != 0) decode_preparation(ctx, prepared, in);
     auto incoming = ctx.exchange(std::move(outgoing), "shards of rows");
-    if (rank != 0) decode_rows_into(ctx, 0, incoming[0], in.shard, 0, "shards of rows");
+    if (rank == 0) return;
+    if (!own_parts) {
+      decode_rows_into(ctx, 0, incoming[0], in.shard, 0, "shards of rows");
+      return;
+    }
+    if (in.prepared.classes)
+      for (double& y : in.shard.y) y = y == in.prepared.classes->one ? 1.0 : 0.0;
+    data::renumber_features(in.shard, in.prepared.columns);
+    in.prepared = {};  // rank 0's to keep: it writes the output
   });
   return in;
 }

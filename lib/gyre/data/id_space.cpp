@@ -115,21 +115,21 @@ IdTable compact_features(std::span<RegressionSet* const> sets) {
     for (const RegressionSet* s : sets)
       for (const std::uint32_t c : s->cols) visit(c);
   });
-  if (!table.identity()) {
-    for (RegressionSet* s : sets)
-      for (std::uint32_t& c : s->cols) c = dense_id(table, c);  // monotonic: rows stay increasing
-  }
-  for (RegressionSet* s : sets) {
-    if (!s->feature_names.empty()) {
-      std::vector<std::string> names;
-      names.reserve(table.size());
-      for (const std::uint32_t j : table.original)
-        names.push_back(j < s->feature_names.size() ? std::move(s->feature_names[j]) : std::string());
-      s->feature_names = std::move(names);
-    }
-    s->features = table.size();
-  }
+  for (RegressionSet* s : sets) renumber_features(*s, table);
   return table;
+}
+
+void renumber_features(RegressionSet& set, const IdTable& table) {
+  if (!table.identity())
+    for (std::uint32_t& c : set.cols) c = dense_id(table, c);  // monotonic: rows stay increasing
+  if (!set.feature_names.empty()) {
+    std::vector<std::string> names;
+    names.reserve(table.size());
+    for (const std::uint32_t j : table.original)
+      names.push_back(j < set.feature_names.size() ? std::move(set.feature_names[j]) : std::string());
+    set.feature_names = std::move(names);
+  }
+  set.features = table.size();
 }
 
 }  // namespace gyre::data

@@ -43,6 +43,9 @@ std::vector<std::uint32_t> distinct_ids(std::span<const Rating> ratings, std::ui
 // `features` becomes the number of columns used. A LibSVM line with index 10^7 then costs one
 // column. Returns the original column of every dense one.
 IdTable compact_features(std::span<RegressionSet* const> sets);
+// The same renumbering by a table compact_features made (over sets that held these rows): for
+// a process that holds one shard of the rows and is told the table.
+void renumber_features(RegressionSet& set, const IdTable& table);
 
 // A partition's dense id space (`known`: the original id of each dense id, ascending) joined by
 // the ids `extra` uses (a test set read beside one shard), numbered as compact_ids over the

@@ -141,6 +141,53 @@ TEST_CASE("3 processes reading a LibSVM file by byte ranges, a row partition, CS
   CHECK(read_text(dir / "single-libsvm.tsv") == read_text(dir / "single-partition.tsv"));
 }
 
+// Ranks 1 and 2 get a copy of the partition with their own part only, so a rank that opened
+// another part would fail; rank 0, where the scheduler needs every row, reads it whole.
+TEST_CASE("3 processes over a 3-part row partition: ranks 1 and 2 read only their own part, coefficients as one process") {
+  TempDir dir;
+  generate(dir, "1500");
+  write_text(dir / "classes.libsvm", as_two_classes(read_text(dir / "data/data.libsvm")));
+  for (const std::string input : {"data", "classes.libsvm"}) {
+    CAPTURE(input);
+    const auto parts = dir / ("parts-of-" + input);
+    const auto part = run_command({build_path("tools/gyre-partition").string(), "rows", "--input",
+                                   (dir / input).string(), "--parts", "3", "--out", parts.string()});
+    REQUIRE_MESSAGE(part.exit_code == 0, part.output);
+    std::vector<std::string> extra;
+    if (input == "classes.libsvm") extra = {"--loss", "logistic"};
+    auto single = common(dir);
+    single[2] = parts.string();
+    single.insert(single.end(), extra.begin(), extra.end());
+    single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / ("single-" + input + ".tsv")).string()});
+    const auto s = run_command(single);
+    REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+    std::vector<std::vector<std::string>> per_rank;
+    for (int r = 0; r < 3; ++r) {
+      auto own = parts;
+      if (r > 0) {
+        own = dir / ("own-" + input + "-" + std::to_string(r));
+        std::filesystem::copy(parts, own);
+        for (int other = 0; other < 3; ++other)
+          if (other != r) REQUIRE(std::filesystem::remove(own / ("part-0000" + std::to_string(other) + ".shard")));
+      }
+      auto argv = common(dir);
+      argv[2] = own.string();
+      argv.insert(argv.end(), extra.begin(), extra.end());
+      argv.insert(argv.end(), {"--out", (dir / ("multi-" + input + ".tsv")).string()});
+      per_rank.push_back(std::move(argv));
+    }
+    for (const auto& r : run_ranks(per_rank)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(read_text(dir / ("single-" + input + ".tsv")) == read_text(dir / ("multi-" + input + ".tsv")));
+    // What rank 1 trains from is its own copy of part 1: cut short, it stops the job there.
+    const auto own_part = std::filesystem::path(per_rank[1][2]) / "part-00001.shard";
+    std::filesystem::resize_file(own_part, std::filesystem::file_size(own_part) - 8);
+    const auto cut = run_ranks(per_rank);
+    CHECK(cut[1].exit_code == 2);
+    CHECK_MESSAGE(cut[1].output.find("part-00001.shard") != std::string::npos, cut[1].output);
+    for (const auto& r : cut) CHECK(r.exit_code != 0);
+  }
+}
+
 TEST_CASE("a LibSVM file read by byte ranges with a bad line, a third class or too few samples: every rank stops with the one-process error") {
   TempDir dir;
   generate(dir, "1500");
