@@ -37,10 +37,13 @@ struct RowsInput {
 //  - a LibSVM file (or a directory with data.libsvm): rank r parses only the lines that start in
 //    its byte range [r·N/P, (r+1)·N/P), and every range's rows go to rank 0, which runs the
 //    scheduler and needs them all (its dependency checks walk every column);
-//  - any other input (CSV, MatrixMarket, a row partition): rank 0 reads it whole, the others
+//  - a row partition of one part per process: rank 0 reads it whole, rank r > 0 only part r,
+//    which rank 0's preparation (labels, columns) is applied to;
+//  - any other input (CSV, MatrixMarket, another partition): rank 0 reads it whole, the others
 //    read nothing.
 // Rank 0 prepares the whole set (prepare_rows), checks it against `config` (validate), deals it
-// as data::shard_rows does and sends each rank its shard with the response offset. The result is
+// as data::shard_rows does and sends each rank its shard (unless it read its part) with the
+// response offset. The result is
 // the one process's rows bit for bit: the same whole set, the same shards. A bad line is the
 // one-process reader's first error at its true line (with two-class labels, the first label of a
 // third class too): the rank that holds it throws it, the others stop with the job. `reads`:
