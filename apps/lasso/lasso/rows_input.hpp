@@ -43,8 +43,8 @@ struct RowsInput {
 //    read nothing.
 // Rank 0 prepares the whole set (prepare_rows), checks it against `config` (validate), deals it
 // as data::shard_rows does and sends each rank its shard (unless it read its part) with the
-// response offset. The result is
-// the one process's rows bit for bit: the same whole set, the same shards. A bad line is the
+// response offset. The result is the one process's rows bit for bit: the same whole set, the
+// same shards. A bad line is the
 // one-process reader's first error at its true line (with two-class labels, the first label of a
 // third class too): the rank that holds it throws it, the others stop with the job. `reads`:
 // what every rank read of a LibSVM file, in rank order (empty for the other inputs).
