@@ -1,6 +1,8 @@
 // apps/mf/worker_ratings.cpp — counting sort of a shard into per-block grids.
 #include "mf/worker_ratings.hpp"
 
+#include "mf/cell_order.hpp"
+
 #include "gyre/pipeline/cell_grid.hpp"
 
 #include <oneapi/tbb/parallel_for.h>
@@ -73,9 +75,7 @@ WorkerRatings::WorkerRatings(std::vector<data::Rating> shard, const LocalUsers& 
       const auto [first, last] = cells_.cell(static_cast<std::uint32_t>(c / (std::size_t{G} * G)), g, s);
       const auto cell = std::span<LocalRating>(entries_).subspan(first, last - first);
       for (LocalRating& r : cell) r = {users.local_of[r.user], blocks.row_of[r.item], r.value};
-      std::sort(cell.begin(), cell.end(), [](const LocalRating& x, const LocalRating& y) {
-        return x.user != y.user ? x.user < y.user : x.item != y.item ? x.item < y.item : x.value < y.value;
-      });
+      sort_cell(cell);
     });
   });
 }
