@@ -81,17 +81,6 @@ void decode_rows_into(const Context& ctx, int from, const Buffer& body, data::Re
   }
 }
 
-// The distinct labels of `y` in order of first appearance, at most three: enough to tell where
-// a third class first comes.
-std::vector<double> first_labels(const std::vector<double>& y) {
-  std::vector<double> out;
-  for (const double v : y) {
-    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-    if (out.size() == 3) break;
-  }
-  return out;
-}
-
 struct RangeParse {
   data::RegressionSet rows;
   RangeTally tally;
@@ -125,7 +114,7 @@ data::RegressionSet gather_ranges(Context& ctx, const fs::path& file, data::Byte
   std::vector<double> seen, seen_before_mine;
   if (two_classes) {
     std::optional<int> third;
-    const auto lists = ctx.allgather_values(first_labels(parsed.rows.y), "labels");
+    const auto lists = ctx.allgather_values(data::first_labels(parsed.rows.y, 3), "labels");
     for (int r = 0; r < P && !third; ++r) {
       if (r == rank) seen_before_mine = seen;
       for (const double label : lists[static_cast<std::size_t>(r)])

@@ -47,6 +47,15 @@ TwoClasses TwoClassCheck::classes() const {
   return {std::min(*first_, *second_), std::max(*first_, *second_)};
 }
 
+std::vector<double> first_labels(std::span<const double> labels, std::size_t at_most) {
+  std::vector<double> out;
+  for (const double v : labels) {
+    if (out.size() == at_most) break;
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
+}
+
 BinaryLabels binary_labels(std::span<const double> labels) {
   std::optional<double> low, high;
   for (std::size_t i = 0; i < labels.size(); ++i)

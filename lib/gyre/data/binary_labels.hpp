@@ -31,6 +31,10 @@ class TwoClassCheck {
   std::optional<double> first_, second_;
 };
 
+// The distinct values of `labels` in order of first appearance, at most `at_most` of them: three
+// tell whether there are two classes, and which value comes as a third.
+std::vector<double> first_labels(std::span<const double> labels, std::size_t at_most);
+
 struct BinaryLabels {
   std::vector<double> y;  // 0 or 1 per sample
   TwoClasses classes;

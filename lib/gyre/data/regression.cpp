@@ -342,12 +342,7 @@ RegressionSet read_libsvm(const fs::path& file, LabelKind labels, std::size_t th
   }
   if (set.y.empty()) empty_set_error(file);
   if (labels == LabelKind::two_classes) {
-    std::vector<double> seen;
-    for (const double y : set.y) {
-      if (std::find(seen.begin(), seen.end(), y) == seen.end()) seen.push_back(y);
-      if (seen.size() > 2) break;
-    }
-    if (seen.size() != 2) {
+    if (first_labels(set.y, 3).size() != 2) {
       serial_class_check();
       throw std::logic_error("read_libsvm: a class check failed once but not when run again");
     }
