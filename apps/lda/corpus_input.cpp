@@ -12,10 +12,8 @@ namespace gyre::lda {
 
 CorpusInput load_corpus_input(const std::filesystem::path& path, const data::CorpusOptions& options,
                               std::optional<int> rank, int processes) {
-  std::error_code ec;
   // Only where load_corpus would take the directory for a partition.
-  if (rank && options.format == data::CorpusFormat::automatic && std::filesystem::is_directory(path, ec) &&
-      std::filesystem::exists(path / data::kManifestName, ec) &&
+  if (rank && options.format == data::CorpusFormat::automatic && data::is_partition_directory(path) &&
       data::read_manifest(path, "corpus").shards.size() == static_cast<std::size_t>(processes)) {
     if (auto part = data::read_corpus_part(path, static_cast<std::uint32_t>(*rank))) {
       CorpusInput in;

@@ -70,7 +70,8 @@ void check_worker_count(const std::filesystem::path& train, std::uint32_t worker
 TrainingInput load_input(const std::filesystem::path& train, const std::filesystem::path& test, std::uint32_t workers,
                          std::size_t threads, std::optional<std::uint32_t> rank) {
   TrainingInput in;
-  const bool partitioned = std::filesystem::is_directory(train);
+  // A directory with a manifest is a partition; one without, ratings files read as one.
+  const bool partitioned = data::is_partition_directory(train);
   if (partitioned && rank && workers > 1 && data::read_manifest(train, "ratings").shards.size() == workers) {
     if (auto part = data::read_ratings_part(train, *rank)) {
       in = load_part(std::move(*part), test, *rank, workers, threads);
@@ -82,7 +83,7 @@ TrainingInput load_input(const std::filesystem::path& train, const std::filesyst
   if (partitioned)
     parts = data::read_ratings_partition(train);
   else
-    parts.push_back(data::read_ratings(train, threads));
+    parts.push_back(data::read_ratings_input(train, threads));
   if (!test.empty()) in.test = data::read_ratings(test, threads);
 
   std::vector<data::RatingsSet*> sets;

@@ -21,6 +21,7 @@ extern char** environ;
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "mf/split_input.hpp"
+#include "gyre/data/manifest.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   std::string update = mf::name_of(c.update);
   bool quiet = false;
 
-  app.add_option("--train", train_path, "training ratings: a ratings file or a gyre-partition directory")->required();
+  app.add_option("--train", train_path, "training ratings: a ratings file, a directory of them (read as one, in name order) or a gyre-partition directory")->required();
   app.add_option("--test", test_path, "held-out ratings file; its RMSE is reported per epoch");
   app.add_option("--init-model", init_model,
                  "continue training a model written by --out (its rank, biases, seed, learning-rate schedule and "
@@ -164,7 +165,8 @@ int main(int argc, char** argv) {
     const auto parse_threads = static_cast<std::size_t>(threads > 0 ? threads : cores);
     mf::TrainingInput input;
     std::error_code ec;
-    if (distributed && std::filesystem::is_regular_file(train_path, ec)) {
+    if (distributed && (std::filesystem::is_regular_file(train_path, ec) ||
+                        (std::filesystem::is_directory(train_path, ec) && !data::is_partition_directory(train_path)))) {
       std::vector<data::SplitStats> reads;
       input = mf::load_split_input(train_path, test_path, parse_threads, *cluster, &reads);
       if (!quiet) multi.report_split_reads(reads, train_path);

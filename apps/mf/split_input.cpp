@@ -79,15 +79,38 @@ RangeParse parse_range(const std::filesystem::path& file, const data::RatingsHea
 TrainingInput load_split_input(const std::filesystem::path& train, const std::filesystem::path& test,
                                std::size_t threads, const runtime::ProcessesBackend& backend, std::vector<data::SplitStats>* reads) {
   const int P = backend.launch.size, rank = backend.launch.rank;
-  const data::RatingsHeader header = data::read_ratings_header(train);
-  const std::uint64_t size = data::list_input_files(train).front().size;
-  // The ratings begin after the header: every rank reads the header itself, and the ranges of
-  // the body are cut as the whole file's are, so that the bytes read tile the file.
-  data::ByteRange range = data::split_range(size, rank, P);
-  range.begin = std::max(range.begin, header.body_begin);
-  range.end = std::max(range.end, header.body_begin);
-  RangeParse parsed = parse_range(train, header, range, threads);
-  const data::SplitStats& stats = parsed.read;
+  // The files laid end to end, cut as one text; each file's ratings begin after its header,
+  // which every rank reads itself (a bad one is thrown in file order, below), and the ranges of
+  // its body are cut as the whole input's are, so that the bytes read tile the input.
+  const std::vector<data::InputFile> files = data::ratings_input_files(train);
+  std::vector<std::optional<data::RatingsHeader>> heads(files.size());
+  std::uint64_t total_bytes = 0;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    try {
+      heads[f] = data::read_ratings_header(files[f].path);
+    } catch (const InputError&) {  // settled in file order: an earlier file's error comes first
+    }
+    total_bytes += files[f].size;
+  }
+  const data::ByteRange range = data::split_range(total_bytes, rank, P);
+  std::vector<data::ByteRange> pieces(files.size());  // this rank's range of each file's body
+  std::vector<mapreduce::RangeTally> tallies(files.size());
+  std::vector<data::Rating> ratings;
+  std::uint64_t at = 0;  // the file's first byte in the input
+  for (std::size_t f = 0; f < files.size(); at += files[f].size, ++f) {
+    const std::uint64_t end = at + files[f].size;
+    if (!heads[f] || range.end <= at || end <= range.begin) continue;
+    const std::uint64_t body = heads[f]->body_begin;
+    data::ByteRange& piece = pieces[f];
+    piece.begin = std::max(std::max(range.begin, at) - at, body);
+    piece.end = std::max(std::min(range.end, end) - at, body);
+    RangeParse parsed = parse_range(files[f].path, *heads[f], piece, threads);
+    // The header's bytes are read by the range that holds the file's first byte.
+    const bool first = range.begin <= at;
+    tallies[f] = {parsed.read.bytes + (first ? body : 0), parsed.read.lines, parsed.ratings.size(), 0, parsed.failed};
+    if (ratings.empty()) ratings = std::move(parsed.ratings);
+    else ratings.insert(ratings.end(), parsed.ratings.begin(), parsed.ratings.end());
+  }
 
   TrainingInput in;
   if (!test.empty()) in.test = data::read_ratings(test, threads);
@@ -95,25 +118,39 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
   mapreduce::run_loading(
       backend,
       [&](Context& ctx) {
-        // 1. Line and rating counts: where each range starts in the file, and the first bad rank.
-        const mapreduce::RangeStarts starts = mapreduce::settle_ranges(
-            ctx, {stats.bytes + (rank == 0 ? header.body_begin : 0), stats.lines, parsed.ratings.size(), 0, parsed.failed},
-            [&](const mapreduce::RangeTally&, const mapreduce::RangeTally& through) {
-              return header.matrix_market && through.records > header.size.entries;
-            },
-            [&](const mapreduce::RangeTally& before) {  // again with the true numbers: the serial reader's error
-              data::SplitStats again;
-              const std::string text = data::read_split_text(train, range, again);
-              data::parse_ratings_body(train, header, text, header.lines + before.lines, before.records, threads);
-            });
-        const std::uint64_t total = starts.total.records;
-        if (reads)
-          for (const auto& t : starts.ranges) reads->push_back({t.bytes, t.lines + (reads->empty() ? header.lines : 0)});
-        data::check_ratings_total(train, header, total);
+        // 1. Line and rating counts: where each range starts in each file, and the first error
+        // in file order, as the one-process reader meets it.
+        mapreduce::FileRangeRules rules;
+        rules.check_head = [&](std::size_t f) {
+          if (!heads[f]) data::read_ratings_header(files[f].path);  // throws its error again
+        };
+        rules.crosses = [&](std::size_t f, const mapreduce::RangeTally&, const mapreduce::RangeTally& through) {
+          return heads[f]->matrix_market && through.records > heads[f]->size.entries;
+        };
+        rules.rethrow = [&](std::size_t f, const mapreduce::RangeTally& before) {  // the serial reader's error
+          data::SplitStats again;
+          const std::string text = data::read_split_text(files[f].path, pieces[f], again);
+          data::parse_ratings_body(files[f].path, *heads[f], text, heads[f]->lines + before.lines, before.records, threads);
+        };
+        rules.check_total = [&](std::size_t f, const mapreduce::RangeTally& total) {
+          data::check_ratings_total(files[f].path, *heads[f], total.records);
+        };
+        const auto starts = mapreduce::settle_file_ranges(ctx, tallies, rules);
+        if (reads) {
+          reads->assign(static_cast<std::size_t>(P), {});
+          std::uint64_t first_byte = 0;
+          for (std::size_t f = 0; f < files.size(); first_byte += files[f].size, ++f)
+            for (int r = 0; r < P; ++r) {
+              const auto& t = starts[f].ranges[static_cast<std::size_t>(r)];
+              const data::ByteRange theirs = data::split_range(total_bytes, r, P);
+              const bool header = theirs.begin <= first_byte && first_byte < theirs.end;
+              (*reads)[static_cast<std::size_t>(r)] += {t.bytes, t.lines + (header ? heads[f]->lines : 0)};
+            }
+        }
 
         // 2. Ids: the distinct ids of every range and of the test set, numbered as compact_ids
         // over the whole file and the test set numbers them.
-        data::RatingsSet mine{std::move(parsed.ratings), 0, 0};
+        data::RatingsSet mine{std::move(ratings), 0, 0};
         data::IdTables seen;
         for (auto& ids : ctx.allgather_values(data::distinct_ids(mine.ratings, &data::Rating::user), "user ids"))
           seen.users.original.insert(seen.users.original.end(), ids.begin(), ids.end());

@@ -375,7 +375,7 @@ CorpusSource corpus_source(const fs::path& path, const CorpusOptions& options) {
     // said, not guessed, so that a directory of something else is not taken for text.
     if (options.format == CorpusFormat::text) return {Kind::text, path, {}};
     if (options.format == CorpusFormat::docword) throw InputError(path, 0, "a docword file", "a directory");
-    if (options.format == CorpusFormat::automatic && fs::exists(path / kManifestName, ec))
+    if (options.format == CorpusFormat::automatic && is_partition_directory(path))
       return {Kind::partition, path, {}};
     if (fs::exists(path / "docword.txt", ec)) return {Kind::uci, path / "docword.txt", vocab_or(path / "vocab.txt")};
     throw InputError(path, 0,

@@ -72,6 +72,11 @@ const std::string kListed = std::string("as listed in ") + kManifestName;
 
 }  // namespace
 
+bool is_partition_directory(const std::filesystem::path& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec) && std::filesystem::exists(path / kManifestName, ec);
+}
+
 std::string shard_file_name(std::size_t index) {
   char name[32];
   std::snprintf(name, sizeof name, "part-%05zu.shard", index);

@@ -52,6 +52,9 @@ struct Manifest {
 
 inline constexpr const char* kManifestName = "manifest.json";
 
+// A directory holding a manifest: a partition (gyre-partition's output), not a directory of input files.
+bool is_partition_directory(const std::filesystem::path& path);
+
 // "part-NNNNN.shard", the name of shard `index` in a partition directory.
 std::string shard_file_name(std::size_t index);
 

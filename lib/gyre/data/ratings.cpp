@@ -151,6 +151,27 @@ RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads) 
   return set;
 }
 
+std::vector<InputFile> ratings_input_files(const std::filesystem::path& input) {
+  std::vector<InputFile> files = list_input_files(input);
+  if (files.empty()) throw InputError(input, 0, "ratings files", "a directory without any");
+  return files;
+}
+
+RatingsSet read_ratings_input(const std::filesystem::path& input, std::size_t threads) {
+  std::error_code ec;
+  // A missing file is read_ratings's error, as for any reader of one file.
+  if (!std::filesystem::is_directory(input, ec)) return read_ratings(input, threads);
+  RatingsSet all;
+  for (const InputFile& f : ratings_input_files(input)) {
+    RatingsSet set = read_ratings(f.path, threads);
+    all.users = std::max(all.users, set.users);
+    all.items = std::max(all.items, set.items);
+    if (all.ratings.empty()) all.ratings = std::move(set.ratings);
+    else all.ratings.insert(all.ratings.end(), set.ratings.begin(), set.ratings.end());
+  }
+  return all;
+}
+
 void write_ratings(const std::filesystem::path& file, const RatingsSet& set) {
   OutputFile out(file);
   write_ratings(out.stream(), set);

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gyre/data/byte_ranges.hpp"
 #include "gyre/data/text_input.hpp"
 
 namespace gyre::data {
@@ -42,6 +43,15 @@ inline constexpr std::uint64_t kMaxId = (std::uint64_t{1} << 31) - 2;
 // `threads` line-aligned pieces of the file are parsed at once, as TBB tasks in the calling arena;
 // the ratings, their order and any error (the first in the file) are the same for every count.
 RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads = 1);
+
+// The files of a ratings input: the file itself, or a directory's files in name order, hidden
+// ones and subdirectories left out (list_input_files). Throws gyre::InputError naming a directory
+// that holds none.
+std::vector<InputFile> ratings_input_files(const std::filesystem::path& input);
+// A ratings file, or a directory of them read as one: each file as read_ratings reads it (its
+// own format, header and declared count), their ratings in file order; users and items the
+// largest of theirs.
+RatingsSet read_ratings_input(const std::filesystem::path& input, std::size_t threads = 1);
 
 // What the first lines of a ratings file say, as a reader of one byte range of it needs them:
 // the format and, for MatrixMarket, the size line, and where the ratings begin.

@@ -458,7 +458,7 @@ RegressionSource regression_source(const fs::path& path, const RegressionOptions
     throw std::invalid_argument("give either a response file or a response column, not both");
 
   if (is_dir) {
-    if (format == RegressionFormat::automatic && fs::exists(path / kManifestName, ec)) return {Kind::partition, path};
+    if (format == RegressionFormat::automatic && is_partition_directory(path)) return {Kind::partition, path};
     // What gyre-gen regression writes: DIR/data.libsvm (+ beta.tsv).
     if ((format == RegressionFormat::automatic || format == RegressionFormat::libsvm) &&
         fs::exists(path / "data.libsvm", ec))

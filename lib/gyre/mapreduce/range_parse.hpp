@@ -38,6 +38,21 @@ GYRE_API RangeStarts settle_ranges(Context& context, const RangeTally& mine,
                                    const std::function<bool(const RangeTally& before, const RangeTally& through)>& crosses,
                                    const std::function<void(const RangeTally& before)>& rethrow);
 
+// The same for an input of several files laid end to end (a directory's, in name order), where
+// each file is checked as the one-process reader checks it, file after file: its first lines
+// (`check_head`, on every rank: throws the file's header error, if it has one), then its ranges in
+// rank order (`crosses`, `rethrow`, as above, numbered within the file), then its totals
+// (`check_total`, on every rank). `mine` holds this rank's tally for each file, zero where its
+// range misses the file. Returns this rank's start in each file and each file's totals.
+struct FileRangeRules {
+  std::function<void(std::size_t file)> check_head;
+  std::function<bool(std::size_t file, const RangeTally& before, const RangeTally& through)> crosses;
+  std::function<void(std::size_t file, const RangeTally& before)> rethrow;
+  std::function<void(std::size_t file, const RangeTally& total)> check_total;
+};
+GYRE_API std::vector<RangeStarts> settle_file_ranges(Context& context, const std::vector<RangeTally>& mine,
+                                                     const FileRangeRules& rules);
+
 // Runs `program` as a map-reduce job of the processes of `backend`'s job, before that job: under
 // its own job id (`<id>-load`), so that its handshakes never pass for the training job's, and
 // with exchanges of up to 1 GiB a peer (an input's records on their way to their shards).

@@ -168,6 +168,49 @@ TEST_CASE("3 processes each reading only its shard of a partition: B and C bitwi
   }
 }
 
+namespace {
+
+// The triples `lines` (0-based ids) as MatrixMarket: 1-based, a comment and a size line first.
+std::string matrix_market_of(const std::vector<std::string>& lines) {
+  std::string mtx = "%%MatrixMarket matrix coordinate real general\n% the same ratings, 1-based\n";
+  std::uint32_t users = 0, items = 0;
+  std::string body;
+  for (const auto& l : lines) {
+    unsigned user = 0, item = 0;
+    char value[64];
+    if (std::sscanf(l.c_str(), "%u %u %63s", &user, &item, value) != 3) FAIL("not a triple: " << l);
+    users = std::max(users, user + 1);
+    items = std::max(items, item + 1);
+    body += std::to_string(user + 1) + " " + std::to_string(item + 1) + " " + value + "\n";
+  }
+  return mtx + std::to_string(users) + " " + std::to_string(items) + " " + std::to_string(lines.size()) + "\n" + body;
+}
+
+// train.tsv's lines cut into a directory of three files, in name order: triples, the same as
+// MatrixMarket, triples; and a hidden file and a subdirectory, which are not input. Returns the
+// files' texts laid end to end.
+std::string cut_into_directory(const TempDir& dir, const std::filesystem::path& into) {
+  const auto lines = lines_of(read_text(dir / "train.tsv"));
+  const std::size_t a = lines.size() * 3 / 10, b = lines.size() * 6 / 10;
+  const auto join = [&](std::size_t from, std::size_t to) {
+    std::string text;
+    for (std::size_t i = from; i < to; ++i) text += lines[i];
+    return text;
+  };
+  std::filesystem::create_directories(into / "notes");
+  const std::string texts[] = {join(0, a), matrix_market_of({lines.begin() + static_cast<std::ptrdiff_t>(a),
+                                                             lines.begin() + static_cast<std::ptrdiff_t>(b)}),
+                               join(b, lines.size())};
+  write_text(into / "1-first.tsv", texts[0]);
+  write_text(into / "2-second.mtx", texts[1]);
+  write_text(into / "3-third.csv", texts[2]);
+  write_text(into / ".hidden", "not ratings\n");
+  write_text(into / "notes" / "readme.txt", "not ratings\n");
+  return texts[0] + texts[1] + texts[2];
+}
+
+}  // namespace
+
 // The bitwise tests above already read train.tsv by ranges; this one checks what each rank read.
 TEST_CASE("3 processes reading one ratings file by byte ranges: each rank reads only its third, and a MatrixMarket file gives the same model") {
   TempDir dir;
@@ -184,21 +227,9 @@ TEST_CASE("3 processes reading one ratings file by byte ranges: each rank reads 
   CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
   CHECK_MESSAGE(ranks[2].output.empty(), ranks[2].output);
 
-  // The same ratings as MatrixMarket (1-based, a comment and a size line first): the header is
-  // read by every rank, the body by ranges, and the model is the triples' one.
-  std::string mtx = "%%MatrixMarket matrix coordinate real general\n% the same ratings, 1-based\n";
-  std::uint32_t users = 0, items = 0;
-  std::string body;
-  for (const auto& l : lines) {
-    unsigned user = 0, item = 0;
-    char value[64];
-    if (std::sscanf(l.c_str(), "%u %u %63s", &user, &item, value) != 3) FAIL("not a triple: " << l);
-    users = std::max(users, user + 1);
-    items = std::max(items, item + 1);
-    body += std::to_string(user + 1) + " " + std::to_string(item + 1) + " " + value + "\n";
-  }
-  mtx += std::to_string(users) + " " + std::to_string(items) + " " + std::to_string(lines.size()) + "\n" + body;
-  write_text(dir / "train.mtx", mtx);
+  // The same ratings as MatrixMarket: the header is read by every rank, the body by ranges, and
+  // the model is the triples' one.
+  write_text(dir / "train.mtx", matrix_market_of(lines));
   auto mtx_argv = flags_of(dir, "B");
   *(std::find(mtx_argv.begin(), mtx_argv.end(), "--train") + 1) = (dir / "train.mtx").string();
   mtx_argv.insert(mtx_argv.end(), {"--out", (dir / "multi-mtx").string()});
@@ -208,6 +239,67 @@ TEST_CASE("3 processes reading one ratings file by byte ranges: each rank reads 
   for (const char* file : kModelFiles) {
     CHECK(read_text(dir / "multi-mtx" / file) == read_text(dir / "multi" / file));
     CHECK(read_text(single / file) == read_text(dir / "multi" / file));
+  }
+}
+
+TEST_CASE("3 processes reading a directory of ratings files by byte ranges: one process's model of the directory and of the files joined") {
+  TempDir dir;
+  generate(dir, "20000");
+  const std::string joined = cut_into_directory(dir, dir / "train-dir");
+  auto argv = flags_of(dir, "B");
+  argv.erase(std::find(argv.begin(), argv.end(), "--quiet"));
+  *(std::find(argv.begin(), argv.end(), "--train") + 1) = (dir / "train-dir").string();
+  auto multi_argv = argv;
+  multi_argv.insert(multi_argv.end(), {"--out", (dir / "multi").string()});
+  const auto ranks = run_ranks(multi_argv, 3);
+  for (const auto& r : ranks) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  check_ranges_tile(ranks, joined);  // each rank its third of the three files, the headers once
+
+  argv.insert(argv.end(), {"--workers", "3", "--out", (dir / "one-dir").string()});
+  const auto one = run_command(argv);
+  REQUIRE_MESSAGE(one.exit_code == 0, one.output);
+  const auto single = train_single(dir, "B", 3);  // train.tsv: the files' ratings in one file
+  for (const char* file : kModelFiles) {
+    CHECK(read_text(dir / "one-dir" / file) == read_text(single / file));
+    CHECK(read_text(dir / "multi" / file) == read_text(single / file));
+  }
+}
+
+TEST_CASE("a directory of ratings files with a fault: its file and line in one process and across 3, in file order") {
+  TempDir dir;
+  generate(dir, "20000");
+  const auto input = dir / "train-dir";
+  cut_into_directory(dir, input);
+  auto argv = flags_of(dir, "B");
+  *(std::find(argv.begin(), argv.end(), "--train") + 1) = input.string();
+  const auto refused = [&](const std::filesystem::path& file, const std::string& where, const std::string& fragment) {
+    const auto one = run_command(argv);
+    CHECK(one.exit_code == 2);
+    CHECK_MESSAGE(one.output.find("gyre-mf: error: " + (input / file).string() + where) != std::string::npos, one.output);
+    CHECK_MESSAGE(one.output.find(fragment) != std::string::npos, one.output);
+    gyre::test::expect_refused_by_ranks("gyre-mf", argv, dir, (input / file).string() + where, fragment);
+  };
+  SUBCASE("a bad line near the end of the last file, in rank 2's range: its line within that file") {
+    auto lines = lines_of(read_text(input / "3-third.csv"));
+    lines[lines.size() - 5] = "17 oops 3.5\n";
+    std::string text;
+    for (const auto& l : lines) text += l;
+    write_text(input / "3-third.csv", text);
+    refused("3-third.csv", ":" + std::to_string(lines.size() - 4) + ":", "expected");
+  }
+  SUBCASE("the MatrixMarket file declares more ratings than it has, and the last file has a bad line: the count comes first") {
+    auto text = read_text(input / "2-second.mtx");
+    const auto size_line = text.find('\n', text.find('\n') + 1) + 1;
+    const auto size_end = text.find('\n', size_line);
+    const auto last_space = text.rfind(' ', size_end);
+    text.replace(last_space + 1, size_end - last_space - 1, std::to_string(std::stoul(text.substr(last_space + 1)) + 1));
+    write_text(input / "2-second.mtx", text);
+    write_text(input / "3-third.csv", "17 oops 3.5\n" + read_text(input / "3-third.csv"));
+    refused("2-second.mtx", ":3:", "as declared on this size line");
+  }
+  SUBCASE("an empty file between two good ones") {
+    write_text(input / "2-second.mtx", "");
+    refused("2-second.mtx", "", "empty");
   }
 }
 
