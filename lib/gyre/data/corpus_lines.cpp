@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/line_scan.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/parallel_lines.hpp"
 
@@ -83,7 +84,16 @@ CorpusPosition uci_lines(const fs::path& docword, const UciHeader& header, LineC
   const std::uint64_t first_entry = at.entries;
   std::uint64_t entries = first_entry;
   std::string_view line, f[4];
+  std::uint64_t fast[3];
   while (lines.next(line)) {
+    // Unsigned: an id or count of 0 wraps round and fails its bound, as it must.
+    if (parse_integer_triple(line, fast) && entries != header.entries && fast[0] - 1 < header.docs &&
+        fast[1] - 1 < header.words && fast[2] - 1 < kMaxCount) {
+      tokens.add(lines.number(), fast[2]);
+      out.push_back({fast[0] - 1, static_cast<std::uint32_t>(fast[1] - 1), static_cast<std::uint32_t>(fast[2])});
+      ++entries;
+      continue;
+    }
     const std::size_t n = split_blanks(line, f, 3);
     if (n == 0) continue;
     if (n != 3) throw InputError(docword, lines.number(), "3 fields \"docID wordID count\"", std::string(line));

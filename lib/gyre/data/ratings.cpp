@@ -15,6 +15,7 @@
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/parallel_lines.hpp"
 #include "gyre/data/text_input.hpp"
+#include "gyre/data/line_scan.hpp"
 
 namespace gyre::data {
 namespace {
@@ -57,7 +58,12 @@ std::vector<Rating> parse_ratings_body(const std::filesystem::path& file, const 
   if (!header.matrix_market) {
     const auto triples = [&](LineCursor& lines, std::size_t, std::vector<Rating>& out) {
       std::string_view line, f[4];
+      TripleFields fast;
       while (lines.next(line)) {
+        if (parse_triple_line(line, fast) && fast.first <= kMaxId && fast.second <= kMaxId) {
+          out.push_back({static_cast<std::uint32_t>(fast.first), static_cast<std::uint32_t>(fast.second), fast.value});
+          continue;
+        }
         const Context at{file, lines.number()};
         if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
         const std::size_t count = split_fields(line, f, 3);
@@ -74,13 +80,20 @@ std::vector<Rating> parse_ratings_body(const std::filesystem::path& file, const 
   const std::uint64_t earlier = records_before.value_or(0);
   const auto entries = [&](LineCursor& body, std::size_t before, std::vector<Rating>& out) {
     std::string_view line, f[4];
+    TripleFields fast;
+    const auto past_declared = [&] { return records_before && earlier + before + out.size() == declared; };
     while (body.next(line)) {
+      if (parse_triple_line(line, fast) && !past_declared() && fast.first - 1 < rows && fast.second - 1 < cols) {
+        // Unsigned: an id of 0 wraps round and fails the bound, as it must.
+        out.push_back({static_cast<std::uint32_t>(fast.first - 1), static_cast<std::uint32_t>(fast.second - 1), fast.value});
+        continue;
+      }
       const Context at{file, body.number()};
       if (!line.empty() && line.front() == '%') continue;
       const std::size_t count = split_fields(line, f, 3);
       if (count == 0) continue;
       check_field_count(at, count, line, "row column value");
-      if (records_before && earlier + before + out.size() == declared)
+      if (past_declared())
         throw InputError(file, at.line, std::to_string(declared) + " entries as declared on line " +
                                             std::to_string(header.size.line) + ", no more",
                          std::string(line));

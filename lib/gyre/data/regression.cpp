@@ -12,6 +12,7 @@
 #include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/binary_labels.hpp"
+#include "gyre/data/line_scan.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/regression_partition.hpp"
@@ -212,6 +213,29 @@ ColumnMatrix to_columns(const RegressionSet& set, std::span<const std::uint32_t>
 
 namespace {
 
+// A feature token "index:value" of a line whose last index was `previous`: its index, and its
+// value in `value`; InputError at file:at for any other token.
+std::uint64_t parse_feature(const fs::path& file, std::size_t at, std::string_view token, std::uint64_t previous,
+                            double& value) {
+  const std::size_t colon = token.find(':');
+  if (colon == std::string_view::npos)
+    throw InputError(file, at, "a feature \"index:value\"", std::string(token));
+  const std::string_view index_text = token.substr(0, colon), value_text = token.substr(colon + 1);
+  std::uint64_t index = 0;
+  if (parse_decimal(index_text, index) && index == 0)
+    throw InputError(file, at, "a 1-based feature index (LibSVM indices start at 1, 0 is not one)",
+                     std::string(token));
+  index = parse_bounded(file, at, index_text, "feature index (1-based)", 1, kMaxFeatures);
+  if (index <= previous)
+    throw InputError(file, at,
+                     "feature indices increasing within a line (after " + std::to_string(previous) + ")",
+                     std::string(token));
+  if (!parse_finite(value_text, value))
+    throw InputError(file, at, "a finite number as the value of feature " + std::to_string(index),
+                     std::string(token));
+  return index;
+}
+
 // LibSVM's line loop: the rows of `lines` appended to `set`, sample ids counted from
 // set.samples() and set.features the largest index seen; `classes`, when given, sees every label.
 void parse_libsvm_lines(const fs::path& file, LineCursor& lines, RegressionSet& set, TwoClassCheck* classes) {
@@ -233,31 +257,25 @@ void parse_libsvm_lines(const fs::path& file, LineCursor& lines, RegressionSet& 
       if (!have_label) {
         // Classification files write the positive class as "+1" (LibSVM's own heart_scale does).
         const bool plus = token.size() > 1 && token[0] == '+' && token[1] != '-' && token[1] != '+';
-        if (!parse_finite(plus ? token.substr(1) : token, label))
+        const char* p = token.data();
+        const bool scanned = scan_double(p, token.data() + token.size(), label) && p == token.data() + token.size();
+        if (!scanned && !parse_finite(plus ? token.substr(1) : token, label))
           throw InputError(file, at, "a finite number as the label (\"label index:value ...\")", std::string(token));
         if (classes) classes->see(label, at);
         have_label = true;
         continue;
       }
-      if (token.starts_with("qid:")) continue;  // ranking groups mean nothing to a regression
-      const std::size_t colon = token.find(':');
-      if (colon == std::string_view::npos)
-        throw InputError(file, at, "a feature \"index:value\"", std::string(token));
-      const std::string_view index_text = token.substr(0, colon), value_text = token.substr(colon + 1);
       std::uint64_t index = 0;
-      if (parse_decimal(index_text, index) && index == 0)
-        throw InputError(file, at, "a 1-based feature index (LibSVM indices start at 1, 0 is not one)",
-                         std::string(token));
-      index = parse_bounded(file, at, index_text, "feature index (1-based)", 1, kMaxFeatures);
-      if (index <= previous)
-        throw InputError(file, at,
-                         "feature indices increasing within a line (after " + std::to_string(previous) + ")",
-                         std::string(token));
-      previous = index;
       double value = 0;
-      if (!parse_finite(value_text, value))
-        throw InputError(file, at, "a finite number as the value of feature " + std::to_string(index),
-                         std::string(token));
+      if (const char *p = token.data(), *end = p + token.size();
+          scan_digits(p, end, index) && index > previous && index <= kMaxFeatures && p < end && *p == ':' &&
+          scan_double(++p, end, value) && p == end) {
+        // The usual "index:value", taken in one pass (line_scan.hpp); anything else goes the long way.
+      } else {
+        if (token.starts_with("qid:")) continue;  // ranking groups mean nothing to a regression
+        index = parse_feature(file, at, token, previous, value);
+      }
+      previous = index;
       max_index = std::max(max_index, index);
       if (value == 0) continue;
       set.cols.push_back(static_cast<std::uint32_t>(index - 1));
