@@ -13,6 +13,7 @@
 
 #include "gyre/base/input_error.hpp"
 #include "gyre/net/faults.hpp"
+#include "gyre/net/tcp.hpp"
 
 namespace gyre::app {
 namespace {
@@ -101,6 +102,9 @@ pipeline::ClusterJobOptions ClusterFlags::job_options(const cluster::Launch& lau
   pipeline::ClusterJobOptions o;
   o.launch = launch;
   o.coordinator = parse_coordinator(coordinator_, launch.size);
+  // Rank 0 listens once, for the loading job and for training: between two listens an outgoing
+  // connection could be given the port (when it lies in the ephemeral range).
+  if (launch.rank == 0) o.coordinator_listener = std::make_shared<const net::TcpListener>(o.coordinator.host, o.coordinator.port);
   check_ip_address("--listen-host", listen_host_, listen_host_);
   o.listen_host = listen_host_;
   o.job_id = job_id_;

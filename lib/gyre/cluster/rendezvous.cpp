@@ -192,8 +192,7 @@ struct Coordinator::Impl {
   }
 };
 
-Coordinator::Coordinator(const net::TcpEndpoint& bind, int members, RendezvousOptions options)
-    : impl_(std::make_unique<Impl>()) {
+Coordinator::Coordinator(int members, RendezvousOptions&& options) : impl_(std::make_unique<Impl>()) {
   if (members < 1) throw std::invalid_argument("a rendezvous needs at least one member");
   if (options.token.empty()) throw std::invalid_argument("an empty token: the members must prove a shared secret");
   (void)wire::fixed_text<64>(options.job_id, "job id");
@@ -202,9 +201,19 @@ Coordinator::Coordinator(const net::TcpEndpoint& bind, int members, RendezvousOp
   impl_->options = std::move(options);
   impl_->table.resize(static_cast<std::size_t>(members));
   impl_->registered.resize(static_cast<std::size_t>(members));
+}
+
+Coordinator::Coordinator(const net::TcpEndpoint& bind, int members, RendezvousOptions options)
+    : Coordinator(members, std::move(options)) {
   net::listen_on(impl_->acceptor, bind.host, bind.port);
   const auto ep = impl_->acceptor.local_endpoint();
   impl_->bound = {ep.address().to_string(), ep.port()};
+}
+
+Coordinator::Coordinator(int members, RendezvousOptions options, const net::TcpListener& listening)
+    : Coordinator(members, std::move(options)) {
+  net::listen_on(impl_->acceptor, listening);
+  impl_->bound = listening.endpoint();
 }
 
 Coordinator::~Coordinator() = default;

@@ -44,6 +44,10 @@ class Coordinator {
  public:
   // Throws std::runtime_error "cannot listen on HOST:PORT: REASON" if it cannot listen.
   Coordinator(const net::TcpEndpoint& bind, int members, RendezvousOptions options);
+  // The same on a socket the caller keeps listening across several rendezvous (a job's loading
+  // and its training), so that nothing can take its port in between; the caller's stays open.
+  // (The socket last, so that an endpoint written in braces picks the constructor above.)
+  Coordinator(int members, RendezvousOptions options, const net::TcpListener& listening);
   ~Coordinator();
   net::TcpEndpoint endpoint() const;  // with the real port when bound to port 0
   // Blocks until every member has its table; throws std::runtime_error naming the members
@@ -51,6 +55,7 @@ class Coordinator {
   void serve();
 
  private:
+  Coordinator(int members, RendezvousOptions&& options);  // everything but the listening
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

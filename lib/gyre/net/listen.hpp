@@ -18,4 +18,10 @@ boost::asio::ip::address ip_address(const std::string& host, const std::string& 
 // "cannot listen on HOST:PORT: REASON" (e.g. "Address already in use").
 void listen_on(boost::asio::ip::tcp::acceptor& acceptor, const std::string& host, std::uint16_t port);
 
+class TcpListener;
+// `acceptor` (closed) takes a second descriptor of `listener`'s socket, for an event loop other
+// than the listener's; closing it leaves the listener open. Throws std::runtime_error naming the
+// listener's address if the system has no descriptor to give.
+void listen_on(boost::asio::ip::tcp::acceptor& acceptor, const TcpListener& listener);
+
 }  // namespace gyre::net

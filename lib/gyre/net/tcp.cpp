@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <future>
 #include <mutex>
 #include <thread>
+
+#include <unistd.h>
 
 #include "gyre/net/accept_loop.hpp"
 #include "gyre/net/frame_io.hpp"
@@ -46,6 +49,19 @@ TcpListener& TcpListener::operator=(TcpListener&&) noexcept = default;
 TcpEndpoint TcpListener::endpoint() const {
   const auto ep = impl->acceptor.local_endpoint();
   return {ep.address().to_string(), ep.port()};
+}
+
+void listen_on(tcp::acceptor& acceptor, const TcpListener& listener) {
+  const tcp::endpoint bound = listener.impl->acceptor.local_endpoint();
+  const int copy = ::dup(listener.impl->acceptor.native_handle());
+  boost::system::error_code ec;
+  if (copy < 0) ec.assign(errno, boost::system::system_category());
+  else acceptor.assign(bound.protocol(), copy, ec);
+  if (ec) {
+    if (copy >= 0) ::close(copy);
+    throw std::runtime_error("cannot listen on " + bound.address().to_string() + ":" + std::to_string(bound.port()) +
+                             " again: " + ec.message());
+  }
 }
 
 namespace {

@@ -89,7 +89,8 @@ std::vector<std::pair<int, std::unique_ptr<net::Group>>> join_here(const Job& jo
   std::optional<cluster::Coordinator> coordinator;
   std::future<void> served;
   if (p.launch.rank == 0) {
-    coordinator.emplace(p.coordinator, job.members(), rendezvous_options(job, p));
+    if (p.coordinator_listener) coordinator.emplace(job.members(), rendezvous_options(job, p), *p.coordinator_listener);
+    else coordinator.emplace(p.coordinator, job.members(), rendezvous_options(job, p));
     served = std::async(std::launch::async, [&] { coordinator->serve(); });
   }
   std::vector<std::future<std::unique_ptr<net::Group>>> joining;

@@ -33,6 +33,10 @@ struct LoopbackBackend {
 struct ProcessesBackend {
   cluster::Launch launch;            // this process's rank; size = the job's number of workers
   net::TcpEndpoint coordinator;      // process 0 serves the rendezvous here; everyone registers
+  // Process 0's socket on `coordinator`, when the caller opened it: kept listening across every
+  // job run with this backend (a loading job, then training), so that no other socket can take
+  // the port between their rendezvous. Empty: each job's coordinator listens itself.
+  std::shared_ptr<const net::TcpListener> coordinator_listener;
   std::string listen_host = "127.0.0.1";  // loopback unless the caller opens the job to the network
   std::string job_id = "gyre";
   std::string token;                 // shared secret; proven in every handshake, never sent

@@ -112,6 +112,38 @@ TEST_CASE("across processes, each process runs its worker and the roles it hosts
   CHECK(ran == std::vector<std::pair<int, int>>{{0, 0}, {0, 3}, {1, 1}, {1, 4}, {2, 2}});
 }
 
+TEST_CASE("across processes, two jobs in a row on one coordinator socket: process 0 listens once, and keeps the port in between") {
+  const auto listener = std::make_shared<const net::TcpListener>("127.0.0.1", 0);
+  const std::uint16_t port = listener->endpoint().port;
+  std::atomic<int> ran{0};
+  std::string between;  // what binding the port said between the jobs, in process 0
+  std::vector<std::future<void>> processes;
+  for (int p = 0; p < 3; ++p)
+    processes.push_back(std::async(std::launch::async, [&, p] {
+      auto backend = process(p, 3, port);
+      if (p == 0) backend.coordinator_listener = listener;
+      for (const char* id : {"job-load", "job"}) {
+        backend.job_id = id;
+        runtime::Job job;
+        job.workers = 3;
+        job.backend = backend;
+        runtime::run(job, [&](const runtime::Member& m) {
+          ring_call(m, 3);
+          ++ran;
+        });
+        if (p == 0 && between.empty()) try {
+            net::TcpListener taken("127.0.0.1", port);
+            between = "bound";
+          } catch (const std::exception& e) {
+            between = e.what();
+          }
+      }
+    }));
+  for (auto& f : processes) f.get();
+  CHECK(ran == 6);
+  CHECK_MESSAGE(between.find("Address already in use") != std::string::npos, between);
+}
+
 TEST_CASE("a job that cannot run is refused before anything starts, an empty token by every layer") {
   runtime::Job job;
   job.workers = 0;
