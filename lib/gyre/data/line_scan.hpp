@@ -14,13 +14,19 @@ namespace gyre::data {
 // general parser decides, errors and all; where they return true, the value is the one
 // from_chars gives.
 
+// The decimal digits at p appended to `v` (unchecked: a caller refuses more than fit); p moves
+// past them. Returns how many there were.
+inline std::size_t take_digits(const char*& p, const char* end, std::uint64_t& v) {
+  const char* const start = p;
+  while (p < end && static_cast<unsigned char>(*p - '0') < 10) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+  return static_cast<std::size_t>(p - start);
+}
+
 // At p: 1 to 18 decimal digits (no sign); p moves past them.
 inline bool scan_digits(const char*& p, const char* end, std::uint64_t& value) {
-  const char* const start = p;
-  std::uint64_t v = 0;
-  while (p < end && static_cast<unsigned char>(*p - '0') < 10) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
-  value = v;
-  return p > start && p - start <= 18;
+  value = 0;
+  const std::size_t n = take_digits(p, end, value);
+  return n > 0 && n <= 18;
 }
 
 // At p: a run of blanks, or (with `comma`) one comma.
@@ -39,16 +45,11 @@ inline bool scan_double(const char*& p, const char* end, double& value) {
   const bool negative = p < end && *p == '-';
   if (negative) ++p;
   std::uint64_t m = 0;
-  const char* const start = p;
-  while (p < end && static_cast<unsigned char>(*p - '0') < 10) m = m * 10 + static_cast<std::uint64_t>(*p++ - '0');
-  const auto whole = static_cast<std::size_t>(p - start);
+  const std::size_t whole = take_digits(p, end, m);
   if (whole == 0 || whole > 15) return false;
   std::size_t k = 0;
   if (p < end && *p == '.') {
-    const char* const point = ++p;
-    while (p < end && static_cast<unsigned char>(*p - '0') < 10 && p - point < 16)
-      m = m * 10 + static_cast<std::uint64_t>(*p++ - '0');
-    k = static_cast<std::size_t>(p - point);
+    k = take_digits(++p, end, m);
     if (k == 0 || whole + k > 15) return false;
   }
   static constexpr double kPowersOf10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
