@@ -11,6 +11,7 @@
 #include "app/cluster_flags.hpp"
 #include "gyre/base/crc32c.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/byte_ranges.hpp"
 
 namespace gyre::app {
 namespace fs = std::filesystem;
@@ -63,15 +64,11 @@ std::string input_digest(const fs::path& path) {
   Digest d;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    std::vector<fs::path> files;
     if (fs::exists(path / "manifest.json", ec)) {
-      files.push_back(path / "manifest.json");
+      d.add_file(path / "manifest.json");
     } else {
-      for (const auto& e : fs::directory_iterator(path, ec))
-        if (e.is_regular_file()) files.push_back(e.path());
-      std::sort(files.begin(), files.end());
+      for (const data::InputFile& f : data::list_input_files(path)) d.add_file(f.path);  // the files the readers read
     }
-    for (const auto& f : files) d.add_file(f);
   } else {
     d.add_file(path);
   }

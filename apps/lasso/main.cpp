@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
 
   app.add_option("--data", data_path,
                  "LibSVM file, MatrixMarket .mtx (response beside it or --response/--response-column), "
-                 "CSV with a header (.csv), or a gyre-partition rows directory")
+                 "CSV with a header (.csv), a gyre-partition rows directory, or a directory of LibSVM files")
       ->required();
   app.add_option("--format", format, "input format")->check(CLI::IsMember({"auto", "libsvm", "mtx", "csv"}))
       ->capture_default_str();

@@ -81,36 +81,79 @@ void decode_rows_into(const Context& ctx, int from, const Buffer& body, data::Re
   }
 }
 
-struct RangeParse {
-  data::RegressionSet rows;
-  RangeTally tally;
+// A LibSVM input (a file, or a directory's files laid end to end) and this rank's byte range of
+// each file.
+struct SplitInput {
+  fs::path path;
+  std::vector<data::InputFile> files;
+  std::vector<data::ByteRange> pieces;  // {0, 0} where this rank's range misses the file
 };
 
-RangeParse parse_range(const fs::path& file, data::ByteRange range, std::size_t threads) {
+SplitInput split_input(const fs::path& path, int rank, int parts) {
+  SplitInput in{path, data::libsvm_input_files(path), {}};
+  in.pieces = data::file_pieces(in.files, data::split_range(data::total_size(in.files), rank, parts));
+  return in;
+}
+
+// What this rank's pieces held: their rows in input order, and per file what its piece held.
+struct RangeParse {
+  data::RegressionSet rows;
+  std::vector<RangeTally> tallies;
+};
+
+RangeParse parse_range(const SplitInput& input, std::size_t threads) {
   RangeParse out;
-  const data::SplitStats stats = data::read_split_blocks(file, range, kBlockBytes * threads, [&](std::string_view block) {
-    if (out.tally.failed) return;
-    try {
-      data::append_rows(out.rows, data::parse_libsvm_text(file, block, 0, threads));
-    } catch (const InputError&) {
-      out.tally.failed = true;  // its line number is relative to the range: see the rerun
-      out.rows = {};
-    }
-  });
-  out.tally.bytes = stats.bytes;
-  out.tally.lines = stats.lines;
-  out.tally.records = out.rows.samples();
+  out.tallies.resize(input.files.size());
+  for (std::size_t f = 0; f < input.files.size(); ++f) {
+    const fs::path& file = input.files[f].path;
+    RangeTally& tally = out.tallies[f];
+    if (input.pieces[f].begin >= input.pieces[f].end) continue;
+    const std::uint64_t rows_before = out.rows.samples();
+    const data::SplitStats stats =
+        data::read_split_blocks(file, input.pieces[f], kBlockBytes * threads, [&](std::string_view block) {
+          if (tally.failed) return;
+          try {
+            data::append_rows(out.rows, data::parse_libsvm_text(file, block, 0, threads));
+          } catch (const InputError&) {
+            // Its line number is relative to the range: see the rerun. The rows before it stay,
+            // as the labels before it.
+            tally.failed = true;
+          }
+        });
+    tally.bytes = stats.bytes;
+    tally.lines = stats.lines;
+    if (tally.failed) break;  // the later files' errors come after this one
+    tally.records = out.rows.samples() - rows_before;
+  }
   return out;
 }
 
-// Rank 0's rows of a LibSVM file read by byte ranges: every range's, in file order (empty on
+// Adds `label` to `seen` if it is new; false for a third class.
+bool admit(std::vector<double>& seen, double label) {
+  if (std::find(seen.begin(), seen.end(), label) != seen.end()) return true;
+  if (seen.size() == 2) return false;
+  seen.push_back(label);
+  return true;
+}
+
+// The labels seen before this rank's piece of file `file`: the lower ranks', then this rank's
+// earlier pieces'.
+std::vector<double> labels_before(const RangeParse& parsed, std::vector<double> seen, std::size_t file) {
+  std::uint64_t row = 0;
+  for (std::size_t f = 0; f < file; ++f) row += parsed.tallies[f].records;
+  for (std::uint64_t i = 0; i < row; ++i) admit(seen, parsed.rows.y[i]);
+  return seen;
+}
+
+// Rank 0's rows of a LibSVM input read by byte ranges: every range's, in input order (empty on
 // the other ranks). The first bad line, or first label of a third class, is thrown by the rank
 // whose range holds it.
-data::RegressionSet gather_ranges(Context& ctx, const fs::path& file, data::ByteRange range, RangeParse parsed,
+data::RegressionSet gather_ranges(Context& ctx, const SplitInput& input, RangeParse parsed,
                                   const data::RegressionOptions& options, std::vector<data::SplitStats>* reads) {
   const int P = ctx.size(), rank = ctx.rank();
   const bool two_classes = options.labels == data::LabelKind::two_classes;
-  // The labels seen before this range, and whether a third class first comes in it.
+  // The labels seen before this range, and whether a third class first comes in it (and in
+  // which of its files).
   std::vector<double> seen, seen_before_mine;
   if (two_classes) {
     std::optional<int> third;
@@ -118,30 +161,46 @@ data::RegressionSet gather_ranges(Context& ctx, const fs::path& file, data::Byte
     for (int r = 0; r < P && !third; ++r) {
       if (r == rank) seen_before_mine = seen;
       for (const double label : lists[static_cast<std::size_t>(r)])
-        if (std::find(seen.begin(), seen.end(), label) == seen.end()) {
-          if (seen.size() == 2) {
-            third = r;
-            break;
-          }
-          seen.push_back(label);
+        if (!admit(seen, label)) {
+          third = r;
+          break;
         }
     }
-    if (third == rank) parsed.tally.failed = true;
+    if (third == rank) {
+      std::vector<double> mine = seen_before_mine;
+      std::uint64_t row = 0;
+      for (RangeTally& tally : parsed.tallies) {
+        const std::uint64_t end = row + tally.records;
+        for (; row < end; ++row)
+          if (!admit(mine, parsed.rows.y[row])) tally.failed = true;
+        if (tally.failed) break;
+      }
+    }
   }
-  const mapreduce::RangeStarts starts = mapreduce::settle_ranges(
-      ctx, parsed.tally, [](const RangeTally&, const RangeTally&) { return false; },
-      [&](const RangeTally& before) {  // again with the true numbers and labels: the one-process reader's error
-        data::SplitStats again;
-        const std::string text = data::read_split_text(file, range, again);
-        data::TwoClassCheck classes(file);
-        for (const double label : seen_before_mine) classes.see(label, 0);
-        data::parse_libsvm_text(file, text, before.lines, 1, two_classes ? &classes : nullptr);
-      });
-  if (reads)
-    for (const auto& t : starts.ranges) reads->push_back({t.bytes, t.lines});
-  if (starts.total.records == 0) data::no_samples_error(file);
-  if (two_classes) {  // fewer than two classes in the whole file: every rank knows it
-    data::TwoClassCheck classes(file);
+  mapreduce::FileRangeRules rules;
+  rules.crosses = [](std::size_t, const RangeTally&, const RangeTally&) { return false; };
+  rules.rethrow = [&](std::size_t f, const RangeTally& before) {  // the one-process reader's error, at its true line
+    const fs::path& file = input.files[f].path;
+    data::SplitStats again;
+    const std::string text = data::read_split_text(file, input.pieces[f], again);
+    data::TwoClassCheck classes(input.path);
+    classes.reading(file);
+    for (const double label : labels_before(parsed, seen_before_mine, f)) classes.see(label, 0);
+    data::parse_libsvm_text(file, text, before.lines, 1, two_classes ? &classes : nullptr);
+  };
+  rules.check_total = [&](std::size_t f, const RangeTally& total) {
+    if (total.records == 0) data::no_samples_error(input.files[f].path);
+  };
+  const auto starts = mapreduce::settle_file_ranges(ctx, parsed.tallies, rules);
+  if (reads) {
+    reads->assign(static_cast<std::size_t>(P), {});
+    for (const auto& file : starts)
+      for (int r = 0; r < P; ++r)
+        (*reads)[static_cast<std::size_t>(r)] += {file.ranges[static_cast<std::size_t>(r)].bytes,
+                                                  file.ranges[static_cast<std::size_t>(r)].lines};
+  }
+  if (two_classes) {  // fewer than two classes in the whole input: every rank knows it
+    data::TwoClassCheck classes(input.path);
     for (const double label : seen) classes.see(label, 0);
     classes.classes();
   }
@@ -219,15 +278,12 @@ RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& 
   // it, as rank 0 deals the whole set) and prepares it as rank 0 says.
   const bool own_parts = source.kind == data::RegressionSource::Kind::partition && P > 1 &&
                          data::read_manifest(source.path, "rows").shards.size() == static_cast<std::size_t>(P);
-  data::ByteRange range;
+  SplitInput split;
   RangeParse parsed;
   RowsInput in;
   if (by_ranges) {
-    std::error_code ec;
-    const std::uint64_t size = fs::file_size(source.path, ec);
-    if (ec) throw InputError(source.path, 0, "a readable file", ec.message());
-    range = data::split_range(size, rank, P);
-    parsed = parse_range(source.path, range, std::max<std::size_t>(options.threads, 1));
+    split = split_input(source.path, rank, P);
+    parsed = parse_range(split, std::max<std::size_t>(options.threads, 1));
   }
 
   mapreduce::run_loading(backend, [&](Context& ctx) {
@@ -235,7 +291,7 @@ RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& 
     if (own_parts && rank != 0) in.shard = data::read_row_shard(source.path, static_cast<std::uint32_t>(rank));
     data::RegressionSet whole;
     if (by_ranges) {
-      whole = gather_ranges(ctx, source.path, range, std::move(parsed), options, reads);
+      whole = gather_ranges(ctx, split, std::move(parsed), options, reads);
     } else if (rank == 0) {
       whole = data::load_regression(path, options);  // the others wait for it in the exchange below
     }

@@ -84,30 +84,26 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
   // its body are cut as the whole input's are, so that the bytes read tile the input.
   const std::vector<data::InputFile> files = data::ratings_input_files(train);
   std::vector<std::optional<data::RatingsHeader>> heads(files.size());
-  std::uint64_t total_bytes = 0;
   for (std::size_t f = 0; f < files.size(); ++f) {
     try {
       heads[f] = data::read_ratings_header(files[f].path);
     } catch (const InputError&) {  // settled in file order: an earlier file's error comes first
     }
-    total_bytes += files[f].size;
   }
-  const data::ByteRange range = data::split_range(total_bytes, rank, P);
-  std::vector<data::ByteRange> pieces(files.size());  // this rank's range of each file's body
+  const std::uint64_t total_bytes = data::total_size(files);
+  // This rank's range of each file's body.
+  std::vector<data::ByteRange> pieces = data::file_pieces(files, data::split_range(total_bytes, rank, P));
   std::vector<mapreduce::RangeTally> tallies(files.size());
   std::vector<data::Rating> ratings;
-  std::uint64_t at = 0;  // the file's first byte in the input
-  for (std::size_t f = 0; f < files.size(); at += files[f].size, ++f) {
-    const std::uint64_t end = at + files[f].size;
-    if (!heads[f] || range.end <= at || end <= range.begin) continue;
-    const std::uint64_t body = heads[f]->body_begin;
+  for (std::size_t f = 0; f < files.size(); ++f) {
     data::ByteRange& piece = pieces[f];
-    piece.begin = std::max(std::max(range.begin, at) - at, body);
-    piece.end = std::max(std::min(range.end, end) - at, body);
-    RangeParse parsed = parse_range(files[f].path, *heads[f], piece, threads);
+    if (!heads[f] || piece.begin >= piece.end) continue;
     // The header's bytes are read by the range that holds the file's first byte.
-    const bool first = range.begin <= at;
-    tallies[f] = {parsed.read.bytes + (first ? body : 0), parsed.read.lines, parsed.ratings.size(), 0, parsed.failed};
+    const std::uint64_t body = heads[f]->body_begin, header_bytes = piece.begin == 0 ? body : 0;
+    piece.begin = std::max(piece.begin, body);
+    piece.end = std::max(piece.end, body);
+    RangeParse parsed = parse_range(files[f].path, *heads[f], piece, threads);
+    tallies[f] = {parsed.read.bytes + header_bytes, parsed.read.lines, parsed.ratings.size(), 0, parsed.failed};
     if (ratings.empty()) ratings = std::move(parsed.ratings);
     else ratings.insert(ratings.end(), parsed.ratings.begin(), parsed.ratings.end());
   }

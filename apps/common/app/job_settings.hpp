@@ -24,7 +24,8 @@ using Settings = std::vector<std::pair<std::string, std::string>>;
 Settings job_settings(const CLI::App& app, const std::vector<std::string>& local, const std::vector<std::string>& inputs);
 
 // "N bytes, crc32c 0x…" of a file, or of a directory's manifest.json (which holds its shards'
-// checksums, checked on load) or its regular files; "none" for an empty path.
+// checksums, checked on load) or its input files (data::list_input_files: not the hidden ones
+// nor subdirectories, which no reader reads); "none" for an empty path.
 std::string input_digest(const std::filesystem::path& path);
 
 }  // namespace gyre::app

@@ -34,8 +34,9 @@ struct RowsInput {
 
 // This process (rank r of the P of `backend`'s job) loads its part of the rows over a
 // map-reduce job of the same processes:
-//  - a LibSVM file (or a directory with data.libsvm): rank r parses only the lines that start in
-//    its byte range [r·N/P, (r+1)·N/P), and every range's rows go to rank 0, which runs the
+//  - a LibSVM file (or a directory with data.libsvm, or a directory of LibSVM files laid end to
+//    end, N bytes in all): rank r parses only the lines that start in its byte range
+//    [r·N/P, (r+1)·N/P), and every range's rows go to rank 0, which runs the
 //    scheduler and needs them all (its dependency checks walk every column);
 //  - a row partition of one part per process: rank 0 reads it whole, rank r > 0 only part r,
 //    which rank 0's preparation (labels, columns) is applied to;
@@ -47,7 +48,7 @@ struct RowsInput {
 // same shards. A bad line is the
 // one-process reader's first error at its true line (with two-class labels, the first label of a
 // third class too): the rank that holds it throws it, the others stop with the job. `reads`:
-// what every rank read of a LibSVM file, in rank order (empty for the other inputs).
+// what every rank read of a LibSVM input, in rank order (empty for the other inputs).
 RowsInput load_rows_across(const std::filesystem::path& path, const data::RegressionOptions& options,
                            const LassoConfig& config, const runtime::ProcessesBackend& backend,
                            std::vector<data::SplitStats>* reads = nullptr);

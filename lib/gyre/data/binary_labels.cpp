@@ -35,14 +35,14 @@ bool admit(std::optional<double>& first, std::optional<double>& second, double l
 void TwoClassCheck::see(double label, std::size_t line) {
   if (!admit(first_, second_, label))
     throw InputError(file_, line,
-                     "a label of one of two classes (a binary classifier; this file already has labels " +
+                     "a label of one of two classes (a binary classifier; the input already has labels " +
                          shortest(*first_) + " and " + shortest(*second_) + ")",
                      "label " + shortest(label));
 }
 
 TwoClasses TwoClassCheck::classes() const {
   if (!second_)
-    throw InputError(file_, 0, "labels of two classes (a binary classifier)",
+    throw InputError(input_, 0, "labels of two classes (a binary classifier)",
                      first_ ? "only label " + shortest(*first_) : "no labels");
   return {std::min(*first_, *second_), std::max(*first_, *second_)};
 }

@@ -17,17 +17,20 @@ struct TwoClasses {
   double one = 1;   // the original label of class 1 (the larger)
 };
 
-// Watches the labels of a file in input order, for readers that know the line of each one.
+// Watches the labels of an input (a file, or a directory's files one after another) in input
+// order, for readers that know the line of each one.
 class TwoClassCheck {
  public:
-  explicit TwoClassCheck(std::filesystem::path file) : file_(std::move(file)) {}
+  explicit TwoClassCheck(std::filesystem::path input) : input_(input), file_(std::move(input)) {}
+  // The file whose lines are seen next (the input itself until said).
+  void reading(std::filesystem::path file) { file_ = std::move(file); }
   // Throws gyre::InputError at the first label of a third class, naming the two seen before.
   void see(double label, std::size_t line);
-  // Throws gyre::InputError (the file as a whole) unless two classes were seen.
+  // Throws gyre::InputError (the input as a whole) unless two classes were seen.
   TwoClasses classes() const;
 
  private:
-  std::filesystem::path file_;
+  std::filesystem::path input_, file_;
   std::optional<double> first_, second_;
 };
 

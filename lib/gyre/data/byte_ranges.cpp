@@ -51,6 +51,12 @@ std::vector<InputFile> list_input_files(const fs::path& input) {
   return files;
 }
 
+std::vector<InputFile> nonempty_input_files(const fs::path& input, const std::string& what) {
+  std::vector<InputFile> files = list_input_files(input);
+  if (files.empty()) throw InputError(input, 0, what, "a directory without any");
+  return files;
+}
+
 ByteRange split_range(std::uint64_t total, int part, int parts) {
   if (parts < 1 || part < 0 || part >= parts)
     throw std::invalid_argument("split_range: part " + std::to_string(part) + " of " + std::to_string(parts));
@@ -169,18 +175,28 @@ SplitStats read_split_lines(const fs::path& file, ByteRange range, const LineSin
   return read_split_blocks(file, range, kLineBlockBytes, cut_into_lines(on_line));
 }
 
-SplitStats read_split_blocks(std::span<const InputFile> files, int part, int parts, std::uint64_t block_bytes,
-                             const BlockSink& on_block) {
+std::uint64_t total_size(std::span<const InputFile> files) {
   std::uint64_t total = 0;
   for (const InputFile& f : files) total += f.size;
-  const ByteRange mine = split_range(total, part, parts);
-  SplitStats stats;
+  return total;
+}
+
+std::vector<ByteRange> file_pieces(std::span<const InputFile> files, ByteRange range) {
+  std::vector<ByteRange> pieces(files.size());
   std::uint64_t offset = 0;  // of the file within the files laid end to end
-  for (const InputFile& f : files) {
-    const std::uint64_t begin = std::max(mine.begin, offset), end = std::min(mine.end, offset + f.size);
-    if (begin < end) stats += read_split_blocks(f.path, {begin - offset, end - offset}, block_bytes, on_block);
-    offset += f.size;
+  for (std::size_t f = 0; f < files.size(); offset += files[f].size, ++f) {
+    const std::uint64_t begin = std::max(range.begin, offset), end = std::min(range.end, offset + files[f].size);
+    if (begin < end) pieces[f] = {begin - offset, end - offset};
   }
+  return pieces;
+}
+
+SplitStats read_split_blocks(std::span<const InputFile> files, int part, int parts, std::uint64_t block_bytes,
+                             const BlockSink& on_block) {
+  const std::vector<ByteRange> pieces = file_pieces(files, split_range(total_size(files), part, parts));
+  SplitStats stats;
+  for (std::size_t f = 0; f < files.size(); ++f)
+    if (pieces[f].begin < pieces[f].end) stats += read_split_blocks(files[f].path, pieces[f], block_bytes, on_block);
   return stats;
 }
 

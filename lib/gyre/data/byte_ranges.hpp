@@ -22,6 +22,8 @@ struct InputFile {
 // gyre::InputError naming the path for a missing or unreadable input, a directory that cannot
 // be listed, or something that is neither a file nor a directory.
 std::vector<InputFile> list_input_files(const std::filesystem::path& input);
+// The same, and an InputError naming a directory that holds none: it should hold `what` ("ratings files").
+std::vector<InputFile> nonempty_input_files(const std::filesystem::path& input, const std::string& what);
 
 // Bytes [begin, end) of an input: of one file, or of its files laid end to end.
 struct ByteRange {
@@ -70,6 +72,10 @@ std::string read_split_text(const std::filesystem::path& file, ByteRange range, 
 // read as above. A line never spans two files (a file without a final '\n' ends its last line),
 // nor does a block.
 SplitStats read_split(std::span<const InputFile> files, int part, int parts, const LineSink& on_line);
+// The bytes of `files` laid end to end, and each file's share of `range` of them, in the file's
+// own offsets ({0, 0} for a file the range misses).
+std::uint64_t total_size(std::span<const InputFile> files);
+std::vector<ByteRange> file_pieces(std::span<const InputFile> files, ByteRange range);
 SplitStats read_split_blocks(std::span<const InputFile> files, int part, int parts, std::uint64_t block_bytes,
                              const BlockSink& on_block);
 

@@ -165,9 +165,7 @@ RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads) 
 }
 
 std::vector<InputFile> ratings_input_files(const std::filesystem::path& input) {
-  std::vector<InputFile> files = list_input_files(input);
-  if (files.empty()) throw InputError(input, 0, "ratings files", "a directory without any");
-  return files;
+  return nonempty_input_files(input, "ratings files");
 }
 
 RatingsSet read_ratings_input(const std::filesystem::path& input, std::size_t threads) {

@@ -12,6 +12,7 @@
 #include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/binary_labels.hpp"
+#include "gyre/data/byte_ranges.hpp"
 #include "gyre/data/line_scan.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/ratings.hpp"
@@ -341,24 +342,49 @@ void append_rows(RegressionSet& into, const RegressionSet& piece) {
   into.features = std::max(into.features, piece.features);
 }
 
-RegressionSet read_libsvm(const fs::path& file, LabelKind labels, std::size_t threads) {
-  const FileText input(file);
-  const std::string_view text = input.text();
+std::vector<InputFile> libsvm_input_files(const fs::path& input) {
+  std::vector<InputFile> files = nonempty_input_files(input, "LibSVM files");
+  std::error_code ec;
+  if (fs::is_directory(input, ec))
+    for (const InputFile& f : files) {
+      // Read as LibSVM, these would fail at their first line with a LibSVM complaint.
+      const std::string ext = lower(f.path.extension().string());
+      if (ext == ".csv" || ext == ".mtx")
+        throw InputError(f.path, 0, "a LibSVM file (a directory without a manifest is read as LibSVM files)",
+                         ext == ".csv" ? "a CSV file" : "a MatrixMarket file");
+    }
+  return files;
+}
+
+RegressionSet read_libsvm(const fs::path& input, LabelKind labels, std::size_t threads) {
+  std::error_code ec;
+  // A missing file is FileText's error, as for any reader of one file.
+  const std::vector<InputFile> files =
+      fs::is_directory(input, ec) ? libsvm_input_files(input) : std::vector<InputFile>{{input, 0}};
   // Which line brings a third class is a serial question, asked again (with every other check,
-  // so that the first error in the file wins) only when the answer is an error.
+  // so that the input's first error wins) only when the answer is an error.
   const auto serial_class_check = [&] {
-    TwoClassCheck classes(file);
-    if (parse_libsvm_text(file, text, 0, 1, &classes).y.empty()) empty_set_error(file);
+    TwoClassCheck classes(input);
+    for (const InputFile& f : files) {
+      const FileText text(f.path);
+      classes.reading(f.path);
+      if (parse_libsvm_text(f.path, text.text(), 0, 1, &classes).y.empty()) empty_set_error(f.path);
+    }
     classes.classes();
   };
   RegressionSet set;
   try {
-    set = parse_libsvm_text(file, text, 0, threads);
+    for (const InputFile& f : files) {
+      const FileText text(f.path);
+      RegressionSet piece = parse_libsvm_text(f.path, text.text(), 0, threads);
+      if (piece.y.empty()) empty_set_error(f.path);
+      if (set.y.empty()) set = std::move(piece);
+      else append_rows(set, piece);
+    }
   } catch (const InputError&) {
     if (labels == LabelKind::two_classes) serial_class_check();
     throw;
   }
-  if (set.y.empty()) empty_set_error(file);
   if (labels == LabelKind::two_classes) {
     if (first_labels(set.y, 3).size() != 2) {
       serial_class_check();
@@ -476,16 +502,14 @@ RegressionSource regression_source(const fs::path& path, const RegressionOptions
     throw std::invalid_argument("give either a response file or a response column, not both");
 
   if (is_dir) {
-    if (format == RegressionFormat::automatic && is_partition_directory(path)) return {Kind::partition, path};
+    const bool partition = is_partition_directory(path);
+    if (format == RegressionFormat::automatic && partition) return {Kind::partition, path};
+    if (format != RegressionFormat::automatic && format != RegressionFormat::libsvm)
+      throw InputError(path, 0, "a file", "a directory");
     // What gyre-gen regression writes: DIR/data.libsvm (+ beta.tsv).
-    if ((format == RegressionFormat::automatic || format == RegressionFormat::libsvm) &&
-        fs::exists(path / "data.libsvm", ec))
-      return {Kind::libsvm, path / "data.libsvm"};
-    throw InputError(path, 0,
-                     format == RegressionFormat::automatic
-                         ? "a row partition (manifest.json) or data.libsvm in this directory"
-                         : "a file",
-                     format == RegressionFormat::automatic ? "neither manifest.json nor data.libsvm" : "a directory");
+    if (fs::exists(path / "data.libsvm", ec)) return {Kind::libsvm, path / "data.libsvm"};
+    if (partition) throw InputError(path, 0, "LibSVM files", "a row partition (read it without --format)");
+    return {Kind::libsvm, path};  // LibSVM files, read as one (read_libsvm)
   }
   switch (format) {
     case RegressionFormat::csv: return {Kind::csv, path};

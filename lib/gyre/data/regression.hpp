@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gyre/data/binary_labels.hpp"
+#include "gyre/data/byte_ranges.hpp"
 
 namespace gyre::data {
 
@@ -72,8 +73,14 @@ enum class LabelKind { any, two_classes };
 // line; '#' starts a comment; "qid:N" tokens are ignored; blank lines are skipped; a label may
 // carry a leading '+' ("+1"). features = the largest index seen.
 // `threads` line-aligned pieces are parsed at once (TBB tasks in the calling arena), with the
-// same set and the same first error for every count.
-RegressionSet read_libsvm(const std::filesystem::path& file, LabelKind labels = LabelKind::any, std::size_t threads = 1);
+// same set and the same first error for every count. `input` may also be a directory of LibSVM
+// files, read as one in name order (libsvm_input_files); each must hold a sample, and two-class
+// labels are two classes over them all.
+RegressionSet read_libsvm(const std::filesystem::path& input, LabelKind labels = LabelKind::any, std::size_t threads = 1);
+// The files of a LibSVM input: the file, or a directory's (list_input_files: name order, hidden
+// files and subdirectories left out). Throws gyre::InputError for a directory with none, or with
+// a .csv or .mtx file, which the LibSVM parser would only fail on.
+std::vector<InputFile> libsvm_input_files(const std::filesystem::path& input);
 
 // The LibSVM lines of `text`: a whole file's, or a piece of one whose first line is line
 // lines_before + 1 (errors name the file's true line), parsed on `threads` as read_libsvm does;
@@ -116,17 +123,18 @@ struct RegressionOptions {
   std::size_t threads = 1;            // LibSVM: parsed on this many threads (read_libsvm)
 };
 
-// What load_regression reads for `path`: a row partition directory, or one file of a format
-// (a directory with data.libsvm is that LibSVM file). Throws as load_regression does for options
-// that do not apply and for a directory that is neither.
+// What load_regression reads for `path`: a row partition directory, one file of a format (a
+// directory with data.libsvm is that LibSVM file), or a directory of LibSVM files. Throws as
+// load_regression does for options that do not apply.
 struct RegressionSource {
   enum class Kind { partition, libsvm, matrix_market, csv } kind = Kind::libsvm;
-  std::filesystem::path path;  // the partition directory, or the file
+  std::filesystem::path path;  // the partition directory, the file, or the directory of LibSVM files
 };
 RegressionSource regression_source(const std::filesystem::path& path, const RegressionOptions& options = {});
 
 // The one entry point apps use. Automatic detection (regression_source), in order:
 //  - a directory with manifest.json of kind "rows": a row partition, shards merged back by sample id;
+//  - a directory with data.libsvm: that file; any other directory: its LibSVM files (read_libsvm);
 //  - a file ending in .csv: CSV;
 //  - a file ending in .mtx: MatrixMarket, y from options.response_column, else from
 //    options.response, else from STEM.response beside the matrix;

@@ -44,6 +44,21 @@ std::string joined(const std::vector<std::string>& lines) {
   return out;
 }
 
+// `lines` cut into a directory of three LibSVM files, in name order (one a 30%, one 30%, one
+// 40%), beside a hidden file and a subdirectory, which are not input. Returns the three files'
+// paths.
+std::vector<std::filesystem::path> cut_into_directory(const std::vector<std::string>& lines, const std::filesystem::path& into) {
+  const std::size_t cuts[] = {0, lines.size() * 3 / 10, lines.size() * 6 / 10, lines.size()};
+  const std::vector<std::filesystem::path> files{into / "1-first.libsvm", into / "2-second.txt", into / "3-third"};
+  std::filesystem::create_directories(into / "notes");
+  for (std::size_t f = 0; f < files.size(); ++f)
+    write_text(files[f], joined(std::vector<std::string>(lines.begin() + static_cast<std::ptrdiff_t>(cuts[f]),
+                                                         lines.begin() + static_cast<std::ptrdiff_t>(cuts[f + 1]))));
+  write_text(into / ".hidden", "not LibSVM\n");
+  write_text(into / "notes" / "readme.txt", "not LibSVM\n");
+  return files;
+}
+
 std::vector<std::string> common(const TempDir& dir) {
   return {lasso(), "--data", (dir / "data").string(), "--path", "4", "--lambda-ratio", "0.05", "--batch", "16",
           "--depth", "3", "--threads", "1", "--tol", "1e-10"};
@@ -251,4 +266,78 @@ TEST_CASE("when one gyre-lasso process is killed, the others stop with an error 
   const std::string endless = lasso() + " --data data --path 200 --lambda-ratio 1e-4 --tol 1e-15 --check-every 1"
                               " --batch 4 --threads 1";
   expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9", "round "), 10000);
+}
+
+TEST_CASE("3 processes reading a directory of LibSVM files by byte ranges: one process's coefficients of the files joined; faults in file order") {
+  TempDir dir;
+  generate(dir, "1500");
+  const auto lines = lines_of(read_text(dir / "data/data.libsvm"));
+  const auto classes = lines_of(as_two_classes(joined(lines)));
+  for (const bool logistic : {false, true}) {
+    CAPTURE(logistic);
+    const auto& rows = logistic ? classes : lines;
+    const auto input = dir / (logistic ? "classes-dir" : "dir");
+    cut_into_directory(rows, input);
+    write_text(dir / "joined.libsvm", joined(rows));
+    auto argv = common(dir);
+    if (logistic) argv.insert(argv.end(), {"--loss", "logistic"});
+    auto single = argv;
+    single[2] = (dir / "joined.libsvm").string();
+    single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / "single.tsv").string()});
+    const auto s = run_command(single);
+    REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+    argv[2] = input.string();
+    auto one = argv;
+    one.insert(one.end(), {"--workers", "3", "--quiet", "--out", (dir / "one-dir.tsv").string()});
+    const auto o = run_command(one);
+    REQUIRE_MESSAGE(o.exit_code == 0, o.output);
+    auto multi = argv;
+    multi.insert(multi.end(), {"--out", (dir / "multi.tsv").string()});
+    const auto ranks = run_ranks(multi, 3);
+    for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
+    check_ranges_tile(ranks, joined(rows));  // each rank its third of the three files
+    CHECK(read_text(dir / "one-dir.tsv") == read_text(dir / "single.tsv"));
+    CHECK(read_text(dir / "multi.tsv") == read_text(dir / "single.tsv"));
+  }
+
+  // Faults, each the first in file order, named at its own file's line, in one process and by
+  // every rank of three.
+  const auto input = dir / "faults";
+  const auto refused = [&](const std::filesystem::path& file, std::size_t line, const std::string& fragment,
+                           const std::vector<std::string>& extra) {
+    CAPTURE(file);
+    auto argv = common(dir);
+    argv[2] = input.string();
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const std::string where = file.string() + (line > 0 ? ":" + std::to_string(line) + ":" : "");
+    const auto one = run_command(argv);
+    CHECK(one.exit_code == 2);
+    CHECK_MESSAGE(one.output.find("gyre-lasso: error: " + where) != std::string::npos, one.output);
+    CHECK_MESSAGE(one.output.find(fragment) != std::string::npos, one.output);
+    expect_refused_by_ranks("gyre-lasso", argv, dir, where, fragment);
+  };
+  {  // A bad pair near the end of the last file, in rank 2's range.
+    std::filesystem::remove_all(input);
+    const auto files = cut_into_directory(lines, input);
+    auto last = lines_of(read_text(files[2]));
+    last[last.size() - 5] = "1.5 3:2 oops\n";
+    write_text(files[2], joined(last));
+    refused(files[2], last.size() - 4, "expected a feature", {});
+  }
+  {  // A third class early in the second file (rank 0's range ends in it), a bad line in the last: the class comes first.
+    std::filesystem::remove_all(input);
+    const auto files = cut_into_directory(classes, input);
+    auto second = lines_of(read_text(files[1]));
+    second[3] = "7" + second[3].substr(second[3].find(' '));
+    write_text(files[1], joined(second));
+    write_text(files[2], "1 3:2 oops\n" + read_text(files[2]));
+    refused(files[1], 4, "a label of one of two classes", {"--loss", "logistic"});
+  }
+  {  // An empty middle file, and a bad line after it: the empty file comes first.
+    std::filesystem::remove_all(input);
+    const auto files = cut_into_directory(lines, input);
+    write_text(files[1], "# no sample here\n");
+    write_text(files[2], "1 3:2 oops\n" + read_text(files[2]));
+    refused(files[1], 0, "at least one sample", {});
+  }
 }

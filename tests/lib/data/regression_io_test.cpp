@@ -208,8 +208,11 @@ TEST_CASE("load_regression: format detection and options that do not apply") {
   std::filesystem::create_directories(dir / "gen");
   write_text(dir / "gen" / "data.libsvm", "1 3:1\n");
   CHECK(load_regression(dir / "gen").features == 3);
-  check_message(catch_input_error([&] { load_regression(dir.path()); }), dir.path(), 0,
-                "a row partition (manifest.json) or data.libsvm in this directory");
+  // Any other directory is its LibSVM files read as one: here train.txt (gen/ is a subdirectory).
+  CHECK(load_regression(dir.path()).features == 2);
+  std::filesystem::create_directories(dir / "empty");
+  check_message(catch_input_error([&] { load_regression(dir / "empty"); }), dir / "empty", 0, "LibSVM files",
+                "a directory without any");
   RegressionOptions o;
   o.response = dir / "r";
   CHECK_THROWS_AS(load_regression(dir / "train.txt", o), std::invalid_argument);
@@ -348,5 +351,51 @@ TEST_CASE("regression_source: what load_regression reads for a path") {
   RegressionOptions csv;
   csv.format = RegressionFormat::csv;
   CHECK(regression_source(dir / "d.libsvm", csv).kind == Kind::csv);
-  CHECK_THROWS_AS(regression_source(dir.path()), gyre::InputError);  // neither a manifest nor data.libsvm
+  // A directory without manifest.json or data.libsvm: its LibSVM files, of which d.csv is none.
+  const auto files = regression_source(dir.path());
+  CHECK(files.kind == Kind::libsvm);
+  CHECK(files.path == dir.path());
+  check_message(catch_input_error([&] { load_regression(dir.path()); }), dir / "d.csv", 0, "a LibSVM file", "a CSV file");
+  CHECK_THROWS_AS(regression_source(dir.path(), csv), gyre::InputError);  // CSV is one file
+}
+
+TEST_CASE("libsvm: a directory of files read as one, in name order; each file's errors at its own lines; two classes over them all") {
+  TempDir dir;
+  const std::string a = "+1 1:1 3:2\n-1 2:1\n", b = "# only a comment, then\n-1 4:0.5\n+1 1:2\n", c = "+1 2:3\n";
+  const auto input = dir / "in";
+  std::filesystem::create_directories(input / "sub");
+  write_text(input / "a.libsvm", a);
+  write_text(input / "b.txt", b);
+  write_text(input / "c", c);
+  write_text(input / ".hidden", "not LibSVM\n");
+  write_text(input / "sub" / "x.libsvm", "not LibSVM\n");
+  write_text(dir / "joined.libsvm", a + b + c);
+  const RegressionSet joined = read_libsvm(dir / "joined.libsvm");
+  REQUIRE(joined.samples() == 5);
+  for (const std::size_t threads : {1u, 3u}) {
+    CAPTURE(threads);
+    CHECK(same(read_libsvm(input, LabelKind::any, threads), joined));
+    CHECK(same(read_libsvm(input, LabelKind::two_classes, threads), joined));
+  }
+  CHECK(same(load_regression(input), joined));
+
+  // A bad line in the last file and a third class in the second: with two classes asked for,
+  // the third class comes first; without, the bad line, each at its own file's line.
+  write_text(input / "c", "+1 2:3\n-1 0:1\n");
+  check_message(catch_input_error([&] { read_libsvm(input); }), input / "c", 2, "a 1-based feature index");
+  write_text(input / "b.txt", "# only a comment, then\n-1 4:0.5\n+3 1:2\n");
+  for (const std::size_t threads : {1u, 3u})
+    check_message(catch_input_error([&] { read_libsvm(input, LabelKind::two_classes, threads); }), input / "b.txt", 3,
+                  "a label of one of two classes", "label 3");
+  // Two classes over the files together, though each holds one; one class only names the directory.
+  write_text(input / "a.libsvm", "+1 1:1\n");
+  write_text(input / "b.txt", "-1 1:1\n");
+  write_text(input / "c", "+1 2:3\n");
+  CHECK(read_libsvm(input, LabelKind::two_classes).samples() == 3);
+  write_text(input / "b.txt", "+1 1:1\n");
+  check_message(catch_input_error([&] { read_libsvm(input, LabelKind::two_classes); }), input, 0,
+                "labels of two classes", "only label 1");
+  // A file without a sample is an error naming it, as a file read alone is.
+  write_text(input / "b.txt", "# nothing\n");
+  check_message(catch_input_error([&] { read_libsvm(input); }), input / "b.txt", 0, "at least one sample", "no samples");
 }
