@@ -25,9 +25,6 @@ namespace fs = std::filesystem;
 using mapreduce::Context;
 using mapreduce::RangeTally;
 
-// A range is parsed this many bytes a time per thread, so that the text held is a block's, not the range's.
-constexpr std::uint64_t kBlockBytes = std::uint64_t{4} << 20;
-
 // Rows on the wire: u64 samples, u32 features; then per sample its id (u64), response (f64)
 // and non-zero count (u32); then every non-zero's column (u32), then every value (f64).
 constexpr std::size_t kRowBytes = 8 + 8 + 4;
@@ -110,7 +107,7 @@ RangeParse parse_range(const SplitInput& input, std::size_t threads) {
     if (input.pieces[f].begin >= input.pieces[f].end) continue;
     const std::uint64_t rows_before = out.rows.samples();
     const data::SplitStats stats =
-        data::read_split_blocks(file, input.pieces[f], kBlockBytes * threads, [&](std::string_view block) {
+        data::read_split_blocks(file, input.pieces[f], data::kRangeBlockBytes * threads, [&](std::string_view block) {
           if (tally.failed) return;
           try {
             data::append_rows(out.rows, data::parse_libsvm_text(file, block, 0, threads));

@@ -100,7 +100,7 @@ void parse_piece(const data::CorpusSource& source, const FileHead& head, const d
 data::SplitStats read_text_range(const data::CorpusSource& source, const data::CorpusOptions& options, int rank,
                                  int parts, data::TextTokens& into) {
   return data::read_split_blocks(data::list_input_files(source.file), rank, parts,
-                                 data::kCorpusBlockBytes * options.threads, [&](std::string_view block) {
+                                 data::kRangeBlockBytes * options.threads, [&](std::string_view block) {
                                    data::tokenize_text_lines(block, options.tokenizer, into, options.threads);
                                  });
 }
@@ -333,7 +333,7 @@ CorpusInput load_split_corpus(const data::CorpusSource& source, const data::Corp
     range = data::split_range(size, rank, P);
     range.begin = std::max(range.begin, head.body_begin);
     range.end = std::max(range.end, head.body_begin);
-    stats = data::read_split_blocks(source.file, range, data::kCorpusBlockBytes * options.threads, [&](std::string_view block) {
+    stats = data::read_split_blocks(source.file, range, data::kRangeBlockBytes * options.threads, [&](std::string_view block) {
       if (parsed.tally.failed) return;
       try {
         // Positioned from the range's start: its own totals past a limit are the file's too.

@@ -45,16 +45,12 @@ struct RangeParse {
   bool failed = false;
 };
 
-// Blocks of this many bytes of the range are parsed at a time, so that the text held is one
-// block's, not the range's.
-constexpr std::uint64_t kBlockBytes = std::uint64_t{64} << 20;
-
 // This rank's lines, parsed before their line numbers are known: a failure is only noted here.
 RangeParse parse_range(const std::filesystem::path& file, const data::RatingsHeader& header, data::ByteRange range,
                        std::size_t threads) {
   RangeParse out;
   std::uint64_t lines = 0;  // in the blocks before, for the parser's (relative) numbering
-  out.read = data::read_split_blocks(file, range, kBlockBytes, [&](std::string_view block) {
+  out.read = data::read_split_blocks(file, range, data::kRangeBlockBytes * threads, [&](std::string_view block) {
     if (out.failed) return;
     try {
       auto ratings = data::parse_ratings_body(file, header, block, lines, std::nullopt, threads);

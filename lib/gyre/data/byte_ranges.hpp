@@ -61,6 +61,9 @@ SplitStats read_split_lines(const std::filesystem::path& file, ByteRange range, 
 // is longer), their terminators included (a last line without '\n' stays without): a parser of
 // whole text then needs one block in memory at a time, not the range.
 using BlockSink = std::function<void(std::string_view block)>;
+// The block size for a parser on one thread: the text held is a block's, not the range's, and
+// the parser's records of a block are small enough for the allocator to reuse their memory.
+inline constexpr std::uint64_t kRangeBlockBytes = std::uint64_t{4} << 20;
 SplitStats read_split_blocks(const std::filesystem::path& file, ByteRange range, std::uint64_t block_bytes,
                              const BlockSink& on_block);
 

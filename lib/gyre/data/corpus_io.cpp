@@ -121,7 +121,7 @@ Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64
   // reservation that the header's NNZ asks for.
   entries.reserve(static_cast<std::size_t>(std::min(header.entries, size / 6 + 1)));
   CorpusPosition at{kUciHeaderLines, 0, 0};
-  read_split_blocks(docword, {header.body_begin, std::max(size, header.body_begin)}, kCorpusBlockBytes * threads,
+  read_split_blocks(docword, {header.body_begin, std::max(size, header.body_begin)}, kRangeBlockBytes * threads,
                     [&](std::string_view block) {
                       at += parse_uci_entries(docword, header, block, at, max_tokens, entries, threads);
                     });

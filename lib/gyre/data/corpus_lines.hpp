@@ -9,14 +9,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gyre/data/byte_ranges.hpp"
 #include "gyre/data/corpus.hpp"
 #include "gyre/data/corpus_io.hpp"
 
 namespace gyre::data {
 
-// Counts files are parsed this many bytes at a time (one thread parses them), so that the text
-// held is one small block, not the range or the file.
-inline constexpr std::uint64_t kCorpusBlockBytes = std::uint64_t{4} << 20;
 
 // A corpus file resolved by load_corpus's rules: which reader, and its vocabulary file.
 struct CorpusSource {
