@@ -1,4 +1,4 @@
-// tools/bench/load_input.cpp — times a gyre reader (ratings, LibSVM or a UCI corpus) on one file: reading it as the reader does and counting its lines, then reading and parsing on T threads; and the CRC-32C that digests an input across processes, for tools/bench/load.
+// tools/bench/load_input.cpp — times a gyre reader (ratings, LibSVM or a UCI corpus) on one file: reading it as the readers do and counting its lines, then reading and parsing on T threads; and the CRC-32C that digests an input across processes, for tools/bench/load.
 //
 // The reader reads the file itself, so the parse alone is the difference of the two timings; both
 // are taken in this process, after a first untimed read has put the file in the page cache.
@@ -12,6 +12,7 @@
 
 #include "gyre/base/crc32c.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/byte_ranges.hpp"
 #include "gyre/data/corpus_io.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/regression.hpp"
@@ -53,11 +54,14 @@ int main(int argc, char** argv) {
       records = format == "libsvm" ? gyre::data::read_libsvm(input, gyre::data::LabelKind::any, threads).samples()
                                    : gyre::data::read_ratings(input, threads).ratings.size();
     };
-    // What `wc -l` does, through the reader's own way of reading (gyre::data::FileText).
+    // What `wc -l` does, through the readers' own way of reading (blocks of whole lines, one
+    // buffer, data::read_split_blocks), with the block size of one thread.
     const auto read_and_count = [&] {
-      const gyre::data::FileText file(input);
-      bytes = file.text().size();
-      lines = static_cast<std::size_t>(std::count(file.text().begin(), file.text().end(), '\n'));
+      lines = 0;
+      bytes = gyre::data::read_split_blocks(input, {0, gyre::data::kToTheEnd}, gyre::data::kRangeBlockBytes,
+                                            [&](std::string_view block) {
+                                              lines += static_cast<std::size_t>(std::count(block.begin(), block.end(), '\n'));
+                                            }).bytes;
     };
     // The input digest every rank of a multi-process job takes (a CRC-32C over the file), on the
     // mapped text: crc32c() as the job runs it, and the table-driven one it falls back to.

@@ -95,9 +95,7 @@ std::ifstream open_input(const fs::path& file) {
 
 namespace {
 
-// Line readers take whole lines a MiB at a time, cut into lines as every reader cuts them.
-constexpr std::uint64_t kLineBlockBytes = std::uint64_t{1} << 20;
-
+// Line readers take whole lines a block at a time, cut into lines as every reader cuts them.
 BlockSink cut_into_lines(const LineSink& on_line) {
   return [&on_line](std::string_view block) {
     LineCursor lines(block);
@@ -197,7 +195,7 @@ std::string read_split_text(const fs::path& file, ByteRange range, SplitStats& s
 }
 
 SplitStats read_split_lines(const fs::path& file, ByteRange range, const LineSink& on_line) {
-  return read_split_blocks(file, range, kLineBlockBytes, cut_into_lines(on_line));
+  return read_split_blocks(file, range, kRangeBlockBytes, cut_into_lines(on_line));
 }
 
 std::uint64_t total_size(std::span<const InputFile> files) {
@@ -226,7 +224,7 @@ SplitStats read_split_blocks(std::span<const InputFile> files, int part, int par
 }
 
 SplitStats read_split(std::span<const InputFile> files, int part, int parts, const LineSink& on_line) {
-  return read_split_blocks(files, part, parts, kLineBlockBytes, cut_into_lines(on_line));
+  return read_split_blocks(files, part, parts, kRangeBlockBytes, cut_into_lines(on_line));
 }
 
 }  // namespace gyre::data

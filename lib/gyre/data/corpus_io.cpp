@@ -135,11 +135,12 @@ Corpus read_text_lines(const fs::path& file, const TokenizerOptions& opts, std::
   std::error_code ec;
   // A missing or unreadable file is FileText's error, as for any reader of one file.
   const std::vector<InputFile> parts = fs::is_directory(file, ec) ? list_input_files(file) : std::vector<InputFile>{{file, 0}};
-  for (const InputFile& part : parts) {
-    const FileText input(part.path);
-    tokenize_text_lines(input.text(), opts, tokens, threads);
-    empty = empty && input.text().empty();
-  }
+  // Each file read in blocks through one buffer, not mapped: its pages would count against the process.
+  for (const InputFile& part : parts)
+    read_split_blocks(part.path, {0, kToTheEnd}, kRangeBlockBytes * threads, [&](std::string_view block) {
+      tokenize_text_lines(block, opts, tokens, threads);
+      empty = false;
+    });
   Corpus c;
   c.vocab = text_vocabulary(file, tokens.spelled, tokens.counts, opts, empty);
   c.words.reserve(tokens.tokens.size());
@@ -149,10 +150,12 @@ Corpus read_text_lines(const fs::path& file, const TokenizerOptions& opts, std::
 
 Corpus read_doc_word_counts(const fs::path& file, const fs::path& vocab_file, std::uint64_t max_tokens,
                             std::size_t threads) {
-  const FileText input(file);
   Corpus c;
   c.vocab = read_vocab_of(vocab_file, file);
-  parse_doc_word_lines(file, vocab_file, c.vocab.size(), input.text(), CorpusPosition{}, max_tokens, c, threads);
+  CorpusPosition at;
+  read_split_blocks(file, {0, kToTheEnd}, kRangeBlockBytes * threads, [&](std::string_view block) {
+    at += parse_doc_word_lines(file, vocab_file, c.vocab.size(), block, at, max_tokens, c, threads);
+  });
   check_doc_word_documents(file, c.docs());
   return c;
 }

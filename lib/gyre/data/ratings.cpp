@@ -13,6 +13,7 @@
 
 #include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/byte_ranges.hpp"
 #include "gyre/data/parallel_lines.hpp"
 #include "gyre/data/text_input.hpp"
 #include "gyre/data/line_scan.hpp"
@@ -143,15 +144,28 @@ void check_ratings_total(const std::filesystem::path& file, const RatingsHeader&
 }
 
 RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads) {
-  const FileText input(file);
-  const auto header = parse_ratings_header(file, input.text());
-  if (!header) no_size_line(file);
+  const RatingsHeader header = read_ratings_header(file);
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(file, ec);
+  if (ec) throw InputError(file, 0, "a readable file", ec.message());
+  const ByteRange body{header.body_begin, std::max(size, header.body_begin)};
   RatingsSet set;
-  set.ratings = parse_ratings_body(file, *header, input.text().substr(header->body_begin), header->lines, 0, threads);
-  check_ratings_total(file, *header, set.ratings.size());
-  if (header->matrix_market) {
-    set.users = static_cast<std::uint32_t>(header->size.rows);
-    set.items = static_cast<std::uint32_t>(header->size.cols);
+  // Read in blocks through one buffer rather than mapped: the file's pages then never count
+  // against the process, and a block's ratings are appended while they are still in cache.
+  std::uint64_t lines = header.lines;
+  read_split_blocks(file, body, kRangeBlockBytes * threads, [&](std::string_view block) {
+    const std::vector<Rating> part = parse_ratings_body(file, header, block, lines, set.ratings.size(), threads);
+    lines += static_cast<std::uint64_t>(std::count(block.begin(), block.end(), '\n'));
+    if (set.ratings.empty())  // the file's ratings at this block's density: one allocation
+      set.ratings.reserve(static_cast<std::size_t>(static_cast<double>(part.size()) *
+                                                   static_cast<double>(body.end - body.begin) /
+                                                   static_cast<double>(block.size()) * 1.01) + 1);
+    set.ratings.insert(set.ratings.end(), part.begin(), part.end());
+  });
+  check_ratings_total(file, header, set.ratings.size());
+  if (header.matrix_market) {
+    set.users = static_cast<std::uint32_t>(header.size.rows);
+    set.items = static_cast<std::uint32_t>(header.size.cols);
     return set;
   }
   std::uint32_t max_user = 0, max_item = 0;

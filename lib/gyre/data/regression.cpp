@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
@@ -290,33 +291,14 @@ void parse_libsvm_lines(const fs::path& file, LineCursor& lines, RegressionSet& 
   set.features = static_cast<std::uint32_t>(max_index);
 }
 
-// Chunks of rows parsed apart, as one set: their sample ids and row offsets moved on by the
-// rows and non-zeros before them.
-RegressionSet join_row_chunks(std::vector<RegressionSet>& chunks, std::size_t samples) {
-  std::size_t nnz = 0;
-  for (const RegressionSet& c : chunks) nnz += c.cols.size();
-  RegressionSet set;
-  set.cols.reserve(nnz);
-  set.values.reserve(nnz);
-  set.row_begin.reserve(samples + 1);
-  set.sample_ids.reserve(samples);
-  set.y.reserve(samples);
-  for (RegressionSet& c : chunks) {
-    append_rows(set, c);
-    c = {};  // freed as it goes, so that resident memory stays near one copy
-  }
-  return set;
-}
-
 }  // namespace
 
-RegressionSet parse_libsvm_text(const fs::path& file, std::string_view text, std::size_t lines_before,
-                                std::size_t threads, TwoClassCheck* classes) {
-  if (classes) {
-    RegressionSet set;
+void append_libsvm_text(RegressionSet& into, const fs::path& file, std::string_view text, std::size_t lines_before,
+                        std::size_t threads, TwoClassCheck* classes) {
+  if (classes || threads <= 1) {
     LineCursor lines(text, lines_before);
-    parse_libsvm_lines(file, lines, set, classes);
-    return set;
+    parse_libsvm_lines(file, lines, into, classes);
+    return;
   }
   // One pair per ':' at most: a cheap upper bound to reserve.
   const auto reserving = [&](LineCursor& lines, std::size_t, RegressionSet& out) {
@@ -326,8 +308,24 @@ RegressionSet parse_libsvm_text(const fs::path& file, std::string_view text, std
     out.values.reserve(pairs);
     parse_libsvm_lines(file, lines, out, nullptr);
   };
-  return parse_chunks<RegressionSet>(text, lines_before, threads, SIZE_MAX, reserving,
-                                     [](const RegressionSet& s) { return s.samples(); }, join_row_chunks);
+  // The chunks' rows go straight onto `into`, each chunk freed as it goes, so that resident
+  // memory stays near one copy.
+  const auto append_chunks = [&](std::vector<RegressionSet>& chunks, std::size_t) {
+    for (RegressionSet& c : chunks) {
+      append_rows(into, c);
+      c = {};
+    }
+    return RegressionSet{};
+  };
+  parse_chunks<RegressionSet>(text, lines_before, threads, SIZE_MAX, reserving,
+                              [](const RegressionSet& s) { return s.samples(); }, append_chunks);
+}
+
+RegressionSet parse_libsvm_text(const fs::path& file, std::string_view text, std::size_t lines_before,
+                                std::size_t threads, TwoClassCheck* classes) {
+  RegressionSet set;
+  append_libsvm_text(set, file, text, lines_before, threads, classes);
+  return set;
 }
 
 void no_samples_error(const fs::path& file) { empty_set_error(file); }
@@ -356,6 +354,37 @@ std::vector<InputFile> libsvm_input_files(const fs::path& input) {
   return files;
 }
 
+namespace {
+
+// One LibSVM file's rows appended to `into`, the file read in blocks through one buffer rather
+// than mapped (its pages would count against the process) and parsed on T threads.
+void append_libsvm_file(RegressionSet& into, const fs::path& file, std::size_t threads, TwoClassCheck* classes = nullptr) {
+  const std::uint64_t samples_before = into.samples();
+  std::error_code ec;
+  const auto size = static_cast<double>(fs::file_size(file, ec));  // for the reservation only
+  std::uint64_t lines = 0;
+  bool first = true;
+  read_split_blocks(file, {0, kToTheEnd}, kRangeBlockBytes * threads, [&](std::string_view block) {
+    const std::uint64_t rows = into.samples(), nnz = into.nnz();
+    append_libsvm_text(into, file, block, lines, threads, classes);
+    lines += static_cast<std::uint64_t>(std::count(block.begin(), block.end(), '\n'));
+    if (std::exchange(first, false) && !ec) {
+      // The file's rows at its first block's density: one allocation each, not a doubling series.
+      const double scale = size / static_cast<double>(block.size()) * 1.01;
+      const auto more = [&](std::uint64_t n) { return static_cast<std::size_t>(static_cast<double>(n) * scale) + 1; };
+      const std::size_t more_rows = more(into.samples() - rows), more_nnz = more(into.nnz() - nnz);
+      into.y.reserve(rows + more_rows);
+      into.sample_ids.reserve(rows + more_rows);
+      into.row_begin.reserve(rows + more_rows + 1);
+      into.cols.reserve(nnz + more_nnz);
+      into.values.reserve(nnz + more_nnz);
+    }
+  });
+  if (into.samples() == samples_before) empty_set_error(file);
+}
+
+}  // namespace
+
 RegressionSet read_libsvm(const fs::path& input, LabelKind labels, std::size_t threads) {
   std::error_code ec;
   // A missing file is FileText's error, as for any reader of one file.
@@ -365,22 +394,17 @@ RegressionSet read_libsvm(const fs::path& input, LabelKind labels, std::size_t t
   // so that the input's first error wins) only when the answer is an error.
   const auto serial_class_check = [&] {
     TwoClassCheck classes(input);
+    RegressionSet ignored;
     for (const InputFile& f : files) {
-      const FileText text(f.path);
       classes.reading(f.path);
-      if (parse_libsvm_text(f.path, text.text(), 0, 1, &classes).y.empty()) empty_set_error(f.path);
+      append_libsvm_file(ignored, f.path, 1, &classes);
+      ignored = {};
     }
     classes.classes();
   };
   RegressionSet set;
   try {
-    for (const InputFile& f : files) {
-      const FileText text(f.path);
-      RegressionSet piece = parse_libsvm_text(f.path, text.text(), 0, threads);
-      if (piece.y.empty()) empty_set_error(f.path);
-      if (set.y.empty()) set = std::move(piece);
-      else append_rows(set, piece);
-    }
+    for (const InputFile& f : files) append_libsvm_file(set, f.path, threads);
   } catch (const InputError&) {
     if (labels == LabelKind::two_classes) serial_class_check();
     throw;

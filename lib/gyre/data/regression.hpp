@@ -89,6 +89,10 @@ std::vector<InputFile> libsvm_input_files(const std::filesystem::path& input);
 // that a sample was read.
 RegressionSet parse_libsvm_text(const std::filesystem::path& file, std::string_view text, std::size_t lines_before,
                                 std::size_t threads, TwoClassCheck* classes = nullptr);
+// The same rows appended to `into` (their sample ids and offsets after its own), with no copy
+// between: on one thread parsed straight into it.
+void append_libsvm_text(RegressionSet& into, const std::filesystem::path& file, std::string_view text,
+                        std::size_t lines_before, std::size_t threads, TwoClassCheck* classes = nullptr);
 // Appends `piece`'s rows to `into`, their sample ids moved on by into.samples(); features
 // becomes the larger of the two.
 void append_rows(RegressionSet& into, const RegressionSet& piece);

@@ -226,7 +226,7 @@ TEST_CASE("corpus: add_doc refuses words outside the vocabulary; count_words sum
 
 TEST_CASE("uci: a file of several read blocks keeps the true line numbers and the running totals across them") {
   TempDir dir;
-  // About 6 MiB of entries: more than one 4 MiB block of the streamed reader.
+  // About 6 MiB of entries: several blocks of the streamed reader.
   constexpr std::uint64_t entries = 1'000'000;
   std::string body;
   body.reserve(entries * 7);
@@ -337,4 +337,42 @@ TEST_CASE("uci and docword on 2-8 threads: the serial corpus, and the serial fir
     write_text(dir / "docword.txt", uci_header + joined(uci_lines));
     write_text(dir / "d.txt", joined(docword_lines));
   }
+}
+
+TEST_CASE("docword and text files of several read blocks: every document in order, errors at their true lines") {
+  TempDir dir;
+  write_text(dir / "vocab.txt", kVocab);
+  // About 3.5 MiB of each: several of the streamed readers' blocks.
+  constexpr std::uint64_t docs = 250'000;
+  std::string docword, text;
+  for (std::uint64_t i = 0; i < docs; ++i) {
+    docword += std::to_string(i) + " " + std::to_string(i % 4) + ":2 " + std::to_string((i + 1) % 4) + ":1\n";
+    text += (i % 2 ? "the quick brown fox\n" : "jumps over the lazy dog\n");
+  }
+  write_text(dir / "d.txt", docword);
+  write_text(dir / "t.txt", text);
+  const Corpus c = read_doc_word_counts(dir / "d.txt", dir / "vocab.txt");
+  REQUIRE(c.docs() == docs);
+  CHECK(c.tokens() == 3 * docs);
+  CHECK(c.doc_ids[docs - 1] == docs - 1);
+  CHECK(c.doc(docs - 1)[0] == (docs - 1) % 4);
+  TokenizerOptions words;
+  words.min_count = 1;
+  words.stop_words = {};
+  const Corpus t = read_text_lines(dir / "t.txt", words);
+  REQUIRE(t.docs() == docs);
+  CHECK(t.tokens() == 4 * docs + docs / 2);  // 5 words on even lines, 4 on odd
+
+  std::string bad = docword;
+  std::size_t at = 0;
+  for (int line = 0; line < 200000; ++line) at = bad.find('\n', at) + 1;
+  bad.insert(at, "7 9:1\n");
+  write_text(dir / "bad.txt", bad);
+  const auto e = catch_input_error([&] { read_doc_word_counts(dir / "bad.txt", dir / "vocab.txt"); });
+  REQUIRE(e.thrown);
+  CHECK(e.line == 200001);
+  // The token budget counts on across blocks.
+  const auto budget = catch_input_error([&] { read_doc_word_counts(dir / "d.txt", dir / "vocab.txt", 3 * docs - 1); });
+  REQUIRE(budget.thrown);
+  CHECK(budget.line == docs);
 }

@@ -142,3 +142,32 @@ TEST_CASE("parse_integer_triple takes three integers separated by blanks, nothin
     CHECK_FALSE(parse_integer_triple(line, f));
   }
 }
+
+TEST_CASE("take_digits reads eight bytes at a time as the byte-by-byte loop reads one") {
+  // Runs of 0 to 20 digits followed by every byte value, at every distance from the end of the
+  // text (so that the word-wide path, its shifted partial word and the byte tail all run).
+  const auto by_bytes = [](const char*& p, const char* end, std::uint64_t& v) {
+    const char* const start = p;
+    while (p < end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+    return static_cast<std::size_t>(p - start);
+  };
+  std::mt19937_64 rng(5);
+  for (int run = 0; run <= 20; ++run)
+    for (int stop = 0; stop < 256; ++stop)
+      for (int tail = 0; tail <= 9; ++tail) {
+        std::string text;
+        for (int i = 0; i < run; ++i) text.push_back(static_cast<char>('0' + rng() % 10));
+        text.push_back(static_cast<char>(stop));
+        for (int i = 0; i < tail; ++i) text.push_back(static_cast<char>(rng()));
+        for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+          const char* p = text.data();
+          const char* q = text.data();
+          std::uint64_t v = 7, w = 7;  // appended to what is there
+          const std::size_t n = gyre::data::take_digits(p, text.data() + cut, v);
+          const std::size_t m = by_bytes(q, text.data() + cut, w);
+          REQUIRE(n == m);
+          REQUIRE(p == q);
+          REQUIRE(v == w);
+        }
+      }
+}

@@ -187,3 +187,49 @@ TEST_CASE("ratings: write then read gives the same floats bit for bit") {
   }
   CHECK(gyre::test::read_text(dir / "out.tsv").rfind("0 2 0.1\n", 0) == 0);
 }
+
+TEST_CASE("read_ratings over many blocks: every rating in order, a bad line named at its true line") {
+  // About 4 MiB of triples and of MatrixMarket: several of the reader's blocks, on 1 and 3
+  // threads, with the lines cut at every block boundary.
+  const TempDir dir;
+  const std::uint32_t n = 300000;
+  std::string triples, matrix = "%%MatrixMarket matrix coordinate real general\n% a comment\n";
+  matrix += "1000 2000 " + std::to_string(n) + "\n";
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::string a = std::to_string(i % 1000), b = std::to_string((i * 7) % 2000), v = std::to_string(i % 97) + ".25";
+    triples += a + " " + b + " " + v + "\n";
+    matrix += std::to_string(i % 1000 + 1) + " " + std::to_string((i * 7) % 2000 + 1) + " " + v + "\n";
+  }
+  write_text(dir / "t.tsv", triples);
+  write_text(dir / "m.mtx", matrix);
+  for (const std::size_t threads : {1u, 3u}) {
+    const auto t = read_ratings(dir / "t.tsv", threads);
+    const auto m = read_ratings(dir / "m.mtx", threads);
+    REQUIRE(t.ratings.size() == n);
+    REQUIRE(m.ratings.size() == n);
+    CHECK(m.users == 1000);
+    CHECK(m.items == 2000);
+    for (std::uint32_t i = 0; i < n; i += 997) {
+      CHECK(t.ratings[i].user == i % 1000);
+      CHECK(t.ratings[i].item == (i * 7) % 2000);
+      CHECK(t.ratings[i].value == static_cast<float>(i % 97) + 0.25f);
+      CHECK(m.ratings[i].user == t.ratings[i].user);
+      CHECK(m.ratings[i].item == t.ratings[i].item);
+    }
+    // A bad value on line 140,001, well past the first block.
+    std::string bad = triples;
+    std::size_t at = 0;
+    for (int line = 0; line < 140000; ++line) at = bad.find('\n', at) + 1;
+    bad.insert(at, "1 2 x\n");
+    write_text(dir / "bad.tsv", bad);
+    const auto e = catch_input_error([&] { read_ratings(dir / "bad.tsv", threads); });
+    REQUIRE(e.thrown);
+    CHECK(e.line == 140001);
+    CHECK(contains(e.message, "found 'x'"));
+    // A count past the declared one is named at its line, whichever block holds it.
+    write_text(dir / "more.mtx", matrix + "1 1 1\n");
+    const auto more = catch_input_error([&] { read_ratings(dir / "more.mtx", threads); });
+    REQUIRE(more.thrown);
+    CHECK(more.line == n + 4);
+  }
+}

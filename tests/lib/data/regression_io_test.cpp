@@ -399,3 +399,35 @@ TEST_CASE("libsvm: a directory of files read as one, in name order; each file's 
   write_text(input / "b.txt", "# nothing\n");
   check_message(catch_input_error([&] { read_libsvm(input); }), input / "b.txt", 0, "at least one sample", "no samples");
 }
+
+TEST_CASE("read_libsvm over many blocks: the whole text's rows, a bad pair named at its true line") {
+  // About 4 MiB: several of the streamed reader's blocks, on 1 and 3 threads.
+  const TempDir dir;
+  constexpr std::uint64_t n = 60'000;
+  std::string text;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    text += (i % 3 ? "1" : "-1");
+    for (std::uint64_t j = 1; j <= 6; ++j) text += " " + std::to_string(j * 10 + i % 7) + ":0." + std::to_string(i % 89 + 10);
+    text += "\n";
+  }
+  write_text(dir / "a.libsvm", text);
+  const RegressionSet whole = parse_libsvm_text(dir / "a.libsvm", text, 0, 1);
+  for (const std::size_t threads : {1u, 3u}) {
+    const RegressionSet set = read_libsvm(dir / "a.libsvm", LabelKind::any, threads);
+    CHECK(set.samples() == n);
+    CHECK(set.row_begin == whole.row_begin);
+    CHECK(set.cols == whole.cols);
+    CHECK(set.values == whole.values);
+    CHECK(set.y == whole.y);
+    CHECK(set.sample_ids == whole.sample_ids);
+    CHECK(set.features == whole.features);
+    std::string bad = text;
+    std::size_t at = 0;
+    for (int line = 0; line < 55000; ++line) at = bad.find('\n', at) + 1;
+    bad.insert(at, "1 3:x\n");
+    write_text(dir / "bad.libsvm", bad);
+    const auto e = catch_input_error([&] { read_libsvm(dir / "bad.libsvm", LabelKind::any, threads); });
+    REQUIRE(e.thrown);
+    CHECK(e.line == 55001);
+  }
+}
