@@ -109,6 +109,16 @@ void write_vocab(const fs::path& file, const std::vector<std::string>& vocab) {
 }
 
 Corpus read_uci(const fs::path& docword, const fs::path& vocab_file, std::uint64_t max_tokens, std::size_t threads) {
+  if (const auto whole = read_if_stream(docword)) {  // a pipe: read once, header and all
+    const UciHeader header = *parse_uci_header(docword, *whole, true);
+    std::vector<std::string> vocab = read_vocab_of(vocab_file, docword);
+    check_uci_vocab(docword, header, vocab.size(), vocab_file);
+    std::vector<UciEntry> entries;
+    parse_uci_entries(docword, header, std::string_view(*whole).substr(header.body_begin),
+                      CorpusPosition{kUciHeaderLines, 0, 0}, max_tokens, entries, threads);
+    check_uci_entries(docword, header, entries.size());
+    return corpus_from_entries(entries, std::move(vocab));
+  }
   const UciHeader header = read_uci_header(docword);
   std::vector<std::string> vocab = read_vocab_of(vocab_file, docword);
   check_uci_vocab(docword, header, vocab.size(), vocab_file);
@@ -133,14 +143,20 @@ Corpus read_text_lines(const fs::path& file, const TokenizerOptions& opts, std::
   TextTokens tokens;
   bool empty = true;
   std::error_code ec;
-  // A missing or unreadable file is FileText's error, as for any reader of one file.
+  // A missing or unreadable file is the block reader's error, as for any reader of one file.
   const std::vector<InputFile> parts = fs::is_directory(file, ec) ? list_input_files(file) : std::vector<InputFile>{{file, 0}};
+  const auto tokenize = [&](std::string_view block) {
+    tokenize_text_lines(block, opts, tokens, threads);
+    empty = false;
+  };
   // Each file read in blocks through one buffer, not mapped: its pages would count against the process.
-  for (const InputFile& part : parts)
-    read_split_blocks(part.path, {0, kToTheEnd}, kRangeBlockBytes * threads, [&](std::string_view block) {
-      tokenize_text_lines(block, opts, tokens, threads);
-      empty = false;
-    });
+  for (const InputFile& part : parts) {
+    if (const auto whole = read_if_stream(part.path)) {  // a pipe: read once
+      if (!whole->empty()) tokenize(*whole);
+      continue;
+    }
+    read_split_blocks(part.path, {0, kToTheEnd}, kRangeBlockBytes * threads, tokenize);
+  }
   Corpus c;
   c.vocab = text_vocabulary(file, tokens.spelled, tokens.counts, opts, empty);
   c.words.reserve(tokens.tokens.size());
@@ -153,9 +169,11 @@ Corpus read_doc_word_counts(const fs::path& file, const fs::path& vocab_file, st
   Corpus c;
   c.vocab = read_vocab_of(vocab_file, file);
   CorpusPosition at;
-  read_split_blocks(file, {0, kToTheEnd}, kRangeBlockBytes * threads, [&](std::string_view block) {
+  const auto parse = [&](std::string_view block) {
     at += parse_doc_word_lines(file, vocab_file, c.vocab.size(), block, at, max_tokens, c, threads);
-  });
+  };
+  if (const auto whole = read_if_stream(file)) parse(*whole);  // a pipe: read once
+  else read_split_blocks(file, {0, kToTheEnd}, kRangeBlockBytes * threads, parse);
   check_doc_word_documents(file, c.docs());
   return c;
 }
@@ -181,6 +199,10 @@ bool reads_as_text(const fs::path& path, const CorpusOptions& options) {
   if (fs::is_directory(path, ec)) return false;
   const std::string name = path.filename().string();
   if (name.starts_with("docword.") && name.ends_with(".txt")) return false;
+  // Its first lines, once read to tell the format, would be gone for the reader.
+  if (const auto type = fs::status(path, ec).type(); type == fs::file_type::fifo || type == fs::file_type::character ||
+                                                     type == fs::file_type::socket)
+    throw InputError(path, 0, "a regular file, or --format uci|docword|text for a pipe", "a pipe or device");
   // The first line with content decides, read from the start of the file, not the whole of it.
   return !parse_file_start(path, [](std::string_view text, bool whole) -> std::optional<bool> {
             const std::string_view line = first_content_line(text);

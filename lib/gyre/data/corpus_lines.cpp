@@ -158,29 +158,32 @@ std::vector<std::string> read_vocab_of(const fs::path& vocab_file, const fs::pat
   return read_vocab(vocab_file);
 }
 
-UciHeader read_uci_header(const fs::path& docword) {
+std::optional<UciHeader> parse_uci_header(const fs::path& docword, std::string_view text, bool whole) {
   static constexpr const char* kHeader[3] = {"the number of documents D", "the number of words W",
                                              "the number of entries NNZ"};
-  auto [header, skipped] = parse_file_start(docword, [&](std::string_view text, bool whole) -> std::optional<UciHeader> {
-    LineCursor lines(text);
-    std::string_view line, f[1];
-    std::uint64_t value[3] = {0, 0, 0};
-    for (int h = 0; h < 3; ++h) {
-      const std::string expected = std::string("a UCI header line with ") + kHeader[h];
-      if (!lines.next(line)) {
-        if (!whole) return std::nullopt;
-        throw InputError(docword, 0, expected, "end of file");
-      }
-      if (split_blanks(line, f, 1) != 1) throw InputError(docword, lines.number(), expected, std::string(line));
-      value[h] = number(docword, lines.number(), f[0], expected, 0, h == 1 ? kMaxId + 1 : UINT64_MAX);
+  LineCursor lines(text);
+  std::string_view line, f[1];
+  std::uint64_t value[3] = {0, 0, 0};
+  for (int h = 0; h < 3; ++h) {
+    const std::string expected = std::string("a UCI header line with ") + kHeader[h];
+    if (!lines.next(line)) {
+      if (!whole) return std::nullopt;
+      throw InputError(docword, 0, expected, "end of file");
     }
-    UciHeader h;
-    h.docs = value[0];
-    h.words = static_cast<std::uint32_t>(value[1]);
-    h.entries = value[2];
-    h.body_begin = text.size() - lines.rest().size();
-    return h;
-  });
+    if (split_blanks(line, f, 1) != 1) throw InputError(docword, lines.number(), expected, std::string(line));
+    value[h] = number(docword, lines.number(), f[0], expected, 0, h == 1 ? kMaxId + 1 : UINT64_MAX);
+  }
+  UciHeader h;
+  h.docs = value[0];
+  h.words = static_cast<std::uint32_t>(value[1]);
+  h.entries = value[2];
+  h.body_begin = text.size() - lines.rest().size();
+  return h;
+}
+
+UciHeader read_uci_header(const fs::path& docword) {
+  auto [header, skipped] = parse_file_start(
+      docword, [&](std::string_view text, bool whole) { return parse_uci_header(docword, text, whole); });
   header.body_begin += skipped;
   return header;
 }

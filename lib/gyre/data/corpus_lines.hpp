@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -52,6 +53,9 @@ struct UciHeader {
   std::uint64_t body_begin = 0;
 };
 UciHeader read_uci_header(const std::filesystem::path& docword);
+// The same from a text that starts the file: nothing when it is cut (`whole` false) before the
+// third line ends.
+std::optional<UciHeader> parse_uci_header(const std::filesystem::path& docword, std::string_view text, bool whole);
 inline constexpr std::uint64_t kUciHeaderLines = 3;
 // W against the vocabulary's words (line 2), and the whole file's entries against NNZ (line 3).
 void check_uci_vocab(const std::filesystem::path& docword, const UciHeader& header, std::size_t vocab_words,

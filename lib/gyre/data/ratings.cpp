@@ -143,25 +143,10 @@ void check_ratings_total(const std::filesystem::path& file, const RatingsHeader&
   if (total == 0) throw InputError(file, 0, "at least one rating", "no ratings");
 }
 
-RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads) {
-  const RatingsHeader header = read_ratings_header(file);
-  std::error_code ec;
-  const std::uint64_t size = std::filesystem::file_size(file, ec);
-  if (ec) throw InputError(file, 0, "a readable file", ec.message());
-  const ByteRange body{header.body_begin, std::max(size, header.body_begin)};
-  RatingsSet set;
-  // Read in blocks through one buffer rather than mapped: the file's pages then never count
-  // against the process, and a block's ratings are appended while they are still in cache.
-  std::uint64_t lines = header.lines;
-  read_split_blocks(file, body, kRangeBlockBytes * threads, [&](std::string_view block) {
-    const std::vector<Rating> part = parse_ratings_body(file, header, block, lines, set.ratings.size(), threads);
-    lines += static_cast<std::uint64_t>(std::count(block.begin(), block.end(), '\n'));
-    if (set.ratings.empty())  // the file's ratings at this block's density: one allocation
-      set.ratings.reserve(static_cast<std::size_t>(static_cast<double>(part.size()) *
-                                                   static_cast<double>(body.end - body.begin) /
-                                                   static_cast<double>(block.size()) * 1.01) + 1);
-    set.ratings.insert(set.ratings.end(), part.begin(), part.end());
-  });
+namespace {
+
+// The whole file's count checked; the id space the header declares, or the ids seen.
+RatingsSet finish_ratings(const std::filesystem::path& file, const RatingsHeader& header, RatingsSet set) {
   check_ratings_total(file, header, set.ratings.size());
   if (header.matrix_market) {
     set.users = static_cast<std::uint32_t>(header.size.rows);
@@ -176,6 +161,38 @@ RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads) 
   set.users = max_user + 1;
   set.items = max_item + 1;
   return set;
+}
+
+}  // namespace
+
+RatingsSet read_ratings(const std::filesystem::path& file, std::size_t threads) {
+  RatingsSet set;
+  RatingsHeader header;
+  if (const auto whole = read_if_stream(file)) {  // a pipe: read once, header and all
+    const auto parsed = parse_ratings_header(file, *whole);
+    if (!parsed) no_size_line(file);
+    header = *parsed;
+    set.ratings = parse_ratings_body(file, header, std::string_view(*whole).substr(header.body_begin), header.lines, 0, threads);
+    return finish_ratings(file, header, std::move(set));
+  }
+  header = read_ratings_header(file);
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(file, ec);
+  if (ec) throw InputError(file, 0, "a readable file", ec.message());
+  const ByteRange body{header.body_begin, std::max(size, header.body_begin)};
+  // Read in blocks through one buffer rather than mapped: the file's pages then never count
+  // against the process, and a block's ratings are appended while they are still in cache.
+  std::uint64_t lines = header.lines;
+  read_split_blocks(file, body, kRangeBlockBytes * threads, [&](std::string_view block) {
+    const std::vector<Rating> part = parse_ratings_body(file, header, block, lines, set.ratings.size(), threads);
+    lines += static_cast<std::uint64_t>(std::count(block.begin(), block.end(), '\n'));
+    if (set.ratings.empty())  // the file's ratings at this block's density: one allocation
+      set.ratings.reserve(static_cast<std::size_t>(static_cast<double>(part.size()) *
+                                                   static_cast<double>(body.end - body.begin) /
+                                                   static_cast<double>(block.size()) * 1.01) + 1);
+    set.ratings.insert(set.ratings.end(), part.begin(), part.end());
+  });
+  return finish_ratings(file, header, std::move(set));
 }
 
 std::vector<InputFile> ratings_input_files(const std::filesystem::path& input) {

@@ -360,6 +360,11 @@ namespace {
 // than mapped (its pages would count against the process) and parsed on T threads.
 void append_libsvm_file(RegressionSet& into, const fs::path& file, std::size_t threads, TwoClassCheck* classes = nullptr) {
   const std::uint64_t samples_before = into.samples();
+  if (const auto whole = read_if_stream(file)) {  // a pipe: read once
+    append_libsvm_text(into, file, *whole, 0, threads, classes);
+    if (into.samples() == samples_before) empty_set_error(file);
+    return;
+  }
   std::error_code ec;
   const auto size = static_cast<double>(fs::file_size(file, ec));  // for the reservation only
   std::uint64_t lines = 0;
@@ -387,7 +392,7 @@ void append_libsvm_file(RegressionSet& into, const fs::path& file, std::size_t t
 
 RegressionSet read_libsvm(const fs::path& input, LabelKind labels, std::size_t threads) {
   std::error_code ec;
-  // A missing file is FileText's error, as for any reader of one file.
+  // A missing file is the block reader's error, as for any reader of one file.
   const std::vector<InputFile> files =
       fs::is_directory(input, ec) ? libsvm_input_files(input) : std::vector<InputFile>{{input, 0}};
   // Which line brings a third class is a serial question, asked again (with every other check,

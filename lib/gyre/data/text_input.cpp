@@ -10,11 +10,6 @@
 #include <memory>
 #include <system_error>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "gyre/base/input_error.hpp"
 
 namespace gyre::data {
@@ -74,41 +69,16 @@ FileStart read_file_start(const std::filesystem::path& file, std::size_t bytes) 
   return start;
 }
 
-FileText::FileText(const std::filesystem::path& file) {
+std::optional<std::string> read_if_stream(const std::filesystem::path& file) {
   std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) throw InputError(file, 0, "a readable file", "a directory");
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(file, 0, "a readable file", std::strerror(errno));
-  struct stat st {};
-  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (regular && st.st_size > 0) {
-    // MAP_POPULATE: the pages are in the page cache after a first read, and mapping them all at
-    // once beats a fault per page.
-    void* map = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (map != MAP_FAILED) {
-      map_ = map;
-      mapped_ = static_cast<std::size_t>(st.st_size);
-    }
+  switch (std::filesystem::status(file, ec).type()) {
+    case std::filesystem::file_type::fifo:
+    case std::filesystem::file_type::character:
+    case std::filesystem::file_type::socket:
+      return slurp(file);
+    default:
+      return std::nullopt;
   }
-  if (map_ == nullptr) {
-    // Read through the descriptor already open: opening a named pipe a second time could miss
-    // what its writer sent in between.
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(::fdopen(fd, "rb"), &std::fclose);
-    if (!in) {
-      ::close(fd);
-      throw InputError(file, 0, "a readable file", std::strerror(errno));
-    }
-    read_ = read_all(file, in.get(), regular ? static_cast<std::uintmax_t>(st.st_size) : 0);
-    text_ = read_;
-    return;
-  }
-  ::close(fd);
-  text_ = std::string_view(static_cast<const char*>(map_), mapped_);
-  if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);  // as slurp: a byte-order mark is not data
-}
-
-FileText::~FileText() {
-  if (map_ != nullptr) ::munmap(map_, mapped_);
 }
 
 LineReader::LineReader(const std::filesystem::path& file) : file_(file), in_(nullptr, &std::fclose) {

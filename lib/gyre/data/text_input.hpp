@@ -18,25 +18,11 @@ namespace gyre::data {
 // dropped. Throws gyre::InputError for a missing, unreadable file or a directory.
 std::string slurp(const std::filesystem::path& file);
 
-// A whole file's text without a copy: mapped read-only when the system can map it, else read
-// as slurp reads it (a pipe, an empty file). For the largest inputs, where allocating, zeroing
-// and copying the bytes cost more than reading them does. The same byte-order-mark rule and
-// errors as slurp. A file truncated by another process while mapped ends the process (SIGBUS):
-// inputs are not written while they are read.
-class FileText {
- public:
-  explicit FileText(const std::filesystem::path& file);
-  ~FileText();
-  FileText(const FileText&) = delete;
-  FileText& operator=(const FileText&) = delete;
-  std::string_view text() const { return text_; }
-
- private:
-  void* map_ = nullptr;
-  std::size_t mapped_ = 0;
-  std::string read_;  // the text when it is not mapped
-  std::string_view text_;
-};
+// The whole text of an input that can be read only once (a pipe, as `<(zcat f.gz)` gives, a
+// character device or a socket), as slurp reads it; nothing for anything else, which the readers
+// stream in blocks (and which then raise their own error for a missing file or a directory). A
+// stream is read whole because its first lines, once read for a header, cannot be read again.
+std::optional<std::string> read_if_stream(const std::filesystem::path& file);
 
 // The first `bytes` of a file cut to whole lines (the whole file when it is shorter: `whole`),
 // without a leading byte-order mark (`skipped`: its bytes, for offsets into the file).

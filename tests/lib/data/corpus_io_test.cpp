@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gyre/data/corpus_io.hpp"
+#include "support/fifo_input.hpp"
 #include "support/input_errors.hpp"
 #include "support/temp_dir.hpp"
 
@@ -375,4 +376,38 @@ TEST_CASE("docword and text files of several read blocks: every document in orde
   const auto budget = catch_input_error([&] { read_doc_word_counts(dir / "d.txt", dir / "vocab.txt", 3 * docs - 1); });
   REQUIRE(budget.thrown);
   CHECK(budget.line == docs);
+}
+
+TEST_CASE("docword and text corpora from a pipe") {
+  TempDir dir;
+  write_text(dir / "vocab.txt", kVocab);
+  {
+    const gyre::test::FifoInput pipe(dir / "d.pipe", "3 0:2 2:1\n5 1:1\n");
+    const Corpus c = read_doc_word_counts(pipe.path(), dir / "vocab.txt");
+    CHECK(c.doc_ids == std::vector<std::uint64_t>{3, 5});
+    CHECK(c.tokens() == 4);
+  }
+  {
+    const gyre::test::FifoInput pipe(dir / "t.pipe", "the quick fox\nthe lazy fox\n");
+    TokenizerOptions words;
+    const Corpus c = read_text_lines(pipe.path(), words);
+    CHECK(c.docs() == 2);
+    CHECK(c.tokens() == 6);
+  }
+  {
+    const gyre::test::FifoInput pipe(dir / "u.pipe", "2\n4\n2\n1 2 1\n2 4 3\n");
+    const Corpus c = read_uci(pipe.path(), dir / "vocab.txt");
+    CHECK(c.docs() == 2);
+    CHECK(c.tokens() == 4);
+  }
+  {
+    // Told its format, a pipe is read once; left to guess, it is refused before anything is read.
+    const gyre::test::FifoInput pipe(dir / "auto.pipe", "1 0:1\n");
+    CorpusOptions options;
+    options.vocab = dir / "vocab.txt";
+    const auto e = catch_input_error([&] { load_corpus(pipe.path(), options); });
+    CHECK(contains(e.message, "--format"));
+    options.format = CorpusFormat::docword;
+    CHECK(load_corpus(pipe.path(), options).tokens() == 1);
+  }
 }

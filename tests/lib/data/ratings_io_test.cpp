@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gyre/data/ratings.hpp"
+#include "support/fifo_input.hpp"
 #include "support/input_errors.hpp"
 #include "support/temp_dir.hpp"
 
@@ -231,5 +232,24 @@ TEST_CASE("read_ratings over many blocks: every rating in order, a bad line name
     const auto more = catch_input_error([&] { read_ratings(dir / "more.mtx", threads); });
     REQUIRE(more.thrown);
     CHECK(more.line == n + 4);
+  }
+}
+
+TEST_CASE("read_ratings from a pipe: read once, header and all") {
+  const TempDir dir;
+  const std::string matrix = "%%MatrixMarket matrix coordinate real general\n3 4 2\n1 2 0.5\n3 4 -1\n";
+  {
+    const gyre::test::FifoInput pipe(dir / "m.pipe", matrix);
+    const auto set = read_ratings(pipe.path());
+    REQUIRE(set.ratings.size() == 2);
+    CHECK(set.users == 3);
+    CHECK(set.items == 4);
+    CHECK(set.ratings[1].item == 3);
+  }
+  {
+    const gyre::test::FifoInput pipe(dir / "bad.pipe", "1 2 3\n4 5 x\n");
+    const auto e = catch_input_error([&] { read_ratings(pipe.path()); });
+    REQUIRE(e.thrown);
+    CHECK(e.line == 2);
   }
 }

@@ -8,6 +8,7 @@
 
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/regression.hpp"
+#include "support/fifo_input.hpp"
 #include "support/input_errors.hpp"
 #include "support/temp_dir.hpp"
 
@@ -430,4 +431,13 @@ TEST_CASE("read_libsvm over many blocks: the whole text's rows, a bad pair named
     REQUIRE(e.thrown);
     CHECK(e.line == 55001);
   }
+}
+
+TEST_CASE("read_libsvm from a pipe") {
+  const TempDir dir;
+  const gyre::test::FifoInput pipe(dir / "a.pipe", "1 1:0.5 3:2\n-1 2:1\n");
+  const RegressionSet set = read_libsvm(pipe.path(), LabelKind::any, 2);
+  CHECK(set.samples() == 2);
+  CHECK(set.features == 3);
+  CHECK(set.cols == std::vector<std::uint32_t>{0, 2, 1});
 }
