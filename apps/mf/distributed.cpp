@@ -13,17 +13,20 @@ std::optional<pipeline::GatheredModel> gather_model(const MfPlan& plan, const ru
                                                     MfKernel& kernel, std::vector<model::OwnedBlock>& held,
                                                     std::chrono::milliseconds timeout) {
   // User rows stay with their worker during training; rank 0 collects them with the blocks,
-  // sent from where they lie, the ratings freed first.
+  // as model rows (no padding), the ratings freed first.
   kernel.drop_ratings();
   pipeline::GatherOptions gather;
   gather.workers = plan.config.workers;
   gather.layout = plan.blocks.shapes(plan.layout.stride);
-  gather.row_bytes = plan.layout.stride * sizeof(float);
+  gather.row_bytes = model_row_floats(plan.config) * sizeof(float);
   gather.id_limit = plan.users;
   gather.timeout = timeout;
-  return pipeline::gather_at_root(
-      member.mailbox, held,
-      pipeline::LocalRows::of(std::span<const std::uint32_t>(kernel.users().global_ids), kernel.user_rows_view()), gather);
+  pipeline::LocalRows mine;
+  {
+    const UserRows rows = kernel.user_rows();
+    mine = pipeline::LocalRows::of(std::span<const std::uint32_t>(rows.ids), std::span<const float>(rows.rows));
+  }
+  return pipeline::gather_at_root(member.mailbox, held, std::move(mine), gather);
 }
 
 MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& parts) {

@@ -141,9 +141,23 @@ void MfKernel::evaluate(const model::Block& block, const scheduler::Visit&) {
   sums_.test_count += static_cast<double>(ratings.size());
 }
 
+std::size_t model_row_floats(const MfConfig& c) {
+  const RowLayout layout = RowLayout::of(c);
+  return static_cast<std::size_t>(c.rank) + (layout.stride > layout.width ? kModelTailFloats : 0);
+}
+
 UserRows MfKernel::user_rows() const {
   const auto* first = reinterpret_cast<const float*>(user_factors_.data());
-  return {users_.global_ids, std::vector<float>(first, first + users_.global_ids.size() * layout_.stride)};
+  const std::size_t rank = static_cast<std::size_t>(config_.rank), floats = model_row_floats(config_);
+  const std::size_t n = users_.global_ids.size();
+  UserRows out{users_.global_ids, std::vector<float>(n * floats)};
+  for (std::size_t r = 0; r < n; ++r) {
+    const float* row = first + r * layout_.stride;
+    float* to = out.rows.data() + r * floats;
+    std::copy_n(row, rank, to);
+    std::copy_n(row + layout_.width, floats - rank, to + rank);
+  }
+  return out;
 }
 
 scheduler::PhaseSums MfKernel::take_phase_sums(scheduler::PhaseKind kind) {

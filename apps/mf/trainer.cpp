@@ -229,16 +229,21 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, c
       if (config.biases) model.item_bias[item] = b->row(row)[tail + kBiasAt];
       if (sums) std::copy_n(b->row(row) + tail + kFactorSumAt, kSums, model.item_sums.begin() + std::ptrdiff_t{item} * kSums);
     }
-  // Users in id order whichever worker holds them.
+  // Users in id order whichever worker holds them; their rows are model rows (UserRows).
+  const std::size_t floats = model_row_floats(config), rank = config.rank;
   std::vector<std::pair<std::uint32_t, const float*>> rows;
   for (const auto& part : users)
-    for (std::size_t r = 0; r < part.ids.size(); ++r) rows.emplace_back(part.ids[r], part.rows.data() + r * plan.layout.stride);
+    for (std::size_t r = 0; r < part.ids.size(); ++r) rows.emplace_back(part.ids[r], part.rows.data() + r * floats);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  model.user_ids.reserve(rows.size());
+  model.user_factors.reserve(rows.size() * rank);
+  if (config.biases) model.user_bias.reserve(rows.size());
+  if (sums) model.user_sums.reserve(rows.size() * kSums);
   for (const auto& [id, row] : rows) {
     model.user_ids.push_back(id);
-    model.user_factors.insert(model.user_factors.end(), row, row + config.rank);
-    if (config.biases) model.user_bias.push_back(row[tail + kBiasAt]);
-    if (sums) model.user_sums.insert(model.user_sums.end(), row + tail + kFactorSumAt, row + tail + kFactorSumAt + kSums);
+    model.user_factors.insert(model.user_factors.end(), row, row + rank);
+    if (config.biases) model.user_bias.push_back(row[rank + kBiasAt]);
+    if (sums) model.user_sums.insert(model.user_sums.end(), row + rank + kFactorSumAt, row + rank + kFactorSumAt + kSums);
   }
   return model;
 }

@@ -34,11 +34,16 @@ struct RowLayout {
   static RowLayout of(const MfConfig& c);
 };
 
-// A worker's user factor rows (row r of `rows` is user ids[r], `stride` floats).
+// A worker's user rows as the model takes them: row r of `rows` is user ids[r], its `rank`
+// factors then, with a tail, the tail's bias and AdaGrad's two sums (model_row_floats of them),
+// without the padding that keeps a training row aligned: what is gathered at rank 0 and
+// assembled is about half a padded row at rank 10.
 struct UserRows {
   std::vector<std::uint32_t> ids;
   std::vector<float> rows;
 };
+inline constexpr std::size_t kModelTailFloats = 3;  // kBiasAt, kFactorSumAt, kBiasSumAt
+std::size_t model_row_floats(const MfConfig& c);
 
 class MfKernel final : public pipeline::RotationKernel {
  public:
