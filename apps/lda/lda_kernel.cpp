@@ -306,8 +306,12 @@ void LdaKernel::train(model::Block& block, const scheduler::Visit& visit) {
   else
     sweep(block, 0);
   sync_totals();
-  // The block's last visit of the phase: its counts are final for this phase.
-  if (visit.next == scheduler::Visit::kKeep) add_word_loglik(block);
+  // The block's last visit of the phase: its counts are final for this phase. After a sweep
+  // they are the other workers' topic lists and this worker's tokens, so the sum is taken over
+  // those, not over the V × K counts.
+  if (visit.next != scheduler::Visit::kKeep) return;
+  sums_.log_likelihood += phases_done_ == 0 ? word_loglik(block) : swept_word_loglik(block);
+  if (final_block_observer_) final_block_observer_(block);
 }
 
 void LdaKernel::evaluate(const model::Block&, const scheduler::Visit&) {
@@ -506,6 +510,33 @@ double LdaKernel::word_loglik(const model::Block& block) const {
   return ordered_parallel_sum(block.rows(), 256, [&](std::size_t lo, std::size_t hi) {
     double sum = 0;
     for (std::size_t r = lo; r < hi; ++r) sum += nonzero_lgamma_sum(counts + r * stride, counts + r * stride + K_, lg_beta_);
+    return sum;
+  });
+}
+
+double LdaKernel::swept_word_loglik(const model::Block& block) const {
+  const std::uint32_t* slots = tokens_.rows(block.id());
+  return ordered_parallel_sum(block.rows(), 256, [&](std::size_t lo, std::size_t hi) {
+    double sum = 0;
+    const double base = lg_beta_(0);
+    std::vector<std::int32_t> n(K_, 0);
+    std::vector<std::uint16_t> seen;
+    for (std::size_t r = lo; r < hi; ++r) {
+      seen.clear();
+      const auto count = [&](std::uint16_t k) {
+        if (n[k]++ == 0) seen.push_back(k);
+      };
+      for (std::uint64_t i = remote_begin_[r]; i < remote_begin_[r + 1]; ++i) count(remote_topics_[i]);
+      for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) count(zw_[i]);
+      // In topic order and row by row, as word_loglik adds a row's non-zero counts: the same bits.
+      std::sort(seen.begin(), seen.end());
+      double row = 0;
+      for (const std::uint16_t k : seen) {
+        row += lg_beta_(n[k]) - base;
+        n[k] = 0;
+      }
+      sum += row;
+    }
     return sum;
   });
 }

@@ -109,6 +109,9 @@ class LdaKernel final : public pipeline::RotationKernel {
   // Sets every slot's topics (counted and current) from the doc-major topics.
   void copy_to_slots();
   double word_loglik(const model::Block& block) const;
+  // The same from the tokens, right after sweep(block, ·): the other workers' topic lists (which
+  // the sweep did not change) and this worker's tokens, O(tokens) where word_loglik is O(V·K).
+  double swept_word_loglik(const model::Block& block) const;
   double doc_loglik() const;
   double totals_loglik() const;
 
