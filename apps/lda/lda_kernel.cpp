@@ -366,7 +366,7 @@ void LdaKernel::add_initial_topics(model::Block& block) {
   const auto& expected = row_tokens(block);
   std::int32_t* counts = block.counts();
   const std::uint32_t* slots = tokens_.rows(block.id());
-  for (std::size_t r = 0; r < expected.size(); ++r) {
+  for (std::size_t r = 0; r < expected.size() && !blocks_trusted_; ++r) {
     const std::int64_t total = row_total(counts + r * stride_, r);
     const std::int64_t local = slots[r + 1] - slots[r];
     if (total + local > expected[r])
@@ -399,7 +399,11 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
   const std::uint32_t* slots = tokens_.rows(block.id());
   remote_begin_.assign(rows + 1, 0);
   std::atomic<std::size_t> first_bad{rows};
-  oneapi::tbb::parallel_for(
+  if (blocks_trusted_) {
+    // Made and kept by this process's own workers: every row holds its word's tokens, so the
+    // others' share is what this worker does not hold, and the V × K scan is not needed.
+    for (std::size_t r = 0; r < rows; ++r) remote_begin_[r + 1] = static_cast<std::uint64_t>(expected[r] - (slots[r + 1] - slots[r]));
+  } else oneapi::tbb::parallel_for(
       oneapi::tbb::blocked_range<std::size_t>(0, rows, 256), [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
         std::vector<std::int32_t> mine(K_, 0);
         for (std::size_t r = range.begin(); r != range.end(); ++r) {

@@ -202,6 +202,8 @@ LdaModel train_in_process(const LdaConfig& config, const std::vector<data::Corpu
   std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
   for (int w = 0; w < config.workers; ++w) {
     kernels.push_back(make_kernel(plan, w, shards[static_cast<std::size_t>(w)]));
+    // Blocks restored from a checkpoint file are checked on their visits like a peer's.
+    if (!config.start) kernels.back()->trust_blocks();
     if (heldout) heldout->watch(*kernels.back());
     workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
     workers[static_cast<std::size_t>(w)].initial_blocks = initial_blocks(plan, w);

@@ -80,6 +80,10 @@ class LdaKernel final : public pipeline::RotationKernel {
   // Throws std::invalid_argument unless `block` has the plan's shape for its id and every row
   // holds exactly its word's tokens in the corpus, no count negative (a summed replica).
   void check_counts(const model::Block& block) const;
+  // Every block this kernel will see is made and passed on by workers of this process (the
+  // embedded job, not resumed from a checkpoint): a visit skips the check of the block's counts
+  // against the plan, a scan of its V × K counts, which guards against peers in other processes.
+  void trust_blocks() { blocks_trusted_ = true; }
 
   std::uint32_t topics() const noexcept { return K_; }
   std::uint32_t docs() const noexcept { return tokens_.docs(); }
@@ -128,6 +132,7 @@ class LdaKernel final : public pipeline::RotationKernel {
   pipeline::GridLocks locks_;
   collective::Communicator* workers_ = nullptr;
   bool reports_totals_;
+  bool blocks_trusted_ = false;
   std::function<void(const model::Block&)> final_block_observer_;
   LogGamma lg_alpha_, lg_beta_;
   std::vector<std::vector<std::int32_t>> row_tokens_;  // per block, per row: its word's tokens in the corpus
