@@ -10,6 +10,15 @@
 
 namespace gyre::test {
 
+// `text` with `line` (and its '\n') inserted after its first `after` lines: a bad line at line
+// after + 1 of a file.
+inline std::string with_line_inserted(std::string text, std::size_t after, std::string_view line) {
+  std::size_t at = 0;
+  for (std::size_t n = 0; n < after; ++n) at = text.find('\n', at) + 1;
+  text.insert(at, std::string(line) + "\n");
+  return text;
+}
+
 struct CaughtInputError {
   bool thrown = false;
   std::string message;  // what()

@@ -364,10 +364,7 @@ TEST_CASE("docword and text files of several read blocks: every document in orde
   REQUIRE(t.docs() == docs);
   CHECK(t.tokens() == 4 * docs + docs / 2);  // 5 words on even lines, 4 on odd
 
-  std::string bad = docword;
-  std::size_t at = 0;
-  for (int line = 0; line < 200000; ++line) at = bad.find('\n', at) + 1;
-  bad.insert(at, "7 9:1\n");
+  const std::string bad = gyre::test::with_line_inserted(docword, 200000, "7 9:1");
   write_text(dir / "bad.txt", bad);
   const auto e = catch_input_error([&] { read_doc_word_counts(dir / "bad.txt", dir / "vocab.txt"); });
   REQUIRE(e.thrown);

@@ -218,10 +218,7 @@ TEST_CASE("read_ratings over many blocks: every rating in order, a bad line name
       CHECK(m.ratings[i].item == t.ratings[i].item);
     }
     // A bad value on line 140,001, well past the first block.
-    std::string bad = triples;
-    std::size_t at = 0;
-    for (int line = 0; line < 140000; ++line) at = bad.find('\n', at) + 1;
-    bad.insert(at, "1 2 x\n");
+    const std::string bad = gyre::test::with_line_inserted(triples, 140000, "1 2 x");
     write_text(dir / "bad.tsv", bad);
     const auto e = catch_input_error([&] { read_ratings(dir / "bad.tsv", threads); });
     REQUIRE(e.thrown);

@@ -422,10 +422,7 @@ TEST_CASE("read_libsvm over many blocks: the whole text's rows, a bad pair named
     CHECK(set.y == whole.y);
     CHECK(set.sample_ids == whole.sample_ids);
     CHECK(set.features == whole.features);
-    std::string bad = text;
-    std::size_t at = 0;
-    for (int line = 0; line < 55000; ++line) at = bad.find('\n', at) + 1;
-    bad.insert(at, "1 3:x\n");
+    const std::string bad = gyre::test::with_line_inserted(text, 55000, "1 3:x");
     write_text(dir / "bad.libsvm", bad);
     const auto e = catch_input_error([&] { read_libsvm(dir / "bad.libsvm", LabelKind::any, threads); });
     REQUIRE(e.thrown);
