@@ -45,6 +45,12 @@ struct Digest {
   std::uint64_t bytes = 0;
   std::uint32_t crc = 0;
   void add_file(const fs::path& file) {
+    // The digest reads an input before the job does: a pipe would reach the job empty.
+    std::error_code ec;
+    if (const auto type = fs::status(file, ec).type();
+        type == fs::file_type::fifo || type == fs::file_type::character || type == fs::file_type::socket)
+      throw InputError(file, 0, "a regular file (--checkpoint and runs of several processes read an input twice)",
+                       "a pipe or device");
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file, 0, "a readable file");
     std::vector<char> buffer(std::size_t{1} << 20);

@@ -130,6 +130,21 @@ TEST_CASE("defect 1: a FIFO, a symlink and '-' as --metrics") {
 
 // ---- 3. Silent wrong results ----
 
+TEST_CASE("a pipe as --train is read once; where a digest would read it first (--checkpoint) it is refused") {
+  TempDir dir;
+  ratings(dir);
+  REQUIRE(::mkfifo((dir / "in.pipe").c_str(), 0600) == 0);
+  const auto piped = run_shell("cat '" + (dir / "r.tsv").string() + "' > '" + (dir / "in.pipe").string() + "' & '" +
+                               mf() + "' --train '" + (dir / "in.pipe").string() + "' --epochs 2 -q; wait");
+  CHECK_MESSAGE(piped.exit_code == 0, piped.output);
+  // The checkpoint's digest of the inputs would read the pipe again, and find it empty.
+  const auto r = run_shell("cat '" + (dir / "r.tsv").string() + "' > '" + (dir / "in.pipe").string() + "' & '" + mf() +
+                           "' --train '" + (dir / "in.pipe").string() + "' --epochs 2 -q --checkpoint '" +
+                           (dir / "ck").string() + "'; status=$?; wait; exit $status");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(has(r.output, "a regular file"), r.output);
+}
+
 TEST_CASE("defect 3: non-finite numbers in flags are usage errors, for every app") {
   TempDir dir;
   ratings(dir);
