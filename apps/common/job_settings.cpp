@@ -11,6 +11,7 @@
 #include "app/cluster_flags.hpp"
 #include "gyre/base/crc32c.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/text_input.hpp"
 #include "gyre/data/byte_ranges.hpp"
 
 namespace gyre::app {
@@ -46,9 +47,7 @@ struct Digest {
   std::uint32_t crc = 0;
   void add_file(const fs::path& file) {
     // The digest reads an input before the job does: a pipe would reach the job empty.
-    std::error_code ec;
-    if (const auto type = fs::status(file, ec).type();
-        type == fs::file_type::fifo || type == fs::file_type::character || type == fs::file_type::socket)
+    if (data::is_stream(file))
       throw InputError(file, 0, "a regular file (--checkpoint and runs of several processes read an input twice)",
                        "a pipe or device");
     std::ifstream in(file, std::ios::binary);

@@ -104,7 +104,6 @@ BlockSink cut_into_lines(const LineSink& on_line) {
   };
 }
 
-
 // The bytes of the blocks, allocated once for a range and grown only for a line longer than a
 // block: a block a fresh allocation costs a page fault per 4 KiB and a zeroing of the whole
 // block, which on a 64 MiB block took more time than the parse.

@@ -200,8 +200,7 @@ bool reads_as_text(const fs::path& path, const CorpusOptions& options) {
   const std::string name = path.filename().string();
   if (name.starts_with("docword.") && name.ends_with(".txt")) return false;
   // Its first lines, once read to tell the format, would be gone for the reader.
-  if (const auto type = fs::status(path, ec).type(); type == fs::file_type::fifo || type == fs::file_type::character ||
-                                                     type == fs::file_type::socket)
+  if (is_stream(path))
     throw InputError(path, 0, "a regular file, or --format uci|docword|text for a pipe", "a pipe or device");
   // The first line with content decides, read from the start of the file, not the whole of it.
   return !parse_file_start(path, [](std::string_view text, bool whole) -> std::optional<bool> {

@@ -69,16 +69,16 @@ FileStart read_file_start(const std::filesystem::path& file, std::size_t bytes) 
   return start;
 }
 
-std::optional<std::string> read_if_stream(const std::filesystem::path& file) {
+bool is_stream(const std::filesystem::path& file) {
   std::error_code ec;
-  switch (std::filesystem::status(file, ec).type()) {
-    case std::filesystem::file_type::fifo:
-    case std::filesystem::file_type::character:
-    case std::filesystem::file_type::socket:
-      return slurp(file);
-    default:
-      return std::nullopt;
-  }
+  const auto type = std::filesystem::status(file, ec).type();
+  return type == std::filesystem::file_type::fifo || type == std::filesystem::file_type::character ||
+         type == std::filesystem::file_type::socket;
+}
+
+std::optional<std::string> read_if_stream(const std::filesystem::path& file) {
+  if (!is_stream(file)) return std::nullopt;
+  return slurp(file);
 }
 
 LineReader::LineReader(const std::filesystem::path& file) : file_(file), in_(nullptr, &std::fclose) {

@@ -23,6 +23,8 @@ std::string slurp(const std::filesystem::path& file);
 // stream in blocks (and which then raise their own error for a missing file or a directory). A
 // stream is read whole because its first lines, once read for a header, cannot be read again.
 std::optional<std::string> read_if_stream(const std::filesystem::path& file);
+// Whether `file` is such an input: a FIFO, a character device or a socket.
+bool is_stream(const std::filesystem::path& file);
 
 // The first `bytes` of a file cut to whole lines (the whole file when it is shorter: `whole`),
 // without a leading byte-order mark (`skipped`: its bytes, for offsets into the file).
