@@ -50,15 +50,25 @@ struct Priors {
 };
 
 // A topic drawn in proportion to n_k + prior over one row: `n` (at least 1) of its mass in
-// `pick(i)`, a topic per unit, the rest (K · prior) uniform. Both candidates are computed and one
-// selected: which one is a coin toss the branch predictor would miss.
+// `pick(i)`, a topic per unit, the rest (K · prior) uniform. One draw of the generator gives a
+// 32-bit coin, compared with the row's share of the mass (RowShare), and 32 bits that pick both
+// a unit of the row and a uniform topic by multiply-shift; both candidates are computed and one
+// selected, since which one is a coin toss the branch predictor would miss. All integer: the
+// floating-point form spent most of a proposal in conversions.
+struct RowShare {
+  std::uint64_t n;          // the row's units
+  std::uint64_t threshold;  // 2^32 · n / (n + K · prior): a coin below it takes the row
+  RowShare(std::uint64_t units, double prior, std::uint32_t K)
+      : n(units), threshold(static_cast<std::uint64_t>(0x1p32 * static_cast<double>(units) / (static_cast<double>(units) + K * prior))) {}
+};
+
 template <class Pick>
-std::uint16_t draw(Rng& rng, std::uint64_t n, double prior, double inverse_prior, std::uint32_t K, Pick pick) {
-  const double mass = static_cast<double>(n);
-  const double u = rng.uniform32() * (mass + K * prior);
-  const std::uint16_t from_row = pick(std::min(static_cast<std::uint64_t>(u), n - 1));
-  const auto uniform = static_cast<std::uint16_t>(std::min(K - 1, static_cast<std::uint32_t>(std::max(0.0, u - mass) * inverse_prior)));
-  return u < mass ? from_row : uniform;
+std::uint16_t draw(Rng& rng, const RowShare& row, std::uint32_t K, Pick pick) {
+  const std::uint64_t bits = rng.next();
+  const std::uint64_t low = bits & 0xffffffffu;
+  const std::uint16_t from_row = pick((low * row.n) >> 32);
+  const auto uniform = static_cast<std::uint16_t>((low * K) >> 32);
+  return (bits >> 32) < row.threshold ? from_row : uniform;
 }
 
 // A cell's view of the topic totals n_k, with 1/(n_k + Vβ) kept beside each: two divisions a
@@ -130,10 +140,11 @@ void draw_word_proposals(const CellState& c, const Priors& p, Rng& stream) {
     const std::uint16_t* remote = c.remote_topics + rb;
     const std::uint16_t* local = c.zw + lb;
     const auto pick = [&](std::uint64_t i) { return *(i < n_remote ? remote + i : local + (i - n_remote)); };
+    const RowShare share(n_w, p.beta, p.K);
     const auto [first, last] = c.layout->row_slots(c.block, r, c.group, c.part);
     for (std::uint32_t slot = first; slot < last; ++slot) {
       std::uint16_t* proposals = c.slot_state + slot * S + 1;
-      for (int j = 0; j < p.mh_steps; ++j) proposals[j] = draw(rng, n_w, p.beta, 1 / p.beta, p.K, pick);
+      for (int j = 0; j < p.mh_steps; ++j) proposals[j] = draw(rng, share, p.K, pick);
     }
   }
   stream = rng;
@@ -152,6 +163,7 @@ void sample_doc_major(const CellState& c, const Priors& p, Rng& stream) {
     for (std::uint32_t i = db; i < de; ++i) ++nd[c.z[i]];
     const std::uint64_t len_d = de - db;
     const auto pick = [&](std::uint64_t i) { return c.z[db + i]; };
+    const RowShare share(len_d, p.alpha, p.K);
     for (; t != end && t->doc == d; ++t) {
       if (end - t > kAhead) __builtin_prefetch(c.slot_state + t[kAhead].slot * S, 1);  // the pass's one random access
       std::uint16_t* state = c.slot_state + t->slot * S;
@@ -163,7 +175,7 @@ void sample_doc_major(const CellState& c, const Priors& p, Rng& stream) {
       totals.add(s);
       c.z[t->pos] = state[0] = static_cast<std::uint16_t>(s);
       std::uint16_t* proposals = state + 1;  // the word proposals are spent: the doc proposals take their place
-      for (int j = 0; j < p.mh_steps; ++j) proposals[j] = draw(rng, len_d, p.alpha, 1 / p.alpha, p.K, pick);
+      for (int j = 0; j < p.mh_steps; ++j) proposals[j] = draw(rng, share, p.K, pick);
     }
     for (std::uint32_t i = db; i < de; ++i) nd[c.z[i]] = 0;
   }
