@@ -8,6 +8,8 @@
 #include <new>
 #include <span>
 
+#include <sys/mman.h>
+
 namespace gyre {
 
 // Block payloads live in a Buffer so that handing a block to the transport is a pointer move:
@@ -16,13 +18,18 @@ namespace gyre {
 class Buffer {
  public:
   static constexpr std::size_t kAlignment = 64;
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  static constexpr std::size_t kHugeFrom = std::size_t{8} << 20;
 
   Buffer() = default;
   explicit Buffer(std::size_t size) : size_(size) {
     if (size == 0) return;
-    const std::size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-    void* p = std::aligned_alloc(kAlignment, rounded);
+    const bool huge = size >= kHugeFrom;
+    const std::size_t align = huge ? kHugePage : kAlignment;
+    const std::size_t rounded = (size + align - 1) / align * align;
+    void* p = std::aligned_alloc(align, rounded);
     if (p == nullptr) throw std::bad_alloc();
+    if (huge) ::madvise(p, rounded, MADV_HUGEPAGE);
     std::memset(p, 0, rounded);
     data_.reset(static_cast<std::byte*>(p));
   }
