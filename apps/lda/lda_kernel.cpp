@@ -32,6 +32,7 @@ struct CellState {
   std::uint16_t* zw;                   // per word-major slot: the topic the block's counts hold for it
   std::uint16_t* slot_state;           // per slot: current topic, M proposals
   std::int32_t* doc_counts;            // K zeros, left zero: one document's counts at a time
+  std::int32_t* word_counts;           // K zeros, left zero: one word row's counts at a time
   std::int32_t* word_topic;            // block rows × stride
   const std::uint64_t* remote_begin;   // per row
   const std::uint16_t* remote_topics;  // per row: the other workers' tokens' topics, as the block arrived
@@ -189,14 +190,37 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
   Rng rng = stream;  // a local copy: stores through the count pointers cannot alias it
   const std::size_t S = p.state_stride();
   const std::uint32_t* positions = c.layout->slot_positions();
+  const std::uint32_t* row_slots = c.layout->rows(c.block);
   TotalsView totals(c.totals, p.K, p.vbeta);
   for (std::uint32_t r = c.rows.first; r < c.rows.second; ++r) {
-    std::int32_t* nw = c.word_topic + r * p.stride;
     const auto [first, last] = c.layout->row_slots(c.block, r, c.group, c.part);
+    if (first == last) continue;
+    // A row of no more tokens than topics is walked against a copy of its counts in L1, made
+    // from its tokens' topics (the other workers' as the block arrived, this worker's as
+    // counted: what the block's row holds), and the block's row is only written where a token
+    // moves: at K = 1000 a row is 4 KB, and a rare word's few tokens would each miss the cache
+    // on 1 + M lines of it. A frequent word's row stays in cache, and copying it for each cell
+    // would cost more than it saves.
+    std::int32_t* block_row = c.word_topic + r * p.stride;
+    const std::uint16_t* remote = c.remote_topics + c.remote_begin[r];
+    const std::uint16_t* const remote_end = c.remote_topics + c.remote_begin[r + 1];
+    const bool copied = static_cast<std::uint64_t>(remote_end - remote) + (row_slots[r + 1] - row_slots[r]) <= p.K;
+    std::int32_t* nw = copied ? c.word_counts : block_row;
+    const auto each_topic = [&](auto f) {
+      for (const std::uint16_t* k = remote; k != remote_end; ++k) f(*k);
+      for (std::uint32_t slot = row_slots[r]; slot < row_slots[r + 1]; ++slot) f(c.zw[slot]);
+    };
+    if (copied) each_topic([&](std::uint16_t k) { ++nw[k]; });
+    const auto move_in_block = [&](std::uint32_t from, std::uint32_t to) {
+      if (!copied) return;
+      --block_row[from];
+      ++block_row[to];
+    };
     for (std::uint32_t slot = first; slot < last; ++slot)
       if (const std::uint16_t now = c.slot_state[slot * S]; now != c.zw[slot]) {
         --nw[c.zw[slot]];
         ++nw[now];
+        move_in_block(c.zw[slot], now);
         c.zw[slot] = now;
       }
     for (std::uint32_t slot = first; slot < last; ++slot) {
@@ -209,8 +233,12 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
       const std::uint32_t s = walk(rng, s0, state + 1, p.mh_steps, nw, p.beta, totals);
       ++nw[s];
       totals.add(s);
-      if (s != s0) c.z[positions[slot]] = c.zw[slot] = state[0] = static_cast<std::uint16_t>(s);
+      if (s != s0) {
+        move_in_block(s0, s);
+        c.z[positions[slot]] = c.zw[slot] = state[0] = static_cast<std::uint16_t>(s);
+      }
     }
+    if (copied) each_topic([&](std::uint16_t k) { nw[k] = 0; });
   }
   stream = rng;
 }
@@ -257,7 +285,8 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
       lg_alpha_(alpha_),
       lg_beta_(beta_),
       cell_totals_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0),
-      doc_scratch_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0) {
+      doc_scratch_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0),
+      word_scratch_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0) {
   if (K_ < 1 || K_ > std::numeric_limits<std::uint16_t>::max())
     throw std::invalid_argument("topics must be in 1..65535");
   if (word_tokens.size() != blocks.block_of.size())
@@ -487,6 +516,7 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
                               zw_.data(),
                               slot_state_.data(),
                               doc_scratch_.data() + static_cast<std::size_t>(g) * K_,
+                              word_scratch_.data() + static_cast<std::size_t>(g) * K_,
                               counts,
                               remote_begin_.data(),
                               remote_topics_.data(),

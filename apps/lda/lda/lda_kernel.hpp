@@ -143,6 +143,7 @@ class LdaKernel final : public pipeline::RotationKernel {
   std::vector<std::uint16_t> remote_topics_;
   std::vector<std::int64_t> cell_totals_;  // G × K
   std::vector<std::int32_t> doc_scratch_;  // G × K, zero between documents
+  std::vector<std::int32_t> word_scratch_;  // G × K, zero between word rows
 
   std::uint64_t phases_done_ = 0;  // the first is the initialising phase
   LdaReport sums_{};
