@@ -161,14 +161,17 @@ void sample_doc_major(const CellState& c, const Priors& p, Rng& stream) {
   TotalsView totals(c.totals, p.K, p.vbeta);
   const TokenRef* t = c.tokens.data();
   const TokenRef* const end = t + c.tokens.size();
+  // The cell's tokens are in document order: its documents are found from their positions,
+  // walking forward past those of the group that have no token here.
+  std::uint32_t d = t != end ? c.layout->doc_at(t->pos) : 0;
   while (t != end) {
-    const std::uint32_t d = t->doc;
+    while (c.layout->doc_begin(d + 1) <= t->pos) ++d;
     const std::uint32_t db = c.layout->doc_begin(d), de = c.layout->doc_begin(d + 1);
     for (std::uint32_t i = db; i < de; ++i) ++nd[c.z[i]];
     const std::uint64_t len_d = de - db;
     const auto pick = [&](std::uint64_t i) { return c.z[db + i]; };
     const RowShare share(len_d, p.alpha, p.K);
-    for (; t != end && t->doc == d; ++t) {
+    for (; t != end && t->pos < de; ++t) {
       if (end - t > kAhead) __builtin_prefetch(c.slot_state + t[kAhead].slot * S, 1);  // the pass's one random access
       std::uint16_t* state = c.slot_state + t->slot * S;
       const std::uint32_t s0 = c.z[t->pos];

@@ -79,7 +79,7 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
                                             const std::uint32_t b = blocks.block_of[w];
                                             const std::uint32_t row = blocks.row_of[w];
                                             emit(pipeline::CellIndex::of(b, group_of[d], sub_of_row[b][row], G),
-                                                 TokenRef{d, p, 0});
+                                                 TokenRef{p, 0});
                                           }
                                       },
                                       cells, refs_));
@@ -96,10 +96,19 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
   }
   std::vector<std::uint32_t> next_slot(run_begin_);
   slot_pos_.resize(refs_.size());
-  for (TokenRef& t : refs_) {
-    t.slot = next_slot[row_key(words[t.pos]) * (runs + 1) + run_of_doc[t.doc]]++;
-    slot_pos_[t.slot] = t.pos;
-  }
+  for (std::uint32_t b = 0; b < B; ++b)
+    for (std::uint32_t g = 0; g < G; ++g)
+      for (std::uint32_t s = 0; s < G; ++s) {  // the cells in their order in refs_
+        const auto [first, last] = cells_.cell(b, g, s);
+        if (first == last) continue;
+        std::uint32_t d = doc_at(refs_[first].pos);  // a cell is in document order
+        for (std::uint64_t i = first; i < last; ++i) {
+          TokenRef& t = refs_[i];
+          while (doc_begin_[d + 1] <= t.pos) ++d;
+          t.slot = next_slot[row_key(words[t.pos]) * (runs + 1) + run_of_doc[d]]++;
+          slot_pos_[t.slot] = t.pos;
+        }
+      }
 }
 
 std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {
@@ -113,7 +122,7 @@ std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t 
   if (parts_ == 1) return all;
   // A cell is in document order, so a part's documents are one run of it.
   const std::uint32_t* bounds = part_begin_.data() + static_cast<std::size_t>(group) * (parts_ + 1) + part;
-  const auto below = [](std::uint32_t doc) { return [doc](const TokenRef& t) { return t.doc < doc; }; };
+  const auto below = [this](std::uint32_t doc) { return [first = doc_begin_[doc]](const TokenRef& t) { return t.pos < first; }; };
   const auto first = std::partition_point(all.begin(), all.end(), below(bounds[0]));
   const auto last = std::partition_point(first, all.end(), below(bounds[1]));
   return {first, last};

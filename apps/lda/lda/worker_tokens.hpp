@@ -1,6 +1,7 @@
 // apps/lda/lda/worker_tokens.hpp — a worker's tokens laid out for sampling: per word block, a grid of doc groups × word sub-ranges.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -12,13 +13,13 @@
 
 namespace gyre::lda {
 
-// One token as the doc-major pass sees it: its document (local index), its position in
-// doc-major order and its slot in word-major order. A token's topic is kept in both orders, so
-// that drawing "a random token of this document" and "a random token of this word" each read
-// one contiguous run instead of missing the cache. (Its word's row is not kept: the word-major
-// passes walk rows and their slots, and 4 bytes a token is 80 MB on 20M tokens.)
+// One token as the doc-major pass sees it: its position in doc-major order and its slot in
+// word-major order. A token's topic is kept in both orders, so that drawing "a random token of
+// this document" and "a random token of this word" each read one contiguous run instead of
+// missing the cache. (Its document is not kept: a cell is in document order, so the pass finds
+// each document from the positions, and 4 bytes a token is 80 MB on 20M tokens; nor is its
+// word's row: the word-major passes walk rows and their slots.)
 struct TokenRef {
-  std::uint32_t doc;
   std::uint32_t pos;
   std::uint32_t slot;
 };
@@ -41,6 +42,10 @@ class WorkerTokens {
   std::uint64_t tokens() const noexcept { return refs_.size(); }
   // Tokens of local document d occupy positions [doc_begin(d), doc_begin(d+1)).
   std::uint32_t doc_begin(std::uint32_t d) const noexcept { return doc_begin_[d]; }
+  // The local document that holds position `pos` (below tokens()).
+  std::uint32_t doc_at(std::uint32_t pos) const noexcept {
+    return static_cast<std::uint32_t>(std::upper_bound(doc_begin_.begin(), doc_begin_.end(), pos) - doc_begin_.begin() - 1);
+  }
   // Row r of block b's tokens occupy slots [rows(b)[r], rows(b)[r+1]).
   const std::uint32_t* rows(std::uint32_t block) const noexcept { return slot_begin_.data() + block_row_begin_[block]; }
   std::span<const TokenRef> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const;

@@ -36,8 +36,11 @@ std::vector<int> part_of_docs(const lda::WorkerTokens& t, std::uint32_t blocks) 
       for (std::uint32_t s = 0; s < t.groups(); ++s)
         for (std::uint32_t p = 0; p < t.parts(); ++p)
           for (const auto& token : t.cell(b, g, s, p)) {
-            if (part[token.doc] == -1) part[token.doc] = static_cast<int>(p);
-            REQUIRE(part[token.doc] == static_cast<int>(p));  // a document is in one part
+            const std::uint32_t doc = t.doc_at(token.pos);
+            REQUIRE(t.doc_begin(doc) <= token.pos);
+            REQUIRE(token.pos < t.doc_begin(doc + 1));
+            if (part[doc] == -1) part[doc] = static_cast<int>(p);
+            REQUIRE(part[doc] == static_cast<int>(p));  // a document is in one part
           }
   return part;
 }
@@ -77,6 +80,27 @@ TEST_CASE("document parts cut every cell into consecutive runs: each token in ex
       CHECK(std::abs(static_cast<double>(per_part[p]) - static_cast<double>(c.tokens()) / parts) <= G * 50.0);
     }
   }
+}
+
+TEST_CASE("a token's document is found from its position, empty documents passed over") {
+  data::Corpus c;
+  for (int w = 0; w < 4; ++w) c.vocab.push_back("w" + std::to_string(w));
+  // Empty documents first, between and last: each shares its start with the next.
+  const std::vector<std::vector<std::uint32_t>> docs{{}, {0, 1}, {}, {}, {2}, {3, 0, 1}, {}};
+  for (std::uint64_t d = 0; d < docs.size(); ++d) c.add_doc(d, docs[d]);
+  const auto blocks = model::RowBlocks::balance(data::count_words(std::span(&c, 1)), 2);
+  const lda::WorkerTokens t(c, blocks, 2);
+  const std::vector<std::uint32_t> expected{1, 1, 4, 5, 5, 5};
+  for (std::uint32_t pos = 0; pos < expected.size(); ++pos) {
+    CAPTURE(pos);
+    CHECK(t.doc_at(pos) == expected[pos]);
+  }
+  std::vector<std::uint32_t> seen(c.tokens(), 0);  // and the cells' tokens, as the sampler walks them
+  for (std::uint32_t b = 0; b < 2; ++b)
+    for (std::uint32_t g = 0; g < 2; ++g)
+      for (std::uint32_t s = 0; s < 2; ++s)
+        for (const auto& token : t.cell(b, g, s)) ++seen[token.pos];
+  CHECK(std::all_of(seen.begin(), seen.end(), [](std::uint32_t n) { return n == 1; }));
 }
 
 TEST_CASE("a cell's word-major pass reads one run of slots per row: exactly the cell's tokens, each slot's position its token's") {
