@@ -49,11 +49,12 @@ std::string format_report(const gyre::lda::EpochReport& r) {
 }
 
 // What a token costs at the peak (the sampler's index just built): its word, its topic in both
-// orders, its place in the cell grid and both orders (24 bytes), its Metropolis-Hastings state
-// (a topic and mh_steps proposals) and a margin for the documents' bounds and scratch (2). The
-// sparse doc-topic output (at most 6) is built once the index is freed, so it adds nothing.
-// 36 at the default 4 steps; 35 measured (peak RSS less the counts, 20M tokens, K = 1000, 2026-11-24).
-std::uint64_t bytes_per_token(int mh_steps) { return 24 + 2 * (1 + static_cast<std::uint64_t>(mh_steps)) + 2; }
+// orders, its position and slot in the cell grid and its position by slot (20 bytes), its
+// Metropolis-Hastings state (a topic and mh_steps proposals) and a margin for the documents'
+// bounds and scratch (2). The sparse doc-topic output (at most 6) is built once the index is
+// freed, so it adds nothing. 32 at the default 4 steps; 31 measured (peak RSS less the counts,
+// 20M tokens, K = 100 and 1000, 2026-11-27).
+std::uint64_t bytes_per_token(int mh_steps) { return 20 + 2 * (1 + static_cast<std::uint64_t>(mh_steps)) + 2; }
 
 }  // namespace
 
