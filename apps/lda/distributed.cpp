@@ -72,6 +72,7 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput i
                            cluster.timeout);
   }
   auto kernel = make_kernel(plan, rank, shard);
+  std::vector<std::uint32_t>().swap(shard.words);  // laid out in the kernel; ids and the vocabulary are still read at the end
 
   double last_loglik = 0;
   auto on_epoch = [&](const EpochReport& r) {

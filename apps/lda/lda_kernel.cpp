@@ -280,7 +280,6 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
               config.model == ComputationModel::kAllreduce ? static_cast<std::uint32_t>(config.syncs_per_epoch) : 1),
       z_(shard.tokens()),
       zw_(shard.tokens()),
-      slot_state_(shard.tokens() * slot_state_stride(config.mh_steps)),
       totals_(config.topics, 0),
       pending_(config.topics, 0),
       locks_(tokens_.groups()),
@@ -326,9 +325,19 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
 }
 
 void LdaKernel::copy_to_slots() {
-  const std::size_t S = slot_state_stride(config_.mh_steps);
   const std::uint32_t* positions = tokens_.slot_positions();
-  for (std::size_t slot = 0; slot < zw_.size(); ++slot) zw_[slot] = slot_state_[slot * S] = z_[positions[slot]];
+  for (std::size_t slot = 0; slot < zw_.size(); ++slot) zw_[slot] = z_[positions[slot]];
+  std::vector<std::uint16_t>().swap(slot_state_);  // made again from zw_ by the next sweep
+}
+
+void LdaKernel::make_slot_state() {
+  // Made at the first sweep, not with the index: by then the caller has freed the corpus's
+  // words (4 bytes a token), which the layout needed, so they and the state (2 · (1 + M) bytes
+  // a token) are never held at once. A sweep leaves every slot's current topic equal to its
+  // counted one, so that is where a slot's state starts.
+  const std::size_t S = slot_state_stride(config_.mh_steps);
+  slot_state_.resize(zw_.size() * S);
+  for (std::size_t slot = 0; slot < zw_.size(); ++slot) slot_state_[slot * S] = zw_[slot];
 }
 
 void LdaKernel::restore(std::span<const std::uint16_t> topics, std::span<const std::int64_t> totals,
@@ -434,6 +443,7 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
   if (part >= tokens_.parts())
     throw std::logic_error("document part " + std::to_string(part) + " of " + std::to_string(tokens_.parts()));
   const auto& expected = row_tokens(block);
+  if (slot_state_.empty() && !zw_.empty()) make_slot_state();
   const std::size_t rows = block.rows();
   std::int32_t* counts = block.counts();
   // The other workers' share of each row: the block's counts less this worker's tokens, as

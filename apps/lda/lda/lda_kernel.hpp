@@ -110,8 +110,10 @@ class LdaKernel final : public pipeline::RotationKernel {
   const std::vector<std::int32_t>& row_tokens(const model::Block& block) const;
   // The sum of row `r` of a block, throwing on a negative count.
   std::int64_t row_total(const std::int32_t* row, std::size_t r) const;
-  // Sets every slot's topics (counted and current) from the doc-major topics.
+  // Sets every slot's counted topic from the doc-major topics (its current one follows at the
+  // next sweep).
   void copy_to_slots();
+  void make_slot_state();
   double word_loglik(const model::Block& block) const;
   // The same from the tokens, right after sweep(block, ·): the other workers' topic lists (which
   // the sweep did not change) and this worker's tokens, O(tokens) where word_loglik is O(V·K).
@@ -126,7 +128,7 @@ class LdaKernel final : public pipeline::RotationKernel {
   WorkerTokens tokens_;
   std::vector<std::uint16_t> z_;           // topic per position (doc-major)
   std::vector<std::uint16_t> zw_;          // per word-major slot: the topic its block's counts hold
-  std::vector<std::uint16_t> slot_state_;  // per slot: current topic, then mh_steps proposals
+  std::vector<std::uint16_t> slot_state_;  // per slot: current topic, then mh_steps proposals (from the first sweep)
   std::vector<std::int64_t> totals_;       // view of n_k
   std::vector<std::int64_t> pending_;      // own changes to n_k since the last allreduce
   pipeline::GridLocks locks_;
