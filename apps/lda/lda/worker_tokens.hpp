@@ -77,7 +77,7 @@ class WorkerTokens {
   std::uint32_t groups_;
   std::uint32_t parts_;
   std::vector<std::uint32_t> doc_begin_;  // local docs + 1
-  std::vector<std::uint32_t> part_begin_;  // per group, parts + 1 local document indices
+  std::vector<std::uint32_t> part_begin_;  // per group, parts + 1: each part's first local document (D: none)
   std::vector<TokenRef> refs_;
   pipeline::CellIndex cells_;
   // Word-major slots: block b's rows start at slot_begin_[block_row_begin_[b]], one entry per

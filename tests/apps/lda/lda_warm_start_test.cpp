@@ -42,7 +42,6 @@ TEST_CASE("a warm start begins where the model left off, the same for any shardi
   start.warm_start = warm;
   const lda::LdaModel one = train(start);
   start.workers = 2;
-  start.seed = 2;
   const lda::LdaModel two = train(start);
   MESSAGE("log-likelihood per token: trained " << trained.loglik_per_token << ", its warm start " << one.loglik_per_token
                                                << ", a fresh start " << fresh);
