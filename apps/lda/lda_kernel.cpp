@@ -27,7 +27,7 @@ struct CellState {
   std::span<const TokenRef> tokens;    // the cell's tokens in document order
   const WorkerTokens* layout;
   std::uint32_t block, group, part;
-  std::pair<std::uint32_t, std::uint32_t> rows;  // the sub-range's block rows
+  std::span<const std::uint32_t> rows;  // the sub-range's block rows that hold tokens of the cell
   std::uint16_t* z;                    // current topic per position (doc-major)
   std::uint16_t* zw;                   // per word-major slot: the topic the block's counts hold for it
   std::uint16_t* slot_state;           // per slot: current topic, M proposals
@@ -135,7 +135,7 @@ void draw_word_proposals(const CellState& c, const Priors& p, Rng& stream) {
   Rng rng = stream;  // a local copy: stores through the count pointers cannot alias it
   const std::size_t S = p.state_stride();
   const std::uint32_t* row_slots = c.layout->rows(c.block);
-  for (std::uint32_t r = c.rows.first; r < c.rows.second; ++r) {
+  for (const std::uint32_t r : c.rows) {
     const std::uint64_t rb = c.remote_begin[r];
     const std::uint64_t n_remote = c.remote_begin[r + 1] - rb;
     const std::uint32_t lb = row_slots[r];
@@ -195,7 +195,7 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
   const std::uint32_t* positions = c.layout->slot_positions();
   const std::uint32_t* row_slots = c.layout->rows(c.block);
   TotalsView totals(c.totals, p.K, p.vbeta);
-  for (std::uint32_t r = c.rows.first; r < c.rows.second; ++r) {
+  for (const std::uint32_t r : c.rows) {
     const auto [first, last] = c.layout->row_slots(c.block, r, c.group, c.part);
     if (first == last) continue;
     // A row of no more tokens than topics is walked against a copy of its counts in L1, made
@@ -524,7 +524,7 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
                               block.id(),
                               g,
                               part,
-                              tokens_.sub_rows(block.id(), s),
+                              tokens_.cell_rows(block.id(), g, s, part),
                               z_.data(),
                               zw_.data(),
                               slot_state_.data(),

@@ -114,6 +114,18 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
     run[0] = slot_begin_[key];
     for (std::size_t i = 0; i < runs; ++i) run[i + 1] += run[i];
   }
+  // Each cell's rows that hold any of its tokens, so that its word-major passes skip the rest
+  // (a rare word's row has tokens in few groups: most of a sub-range is empty for a cell).
+  cell_rows_begin_.assign(cells * parts_ + 1, 0);
+  for (std::uint32_t b = 0; b < B; ++b)
+    for (std::uint32_t g = 0; g < G; ++g)
+      for (std::uint32_t s = 0; s < G; ++s)
+        for (std::uint32_t q = 0; q < parts_; ++q) {
+          const auto [first_row, last_row] = sub_rows(b, s);
+          for (std::uint32_t r = first_row; r < last_row; ++r)
+            if (const auto [first, last] = row_slots(b, r, g, q); first != last) cell_rows_.push_back(r);
+          cell_rows_begin_[pipeline::CellIndex::of(b, g, s, G) * parts_ + q + 1] = cell_rows_.size();
+        }
   std::vector<std::uint32_t> next_slot(run_begin_);
   slot_pos_.resize(refs_.size());
   for (std::uint32_t b = 0; b < B; ++b)
@@ -152,8 +164,8 @@ void WorkerTokens::release_index() {
   // Swapped with empty ones: assigning {} would keep the capacity.
   std::vector<TokenRef>().swap(refs_);
   cells_ = pipeline::CellIndex();
-  for (auto* v : {&slot_begin_, &sub_cut_, &run_begin_, &slot_pos_}) std::vector<std::uint32_t>().swap(*v);
-  std::vector<std::uint64_t>().swap(block_row_begin_);
+  for (auto* v : {&slot_begin_, &sub_cut_, &run_begin_, &slot_pos_, &cell_rows_}) std::vector<std::uint32_t>().swap(*v);
+  for (auto* v : {&block_row_begin_, &cell_rows_begin_}) std::vector<std::uint64_t>().swap(*v);
 }
 
 std::span<const TokenRef> WorkerTokens::block(std::uint32_t b) const {

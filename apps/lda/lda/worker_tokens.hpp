@@ -67,6 +67,13 @@ class WorkerTokens {
     const std::uint32_t* begin = run_begin_.data() + (block_row_begin_[block] + row) * (runs + 1) + group * parts_ + part;
     return {begin[0], begin[1]};
   }
+  // The rows of sub-range `sub` of block b that hold tokens of part `part` of group `group`, in
+  // order: the rows a word-major pass over that cell visits.
+  std::span<const std::uint32_t> cell_rows(std::uint32_t block, std::uint32_t group, std::uint32_t sub,
+                                           std::uint32_t part) const noexcept {
+    const std::uint64_t* at = cell_rows_begin_.data() + pipeline::CellIndex::of(block, group, sub, groups_) * parts_ + part;
+    return {cell_rows_.data() + at[0], cell_rows_.data() + at[1]};
+  }
   // Frees everything but the documents' bounds (doc_begin, docs), which is all a finished
   // sampler still reads.
   void release_index();
@@ -87,6 +94,8 @@ class WorkerTokens {
   std::vector<std::uint32_t> sub_cut_;    // per block, groups + 1 row boundaries
   std::vector<std::uint32_t> run_begin_;  // per row key, groups · parts + 1 slot boundaries
   std::vector<std::uint32_t> slot_pos_;   // per slot
+  std::vector<std::uint32_t> cell_rows_;  // per cell and part, the rows holding its tokens
+  std::vector<std::uint64_t> cell_rows_begin_;  // per cell and part + 1: where its rows start
 };
 
 }  // namespace gyre::lda

@@ -103,7 +103,7 @@ TEST_CASE("a token's document is found from its position, empty documents passed
   CHECK(std::all_of(seen.begin(), seen.end(), [](std::uint32_t n) { return n == 1; }));
 }
 
-TEST_CASE("a cell's word-major pass reads one run of slots per row: exactly the cell's tokens, each slot's position its token's") {
+TEST_CASE("a cell's word-major pass reads one run of slots per row it visits: exactly the cell's tokens, each slot's position its token's") {
   const auto c = corpus();
   const auto blocks = model::RowBlocks::balance(data::count_words(std::span(&c, 1)), 3);
   for (std::uint32_t parts : {1u, 3u}) {
@@ -127,15 +127,20 @@ TEST_CASE("a cell's word-major pass reads one run of slots per row: exactly the 
               CHECK(row < last_row);
               by_cell.push_back(token.slot);
             }
+            std::vector<std::uint32_t> rows_with_tokens;
             for (std::uint32_t r = first_row; r < last_row; ++r) {
               const auto [first, last] = t.row_slots(b, r, g, p);
               CHECK(first >= t.rows(b)[r]);
               CHECK(last <= t.rows(b)[r + 1]);
+              if (first != last) rows_with_tokens.push_back(r);
               for (std::uint32_t slot = first; slot < last; ++slot) {
                 by_rows.push_back(slot);
                 ++slot_seen[slot];
               }
             }
+            // The rows the passes visit: those, in order, and no other.
+            const auto visited = t.cell_rows(b, g, s, p);
+            CHECK(std::vector<std::uint32_t>(visited.begin(), visited.end()) == rows_with_tokens);
             std::sort(by_cell.begin(), by_cell.end());
             CHECK(by_cell == by_rows);
           }
