@@ -74,12 +74,11 @@ void draw_word_proposals(const CellState& c, const Priors& p, Rng& stream) {
   Rng rng = stream;  // a local copy: stores through the count pointers cannot alias it
   const std::size_t S = p.state_stride();
   const std::uint32_t* row_slots = c.layout->rows(c.block);
-  for (const std::uint32_t r : c.rows) {
+  for (const std::uint32_t r : c.rows) {  // each holds a token of the cell: n_w ≥ 1, as draw needs
     const std::uint64_t rb = c.remote_begin[r];
     const std::uint64_t n_remote = c.remote_begin[r + 1] - rb;
     const std::uint32_t lb = row_slots[r];
     const std::uint64_t n_w = n_remote + (row_slots[r + 1] - lb);
-    if (n_w == 0) continue;  // no tokens of this word here: no slots either
     const std::uint16_t* remote = c.remote_topics + rb;
     const std::uint16_t* local = c.zw + lb;
     const auto pick = [&](std::uint64_t i) { return *(i < n_remote ? remote + i : local + (i - n_remote)); };
@@ -136,7 +135,6 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
   TotalsView totals(c.totals, p.K, p.vbeta);
   for (const std::uint32_t r : c.rows) {
     const auto [first, last] = c.layout->row_slots(c.block, r, c.group, c.part);
-    if (first == last) continue;
     // A row of at most K/4 tokens is walked against a copy of its counts in L1, made
     // from its tokens' topics (the other workers' as the block arrived, this worker's as
     // counted: what the block's row holds), and the block's row is only written where a token
