@@ -66,7 +66,7 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
   for (std::uint32_t b = 0; b < B; ++b) {
     // Balanced by cost, not tokens: a row costs about G/2 tokens' worth a visit besides its
     // tokens (its setup in each cell that holds some of them, and the cache misses of its first
-    // reads). SpamAssassin, K = 100, cut by tokens: cells of the sub-range of its 150k rare words
+    // reads). SpamAssassin, K = 100, cut by tokens: cells of the sub-range of its rare words
     // took 1.7 times as long as the others for as many tokens; cut by this cost the sweeps ran
     // 10-15% faster, by tokens + 1/2 a row 5-8% slower than that.
     std::vector<std::uint64_t> row_cost(row_tokens[b]);
