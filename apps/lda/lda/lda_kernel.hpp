@@ -113,6 +113,8 @@ class LdaKernel final : public pipeline::RotationKernel {
   // Sets every slot's counted topic from the doc-major topics (its current one follows at the
   // next sweep).
   void copy_to_slots();
+  // Makes every slot's Metropolis-Hastings state, its current topic its counted one (at the
+  // first sweep, once the caller has freed the corpus's words).
   void make_slot_state();
   double word_loglik(const model::Block& block) const;
   // The same from the tokens, right after sweep(block, ·): the other workers' topic lists (which

@@ -18,6 +18,9 @@ namespace gyre {
 class Buffer {
  public:
   static constexpr std::size_t kAlignment = 64;
+  // Payloads of kHugeFrom and more are aligned to a 2 MiB page and advised as huge pages
+  // (transparent huge pages are "madvise" on Debian): kernels read their rows at random, and
+  // with 4 KB pages a row of an LDA block at K = 1000 is a TLB miss of its own.
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kHugeFrom = std::size_t{8} << 20;
 
@@ -29,7 +32,7 @@ class Buffer {
     const std::size_t rounded = (size + align - 1) / align * align;
     void* p = std::aligned_alloc(align, rounded);
     if (p == nullptr) throw std::bad_alloc();
-    if (huge) ::madvise(p, rounded, MADV_HUGEPAGE);
+    if (huge) ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: small pages if refused
     std::memset(p, 0, rounded);
     data_.reset(static_cast<std::byte*>(p));
   }
