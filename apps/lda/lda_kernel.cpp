@@ -21,8 +21,8 @@ namespace gyre::lda {
 namespace {
 
 // What one cell's sweep reads and writes; every pointer is owned by the cell for the round
-// (z and the doc scratch: the cell's documents; zw, the block's rows and the slots' states: the
-// cell's word sub-range).
+// (z and the doc scratch: the cell's documents; zw and the block's rows: the cell's word
+// sub-range; the tokens' states: the cell's group, whose cells run one at a time).
 struct CellState {
   std::span<const TokenRef> tokens;    // the cell's tokens in document order
   const WorkerTokens* layout;
@@ -30,7 +30,7 @@ struct CellState {
   std::span<const std::uint32_t> rows;  // the sub-range's block rows that hold tokens of the cell
   std::uint16_t* z;                    // current topic per position (doc-major)
   std::uint16_t* zw;                   // per word-major slot: the topic the block's counts hold for it
-  std::uint16_t* slot_state;           // per slot: current topic, M proposals
+  std::uint16_t* token_state;          // per token by rank (TokenRef): current topic, M proposals
   std::int32_t* doc_counts;            // K zeros, left zero: one document's counts at a time
   std::int32_t* word_counts;           // K zeros, left zero: one word row's counts at a time
   std::int32_t* word_topic;            // block rows × stride
@@ -39,16 +39,20 @@ struct CellState {
   std::int64_t* totals;                // this cell's view of n_k
 };
 
-// A slot's state: its current topic, then mh_steps proposals (word proposals from pass 1 to
-// pass 2, then doc proposals from pass 2 to pass 3).
-std::size_t slot_state_stride(int mh_steps) { return 1 + static_cast<std::size_t>(std::max(0, mh_steps)); }
+// A token's state during its cell's visit: its current topic, then mh_steps proposals (word
+// proposals from pass 1 to pass 2, then doc proposals from pass 2 to pass 3). It lives only
+// through the cell's three passes, which begin and end with every token's current topic equal
+// to its counted one, so each group keeps one cell's worth, indexed by the tokens' ranks in the
+// cell's word-major walk: passes 1 and 3 read it in order, and pass 2's random reads stay
+// within it (rather than within a whole sub-range's slots, a fraction 1/G of them the cell's).
+std::size_t token_state_stride(int mh_steps) { return 1 + static_cast<std::size_t>(std::max(0, mh_steps)); }
 
 struct Priors {
   std::uint32_t K;
   std::size_t stride;
   double alpha, beta, vbeta;
   int mh_steps;
-  std::size_t state_stride() const { return slot_state_stride(mh_steps); }
+  std::size_t state_stride() const { return token_state_stride(mh_steps); }
 };
 
 // How many tokens ahead a pass prefetches its one random access.
@@ -74,6 +78,7 @@ void draw_word_proposals(const CellState& c, const Priors& p, Rng& stream) {
   Rng rng = stream;  // a local copy: stores through the count pointers cannot alias it
   const std::size_t S = p.state_stride();
   const std::uint32_t* row_slots = c.layout->rows(c.block);
+  std::uint16_t* state = c.token_state;  // in rank order
   for (const std::uint32_t r : c.rows) {  // each holds a token of the cell: n_w ≥ 1, as draw needs
     const std::uint64_t rb = c.remote_begin[r];
     const std::uint64_t n_remote = c.remote_begin[r + 1] - rb;
@@ -84,9 +89,9 @@ void draw_word_proposals(const CellState& c, const Priors& p, Rng& stream) {
     const auto pick = [&](std::uint64_t i) { return *(i < n_remote ? remote + i : local + (i - n_remote)); };
     const RowShare share(n_w, p.beta, p.K);
     const auto [first, last] = c.layout->row_slots(c.block, r, c.group, c.part);
-    for (std::uint32_t slot = first; slot < last; ++slot) {
-      std::uint16_t* proposals = c.slot_state + slot * S + 1;
-      for (int j = 0; j < p.mh_steps; ++j) proposals[j] = draw(rng, share, p.K, pick);
+    for (std::uint32_t slot = first; slot < last; ++slot, state += S) {
+      state[0] = c.zw[slot];
+      for (int j = 0; j < p.mh_steps; ++j) state[1 + j] = draw(rng, share, p.K, pick);
     }
   }
   stream = rng;
@@ -110,8 +115,8 @@ void sample_doc_major(const CellState& c, const Priors& p, Rng& stream) {
     const auto pick = [&](std::uint64_t i) { return c.z[db + i]; };
     const RowShare share(len_d, p.alpha, p.K);
     for (; t != end && t->pos < de; ++t) {
-      if (end - t > kAhead) __builtin_prefetch(c.slot_state + t[kAhead].slot * S, 1);  // the pass's one random access
-      std::uint16_t* state = c.slot_state + t->slot * S;
+      if (end - t > kAhead) __builtin_prefetch(c.token_state + t[kAhead].rank * S, 1);  // the pass's one random access
+      std::uint16_t* state = c.token_state + t->rank * S;
       const std::uint32_t s0 = c.z[t->pos];
       --nd[s0];
       totals.remove(s0);
@@ -133,8 +138,11 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
   const std::uint32_t* positions = c.layout->slot_positions();
   const std::uint32_t* row_slots = c.layout->rows(c.block);
   TotalsView totals(c.totals, p.K, p.vbeta);
+  const std::uint16_t* next_state = c.token_state;  // in rank order
   for (const std::uint32_t r : c.rows) {
     const auto [first, last] = c.layout->row_slots(c.block, r, c.group, c.part);
+    const std::uint16_t* const row_state = next_state;  // by slot - first
+    next_state += (last - first) * S;
     // A row of at most K/4 tokens is walked against a copy of its counts in L1, made
     // from its tokens' topics (the other workers' as the block arrived, this worker's as
     // counted: what the block's row holds), and the block's row is only written where a token
@@ -158,7 +166,7 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
       ++block_row[to];
     };
     for (std::uint32_t slot = first; slot < last; ++slot)
-      if (const std::uint16_t now = c.slot_state[slot * S]; now != c.zw[slot]) {
+      if (const std::uint16_t now = row_state[(slot - first) * S]; now != c.zw[slot]) {
         --nw[c.zw[slot]];
         ++nw[now];
         move_in_block(c.zw[slot], now);
@@ -167,7 +175,7 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
     for (std::uint32_t slot = first; slot < last; ++slot) {
       // A moved token's doc-major topic is the pass's one random access.
       if (slot + kAhead < last) __builtin_prefetch(c.z + positions[slot + kAhead], 1);
-      std::uint16_t* state = c.slot_state + slot * S;
+      const std::uint16_t* state = row_state + (slot - first) * S;
       const std::uint32_t s0 = state[0];
       --nw[s0];
       totals.remove(s0);
@@ -176,7 +184,7 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
       totals.add(s);
       if (s != s0) {
         move_in_block(s0, s);
-        c.z[positions[slot]] = c.zw[slot] = state[0] = static_cast<std::uint16_t>(s);
+        c.z[positions[slot]] = c.zw[slot] = static_cast<std::uint16_t>(s);
       }
     }
     if (copied) each_topic([&](std::uint16_t k) { nw[k] = 0; });
@@ -265,17 +273,20 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
 void LdaKernel::copy_to_slots() {
   const std::uint32_t* positions = tokens_.slot_positions();
   for (std::size_t slot = 0; slot < zw_.size(); ++slot) zw_[slot] = z_[positions[slot]];
-  std::vector<std::uint16_t>().swap(slot_state_);  // made again from zw_ by the next sweep
 }
 
-void LdaKernel::make_slot_state() {
+void LdaKernel::make_token_state() {
   // Made at the first sweep, not with the index: by then the caller has freed the corpus's
-  // words (4 bytes a token), which the layout needed, so they and the state (2 · (1 + M) bytes
-  // a token) are never held at once. A sweep leaves every slot's current topic equal to its
-  // counted one, so that is where a slot's state starts.
-  const std::size_t S = slot_state_stride(config_.mh_steps);
-  slot_state_.resize(zw_.size() * S);
-  for (std::size_t slot = 0; slot < zw_.size(); ++slot) slot_state_[slot * S] = zw_[slot];
+  // words (4 bytes a token), which the layout needed, and they are never held at once. Each
+  // group holds its largest cell part's: 2 · (1 + M) / G bytes a token when cells are equal.
+  std::uint64_t largest = 0;
+  for (std::uint32_t b = 0; b < row_tokens_.size(); ++b)
+    for (std::uint32_t g = 0; g < tokens_.groups(); ++g)
+      for (std::uint32_t s = 0; s < tokens_.groups(); ++s)
+        for (std::uint32_t part = 0; part < tokens_.parts(); ++part)
+          largest = std::max<std::uint64_t>(largest, tokens_.cell(b, g, s, part).size());
+  state_stride_ = largest * token_state_stride(config_.mh_steps);
+  token_state_.resize(tokens_.groups() * state_stride_);
 }
 
 void LdaKernel::restore(std::span<const std::uint16_t> topics, std::span<const std::int64_t> totals,
@@ -381,7 +392,7 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
   if (part >= tokens_.parts())
     throw std::logic_error("document part " + std::to_string(part) + " of " + std::to_string(tokens_.parts()));
   const auto& expected = row_tokens(block);
-  if (slot_state_.empty() && !zw_.empty()) make_slot_state();
+  if (token_state_.empty() && !zw_.empty()) make_token_state();
   const std::size_t rows = block.rows();
   std::int32_t* counts = block.counts();
   // The other workers' share of each row: the block's counts less this worker's tokens, as
@@ -465,7 +476,7 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
                               tokens_.cell_rows(block.id(), g, s, part),
                               z_.data(),
                               zw_.data(),
-                              slot_state_.data(),
+                              token_state_.data() + g * state_stride_,
                               doc_scratch_.data() + static_cast<std::size_t>(g) * K_,
                               word_scratch_.data() + static_cast<std::size_t>(g) * K_,
                               counts,
@@ -567,7 +578,7 @@ TopicCountRows LdaKernel::take_doc_topic_rows() {
   tokens_.release_index();
   // Swapped with empty ones: assigning {} would keep the capacity.
   std::vector<std::uint16_t>().swap(zw_);
-  std::vector<std::uint16_t>().swap(slot_state_);
+  std::vector<std::uint16_t>().swap(token_state_);
   std::vector<std::uint16_t>().swap(remote_topics_);
   std::vector<std::uint64_t>().swap(remote_begin_);
   return doc_topic_rows();

@@ -48,14 +48,16 @@ std::string format_report(const gyre::lda::EpochReport& r) {
   return line;
 }
 
-// What a token costs at the peak (the first sweep): its topic in both orders, its position and
-// slot in the cell grid and its position by slot (16 bytes), its Metropolis-Hastings state (a
-// topic and mh_steps proposals, made once its word, 4 bytes, is freed after the layout, so at
-// least 4) and a margin for the documents' bounds and scratch (2). The sparse doc-topic output
-// (at most 6) is built once the index is freed, so it adds nothing. 28 at the default 4 steps;
-// 26 measured (peak RSS less the counts, 20M tokens, K = 100 and 1000, 2026-11-27).
+// What a token costs at the peak: its topic in both orders, its position and rank in the cell
+// grid and its position by slot (16 bytes); then either its word (4 bytes, held while the
+// layout is built) or, from the first sweep on, its share of the Metropolis-Hastings state of
+// the cells running at once (a topic and mh_steps proposals per token of each group's cell:
+// 2 · (1 + M) / G bytes, G ≥ 2, so at most 1 + M); and a margin for the documents' bounds and
+// scratch (2). The sparse doc-topic output (at most 6) is built once the index is freed, so it
+// adds nothing. 23 at the default 4 steps; 20-21 measured (peak RSS less the counts, 20M
+// tokens, K = 100 and 1000, 2026-11-27).
 std::uint64_t bytes_per_token(int mh_steps) {
-  return 16 + std::max<std::uint64_t>(4, 2 * (1 + static_cast<std::uint64_t>(mh_steps))) + 2;
+  return 16 + std::max<std::uint64_t>(4, 1 + static_cast<std::uint64_t>(mh_steps)) + 2;
 }
 
 }  // namespace

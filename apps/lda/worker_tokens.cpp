@@ -126,6 +126,21 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
             if (const auto [first, last] = row_slots(b, r, g, q); first != last) cell_rows_.push_back(r);
           cell_rows_begin_[pipeline::CellIndex::of(b, g, s, G) * parts_ + q + 1] = cell_rows_.size();
         }
+  // A token's rank in its cell part's word-major walk (the rows of cell_rows in order, each one
+  // run): where that walk's rows start in it, per row key and run.
+  std::vector<std::uint32_t> rank_base(run_begin_.size(), 0);
+  for (std::uint32_t b = 0; b < B; ++b)
+    for (std::uint32_t s = 0; s < G; ++s) {
+      const auto [first_row, last_row] = sub_rows(b, s);
+      for (std::size_t run = 0; run < runs; ++run) {
+        std::uint32_t walked = 0;
+        for (std::uint32_t r = first_row; r < last_row; ++r) {
+          const std::size_t at = (block_row_begin_[b] + r) * (runs + 1) + run;
+          rank_base[at] = walked;
+          walked += run_begin_[at + 1] - run_begin_[at];
+        }
+      }
+    }
   std::vector<std::uint32_t> next_slot(run_begin_);
   slot_pos_.resize(refs_.size());
   for (std::uint32_t b = 0; b < B; ++b)
@@ -137,8 +152,10 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
         for (std::uint64_t i = first; i < last; ++i) {
           TokenRef& t = refs_[i];
           while (doc_begin_[d + 1] <= t.pos) ++d;
-          t.slot = next_slot[row_key(words[t.pos]) * (runs + 1) + run_of_doc[d]]++;
-          slot_pos_[t.slot] = t.pos;
+          const std::size_t at = row_key(words[t.pos]) * (runs + 1) + run_of_doc[d];
+          const std::uint32_t slot = next_slot[at]++;
+          t.rank = rank_base[at] + (slot - run_begin_[at]);
+          slot_pos_[slot] = t.pos;
         }
       }
 }

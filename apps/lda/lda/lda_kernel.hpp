@@ -110,12 +110,11 @@ class LdaKernel final : public pipeline::RotationKernel {
   const std::vector<std::int32_t>& row_tokens(const model::Block& block) const;
   // The sum of row `r` of a block, throwing on a negative count.
   std::int64_t row_total(const std::int32_t* row, std::size_t r) const;
-  // Sets every slot's counted topic from the doc-major topics (its current one follows at the
-  // next sweep).
+  // Sets every slot's counted topic from the doc-major topics.
   void copy_to_slots();
-  // Makes every slot's Metropolis-Hastings state, its current topic its counted one (at the
+  // Makes each group's room for the Metropolis-Hastings state of one cell's tokens (at the
   // first sweep, once the caller has freed the corpus's words).
-  void make_slot_state();
+  void make_token_state();
   double word_loglik(const model::Block& block) const;
   // The same from the tokens, right after sweep(block, ·): the other workers' topic lists (which
   // the sweep did not change) and this worker's tokens, O(tokens) where word_loglik is O(V·K).
@@ -130,7 +129,8 @@ class LdaKernel final : public pipeline::RotationKernel {
   WorkerTokens tokens_;
   std::vector<std::uint16_t> z_;           // topic per position (doc-major)
   std::vector<std::uint16_t> zw_;          // per word-major slot: the topic its block's counts hold
-  std::vector<std::uint16_t> slot_state_;  // per slot: current topic, then mh_steps proposals (from the first sweep)
+  std::vector<std::uint16_t> token_state_;  // per group, one cell's tokens' current topics and proposals (from the first sweep)
+  std::size_t state_stride_ = 0;            // of token_state_, per group
   std::vector<std::int64_t> totals_;       // view of n_k
   std::vector<std::int64_t> pending_;      // own changes to n_k since the last allreduce
   pipeline::GridLocks locks_;

@@ -13,15 +13,17 @@
 
 namespace gyre::lda {
 
-// One token as the doc-major pass sees it: its position in doc-major order and its slot in
-// word-major order. A token's topic is kept in both orders, so that drawing "a random token of
-// this document" and "a random token of this word" each read one contiguous run instead of
-// missing the cache. (Its document is not kept: a cell is in document order, so the pass finds
-// each document from the positions, and 4 bytes a token is 80 MB on 20M tokens; nor is its
-// word's row: the word-major passes walk rows and their slots.)
+// One token as the doc-major pass sees it: its position in doc-major order, and its rank in
+// its cell part's word-major walk (the rows of cell_rows in order, the run of row_slots of
+// each), where the sampler keeps the token's Metropolis-Hastings state for the cell's visit. A
+// token's topic is kept in both orders, so that drawing "a random token of this document" and
+// "a random token of this word" each read one contiguous run instead of missing the cache.
+// (Its document is not kept: a cell is in document order, so the pass finds each document from
+// the positions, and 4 bytes a token is 80 MB on 20M tokens; nor is its word's row: the
+// word-major passes walk rows and their slots.)
 struct TokenRef {
   std::uint32_t pos;
-  std::uint32_t slot;
+  std::uint32_t rank;
 };
 
 // Cell (g, s) of block b holds the tokens of documents in group g whose words are in rows of
