@@ -31,22 +31,25 @@ inline std::uint16_t draw(Rng& rng, const RowShare& row, std::uint32_t K, Pick p
   return (bits >> 32) < row.threshold ? from_row : uniform;
 }
 
-// A cell's view of the topic totals n_k, with 1/(n_k + Vβ) kept beside each: two divisions a
-// token instead of one a proposal.
+// A cell's view of the topic totals n_k for one pass: the counts are kept live (the cells'
+// changes are folded after the round), but the walks weigh by 1/(n_k + Vβ) as the pass began,
+// the totals' delayed update in WarpLDA's manner. Keeping the inverses live cost two divisions
+// a token, each on the chain's critical path; a token moves a total by 1 in thousands, and
+// held this way the sampler is both faster and no worse a sweep (SpamAssassin, M = 4, T = 2,
+// three seeds each: 1.06-1.10× the tokens a second at K = 100 and 1000, the log-likelihood
+// after 6 sweeps 0.1-0.3% better).
 class TotalsView {
  public:
-  TotalsView(std::int64_t* totals, std::uint32_t K, double vbeta) : n_(totals), inverse_(K), vbeta_(vbeta) {
-    for (std::uint32_t k = 0; k < K; ++k) refresh(k);
+  TotalsView(std::int64_t* totals, std::uint32_t K, double vbeta) : n_(totals), inverse_(K) {
+    for (std::uint32_t k = 0; k < K; ++k) inverse_[k] = 1 / (static_cast<double>(n_[k]) + vbeta);
   }
-  void remove(std::uint32_t k) { --n_[k]; refresh(k); }
-  void add(std::uint32_t k) { ++n_[k]; refresh(k); }
+  void remove(std::uint32_t k) { --n_[k]; }
+  void add(std::uint32_t k) { ++n_[k]; }
   double inverse(std::uint32_t k) const { return inverse_[k]; }
 
  private:
-  void refresh(std::uint32_t k) { inverse_[k] = 1 / (static_cast<double>(n_[k]) + vbeta_); }
   std::int64_t* n_;
   std::vector<double> inverse_;
-  double vbeta_;
 };
 
 // One Metropolis-Hastings chain over a token's proposals (`steps` of them), from s, against a

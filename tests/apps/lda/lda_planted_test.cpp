@@ -63,12 +63,21 @@ void check_recovered(const lda::LdaModel& model) {
 
 }  // namespace
 
-TEST_CASE("planted topics are recovered: each true topic's best learned match is within TV 0.1 on average") {
-  // A start that finds all ten (see planted_lda_config: from some starts two stay merged,
-  // whichever sampler). Seed 9, used before, merges two since the proposals are drawn in
-  // integers (2026-11-27); with these settings seeds 1, 6 and 10 of 1–12 merge, the rest end
-  // at −3.933 … −3.936 per token.
-  check_recovered(train(2, 2));
+TEST_CASE("planted topics are recovered: the best of five starts by log-likelihood finds each true topic within TV 0.1 on average") {
+  // From some starts two planted topics stay merged (see planted_lda_config: −4.05 … −4.08 per
+  // token against −3.93 … −3.97 with all ten found, whichever sampler), so one fixed seed tested
+  // the draw of its chain: each change to the sampler's draws moved which seeds merge (seed 9
+  // merged from 2026-11-27's integer proposals on, then seed 2 from the pass-held totals), and
+  // the test took another seed. As a user does, the run with the best log-likelihood of five
+  // starts is kept, and it must be the one that found them all: a sampler that never finds the
+  // planted topics, or whose likelihood prefers a merged state, fails.
+  std::optional<lda::LdaModel> best;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    auto model = train(2, seed);
+    MESSAGE("seed " << seed << ": final log-likelihood per token " << model.loglik_per_token);
+    if (!best || model.loglik_per_token > best->loglik_per_token) best = std::move(model);
+  }
+  check_recovered(*best);
 }
 
 TEST_CASE("the allreduce model converges as the rotation does on the planted corpus, and recovers its topics") {
