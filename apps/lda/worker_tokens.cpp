@@ -115,32 +115,26 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
     for (std::size_t i = 0; i < runs; ++i) run[i + 1] += run[i];
   }
   // Each cell's rows that hold any of its tokens, so that its word-major passes skip the rest
-  // (a rare word's row has tokens in few groups: most of a sub-range is empty for a cell).
+  // (a rare word's row has tokens in few groups: most of a sub-range is empty for a cell), and
+  // where each of those rows starts in the cell part's walk over them: a token's rank there
+  // (TokenRef) is that start plus its place in its row's run.
   cell_rows_begin_.assign(cells * parts_ + 1, 0);
+  std::vector<std::uint32_t> rank_base(run_begin_.size(), 0);  // per row key and run
   for (std::uint32_t b = 0; b < B; ++b)
     for (std::uint32_t g = 0; g < G; ++g)
       for (std::uint32_t s = 0; s < G; ++s)
         for (std::uint32_t q = 0; q < parts_; ++q) {
           const auto [first_row, last_row] = sub_rows(b, s);
-          for (std::uint32_t r = first_row; r < last_row; ++r)
-            if (const auto [first, last] = row_slots(b, r, g, q); first != last) cell_rows_.push_back(r);
+          std::uint32_t walked = 0;
+          for (std::uint32_t r = first_row; r < last_row; ++r) {
+            const auto [first, last] = row_slots(b, r, g, q);
+            if (first == last) continue;
+            cell_rows_.push_back(r);
+            rank_base[(block_row_begin_[b] + r) * (runs + 1) + g * parts_ + q] = walked;
+            walked += last - first;
+          }
           cell_rows_begin_[pipeline::CellIndex::of(b, g, s, G) * parts_ + q + 1] = cell_rows_.size();
         }
-  // A token's rank in its cell part's word-major walk (the rows of cell_rows in order, each one
-  // run): where that walk's rows start in it, per row key and run.
-  std::vector<std::uint32_t> rank_base(run_begin_.size(), 0);
-  for (std::uint32_t b = 0; b < B; ++b)
-    for (std::uint32_t s = 0; s < G; ++s) {
-      const auto [first_row, last_row] = sub_rows(b, s);
-      for (std::size_t run = 0; run < runs; ++run) {
-        std::uint32_t walked = 0;
-        for (std::uint32_t r = first_row; r < last_row; ++r) {
-          const std::size_t at = (block_row_begin_[b] + r) * (runs + 1) + run;
-          rank_base[at] = walked;
-          walked += run_begin_[at + 1] - run_begin_[at];
-        }
-      }
-    }
   std::vector<std::uint32_t> next_slot(run_begin_);
   slot_pos_.resize(refs_.size());
   for (std::uint32_t b = 0; b < B; ++b)
