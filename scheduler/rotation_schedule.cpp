@@ -13,9 +13,6 @@ RotationSchedule::RotationSchedule(int workers, int blocks_per_worker, RingOrder
     : workers_(workers), group_size_(blocks_per_worker), order_(order), seed_(seed), first_phase_(first_phase) {
   if (workers < 1) throw std::invalid_argument("rotation needs at least one worker");
   if (blocks_per_worker < 1) throw std::invalid_argument("blocks per worker must be at least 1");
-  std::vector<int> start(static_cast<std::size_t>(workers));
-  std::iota(start.begin(), start.end(), 0);
-  holders_.push_back(std::move(start));
 }
 
 std::vector<int> RotationSchedule::ring(std::uint64_t phase) const { return ring_from_start(first_phase_ + phase); }
@@ -24,7 +21,7 @@ std::vector<int> RotationSchedule::ring_from_start(std::uint64_t phase) const {
   std::vector<int> r(static_cast<std::size_t>(workers_));
   std::iota(r.begin(), r.end(), 0);
   if (order_ == RingOrder::kRandom) {
-    std::uint64_t state = seed_ ^ (0xA24BAED4963EE407ull * (phase + 1));
+    std::uint64_t state = seed_ ^ (0xA24BAED4963EE407ull * (phase % kRingPeriod + 1));
     // Fisher–Yates by hand over splitmix64: std::shuffle's use of an engine is unspecified, and
     // ring orders must be the same on every platform and standard library.
     for (std::size_t i = r.size(); i > 1; --i) {
@@ -41,22 +38,60 @@ std::vector<model::BlockId> RotationSchedule::group_blocks(int group) const {
   return out;
 }
 
-std::vector<int> RotationSchedule::holders(std::uint64_t phase) const {
-  std::lock_guard lock(mutex_);
-  phase += first_phase_;
-  while (holders_.size() <= phase) {
-    const std::uint64_t k = holders_.size() - 1;
+namespace {
+
+// `first` then `second`: where w ends up after both moves.
+std::vector<int> then(const std::vector<int>& first, const std::vector<int>& second) {
+  std::vector<int> out(first.size());
+  for (std::size_t w = 0; w < first.size(); ++w) out[w] = second[static_cast<std::size_t>(first[w])];
+  return out;
+}
+
+std::vector<int> identity(int n) {
+  std::vector<int> out(static_cast<std::size_t>(n));
+  std::iota(out.begin(), out.end(), 0);
+  return out;
+}
+
+}  // namespace
+
+void RotationSchedule::build_period() const {
+  if (!within_period_.empty()) return;
+  within_period_.push_back(identity(workers_));
+  for (std::uint64_t k = 0; k < kRingPeriod; ++k) {
+    // In phase k each group moves P − 1 positions along ring k: it ends one before its start.
     const std::vector<int> r = ring_from_start(k);
-    std::vector<int> pos(r.size());
-    for (std::size_t p = 0; p < r.size(); ++p) pos[static_cast<std::size_t>(r[p])] = static_cast<int>(p);
-    std::vector<int> next(static_cast<std::size_t>(workers_));
-    for (int g = 0; g < workers_; ++g) {
-      const int start = pos[static_cast<std::size_t>(holders_[k][static_cast<std::size_t>(g)])];
-      next[static_cast<std::size_t>(g)] = r[static_cast<std::size_t>((start + workers_ - 1) % workers_)];
-    }
-    holders_.push_back(std::move(next));
+    std::vector<int> step(r.size());
+    for (std::size_t p = 0; p < r.size(); ++p)
+      step[static_cast<std::size_t>(r[p])] = r[(p + r.size() - 1) % r.size()];
+    within_period_.push_back(then(within_period_.back(), step));
   }
-  return holders_[phase];  // a copy, taken under the lock
+  after_periods_ = identity(workers_);
+}
+
+std::vector<int> RotationSchedule::holders(std::uint64_t phase) const {
+  phase += first_phase_;
+  const auto P = static_cast<std::uint64_t>(workers_);
+  std::vector<int> h(static_cast<std::size_t>(workers_));
+  if (order_ == RingOrder::kFixed) {  // every phase moves each group to the worker before
+    for (std::uint64_t g = 0; g < P; ++g) h[g] = static_cast<int>((g + P - phase % P) % P);
+    return h;
+  }
+  std::lock_guard lock(mutex_);
+  build_period();
+  const std::uint64_t periods = phase / kRingPeriod;
+  if (periods != periods_) {  // the period's move to the power `periods`, by squaring
+    std::vector<int> power = identity(workers_), base = within_period_.back();
+    for (std::uint64_t n = periods; n > 0; n >>= 1) {
+      if (n & 1) power = then(power, base);
+      base = then(base, base);
+    }
+    after_periods_ = std::move(power);
+    periods_ = periods;
+  }
+  const std::vector<int>& within = within_period_[phase % kRingPeriod];
+  for (std::size_t g = 0; g < h.size(); ++g) h[g] = within[static_cast<std::size_t>(after_periods_[g])];
+  return h;
 }
 
 int RotationSchedule::holder(std::uint64_t phase, int group) const {

@@ -57,9 +57,24 @@ checkpoint::Found CheckpointFlags::find(const cluster::JobSettings& ours, int ra
   return *found;
 }
 
+OutputSpec CheckpointFlags::output() const {
+  if (!writes()) return {};
+  return directory_.empty() ? OutputSpec{"--resume", resume_, nullptr, true}
+                            : OutputSpec{"--checkpoint", directory_, nullptr, true};
+}
+
+void CheckpointFlags::check_outputs_with(std::span<const OutputSpec> outputs,
+                                         std::span<const std::filesystem::path> inputs, bool reports) const {
+  std::vector<OutputSpec> all;
+  if (reports) all.assign(outputs.begin(), outputs.end());
+  all.push_back(output());
+  check_outputs(all, reports ? inputs : std::span<const std::filesystem::path>());
+}
+
 void CheckpointFlags::prepare(std::optional<std::uint64_t> resumed_epoch, bool keeper) const {
   const auto target = store();
   if (!target) return;
+  if (keeper && !held_) held_ = target->hold();
   if (!resumed_epoch && target->newest_valid({}))
     throw std::invalid_argument("--checkpoint " + target->root().string() +
                                 " holds checkpoints of an earlier run: --resume it to continue that run, or remove them");

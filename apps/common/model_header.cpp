@@ -3,20 +3,30 @@
 
 #include <cmath>
 
+#include "gyre/base/json_input.hpp"
 #include "gyre/data/text_input.hpp"
 
 namespace gyre::app {
 
+void require_model_directory(const std::filesystem::path& dir, const std::string& expected) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(dir, ec);
+  if (std::filesystem::is_directory(st)) return;
+  throw InputError(dir, 0, expected,
+                   ec == std::errc::too_many_symbolic_link_levels ? "a loop of symbolic links"
+                   : std::filesystem::exists(st)                  ? "not a directory"
+                                                                  : "no such directory");
+}
+
 nlohmann::json read_model_header(const std::filesystem::path& file, const std::string& format,
                                  const std::string& writer) {
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(data::slurp(file));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(file, 0, "a JSON object written by " + writer, e.what());
-  }
-  if (!header.is_object() || header.value("format", "") != format)
-    throw InputError(file, 0, "a JSON object with \"format\": \"" + format + "\"", header.dump().substr(0, 80));
+  nlohmann::json header = parse_json(data::slurp(file), file, "a JSON object written by " + writer);
+  const auto at = header.is_object() ? header.find("format") : header.end();
+  if (!header.is_object() || at == header.end() || *at != format)
+    throw InputError(file, 0, "a JSON object with \"format\": \"" + format + "\"",
+                     !header.is_object() ? json_excerpt(header)
+                     : at == header.end() ? std::string("no \"format\"")
+                                          : "\"format\": " + json_excerpt(*at));
   return header;
 }
 

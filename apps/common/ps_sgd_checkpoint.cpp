@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gyre/base/input_error.hpp"
+#include "gyre/base/json_input.hpp"
 #include "gyre/checkpoint/part_bytes.hpp"
 
 namespace gyre::app::ps_sgd {
@@ -53,10 +54,12 @@ void EpochCheckpointer::at_step(int worker, std::int64_t clock, std::span<const 
 Resumed read_checkpoint(const checkpoint::Found& found, int workers) {
   Resumed out;
   out.epoch = static_cast<std::int64_t>(found.manifest.epoch);
+  const auto manifest_file = found.directory / "manifest";
+  const std::string expected = "the parameter server's state (clock)";
   try {
-    out.clock = nlohmann::json::parse(found.manifest.state).at("clock").get<std::int64_t>();
+    out.clock = parse_json(found.manifest.state, manifest_file, expected).at("clock").get<std::int64_t>();
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(found.directory / "manifest", 0, "the parameter server's state (clock)", e.what());
+    throw InputError(manifest_file, 0, expected, e.what());
   }
   if (found.manifest.ranks != workers)
     throw InputError(found.directory / "manifest", 0, "a checkpoint of " + std::to_string(workers) + " workers");

@@ -150,10 +150,10 @@ int main(int argc, char** argv) {
     // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     c.validate();
-    if (job.reports()) {
+    {
       const OutputSpec outputs[] = {{"--out", out_path}, {"--metrics", metrics_path}};
       const std::filesystem::path inputs[] = {data_path, response, multi.token_file()};
-      check_outputs(outputs, inputs);
+      checkpoints.check_outputs_with(outputs, inputs, job.reports());
     }
     // What a checkpoint records of this run and a resume compares: the flags that shape the
     // result and the inputs' digests.

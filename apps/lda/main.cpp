@@ -170,10 +170,10 @@ int main(int argc, char** argv) {
     c.workers = job.workers;
     quiet = quiet || !job.reports();
     const std::filesystem::path stop_file = stop_words == "default" || stop_words == "none" ? "" : stop_words;
-    if (job.reports()) {
+    {
       const OutputSpec outputs[] = {{"--out", out_dir, &lda::model_directory()}, {"--metrics", metrics_path}};
       const std::filesystem::path inputs[] = {corpus_path, vocab_path, stop_file, multi.token_file(), test_path, init_model};
-      check_outputs(outputs, inputs);
+      checkpoints.check_outputs_with(outputs, inputs, job.reports());
     }
     data::CorpusOptions opts = lda::corpus_options(format, vocab_path, stop_words, min_count);
     // A counts file can ask for 10^9 tokens in a few bytes: refuse it while reading, before the

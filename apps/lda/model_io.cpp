@@ -87,9 +87,7 @@ void read_word_topic(const std::filesystem::path& file, LdaModel& m) {
 }  // namespace
 
 LdaModel read_model(const std::filesystem::path& dir) {
-  if (!std::filesystem::is_directory(dir))
-    throw InputError(dir, 0, "a gyre-lda model directory (model.json, word_topic.tsv)",
-                     std::filesystem::exists(dir) ? "not a directory" : "no such directory");
+  app::require_model_directory(dir, "a gyre-lda model directory (model.json, word_topic.tsv)");
   LdaModel m;
   std::uint32_t vocab = 0;
   read_header(dir / "model.json", m, vocab);

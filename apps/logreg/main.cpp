@@ -69,10 +69,10 @@ int main(int argc, char** argv) {
     sgd.apply(job, c);
     quiet = quiet || !job.reports();
     c.validate();
-    if (job.reports()) {
+    {
       const OutputSpec outputs[] = {{"--out", out_path}, {"--metrics", metrics_path}};
       const std::filesystem::path inputs[] = {data_path, test_path, multi.token_file()};
-      check_outputs(outputs, inputs);
+      checkpoints.check_outputs_with(outputs, inputs, job.reports());
     }
     auto set = data::load_regression(data_path);
     auto test = test_path.empty() ? data::RegressionSet{} : data::load_regression(test_path);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "gyre/base/json_input.hpp"
 #include "gyre/checkpoint/part_bytes.hpp"
 #include "mf/warm_start.hpp"
 
@@ -72,14 +73,21 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
   float mean = 0, scale = 1;
   Resumed out;
   out.epoch = static_cast<int>(found.manifest.epoch);
+  const std::string expected = "gyre-mf's state (next_phase, mean, scale)";
   try {
-    const auto state = nlohmann::json::parse(found.manifest.state);
+    const auto state = parse_json(found.manifest.state, manifest_file, expected);
     out.phase = state.at("next_phase").get<std::uint64_t>();
     mean = state.at("mean").get<float>();
     scale = state.at("scale").get<float>();
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(manifest_file, 0, "gyre-mf's state (next_phase, mean, scale)", e.what());
+    throw InputError(manifest_file, 0, expected, e.what());
   }
+  // As in model.json: each epoch is a training phase and at most one evaluation.
+  if (out.phase < found.manifest.epoch || out.phase > 2 * found.manifest.epoch)
+    throw InputError(manifest_file, 0,
+                     "\"next_phase\" between the epoch and twice it (" + std::to_string(found.manifest.epoch) + ".." +
+                         std::to_string(2 * found.manifest.epoch) + ")",
+                     std::to_string(out.phase));
   const RowLayout layout = RowLayout::of(config);
   auto m = std::make_shared<MfModel>();
   m->rank = config.rank;

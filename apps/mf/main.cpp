@@ -154,10 +154,10 @@ int main(int argc, char** argv) {
     }
     // Where the outputs go is checked before anything is read or trained: a run that cannot
     // deliver them fails now, not after hours.
-    if (launch.rank == 0) {
+    {
       const OutputSpec outputs[] = {{"--out", out_dir, &mf::model_directory()}, {"--metrics", metrics_path}};
       const std::filesystem::path inputs[] = {train_path, test_path, init_model, multi.token_file()};
-      check_outputs(outputs, inputs);
+      checkpoints.check_outputs_with(outputs, inputs, launch.rank == 0);
     }
     // Nothing else runs while the input is parsed, so it takes every core unless -t says otherwise.
     // A process of a job reads only its byte range of a file, or its own shard of a partition

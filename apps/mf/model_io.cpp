@@ -35,11 +35,11 @@ void write_rows(const std::filesystem::path& file, std::uint32_t rows, std::uint
   out.commit();
 }
 
-// A table of an id and `width` − 1 finite numbers per line, ids ascending; `value(f, v)` takes
-// field f (1-based after the id) of each line in order.
+// A table of an id and `width` − 1 finite numbers per line (`positive`: each above 0), ids
+// ascending; `value(f, v)` takes field f (1-based after the id) of each line in order.
 template <typename Value>
 void read_table(const std::filesystem::path& file, std::size_t width, const std::string& shape,
-                std::vector<std::uint32_t>& ids, Value value) {
+                std::vector<std::uint32_t>& ids, Value value, bool positive = false) {
   const std::string text = data::slurp(file);
   data::LineCursor lines(text);
   std::vector<std::string_view> fields(width + 1);
@@ -57,8 +57,11 @@ void read_table(const std::filesystem::path& file, std::size_t width, const std:
       float v = 0;
       const std::string_view t = fields[f];
       const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-      if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
-        throw InputError(file, lines.number(), "a finite number in field " + std::to_string(f + 1), std::string(t));
+      if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v) || (positive && !(v > 0)))
+        throw InputError(file, lines.number(),
+                         std::string(positive ? "a finite number above 0" : "a finite number") + " in field " +
+                             std::to_string(f + 1),
+                         std::string(t));
       value(f, v);
     }
   }
@@ -78,8 +81,10 @@ void read_rows(const std::filesystem::path& file, std::uint32_t rank, bool biase
 // AdaGrad's sums, one row per factor row and with the same ids: what the sums file must hold.
 void read_sums(const std::filesystem::path& file, const std::vector<std::uint32_t>& factor_ids, std::vector<float>& sums) {
   std::vector<std::uint32_t> ids;
+  // A sum starts at 1 and only grows: one at or below 0 would make every step of its row
+  // infinite or not a number.
   read_table(file, 1 + MfModel::kSumsPerRow, "id, the factors' and the bias's AdaGrad sums", ids,
-             [&](std::size_t, float v) { sums.push_back(v); });
+             [&](std::size_t, float v) { sums.push_back(v); }, /*positive=*/true);
   if (ids != factor_ids)
     throw InputError(file, 0, "the ids of the factor file beside it, in the same order",
                      std::to_string(ids.size()) + " rows for " + std::to_string(factor_ids.size()) + " factor rows");
@@ -103,6 +108,15 @@ MfModel read_header(const std::filesystem::path& file) {
                                app::header_float(header, file, "lambda_bias"),
                                app::header_count(header, file, "seed", 0, UINT64_MAX),
                                app::header_count(header, file, "phases", 0, UINT64_MAX)};
+  if (m.trained) {
+    // Each epoch is a training phase and at most one evaluation: a count outside that is not
+    // one gyre-mf wrote, and would place the rotation's ring anywhere.
+    const std::uint64_t epochs = static_cast<std::uint64_t>(m.trained->epochs);
+    if (m.trained->phases < epochs || m.trained->phases > 2 * epochs)
+      throw InputError(file, 0, "\"phases\" between \"epochs\" and twice it (" + std::to_string(epochs) + ".." +
+                                    std::to_string(2 * epochs) + ")",
+                       std::to_string(m.trained->phases));
+  }
   if (version >= 3) {
     const auto& rule = app::header_field(header, file, "update", "\"adagrad\" or \"sgd\"", [](const nlohmann::json& v) {
       return v.is_string() && (v == "adagrad" || v == "sgd");
@@ -117,9 +131,7 @@ MfModel read_header(const std::filesystem::path& file) {
 }  // namespace
 
 MfModel read_model(const std::filesystem::path& dir) {
-  if (!std::filesystem::is_directory(dir))
-    throw InputError(dir, 0, "a gyre-mf model directory (model.json, user_factors.tsv, item_factors.tsv)",
-                     std::filesystem::exists(dir) ? "not a directory" : "no such directory");
+  app::require_model_directory(dir, "a gyre-mf model directory (model.json, user_factors.tsv, item_factors.tsv)");
   MfModel m = read_header(dir / "model.json");
   read_rows(dir / "user_factors.tsv", m.rank, m.biases, m.user_ids, m.user_factors, m.user_bias);
   read_rows(dir / "item_factors.tsv", m.rank, m.biases, m.item_ids, m.item_factors, m.item_bias);

@@ -36,7 +36,8 @@ void validate(const MfConfig& c, std::size_t shards) {
        "learning rate, decay, regularisation, init scale and averaging interval must be finite numbers");
   need(c.learning_rate > 0 && c.lr_decay > 0 && c.lambda >= 0 && c.lambda_bias >= 0 && init_scale >= 0,
        "learning rate and decay must be positive, regularisation and init scale non-negative");
-  need(c.average_ms > 0 && c.average_ms <= 3.6e6, "the averaging interval must be in (0, 3600000] ms");
+  need(c.average_ms >= 1 && c.average_ms <= 3.6e6 && c.average_ms == std::round(c.average_ms),
+       "the averaging interval (--average-ms) must be a whole number of milliseconds in [1, 3600000]");
   need(static_cast<int>(shards) == c.workers, "one training shard per worker");
 }
 
@@ -98,11 +99,16 @@ std::uint64_t phases_of(const MfConfig& c, bool has_test) {
   return phases;
 }
 
-// The training ratings' standard deviation, floored so that constant ratings still give a unit.
+// The unit the updates take the ratings in: their standard deviation, but at least a quarter of
+// their root mean square. Without biases the factors fit the ratings themselves, so ratings
+// that barely vary (implicit feedback's 1s, a single rating) would be targets of thousands of
+// units, and AdaGrad's steps would explode; real ratings (1-5 stars, Netflix-shaped data) vary
+// by more than that quarter and keep their standard deviation. All zeros: unit 1.
 float rating_scale(double sum, double sum_squares, std::uint64_t count) {
-  if (count == 0) return 1.0f;
+  if (count == 0 || !(sum_squares > 0)) return 1.0f;
   const double n = static_cast<double>(count), mean = sum / n;
-  return static_cast<float>(std::max(1e-4, std::sqrt(std::max(0.0, sum_squares / n - mean * mean))));
+  const double sigma = std::sqrt(std::max(0.0, sum_squares / n - mean * mean));
+  return static_cast<float>(std::max(sigma, std::sqrt(sum_squares / n) / 4));
 }
 
 }  // namespace

@@ -70,10 +70,10 @@ int main(int argc, char** argv) {
     sgd.apply(job, c);
     quiet = quiet || !job.reports();
     c.validate();
-    if (job.reports()) {
+    {
       const OutputSpec outputs[] = {{"--out", out_path}, {"--metrics", metrics_path}};
       const std::filesystem::path inputs[] = {train_path, test_path, multi.token_file()};
-      check_outputs(outputs, inputs);
+      checkpoints.check_outputs_with(outputs, inputs, job.reports());
     }
     const auto set = mlp::read_dataset(train_path, classes);
     const auto test = test_path.empty() ? set : mlp::read_dataset(test_path, classes, set.features());

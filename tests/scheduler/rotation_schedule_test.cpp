@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <tuple>
@@ -15,11 +16,13 @@ using gyre::scheduler::Visit;
 namespace {
 
 // Replays a schedule phase by phase and checks the properties rotation relies on.
-void check_schedule(int P, int d, RingOrder order, std::uint64_t seed, int phases) {
+// From `first_phase` on: a warm start far along the sequence must move the blocks the same way.
+void check_schedule(int P, int d, RingOrder order, std::uint64_t seed, int phases, std::uint64_t first_phase = 0) {
   CAPTURE(P);
   CAPTURE(d);
   CAPTURE(static_cast<int>(order));
-  const RotationSchedule s(P, d, order, seed);
+  CAPTURE(first_phase);
+  const RotationSchedule s(P, d, order, seed, first_phase);
   REQUIRE(s.blocks() == P * d);
   // where[b] = worker holding block b now.
   std::vector<int> where(static_cast<std::size_t>(P * d));
@@ -74,6 +77,35 @@ TEST_CASE("every (worker, block) pair exactly once per phase, random ring per ph
   for (int P : {2, 3, 5, 8})
     for (int d : {1, 2, 4})
       for (std::uint64_t seed : {1u, 7u}) check_schedule(P, d, RingOrder::kRandom, seed, 5);
+}
+
+TEST_CASE("the blocks move as visited across the random rings' period, and from any phase a warm start names") {
+  const auto period = static_cast<int>(gyre::scheduler::kRingPeriod);
+  check_schedule(3, 1, RingOrder::kRandom, 5, period + 40);
+  check_schedule(4, 2, RingOrder::kRandom, 9, 6, gyre::scheduler::kRingPeriod - 3);
+  for (const RingOrder order : {RingOrder::kFixed, RingOrder::kRandom})
+    for (const std::uint64_t first : {std::uint64_t{2'000'000'000}, std::uint64_t{INT64_MAX} - 2, UINT64_MAX - 3})
+      check_schedule(5, 2, order, 3, 3, first);
+}
+
+TEST_CASE("where the groups stand after k phases is the walk of k phases, for k across several periods") {
+  // The walk by hand: in phase k each group moves to the worker before its own in ring k.
+  const int P = 5;
+  const RotationSchedule s(P, 1, RingOrder::kRandom, 11);
+  std::vector<int> holder = {0, 1, 2, 3, 4};  // of group g
+  for (std::uint64_t k = 0; k <= 3 * gyre::scheduler::kRingPeriod + 7; ++k) {
+    if (k % 97 == 0 || k % gyre::scheduler::kRingPeriod < 2) {
+      CAPTURE(k);
+      for (int g = 0; g < P; ++g)
+        CHECK(s.held_at_start(holder[static_cast<std::size_t>(g)], k) == s.group_blocks(g));
+    }
+    const auto r = s.ring(k);
+    for (int& w : holder) {
+      const auto at = std::find(r.begin(), r.end(), w) - r.begin();
+      w = r[static_cast<std::size_t>((at + P - 1) % P)];
+    }
+  }
+  CHECK(s.ring(5) == s.ring(5 + gyre::scheduler::kRingPeriod));  // the period the shortcut relies on
 }
 
 TEST_CASE("random ring orders are seeded permutations that change per phase") {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gyre/base/output_check.hpp"
 #include "gyre/checkpoint/store.hpp"
 
 namespace gyre::app {
@@ -45,10 +46,19 @@ class CheckpointFlags {
   checkpoint::Found find(const cluster::JobSettings& ours, int ranks, const std::string& app_name,
                          const std::string& parts_note = {}) const;
 
+  // The directory checkpoints go to, as an output check_outputs checks with the run's others
+  // (an empty path when the run writes none).
+  OutputSpec output() const;
+  // check_outputs of `outputs` and the checkpoint directory on the rank that `reports`; on the
+  // others, of the checkpoint directory alone (every rank writes its part there).
+  void check_outputs_with(std::span<const OutputSpec> outputs, std::span<const std::filesystem::path> inputs,
+                          bool reports) const;
+
   // Before training, on every rank: a fresh run refuses a directory that already holds
   // checkpoints (they belong to the run --resume would continue). Then the rank that keeps the
-  // store (`keeper`: rank 0) drops the torn leftovers of a fresh run, or a resumed run's
-  // checkpoints past `resumed_epoch` (torn, or passed over).
+  // store (`keeper`: rank 0) holds it for the run (another job given it is refused), and drops
+  // the torn leftovers of a fresh run, or a resumed run's checkpoints past `resumed_epoch`
+  // (torn, or passed over).
   void prepare(std::optional<std::uint64_t> resumed_epoch, bool keeper = true) const;
 
  private:
@@ -56,6 +66,7 @@ class CheckpointFlags {
   int every_ = 1;
   int keep_ = 2;
   int kill_after_ = -1;
+  mutable std::shared_ptr<const void> held_;  // the store's lock, for the process's run
 };
 
 }  // namespace gyre::app

@@ -8,8 +8,13 @@
 #include <string>
 
 #include "gyre/base/input_error.hpp"
+#include "gyre/base/json_input.hpp"
 
 namespace gyre::app {
+
+// Throws InputError "DIR: expected `expected`, found …" unless `dir` is a directory (or a
+// symlink to one): missing, not a directory, a loop of symbolic links.
+void require_model_directory(const std::filesystem::path& dir, const std::string& expected);
 
 // The JSON object in `file`, whose "format" must be `format` (e.g. "gyre-mf"); `writer` names
 // what writes it in the error ("gyre-mf --out"). Throws gyre::InputError.
@@ -23,7 +28,7 @@ const nlohmann::json& header_field(const nlohmann::json& header, const std::file
   const auto at = header.find(key);
   if (at == header.end() || !ok(*at))
     throw InputError(file, 0, std::string("\"") + key + "\": " + expected,
-                     at == header.end() ? std::string("no such field") : at->dump());
+                     at == header.end() ? std::string("no such field") : json_excerpt(*at));
   return *at;
 }
 

@@ -92,9 +92,33 @@ std::vector<Input> inputs_of(std::span<const fs::path> paths) {
   return out;
 }
 
+// A kept directory takes new files, or its nearest existing ancestor can make it.
+void probe_kept(const fs::path& dir, const std::string& who) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw std::invalid_argument(who + ": " + (ec == std::errc::too_many_symbolic_link_levels
+                                                  ? std::string("a loop of symbolic links")
+                                                  : ec.message()));
+  if (fs::exists(st)) {
+    if (!fs::is_directory(st)) throw std::invalid_argument(who + ": exists and is not a directory");
+    return probe_directory(dir, who);
+  }
+  fs::path ancestor = dir.parent_path();
+  while (!ancestor.empty() && !fs::exists(ancestor, ec) && ancestor != ancestor.parent_path())
+    ancestor = ancestor.parent_path();
+  probe_directory(ancestor.empty() ? fs::path(".") : ancestor, who);
+}
+
 CheckedOutput check_one(const OutputSpec& o) {
   CheckedOutput c;
   c.who = o.flag + " " + o.path.string();
+  if (o.kept) {
+    c.target = canonical_or_absolute(o.path);
+    probe_kept(c.target, c.who);
+    c.identity = identity_of(c.target);
+    return c;
+  }
   if (o.directory != nullptr) {
     c.directory = true;
     c.target = canonical_or_absolute(o.path);

@@ -2,12 +2,15 @@
 #include "gyre/base/output_directory.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string_view>
 #include <stdexcept>
 
 namespace gyre {
@@ -26,6 +29,41 @@ fs::path sibling_name(const fs::path& target, const char* role, const void* owne
   std::snprintf(suffix, sizeof suffix, ".gyre-%s-%ld-%lx", role, static_cast<long>(::getpid()),
                 static_cast<unsigned long>(reinterpret_cast<std::uintptr_t>(owner)));
   return target.parent_path() / ("." + target.filename().string() + suffix);
+}
+
+// The process that named a sibling of `target` (".NAME.gyre-new-PID-ADDR", or -old-), if it is one.
+std::optional<long> sibling_owner(const fs::path& target, const std::string& entry) {
+  const std::string stem = "." + target.filename().string() + ".gyre-";
+  if (entry.rfind(stem, 0) != 0) return std::nullopt;
+  std::string_view rest = std::string_view(entry).substr(stem.size());
+  for (const std::string_view role : {"new-", "old-"})
+    if (rest.rfind(role, 0) == 0) {
+      rest.remove_prefix(role.size());
+      long pid = 0;
+      std::size_t digits = 0;
+      for (; digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9' && digits < 10; ++digits)
+        pid = pid * 10 + (rest[digits] - '0');
+      if (digits == 0 || digits >= rest.size() || rest[digits] != '-' || pid <= 0) return std::nullopt;
+      return pid;
+    }
+  return std::nullopt;
+}
+
+// A run killed while it staged (kill -9 gets no clean-up) leaves a hidden copy of a whole
+// output beside the target; the next run for the same target removes those of processes that
+// have ended, and says so. A live process's (another run at work) is left alone.
+void reclaim_stale_siblings(const fs::path& target) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(target.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    const auto pid = sibling_owner(target, name);
+    if (!pid || *pid == ::getpid() || ::kill(static_cast<pid_t>(*pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code removed;
+    fs::remove_all(entry.path(), removed);
+    if (!removed)
+      std::fprintf(stderr, "gyre: removed %s, left unfinished by process %ld, which has ended\n",
+                   entry.path().c_str(), *pid);
+  }
 }
 
 // renameat2 with a flag, or false when this kernel or file system lacks the flag.
@@ -64,10 +102,26 @@ void check_replaceable(const fs::path& path, const DirectoryKind& kind) {
 OutputDirectory::OutputDirectory(const fs::path& path, DirectoryKind kind)
     : path_(path), target_(resolved(path)), kind_(std::move(kind)) {
   check_replaceable(target_, kind_);
+  reclaim_stale_siblings(target_);
   staging_ = sibling_name(target_, "new", this);
   if (::mkdir(staging_.c_str(), 0777) != 0)
     throw std::runtime_error("cannot create a directory beside " + path_.string() + ": " + std::strerror(errno));
   staging_record_ = TempPath(staging_, true);
+  // The new directory takes the old one's place, so it keeps its mode and owner (a 0700 model
+  // directory must not become readable by all); set now, so that the files are never exposed,
+  // but writable by us until commit() gives it the mode exactly.
+  struct stat old {};
+  if (::stat(target_.c_str(), &old) == 0) {
+    mode_ = old.st_mode & 07777;
+    if (::chmod(staging_.c_str(), *mode_ | S_IRWXU) != 0)
+      throw std::runtime_error("cannot give " + staging_.string() + " the mode of " + path_.string() + ": " +
+                               std::strerror(errno));
+    struct stat now {};
+    if (::stat(staging_.c_str(), &now) == 0 && (now.st_uid != old.st_uid || now.st_gid != old.st_gid) &&
+        ::chown(staging_.c_str(), old.st_uid, old.st_gid) != 0 && errno != EPERM)
+      throw std::runtime_error("cannot give " + staging_.string() + " the owner of " + path_.string() + ": " +
+                               std::strerror(errno));
+  }
 }
 
 OutputDirectory::~OutputDirectory() {
@@ -86,6 +140,9 @@ void OutputDirectory::commit() {
       throw std::runtime_error("cannot publish " + path_.string() + ": " + std::strerror(error ? error : errno));
   } else {
     check_replaceable(target_, kind_);  // again: it may have changed while we worked
+    if (mode_ && ::chmod(staging_.c_str(), *mode_) != 0)
+      throw std::runtime_error("cannot give " + staging_.string() + " the mode of " + path_.string() + ": " +
+                               std::strerror(errno));
     if (rename_with(staging_, target_, RENAME_EXCHANGE, error)) {
       fs::remove_all(staging_, ec);  // now the old contents
     } else if (error == EINVAL || error == ENOSYS) {

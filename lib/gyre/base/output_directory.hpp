@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +30,9 @@ void check_replaceable(const std::filesystem::path& path, const DirectoryKind& k
 // The files go into staging(), a hidden directory beside the target on the same file system;
 // commit() then puts it in the target's place in one step (renameat2 RENAME_EXCHANGE where the
 // file system has it, else two renames) and removes the old contents. A symlink at the target
-// is followed and its directory replaced. Without commit() the staging directory is removed:
+// is followed and its directory replaced; the new directory keeps the old one's mode and owner.
+// Hidden staging directories that runs killed mid-write left beside the same target (their
+// process has ended) are removed, with a line on stderr. Without commit() the staging directory is removed:
 // by the destructor after an exception, by remove_temp_paths() after a signal.
 class OutputDirectory {
  public:
@@ -49,6 +52,7 @@ class OutputDirectory {
   std::filesystem::path staging_;
   DirectoryKind kind_;
   TempPath staging_record_;
+  std::optional<unsigned> mode_;  // of the directory replaced, which the new one keeps
   bool committed_ = false;
 };
 

@@ -6,13 +6,20 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include "gyre/base/crc32c.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/base/json_input.hpp"
 #include "gyre/base/output_file.hpp"
 
 namespace gyre::checkpoint {
@@ -35,7 +42,8 @@ std::uint64_t get_u64(const unsigned char* in) {
 }
 
 // Streams a sealed file through its checks; `sink` receives the payload in pieces (or nothing).
-void read_checked(const fs::path& file, const std::function<void(const char*, std::size_t)>& sink) {
+// Returns the file's crc32c.
+std::uint32_t read_checked(const fs::path& file, const std::function<void(const char*, std::size_t)>& sink) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(file, 0, "a checkpoint file", "none (missing or unreadable)");
   unsigned char header[kHeader];
@@ -63,28 +71,55 @@ void read_checked(const fs::path& file, const std::function<void(const char*, st
                                std::uint32_t{trailer[2]} << 16 | std::uint32_t{trailer[3]} << 24;
   if (in.gcount() != 4 || stored != crc)
     throw InputError(file, 0, "a checkpoint file whose checksum matches", "a damaged one (crc32c differs)");
+  return crc;
+}
+
+// The crc32c a sealed file's trailer records, without reading the rest (checked on resume).
+std::uint32_t trailer_crc(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  unsigned char trailer[4] = {};
+  if (in && in.tellg() >= static_cast<std::streamoff>(kHeader + 4)) {
+    in.seekg(-4, std::ios::end);
+    in.read(reinterpret_cast<char*>(trailer), 4);
+  }
+  if (!in) throw std::runtime_error("cannot read the checkpoint part " + file.string() + " to seal its manifest");
+  return std::uint32_t{trailer[0]} | std::uint32_t{trailer[1]} << 8 | std::uint32_t{trailer[2]} << 16 |
+         std::uint32_t{trailer[3]} << 24;
+}
+
+std::string hex(std::uint32_t v) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", v);
+  return text;
 }
 
 std::string encode_manifest(const Manifest& m) {
   nlohmann::json settings = nlohmann::json::array();
   for (const auto& [name, value] : m.settings) settings.push_back({name, value});
-  nlohmann::json j{{"format", "gyre checkpoint"}, {"version", 1},          {"epoch", m.epoch},
-                   {"ranks", m.ranks},             {"settings", settings}, {"state", m.state}};
+  nlohmann::json j{{"format", "gyre checkpoint"}, {"version", 2},          {"epoch", m.epoch},
+                   {"ranks", m.ranks},             {"settings", settings}, {"state", m.state},
+                   {"parts", m.parts}};
   return j.dump(1);
 }
 
 Manifest decode_manifest(const fs::path& file, const std::vector<std::byte>& bytes) {
   try {
-    const auto j = nlohmann::json::parse(reinterpret_cast<const char*>(bytes.data()),
-                                         reinterpret_cast<const char*>(bytes.data()) + bytes.size());
-    if (j.at("format") != "gyre checkpoint" || j.at("version") != 1)
-      throw InputError(file, 0, "a gyre checkpoint manifest of version 1");
+    const auto j = parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), file,
+                              "a gyre checkpoint manifest");
+    if (j.at("format") != "gyre checkpoint" || (j.at("version") != 1 && j.at("version") != 2))
+      throw InputError(file, 0, "a gyre checkpoint manifest of version 1 or 2");
     Manifest m;
     m.epoch = j.at("epoch").get<std::uint64_t>();
     m.ranks = j.at("ranks").get<int>();
     for (const auto& s : j.at("settings")) m.settings.emplace_back(s.at(0).get<std::string>(), s.at(1).get<std::string>());
     m.state = j.at("state").get<std::string>();
     if (m.ranks < 1) throw InputError(file, 0, "a manifest of at least one rank");
+    if (j.at("version") == 2) {
+      m.parts = j.at("parts").get<std::vector<std::uint32_t>>();
+      if (m.parts.size() != static_cast<std::size_t>(m.ranks))
+        throw InputError(file, 0, "a checksum for each of its " + std::to_string(m.ranks) + " parts",
+                         std::to_string(m.parts.size()));
+    }
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(file, 0, "a gyre checkpoint manifest", e.what());
@@ -126,7 +161,7 @@ std::vector<std::byte> read_sealed(const fs::path& file) {
   return out;
 }
 
-void check_sealed(const fs::path& file) { read_checked(file, {}); }
+std::uint32_t check_sealed(const fs::path& file) { return read_checked(file, {}); }
 
 Store::Store(fs::path root, int keep) : root_(std::move(root)), keep_(keep) {
   if (root_.empty()) throw std::invalid_argument("a checkpoint store needs a directory");
@@ -148,7 +183,10 @@ void Store::write_part(std::uint64_t epoch, int rank, std::span<const std::byte>
 }
 
 void Store::commit(const Manifest& manifest) const {
-  const std::string text = encode_manifest(manifest);
+  Manifest sealed = manifest;
+  sealed.parts.clear();
+  for (int r = 0; r < manifest.ranks; ++r) sealed.parts.push_back(trailer_crc(part_file(manifest.epoch, r)));
+  const std::string text = encode_manifest(sealed);
   write_sealed(directory(manifest.epoch) / kManifest, std::as_bytes(std::span(text.data(), text.size())));
   int whole = 0;
   for (const std::uint64_t epoch : epochs_on_disk()) {
@@ -173,7 +211,16 @@ std::optional<Found> Store::newest_valid(const std::function<void(const std::str
       Found found{decode_manifest(dir / kManifest, read_sealed(dir / kManifest)), dir};
       if (found.manifest.epoch != epoch)
         throw InputError(dir / kManifest, 0, "epoch " + std::to_string(epoch), "epoch " + std::to_string(found.manifest.epoch));
-      for (int r = 0; r < found.manifest.ranks; ++r) check_sealed(part_file(epoch, r));
+      for (int r = 0; r < found.manifest.ranks; ++r) {
+        const std::uint32_t crc = check_sealed(part_file(epoch, r));
+        // A sound part that is not the one the manifest was sealed with: copied from another
+        // epoch or another job, it would resume silently into a wrong model.
+        if (!found.manifest.parts.empty() && crc != found.manifest.parts[static_cast<std::size_t>(r)])
+          throw InputError(part_file(epoch, r), 0,
+                           "the part its manifest was sealed with (crc32c " +
+                               hex(found.manifest.parts[static_cast<std::size_t>(r)]) + ")",
+                           "another one (crc32c " + hex(crc) + "), from another checkpoint or job");
+      }
       return found;
     } catch (const InputError& e) {
       if (warn) warn(std::string(e.what()) + "; passing over the checkpoint of epoch " + std::to_string(epoch));
@@ -184,6 +231,32 @@ std::optional<Found> Store::newest_valid(const std::function<void(const std::str
 
 std::vector<std::byte> Store::read_part(const Found& found, int rank) const {
   return read_sealed(found.directory / ("rank-" + std::to_string(rank) + ".part"));
+}
+
+std::shared_ptr<const void> Store::hold() const {
+  std::error_code ec;
+  fs::create_directories(root_, ec);
+  if (!fs::is_directory(root_))
+    throw std::invalid_argument("checkpoint directory " + root_.string() + ": cannot make it" +
+                                (ec ? ": " + ec.message() : std::string()));
+  const fs::path file = root_ / ".gyre-lock";
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::invalid_argument("checkpoint directory " + root_.string() + ": cannot open " + file.string() +
+                                          ": " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char holder[32] = {};
+    const ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
+    ::close(fd);
+    const std::string pid = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : std::string("?");
+    throw std::invalid_argument("checkpoint directory " + root_.string() + " is in use by another job (process " +
+                                pid.substr(0, pid.find_first_not_of("0123456789")) +
+                                "): give each job a directory of its own");
+  }
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    // The pid is only for the message a second job gets; the lock holds without it.
+  }
+  return std::shared_ptr<const void>(nullptr, [fd](const void*) { ::close(fd); });
 }
 
 void Store::discard_after(std::uint64_t epoch) const {
@@ -199,8 +272,12 @@ std::vector<std::uint64_t> Store::epochs_on_disk() const {
   std::vector<std::uint64_t> out;
   std::error_code ec;
   if (!fs::is_directory(root_, ec)) return out;
-  for (const auto& entry : fs::directory_iterator(root_, ec))
-    if (const auto epoch = epoch_of(entry.path().filename().string()); epoch && entry.is_directory()) out.push_back(*epoch);
+  for (const auto& entry : fs::directory_iterator(root_, ec)) {
+    // A name that does not lead to a directory (a file, a symlink loop) is no checkpoint: passed over.
+    std::error_code unreadable;
+    if (const auto epoch = epoch_of(entry.path().filename().string()); epoch && entry.is_directory(unreadable))
+      out.push_back(*epoch);
+  }
   std::sort(out.rbegin(), out.rend());
   return out;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,8 +23,8 @@ void write_sealed(const std::filesystem::path& file, std::span<const std::byte> 
 // The payload; throws InputError naming the file and what is wrong with it.
 std::vector<std::byte> read_sealed(const std::filesystem::path& file);
 // read_sealed's checks without keeping the payload (a resume validates every part before it
-// reads any, and parts can be as large as the model).
-void check_sealed(const std::filesystem::path& file);
+// reads any, and parts can be as large as the model); returns the file's crc32c.
+std::uint32_t check_sealed(const std::filesystem::path& file);
 
 // What makes a checkpoint whole. It is written after every rank's part, so a checkpoint without
 // one (a rank died while writing) is torn and never used.
@@ -34,6 +35,9 @@ struct Manifest {
   // with other ones is refused naming the first difference.
   cluster::JobSettings settings;
   std::string state;         // the control plane's own state: JSON text, the app's format
+  // Each part's crc32c, recorded by Store::commit (version 2), so that a part that is not the
+  // one written for this checkpoint is refused on resume; empty in a version-1 manifest.
+  std::vector<std::uint32_t> parts;
 };
 
 struct Found {
@@ -64,6 +68,11 @@ class Store {
   // its checksum does not match"). nullopt when there is none (or no root).
   std::optional<Found> newest_valid(const std::function<void(const std::string&)>& warn) const;
   std::vector<std::byte> read_part(const Found& found, int rank) const;
+
+  // Makes the root if missing and holds it for this run until the handle goes (an flock on
+  // root/.gyre-lock): a second job given the same directory is refused rather than writing
+  // over this one's checkpoints. Throws std::invalid_argument naming the process that holds it.
+  std::shared_ptr<const void> hold() const;
 
   // Removes the checkpoint directories after `epoch` (all of them for 0): a fresh run starts
   // from an empty store, and a resumed one drops the torn ones past its start, so that none

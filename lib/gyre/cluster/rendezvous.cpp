@@ -230,9 +230,18 @@ void Coordinator::serve() {
       missing += (missing.empty() ? "" : ", ") + net::member_name(impl_->options.member_names, i);
   std::string refused;
   for (const auto& r : impl_->refusals) refused += (refused.empty() ? "" : "; ") + r;
-  throw std::runtime_error("rendezvous: no registration from " + (missing.empty() ? "?" : missing) +
-                           " within " + std::to_string(impl_->options.timeout.count()) + " ms" +
-                           (refused.empty() ? "" : "; refused meanwhile: " + refused));
+  const std::string why = "no registration from " + (missing.empty() ? "?" : missing) + " within " +
+                          std::to_string(impl_->options.timeout.count()) + " ms";
+  // The members that did register wait for a table that will not come: they are told who
+  // is missing (only the coordinator knows), and given a moment to hear it.
+  auto frame = net::OutFrame::of(net::refusal(why), net::kCoordinatorId);
+  impl_->accept_loop->stop();
+  impl_->io.restart();
+  for (auto& v : impl_->registered)
+    if (v && !v->closed)
+      asio::async_write(v->socket, frame->buffers(), [v, frame](boost::system::error_code, std::size_t) { v->close(); });
+  impl_->io.run_for(std::chrono::seconds(1));
+  throw std::runtime_error("rendezvous: " + why + (refused.empty() ? "" : "; refused meanwhile: " + refused));
 }
 
 std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, int member, std::uint16_t port,
@@ -262,6 +271,7 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
   std::vector<net::TcpEndpoint> table;
   std::string failure;  // final: the attempt loop stops
   std::string note;     // the last reason to retry, for the timeout message
+  bool registered = false;  // the coordinator has our registration
   asio::steady_timer retry(io);
   auto fail = [&](const std::string& why) {
     failure = why;
@@ -311,6 +321,7 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
         }
         asio::async_write(*socket, frame->buffers(), [&, socket](boost::system::error_code wec, std::size_t) {
           if (wec) return fail(wec.message());
+          registered = true;
           read_table(socket);
         });
       });
@@ -318,6 +329,12 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
   };
   attempt();
   io.run_for(options.timeout);
+  // Registered and still waiting: the coordinator, whose wait began after ours maybe, is about
+  // to say who never came; that beats a time-out that names nobody.
+  if (registered && failure.empty() && static_cast<int>(table.size()) != members) {
+    io.restart();
+    io.run_for(std::min<std::chrono::milliseconds>(options.timeout, std::chrono::seconds(5)));
+  }
   if (static_cast<int>(table.size()) == members) return table;
   throw std::runtime_error("rendezvous with " + coordinator.str() + " failed" +
                            (!failure.empty() ? ": " + failure

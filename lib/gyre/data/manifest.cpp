@@ -10,6 +10,7 @@
 
 #include "gyre/base/output_file.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/base/json_input.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/shard_file.hpp"
 
@@ -41,7 +42,7 @@ T field(const std::filesystem::path& file, const json& object, const char* key, 
   try {
     return it->template get<T>();
   } catch (const json::exception&) {
-    throw InputError(file, 0, std::string("field \"") + key + "\" as " + type, it->dump());
+    throw InputError(file, 0, std::string("field \"") + key + "\" as " + type, json_excerpt(*it));
   }
 }
 
@@ -50,7 +51,7 @@ T unsigned_field(const std::filesystem::path& file, const json& object, const ch
   const auto it = object.find(key);
   if (it == object.end() || !it->is_number_unsigned() || it->template get<std::uint64_t>() > max)
     throw InputError(file, 0, std::string("field \"") + key + "\" as an integer in [0, " + std::to_string(max) + "]",
-                     it == object.end() ? "none" : it->dump());
+                     it == object.end() ? "none" : json_excerpt(*it));
   return static_cast<T>(it->template get<std::uint64_t>());
 }
 
@@ -58,14 +59,7 @@ json parse_json(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(file, 0, "a readable manifest file", "no such file");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // The parser reports a byte offset; a line number is what a person can act on.
-    const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    const auto line = static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n')) + 1;
-    throw InputError(file, line, "valid JSON", text.empty() ? "an empty file" : e.what());
-  }
+  return gyre::parse_json(text, file, "valid JSON");
 }
 
 const std::string kListed = std::string("as listed in ") + kManifestName;
@@ -152,11 +146,11 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& m) {
 Manifest read_manifest(const std::filesystem::path& dir) {
   const std::filesystem::path file = dir / kManifestName;
   const json doc = parse_json(file);
-  if (!doc.is_object()) throw InputError(file, 0, "a JSON object", doc.dump());
+  if (!doc.is_object()) throw InputError(file, 0, "a JSON object", json_excerpt(doc));
   if (field<std::string>(file, doc, "format", "a string") != kFormat)
-    throw InputError(file, 0, std::string("\"format\": \"") + kFormat + "\"", doc["format"].dump());
+    throw InputError(file, 0, std::string("\"format\": \"") + kFormat + "\"", json_excerpt(doc["format"]));
   if (doc.value("version", json()) != kManifestVersion)
-    throw InputError(file, 0, "\"version\": " + std::to_string(kManifestVersion), doc.value("version", json()).dump());
+    throw InputError(file, 0, "\"version\": " + std::to_string(kManifestVersion), json_excerpt(doc.value("version", json())));
 
   Manifest m;
   m.kind = field<std::string>(file, doc, "kind", "a string");
@@ -176,7 +170,7 @@ Manifest read_manifest(const std::filesystem::path& dir) {
     m.items = unsigned_field<std::uint32_t>(file, doc, "items", kMaxId + 1);
     // Recorded since a process could read one shard alone; older partitions hold original ids.
     if (doc.contains("ids")) {
-      if (doc["ids"] != "dense") throw InputError(file, 0, "\"ids\": \"dense\"", doc["ids"].dump());
+      if (doc["ids"] != "dense") throw InputError(file, 0, "\"ids\": \"dense\"", json_excerpt(doc["ids"]));
       m.dense_ids = true;
     }
   }
@@ -190,7 +184,7 @@ Manifest read_manifest(const std::filesystem::path& dir) {
 
   std::uint64_t total = 0, tokens = 0;
   for (const json& s : *shards) {
-    if (!s.is_object()) throw InputError(file, 0, "shard entries as JSON objects", s.dump());
+    if (!s.is_object()) throw InputError(file, 0, "shard entries as JSON objects", json_excerpt(s));
     ShardEntry e;
     e.file = field<std::string>(file, s, "file", "a string");
     // Entries are plain names in the directory; anything else could point outside it.

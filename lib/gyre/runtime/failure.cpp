@@ -5,6 +5,7 @@
 #include <system_error>
 #include <typeinfo>
 
+#include "gyre/base/input_error.hpp"
 #include "gyre/wire/codec.hpp"
 
 namespace gyre::runtime {
@@ -89,6 +90,24 @@ JobFailed read_failure(const net::Message& m) {
   if (m.body.size() > kMaxFailureText) return malformed("text of " + std::to_string(m.body.size()) + " bytes");
   std::string text(reinterpret_cast<const char*>(m.body.data()), m.body.size());
   return JobFailed(h.rank, static_cast<FailureCause>(h.cause), text);
+}
+
+JobFailed as_job_failure(const std::exception_ptr& error, int member) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const JobFailed& e) {
+    return e;
+  } catch (const net::GroupClosed& e) {
+    return JobFailed(-1, FailureCause::kPeerLost, e.what());
+  } catch (const InputError& e) {
+    return JobFailed(member, FailureCause::kBadInput, e.what(), error);
+  } catch (const std::invalid_argument& e) {
+    return JobFailed(member, FailureCause::kBadInput, e.what(), error);
+  } catch (const std::exception& e) {
+    return JobFailed(member, FailureCause::kError, e.what(), error);
+  } catch (...) {
+    return JobFailed(member, FailureCause::kError, "member " + std::to_string(member) + " failed", error);
+  }
 }
 
 void fail_job(net::Group& group, const std::vector<int>& ranks, const JobFailed& failure) {

@@ -65,6 +65,11 @@ GYRE_API bool is_failure_notice(const net::Message& m) noexcept;
 // blamed on its sender as kBadMessage.
 GYRE_API JobFailed read_failure(const net::Message& m);
 
+// `error` as the job's failure, for members that did not see it happen: a JobFailed as it is, a
+// closed transport as a lost peer, anything else as `member`'s own error (its refusal of the
+// input, std::invalid_argument or InputError, as bad input).
+GYRE_API JobFailed as_job_failure(const std::exception_ptr& error, int member);
+
 // Tells `ranks` about `failure`, then throws it. Best effort: a rank that is already gone
 // (maybe the one that failed) is skipped, the others still hear of it.
 [[noreturn]] GYRE_API void fail_job(net::Group& group, const std::vector<int>& ranks, const JobFailed& failure);

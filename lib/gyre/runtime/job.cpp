@@ -160,10 +160,25 @@ void run_processes(const Job& job, const ProcessesBackend& p, const std::functio
   if (handle)
     for (auto& [member, group] : groups) handle->add(*group);
   // The worker on this thread, what this process hosts beside it on threads of their own.
+  // A member that fails, however it learned of it (its own error, a notice, its transport
+  // dropping a peer), tells the others here through their own inboxes: they may be waiting on
+  // a peer that is still connected and will never write again (the scheduler, for a report
+  // from the rank its worker neighbour dropped), and only the job's failure frees them. Their
+  // links stay open, so that they tell their peers the cause instead of seeming to crash.
   std::vector<std::function<void()>> beside;
   const auto run_member = [&](std::size_t i) {
     Mailbox mailbox(*groups[i].second);
-    part(Member{groups[i].first, *groups[i].second, mailbox});
+    try {
+      part(Member{groups[i].first, *groups[i].second, mailbox});
+    } catch (...) {
+      const JobFailed failure = as_job_failure(std::current_exception(), groups[i].first);
+      for (std::size_t j = 0; j < groups.size(); ++j)
+        if (j != i) try {
+            groups[j].second->send(groups[j].first, failure_message(failure));
+          } catch (const std::exception&) {  // that member has ended: nobody to free
+          }
+      throw;
+    }
   };
   for (std::size_t i = 1; i < groups.size(); ++i) beside.push_back([&, i] { run_member(i); });
   run_beside([&] { run_member(0); }, beside);

@@ -12,8 +12,13 @@ namespace gyre::scheduler {
 
 enum class RingOrder {
   kFixed,   // ring 0 → 1 → … → P−1 → 0 in every phase
-  kRandom,  // a seeded random permutation per phase (Harp draws one per iteration)
+  // A seeded random permutation per phase (Harp draws one per iteration). The orders repeat
+  // every kRingPeriod phases, so that where the groups stand after any number of phases is a
+  // power of one permutation (found in O(P log phases), not by walking every phase).
+  kRandom,
 };
+
+inline constexpr std::uint64_t kRingPeriod = 1024;
 
 // One block visit in a worker's sequence for a phase.
 struct Visit {
@@ -33,7 +38,9 @@ struct Visit {
 //
 // A schedule may start later in that sequence (`first_phase`: the phases a saved model went
 // through before a warm start), so that its phase k is phase first_phase + k of a fresh one:
-// the same ring order and the same holders, and so the same visits in the same order.
+// the same ring order and the same holders, and so the same visits in the same order. Any
+// first_phase costs the same: a fixed ring moves the groups by one worker a phase, and random
+// rings repeat with period kRingPeriod.
 //
 // Every rank can evaluate the schedule on its own: it depends only on (P, m, order, seed), so
 // the control plane only needs to say when a phase starts, never who goes where. How many of a
@@ -61,10 +68,14 @@ class GYRE_API RotationSchedule {
   std::vector<Visit> visits(int worker, std::uint64_t phase) const;
 
  private:
-  // holders_[k][g]: worker holding group g at the start of phase k counted from the very first
-  // (first_phase_ + the caller's phase); extended on demand.
+  // Worker holding group g at the start of phase k counted from the very first (first_phase_ +
+  // the caller's phase).
   std::vector<int> holders(std::uint64_t phase) const;
   std::vector<int> ring_from_start(std::uint64_t phase) const;
+  // Random rings: where the group that started phase 0 at worker w stands after the first j
+  // phases of a period (j = 0 … kRingPeriod, built on first use), and after `periods_`
+  // whole periods (the last asked for).
+  void build_period() const;
 
   int workers_;
   int group_size_;
@@ -72,7 +83,9 @@ class GYRE_API RotationSchedule {
   std::uint64_t seed_;
   std::uint64_t first_phase_;
   mutable std::mutex mutex_;
-  mutable std::vector<std::vector<int>> holders_;
+  mutable std::vector<std::vector<int>> within_period_;
+  mutable std::uint64_t periods_ = 0;
+  mutable std::vector<int> after_periods_;
 };
 
 }  // namespace gyre::scheduler

@@ -1,6 +1,8 @@
 // tests/lib/checkpoint/store_test.cpp — checkpoint::Store: whole checkpoints found, torn or damaged ones passed over naming the file, old ones pruned.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -135,4 +137,40 @@ TEST_CASE("a commit keeps the newest --keep whole checkpoints and removes older 
   CHECK_FALSE(std::filesystem::exists(store.directory(3)));
   CHECK(std::filesystem::exists(dir / "ck" / "notes.txt"));
   CHECK_THROWS_AS(checkpoint::Store(dir / "ck", 0), std::invalid_argument);
+}
+
+TEST_CASE("a sound part that is not the one its manifest was sealed with is passed over; a version-1 manifest still reads") {
+  TempDir dir;
+  const checkpoint::Store store(dir / "ck", 5);
+  take(store, 1, 2);
+  take(store, 2, 2);
+  std::filesystem::copy_file(store.part_file(1, 1), store.part_file(2, 1),
+                             std::filesystem::copy_options::overwrite_existing);
+  auto s = search(store);
+  REQUIRE(s.found);
+  CHECK(s.found->manifest.epoch == 1);
+  CHECK(s.found->manifest.parts.size() == 2);
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(s.warnings[0].find("epoch-2/rank-1.part: expected the part its manifest was sealed with") != std::string::npos);
+  // A manifest from before the parts were recorded (version 1) binds nothing, as then.
+  std::string text = R"({"format":"gyre checkpoint","version":1,"epoch":3,"ranks":1,"settings":[],"state":"{}"})";
+  store.write_part(3, 0, bytes_of("x"));
+  checkpoint::write_sealed(store.directory(3) / "manifest", bytes_of(text));
+  s = search(store);
+  REQUIRE(s.found);
+  CHECK(s.found->manifest.epoch == 3);
+  CHECK(s.found->manifest.parts.empty());
+}
+
+TEST_CASE("hold(): a second holder of a store's directory is refused naming the process; released, it can be held again") {
+  TempDir dir;
+  const checkpoint::Store store(dir / "ck", 2);
+  {
+    const auto held = store.hold();
+    CHECK(std::filesystem::is_directory(dir / "ck"));
+    CHECK_THROWS_WITH_AS(store.hold(), doctest::Contains("in use by another job (process " + std::to_string(::getpid()) + ")"),
+                         std::invalid_argument);
+  }
+  CHECK_NOTHROW(store.hold());
+  CHECK(search(store).warnings.empty());  // the lock file is no checkpoint
 }

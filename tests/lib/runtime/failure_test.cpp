@@ -84,3 +84,19 @@ TEST_CASE("only the embedder's own exception types count as its own") {
   CHECK_FALSE(runtime::is_own_type(as_ptr(JobFailed(1, FailureCause::kError, "gyre"))));
   CHECK_FALSE(runtime::is_own_type(nullptr));
 }
+
+TEST_CASE("as_job_failure: a JobFailed as it is, a closed transport as a lost peer, a refusal as bad input") {
+  const auto as = [](auto e) { return runtime::as_job_failure(std::make_exception_ptr(e), 3); };
+  const JobFailed relayed = as(JobFailed(1, FailureCause::kTimeout, "rank 1: late"));
+  CHECK(relayed.rank() == 1);
+  CHECK(relayed.cause() == FailureCause::kTimeout);
+  CHECK(std::string(relayed.what()) == "rank 1: late");
+  const JobFailed dropped = as(net::GroupClosed("rank 2 (10.0.0.2:9) failed: silent for 5838 ms"));
+  CHECK(dropped.cause() == FailureCause::kPeerLost);
+  CHECK(std::string(dropped.what()).find("silent for 5838 ms") != std::string::npos);
+  CHECK(as(std::invalid_argument("--rank must be positive")).cause() == FailureCause::kBadInput);
+  const JobFailed own = as(std::runtime_error("out of patience"));
+  CHECK(own.rank() == 3);
+  CHECK(own.cause() == FailureCause::kError);
+  CHECK(as(42).cause() == FailureCause::kError);
+}

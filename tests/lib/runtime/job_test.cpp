@@ -197,6 +197,37 @@ TEST_CASE("a part that fails stops the job; across processes the others get JobF
   CHECK(processes[1].get() == expected);
 }
 
+// The hang of a scheduler whose worker neighbour's transport dropped a peer (issue 36): the
+// worker's part ends with the drop, while the scheduler, beside it in the same process, waits on
+// links that are all still up for a report that will never come.
+TEST_CASE("across processes, a member that fails frees the members beside it, whatever they wait on") {
+  const std::uint16_t port = gyre::test::free_port();
+  runtime::Job job;
+  job.workers = 1;
+  job.roles = {"the scheduler"};
+  job.backend = process(0, 1, port);
+  const auto start = net::Clock::now();
+  std::atomic<bool> scheduler_heard{false};
+  try {
+    runtime::run(job, [&](const runtime::Member& m) {
+      if (m.rank == 0) throw net::GroupClosed("rank 1 (10.0.0.2:7) failed: silent for 5838 ms (heartbeat timeout)");
+      try {
+        m.mailbox.receive([](const net::Message&) { return false; }, net::Clock::now() + 60s);
+      } catch (const JobFailed& e) {
+        scheduler_heard = e.cause() == FailureCause::kPeerLost &&
+                          std::string(e.what()).find("silent for 5838 ms") != std::string::npos;
+        throw;
+      }
+    });
+    FAIL("the job ended without its failure");
+  } catch (const JobFailed& e) {  // the scheduler's, which speaks for the whole job
+    CHECK(e.cause() == FailureCause::kPeerLost);
+    CHECK(std::string(e.what()).find("heartbeat timeout") != std::string::npos);
+  }
+  CHECK(scheduler_heard);
+  CHECK(net::Clock::now() - start < 20s);
+}
+
 namespace {
 
 int threads_of_this_process() {

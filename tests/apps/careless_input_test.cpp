@@ -1,0 +1,407 @@
+// tests/apps/careless_input_test.cpp — issue 36's defects from the command line, one regression per defect: constant ratings, deep JSON, huge phase counts, checkpoint directories, staged outputs.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+using gyre::test::build_path;
+using gyre::test::CommandResult;
+using gyre::test::read_text;
+using gyre::test::run_command;
+using gyre::test::TempDir;
+using gyre::test::write_text;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string bin(const char* relative) { return build_path(relative).string(); }
+std::string mf() { return bin("apps/mf/gyre-mf"); }
+std::string lda() { return bin("apps/lda/gyre-lda"); }
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// dir/r.tsv and dir/t.tsv: 300 users × 200 items of planted ratings.
+void ratings(const TempDir& dir) {
+  const auto r = run_command({bin("tools/gyre-gen"), "ratings", "--users", "300", "--items", "200", "--ratings",
+                              "6000", "--rank", "3", "--noise", "0.1", "--seed", "4", "--train",
+                              (dir / "r.tsv").string(), "--test", (dir / "t.tsv").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+}
+
+// `file` with every rating's value replaced by `value` (the implicit-feedback file of the issue).
+void constant_copy(const fs::path& from, const fs::path& to, const std::string& value) {
+  std::istringstream in(read_text(from));
+  std::string out, user, item, rating;
+  while (in >> user >> item >> rating) out += user + " " + item + " " + value + "\n";
+  write_text(to, out);
+}
+
+// The last "test RMSE" figure gyre-mf printed, or NaN.
+double last_test_rmse(const std::string& output) {
+  const auto at = output.rfind("test RMSE");
+  if (at == std::string::npos) return std::nan("");
+  return std::atof(output.c_str() + output.find_first_of("0123456789", at));
+}
+
+// The prediction gyre-mf predict prints for the single pair in `pairs`.
+double predicted(const fs::path& model, const fs::path& pairs, const fs::path& out) {
+  const auto r = run_command({mf(), "predict", "--model", model.string(), "--pairs", pairs.string(), "--out",
+                              out.string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  std::istringstream in(read_text(out));
+  std::string user, item;
+  double value = std::nan("");
+  in >> user >> item >> value;
+  return value;
+}
+
+// `json` with the number of field `key` replaced by `value` (text surgery: the file as a user edits it).
+std::string with_field(const std::string& json, const std::string& key, const std::string& value) {
+  const auto at = json.find("\"" + key + "\"");
+  REQUIRE(at != std::string::npos);
+  const auto start = json.find(':', at) + 1, end = json.find_first_of(",\n}", start);
+  return json.substr(0, start) + " " + value + json.substr(end);
+}
+
+}  // namespace
+
+// ---- 2. Constant ratings ----
+
+TEST_CASE("defect 2: implicit-feedback ratings (all 1) train with the default update and are predicted as 1") {
+  TempDir dir;
+  ratings(dir);
+  constant_copy(dir / "r.tsv", dir / "ones.tsv", "1");
+  constant_copy(dir / "t.tsv", dir / "ones-test.tsv", "1");
+  const auto r = run_command({mf(), "--train", (dir / "ones.tsv").string(), "--test", (dir / "ones-test.tsv").string(),
+                              "--epochs", "10", "--threads", "1", "--out", (dir / "m").string()});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(!has(r.output, "diverged"));
+  CHECK(last_test_rmse(r.output) < 0.1);
+}
+
+TEST_CASE("defect 2: a single rating trains and predicts itself, not a number thousands of units away") {
+  TempDir dir;
+  write_text(dir / "one.tsv", "5 7 3.5\n");
+  const auto r = run_command({mf(), "--train", (dir / "one.tsv").string(), "--epochs", "2", "--threads", "1",
+                              "--out", (dir / "m").string()});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  write_text(dir / "pair.tsv", "5 7\n");
+  const double p = predicted(dir / "m", dir / "pair.tsv", dir / "p.tsv");
+  CHECK(std::abs(p - 3.5) < 3.5);  // was 106383: any sane model of one 3.5 predicts near it
+}
+
+// ---- 3. Deeply nested JSON ----
+
+TEST_CASE("defect 3: deeply nested JSON in model.json or a manifest is refused with exit 2, never a crash") {
+  TempDir dir;
+  ratings(dir);
+  const auto trained = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+                                    "--quiet", "--out", (dir / "m").string()});
+  REQUIRE_MESSAGE(trained.exit_code == 0, trained.output);
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']') + "\n";
+  write_text(dir / "m" / "model.json", deep);
+  write_text(dir / "pair.tsv", "1 2\n");
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{mf(), "predict", "--model", (dir / "m").string(), "--pairs", (dir / "pair.tsv").string(),
+                                 "--out", (dir / "p.tsv").string()},
+        std::vector<std::string>{mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
+                                 "--epochs", "1", "--out", (dir / "m2").string()}}) {
+    const auto r = run_command(argv);
+    INFO(argv[1] << ": " << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.output, "nested more than 64 levels"));
+  }
+  // A partition's manifest.
+  const auto part = run_command({bin("tools/gyre-partition"), "ratings", "--input", (dir / "r.tsv").string(),
+                                 "--parts", "2", "--out", (dir / "parts").string()});
+  REQUIRE_MESSAGE(part.exit_code == 0, part.output);
+  write_text(dir / "parts" / "manifest.json", deep);
+  const auto r = run_command({mf(), "--train", (dir / "parts").string(), "--epochs", "1", "--out", (dir / "m3").string()});
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "manifest.json:1: expected"));
+}
+
+TEST_CASE("defect 3: a huge value in model.json is shown in short in the error") {
+  TempDir dir;
+  ratings(dir);
+  const auto trained = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+                                    "--quiet", "--out", (dir / "m").string()});
+  REQUIRE_MESSAGE(trained.exit_code == 0, trained.output);
+  std::string huge = "{\"format\": [";
+  for (int i = 0; i < 200000; ++i) huge += "1,";
+  huge += "1]}\n";
+  write_text(dir / "m" / "model.json", huge);
+  write_text(dir / "pair.tsv", "1 2\n");
+  const auto r = run_command({mf(), "predict", "--model", (dir / "m").string(), "--pairs", (dir / "pair.tsv").string(),
+                              "--out", (dir / "p.tsv").string()});
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "an array of 200001 elements"));
+  CHECK(r.output.size() < 2000);
+}
+
+// ---- 7. Huge phase counts ----
+
+TEST_CASE("defect 7: --init-model with a phase count no run could have is refused at once; a large true one costs nothing") {
+  TempDir dir;
+  ratings(dir);
+  const auto trained = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--threads", "1",
+                                    "--ring", "random", "--workers", "2", "--quiet", "--out", (dir / "m").string()});
+  REQUIRE_MESSAGE(trained.exit_code == 0, trained.output);
+  const std::string header = read_text(dir / "m" / "model.json");
+  const auto continue_run = [&]() {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
+                                "--epochs", "1", "--threads", "1", "--quiet", "--out", (dir / "m2").string()});
+    return std::make_pair(r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  };
+  write_text(dir / "m" / "model.json", with_field(header, "phases", "9223372036854775807"));
+  const auto [refused, refused_s] = continue_run();
+  INFO(refused.output);
+  CHECK(refused.exit_code == 2);
+  CHECK(has(refused.output, "\"phases\" between \"epochs\" and twice it"));
+  CHECK(refused_s < 30);
+  // A model 2·10⁹ epochs old, as far as its header says: consistent, and continued at once
+  // (the ring's place after 4·10⁹ random-ring phases was walked one phase at a time).
+  write_text(dir / "m" / "model.json",
+             with_field(with_field(header, "epochs", "2000000000"), "phases", "4000000000"));
+  const auto [continued, continued_s] = continue_run();
+  INFO(continued.output);
+  CHECK(continued.exit_code == 0);
+  CHECK(continued_s < 30);
+}
+
+// ---- 5, 8, 9. The checkpoint directory, checked before any work ----
+
+TEST_CASE("defect 5: --checkpoint at or inside --out is refused before training") {
+  TempDir dir;
+  ratings(dir);
+  for (const std::string& ck : {std::string("m"), std::string("m/ck")}) {
+    const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out",
+                                (dir / "m").string(), "--checkpoint", (dir / ck).string()});
+    INFO(ck << ": " << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.output, "--checkpoint"));
+    CHECK(!has(r.output, "epoch 1"));
+  }
+}
+
+TEST_CASE("defect 8: a checkpoint directory that is a file or cannot be written fails with exit 2 at start") {
+  TempDir dir;
+  ratings(dir);
+  write_text(dir / "file", "x\n");
+  auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out", (dir / "m").string(),
+                        "--checkpoint", (dir / "file").string()});
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "not a directory"));
+  CHECK(!has(r.output, "epoch 1"));
+  fs::create_directory(dir / "loop-parent");
+  fs::create_directory_symlink(dir / "loop", dir / "loop");
+  r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out", (dir / "m").string(),
+                   "--checkpoint", (dir / "loop").string()});
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "loop of symbolic links"));
+  if (::geteuid() != 0) {  // root writes anywhere: the mode check needs another user
+    fs::create_directory(dir / "ro");
+    fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+    r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out", (dir / "m").string(),
+                     "--checkpoint", (dir / "ro").string()});
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    fs::permissions(dir / "ro", fs::perms::owner_all);
+  }
+}
+
+TEST_CASE("defect 9: a second job given a checkpoint directory in use is refused; the first one's checkpoints stay") {
+  TempDir dir;
+  ratings(dir);
+  const std::vector<std::string> first = {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "200", "--threads",
+                                          "1", "--quiet", "--out", (dir / "m1").string(), "--checkpoint",
+                                          (dir / "ck").string()};
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::vector<char*> args;
+    for (const auto& a : first) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  // The first job holds the directory once it has written a checkpoint.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(dir / "ck" / "epoch-1" / "manifest") && std::chrono::steady_clock::now() < deadline)
+    ::usleep(20000);
+  const auto second = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+                                   "--out", (dir / "m2").string(), "--checkpoint", (dir / "ck").string()});
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  INFO(second.output);
+  CHECK(second.exit_code == 2);
+  CHECK(has(second.output, "in use by another job (process " + std::to_string(child) + ")"));
+  CHECK(fs::exists(dir / "ck" / "epoch-1" / "manifest"));
+}
+
+// ---- 10, 11. Replacing --out ----
+
+TEST_CASE("defect 10: a staging directory left by a killed run is removed by the next run, which says so") {
+  TempDir dir;
+  ratings(dir);
+  // What kill -9 while staging leaves: a hidden full copy named for a process that is gone.
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  const fs::path stale = dir / (".m.gyre-new-" + std::to_string(gone) + "-55d0c0ffee");
+  fs::create_directory(stale);
+  write_text(stale / "user_factors.tsv", "0 1\n");
+  // One of a process still running (this test) is someone's work in progress: it stays.
+  const fs::path live = dir / (".m.gyre-new-" + std::to_string(::getpid()) + "-1234");
+  fs::create_directory(live);
+  const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+                              "--quiet", "--out", (dir / "m").string()});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(!fs::exists(stale));
+  CHECK(has(r.output, "left unfinished by process " + std::to_string(gone)));
+  CHECK(fs::exists(live));
+}
+
+TEST_CASE("defect 11: replacing --out keeps the directory's mode") {
+  TempDir dir;
+  ratings(dir);
+  const std::vector<std::string> train = {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+                                          "--quiet", "--out", (dir / "m").string()};
+  REQUIRE(run_command(train).exit_code == 0);
+  ::chmod((dir / "m").c_str(), 0700);
+  REQUIRE(run_command(train).exit_code == 0);
+  struct stat st {};
+  REQUIRE(::stat((dir / "m").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0700);
+}
+
+// ---- 12. A corrupt AdaGrad file ----
+
+TEST_CASE("defect 12: a negative AdaGrad sum is a file:line error, not a divergence") {
+  TempDir dir;
+  ratings(dir);
+  const auto trained = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+                                    "--quiet", "--out", (dir / "m").string()});
+  REQUIRE_MESSAGE(trained.exit_code == 0, trained.output);
+  std::string sums = read_text(dir / "m" / "user_adagrad.tsv");
+  const auto second_line = sums.find('\n') + 1;
+  const auto field = sums.find('\t', second_line) + 1;
+  sums.insert(field, "-");
+  write_text(dir / "m" / "user_adagrad.tsv", sums);
+  const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
+                              "--epochs", "1", "--threads", "1", "--out", (dir / "m2").string()});
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "user_adagrad.tsv:2: expected a finite number above 0"));
+  CHECK(!has(r.output, "diverged"));
+}
+
+// ---- 13. Symlink loops ----
+
+TEST_CASE("defect 13: a symlink loop as a model is refused with exit 2 and a sentence; one in a checkpoint directory is passed over") {
+  TempDir dir;
+  ratings(dir);
+  fs::create_directory_symlink(dir / "m9", dir / "m9");
+  write_text(dir / "pair.tsv", "1 2\n");
+  auto r = run_command({mf(), "predict", "--model", (dir / "m9").string(), "--pairs", (dir / "pair.tsv").string(),
+                        "--out", (dir / "p.tsv").string()});
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "a loop of symbolic links"));
+  CHECK(!has(r.output, "filesystem error"));
+  // A run with checkpoints, then a loop named like a newer checkpoint beside them.
+  r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--threads", "1", "--quiet", "--out",
+                   (dir / "m").string(), "--checkpoint", (dir / "ck").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  fs::create_directory_symlink(dir / "ck" / "epoch-7", dir / "ck" / "epoch-7");
+  r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "3", "--threads", "1", "--quiet", "--out",
+                   (dir / "m").string(), "--resume", (dir / "ck").string()});
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(!has(r.output, "filesystem error"));
+}
+
+// ---- 14. The no-sync model's report ----
+
+TEST_CASE("defect 14: --model nosync reports the test RMSE of the model it writes, and refuses an interval it would round") {
+  TempDir dir;
+  ratings(dir);
+  const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--test", (dir / "t.tsv").string(), "--model",
+                              "nosync", "--workers", "2", "--threads", "1", "--epochs", "3", "--out",
+                              (dir / "m").string()});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const double reported = last_test_rmse(r.output);
+  // The written model scored independently: its predictions of the test pairs against the test ratings.
+  std::istringstream test(read_text(dir / "t.tsv"));
+  std::string pairs, user, item;
+  std::vector<double> truth;
+  double value = 0;
+  while (test >> user >> item >> value) {
+    pairs += user + " " + item + "\n";
+    truth.push_back(value);
+  }
+  write_text(dir / "pairs.tsv", pairs);
+  const auto p = run_command({mf(), "predict", "--model", (dir / "m").string(), "--pairs", (dir / "pairs.tsv").string(),
+                              "--out", (dir / "p.tsv").string()});
+  REQUIRE_MESSAGE(p.exit_code == 0, p.output);
+  std::istringstream predictions(read_text(dir / "p.tsv"));
+  double squares = 0;
+  std::size_t n = 0;
+  while (predictions >> user >> item >> value) {
+    REQUIRE(n < truth.size());
+    squares += (value - truth[n]) * (value - truth[n]);
+    ++n;
+  }
+  REQUIRE(n == truth.size());
+  CHECK(reported == doctest::Approx(std::sqrt(squares / static_cast<double>(n))).epsilon(0.002));
+  const auto rounded = run_command({mf(), "--train", (dir / "r.tsv").string(), "--model", "nosync", "--workers", "2",
+                                    "--average-ms", "0.001", "--epochs", "1", "--out", (dir / "m2").string()});
+  INFO(rounded.output);
+  CHECK(rounded.exit_code == 2);
+  CHECK(has(rounded.output, "whole number of milliseconds"));
+}
+
+// ---- 6. Checkpoint parts bound to their manifest ----
+
+TEST_CASE("defect 6: a part copied from another checkpoint is refused on resume, naming it, and the older sound one is used") {
+  TempDir dir;
+  ratings(dir);
+  auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "4", "--threads", "1", "--workers", "2",
+                        "--keep", "4", "--quiet", "--out", (dir / "m").string(), "--checkpoint", (dir / "ck").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  fs::copy_file(dir / "ck" / "epoch-3" / "rank-1.part", dir / "ck" / "epoch-4" / "rank-1.part",
+                fs::copy_options::overwrite_existing);
+  r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "5", "--threads", "1", "--workers", "2",
+                   "--keep", "4", "--out", (dir / "m").string(), "--resume", (dir / "ck").string()});
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(has(r.output, "epoch-4/rank-1.part: expected the part its manifest was sealed with"));
+  CHECK(has(r.output, "resuming after epoch 3"));
+}
