@@ -18,6 +18,12 @@
 namespace gyre::app {
 namespace {
 
+bool is_loopback(const std::string& host) {
+  boost::system::error_code ec;
+  const auto address = boost::asio::ip::make_address(host, ec);
+  return !ec && address.is_loopback();
+}
+
 // Names the flag and the value in every message: the library's own errors cannot know them.
 void check_ip_address(const std::string& flag, const std::string& value, const std::string& host) {
   boost::system::error_code ec;
@@ -56,8 +62,10 @@ void ClusterFlags::add_to(CLI::App& app) {
       ->group(multi);
   app.add_option("--coordinator", coordinator_, "HOST:PORT where rank 0 serves the rendezvous (needed with >1 process)")
       ->group(multi);
-  app.add_option("--listen-host", listen_host_, "address this process's data-plane socket binds to")
-      ->capture_default_str()->group(multi);
+  app.add_option("--listen-host", listen_host_,
+                 "address this process's data-plane socket binds to (default: 127.0.0.1 when the coordinator is "
+                 "on loopback, else 0.0.0.0)")
+      ->group(multi);
   app.add_option("--token-file", token_file_, "file holding the job token (else the GYRE_TOKEN variable)")->group(multi);
   app.add_option("--job-id", job_id_, "peers of another job id are refused")->capture_default_str()->group(multi);
   app.add_option("--connect-timeout", connect_timeout_s_, "seconds to wait for every process to join")
@@ -105,8 +113,12 @@ pipeline::ClusterJobOptions ClusterFlags::job_options(const cluster::Launch& lau
   // Rank 0 listens once, for the loading job and for training: between two listens an outgoing
   // connection could be given the port (when it lies in the ephemeral range).
   if (launch.rank == 0) o.coordinator_listener = std::make_shared<const net::TcpListener>(o.coordinator.host, o.coordinator.port);
-  check_ip_address("--listen-host", listen_host_, listen_host_);
-  o.listen_host = listen_host_;
+  // A job whose coordinator is on loopback runs on this machine alone: its data plane is not
+  // opened to the network unless --listen-host says so.
+  std::string listen = listen_host_;
+  if (listen.empty()) listen = is_loopback(o.coordinator.host) ? o.coordinator.host : "0.0.0.0";
+  check_ip_address("--listen-host", listen, listen);
+  o.listen_host = listen;
   o.job_id = job_id_;
   if (!token_file_.empty()) {
     std::ifstream in(token_file_);

@@ -37,6 +37,8 @@ std::uint64_t parse_size(const std::string& text) {
   else if (!suffix.empty()) throw CLI::ValidationError("--max-memory", "'" + text + "': expected a K, M, G or T suffix");
   const double bytes = value * unit;
   if (!(bytes < 1.8e19)) throw CLI::ValidationError("--max-memory", "'" + text + "' is too large");
+  // 0 would mean "unknown" (no check at all): a budget that cannot be met is a typo.
+  if (!(bytes >= 1)) throw CLI::ValidationError("--max-memory", "'" + text + "': expected a size of at least 1 byte");
   return static_cast<std::uint64_t>(bytes);
 }
 

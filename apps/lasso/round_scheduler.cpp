@@ -272,6 +272,8 @@ class LassoRounds {
 
  private:
   enum class Stage { kStart, kRounds, kDone };
+  // The most an interval may multiply F before the solve is taken to have diverged.
+  static constexpr double kMaxGrowth = 10;
 
   static scheduler::SparseLines as_lines(const data::RegressionSet& rows) {
     return {rows.row_begin, rows.cols, rows.values};
@@ -355,8 +357,18 @@ class LassoRounds {
     }
     certificate_ = loss_.certify(gamma_, penalty_);
     // Steps from stale sums can overshoot on correlated columns: if an interval made F
-    // worse, halve the batch (then the depth) until it no longer does.
-    if (certificate_.objective > last_objective_ * (1 + 1e-12)) {
+    // worse, halve the batch (then the depth) until it no longer does. An interval that
+    // multiplied F (or left it no number) went past what shrinking repairs: the iterate is
+    // then far from any solution and only climbs, so the solve stops and says why.
+    const double before = last_objective_, now = certificate_.objective;
+    if (!(now <= before * kMaxGrowth))
+      throw std::runtime_error(
+          "the solve diverged at lambda " + std::to_string(penalty_.lambda) + ": one interval of rounds took the "
+          "objective from " + std::to_string(before) + " to " + std::to_string(now) + " (batch " +
+          std::to_string(batch_) + ", depth " + std::to_string(depth_) + ", --rho " + std::to_string(config_.rho) +
+          "); steps from stale sums overshoot on correlated columns: a smaller --batch or --depth, or the "
+          "dependency check (--rho below 1), keeps them in bounds. No coefficients are written");
+    if (now > before * (1 + 1e-12)) {
       if (batch_ > 1) batch_ = std::max<std::uint32_t>(1, batch_ / 2);
       else depth_ = std::max(1, depth_ / 2);
     }

@@ -62,14 +62,14 @@ PredictSummary predict(const Scorer& scorer, const Pairs& pairs, std::ostream& o
   write_chunks(out, chunks, [&](std::size_t c, std::string& text) {
     const std::size_t end = std::min(n, (c + 1) * kPairsPerChunk);
     for (std::size_t k = c * kPairsPerChunk; k < end; ++k) {
-      const float score = scorer.score(pairs.users[k], pairs.items[k]);
+      const float score = scorer.score_partly(pairs.users[k], pairs.items[k]);
       if (!std::isnan(pairs.ratings[k])) {
         const double e = double{pairs.ratings[k]} - score;
         squared[c] += e * e;
         ++rated[c];
       }
-      text += std::to_string(scorer.user_id(pairs.users[k]));
-      append_field(text, scorer.item_id(pairs.items[k]));
+      text += std::to_string(pairs.user_ids[k]);
+      append_field(text, pairs.item_ids[k]);
       append_field(text, score);
       text.push_back('\n');
     }

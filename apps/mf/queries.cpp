@@ -42,12 +42,23 @@ float parse_rating(const std::filesystem::path& file, std::size_t line, std::str
 
 }  // namespace
 
-Pairs read_pairs(const std::filesystem::path& file, const Scorer& scorer) {
+Pairs read_pairs(const std::filesystem::path& file, const Scorer& scorer, bool strict) {
   Pairs out;
   for_each_line(file, 3, [&](std::size_t line, std::string_view text, const std::string_view* f, std::size_t n) {
     if (n < 2 || n > 3) throw InputError(file, line, "2 or 3 fields \"user item [rating]\"", std::string(text));
-    out.users.push_back(scorer.user_row(file, line, f[0]));
-    out.items.push_back(scorer.item_row(file, line, f[1]));
+    const std::uint32_t user = strict ? scorer.user_row(file, line, f[0]) : scorer.user_row_if_known(file, line, f[0]);
+    const std::uint32_t item = strict ? scorer.item_row(file, line, f[1]) : scorer.item_row_if_known(file, line, f[1]);
+    if (user == Scorer::kUnknown || item == Scorer::kUnknown) {
+      if (out.unknown++ == 0)
+        out.first_unknown = "line " + std::to_string(line) + ": " +
+                            (user == Scorer::kUnknown ? "user " + std::string(f[0]) : "item " + std::string(f[1]));
+    }
+    out.users.push_back(user);
+    out.items.push_back(item);
+    out.user_ids.push_back(user == Scorer::kUnknown ? static_cast<std::uint32_t>(std::stoul(std::string(f[0])))
+                                                    : scorer.user_id(user));
+    out.item_ids.push_back(item == Scorer::kUnknown ? static_cast<std::uint32_t>(std::stoul(std::string(f[1])))
+                                                    : scorer.item_id(item));
     out.ratings.push_back(n == 3 ? parse_rating(file, line, f[2]) : std::numeric_limits<float>::quiet_NaN());
   });
   return out;

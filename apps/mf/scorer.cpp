@@ -17,9 +17,10 @@ Scorer::Matrix matrix_of(const std::vector<float>& rows, std::size_t count, std:
 
 // Called per line of large files: nothing here allocates unless the line is bad.
 std::uint32_t row_of(const IdIndex& ids, const std::filesystem::path& file, std::size_t line, std::string_view token,
-                     const std::string& what, const std::filesystem::path& factors) {
+                     const std::string& what, const std::filesystem::path& factors, bool strict = true) {
   const auto id = data::parse_bounded(file, line, token, what + " id", 0, data::kMaxId);
   const std::int64_t row = ids.find(static_cast<std::uint32_t>(id));
+  if (row < 0 && !strict) return Scorer::kUnknown;
   if (row < 0)
     throw InputError(file, line, std::string("a ") + what + " id of the model (in " + factors.string() + ")",
                      std::string(what) + " " + std::to_string(id) + ", unknown to the model");
@@ -47,6 +48,7 @@ Scorer::Scorer(const MfModel& model, std::filesystem::path dir)
     : user_file_(dir / "user_factors.tsv"),
       item_file_(dir / "item_factors.tsv"),
       biases_(model.biases),
+      mean_(model.biases ? model.mean : 0.0f),
       users_(model.user_ids),
       items_(model.item_ids),
       user_factors_(matrix_of(model.user_factors, model.user_ids.size(), model.rank)),
@@ -65,6 +67,22 @@ std::uint32_t Scorer::user_row(const std::filesystem::path& file, std::size_t li
 
 std::uint32_t Scorer::item_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const {
   return row_of(items_, file, line, token, kItem, item_file_);
+}
+
+std::uint32_t Scorer::user_row_if_known(const std::filesystem::path& file, std::size_t line,
+                                        std::string_view token) const {
+  return row_of(users_, file, line, token, kUser, user_file_, false);
+}
+
+std::uint32_t Scorer::item_row_if_known(const std::filesystem::path& file, std::size_t line,
+                                        std::string_view token) const {
+  return row_of(items_, file, line, token, kItem, item_file_, false);
+}
+
+float Scorer::score_partly(std::uint32_t user, std::uint32_t item) const {
+  if (user != kUnknown && item != kUnknown) return score(user, item);
+  if (!biases_) return 0.0f;  // the model has nothing of this pair
+  return (user != kUnknown ? user_offset_[user] : mean_) + (item != kUnknown ? item_bias_[item] : 0.0f);
 }
 
 

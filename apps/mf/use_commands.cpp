@@ -59,10 +59,19 @@ int predict_command(int argc, char** argv) {
   UseFlags flags;
   std::string pairs_path;
   flags.add_to(app);
+  bool strict = false;
   app.add_option("--pairs,-p", pairs_path, "'user item [rating]' lines (ids as in the model)")->required();
+  app.add_flag("--strict", strict,
+               "refuse a pair whose user or item the model does not know (else it is scored from the global "
+               "mean and the known side's bias, and counted)");
   if (const auto exit_code = app::parse_command_line(app, argc, argv)) return *exit_code;
   return flags.run("gyre-mf predict", {pairs_path}, [&](const Scorer& scorer, std::ostream& out) {
-    const Pairs pairs = read_pairs(pairs_path, scorer);
+    const Pairs pairs = read_pairs(pairs_path, scorer, strict);
+    if (pairs.unknown > 0)
+      std::fprintf(stderr,
+                   "gyre-mf predict: %llu of %zu pairs name a user or item the model does not know (first: %s); "
+                   "they are scored from the global mean and the known side's bias (--strict refuses them)\n",
+                   static_cast<unsigned long long>(pairs.unknown), pairs.users.size(), pairs.first_unknown.c_str());
     const PredictSummary s = predict(scorer, pairs, out);
     if (s.rated > 0)
       std::fprintf(stderr, "gyre-mf predict: %llu pairs, RMSE %.6f over the %llu with a rating\n",

@@ -73,7 +73,7 @@ class ClusterFlags {
  private:
   std::string program_;
   std::optional<int> process_rank_, processes_;
-  std::string coordinator_, listen_host_ = "0.0.0.0", token_file_, job_id_;
+  std::string coordinator_, listen_host_, token_file_, job_id_;
   int connect_timeout_s_ = 60;
   double heartbeat_timeout_s_ = 30;
   std::string inject_delay_ = "none";

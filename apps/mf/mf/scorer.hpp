@@ -46,6 +46,13 @@ class Scorer {
   // the model has; gyre::InputError at file:line otherwise, naming the model's factor file.
   std::uint32_t user_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const;
   std::uint32_t item_row(const std::filesystem::path& file, std::size_t line, std::string_view token) const;
+  // The same for ids the model may lack: kUnknown for those (a bad token is still an error).
+  static constexpr std::uint32_t kUnknown = 0xFFFFFFFF;
+  std::uint32_t user_row_if_known(const std::filesystem::path& file, std::size_t line, std::string_view token) const;
+  std::uint32_t item_row_if_known(const std::filesystem::path& file, std::size_t line, std::string_view token) const;
+  // score() where either side may be kUnknown: from what the model has of the pair, μ and the
+  // known side's bias with biases (a cold start's usual answer), 0 without.
+  float score_partly(std::uint32_t user, std::uint32_t item) const;
   // Rows of ids the model may lack (a ratings file of other users): -1 when it does.
   std::int64_t find_user(std::uint32_t id) const { return users_.find(id); }
   std::int64_t find_item(std::uint32_t id) const { return items_.find(id); }
@@ -63,6 +70,7 @@ class Scorer {
  private:
   std::filesystem::path user_file_, item_file_;  // for messages
   bool biases_;
+  float mean_;  // μ, 0 without biases
   IdIndex users_, items_;
   Matrix user_factors_, item_factors_;
   Eigen::VectorXf user_offset_;  // μ + b_u

@@ -3,7 +3,9 @@
 
 #include <signal.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <stdexcept>
@@ -36,12 +38,22 @@ void install_cleanup_on_signals() {
   }
 }
 
+// What a run printed (epoch lines, a model's figures) is part of its result: a standard output
+// that cannot take it (a full disk, /dev/full, a closed pipe) fails the run instead of losing it.
+int with_output_flushed(const char* program, int code) {
+  errno = 0;
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return code;
+  std::fprintf(stderr, "%s: error: cannot write to standard output: %s\n", program,
+               errno != 0 ? std::strerror(errno) : "write error");
+  return code == 0 ? 1 : code;
+}
+
 }  // namespace
 
 int run_entry_point(const char* program, const std::function<int()>& body) {
   install_cleanup_on_signals();
   try {
-    return body();
+    return with_output_flushed(program, body());
   } catch (const InputError& e) {
     std::fprintf(stderr, "%s: error: %s\n", program, e.what());
     return kExitBadInput;

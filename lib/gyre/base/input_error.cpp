@@ -49,7 +49,7 @@ std::string visible(std::string_view s) {
 std::string format(const std::filesystem::path& file, std::size_t line, const std::string& expected,
                    const std::string& found) {
   // append() rather than operator+ chains: GCC 12 at -O3 warns (-Wrestrict) on the latter.
-  std::string msg = file.string();
+  std::string msg = visible(file.string());  // a name may hold a newline or bytes that are not UTF-8
   if (line > 0) msg.append(":").append(std::to_string(line));
   msg.append(": expected ").append(expected);
   if (!found.empty()) {

@@ -18,6 +18,7 @@ constexpr std::size_t kSettingOverhead = 2 * sizeof(std::uint32_t);
 // Keeps a reason readable however long a value is.
 std::string shown(const std::string& value) {
   constexpr std::size_t kShown = 200;
+  if (value.empty()) return "unset";  // a flag without a default, not given: not a blank in the sentence
   return value.size() <= kShown ? value : value.substr(0, kShown) + "...";
 }
 

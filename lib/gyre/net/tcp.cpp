@@ -117,7 +117,7 @@ struct State : std::enable_shared_from_this<State> {
     if (options.log)
       options.log(line);
     else
-      std::fprintf(stderr, "gyre tcp rank %d: %s\n", options.rank, line.c_str());
+      std::fprintf(stderr, "gyre tcp, %s: %s\n", name(options.rank).c_str(), line.c_str());
   }
   void deliver(Message m) {
     {

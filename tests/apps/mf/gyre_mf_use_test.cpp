@@ -81,19 +81,32 @@ TEST_CASE("gyre-mf recommend: best items first, ties by item id, rated items lef
   CHECK(read_text(f.out).find("10\t3\t2.5\t2\n30") != std::string::npos);
 }
 
-TEST_CASE("gyre-mf predict and recommend: an id unknown to the model is an error at file:line, exit 2") {
+TEST_CASE("gyre-mf predict --strict and recommend: an id unknown to the model is an error at file:line, exit 2") {
   Fixture f;
   const auto pairs = f.dir / "pairs.tsv";
   write_text(pairs, "10 1\n20 9\n");
-  f.expect_error({"predict", "--model", f.model, "--pairs", pairs.string(), "--out", f.out}, pairs, 2,
+  f.expect_error({"predict", "--model", f.model, "--pairs", pairs.string(), "--strict", "--out", f.out}, pairs, 2,
                  "item 9, unknown to the model");
   write_text(pairs, "10 1\n\n77 1\n");
-  f.expect_error({"predict", "--model", f.model, "--pairs", pairs.string(), "--out", f.out}, pairs, 3,
+  f.expect_error({"predict", "--model", f.model, "--pairs", pairs.string(), "--strict", "--out", f.out}, pairs, 3,
                  (f.dir / "model" / "user_factors.tsv").string());
   const auto users = f.dir / "users.txt";
   write_text(users, "10\n77\n");
   f.expect_error({"recommend", "--model", f.model, "--users", users.string(), "--top", "2", "--out", f.out}, users, 2,
                  "user 77, unknown to the model");
+}
+
+TEST_CASE("gyre-mf predict: a pair the model half knows is scored from the mean and the known side's bias, and counted") {
+  Fixture f;
+  const auto pairs = f.dir / "pairs.tsv";
+  // Mean 3; user 10's bias .5, item 2's .5 (tiny_model.hpp); user 77 and item 9 are unknown.
+  write_text(pairs, "10 9\n77 2\n77 9\n20 4\n");
+  const auto r = f.run({"predict", "--model", f.model, "--pairs", pairs.string(), "--out", f.out});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(read_text(f.out) == "10\t9\t3.5\n77\t2\t3.5\n77\t9\t3\n20\t4\t6.25\n");
+  CHECK_MESSAGE(r.output.find("3 of 4 pairs name a user or item the model does not know (first: line 1: item 9)") !=
+                    std::string::npos,
+                r.output);
 }
 
 TEST_CASE("gyre-mf predict and recommend: malformed input and model files") {

@@ -168,8 +168,8 @@ TEST_CASE("hold(): a second holder of a store's directory is refused naming the 
   {
     const auto held = store.hold();
     CHECK(std::filesystem::is_directory(dir / "ck"));
-    CHECK_THROWS_WITH_AS(store.hold(), doctest::Contains("in use by another job (process " + std::to_string(::getpid()) + ")"),
-                         std::invalid_argument);
+    const std::string expected = "in use by another job (process " + std::to_string(::getpid()) + ")";
+    CHECK_THROWS_WITH_AS(store.hold(), doctest::Contains(expected.c_str()), std::invalid_argument);
   }
   CHECK_NOTHROW(store.hold());
   CHECK(search(store).warnings.empty());  // the lock file is no checkpoint
