@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "app/job_settings.hpp"
 #include "gyre/base/input_error.hpp"
 
 namespace gyre::app {
@@ -57,6 +58,14 @@ checkpoint::Found CheckpointFlags::find(const cluster::JobSettings& ours, int ra
   return *found;
 }
 
+cluster::JobSettings CheckpointFlags::shared_settings(const CLI::App& app, std::vector<std::string> local,
+                                                     const std::vector<std::string>& inputs) const {
+  for (const auto& f : per_rank()) local.push_back(f);
+  auto settings = job_settings(app, local, inputs);
+  settings.emplace_back("checkpoints", writes() ? "written (--checkpoint or --resume)" : "none");
+  return settings;
+}
+
 OutputSpec CheckpointFlags::output() const {
   if (!writes()) return {};
   return directory_.empty() ? OutputSpec{"--resume", resume_, nullptr, true}
@@ -74,7 +83,7 @@ void CheckpointFlags::check_outputs_with(std::span<const OutputSpec> outputs,
 void CheckpointFlags::prepare(std::optional<std::uint64_t> resumed_epoch, bool keeper) const {
   const auto target = store();
   if (!target) return;
-  if (keeper && !held_) held_ = target->hold();
+  if (keeper && !held_) held_ = target->hold();  // first: another job's checkpoints are not "an earlier run"
   if (!resumed_epoch && target->newest_valid({}))
     throw std::invalid_argument("--checkpoint " + target->root().string() +
                                 " holds checkpoints of an earlier run: --resume it to continue that run, or remove them");

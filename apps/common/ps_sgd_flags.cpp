@@ -106,9 +106,7 @@ void use_checkpoints(const CheckpointFlags& flags, const CLI::App& app, const st
   }
   if (job.reports()) flags.prepare(resumed_epoch);
   if (!job.cluster) return;
-  auto per_rank = local;
-  for (const auto& f : CheckpointFlags::per_rank()) per_rank.push_back(f);
-  job.cluster->settings = job_settings(app, per_rank, inputs);
+  job.cluster->settings = flags.shared_settings(app, local, inputs);
   job.cluster->settings.emplace_back("resumed after epoch", resumed_epoch ? std::to_string(*resumed_epoch) : "none");
 }
 

@@ -133,9 +133,7 @@ int main(int argc, char** argv) {
     auto job = multi.job(env, workers, c.seed);  // before the data: a bad job is refused at once
     const std::vector<std::string> local_flags{"--out", "--metrics", "--quiet", "--threads"};
     if (job.cluster) {
-      auto per_rank = local_flags;
-      for (const auto& f : app::CheckpointFlags::per_rank()) per_rank.push_back(f);
-      job.cluster->settings = app::job_settings(app, per_rank, {"--data", "--response"});
+      job.cluster->settings = checkpoints.shared_settings(app, local_flags, {"--data", "--response"});
     }
     const auto& cluster = job.cluster;
     const bool distributed = cluster.has_value();

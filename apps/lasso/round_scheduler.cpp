@@ -313,7 +313,7 @@ class LassoRounds {
     StateWriter out;
     save(out);
     checkpoints_->store->write_part(number, P, out.bytes());
-    checkpoints_->store->commit(checkpoint::Manifest{number, P + 1, checkpoints_->settings, manifest_state(number)});
+    checkpoints_->store->commit(checkpoint::Manifest{number, P + 1, checkpoints_->settings, manifest_state(number), {}});
   }
 
   // Jacobi steps for the round's coordinates, from sums taken on the workers' state at its send

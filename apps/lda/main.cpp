@@ -160,9 +160,7 @@ int main(int argc, char** argv) {
                                          "--top-words", "--test", "--fold-in-sweeps"};
     const std::vector<std::string> inputs{"--corpus", "--vocab", "--stop-words", "--init-model"};
     if (job.cluster) {
-      auto per_rank = local_flags;
-      for (const auto& f : app::CheckpointFlags::per_rank()) per_rank.push_back(f);
-      job.cluster->settings = app::job_settings(app, per_rank, inputs);
+      job.cluster->settings = checkpoints.shared_settings(app, local_flags, inputs);
     }
     const auto& launch = job.launch;
     const auto& cluster = job.cluster;

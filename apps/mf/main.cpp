@@ -148,9 +148,7 @@ int main(int argc, char** argv) {
     std::optional<pipeline::ClusterJobOptions> cluster;
     if (distributed) {
       cluster = multi.job_options(launch, env, c.seed);
-      auto per_rank = local_flags;
-      for (const auto& f : app::CheckpointFlags::per_rank()) per_rank.push_back(f);
-      cluster->settings = app::job_settings(app, per_rank, {"--train", "--test", "--init-model"});
+      cluster->settings = checkpoints.shared_settings(app, local_flags, {"--train", "--test", "--init-model"});
     }
     // Where the outputs go is checked before anything is read or trained: a run that cannot
     // deliver them fails now, not after hours.

@@ -70,5 +70,6 @@ for attempt in $(seq 1 "$repeats"); do
     status=1
   fi
   [ "$status" -eq 0 ] || exit 1
-  echo "attempt $attempt: both ranks failed within $((3 * heartbeat))s of the throttle, naming each other"
+  echo "attempt $attempt: both ranks failed within $((3 * heartbeat)) s of the throttle, naming each other:"
+  for i in 0 1; do echo "  rank $i: $(grep 'error' "$work/log$i.txt" | tail -1 | cut -c1-240)"; done
 done

@@ -31,6 +31,12 @@ class CheckpointFlags {
   // host), and the failure injection that tests give one rank.
   static std::vector<std::string> per_rank() { return {"--checkpoint", "--resume", "--inject-kill-after-epoch"}; }
 
+  // The settings every rank of a job must share (see app::job_settings): the flags but `local`
+  // ones and the checkpoint directories (each host may mount them apart), with whether
+  // checkpoints are written at all, so that ranks that disagree on it never form one job.
+  cluster::JobSettings shared_settings(const CLI::App& app, std::vector<std::string> local,
+                                       const std::vector<std::string>& inputs) const;
+
   // Failure tests: the process kills itself (SIGKILL, as kill -9 would) once `epoch` is reported.
   void kill_if_due(int epoch) const;
 
