@@ -31,9 +31,19 @@ void CheckpointFlags::kill_if_due(int epoch) const {
   if (epoch == kill_after_) std::raise(SIGKILL);
 }
 
+cluster::JobSettings CheckpointFlags::recorded_settings(const CLI::App& app, std::vector<std::string> local,
+                                                       const std::vector<std::string>& inputs,
+                                                       const std::vector<std::string>& also) const {
+  for (const auto& f : unrecorded()) local.push_back(f);
+  local.insert(local.end(), also.begin(), also.end());
+  auto settings = job_settings(app, local, inputs);
+  job_ = cluster::settings_digest(settings);
+  return settings;
+}
+
 std::shared_ptr<const checkpoint::Store> CheckpointFlags::store() const {
   if (!writes()) return nullptr;
-  return std::make_shared<const checkpoint::Store>(directory_.empty() ? resume_ : directory_, keep_);
+  return std::make_shared<const checkpoint::Store>(directory_.empty() ? resume_ : directory_, keep_, job_);
 }
 
 checkpoint::Found CheckpointFlags::find(const cluster::JobSettings& ours, int ranks, const std::string& app_name,

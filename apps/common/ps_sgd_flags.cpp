@@ -87,12 +87,9 @@ void use_checkpoints(const CheckpointFlags& flags, const CLI::App& app, const st
                      ps_sgd::Options& options) {
   std::optional<std::uint64_t> resumed_epoch;
   if (flags.writes()) {
-    auto unrecorded = local;
-    for (const auto& f : CheckpointFlags::unrecorded()) unrecorded.push_back(f);
-    unrecorded.insert(unrecorded.end(), {"--steps", "--seconds"});
+    options.checkpoints.settings = flags.recorded_settings(app, local, inputs, {"--steps", "--seconds"});
     options.checkpoints.store = flags.store();
     options.checkpoints.every = flags.every();
-    options.checkpoints.settings = job_settings(app, unrecorded, inputs);
     options.on_epoch = [&flags](std::int64_t epoch) { flags.kill_if_due(static_cast<int>(epoch)); };
   }
   if (flags.resumes()) {

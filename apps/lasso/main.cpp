@@ -158,10 +158,8 @@ int main(int argc, char** argv) {
     lasso::SolveOptions options;
     std::optional<std::uint64_t> resumed_check;
     if (checkpoints.writes()) {
-      auto unrecorded = local_flags;
-      for (const auto& f : app::CheckpointFlags::unrecorded()) unrecorded.push_back(f);
-      options.checkpoints.target = {checkpoints.store(), checkpoints.every(),
-                                    app::job_settings(app, unrecorded, {"--data", "--response"})};
+      auto settings = checkpoints.recorded_settings(app, local_flags, {"--data", "--response"});
+      options.checkpoints.target = {checkpoints.store(), checkpoints.every(), std::move(settings)};
     }
     if (checkpoints.resumes()) {
       options.checkpoints.resume =

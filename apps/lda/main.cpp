@@ -224,9 +224,8 @@ int main(int argc, char** argv) {
     pipeline::CheckpointTarget checkpoint_target;
     std::optional<std::uint64_t> resumed_epoch;
     if (checkpoints.writes()) {
-      auto unrecorded = local_flags;
-      for (const auto& f : app::CheckpointFlags::unrecorded()) unrecorded.push_back(f);
-      checkpoint_target = {checkpoints.store(), checkpoints.every(), app::job_settings(app, unrecorded, inputs)};
+      auto settings = checkpoints.recorded_settings(app, local_flags, inputs);
+      checkpoint_target = {checkpoints.store(), checkpoints.every(), std::move(settings)};
     }
     if (checkpoints.resumes()) {
       const auto found = checkpoints.find(checkpoint_target.settings, c.workers, "gyre-lda");

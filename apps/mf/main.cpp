@@ -182,9 +182,7 @@ int main(int argc, char** argv) {
     std::optional<std::uint64_t> resumed_epoch;
     pipeline::CheckpointTarget checkpoint_target;
     if (checkpoints.writes()) {
-      auto unrecorded = local_flags;
-      for (const auto& f : app::CheckpointFlags::unrecorded()) unrecorded.push_back(f);
-      checkpoint_target.settings = app::job_settings(app, unrecorded, {"--train", "--test", "--init-model"});
+      checkpoint_target.settings = checkpoints.recorded_settings(app, local_flags, {"--train", "--test", "--init-model"});
       checkpoint_target.store = checkpoints.store();
       checkpoint_target.every = checkpoints.every();
     }

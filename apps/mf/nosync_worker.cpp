@@ -78,6 +78,7 @@ void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica) {
       mirror.store(replica[id]);
     }
     report(w, phase++, scheduler::PhaseKind::kTrain);
+    averager.round_soon();  // at least one exchange an epoch, however short the epochs
     const bool last = epoch == c.epochs;
     if (last) {
       // The model written is the replicas' mean, and the last figure reported is that model's

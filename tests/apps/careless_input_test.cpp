@@ -246,7 +246,7 @@ TEST_CASE("defect 8: a checkpoint directory that is a file or cannot be written 
 TEST_CASE("defect 9: a second job given a checkpoint directory in use is refused; the first one's checkpoints stay") {
   TempDir dir;
   ratings(dir);
-  const std::vector<std::string> first = {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "200", "--threads",
+  const std::vector<std::string> first = {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1000000", "--threads",
                                           "1", "--quiet", "--out", (dir / "m1").string(), "--checkpoint",
                                           (dir / "ck").string()};
   const pid_t child = ::fork();
@@ -439,6 +439,23 @@ TEST_CASE("defect 4: ranks that disagree on writing checkpoints never form a job
   CHECK(!fs::exists(dir / "ck" / "epoch-1"));
 }
 
+TEST_CASE("defect 4: a rank whose checkpoint directory is not rank 0's fails the job at its first checkpoint, saying so") {
+  TempDir dir;
+  ratings(dir);
+  const std::vector<std::string> argv = {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "3", "--threads", "1",
+                                         "--quiet", "--out", (dir / "m").string()};
+  auto rank0 = argv, rank1 = argv;
+  rank0.insert(rank0.end(), {"--checkpoint", (dir / "ck").string()});
+  rank1.insert(rank1.end(), {"--checkpoint", (dir / "elsewhere").string()});
+  const auto ranks = gyre::test::run_ranks({rank0, rank1}, "10");
+  for (const auto& r : ranks) {
+    INFO(r.output);
+    CHECK(r.exit_code != 0);
+  }
+  CHECK(has(ranks[0].output + ranks[1].output, "elsewhere is not the one rank 0 holds for this job"));
+  CHECK(!fs::exists(dir / "ck" / "epoch-1" / "manifest"));  // no checkpoint that no resume could use
+}
+
 // ---- 16. Ranks that never join ----
 
 TEST_CASE("defect 16: a rank that never starts is named on every rank that did") {
@@ -496,4 +513,26 @@ TEST_CASE("defect 15: a Lasso interval that multiplies the objective stops the s
   CHECK(has(r.output, "--rho below 1"));
   CHECK(!fs::exists(dir / "beta.tsv"));
   CHECK(seconds < 30);
+}
+
+// ---- The small ones ----
+
+TEST_CASE("--max-memory 0 is refused, not taken as no budget at all") {
+  TempDir dir;
+  ratings(dir);
+  const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--max-memory", "0", "--epochs", "1"});
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "at least 1 byte"));
+}
+
+TEST_CASE("epoch lines that standard output cannot take fail the run instead of vanishing") {
+  if (!fs::exists("/dev/full")) return;
+  TempDir dir;
+  ratings(dir);
+  const auto r = gyre::test::run_shell(mf() + " --train " + (dir / "r.tsv").string() +
+                                       " --epochs 2 --threads 1 --out " + (dir / "m").string() + " > /dev/full");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(has(r.output, "cannot write to standard output"));
 }

@@ -40,9 +40,15 @@ for attempt in $(seq 1 "$repeats"); do
   for i in 0 1; do tc -n "$tag-h$i" qdisc del dev "$tag-v$i" root 2>/dev/null || true; done
   pids=()
   for i in 0 1; do
-    ip netns exec "$tag-h$i" timeout 120 "$build/apps/mf/gyre-mf" --train "$work/train.tsv" --rank 4 --epochs 100000 \
-      --threads 1 --processes 2 --process-rank $i --coordinator 10.78.0.1:7711 --connect-timeout 30 \
-      --heartbeat-timeout "$heartbeat" --out "$work/model-$attempt" >"$work/log$i.txt" 2>&1 &
+    rm -f "$work/end$i"
+    # Each rank notes its own exit status and time: waiting for one must not delay the other's.
+    (
+      rc=0
+      ip netns exec "$tag-h$i" timeout 120 "$build/apps/mf/gyre-mf" --train "$work/train.tsv" --rank 4 \
+        --epochs 100000 --threads 1 --processes 2 --process-rank $i --coordinator 10.78.0.1:7711 \
+        --connect-timeout 30 --heartbeat-timeout "$heartbeat" --out "$work/model-$attempt" >"$work/log$i.txt" 2>&1 || rc=$?
+      echo "$rc $(date +%s%N)" >"$work/end$i"
+    ) &
     pids+=($!)
   done
   # Throttle once training runs (rank 0 has reported an epoch), on both ends of the link.
@@ -55,10 +61,10 @@ for attempt in $(seq 1 "$repeats"); do
   fi
   for i in 0 1; do tc -n "$tag-h$i" qdisc add dev "$tag-v$i" root tbf rate 8kbit burst 1600 limit 2000; done
   throttled=$(date +%s%N)
+  wait "${pids[@]}"
   for i in 0 1; do
-    rc=0
-    wait "${pids[$i]}" || rc=$?
-    took_ms=$((($(date +%s%N) - throttled) / 1000000))
+    read -r rc ended <"$work/end$i"
+    took_ms=$(((ended - throttled) / 1000000))
     if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || [ "$took_ms" -gt $((3000 * heartbeat)) ]; then
       echo "attempt $attempt: rank $i exited $rc ${took_ms} ms after the throttle (must be non-zero within $((3 * heartbeat)) s):"
       tail -5 "$work/log$i.txt"

@@ -40,7 +40,15 @@ class CheckpointFlags {
   // Failure tests: the process kills itself (SIGKILL, as kill -9 would) once `epoch` is reported.
   void kill_if_due(int epoch) const;
 
-  // The store the run writes to; null when it writes none.
+  // The settings a checkpoint records and a resume compares (app::job_settings): all flags but
+  // `local` ones, where checkpoints go, --epochs and `also`; the inputs by digest. Their digest
+  // is remembered as the job the store binds its directory to (checkpoint::Store).
+  cluster::JobSettings recorded_settings(const CLI::App& app, std::vector<std::string> local,
+                                         const std::vector<std::string>& inputs,
+                                         const std::vector<std::string>& also = {}) const;
+
+  // The store the run writes to; null when it writes none. After recorded_settings(), bound to
+  // that job.
   std::shared_ptr<const checkpoint::Store> store() const;
 
   // The newest sound checkpoint under --resume, whose recorded settings equal `ours` and whose
@@ -73,6 +81,7 @@ class CheckpointFlags {
   int keep_ = 2;
   int kill_after_ = -1;
   mutable std::shared_ptr<const void> held_;  // the store's lock, for the process's run
+  mutable std::string job_;                   // digest of the recorded settings
 };
 
 }  // namespace gyre::app

@@ -163,7 +163,7 @@ std::vector<std::byte> read_sealed(const fs::path& file) {
 
 std::uint32_t check_sealed(const fs::path& file) { return read_checked(file, {}); }
 
-Store::Store(fs::path root, int keep) : root_(std::move(root)), keep_(keep) {
+Store::Store(fs::path root, int keep, std::string job) : root_(std::move(root)), keep_(keep), job_(std::move(job)) {
   if (root_.empty()) throw std::invalid_argument("a checkpoint store needs a directory");
   if (keep_ < 1) throw std::invalid_argument("a checkpoint store keeps at least one checkpoint (--keep >= 1)");
 }
@@ -174,7 +174,20 @@ fs::path Store::part_file(std::uint64_t epoch, int rank) const {
   return directory(epoch) / ("rank-" + std::to_string(rank) + ".part");
 }
 
+void Store::require_held_for_job() const {
+  std::ifstream in(root_ / ".gyre-lock");
+  std::string pid, job;
+  std::getline(in, pid);
+  std::getline(in, job);
+  if (job != job_)
+    throw std::runtime_error("the checkpoint directory " + root_.string() +
+                             " is not the one rank 0 holds for this job (" +
+                             (in ? "it is held for another job" : "no lock of this job's in it") +
+                             "): every rank of a job must write checkpoints to one shared directory");
+}
+
 void Store::write_part(std::uint64_t epoch, int rank, std::span<const std::byte> payload) const {
+  if (!job_.empty()) std::call_once(*job_checked_, [this] { require_held_for_job(); });
   std::error_code ec;
   fs::create_directories(directory(epoch), ec);  // every rank may race to make it
   if (!fs::is_directory(directory(epoch)))
@@ -252,7 +265,7 @@ std::shared_ptr<const void> Store::hold() const {
                                 pid.substr(0, pid.find_first_not_of("0123456789")) +
                                 "): give each job a directory of its own");
   }
-  const std::string pid = std::to_string(::getpid());
+  const std::string pid = std::to_string(::getpid()) + "\n" + job_ + "\n";
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
     // The pid is only for the message a second job gets; the lock holds without it.
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -50,7 +51,10 @@ struct Found {
 class Store {
  public:
   // Keeps the newest `keep` (>= 1) whole checkpoints; older ones go when a new one is made whole.
-  Store(std::filesystem::path root, int keep);
+  // `job` (e.g. a digest of the settings every rank shares) binds the directory to one job:
+  // hold() records it, and write_part() refuses a root whose holder is not this job (a rank
+  // whose --checkpoint names another directory than rank 0's, whose parts no resume could find).
+  Store(std::filesystem::path root, int keep, std::string job = {});
 
   const std::filesystem::path& root() const noexcept { return root_; }
   int keep() const noexcept { return keep_; }
@@ -58,6 +62,7 @@ class Store {
   std::filesystem::path part_file(std::uint64_t epoch, int rank) const;
 
   // Rank `rank`'s part of the checkpoint after `epoch` (the directory is made if missing).
+  // With a job: first checks, once, that the root is held for that job; std::runtime_error if not.
   void write_part(std::uint64_t epoch, int rank, std::span<const std::byte> payload) const;
   // Makes the checkpoint whole once every part is written, then prunes: every checkpoint
   // directory but the newest `keep` whole ones goes.
@@ -82,8 +87,12 @@ class Store {
  private:
   std::vector<std::uint64_t> epochs_on_disk() const;  // descending
 
+  void require_held_for_job() const;
+
   std::filesystem::path root_;
   int keep_;
+  std::string job_;
+  std::shared_ptr<std::once_flag> job_checked_ = std::make_shared<std::once_flag>();
 };
 
 }  // namespace gyre::checkpoint

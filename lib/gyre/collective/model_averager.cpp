@@ -64,6 +64,8 @@ void ModelAverager::abort() {
   for (auto& o : offers_) o.reset();  // their answers, if any come, are dropped
 }
 
+void ModelAverager::round_soon() { round_due_.store(true, std::memory_order_relaxed); }
+
 void ModelAverager::resume() {
   std::lock_guard lock(mutex_);
   aborted_ = false;
@@ -110,14 +112,16 @@ void ModelAverager::run() {
   try {
     auto next_round = net::Clock::now() + options_.interval;
     for (;;) {
+      bool asked = false;
       {
         std::lock_guard lock(mutex_);
         if (stopping_) return;
+        asked = round_due_.exchange(false, std::memory_order_relaxed);
       }
       // Rounds are checked before every receive, so a steady stream of snapshots cannot
       // starve them.
       const auto now = net::Clock::now();
-      if (now >= next_round) {
+      if (asked || now >= next_round) {
         round();
         next_round += options_.interval;
         // After a stall (a slow blend, a descheduled thread) start afresh rather than catch

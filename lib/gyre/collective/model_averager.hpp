@@ -1,6 +1,7 @@
 // gyre/collective/model_averager.hpp — asynchronous pairwise averaging of a dense model (Harp's model D, Bagua style).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -83,6 +84,10 @@ class ModelAverager {
   void abort();
   // Rounds start again within one interval.
   void resume();
+  // Starts a round within a few milliseconds, whatever the interval: a trainer whose epochs are
+  // shorter than the interval asks for one per epoch, so that its replica mixes at all. Lock
+  // free: it may be called while holding `mutex`.
+  void round_soon();
   bool aborted() const;
 
   // Ends the thread (within a few milliseconds, whatever the interval) and joins it; then
@@ -123,6 +128,7 @@ class ModelAverager {
   mutable std::mutex mutex_;
   bool aborted_ = false;
   bool stopping_ = false;
+  std::atomic<bool> round_due_{false};  // outside mutex_: see round_soon()
   std::vector<std::optional<Offer>> offers_;  // per peer slot
   std::uint64_t next_offer_ = 1;
   AveragerCounters counters_;

@@ -57,6 +57,16 @@ double test_rmse(const std::filesystem::path& metrics, bool last = true) {
   return std::stod(text.substr(at + 12));
 }
 
+// The next-to-last epoch's: in a no-sync run (D), the replicas' (the last is the written mean's).
+double replicas_test_rmse(const std::filesystem::path& metrics) {
+  const auto text = read_text(metrics);
+  const auto last = text.rfind("\"test_rmse\":");
+  REQUIRE(last != std::string::npos);
+  const auto at = text.rfind("\"test_rmse\":", last - 1);
+  REQUIRE_MESSAGE(at != std::string::npos, text);
+  return std::stod(text.substr(at + 12));
+}
+
 // The flags of a run of `model`: locking (A) and no-sync (D) depend on timing, so they train
 // until the error has settled, where runs can be compared; B and C run 4. Settled means 20
 // epochs: from this start a run first crosses a plateau near RMSE 0.6 whose length depends on
@@ -107,7 +117,13 @@ void expect_like_single(const TempDir& dir, const std::string& model, const std:
   const auto single_metrics = dir / ("single-" + model + ".jsonl");
   // Under ASan a 3-process no-sync run once ended at 0.557 against bounds of 0.522 and 0.542
   // (CI, 2026-11-24): there the bounds are reported, not enforced.
-  GYRE_TIMING_CHECK(test_rmse(multi_metrics) < 0.5 * test_rmse(multi_metrics, false));
+  // D's training is held to the bound by its replicas' error, which is what the last epoch
+  // reported until issue 36; the last epoch now reports the model written, the replicas' mean,
+  // which on a run this short is far worse (0.65-0.91 against 1.04 after one epoch): replicas
+  // that barely exchanged drift apart, and their mean fits nobody's users. It is held to the
+  // one-process run's written model, below.
+  GYRE_TIMING_CHECK((model == "D" ? replicas_test_rmse(multi_metrics) : test_rmse(multi_metrics)) <
+                    0.5 * test_rmse(multi_metrics, false));
   GYRE_TIMING_CHECK(test_rmse(multi_metrics) < 1.6 * test_rmse(single_metrics));
 }
 

@@ -75,3 +75,9 @@ TEST_CASE("the first difference names the setting and both values, or what is mi
   std::swap(reordered[0], reordered[1]);
   CHECK(settings_difference(reordered, "rank 1", kSettings, "rank 0").find("another order") != std::string::npos);
 }
+
+TEST_CASE("a setting given no value (a flag without a default, left out) is named as unset, not as a blank") {
+  const JobSettings ours{{"--workers", "2"}}, theirs{{"--workers", ""}};
+  CHECK(settings_difference(theirs, "the checkpoint", ours, "this run") ==
+        "the checkpoint's settings differ from this run's: --workers is unset on the checkpoint, 2 on this run");
+}

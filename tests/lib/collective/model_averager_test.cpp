@@ -341,3 +341,20 @@ TEST_CASE("an averager refuses members that do not make sense") {
   CHECK_THROWS_AS(make({0, 1}, {0ms}), std::invalid_argument);
   CHECK_NOTHROW(make({0}));  // alone: rounds with nobody to talk to
 }
+
+TEST_CASE_TEMPLATE("round_soon() starts an exchange at once, whatever the interval, even while the model is held", B,
+                   GYRE_TEST_BACKENDS) {
+  collective::AveragerOptions options;
+  options.interval = std::chrono::hours(1);  // no round would come by itself
+  Job<B> job(2, 4, options);
+  {
+    // A trainer asks while holding the model's mutex, which a round takes too: no deadlock.
+    std::lock_guard hold(job.workers[0]->mutex);
+    job.averager(0).round_soon();
+  }
+  CHECK(eventually([&] { return job.averager(0).counters().blended >= 1; }));
+  // One exchange moved both to the middle: the sum 0·4 + 1·4 is kept, each now near 0.5.
+  CHECK(job.workers[0]->read()[0] == doctest::Approx(0.5));
+  CHECK(job.workers[1]->read()[0] == doctest::Approx(0.5));
+  CHECK(job.averager(1).counters().rounds == 0);
+}
