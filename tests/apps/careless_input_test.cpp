@@ -70,6 +70,12 @@ double predicted(const fs::path& model, const fs::path& pairs, const fs::path& o
   return value;
 }
 
+// Runs argv, killed after `seconds` (exit 124): what a hang looks like to a test, which must fail, not wait.
+CommandResult run_bounded(std::vector<std::string> argv, int seconds) {
+  argv.insert(argv.begin(), {"timeout", "-s", "KILL", std::to_string(seconds)});
+  return run_command(argv);
+}
+
 // `json` with the number of field `key` replaced by `value` (text surgery: the file as a user edits it).
 std::string with_field(const std::string& json, const std::string& key, const std::string& value) {
   const auto at = json.find("\"" + key + "\"");
@@ -180,8 +186,9 @@ TEST_CASE("defect 7: --init-model with a phase count no run could have is refuse
   const std::string header = read_text(dir / "m" / "model.json");
   const auto continue_run = [&]() {
     const auto t0 = std::chrono::steady_clock::now();
-    const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
-                                "--epochs", "1", "--threads", "1", "--quiet", "--out", (dir / "m2").string()});
+    const auto r = run_bounded({mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
+                                "--epochs", "1", "--threads", "1", "--quiet", "--out", (dir / "m2").string()},
+                               60);
     return std::make_pair(r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   };
   write_text(dir / "m" / "model.json", with_field(header, "phases", "9223372036854775807"));
@@ -503,9 +510,10 @@ TEST_CASE("defect 15: a Lasso interval that multiplies the objective stops the s
   }
   write_text(dir / "copies.libsvm", rows);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto r = run_command({bin("apps/lasso/gyre-lasso"), "--data", (dir / "copies.libsvm").string(), "--lambda",
+  const auto r = run_bounded({bin("apps/lasso/gyre-lasso"), "--data", (dir / "copies.libsvm").string(), "--lambda",
                               "0.01", "--rho", "1", "--batch", "16", "--depth", "4", "--workers", "2", "--threads", "1",
-                              "--max-updates", "5000000", "--out", (dir / "beta.tsv").string()});
+                              "--max-updates", "5000000", "--out", (dir / "beta.tsv").string()},
+                             60);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   INFO(r.output);
   CHECK(r.exit_code == 1);
