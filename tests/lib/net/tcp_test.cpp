@@ -5,6 +5,9 @@
 
 #include <boost/asio.hpp>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <future>
 #include <mutex>
 #include <random>
@@ -204,4 +207,31 @@ TEST_CASE("listening errors say which address") {
   const std::string in_use = "cannot listen on 127.0.0.1:" + std::to_string(port) + ": Address already in use";
   CHECK_THROWS_WITH_AS(TcpListener("127.0.0.1", port), in_use.c_str(), std::runtime_error);
   CHECK_THROWS_WITH_AS(TcpListener("x", 0), "cannot listen on x:0: 'x' is not an IP address", std::invalid_argument);
+}
+
+TEST_CASE("without a log callback, a transport's line on stderr names the member, not a rank it may not be") {
+  // The scheduler is member 2 of a 2-worker job: "rank 2" would name a process that does not exist.
+  TcpListener listener("127.0.0.1", 0);
+  const TcpEndpoint me = listener.endpoint();
+  auto o = gyre_test::TcpBackend::options(0);
+  o.log = nullptr;
+  o.member_names = {"the scheduler (member 2, in rank 0's process)"};
+  std::FILE* captured = std::tmpfile();
+  REQUIRE(captured != nullptr);
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  ::dup2(::fileno(captured), 2);
+  {
+    auto group = connect_tcp_group(std::move(listener), {me}, o);
+    raw_send(me, std::vector<std::byte>(64, std::byte{0x5a}));
+    std::this_thread::sleep_for(300ms);  // the refusal is logged on the group's io thread
+  }
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::rewind(captured);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), captured));
+  std::fclose(captured);
+  CHECK_MESSAGE(text.find("gyre tcp, the scheduler (member 2, in rank 0's process): refused") != std::string::npos, text);
 }
