@@ -20,24 +20,23 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
-using gyre::test::build_path;
+using gyre::test::built;
 using gyre::test::CommandResult;
 using gyre::test::read_text;
 using gyre::test::run_command;
+using gyre::test::said;
 using gyre::test::TempDir;
 using gyre::test::write_text;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string bin(const char* relative) { return build_path(relative).string(); }
-std::string mf() { return bin("apps/mf/gyre-mf"); }
+std::string mf() { return built("apps/mf/gyre-mf"); }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // dir/r.tsv and dir/t.tsv: 300 users × 200 items of planted ratings.
 void ratings(const TempDir& dir) {
-  const auto r = run_command({bin("tools/gyre-gen"), "ratings", "--users", "300", "--items", "200", "--ratings",
+  const auto r = run_command({built("tools/gyre-gen"), "ratings", "--users", "300", "--items", "200", "--ratings",
                               "6000", "--rank", "3", "--noise", "0.1", "--seed", "4", "--train",
                               (dir / "r.tsv").string(), "--test", (dir / "t.tsv").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -97,7 +96,7 @@ TEST_CASE("defect 2: implicit-feedback ratings (all 1) train with the default up
                               "--epochs", "10", "--threads", "1", "--out", (dir / "m").string()});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  CHECK(!has(r.output, "diverged"));
+  CHECK(!said(r.output, "diverged"));
   CHECK(last_test_rmse(r.output) < 0.1);
 }
 
@@ -143,17 +142,17 @@ TEST_CASE("defect 3: deeply nested JSON in model.json or a manifest is refused w
     const auto r = run_command(argv);
     INFO(argv[1] << ": " << r.output);
     CHECK(r.exit_code == 2);
-    CHECK(has(r.output, "nested more than 64 levels"));
+    CHECK(said(r.output, "nested more than 64 levels"));
   }
   // A partition's manifest.
-  const auto part = run_command({bin("tools/gyre-partition"), "ratings", "--input", (dir / "r.tsv").string(),
+  const auto part = run_command({built("tools/gyre-partition"), "ratings", "--input", (dir / "r.tsv").string(),
                                  "--parts", "2", "--out", (dir / "parts").string()});
   REQUIRE_MESSAGE(part.exit_code == 0, part.output);
   write_text(dir / "parts" / "manifest.json", deep);
   const auto r = run_command({mf(), "--train", (dir / "parts").string(), "--epochs", "1", "--out", (dir / "m3").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
-  CHECK(has(r.output, "manifest.json:1: expected"));
+  CHECK(said(r.output, "manifest.json:1: expected"));
 }
 
 TEST_CASE("defect 3: a huge value in model.json is shown in short in the error") {
@@ -171,7 +170,7 @@ TEST_CASE("defect 3: a huge value in model.json is shown in short in the error")
                               "--out", (dir / "p.tsv").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
-  CHECK(has(r.output, "an array of 200001 elements"));
+  CHECK(said(r.output, "an array of 200001 elements"));
   CHECK(r.output.size() < 2000);
 }
 
@@ -195,7 +194,7 @@ TEST_CASE("defect 7: --init-model with a phase count no run could have is refuse
   const auto [refused, refused_s] = continue_run();
   INFO(refused.output);
   CHECK(refused.exit_code == 2);
-  CHECK(has(refused.output, "\"phases\" between \"epochs\" and twice it"));
+  CHECK(said(refused.output, "\"phases\" between \"epochs\" and twice it"));
   CHECK(refused_s < 30);
   // A model 2·10⁹ epochs old, as far as its header says: consistent, and continued at once
   // (the ring's place after 4·10⁹ random-ring phases was walked one phase at a time).
@@ -217,8 +216,8 @@ TEST_CASE("defect 5: --checkpoint at or inside --out is refused before training"
                                 (dir / "m").string(), "--checkpoint", (dir / ck).string()});
     INFO(ck << ": " << r.output);
     CHECK(r.exit_code == 2);
-    CHECK(has(r.output, "--checkpoint"));
-    CHECK(!has(r.output, "epoch 1"));
+    CHECK(said(r.output, "--checkpoint"));
+    CHECK(!said(r.output, "epoch 1"));
   }
 }
 
@@ -230,15 +229,15 @@ TEST_CASE("defect 8: a checkpoint directory that is a file or cannot be written 
                         "--checkpoint", (dir / "file").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
-  CHECK(has(r.output, "not a directory"));
-  CHECK(!has(r.output, "epoch 1"));
+  CHECK(said(r.output, "not a directory"));
+  CHECK(!said(r.output, "epoch 1"));
   fs::create_directory(dir / "loop-parent");
   fs::create_directory_symlink(dir / "loop", dir / "loop");
   r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out", (dir / "m").string(),
                    "--checkpoint", (dir / "loop").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
-  CHECK(has(r.output, "loop of symbolic links"));
+  CHECK(said(r.output, "loop of symbolic links"));
   if (::geteuid() != 0) {  // root writes anywhere: the mode check needs another user
     fs::create_directory(dir / "ro");
     fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
@@ -279,7 +278,7 @@ TEST_CASE("defect 9: a second job given a checkpoint directory in use is refused
   ::waitpid(child, &status, 0);
   INFO(second.output);
   CHECK(second.exit_code == 2);
-  CHECK(has(second.output, "in use by another job (process " + std::to_string(child) + ")"));
+  CHECK(said(second.output, "in use by another job (process " + std::to_string(child) + ")"));
   bool kept = false;  // the first job's newest checkpoints (older ones it pruned itself)
   for (const auto& entry : fs::directory_iterator(dir / "ck")) kept = kept || fs::exists(entry.path() / "manifest");
   CHECK(kept);
@@ -305,7 +304,7 @@ TEST_CASE("defect 10: a staging directory left by a killed run is removed by the
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(!fs::exists(stale));
-  CHECK(has(r.output, "left unfinished by process " + std::to_string(gone)));
+  CHECK(said(r.output, "left unfinished by process " + std::to_string(gone)));
   CHECK(fs::exists(live));
 }
 
@@ -339,8 +338,8 @@ TEST_CASE("defect 12: a negative AdaGrad sum is a file:line error, not a diverge
                               "--epochs", "1", "--threads", "1", "--out", (dir / "m2").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
-  CHECK(has(r.output, "user_adagrad.tsv:2: expected a finite number above 0"));
-  CHECK(!has(r.output, "diverged"));
+  CHECK(said(r.output, "user_adagrad.tsv:2: expected a finite number above 0"));
+  CHECK(!said(r.output, "diverged"));
 }
 
 // ---- 13. Symlink loops ----
@@ -354,8 +353,8 @@ TEST_CASE("defect 13: a symlink loop as a model is refused with exit 2 and a sen
                         "--out", (dir / "p.tsv").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
-  CHECK(has(r.output, "a loop of symbolic links"));
-  CHECK(!has(r.output, "filesystem error"));
+  CHECK(said(r.output, "a loop of symbolic links"));
+  CHECK(!said(r.output, "filesystem error"));
   // A run with checkpoints, then a loop named like a newer checkpoint beside them.
   r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--threads", "1", "--quiet", "--out",
                    (dir / "m").string(), "--checkpoint", (dir / "ck").string()});
@@ -365,7 +364,7 @@ TEST_CASE("defect 13: a symlink loop as a model is refused with exit 2 and a sen
                    (dir / "m").string(), "--resume", (dir / "ck").string()});
   INFO(r.output);
   CHECK(r.exit_code == 0);
-  CHECK(!has(r.output, "filesystem error"));
+  CHECK(!said(r.output, "filesystem error"));
 }
 
 // ---- 14. The no-sync model's report ----
@@ -406,7 +405,7 @@ TEST_CASE("defect 14: --model nosync reports the test RMSE of the model it write
                                     "--average-ms", "0.001", "--epochs", "1", "--out", (dir / "m2").string()});
   INFO(rounded.output);
   CHECK(rounded.exit_code == 2);
-  CHECK(has(rounded.output, "whole number of milliseconds"));
+  CHECK(said(rounded.output, "whole number of milliseconds"));
 }
 
 // ---- 6. Checkpoint parts bound to their manifest ----
@@ -424,8 +423,8 @@ TEST_CASE("defect 6: a part copied from another checkpoint is refused on resume,
                    "--keep", "4", "--out", (dir / "m").string(), "--resume", (dir / "ck").string()});
   INFO(r.output);
   CHECK(r.exit_code == 0);
-  CHECK(has(r.output, "epoch-4/rank-1.part: expected the part its manifest was sealed with"));
-  CHECK(has(r.output, "resuming after epoch 3"));
+  CHECK(said(r.output, "epoch-4/rank-1.part: expected the part its manifest was sealed with"));
+  CHECK(said(r.output, "resuming after epoch 3"));
 }
 
 // ---- 4. Where checkpoints go, agreed at formation ----
@@ -442,7 +441,7 @@ TEST_CASE("defect 4: ranks that disagree on writing checkpoints never form a job
     INFO(r.output);
     CHECK(r.exit_code != 0);
   }
-  CHECK(has(ranks[0].output + ranks[1].output, "checkpoints is none on rank 1"));
+  CHECK(said(ranks[0].output + ranks[1].output, "checkpoints is none on rank 1"));
   CHECK(!fs::exists(dir / "ck" / "epoch-1"));
 }
 
@@ -459,7 +458,7 @@ TEST_CASE("defect 4: a rank whose checkpoint directory is not rank 0's fails the
     INFO(r.output);
     CHECK(r.exit_code != 0);
   }
-  CHECK(has(ranks[0].output + ranks[1].output, "elsewhere is not the one rank 0 holds for this job"));
+  CHECK(said(ranks[0].output + ranks[1].output, "elsewhere is not the one rank 0 holds for this job"));
   CHECK(!fs::exists(dir / "ck" / "epoch-1" / "manifest"));  // no checkpoint that no resume could use
 }
 
@@ -484,7 +483,7 @@ TEST_CASE("defect 16: a rank that never starts is named on every rank that did")
     const auto r = f.get();
     INFO(r.output);
     CHECK(r.exit_code != 0);
-    CHECK(has(r.output, "no registration from rank 1"));
+    CHECK(said(r.output, "no registration from rank 1"));
   }
 }
 
@@ -510,15 +509,15 @@ TEST_CASE("defect 15: a Lasso interval that multiplies the objective stops the s
   }
   write_text(dir / "copies.libsvm", rows);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto r = run_bounded({bin("apps/lasso/gyre-lasso"), "--data", (dir / "copies.libsvm").string(), "--lambda",
+  const auto r = run_bounded({built("apps/lasso/gyre-lasso"), "--data", (dir / "copies.libsvm").string(), "--lambda",
                               "0.01", "--rho", "1", "--batch", "16", "--depth", "4", "--workers", "2", "--threads", "1",
                               "--max-updates", "5000000", "--out", (dir / "beta.tsv").string()},
                              60);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   INFO(r.output);
   CHECK(r.exit_code == 1);
-  CHECK(has(r.output, "the solve diverged at lambda 0.01"));
-  CHECK(has(r.output, "--rho below 1"));
+  CHECK(said(r.output, "the solve diverged at lambda 0.01"));
+  CHECK(said(r.output, "--rho below 1"));
   CHECK(!fs::exists(dir / "beta.tsv"));
   CHECK(seconds < 30);
 }
@@ -531,7 +530,7 @@ TEST_CASE("--max-memory 0 is refused, not taken as no budget at all") {
   const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--max-memory", "0", "--epochs", "1"});
   INFO(r.output);
   CHECK(r.exit_code == 2);
-  CHECK(has(r.output, "at least 1 byte"));
+  CHECK(said(r.output, "at least 1 byte"));
 }
 
 TEST_CASE("epoch lines that standard output cannot take fail the run instead of vanishing") {
@@ -542,5 +541,5 @@ TEST_CASE("epoch lines that standard output cannot take fail the run instead of 
                                        " --epochs 2 --threads 1 --out " + (dir / "m").string() + " > /dev/full");
   INFO(r.output);
   CHECK(r.exit_code == 1);
-  CHECK(has(r.output, "cannot write to standard output"));
+  CHECK(said(r.output, "cannot write to standard output"));
 }

@@ -19,10 +19,11 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
-using gyre::test::build_path;
+using gyre::test::built;
 using gyre::test::CommandResult;
 using gyre::test::read_text;
 using gyre::test::run_command;
+using gyre::test::said;
 using gyre::test::run_shell;
 using gyre::test::TempDir;
 using gyre::test::write_text;
@@ -30,18 +31,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string bin(const char* relative) { return build_path(relative).string(); }
-std::string mf() { return bin("apps/mf/gyre-mf"); }
-std::string lda() { return bin("apps/lda/gyre-lda"); }
-std::string lasso() { return bin("apps/lasso/gyre-lasso"); }
-std::string logreg() { return bin("apps/logreg/gyre-logreg"); }
-std::string sim() { return bin("tools/gyre-sim"); }
+std::string mf() { return built("apps/mf/gyre-mf"); }
+std::string lda() { return built("apps/lda/gyre-lda"); }
+std::string lasso() { return built("apps/lasso/gyre-lasso"); }
+std::string logreg() { return built("apps/logreg/gyre-logreg"); }
+std::string sim() { return built("tools/gyre-sim"); }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // dir/r.tsv: 300 users × 200 items of planted ratings.
 void ratings(const TempDir& dir) {
-  const auto r = run_command({bin("tools/gyre-gen"), "ratings", "--users", "300", "--items", "200", "--ratings",
+  const auto r = run_command({built("tools/gyre-gen"), "ratings", "--users", "300", "--items", "200", "--ratings",
                               "6000", "--rank", "3", "--noise", "0.1", "--seed", "4", "--train",
                               (dir / "r.tsv").string(), "--test", (dir / "t.tsv").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -49,7 +48,7 @@ void ratings(const TempDir& dir) {
 
 // dir/reg/data.libsvm: 200 samples of a sparse regression with 0/1-ish labels.
 void regression(const TempDir& dir) {
-  const auto r = run_command({bin("tools/gyre-gen"), "regression", "--samples", "200", "--features", "30",
+  const auto r = run_command({built("tools/gyre-gen"), "regression", "--samples", "200", "--features", "30",
                               "--nnz-per-row", "5", "--support", "4", "--correlation", "0", "--noise", "0.1",
                               "--seed", "3", "--out", (dir / "reg").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -60,7 +59,7 @@ void expect_usage_error(const std::vector<std::string>& argv, const std::string&
   const auto r = run_command(argv);
   INFO(argv[0] << " " << argv[argv.size() - 1] << ": " << r.output);
   CHECK(r.exit_code == 2);
-  CHECK(has(r.output, fragment));
+  CHECK(said(r.output, fragment));
 }
 
 double seconds_of(const std::vector<std::string>& argv, CommandResult& result) {
@@ -102,7 +101,7 @@ TEST_CASE("defect 1: --metrics on a character device node leaves the node a devi
   // --out names a directory: a device there is refused, before any training.
   const auto r = run_command(runs[1]);
   CHECK(r.exit_code == 2);
-  CHECK(has(r.output, "not a directory"));
+  CHECK(said(r.output, "not a directory"));
 }
 
 TEST_CASE("defect 1: a FIFO, a symlink and '-' as --metrics") {
@@ -115,17 +114,17 @@ TEST_CASE("defect 1: a FIFO, a symlink and '-' as --metrics") {
                                "'; wait");
   CHECK_MESSAGE(piped.exit_code == 0, piped.output);
   CHECK(fs::is_fifo(dir / "fifo"));
-  CHECK(has(read_text(dir / "got"), "\"epoch\":2"));
+  CHECK(said(read_text(dir / "got"), "\"epoch\":2"));
 
   fs::create_symlink("real.jsonl", dir / "link.jsonl");
   auto r = run_command({mf(), "--train", train, "--epochs", "2", "-q", "--metrics", (dir / "link.jsonl").string()});
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK(fs::is_symlink(dir / "link.jsonl"));
-  CHECK(has(read_text(dir / "real.jsonl"), "\"epoch\":2"));
+  CHECK(said(read_text(dir / "real.jsonl"), "\"epoch\":2"));
 
   r = run_command({mf(), "--train", train, "--epochs", "2", "-q", "--metrics", "-"});
   CHECK_MESSAGE(r.exit_code == 0, r.output);
-  CHECK(has(r.output, "\"epoch\":1"));
+  CHECK(said(r.output, "\"epoch\":1"));
 }
 
 // ---- 3. Silent wrong results ----
@@ -142,7 +141,7 @@ TEST_CASE("a pipe as --train is read once; where a digest would read it first (-
                            "' --train '" + (dir / "in.pipe").string() + "' --epochs 2 -q --checkpoint '" +
                            (dir / "ck").string() + "'; status=$?; wait; exit $status");
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE(has(r.output, "a regular file"), r.output);
+  CHECK_MESSAGE(said(r.output, "a regular file"), r.output);
 }
 
 TEST_CASE("defect 3: non-finite numbers in flags are usage errors, for every app") {
@@ -167,11 +166,11 @@ TEST_CASE("defect 3: training that diverges stops with an error and writes no mo
   auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--lr", "1e30", "--epochs", "3", "-q", "--out",
                         (dir / "model").string(), "--metrics", (dir / "m.jsonl").string()});
   CHECK(r.exit_code == 1);
-  CHECK_MESSAGE(has(r.output, "diverged"), r.output);
+  CHECK_MESSAGE(said(r.output, "diverged"), r.output);
   r = run_command({logreg(), "--data", (dir / "reg" / "data.libsvm").string(), "--lr", "1e300", "--steps", "50", "-q",
                    "--out", (dir / "w.tsv").string()});
   CHECK(r.exit_code == 1);
-  CHECK_MESSAGE(has(r.output, "diverged"), r.output);
+  CHECK_MESSAGE(said(r.output, "diverged"), r.output);
   CHECK(dir.entries() == std::vector<std::string>{"r.tsv", "reg", "t.tsv"});
 }
 
@@ -181,7 +180,7 @@ TEST_CASE("defect 3: a NaN in a shard whose checksum is right is refused, naming
   gyre::data::write_ratings_partition(dir / "part", {a, b});  // a valid CRC over a NaN
   const auto r = run_command({mf(), "--train", (dir / "part").string(), "--epochs", "1", "-q"});
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE((has(r.output, "part-00001.shard") && has(r.output, "finite")), r.output);
+  CHECK_MESSAGE((said(r.output, "part-00001.shard") && said(r.output, "finite")), r.output);
 }
 
 TEST_CASE("defect 3: a user in two ratings shards, or a document in two corpus shards, is refused naming both") {
@@ -190,7 +189,7 @@ TEST_CASE("defect 3: a user in two ratings shards, or a document in two corpus s
   gyre::data::write_ratings_partition(dir / "ratings", {a, b});
   auto r = run_command({mf(), "--train", (dir / "ratings").string(), "--epochs", "1", "-q"});
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE((has(r.output, "part-00001.shard") && has(r.output, "part-00000.shard")), r.output);
+  CHECK_MESSAGE((said(r.output, "part-00001.shard") && said(r.output, "part-00000.shard")), r.output);
 
   gyre::data::Corpus c0, c1;
   c0.vocab = c1.vocab = {"alpha", "beta"};
@@ -204,7 +203,7 @@ TEST_CASE("defect 3: a user in two ratings shards, or a document in two corpus s
   gyre::data::write_corpus_partition(dir / "corpus", shards);
   r = run_command({lda(), "--corpus", (dir / "corpus").string(), "--topics", "2", "--epochs", "1", "-q"});
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE((has(r.output, "part-00001.shard") && has(r.output, "document id 7 also in part-00000.shard")), r.output);
+  CHECK_MESSAGE((said(r.output, "part-00001.shard") && said(r.output, "document id 7 also in part-00000.shard")), r.output);
 }
 
 // ---- 4. Data loss at output ----
@@ -216,8 +215,8 @@ TEST_CASE("defect 4: an output that is an input is refused before any work, and 
   const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--metrics",
                               (dir / "r.tsv").string()});
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE(has(r.output, "is the input"), r.output);
-  CHECK_FALSE(has(r.output, "epoch"));
+  CHECK_MESSAGE(said(r.output, "is the input"), r.output);
+  CHECK_FALSE(said(r.output, "epoch"));
   CHECK(read_text(dir / "r.tsv") == before);
 }
 
@@ -238,8 +237,8 @@ TEST_CASE("defect 4: a model directory is replaced whole; a failed run leaves th
   write_text(dir / "notes" / "todo.txt", "keep me");
   r = run_command({mf(), "--train", train, "--epochs", "2", "--out", (dir / "notes").string()});
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE(has(r.output, "todo.txt"), r.output);
-  CHECK_FALSE(has(r.output, "epoch"));
+  CHECK_MESSAGE(said(r.output, "todo.txt"), r.output);
+  CHECK_FALSE(said(r.output, "epoch"));
   CHECK(read_text(dir / "notes" / "todo.txt") == "keep me");
 }
 
@@ -250,7 +249,7 @@ TEST_CASE("defect 4: SIGTERM mid-training leaves no temporary file") {
                            "' --train r.tsv --epochs 1000000 --metrics m.jsonl --out model > log 2>&1 & pid=$!; "
                            "for i in $(seq 1 100); do grep -q 'epoch   2' log && break; sleep 0.1; done; "
                            "kill -TERM $pid; wait $pid; echo rc=$?");
-  CHECK_MESSAGE(has(r.output, "rc=143"), r.output);
+  CHECK_MESSAGE(said(r.output, "rc=143"), r.output);
   CHECK(dir.entries() == std::vector<std::string>{"log", "r.tsv", "t.tsv"});
 }
 
@@ -284,7 +283,7 @@ TEST_CASE("defect 5: thread, worker, depth and pass counts are bounded; running 
   INFO(r.output);
   const bool clean = r.exit_code == 1 || r.exit_code == 0;
   CHECK(clean);  // never 134 (std::terminate)
-  if (r.exit_code == 1) CHECK(has(r.output, "gyre-mf: error: "));
+  if (r.exit_code == 1) CHECK(said(r.output, "gyre-mf: error: "));
 }
 
 // ---- 6. Allocation proportional to the largest id ----
@@ -297,8 +296,8 @@ TEST_CASE("defect 6: huge ids cost what the data costs, and the model keeps the 
                     (dir / "model").string()}, r) < 10);
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(fs::file_size(dir / "model" / "item_factors.tsv") < 2000);
-  CHECK(has(read_text(dir / "model" / "user_factors.tsv"), "2147483646\t"));
-  CHECK(has(read_text(dir / "model" / "item_factors.tsv"), "10000000\t"));
+  CHECK(said(read_text(dir / "model" / "user_factors.tsv"), "2147483646\t"));
+  CHECK(said(read_text(dir / "model" / "item_factors.tsv"), "10000000\t"));
 
   write_text(dir / "h.mtx", "%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n5 7 1.0\n");
   CHECK(seconds_of({mf(), "--train", (dir / "h.mtx").string(), "--epochs", "1", "-q"}, r) < 10);
@@ -308,7 +307,7 @@ TEST_CASE("defect 6: huge ids cost what the data costs, and the model keeps the 
   CHECK(seconds_of({lasso(), "--data", (dir / "big.libsvm").string(), "--lambda", "0.01", "-q", "--out",
                     (dir / "c.tsv").string()}, r) < 10);
   CHECK_MESSAGE(r.exit_code == 0, r.output);
-  CHECK(has(read_text(dir / "c.tsv"), "\t10000000\tx10000000\t"));
+  CHECK(said(read_text(dir / "c.tsv"), "\t10000000\tx10000000\t"));
 }
 
 TEST_CASE("defect 6: a corpus whose tokens cannot fit is refused while reading, with the numbers") {
@@ -319,7 +318,7 @@ TEST_CASE("defect 6: a corpus whose tokens cannot fit is refused while reading, 
   CommandResult r;
   CHECK(seconds_of({lda(), "--corpus", (dir / "uci").string(), "--topics", "5", "--max-memory", "1G"}, r) < 10);
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE((has(r.output, "docword.txt:5:") && has(r.output, "tokens")), r.output);
+  CHECK_MESSAGE((said(r.output, "docword.txt:5:") && said(r.output, "tokens")), r.output);
   CHECK(seconds_of({mf(), "--train", (dir / "uci" / "vocab.txt").string()}, r) < 10);  // not ratings: refused
 }
 
@@ -350,7 +349,7 @@ TEST_CASE("defect 10: bad usage exits 2, with what and where") {
   expect_usage_error({mf(), "--train", train, "--epochs", "many"}, "--epochs");
   expect_usage_error({mf()}, "--train");
   expect_usage_error({lasso(), "--data", (dir / "reg" / "data.libsvm").string(), "--lambda", "0"}, "--lambda");
-  expect_usage_error({bin("tools/gyre-partition"), "ratings", "--input", train}, "--parts");
+  expect_usage_error({built("tools/gyre-partition"), "ratings", "--input", train}, "--parts");
   expect_usage_error({mf(), "--train", train, "--out", "/proc/gyre-model"}, "--out");
 }
 
@@ -362,6 +361,6 @@ TEST_CASE("defect 10: a byte-order mark is not data, and binary garbage is shown
   write_text(dir / "bin.tsv", "0 0 1\n\xFF\xFE\x01 1 2\n");
   r = run_command({mf(), "--train", (dir / "bin.tsv").string(), "--epochs", "1", "-q"});
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE(has(r.output, "\\xFF\\xFE\\x01"), r.output);
-  CHECK_FALSE(has(r.output, "\xFF"));
+  CHECK_MESSAGE(said(r.output, "\\xFF\\xFE\\x01"), r.output);
+  CHECK_FALSE(said(r.output, "\xFF"));
 }

@@ -35,6 +35,12 @@ inline std::filesystem::path build_path(const std::filesystem::path& relative) {
   return std::filesystem::path(GYRE_BUILD_DIR) / relative;
 }
 
+// A built binary's path as a command's first argument, e.g. built("apps/mf/gyre-mf").
+inline std::string built(const char* relative) { return build_path(relative).string(); }
+
+// Whether what a command printed says `part`.
+inline bool said(const std::string& output, const std::string& part) { return output.find(part) != std::string::npos; }
+
 inline std::filesystem::path source_path(const std::filesystem::path& relative) {
   return std::filesystem::path(GYRE_SOURCE_DIR) / relative;
 }
