@@ -35,6 +35,9 @@ constexpr const char* kPrefix = "epoch-";
 void put_u64(unsigned char* out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out[i] = static_cast<unsigned char>(v >> (8 * i));
 }
+std::uint32_t get_u32(const unsigned char* in) {
+  return std::uint32_t{in[0]} | std::uint32_t{in[1]} << 8 | std::uint32_t{in[2]} << 16 | std::uint32_t{in[3]} << 24;
+}
 std::uint64_t get_u64(const unsigned char* in) {
   std::uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v |= std::uint64_t{in[i]} << (8 * i);
@@ -67,9 +70,7 @@ std::uint32_t read_checked(const fs::path& file, const std::function<void(const 
   }
   unsigned char trailer[4];
   in.read(reinterpret_cast<char*>(trailer), 4);
-  const std::uint32_t stored = std::uint32_t{trailer[0]} | std::uint32_t{trailer[1]} << 8 |
-                               std::uint32_t{trailer[2]} << 16 | std::uint32_t{trailer[3]} << 24;
-  if (in.gcount() != 4 || stored != crc)
+  if (in.gcount() != 4 || get_u32(trailer) != crc)
     throw InputError(file, 0, "a checkpoint file whose checksum matches", "a damaged one (crc32c differs)");
   return crc;
 }
@@ -83,9 +84,17 @@ std::uint32_t trailer_crc(const fs::path& file) {
     in.read(reinterpret_cast<char*>(trailer), 4);
   }
   if (!in) throw std::runtime_error("cannot read the checkpoint part " + file.string() + " to seal its manifest");
-  return std::uint32_t{trailer[0]} | std::uint32_t{trailer[1]} << 8 | std::uint32_t{trailer[2]} << 16 |
-         std::uint32_t{trailer[3]} << 24;
+  return get_u32(trailer);
 }
+
+// An flock held for as long as the handle lives.
+struct HeldLock {
+  explicit HeldLock(int descriptor) : fd(descriptor) {}
+  HeldLock(const HeldLock&) = delete;
+  HeldLock& operator=(const HeldLock&) = delete;
+  ~HeldLock() { ::close(fd); }
+  int fd;
+};
 
 std::string hex(std::uint32_t v) {
   char text[16];
@@ -265,11 +274,14 @@ std::shared_ptr<const void> Store::hold() const {
                                 pid.substr(0, pid.find_first_not_of("0123456789")) +
                                 "): give each job a directory of its own");
   }
-  const std::string pid = std::to_string(::getpid()) + "\n" + job_ + "\n";
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-    // The pid is only for the message a second job gets; the lock holds without it.
-  }
-  return std::shared_ptr<const void>(nullptr, [fd](const void*) { ::close(fd); });
+  auto held = std::make_shared<const HeldLock>(fd);
+  // The holder's pid (for a second job's message), then the job the other ranks check for.
+  const std::string record = std::to_string(::getpid()) + "\n" + job_ + "\n";
+  if (::ftruncate(fd, 0) != 0 ||
+      ::pwrite(fd, record.data(), record.size(), 0) != static_cast<ssize_t>(record.size()))
+    throw std::invalid_argument("checkpoint directory " + root_.string() + ": cannot write " + file.string() + ": " +
+                                std::strerror(errno));
+  return held;
 }
 
 void Store::discard_after(std::uint64_t epoch) const {
