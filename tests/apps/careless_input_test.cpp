@@ -487,6 +487,31 @@ TEST_CASE("defect 16: a rank that never starts is named on every rank that did")
   }
 }
 
+TEST_CASE("defect 16: a rank number given twice, the second after the job formed, is told so and the job goes on") {
+  TempDir dir;
+  ratings(dir);
+  const std::string coordinator = "127.0.0.1:" + std::to_string(gyre::test::free_port());
+  const std::string rank = mf() + " --train r.tsv --epochs 30 --threads 1 --processes 2 --coordinator " + coordinator +
+                           " --listen-host 127.0.0.1 --process-rank ";
+  std::ostringstream script;
+  script << "cd '" << dir.path().string() << "'\nexport GYRE_TOKEN=test-token\n"
+         << rank << "0 > log0.txt 2>&1 & pid0=$!\n"
+         << rank << "1 > log1.txt 2>&1 & pid1=$!\n"
+         << "( sleep 60; kill -9 $pid0 $pid1 ) >/dev/null 2>&1 & watchdog=$!\n"
+         // Formed: training has begun (rank 0 prints epochs only after the last rendezvous).
+         << "for i in $(seq 1 300); do grep -q 'epoch   1' log0.txt && break; sleep 0.1; done\n"
+         << "timeout -s KILL 30 " << rank << "1 --connect-timeout 2 > late.txt 2>&1; echo late=$?\n"
+         << "wait $pid0; echo rc0=$?; wait $pid1; echo rc1=$?\nkill -9 $watchdog 2>/dev/null\n";
+  const auto r = gyre::test::run_shell(script.str());
+  const auto late = read_text(dir / "late.txt");
+  INFO(r.output);
+  INFO(late);
+  CHECK((said(r.output, "late=2") || said(r.output, "late=1")));
+  CHECK(said(late, "is rank 1 given to two processes?"));
+  CHECK(said(r.output, "rc0=0"));
+  CHECK(said(r.output, "rc1=0"));
+}
+
 // ---- 15. Lasso's safeguard ----
 
 TEST_CASE("defect 15: a Lasso interval that multiplies the objective stops the solve at once, saying why") {

@@ -3,9 +3,10 @@
 
 #include <doctest/doctest.h>
 
-#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
-
-#include <boost/asio.hpp>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -28,22 +29,34 @@ namespace gyre::test {
 // listen, nor between the two listens of a job whose ranks read their input by byte ranges
 // (the loading job's rendezvous, then the training job's; CI, 2026-11-25: "Address already in
 // use"). Port 0's pick is the fallback should that band be full.
+// Plain sockets, not Asio: this header is in ~15 test units, and Asio would cost each a second of compiling.
 inline std::uint16_t free_port() {
-  boost::asio::io_context io;
-  const auto loopback = boost::asio::ip::make_address("127.0.0.1");
+  // Binds 127.0.0.1:port (0: the kernel's pick) and says which port it got, 0 if it could not.
+  const auto bound_port = [](std::uint16_t port) -> std::uint16_t {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(port);
+    socklen_t length = sizeof address;
+    std::uint16_t got = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+      got = ntohs(address.sin_port);
+    }
+    ::close(fd);
+    return got;
+  };
   std::random_device seed;
   std::mt19937 rng(seed());
   std::uniform_int_distribution<int> band(20000, 32000);
   for (int attempt = 0; attempt < 100; ++attempt) {
-    const auto port = static_cast<std::uint16_t>(band(rng));
-    boost::asio::ip::tcp::acceptor a(io);
-    boost::system::error_code ec;
-    a.open(boost::asio::ip::tcp::v4(), ec);
-    if (!ec) a.bind({loopback, port}, ec);
-    if (!ec) return port;
+    if (const auto port = bound_port(static_cast<std::uint16_t>(band(rng)))) return port;
   }
-  boost::asio::ip::tcp::acceptor a(io, {loopback, 0});
-  return a.local_endpoint().port();
+  const auto port = bound_port(0);
+  REQUIRE(port != 0);
+  return port;
 }
 
 // "APP: rank R read B bytes in L lines of FILE" for rank R in rank 0's output: {B, L}.

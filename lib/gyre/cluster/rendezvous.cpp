@@ -327,6 +327,8 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
       });
     });
   };
+  const std::string connection_refused =
+      boost::system::error_code(asio::error::connection_refused).message();
   attempt();
   io.run_for(options.timeout);
   // Registered and still waiting: the coordinator, whose wait began after ours maybe, is about
@@ -336,6 +338,16 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
     io.run_for(std::min<std::chrono::milliseconds>(options.timeout, std::chrono::seconds(5)));
   }
   if (static_cast<int>(table.size()) == members) return table;
+  if (failure.empty() && !registered && note == connection_refused) {
+    // Nothing ever listened: rank 0 is not running there, or it was, and its job formed (and
+    // stopped listening) without this process, which happens to a rank number given twice.
+    const std::string me = net::member_name(options.member_names, member);
+    throw std::runtime_error("rendezvous with " + coordinator.str() + " failed: nothing listened there for " +
+                             std::to_string(options.timeout.count()) + " ms; either " +
+                             net::member_name(options.member_names, 0) +
+                             " is not running there, or its job formed without this process (is " + me +
+                             " given to two processes?)");
+  }
   throw std::runtime_error("rendezvous with " + coordinator.str() + " failed" +
                            (!failure.empty() ? ": " + failure
                                              : " (no table within " + std::to_string(options.timeout.count()) + " ms" +
