@@ -146,20 +146,16 @@ LogisticShardCheck logistic_check_from_sums(std::span<const double> sums, std::u
   return out;
 }
 
-std::vector<StepBounds> step_bounds(const data::RegressionSet& rows, const ColumnStats& stats) {
+std::vector<StepBounds> step_bounds(const ColumnStats& stats) {
   const std::uint32_t p = stats.features();
   const double n = static_cast<double>(stats.samples);
-  std::vector<double> square(p, 0.0), largest(p, 0.0);  // each column's, in row order
-  for (std::uint64_t e = 0; e < rows.cols.size(); ++e) {
-    const std::uint32_t j = rows.cols[e];
-    square[j] += rows.values[e] * rows.values[e];
-    largest[j] = std::max(largest[j], std::abs(rows.values[e]));
-  }
   std::vector<StepBounds> out(std::size_t{p} + 1);
   for (std::uint32_t j = 0; j < p; ++j) {
     if (!stats.usable[j]) continue;
     const double s = stats.scale[j];
-    out[j] = {square[j] / (4 * n * s * s), largest[j] / s};
+    // The largest |x_ij| over the non-zeros: the extent's ends (an implicit zero is smaller).
+    const double largest = std::max(std::abs(stats.low[j]), std::abs(stats.high[j]));
+    out[j] = {stats.square[j] / (4 * n * s * s), largest / s};
   }
   out[p] = {0.25, 1.0};
   return out;

@@ -14,8 +14,8 @@ namespace {
 
 class LogisticLossModel final : public LossModel {
  public:
-  LogisticLossModel(const data::RegressionSet& rows, const ColumnStats& stats, bool intercept)
-      : stats_(stats), stepper_(rows, stats, intercept), intercept_(intercept),
+  LogisticLossModel(const ColumnStats& stats, bool intercept)
+      : stats_(stats), stepper_(stats, intercept), intercept_(intercept),
         gradients_(stats.features(), 0.0) {}
 
   // The intercept's id is accepted either way, as the workers (MarginShard) do.
@@ -159,9 +159,9 @@ class LogisticLossModel final : public LossModel {
 
 }  // namespace
 
-std::unique_ptr<LossModel> logistic_loss_model(const data::RegressionSet& rows, const ColumnStats& stats,
+std::unique_ptr<LossModel> logistic_loss_model(const ColumnStats& stats,
                                                bool intercept) {
-  return std::make_unique<LogisticLossModel>(rows, stats, intercept);
+  return std::make_unique<LogisticLossModel>(stats, intercept);
 }
 
 }  // namespace gyre::lasso

@@ -6,22 +6,9 @@
 
 namespace gyre::lasso {
 
-LogisticStepper::LogisticStepper(const data::RegressionSet& rows, const ColumnStats& stats, bool intercept)
-    : stats_(stats), bounds_(step_bounds(rows, stats)), ranges_(rows.features), centred_(stats.features(), 0) {
-  // Each column's sums in row order; min and max start at 0 for the implicit zeros, which a
-  // column with a non-zero in every row does not have.
-  std::vector<std::uint64_t> count(rows.features, 0);
-  for (std::uint64_t e = 0; e < rows.cols.size(); ++e) {
-    ColumnRange& r = ranges_[rows.cols[e]];
-    const double x = rows.values[e];
-    r.low = count[rows.cols[e]] ? std::min(r.low, x) : x;
-    r.high = count[rows.cols[e]]++ ? std::max(r.high, x) : x;
-    r.sum += x;
-    r.square += x * x;
-  }
-  for (std::uint32_t j = 0; j < rows.features; ++j) {
-    ColumnRange& r = ranges_[j];
-    if (count[j] < stats.samples) r.low = std::min(r.low, 0.0), r.high = std::max(r.high, 0.0);
+LogisticStepper::LogisticStepper(const ColumnStats& stats, bool intercept)
+    : stats_(stats), bounds_(step_bounds(stats)), centred_(stats.features(), 0) {
+  for (std::uint32_t j = 0; j < stats.features(); ++j) {
     const double spread = std::sqrt(stats.curvature[j]) * stats.scale[j];
     centred_[j] = intercept && stats.usable[j] && std::abs(stats.mean[j]) * std::sqrt(3.0) > spread;
   }
@@ -40,10 +27,11 @@ LogisticStepper::Move LogisticStepper::step(std::uint32_t j, double gamma, const
   const Centred along = centre(j, sums, totals);
   StepBounds bounds = bounds_[j];
   if (along.centre != 0) {
-    const ColumnRange& r = ranges_[j];
+    // ‖x − c‖² = Σx² − 2cΣx + nc², Σx = nμ (μ is the mean here: centring needs an intercept).
     const double c = along.centre;
-    bounds.curvature_cap = std::max(0.0, r.square - 2 * c * r.sum + n * c * c) / (4 * n * s * s);
-    bounds.largest_entry = std::max(std::abs(r.high - c), std::abs(r.low - c)) / s;
+    const double sum = n * stats_.mean[j];
+    bounds.curvature_cap = std::max(0.0, stats_.square[j] - 2 * c * sum + n * c * c) / (4 * n * s * s);
+    bounds.largest_entry = std::max(std::abs(stats_.high[j] - c), std::abs(stats_.low[j] - c)) / s;
   }
   const double next = logistic_step(gamma, along.gradient, along.curvature, s, stats_.samples, bounds, penalty);
   const double delta = next - gamma;

@@ -574,7 +574,7 @@ LassoRun run_lasso_scheduler(runtime::Mailbox& mailbox, std::vector<int> workers
                              const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
                              std::chrono::milliseconds timeout, const Checkpoints* checkpoints) {
   const std::unique_ptr<LossModel> loss = config.loss == Loss::logistic
-                                              ? logistic_loss_model(data.rows, data.stats, config.intercept)
+                                              ? logistic_loss_model(data.stats, config.intercept)
                                               : squared_loss_model(data.stats);
   scheduler::RoundsDriver driver(mailbox, std::move(workers), rounds_options(loss->parameters(), timeout));
   LassoRounds app(driver, *loss, data, config, std::move(on_check), checkpoints);

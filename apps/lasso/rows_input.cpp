@@ -220,13 +220,12 @@ data::RegressionSet gather_ranges(Context& ctx, const SplitInput& input, RangePa
   return whole;
 }
 
-// The response offset, the two classes (if any) and the columns kept: u64 column count, f64
-// offset, u8 classes flag, f64 zero, f64 one, then the columns (u32 each).
+// The two classes (if any) and the columns kept: u64 column count, u8 classes flag, f64 zero,
+// f64 one, then the columns (u32 each).
 Buffer encode_preparation(const RowsInput& in) {
   const auto& columns = in.prepared.columns.original;
-  wire::Writer out(8 + 8 + 1 + 16 + columns.size() * 4);
+  wire::Writer out(8 + 1 + 16 + columns.size() * 4);
   out.put(std::uint64_t{columns.size()});
-  out.put(in.y_offset);
   out.put(static_cast<std::uint8_t>(in.prepared.classes ? 1 : 0));
   out.put(in.prepared.classes ? in.prepared.classes->zero : 0.0);
   out.put(in.prepared.classes ? in.prepared.classes->one : 0.0);
@@ -238,7 +237,6 @@ void decode_preparation(const Context& ctx, const Buffer& body, RowsInput& in) {
   try {
     wire::Reader r(body.bytes());
     const std::size_t columns = r.check_count(r.get<std::uint64_t>("the column count"), 4, "columns");
-    in.y_offset = r.get<double>("the response offset");
     const auto has_classes = r.get<std::uint8_t>("the classes flag");
     const auto zero = r.get<double>("class 0's label"), one = r.get<double>("class 1's label");
     in.prepared.columns.original = r.get_array<std::uint32_t>(columns, "columns");
@@ -249,6 +247,59 @@ void decode_preparation(const Context& ctx, const Buffer& body, RowsInput& in) {
       r.fail("columns not ascending");
   } catch (const wire::DecodeError& e) {
     ctx.bad_message(0, "the rows' preparation", e.what());
+  }
+}
+
+// A shard's column sums: u64 samples, f64 Σy, u32 features, then per column its non-zero count
+// (u64), then its sum, centred sum, square, low and high (f64 each), column after column.
+Buffer encode_sums(const ShardColumnSums& s) {
+  const std::uint32_t m = s.features();
+  wire::Writer out(8 + 8 + 4 + std::size_t{m} * (8 + 5 * 8));
+  out.put(s.samples);
+  out.put(s.y_sum);
+  out.put(m);
+  out.put_array(std::span<const std::uint64_t>(s.count));
+  for (const auto* v : {&s.sum, &s.centred, &s.square, &s.low, &s.high}) out.put_array(std::span<const double>(*v));
+  return out.finish();
+}
+
+ShardColumnSums decode_sums(const Context& ctx, int from, const Buffer& body, std::uint32_t features) {
+  ShardColumnSums s;
+  try {
+    wire::Reader in(body.bytes());
+    s.samples = in.get<std::uint64_t>("the sample count");
+    s.y_sum = in.get<double>("the responses' sum");
+    if (in.get<std::uint32_t>("the feature count") != features) in.fail("sums of another feature count");
+    s.count = in.get_array<std::uint64_t>(features, "non-zero counts");
+    for (auto* v : {&s.sum, &s.centred, &s.square, &s.low, &s.high}) *v = in.get_array<double>(features, "column sums");
+    in.finish();
+  } catch (const wire::DecodeError& e) {
+    ctx.bad_message(from, "column sums", e.what());
+  }
+  return s;
+}
+
+// Every shard's column sums to rank 0, which joins them in rank order into the scheduler's
+// statistics (fold_column_stats: the bits of one process whose workers hold these shards), and
+// its response offset to every worker.
+void settle_statistics(Context& ctx, const LassoConfig& config, RowsInput& in) {
+  const data::RegressionSet& mine = ctx.size() > 1 ? in.shard : in.whole;
+  const std::uint32_t features = mine.features;
+  const auto arrived = ctx.gather(encode_sums(shard_column_sums(mine)), 0, "column sums");
+  Buffer offset;
+  if (ctx.rank() == 0) {
+    std::vector<ShardColumnSums> sums;
+    for (int r = 0; r < ctx.size(); ++r) sums.push_back(decode_sums(ctx, r, arrived[static_cast<std::size_t>(r)], features));
+    in.stats = fold_column_stats(sums, config.intercept, config.standardize);
+    offset = wire::Writer(8).put(in.stats.y_offset).finish();
+  }
+  offset = ctx.broadcast(std::move(offset), 0, "the response offset");
+  try {
+    wire::Reader r(offset.bytes());
+    in.y_offset = r.get<double>("the response offset");
+    r.finish();
+  } catch (const wire::DecodeError& e) {
+    ctx.bad_message(0, "the response offset", e.what());
   }
 }
 
@@ -298,7 +349,6 @@ RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& 
     if (rank == 0) {
       in.prepared = prepare_rows(whole, config.loss);
       validate(whole, config);
-      in.y_offset = response_offset(whole, config.intercept);
       if (P > 1) {
         const auto dealt = data::deal_rows(whole, static_cast<std::uint32_t>(P));
         if (!own_parts)
@@ -311,15 +361,18 @@ RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& 
     const Buffer prepared = ctx.broadcast(rank == 0 ? encode_preparation(in) : Buffer(), 0, "the rows' preparation");
     if (rank != 0) decode_preparation(ctx, prepared, in);
     auto incoming = ctx.exchange(std::move(outgoing), "shards of rows");
-    if (rank == 0) return;
-    if (!own_parts) {
+    if (rank != 0 && !own_parts) {
       decode_rows_into(ctx, 0, incoming[0], in.shard, 0, "shards of rows");
-      return;
+    } else if (rank != 0) {
+      if (in.prepared.classes)
+        for (double& y : in.shard.y) y = y == in.prepared.classes->one ? 1.0 : 0.0;
+      data::renumber_features(in.shard, in.prepared.columns);
     }
-    if (in.prepared.classes)
-      for (double& y : in.shard.y) y = y == in.prepared.classes->one ? 1.0 : 0.0;
-    data::renumber_features(in.shard, in.prepared.columns);
-    in.prepared = {};  // rank 0's to keep: it writes the output
+    if (rank != 0) {
+      in.shard.features = static_cast<std::uint32_t>(in.prepared.columns.original.size());
+      in.prepared = {};  // rank 0's to keep: it writes the output
+    }
+    settle_statistics(ctx, config, in);
   });
   return in;
 }

@@ -40,11 +40,19 @@ void validate(const data::RegressionSet& set, const LassoConfig& config) {
   }
 }
 
-PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config) {
+PreparedData prepare(const HeldRows& rows, const LassoConfig& config) {
+  if (!rows.whole || !rows.stats) throw std::logic_error("the scheduler runs where the whole set is not");
   PreparedData out;
-  if (!worker_cycles(config, static_cast<std::size_t>(config.workers))) out.columns = data::to_columns(set);
-  out.stats = compute_column_stats(set, config.intercept, config.standardize);
+  if (!worker_cycles(config, static_cast<std::size_t>(config.workers))) out.columns = data::to_columns(*rows.whole);
+  out.stats = *rows.stats;
   return out;
+}
+
+ColumnStats shards_column_stats(std::span<const data::RegressionSet> shards, const LassoConfig& config) {
+  std::vector<ShardColumnSums> sums;
+  sums.reserve(shards.size());
+  for (const data::RegressionSet& shard : shards) sums.push_back(shard_column_sums(shard));
+  return fold_column_stats(sums, config.intercept, config.standardize);
 }
 
 int shard_parts(const data::RegressionSet& rows, int threads) {
@@ -74,7 +82,7 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, doub
     std::optional<LogisticStepper> stepper;
     if (cycles) {
       const PreparedData& prepared = *every_row->get();  // made by the scheduler meanwhile
-      stepper.emplace(rows, prepared.stats, config.intercept);
+      stepper.emplace(prepared.stats, config.intercept);
       margins.enable_cycles(LogisticCycleSettings{&*stepper, config.alpha, config.tol});
     }
     resume_part(margins, mailbox, checkpoints);
@@ -98,11 +106,13 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
   // makes the same split of the whole set and keeps its own shard).
   std::vector<data::RegressionSet> shards;
   if (config.workers > 1) shards = data::shard_rows(set, static_cast<std::uint32_t>(config.workers));
+  const ColumnStats stats =
+      shards.empty() ? shards_column_stats(std::span(&set, 1), config) : shards_column_stats(shards, config);
   const HeldRows rows{&set,
                       [&](int worker) -> const data::RegressionSet& {
                         return shards.empty() ? set : shards[static_cast<std::size_t>(worker)];
                       },
-                      response_offset(set, config.intercept)};
+                      stats.y_offset, &stats};
   return solve_held(job, rows, config, options);
 }
 
@@ -129,11 +139,10 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
       if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
     }
-    if (!rows.whole) throw std::logic_error("solve_held: the scheduler runs where the whole set is not");
     std::vector<int> ranks(static_cast<std::size_t>(P));
     std::iota(ranks.begin(), ranks.end(), 0);
     try {
-      prepared_store = prepare(*rows.whole, config);
+      prepared_store = prepare(rows, config);
       prepared_promise.set_value(&*prepared_store);
     } catch (...) {
       prepared_promise.set_exception(std::current_exception());

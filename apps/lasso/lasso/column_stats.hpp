@@ -1,7 +1,8 @@
-// apps/lasso/lasso/column_stats.hpp — per-column centring and scaling, fixed at load, that turn raw x_jᵀr into the fit's gradient.
+// apps/lasso/lasso/column_stats.hpp — per-column centring and scaling, fixed at load, that turn raw x_jᵀr into the fit's gradient; made from each row shard's sums, so no process holds every row.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "gyre/data/regression.hpp"
@@ -19,6 +20,9 @@ struct ColumnStats {
   std::vector<double> scale;         // s_j, all 1 without standardisation
   std::vector<double> curvature;     // ‖x̃_j‖²/n: the coordinate's second derivative
   std::vector<std::uint8_t> usable;  // 0 for a column with ‖x̃_j‖ = 0 (its coefficient stays 0)
+  // The raw column's extent, for the logistic loss's step bounds: Σ_i x_ij², and the least and
+  // greatest x_ij over every row (the implicit zeros included).
+  std::vector<double> square, low, high;
 
   std::uint32_t features() const noexcept { return static_cast<std::uint32_t>(mean.size()); }
   // The fit's gradient coordinate x̃_jᵀr̃/n from the raw sum x_jᵀr and the residual mean m.
@@ -27,11 +31,26 @@ struct ColumnStats {
   }
 };
 
-// ȳ with an intercept, else 0: what workers subtract from y to start their residual.
-double response_offset(const data::RegressionSet& set, bool intercept);
+// What one shard of rows contributes to the statistics: O(features), whatever its rows. Each
+// column's sums are about the shard's own mean (Σ(x − x̄_shard)², the shard's implicit zeros
+// included), which fold_column_stats joins about the whole mean (Chan, Golub and LeVeque's
+// pairwise update), so a column with a large mean and a small spread keeps its digits.
+struct ShardColumnSums {
+  std::uint64_t samples = 0;
+  double y_sum = 0;
+  std::vector<std::uint64_t> count;  // non-zeros
+  std::vector<double> sum, centred, square, low, high;
 
-// Centred sums are accumulated about the mean (not as Σx² − nμ²), so a column with a large
-// mean and a small spread keeps its digits. Read from the rows: no column copy is made.
+  std::uint32_t features() const noexcept { return static_cast<std::uint32_t>(sum.size()); }
+};
+ShardColumnSums shard_column_sums(const data::RegressionSet& shard);
+
+// The statistics of the shards' rows together, their sums joined in shard order: the same bits
+// wherever the shards are (threads or processes). One shard gives the statistics of its rows as
+// a single pass about the mean would.
+ColumnStats fold_column_stats(std::span<const ShardColumnSums> shards, bool intercept, bool standardize);
+
+// The statistics of one set of rows (one shard).
 ColumnStats compute_column_stats(const data::RegressionSet& set, bool intercept, bool standardize);
 
 }  // namespace gyre::lasso

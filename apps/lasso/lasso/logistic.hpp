@@ -73,7 +73,7 @@ struct StepBounds {
   double largest_entry = 0;
 };
 // One per parameter (p + 1, the intercept last: {1/4, 1}); columns that are not usable get {0, 0}.
-std::vector<StepBounds> step_bounds(const data::RegressionSet& rows, const ColumnStats& stats);
+std::vector<StepBounds> step_bounds(const ColumnStats& stats);
 
 // The new γ_k after one proximal Newton step on coordinate k from the raw sums of partials()
 // (folded over all rows): g = raw_gradient/(n·s), h = raw_curvature/(n·s²), proposal

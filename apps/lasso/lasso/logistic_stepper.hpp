@@ -23,7 +23,7 @@ namespace gyre::lasso {
 // with an intercept.
 class LogisticStepper {
  public:
-  LogisticStepper(const data::RegressionSet& rows, const ColumnStats& stats, bool intercept);
+  LogisticStepper(const ColumnStats& stats, bool intercept);
 
   const ColumnStats& stats() const noexcept { return stats_; }
   bool centred(std::uint32_t j) const noexcept { return centred_[j] != 0; }
@@ -56,15 +56,8 @@ class LogisticStepper {
                         const Penalty& penalty) const;
 
  private:
-  // A column's moments, for steps along it centred by any c: ‖x − c‖² and max_i |x_i − c|.
-  struct ColumnRange {
-    double sum = 0, square = 0;  // Σ_i x_i, Σ_i x_i²
-    double low = 0, high = 0;    // min and max over the rows, the implicit zeros included
-  };
-
   const ColumnStats& stats_;
   std::vector<StepBounds> bounds_;
-  std::vector<ColumnRange> ranges_;
   std::vector<std::uint8_t> centred_;
 };
 

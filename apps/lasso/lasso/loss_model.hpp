@@ -89,7 +89,7 @@ std::unique_ptr<LossModel> squared_loss_model(const ColumnStats& stats);
 // parameter p, stepped by Newton at every check (glmnet steps it once per cycle), and a column
 // whose mean dwarfs its spread steps along itself centred by its current weighted mean, the
 // intercept moving with it (see logistic_loss_model.cpp).
-std::unique_ptr<LossModel> logistic_loss_model(const data::RegressionSet& rows, const ColumnStats& stats,
+std::unique_ptr<LossModel> logistic_loss_model(const ColumnStats& stats,
                                                bool intercept);
 
 }  // namespace gyre::lasso

@@ -10,6 +10,7 @@
 #include "gyre/data/id_space.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/runtime/job.hpp"
+#include "lasso/column_stats.hpp"
 #include "lasso/config.hpp"
 
 namespace gyre::lasso {
@@ -29,7 +30,8 @@ struct RowsInput {
   data::RegressionSet whole;  // where the scheduler runs (rank 0): every row, prepared; else empty
   data::RegressionSet shard;  // this rank's rows, as data::shard_rows deals the whole set (P > 1)
   PreparedRows prepared;      // rank 0
-  double y_offset = 0;        // response_offset of the whole set
+  ColumnStats stats;          // rank 0: the scheduler's, of every shard's column sums
+  double y_offset = 0;        // the statistics' response offset, on every rank
 };
 
 // This process (rank r of the P of `backend`'s job) loads its part of the rows over a

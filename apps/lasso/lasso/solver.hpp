@@ -47,13 +47,15 @@ runtime::Job lasso_job(int workers, runtime::Backend backend);
 std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet& set, const LassoConfig& config,
                               const SolveOptions& options = {});
 
-// What one process holds of the rows: the whole set where the scheduler runs (one process, or
-// rank 0 of several; null elsewhere), the rows of each worker it runs, and response_offset of
-// the whole set.
+// What one process holds of the rows: the rows of each worker it runs and, where the scheduler
+// runs, the column statistics of every shard's rows together (fold_column_stats) and, for the
+// rounds' dependency check, the whole set (one process, or rank 0 of several; null elsewhere).
+// y_offset: the statistics' response offset, which every worker starts its residual from.
 struct HeldRows {
   const data::RegressionSet* whole = nullptr;
   std::function<const data::RegressionSet&(int worker)> rows_of;
   double y_offset = 0;
+  const ColumnStats* stats = nullptr;
 };
 // solve() over rows already dealt (lasso::load_rows_across across processes): the whole set
 // is checked (validate) by whoever loaded it.
@@ -63,13 +65,17 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
 // Throws std::invalid_argument for settings or data no job can run with.
 void validate(const data::RegressionSet& set, const LassoConfig& config);
 
-// What the scheduler derives from the whole data set before the rounds: the column copy (which
-// the rounds' dependency check walks; none when the worker runs cycles) and the column statistics.
+// What the scheduler works from: the column statistics, and the column copy the rounds'
+// dependency check walks (none when the worker runs cycles).
 struct PreparedData {
   std::optional<data::ColumnMatrix> columns;
   ColumnStats stats;
 };
-PreparedData prepare(const data::RegressionSet& set, const LassoConfig& config);
+PreparedData prepare(const HeldRows& rows, const LassoConfig& config);
+
+// The column statistics of `shards` together (one worker: of the whole set), as the scheduler
+// of a job over those shards makes them.
+ColumnStats shards_column_stats(std::span<const data::RegressionSet> shards, const LassoConfig& config);
 
 // How many parts (threads) a worker's shard is dealt into: at most `threads`, and one per 2¹⁶
 // non-zeros, as a smaller part costs more to hand to a thread than to sum (so a small table

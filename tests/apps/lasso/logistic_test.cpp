@@ -123,7 +123,7 @@ TEST_CASE("each coordinate step decreases F from random points, saturated ones i
   std::normal_distribution<double> normal;
   for (const Setup& s : setups()) {
     INFO(s.name);
-    const auto bounds = step_bounds(s.set, s.stats);
+    const auto bounds = step_bounds(s.stats);
     const std::uint32_t p = s.set.features;
     const std::uint64_t n = s.set.samples();
     for (double spread : {0.3, 3.0, 40.0}) {
@@ -164,7 +164,7 @@ TEST_CASE("cyclic coordinate descent with the safeguarded step reaches the refer
   for (const Setup& s : setups()) {
     INFO(s.name);
     const ReferenceSolution best = reference_solve(s.set, s.stats, s.intercept, s.penalty);
-    const auto bounds = step_bounds(s.set, s.stats);
+    const auto bounds = step_bounds(s.stats);
     const std::uint32_t p = s.set.features;
     std::vector<double> gamma(p, 0.0);
     double b = 0;

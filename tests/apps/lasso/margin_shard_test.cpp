@@ -173,7 +173,7 @@ TEST_CASE("a worker's logistic cycle reaches the reference optimum, centred colu
   for (const bool intercept : {true, false}) {
     CAPTURE(intercept);
     const ColumnStats stats = compute_column_stats(set, intercept, false);
-    const LogisticStepper stepper(set, stats, intercept);
+    const LogisticStepper stepper(stats, intercept);
     CHECK(stepper.centred(0) == intercept);
     CHECK(!stepper.centred(5));
     const Penalty penalty{0.01, 0.9};
