@@ -17,16 +17,22 @@ namespace {
 
 void serve_rounds(runtime::Mailbox& mailbox, int driver_rank, const scheduler::RoundsOptions& options,
                   const std::function<void(std::span<const scheduler::Step>)>& apply,
-                  const std::function<std::vector<double>(const scheduler::Task&)>& push) {
+                  const std::function<std::vector<double>(const scheduler::Task&)>& push,
+                  const std::function<std::vector<double>(const scheduler::Task&)>& answer) {
   net::Group& group = mailbox.group();
   const std::string me = options.name + " worker " + std::to_string(group.rank());
-  for (std::uint64_t round = 0;; ++round) {
-    std::optional<net::Message> m;
+  // A query waits for no round: one already here is answered before the next round's task.
+  const auto is_query = [](const net::Message& m) { return m.type == scheduler::kRoundQuery; };
+  const auto next = [&]() -> std::optional<net::Message> {
     try {
-      m = mailbox.receive([](const net::Message&) { return true; }, net::Clock::now() + options.timeout);
+      if (auto query = mailbox.receive_arrived(is_query)) return query;
+      return mailbox.receive([](const net::Message&) { return true; }, net::Clock::now() + options.timeout);
     } catch (const net::GroupClosed& e) {
       throw runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, me + ": transport closed: " + e.what());
     }
+  };
+  for (std::uint64_t round = 0, query = 0;;) {
+    const std::optional<net::Message> m = next();
     if (!m)
       fail(group, driver_rank, me + ": no request for " + std::to_string(options.timeout.count()) + " ms",
            runtime::FailureCause::kTimeout);
@@ -36,27 +42,36 @@ void serve_rounds(runtime::Mailbox& mailbox, int driver_rank, const scheduler::R
       fail(group, driver_rank, me + ": message type " + std::to_string(m->type) + " from " + from + ", not the scheduler",
            runtime::FailureCause::kBadMessage);
     if (m->type == scheduler::kRoundsStop) return;
-    if (m->type != scheduler::kRoundTask)
+    const bool is_round = m->type == scheduler::kRoundTask;
+    if (!is_round && !(is_query(*m) && answer))
       fail(group, driver_rank, me + ": unexpected message type " + std::to_string(m->type) + " from " + from,
            runtime::FailureCause::kBadMessage);
+    const std::string what = is_round ? "round" : "query";
+    std::uint64_t& expected = is_round ? round : query;
     scheduler::RoundRequest request;
     try {
       request = scheduler::decode_request(*m, options.limits);
-      if (request.round != round)
-        throw wire::DecodeError("round " + std::to_string(request.round) + " where round " + std::to_string(round) +
-                                " comes next");
+      if (request.round != expected)
+        throw wire::DecodeError(what + " " + std::to_string(request.round) + " where " + what + " " +
+                                std::to_string(expected) + " comes next");
+      if (!is_round && !request.updates.empty()) throw wire::DecodeError("a query with updates");
     } catch (const std::exception& e) {
       fail(group, driver_rank, me + ": request from " + from + ": " + e.what(), runtime::FailureCause::kBadMessage);
     }
+    ++expected;
     scheduler::RoundPartial partial;
     partial.round = request.round;
     try {
-      apply(request.updates);
-      partial.values = push(request.task);
+      if (is_round) {
+        apply(request.updates);
+        partial.values = push(request.task);
+      } else {
+        partial.values = answer(request.task);
+      }
     } catch (const std::exception& e) {
-      fail(group, driver_rank, me + ": round " + std::to_string(round) + ": " + e.what());
+      fail(group, driver_rank, me + ": " + what + " " + std::to_string(request.round) + ": " + e.what());
     }
-    group.send(driver_rank, scheduler::encode_partial(partial));
+    group.send(driver_rank, is_round ? scheduler::encode_partial(partial) : scheduler::encode_answer(partial));
   }
 }
 

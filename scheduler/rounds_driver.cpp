@@ -34,32 +34,82 @@ std::uint64_t RoundsDriver::send(Task task, std::size_t partial_size) {
   return request.round;
 }
 
+net::Message RoundsDriver::receive(net::Clock::time_point deadline, const std::function<std::string()>& silent,
+                                   int blamed) {
+  std::optional<net::Message> m;
+  try {
+    m = mailbox_.receive([](const net::Message&) { return true; }, deadline);
+  } catch (const runtime::JobFailed& e) {
+    runtime::fail_job(group_, workers_, e);  // a worker's notice: pass it on to the others
+  } catch (const net::GroupClosed& e) {
+    fail(me() + ": transport closed: " + e.what(), -1, runtime::FailureCause::kPeerLost);
+  }
+  if (!m)
+    fail(me() + ": no " + silent() + " within " + std::to_string(options_.timeout.count()) + " ms", blamed,
+         runtime::FailureCause::kTimeout);
+  return std::move(*m);
+}
+
 RoundsDriver::Folded RoundsDriver::receive_oldest() {
   if (in_flight_.empty()) throw std::logic_error(me() + ": no round in flight to receive");
   InFlight& oldest = in_flight_.front();
   const auto deadline = net::Clock::now() + options_.timeout;
   while (oldest.replies < workers_.size()) {
     if (fold_parked(oldest)) continue;
-    std::optional<net::Message> m;
-    try {
-      m = mailbox_.receive([](const net::Message&) { return true; }, deadline);
-    } catch (const runtime::JobFailed& e) {
-      runtime::fail_job(group_, workers_, e);  // a worker's notice: pass it on to the others
-    } catch (const net::GroupClosed& e) {
-      fail(me() + ": transport closed: " + e.what(), -1, runtime::FailureCause::kPeerLost);
-    }
-    if (!m)
-      fail(me() + ": no partial for round " + std::to_string(oldest.folded.round) + " from " + missing_workers(oldest) +
-               " within " + std::to_string(options_.timeout.count()) + " ms",
-           workers_[oldest.replies], runtime::FailureCause::kTimeout);
-    if (m->type != kRoundPartial)
-      fail(me() + ": unexpected message type " + std::to_string(m->type) + " from rank " + std::to_string(m->sender),
-           m->sender, runtime::FailureCause::kBadMessage);
-    park(std::move(*m));
+    net::Message m = receive(
+        deadline,
+        [&] { return "partial for round " + std::to_string(oldest.folded.round) + " from " + missing_workers(oldest); },
+        workers_[oldest.replies]);
+    if (m.type != kRoundPartial)
+      fail(me() + ": unexpected message type " + std::to_string(m.type) + " from rank " + std::to_string(m.sender),
+           m.sender, runtime::FailureCause::kBadMessage);
+    park(std::move(m));
   }
   Folded done = std::move(oldest.folded);
   in_flight_.pop_front();
   return done;
+}
+
+std::vector<std::vector<double>> RoundsDriver::ask(Task task, std::size_t most) {
+  const std::uint64_t number = next_query_++;
+  for (int w : workers_) group_.send(w, encode_query(number, task));
+  std::vector<std::optional<std::vector<double>>> answers(workers_.size());
+  std::size_t answered = 0;
+  const auto deadline = net::Clock::now() + options_.timeout;
+  const auto silent = [&] {
+    std::string out;
+    for (std::size_t w = 0; w < workers_.size(); ++w)
+      if (!answers[w]) out += (out.empty() ? "rank " : ", rank ") + std::to_string(workers_[w]);
+    return "answer to query " + std::to_string(number) + " from " + out;
+  };
+  while (answered < workers_.size()) {
+    const auto first_missing = static_cast<std::size_t>(
+        std::find_if(answers.begin(), answers.end(), [](const auto& a) { return !a; }) - answers.begin());
+    net::Message m = receive(deadline, silent, workers_[first_missing]);
+    if (m.type == kRoundPartial) {
+      park(std::move(m));
+      continue;
+    }
+    const auto bad = [&](const std::string& why) {
+      fail(me() + ": rank " + std::to_string(m.sender) + why, m.sender, runtime::FailureCause::kBadMessage);
+    };
+    if (m.type != kQueryAnswer) bad(" sent unexpected message type " + std::to_string(m.type));
+    const auto worker = std::find(workers_.begin(), workers_.end(), m.sender);
+    if (worker == workers_.end()) bad(", not a worker, sent an answer");
+    auto& slot = answers[static_cast<std::size_t>(worker - workers_.begin())];
+    if (m.tag != number) bad(" answered query " + std::to_string(m.tag) + ", which is not open");
+    if (slot) bad(" answered query " + std::to_string(number) + " twice");
+    try {
+      slot = decode_answer(m, most, options_.finite_partials).values;
+    } catch (const std::exception& e) {
+      bad("'s answer to query " + std::to_string(number) + ": " + e.what());
+    }
+    ++answered;
+  }
+  std::vector<std::vector<double>> out;
+  out.reserve(answers.size());
+  for (auto& a : answers) out.push_back(std::move(*a));
+  return out;
 }
 
 // Each worker answers each round in flight once, so what is parked stays bounded by the rounds
@@ -70,7 +120,7 @@ void RoundsDriver::park(net::Message m) {
   };
   const auto worker = std::find(workers_.begin(), workers_.end(), m.sender);
   if (worker == workers_.end()) bad(", not a worker, sent a partial");
-  if (m.tag > in_flight_.back().folded.round)
+  if (in_flight_.empty() || m.tag > in_flight_.back().folded.round)
     bad(" sent a partial for round " + std::to_string(m.tag) + ", which has not been asked for");
   // Rounds before the oldest in flight have every worker's partial folded in already.
   const InFlight& oldest = in_flight_.front();

@@ -93,17 +93,46 @@ net::Message encode_partial(const RoundPartial& partial) {
   return m;
 }
 
+net::Message encode_query(std::uint64_t number, const Task& task) {
+  net::Message m = encode_request(RoundRequest{number, task, {}});
+  m.type = kRoundQuery;
+  return m;
+}
+
+net::Message encode_answer(const RoundPartial& answer) {
+  net::Message m = encode_partial(answer);
+  m.type = kQueryAnswer;
+  return m;
+}
+
+namespace {
+RoundPartial decode_values(const net::Message& message, std::size_t expected, bool finite, const char* what) {
+  RoundPartial p;
+  p.values = wire::Reader(message.body.bytes(), what).get_array<double>(expected, "the values");
+  if (finite)
+    for (std::size_t i = 0; i < p.values.size(); ++i)
+      if (!std::isfinite(p.values[i])) throw wire::DecodeError("non-finite value at index " + std::to_string(i));
+  return p;
+}
+}  // namespace
+
 RoundPartial decode_partial(const net::Message& message, std::size_t expected, bool finite) {
   const auto h = wire::decode<PartialHeader>(message.meta);
   if (h.values != expected || message.body.size() != expected * sizeof(double))
     throw wire::DecodeError("round partial of " + std::to_string(message.body.size()) + " bytes, expected " +
                             std::to_string(expected) + " values");
-  RoundPartial p;
+  RoundPartial p = decode_values(message, expected, finite, "round partial: ");
   p.round = h.round;
-  p.values = wire::Reader(message.body.bytes(), "round partial: ").get_array<double>(expected, "the values");
-  if (finite)
-    for (std::size_t i = 0; i < p.values.size(); ++i)
-      if (!std::isfinite(p.values[i])) throw wire::DecodeError("non-finite value at index " + std::to_string(i));
+  return p;
+}
+
+RoundPartial decode_answer(const net::Message& message, std::size_t most, bool finite) {
+  const auto h = wire::decode<PartialHeader>(message.meta);
+  if (h.values > most || message.body.size() != h.values * sizeof(double))
+    throw wire::DecodeError("query answer of " + std::to_string(message.body.size()) + " bytes for " +
+                            std::to_string(h.values) + " values, at most " + std::to_string(most) + " allowed");
+  RoundPartial p = decode_values(message, static_cast<std::size_t>(h.values), finite, "query answer: ");
+  p.round = h.round;
   return p;
 }
 

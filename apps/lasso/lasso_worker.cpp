@@ -30,9 +30,14 @@ void serve(runtime::Mailbox& mailbox, Shard& shard, const WorkerLoopOptions& opt
     options.checkpoints->store->write_part(static_cast<std::uint64_t>(task.scalar), rank, out.bytes());
     return std::vector<double>{0.0};
   };
+  std::function<std::vector<double>(const scheduler::Task&)> answer;
+  if (options.inner_products)
+    answer = [&](const scheduler::Task& task) {
+      return scheduler::answer_inner_products(*options.inner_products, task, kInnerProductKinds);
+    };
   pipeline::serve_rounds(
       mailbox, options.scheduler_rank, rounds_options(parameters, options.timeout),
-      [&](std::span<const scheduler::Step> steps) { shard.apply(steps); }, push);
+      [&](std::span<const scheduler::Step> steps) { shard.apply(steps); }, push, answer);
 }
 
 }  // namespace

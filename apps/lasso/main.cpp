@@ -227,9 +227,8 @@ int main(int argc, char** argv) {
     std::optional<lasso::LassoRun> solved;
     if (cluster) {
       options.on_traffic = multi.traffic_reporter(job.launch);
-      const lasso::HeldRows held{job.launch.rank == 0 ? &rows.whole : nullptr,
-                                 [&](int) -> const data::RegressionSet& { return c.workers > 1 ? rows.shard : rows.whole; },
-                                 rows.y_offset, job.launch.rank == 0 ? &rows.stats : nullptr};
+      const lasso::HeldRows held{[&](int) -> const data::RegressionSet& { return c.workers > 1 ? rows.shard : rows.whole; },
+                                 rows.y_offset, rows.samples, job.launch.rank == 0 ? &rows.stats : nullptr};
       solved = lasso::solve_held(lasso::lasso_job(c.workers, pipeline::processes_backend(*cluster)), held, c, options);
     } else {
       solved = lasso::solve_embedded(set, c, options);

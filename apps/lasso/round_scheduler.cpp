@@ -33,7 +33,7 @@ using scheduler::Task;
 // sums are and how a coordinate steps is the loss's (LossModel).
 class LassoRounds {
  public:
-  LassoRounds(const scheduler::RoundsDriver& driver, LossModel& loss, const SchedulerData& data,
+  LassoRounds(scheduler::RoundsDriver& driver, LossModel& loss, const SchedulerData& data,
               const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
               const Checkpoints* checkpoints)
       : driver_(driver), loss_(loss), stats_(data.stats), config_(config), on_check_(std::move(on_check)),
@@ -46,8 +46,8 @@ class LassoRounds {
     batch_ = config.batch > 0 ? config.batch : default_batch(usable_);
     cycles_ = worker_cycles(config, driver.workers().size());
     if (!cycles_) {
-      if (!data.columns) throw std::logic_error("the rounds' dependency check needs the columns");
-      check_.emplace(as_lines(data.rows), as_lines(*data.columns), stats_.mean, inverse_norms(stats_), config.rho);
+      inner_products_.emplace(driver, kInnerProductKinds, p_);
+      check_.emplace(*inner_products_, stats_.samples, stats_.mean, inverse_norms(stats_), config.rho);
     }
     depth_ = std::max(1, config.depth);
     check_every_ = config.check_every > 0 ? config.check_every : std::max<std::uint64_t>(usable_, 1);
@@ -275,12 +275,6 @@ class LassoRounds {
   // The most an interval may multiply F before the solve is taken to have diverged.
   static constexpr double kMaxGrowth = 10;
 
-  static scheduler::SparseLines as_lines(const data::RegressionSet& rows) {
-    return {rows.row_begin, rows.cols, rows.values};
-  }
-  static scheduler::SparseLines as_lines(const data::ColumnMatrix& columns) {
-    return {columns.col_begin, columns.rows, columns.values};
-  }
   // 1/‖x_j − μ_j‖·√n, the scale of the dependency check's correlations.
   static std::vector<double> inverse_norms(const ColumnStats& stats) {
     std::vector<double> out(stats.features(), 0.0);
@@ -517,7 +511,7 @@ class LassoRounds {
     on_check_(r);
   }
 
-  const scheduler::RoundsDriver& driver_;
+  scheduler::RoundsDriver& driver_;
   LossModel& loss_;
   const ColumnStats& stats_;
   const LassoConfig& config_;
@@ -526,6 +520,7 @@ class LassoRounds {
   std::uint32_t usable_ = 0;
   std::vector<double> gamma_;
   std::vector<std::uint8_t> busy_;    // in flight, or unusable
+  std::optional<scheduler::WorkersInnerProducts> inner_products_;  // the dependency check's, from the workers
   std::optional<scheduler::DependencyCheck> check_;  // for the rounds
   scheduler::ParameterSampler sampler_;
   std::uint32_t batch_ = 1;

@@ -291,12 +291,13 @@ void settle_statistics(Context& ctx, const LassoConfig& config, RowsInput& in) {
     std::vector<ShardColumnSums> sums;
     for (int r = 0; r < ctx.size(); ++r) sums.push_back(decode_sums(ctx, r, arrived[static_cast<std::size_t>(r)], features));
     in.stats = fold_column_stats(sums, config.intercept, config.standardize);
-    offset = wire::Writer(8).put(in.stats.y_offset).finish();
+    offset = wire::Writer(16).put(in.stats.y_offset).put(in.stats.samples).finish();
   }
   offset = ctx.broadcast(std::move(offset), 0, "the response offset");
   try {
     wire::Reader r(offset.bytes());
     in.y_offset = r.get<double>("the response offset");
+    in.samples = r.get<std::uint64_t>("the sample count");
     r.finish();
   } catch (const wire::DecodeError& e) {
     ctx.bad_message(0, "the response offset", e.what());

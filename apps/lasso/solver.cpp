@@ -40,12 +40,9 @@ void validate(const data::RegressionSet& set, const LassoConfig& config) {
   }
 }
 
-PreparedData prepare(const HeldRows& rows, const LassoConfig& config) {
-  if (!rows.whole || !rows.stats) throw std::logic_error("the scheduler runs where the whole set is not");
-  PreparedData out;
-  if (!worker_cycles(config, static_cast<std::size_t>(config.workers))) out.columns = data::to_columns(*rows.whole);
-  out.stats = *rows.stats;
-  return out;
+PreparedData prepare(const HeldRows& rows) {
+  if (!rows.stats) throw std::logic_error("the scheduler runs where the column statistics are not");
+  return PreparedData{*rows.stats};
 }
 
 ColumnStats shards_column_stats(std::span<const data::RegressionSet> shards, const LassoConfig& config) {
@@ -71,11 +68,21 @@ void resume_part(Shard& shard, runtime::Mailbox& mailbox, const Checkpoints* che
 }
 }  // namespace
 
-void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
+void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, const HeldRows& held, const LassoConfig& config,
                 int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row,
                 const Checkpoints* checkpoints) {
-  const WorkerLoopOptions options{scheduler_rank, timeout, checkpoints ? &checkpoints->target : nullptr};
+  WorkerLoopOptions options{scheduler_rank, timeout, checkpoints ? &checkpoints->target : nullptr, nullptr};
   const bool cycles = every_row && worker_cycles(config, 1);
+  // The dependency check's inner products over this shard: its rows both ways round.
+  std::optional<data::ColumnMatrix> columns;
+  std::optional<scheduler::ShardInnerProducts> inner_products;
+  if (!cycles && config.rho < 1) {
+    columns = data::to_columns(rows);
+    inner_products.emplace(scheduler::SparseLines{rows.row_begin, rows.cols, rows.values},
+                           scheduler::SparseLines{columns->col_begin, columns->rows, columns->values}, rows.sample_ids,
+                           held.samples);
+    options.inner_products = &*inner_products;
+  }
   const int parts = shard_parts(rows, config.threads);
   if (config.loss == Loss::logistic) {
     MarginShard margins(rows, parts);
@@ -89,7 +96,7 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, doub
     run_lasso_worker(mailbox, margins, options);
     return;
   }
-  ResidualShard residuals(rows, y_offset, parts);
+  ResidualShard residuals(rows, held.y_offset, parts);
   if (cycles) residuals.enable_cycles(CycleSettings{&every_row->get()->stats, config.alpha, config.tol});
   resume_part(residuals, mailbox, checkpoints);
   run_lasso_worker(mailbox, residuals, options);
@@ -108,11 +115,10 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
   if (config.workers > 1) shards = data::shard_rows(set, static_cast<std::uint32_t>(config.workers));
   const ColumnStats stats =
       shards.empty() ? shards_column_stats(std::span(&set, 1), config) : shards_column_stats(shards, config);
-  const HeldRows rows{&set,
-                      [&](int worker) -> const data::RegressionSet& {
+  const HeldRows rows{[&](int worker) -> const data::RegressionSet& {
                         return shards.empty() ? set : shards[static_cast<std::size_t>(worker)];
                       },
-                      stats.y_offset, &stats};
+                      stats.y_offset, stats.samples, &stats};
   return solve_held(job, rows, config, options);
 }
 
@@ -134,7 +140,7 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
   std::optional<LassoRun> run;
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank < P) {
-      serve_rows(m.mailbox, rows.rows_of(m.rank), rows.y_offset, config, P, options.timeout, cycles ? &shared : nullptr,
+      serve_rows(m.mailbox, rows.rows_of(m.rank), rows, config, P, options.timeout, cycles ? &shared : nullptr,
                  &options.checkpoints);
       if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
@@ -142,14 +148,14 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
     std::vector<int> ranks(static_cast<std::size_t>(P));
     std::iota(ranks.begin(), ranks.end(), 0);
     try {
-      prepared_store = prepare(rows, config);
+      prepared_store = prepare(rows);
       prepared_promise.set_value(&*prepared_store);
     } catch (...) {
       prepared_promise.set_exception(std::current_exception());
       throw;
     }
     const PreparedData& prepared = *prepared_store;
-    const SchedulerData data{*rows.whole, prepared.columns ? &*prepared.columns : nullptr, prepared.stats, started};
+    const SchedulerData data{prepared.stats, started};
     run = run_lasso_scheduler(m.mailbox, ranks, data, config, options.on_check, options.timeout, &options.checkpoints);
   });
   return run;

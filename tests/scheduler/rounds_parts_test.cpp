@@ -10,6 +10,7 @@
 #include <cereal/types/tuple.hpp>
 
 #include "gyre/data/regression.hpp"
+#include "gyre/data/regression_partition.hpp"
 #include "gyre/scheduler/dependency_check.hpp"
 #include "gyre/scheduler/parameter_sampler.hpp"
 #include "gyre/scheduler/rounds_protocol.hpp"
@@ -39,6 +40,66 @@ Moments centred_moments(const data::ColumnMatrix& columns) {
     if (ss > 1e-12) out.inverse_norm[j] = std::sqrt(n / ss);
   }
   return out;
+}
+
+// The inner products of a whole set, one source over its rows.
+struct WholeSet {
+  explicit WholeSet(const data::RegressionSet& set)
+      : columns(data::to_columns(set)), source(rows_of(set), columns_of(columns), set.sample_ids, set.samples()) {}
+  data::ColumnMatrix columns;
+  ShardInnerProducts source;
+};
+
+// The same set's rows dealt into shards, each answering over its own rows; their answers summed
+// in shard order, as WorkersInnerProducts sums the workers'. Counts the questions asked.
+class ShardedSource final : public InnerProducts {
+ public:
+  ShardedSource(const data::RegressionSet& set, std::uint32_t parts) : shards_(data::shard_rows(set, parts)) {
+    for (const auto& shard : shards_) columns_.push_back(data::to_columns(shard));
+    for (std::size_t s = 0; s < shards_.size(); ++s)
+      sources_.emplace_back(rows_of(shards_[s]), columns_of(columns_[s]), shards_[s].sample_ids, set.samples());
+  }
+  std::vector<std::vector<double>> sampled_gram(std::span<const std::uint32_t> columns) override {
+    ++questions;
+    std::vector<std::vector<double>> out;
+    for (auto& source : sources_) {
+      const auto part = source.sampled_gram(columns);
+      if (out.empty()) out.assign(part.size(), std::vector<double>(part.front().size(), 0.0));
+      for (std::size_t c = 0; c < part.size(); ++c)
+        for (std::size_t k = 0; k < part[c].size(); ++k) out[c][k] += part[c][k];
+    }
+    return out;
+  }
+  std::vector<SharedProduct> shared(std::span<const std::uint32_t> candidates,
+                                    std::span<const std::uint32_t> others) override {
+    ++questions;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, double> sums;
+    for (auto& source : sources_)
+      for (const SharedProduct& p : source.shared(candidates, others)) sums[{p.candidate, p.column}] += p.dot;
+    std::vector<SharedProduct> out;
+    for (const auto& [key, dot] : sums) out.push_back({key.first, key.second, dot});
+    return out;
+  }
+  int questions = 0;
+
+ private:
+  std::vector<data::RegressionSet> shards_;
+  std::vector<data::ColumnMatrix> columns_;
+  std::vector<ShardInnerProducts> sources_;
+};
+
+// x_jᵀx_k summed directly over dense copies of the columns.
+double dense_dot(const data::RegressionSet& set, std::uint32_t j, std::uint32_t k, std::uint64_t stride = 1) {
+  double sum = 0;
+  for (std::uint64_t i = 0; i < set.samples(); i += stride) {
+    double a = 0, b = 0;
+    for (std::uint64_t e = set.row_begin[i]; e < set.row_begin[i + 1]; ++e) {
+      if (set.cols[e] == j) a = set.values[e];
+      if (set.cols[e] == k) b = set.values[e];
+    }
+    sum += a * b;
+  }
+  return sum;
 }
 
 }  // namespace
@@ -151,20 +212,96 @@ TEST_CASE("the dependency check drops candidates correlated with kept or in-flig
   const auto columns = data::to_columns(set);
   const Moments moments = centred_moments(columns);
   CHECK(moments.inverse_norm[4] == 0);
-  DependencyCheck check(rows_of(set), columns_of(columns), moments.mean, moments.inverse_norm, 0.5);
+  // Gram mode and the wide mode (forced by a Gram limit of 0), over the whole set and over its
+  // rows in 1 to 3 shards: the same decisions.
+  for (const std::uint32_t gram_features : {DependencyCheck::kGramFeatures, 0u}) {
+    for (const std::uint32_t parts : {1u, 2u, 3u}) {
+      CAPTURE(gram_features);
+      CAPTURE(parts);
+      ShardedSource source(set, parts);
+      DependencyCheck check(source, set.samples(), moments.mean, moments.inverse_norm, 0.5, gram_features);
+      std::vector<std::uint8_t> busy(5, 0);
+      const std::vector<std::uint32_t> all{0, 1, 2, 3};
+      CHECK(check.keep(all, busy) == std::vector<std::uint32_t>{0, 3});
+      CHECK(busy == std::vector<std::uint8_t>{1, 0, 0, 1, 0});
+      // With 0 in flight, 1 and 2 still wait; once it is done, 1 goes.
+      CHECK(check.keep(std::vector<std::uint32_t>{1, 2}, busy).empty());
+      busy[0] = 0;
+      check.release(0);
+      CHECK(check.keep(std::vector<std::uint32_t>{1, 2}, busy) == std::vector<std::uint32_t>{1});
+      // ρ ≥ 1: no check at all, and no question asked.
+      const int asked = source.questions;
+      DependencyCheck off(source, set.samples(), moments.mean, moments.inverse_norm, 1.0, gram_features);
+      std::vector<std::uint8_t> none(5, 0);
+      CHECK(off.keep(all, none) == all);
+      CHECK(source.questions == asked);
+    }
+  }
+  // Gram columns are asked for once per column: candidates seen before cost no question.
+  ShardedSource source(set, 2);
+  DependencyCheck check(source, set.samples(), moments.mean, moments.inverse_norm, 0.5);
   std::vector<std::uint8_t> busy(5, 0);
-  const std::vector<std::uint32_t> all{0, 1, 2, 3};
-  CHECK(check.keep(all, busy) == std::vector<std::uint32_t>{0, 3});
-  CHECK(busy == std::vector<std::uint8_t>{1, 0, 0, 1, 0});
-  // With 0 in flight, 1 and 2 still wait; once it is done, 1 goes.
-  CHECK(check.keep(std::vector<std::uint32_t>{1, 2}, busy).empty());
-  busy[0] = 0;
-  check.release(0);
-  CHECK(check.keep(std::vector<std::uint32_t>{1, 2}, busy) == std::vector<std::uint32_t>{1});
-  // ρ ≥ 1: no check at all.
-  DependencyCheck off(rows_of(set), columns_of(columns), moments.mean, moments.inverse_norm, 1.0);
-  std::vector<std::uint8_t> none(5, 0);
-  CHECK(off.keep(all, none) == all);
+  check.keep(std::vector<std::uint32_t>{0, 3}, busy);
+  CHECK(source.questions == 1);
+  for (const std::uint32_t j : {0u, 3u}) busy[j] = 0, check.release(j);
+  check.keep(std::vector<std::uint32_t>{3, 0}, busy);
+  CHECK(source.questions == 1);
+}
+
+TEST_CASE("a shard's inner products, summed over shards, are the whole matrix's: shared rows and sampled Gram columns") {
+  // 5000 rows (past kGramRows: Gram columns sample every third row) of 40 sparse columns.
+  data::RegressionSet set;
+  set.features = 40;
+  std::uint64_t state = 7;
+  const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL; };
+  for (std::uint64_t i = 0; i < 5000; ++i) {
+    std::vector<std::uint32_t> cols;
+    std::vector<double> vals;
+    for (std::uint32_t j = 0; j < 40; ++j)
+      if (next() % 8 == 0) {
+        cols.push_back(j);
+        vals.push_back(static_cast<double>(static_cast<std::int64_t>(next() % 2001) - 1000) / 256.0);  // exact sums
+      }
+    set.add_row(i, 0.0, cols, vals);
+  }
+  const std::uint64_t stride = gram_stride(set.samples());
+  CHECK(stride == 3);
+  const std::vector<std::uint32_t> candidates{3, 17, 39}, others{0, 3, 5, 17, 21, 39};
+  WholeSet whole(set);
+  const auto whole_gram = whole.source.sampled_gram(candidates);
+  const auto whole_shared = whole.source.shared(candidates, others);
+  for (const std::uint32_t parts : {1u, 3u, 4u}) {
+    CAPTURE(parts);
+    ShardedSource sharded(set, parts);
+    // Values on a 1/256 grid and few enough of them: every order of summation gives the same bits.
+    CHECK(sharded.sampled_gram(candidates) == whole_gram);
+    const auto shared = sharded.shared(candidates, others);
+    REQUIRE(shared.size() == whole_shared.size());
+    for (std::size_t i = 0; i < shared.size(); ++i) {
+      CHECK(shared[i].candidate == whole_shared[i].candidate);
+      CHECK(shared[i].column == whole_shared[i].column);
+      CHECK(shared[i].dot == whole_shared[i].dot);
+    }
+  }
+  for (std::size_t c = 0; c < candidates.size(); ++c)
+    for (std::uint32_t k = 0; k < 40; ++k) CHECK(whole_gram[c][k] == dense_dot(set, candidates[c], k, stride));
+  for (const SharedProduct& p : whole_shared) {
+    CHECK(p.column != candidates[p.candidate]);
+    CHECK(p.dot == dense_dot(set, candidates[p.candidate], p.column));
+  }
+  // Every pair sharing a row is there (and no other).
+  std::size_t sharing = 0;
+  for (const std::uint32_t j : candidates)
+    for (const std::uint32_t k : others) {
+      if (j == k) continue;
+      bool share = false;
+      for (std::uint64_t i = 0; i < set.samples() && !share; ++i) {
+        const auto cols = set.row_cols(i);
+        share = std::binary_search(cols.begin(), cols.end(), j) && std::binary_search(cols.begin(), cols.end(), k);
+      }
+      sharing += share;
+    }
+  CHECK(whole_shared.size() == sharing);
 }
 
 TEST_CASE("round messages survive encoding, and malformed ones are refused before any allocation") {

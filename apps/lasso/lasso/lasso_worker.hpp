@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/scheduler/inner_products.hpp"
 #include "gyre/scheduler/rounds_driver.hpp"
 #include "lasso/margin_shard.hpp"
 #include "lasso/residual_shard.hpp"
@@ -23,6 +24,9 @@ struct WorkerLoopOptions {
   // Where a snapshot round (RoundKind::kSnapshot) writes this worker's part; null: the run
   // takes no checkpoints, and a snapshot round fails it.
   const CheckpointTarget* checkpoints = nullptr;
+  // The shard's inner products, for the scheduler's dependency check (queries of
+  // kInnerProductKinds); null: the scheduler asks none (no check, or cycles).
+  scheduler::InnerProducts* inner_products = nullptr;
 };
 
 // Serves requests until the scheduler's stop; a snapshot round writes the shard's part (rank:

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gyre/data/regression.hpp"
+#include "gyre/scheduler/inner_products.hpp"
 #include "gyre/scheduler/rounds_protocol.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/active_set_cycle.hpp"
@@ -24,8 +25,13 @@ enum class RoundKind : std::uint8_t {
   kCycle = 4,     // squared, one worker holding every row: coordinate descent over the task's
                   // features at λ = the task's scalar, run on the worker (ResidualShard::cycle)
   kSnapshot = 5,  // write this worker's checkpoint part (number: the task's scalar), answer one 0
+  // Queries (RoundsDriver::ask), for the dependency check: the shard's inner products.
+  kGramQuery = 6,    // sampled Gram columns of the task's features
+  kSharedQuery = 7,  // shared-row products of the candidates (the first `scalar` ids) with the rest
 };
-inline constexpr std::uint8_t kRoundKinds = 6;
+inline constexpr std::uint8_t kRoundKinds = 8;
+inline constexpr scheduler::InnerProductKinds kInnerProductKinds{static_cast<std::uint8_t>(RoundKind::kGramQuery),
+                                                                 static_cast<std::uint8_t>(RoundKind::kSharedQuery)};
 
 // What one pass over every column of the shard sums (all over this shard's rows only).
 struct ShardCheck {

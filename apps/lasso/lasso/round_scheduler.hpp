@@ -6,7 +6,6 @@
 #include <functional>
 #include <vector>
 
-#include "gyre/data/regression.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "lasso/checkpoint.hpp"
 #include "lasso/column_stats.hpp"
@@ -15,12 +14,9 @@
 
 namespace gyre::lasso {
 
-// What the scheduler reads of the data: the statistics, and (for the dependency check of the
-// rounds) the whole matrix by row and by column; a job whose worker runs cycles
-// (worker_cycles()) has no rounds, so no column copy.
+// What the scheduler knows of the data: the column statistics (the workers' shards folded, see
+// column_stats.hpp), never a row; the dependency check asks the workers for inner products.
 struct SchedulerData {
-  const data::RegressionSet& rows;
-  const data::ColumnMatrix* columns;
   const ColumnStats& stats;
   std::chrono::steady_clock::time_point started;  // the solve's start: report seconds count from here
 };

@@ -32,6 +32,7 @@ struct RowsInput {
   PreparedRows prepared;      // rank 0
   ColumnStats stats;          // rank 0: the scheduler's, of every shard's column sums
   double y_offset = 0;        // the statistics' response offset, on every rank
+  std::uint64_t samples = 0;  // the rows of every shard, on every rank
 };
 
 // This process (rank r of the P of `backend`'s job) loads its part of the rows over a

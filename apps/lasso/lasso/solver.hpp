@@ -48,13 +48,13 @@ std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet
                               const SolveOptions& options = {});
 
 // What one process holds of the rows: the rows of each worker it runs and, where the scheduler
-// runs, the column statistics of every shard's rows together (fold_column_stats) and, for the
-// rounds' dependency check, the whole set (one process, or rank 0 of several; null elsewhere).
-// y_offset: the statistics' response offset, which every worker starts its residual from.
+// runs, the column statistics of every shard's rows together (fold_column_stats; null
+// elsewhere). y_offset and samples: the statistics' response offset, which every worker starts
+// its residual from, and row count (the rows are numbered by their sample ids).
 struct HeldRows {
-  const data::RegressionSet* whole = nullptr;
   std::function<const data::RegressionSet&(int worker)> rows_of;
   double y_offset = 0;
+  std::uint64_t samples = 0;
   const ColumnStats* stats = nullptr;
 };
 // solve() over rows already dealt (lasso::load_rows_across across processes): the whole set
@@ -65,13 +65,11 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
 // Throws std::invalid_argument for settings or data no job can run with.
 void validate(const data::RegressionSet& set, const LassoConfig& config);
 
-// What the scheduler works from: the column statistics, and the column copy the rounds'
-// dependency check walks (none when the worker runs cycles).
+// What the scheduler works from: the column statistics.
 struct PreparedData {
-  std::optional<data::ColumnMatrix> columns;
   ColumnStats stats;
 };
-PreparedData prepare(const HeldRows& rows, const LassoConfig& config);
+PreparedData prepare(const HeldRows& rows);
 
 // The column statistics of `shards` together (one worker: of the whole set), as the scheduler
 // of a job over those shards makes them.
@@ -82,14 +80,15 @@ ColumnStats shards_column_stats(std::span<const data::RegressionSet> shards, con
 // runs on one thread).
 int shard_parts(const data::RegressionSet& rows, int threads);
 
-// One worker's part: its rows as a residual shard (y_offset is response_offset()), served until
-// the scheduler at `scheduler_rank` stops the job. Workers build their shards while the
+// One worker's part: its rows as a residual shard (from held.y_offset), served until the
+// scheduler at `scheduler_rank` stops the job; with the dependency check on, the shard's inner
+// products answer the scheduler's queries. Workers build their shards while the
 // scheduler prepares, which needs nothing from them. `every_row`: the scheduler's prepared data,
 // given when this worker holds every row and runs cycles (worker_cycles()), once the scheduler
 // has made it. `checkpoints`: where snapshot rounds write the worker's part, and the checkpoint
 // whose part it starts from.
 using SharedPreparation = std::shared_future<const PreparedData*>;
-void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, double y_offset, const LassoConfig& config,
+void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, const HeldRows& held, const LassoConfig& config,
                 int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row = nullptr,
                 const Checkpoints* checkpoints = nullptr);
 

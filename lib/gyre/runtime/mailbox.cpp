@@ -49,4 +49,32 @@ std::optional<net::Message> Mailbox::receive(const Accept& accept, net::Clock::t
   }
 }
 
+std::optional<net::Message> Mailbox::receive_arrived(const Accept& accept) {
+  std::lock_guard lock(mutex_);
+  if (auto m = take(accept)) return m;
+  if (reading_) return std::nullopt;
+  // A deadline already past: the group hands out what it holds and never waits.
+  const auto now = net::Clock::time_point::min();
+  for (;;) {
+    std::optional<net::Message> m;
+    try {
+      m = group_.receive(now);
+    } catch (const net::GroupClosed& e) {
+      if (!closed_) closed_ = e.what();
+    }
+    if (m && is_failure_notice(*m)) {
+      if (!failed_) failed_ = read_failure(*m);
+      continue;
+    }
+    if (m && accept(*m)) {
+      changed_.notify_all();
+      return m;
+    }
+    if (!m) break;
+    set_aside_.push_back(std::move(*m));
+  }
+  changed_.notify_all();
+  return take(accept);
+}
+
 }  // namespace gyre::runtime

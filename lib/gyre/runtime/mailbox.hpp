@@ -31,6 +31,10 @@ class GYRE_API Mailbox {
   // once a failure notice has arrived, net::GroupClosed once the group is closed (after
   // handing out what arrived before either).
   std::optional<net::Message> receive(const Accept& accept, net::Clock::time_point deadline);
+  // The oldest message `accept` takes of those that have already arrived, without waiting:
+  // what arrived is read and set aside for its consumers, in order, on the way. nullopt while
+  // another consumer is reading. Throws as receive() does.
+  std::optional<net::Message> receive_arrived(const Accept& accept);
 
   net::Group& group() noexcept { return group_; }
 

@@ -26,9 +26,12 @@ concept RoundsShard = requires(Shard& shard, std::span<const scheduler::Step> st
 // failure notice, a closed transport, silence past the timeout, a request that is malformed,
 // out of order or not from the driver, or an exception from the shard (the driver is told
 // of the last ones, naming this worker).
+// `answer`: the worker's answer to the driver's queries (RoundsDriver::ask), taken before the
+// next round whenever one is waiting; empty: a query fails the job.
 GYRE_API void serve_rounds(runtime::Mailbox& mailbox, int driver_rank, const scheduler::RoundsOptions& options,
                            const std::function<void(std::span<const scheduler::Step>)>& apply,
-                           const std::function<std::vector<double>(const scheduler::Task&)>& push);
+                           const std::function<std::vector<double>(const scheduler::Task&)>& push,
+                           const std::function<std::vector<double>(const scheduler::Task&)>& answer = {});
 
 template <RoundsShard Shard>
 void serve_rounds(runtime::Mailbox& mailbox, int driver_rank, const scheduler::RoundsOptions& options, Shard& shard) {

@@ -55,6 +55,12 @@ class GYRE_API RoundsDriver {
   std::uint64_t send(Task task, std::size_t partial_size);
   // Waits until the oldest round in flight has every worker's partial.
   Folded receive_oldest();
+  // Asks every worker `task` outside the rounds: a question about the workers' data that no
+  // step changes (the dependency check's inner products), which a worker answers between two
+  // rounds, before the rounds already queued for it. Returns each worker's answer (at most
+  // `most` values), in worker order; partials of the rounds in flight that arrive meanwhile
+  // are parked. The rounds in flight stay in flight.
+  std::vector<std::vector<double>> ask(Task task, std::size_t most);
   std::size_t in_flight() const noexcept { return in_flight_.size(); }
   std::uint64_t rounds_sent() const noexcept { return next_round_; }
 
@@ -72,6 +78,9 @@ class GYRE_API RoundsDriver {
     Folded folded;
     std::size_t replies = 0;
   };
+  // The next message for this driver, failing the job on a notice, a closed transport or
+  // silence until `deadline` (`silent()` names who was expected).
+  net::Message receive(net::Clock::time_point deadline, const std::function<std::string()>& silent, int blamed);
   void park(net::Message m);
   bool fold_parked(InFlight& round);
   std::string missing_workers(const InFlight& round) const;
@@ -85,6 +94,7 @@ class GYRE_API RoundsDriver {
   std::vector<net::Message> parked_;
   std::vector<Step> queued_;
   std::uint64_t next_round_ = 0;
+  std::uint64_t next_query_ = 0;
 };
 
 }  // namespace gyre::scheduler

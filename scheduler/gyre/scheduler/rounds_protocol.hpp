@@ -17,6 +17,8 @@ enum RoundsMessage : std::uint16_t {
   kRoundTask = channels::kRounds.at(0),     // driver → worker: apply these updates, then push this task
   kRoundPartial = channels::kRounds.at(1),  // worker → driver: the task's partial over the worker's shard
   kRoundsStop = channels::kRounds.at(2),    // driver → worker: the job is over
+  kRoundQuery = channels::kRounds.at(3),    // driver → worker: answer this task between rounds
+  kQueryAnswer = channels::kRounds.at(4),   // worker → driver: the query's answer over the shard
 };
 
 // What the control plane schedules for one round: a set of parameters and what to compute for
@@ -56,6 +58,10 @@ struct RoundPartial {
 
 GYRE_API net::Message encode_request(const RoundRequest& request);
 GYRE_API net::Message encode_partial(const RoundPartial& partial);
+// A query is a request without updates (decode_request reads it), numbered on its own; its
+// answer is a partial of any length up to what the driver allows.
+GYRE_API net::Message encode_query(std::uint64_t number, const Task& task);
+GYRE_API net::Message encode_answer(const RoundPartial& answer);
 
 // Both throw wire::DecodeError for a malformed message: counts that disagree with the body, an
 // id or kind out of `limits`, a non-finite scalar or step (it would turn every later residual
@@ -64,5 +70,7 @@ GYRE_API RoundRequest decode_request(const net::Message& message, const RoundsLi
 // `expected` values, which the driver knows from the task it sent; with `finite`, a NaN or an
 // infinity is refused too.
 GYRE_API RoundPartial decode_partial(const net::Message& message, std::size_t expected, bool finite);
+// At most `most` values.
+GYRE_API RoundPartial decode_answer(const net::Message& message, std::size_t most, bool finite);
 
 }  // namespace gyre::scheduler
