@@ -181,24 +181,28 @@ int main(int argc, char** argv) {
     if (c.loss == lasso::Loss::logistic) opts.labels = data::LabelKind::two_classes;
     // Nothing else runs while the input is parsed, so it takes every core unless -t says otherwise.
     opts.threads = static_cast<std::size_t>(threads > 0 ? threads : cores);
-    // Across processes rank 0 holds every row (its scheduler walks every column) and each rank
-    // its shard; a LibSVM file is read by byte ranges.
-    lasso::RowsInput rows;
+    // Across processes each rank holds its shard of the rows and no other (a LibSVM file is
+    // read by byte ranges); the scheduler on rank 0 works from the shards' column statistics.
+    lasso::RowsInput rows;  // across processes
+    data::RegressionSet whole;  // in one process
     if (cluster) {
       std::vector<data::SplitStats> reads;
       rows = lasso::load_rows_across(data_path, opts, c, *cluster, &reads);
       if (!quiet && !reads.empty()) multi.report_split_reads(reads, data::regression_source(data_path, opts).path);
     } else {
-      rows.whole = data::load_regression(data_path, opts);
-      rows.prepared = lasso::prepare_rows(rows.whole, c.loss);
+      whole = data::load_regression(data_path, opts);
+      rows.prepared = lasso::prepare_rows(whole, c.loss);
+      rows.samples = whole.samples();
+      rows.nnz = whole.nnz();
     }
-    const data::RegressionSet& set = rows.whole;  // empty on ranks other than 0
+    // Rank 0's rows carry the feature names (of a CSV or a partition) for the output.
+    const data::RegressionSet& own = cluster ? rows.shard : whole;
     const std::optional<data::TwoClasses>& classes = rows.prepared.classes;
     const data::IdTable& columns = rows.prepared.columns;
     if (!quiet)
       std::printf("gyre-lasso: %llu samples, %u features, %llu non-zeros; %s schedule, P=%d T=%d depth %d\n",
-                  static_cast<unsigned long long>(set.samples()), set.features,
-                  static_cast<unsigned long long>(set.nnz()), schedule.c_str(), c.workers, c.threads, c.depth);
+                  static_cast<unsigned long long>(rows.samples), own.features,
+                  static_cast<unsigned long long>(rows.nnz), schedule.c_str(), c.workers, c.threads, c.depth);
     if (!quiet && classes)
       std::printf("gyre-lasso: logistic loss, class 1 is label %g, class 0 label %g: the coefficients give "
                   "log P(%g)/P(%g)\n",
@@ -227,11 +231,11 @@ int main(int argc, char** argv) {
     std::optional<lasso::LassoRun> solved;
     if (cluster) {
       options.on_traffic = multi.traffic_reporter(job.launch);
-      const lasso::HeldRows held{[&](int) -> const data::RegressionSet& { return c.workers > 1 ? rows.shard : rows.whole; },
+      const lasso::HeldRows held{[&](int) -> const data::RegressionSet& { return rows.shard; },
                                  rows.y_offset, rows.samples, job.launch.rank == 0 ? &rows.stats : nullptr};
       solved = lasso::solve_held(lasso::lasso_job(c.workers, pipeline::processes_backend(*cluster)), held, c, options);
     } else {
-      solved = lasso::solve_embedded(set, c, options);
+      solved = lasso::solve_embedded(whole, c, options);
     }
     progress.finish();
     if (!solved) return 0;  // not rank 0: the scheduler there holds the coefficients
@@ -244,7 +248,7 @@ int main(int argc, char** argv) {
                     static_cast<std::size_t>(std::count_if(s.beta.begin(), s.beta.end(), [](double b) { return b != 0; })),
                     static_cast<unsigned long long>(s.updates), s.seconds, s.converged ? "" : " (not converged)");
     }
-    if (!out_path.empty()) lasso::write_coefficients(out_path, run, set.feature_names, columns);
+    if (!out_path.empty()) lasso::write_coefficients(out_path, run, own.feature_names, columns);
     if (metrics) metrics->finish();
     for (const auto& s : run.path)
       if (!s.converged) return 3;

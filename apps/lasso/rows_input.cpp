@@ -1,4 +1,4 @@
-// apps/lasso/rows_input.cpp — labels and columns prepared; across processes, byte ranges of a LibSVM file gathered on rank 0 and its shards sent out.
+// apps/lasso/rows_input.cpp — labels and columns prepared; across processes, each rank's byte range of a LibSVM file (or its part of a partition) prepared together and dealt into shards, no rank holding more than its own.
 #include "lasso/rows_input.hpp"
 
 #include <algorithm>
@@ -142,10 +142,10 @@ std::vector<double> labels_before(const RangeParse& parsed, std::vector<double> 
   return seen;
 }
 
-// Rank 0's rows of a LibSVM input read by byte ranges: every range's, in input order (empty on
-// the other ranks). The first bad line, or first label of a third class, is thrown by the rank
-// whose range holds it.
-data::RegressionSet gather_ranges(Context& ctx, const SplitInput& input, RangeParse parsed,
+// This rank's rows of a LibSVM input read by byte ranges, their sample ids numbered over the
+// whole input. The first bad line, or first label of a third class, is thrown by the rank whose
+// range holds it.
+data::RegressionSet settle_ranges(Context& ctx, const SplitInput& input, RangeParse parsed,
                                   const data::RegressionOptions& options, std::vector<data::SplitStats>* reads) {
   const int P = ctx.size(), rank = ctx.rank();
   const bool two_classes = options.labels == data::LabelKind::two_classes;
@@ -202,52 +202,132 @@ data::RegressionSet gather_ranges(Context& ctx, const SplitInput& input, RangePa
     classes.classes();
   }
 
-  // Every range's rows to rank 0, in rank order: file order, their sample ids moved on by the
-  // samples of the ranges before.
-  data::RegressionSet whole;
+  // Sample ids moved on by the samples of the ranges before (file order).
+  const auto counts = ctx.allgather_values(std::vector<std::uint64_t>{parsed.rows.samples()}, "row counts");
+  std::uint64_t before = 0;
+  for (int r = 0; r < rank; ++r) before += counts[static_cast<std::size_t>(r)].at(0);
+  for (std::uint64_t& id : parsed.rows.sample_ids) id += before;
+  return std::move(parsed.rows);
+}
+
+// The labels and columns of rows spread over the ranks, prepared as prepare_rows prepares the
+// whole set, with only O(features) crossing: the two classes from every rank's first labels
+// (two_classes), the columns no rank uses dropped. The job is checked against the rows of every
+// rank (validate_samples): every rank throws the same error. Rank 0 keeps the preparation.
+void prepare_across(Context& ctx, data::RegressionSet& mine, const LassoConfig& config, RowsInput& in) {
+  std::optional<data::TwoClasses> classes;
+  if (config.loss == Loss::logistic) {
+    std::vector<double> firsts;  // (sample, label) pairs
+    for (const data::FirstLabel& f : data::first_label_samples(mine.y, mine.sample_ids))
+      firsts.insert(firsts.end(), {static_cast<double>(f.sample), f.label});
+    std::vector<data::FirstLabel> all;
+    for (const auto& list : ctx.allgather_values(firsts, "first labels"))
+      for (std::size_t k = 0; k + 1 < list.size(); k += 2)
+        all.push_back({static_cast<std::uint64_t>(list[k]), list[k + 1]});
+    classes = data::two_classes(all);
+    for (double& y : mine.y) y = y == classes->one ? 1.0 : 0.0;
+  }
+  std::uint32_t features = 0;
+  for (const auto& f : ctx.allgather_values(std::vector<std::uint32_t>{mine.features}, "feature counts"))
+    features = std::max(features, f.at(0));
+  std::vector<std::uint64_t> used(features, 0);
+  for (const std::uint32_t j : mine.cols) used[j] = 1;
+  ctx.sum_each(used);
+  data::IdTable columns;
+  for (std::uint32_t j = 0; j < features; ++j)
+    if (used[j]) columns.original.push_back(j);
+  data::renumber_features(mine, columns);
+  validate_samples(ctx.sum(mine.samples()), config);
+  if (config.loss == Loss::logistic) validate(mine, config);  // 0/1 labels (both classes: two_classes)
+  if (ctx.rank() == 0) in.prepared = PreparedRows{classes, std::move(columns)};
+}
+
+// Rows spread over the ranks dealt as data::shard_rows deals the whole set: rank 0 deals their
+// non-zero counts (8 bytes a row, never a row), and each rank sends each of its rows to the rank
+// whose shard holds it. A rank receives only rows of its own shard; they come in input order.
+data::RegressionSet deal_across(Context& ctx, data::RegressionSet mine) {
+  const int P = ctx.size(), rank = ctx.rank();
+  std::vector<std::uint64_t> nnz(mine.samples());
+  for (std::uint64_t i = 0; i < mine.samples(); ++i) nnz[i] = mine.row_begin[i + 1] - mine.row_begin[i];
+  const auto arrived = ctx.gather(mapreduce::encode_values<std::uint64_t>(nnz), 0, "row sizes");
+  // Rank 0 tells each rank the shard of each of its rows (u32 each).
+  std::vector<Buffer> owners(static_cast<std::size_t>(P));
+  std::vector<std::uint32_t> mine_owners;
+  if (rank == 0) {
+    std::vector<std::vector<std::uint64_t>> sizes(static_cast<std::size_t>(P));
+    std::vector<std::uint64_t> all;
+    for (int r = 0; r < P; ++r) {
+      ctx.decode_from(r, arrived[static_cast<std::size_t>(r)], sizes[static_cast<std::size_t>(r)], "row sizes");
+      all.insert(all.end(), sizes[static_cast<std::size_t>(r)].begin(), sizes[static_cast<std::size_t>(r)].end());
+    }
+    std::vector<std::uint32_t> owner(all.size());
+    const auto dealt = data::deal_rows_by_nnz(all, static_cast<std::uint32_t>(P));
+    for (std::size_t s = 0; s < dealt.size(); ++s)
+      for (const std::uint32_t i : dealt[s]) owner[i] = static_cast<std::uint32_t>(s);
+    std::size_t at = 0;
+    for (int r = 0; r < P; ++r) {
+      const std::size_t n = sizes[static_cast<std::size_t>(r)].size();
+      std::vector<std::uint32_t> slice(owner.begin() + static_cast<std::ptrdiff_t>(at),
+                                       owner.begin() + static_cast<std::ptrdiff_t>(at + n));
+      at += n;
+      if (r == 0) mine_owners = std::move(slice);
+      else owners[static_cast<std::size_t>(r)] = mapreduce::encode_values<std::uint32_t>(slice);
+    }
+  }
+  const auto told = ctx.exchange(std::move(owners), "the rows' shards");
   if (rank != 0) {
-    Buffer mine = encode_rows(parsed.rows, nullptr);
-    parsed.rows = {};  // sent as bytes: not held twice while its shard comes back
-    ctx.gather(std::move(mine), 0, "rows to rank 0");
-    return whole;
+    ctx.decode_from(0, told[0], mine_owners, "the rows' shards");
+    if (mine_owners.size() != mine.samples())
+      ctx.bad_message(0, "the rows' shards", "a shard for " + std::to_string(mine_owners.size()) + " rows of " +
+                                                 std::to_string(mine.samples()));
   }
-  auto arrived = ctx.gather(Buffer(), 0, "rows to rank 0");
-  whole = std::move(parsed.rows);
-  for (int r = 1; r < P; ++r) {
-    decode_rows_into(ctx, r, arrived[static_cast<std::size_t>(r)], whole, whole.samples(), "rows to rank 0");
-    arrived[static_cast<std::size_t>(r)] = Buffer();
+  std::vector<std::vector<std::uint32_t>> to(static_cast<std::size_t>(P));
+  for (std::uint32_t i = 0; i < mine_owners.size(); ++i) {
+    if (mine_owners[i] >= static_cast<std::uint32_t>(P)) ctx.bad_message(0, "the rows' shards", "a shard past the last");
+    to[mine_owners[i]].push_back(i);
   }
-  return whole;
+  std::vector<Buffer> outgoing(static_cast<std::size_t>(P));
+  for (int r = 0; r < P; ++r)
+    if (r != rank) outgoing[static_cast<std::size_t>(r)] = encode_rows(mine, &to[static_cast<std::size_t>(r)]);
+  data::RegressionSet kept = data::select_rows(mine, to[static_cast<std::size_t>(rank)]);
+  const std::uint32_t features = mine.features;
+  mine = {};  // sent as bytes: not held twice while the shard comes in
+  auto incoming = ctx.exchange(std::move(outgoing), "shards of rows");
+  data::RegressionSet shard;
+  shard.features = features;
+  shard.feature_names = std::move(kept.feature_names);
+  for (int r = 0; r < P; ++r) {
+    if (r == rank) {
+      for (std::uint64_t i = 0; i < kept.samples(); ++i)
+        shard.add_row(kept.sample_ids[i], kept.y[i], kept.row_cols(i), kept.row_values(i));
+      kept = {};
+    } else {
+      decode_rows_into(ctx, r, incoming[static_cast<std::size_t>(r)], shard, 0, "shards of rows");
+      incoming[static_cast<std::size_t>(r)] = Buffer();
+    }
+  }
+  return shard;
 }
 
-// The two classes (if any) and the columns kept: u64 column count, u8 classes flag, f64 zero,
-// f64 one, then the columns (u32 each).
-Buffer encode_preparation(const RowsInput& in) {
-  const auto& columns = in.prepared.columns.original;
-  wire::Writer out(8 + 1 + 16 + columns.size() * 4);
-  out.put(std::uint64_t{columns.size()});
-  out.put(static_cast<std::uint8_t>(in.prepared.classes ? 1 : 0));
-  out.put(in.prepared.classes ? in.prepared.classes->zero : 0.0);
-  out.put(in.prepared.classes ? in.prepared.classes->one : 0.0);
-  out.put_array(std::span<const std::uint32_t>(columns));
-  return out.finish();
-}
-
-void decode_preparation(const Context& ctx, const Buffer& body, RowsInput& in) {
-  try {
-    wire::Reader r(body.bytes());
-    const std::size_t columns = r.check_count(r.get<std::uint64_t>("the column count"), 4, "columns");
-    const auto has_classes = r.get<std::uint8_t>("the classes flag");
-    const auto zero = r.get<double>("class 0's label"), one = r.get<double>("class 1's label");
-    in.prepared.columns.original = r.get_array<std::uint32_t>(columns, "columns");
-    r.finish();
-    if (has_classes > 1) r.fail("a classes flag other than 0 or 1");
-    if (has_classes) in.prepared.classes = data::TwoClasses{zero, one};
-    if (!std::is_sorted(in.prepared.columns.original.begin(), in.prepared.columns.original.end()))
-      r.fail("columns not ascending");
-  } catch (const wire::DecodeError& e) {
-    ctx.bad_message(0, "the rows' preparation", e.what());
+// Any other input: rank 0 reads it whole, prepares and checks it, and sends each rank its shard
+// as data::shard_rows deals it.
+data::RegressionSet deal_from_rank_0(Context& ctx, const fs::path& path, const data::RegressionOptions& options,
+                                     const LassoConfig& config, RowsInput& in) {
+  const int P = ctx.size();
+  std::vector<Buffer> outgoing(static_cast<std::size_t>(P));
+  data::RegressionSet shard;
+  if (ctx.rank() == 0) {
+    data::RegressionSet whole = data::load_regression(path, options);  // the others wait for it below
+    in.prepared = prepare_rows(whole, config.loss);
+    validate(whole, config);
+    const auto dealt = data::deal_rows(whole, static_cast<std::uint32_t>(P));
+    for (int r = 1; r < P; ++r)
+      outgoing[static_cast<std::size_t>(r)] = encode_rows(whole, &dealt[static_cast<std::size_t>(r)]);
+    shard = data::select_rows(whole, dealt[0]);
   }
+  auto incoming = ctx.exchange(std::move(outgoing), "shards of rows");
+  if (ctx.rank() != 0) decode_rows_into(ctx, 0, incoming[0], shard, 0, "shards of rows");
+  return shard;
 }
 
 // A shard's column sums: u64 samples, f64 Σy, u32 features, then per column its non-zero count
@@ -283,8 +363,9 @@ ShardColumnSums decode_sums(const Context& ctx, int from, const Buffer& body, st
 // statistics (fold_column_stats: the bits of one process whose workers hold these shards), and
 // its response offset to every worker.
 void settle_statistics(Context& ctx, const LassoConfig& config, RowsInput& in) {
-  const data::RegressionSet& mine = ctx.size() > 1 ? in.shard : in.whole;
+  const data::RegressionSet& mine = in.shard;
   const std::uint32_t features = mine.features;
+  in.nnz = ctx.sum(mine.nnz());
   const auto arrived = ctx.gather(encode_sums(shard_column_sums(mine)), 0, "column sums");
   Buffer offset;
   if (ctx.rank() == 0) {
@@ -323,8 +404,7 @@ RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& 
   const int P = backend.launch.size, rank = backend.launch.rank;
   const data::RegressionSource source = data::regression_source(path, options);
   const bool by_ranges = source.kind == data::RegressionSource::Kind::libsvm;
-  // A row partition of one part per process: rank r > 0 reads part r (data::shard_rows dealt
-  // it, as rank 0 deals the whole set) and prepares it as rank 0 says.
+  // A row partition of one part per process: rank r reads part r (data::shard_rows dealt it).
   const bool own_parts = source.kind == data::RegressionSource::Kind::partition && P > 1 &&
                          data::read_manifest(source.path, "rows").shards.size() == static_cast<std::size_t>(P);
   SplitInput split;
@@ -336,42 +416,15 @@ RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& 
   }
 
   mapreduce::run_loading(backend, [&](Context& ctx) {
-    // Read inside the job, so that a bad part stops the others at once.
-    if (own_parts && rank != 0) in.shard = data::read_row_shard(source.path, static_cast<std::uint32_t>(rank));
-    data::RegressionSet whole;
-    if (by_ranges) {
-      whole = gather_ranges(ctx, split, std::move(parsed), options, reads);
-    } else if (rank == 0) {
-      whole = data::load_regression(path, options);  // the others wait for it in the exchange below
-    }
-    // Rank 0 prepares and deals the rows, and sends each rank its shard (unless it read its
-    // own part) and how the rows were prepared.
-    std::vector<Buffer> outgoing(static_cast<std::size_t>(P));
-    if (rank == 0) {
-      in.prepared = prepare_rows(whole, config.loss);
-      validate(whole, config);
-      if (P > 1) {
-        const auto dealt = data::deal_rows(whole, static_cast<std::uint32_t>(P));
-        if (!own_parts)
-          for (int r = 1; r < P; ++r)
-            outgoing[static_cast<std::size_t>(r)] = encode_rows(whole, &dealt[static_cast<std::size_t>(r)]);
-        in.shard = data::select_rows(whole, dealt[0]);
-      }
-      in.whole = std::move(whole);
-    }
-    const Buffer prepared = ctx.broadcast(rank == 0 ? encode_preparation(in) : Buffer(), 0, "the rows' preparation");
-    if (rank != 0) decode_preparation(ctx, prepared, in);
-    auto incoming = ctx.exchange(std::move(outgoing), "shards of rows");
-    if (rank != 0 && !own_parts) {
-      decode_rows_into(ctx, 0, incoming[0], in.shard, 0, "shards of rows");
-    } else if (rank != 0) {
-      if (in.prepared.classes)
-        for (double& y : in.shard.y) y = y == in.prepared.classes->one ? 1.0 : 0.0;
-      data::renumber_features(in.shard, in.prepared.columns);
-    }
-    if (rank != 0) {
-      in.shard.features = static_cast<std::uint32_t>(in.prepared.columns.original.size());
-      in.prepared = {};  // rank 0's to keep: it writes the output
+    if (by_ranges || own_parts) {
+      // Read inside the job, so that a bad part stops the others at once.
+      data::RegressionSet mine = by_ranges ? settle_ranges(ctx, split, std::move(parsed), options, reads)
+                                           : data::read_row_shard(source.path, static_cast<std::uint32_t>(rank));
+      prepare_across(ctx, mine, config, in);
+      // A partition's parts are data::shard_rows's shards already.
+      in.shard = own_parts ? std::move(mine) : deal_across(ctx, std::move(mine));
+    } else {
+      in.shard = deal_from_rank_0(ctx, path, options, config, in);
     }
     settle_statistics(ctx, config, in);
   });

@@ -21,12 +21,16 @@ LassoRun solve_embedded(const data::RegressionSet& set, const LassoConfig& confi
   return *solve(lasso_job(config.workers, runtime::ThreadsBackend{}), set, config, options);
 }
 
-void validate(const data::RegressionSet& set, const LassoConfig& config) {
+void validate_samples(std::uint64_t samples, const LassoConfig& config) {
   config.validate();
-  if (set.samples() == 0) throw std::invalid_argument("no samples");
-  if (static_cast<std::uint64_t>(config.workers) > set.samples())
-    throw std::invalid_argument(std::to_string(config.workers) + " workers but only " + std::to_string(set.samples()) +
+  if (samples == 0) throw std::invalid_argument("no samples");
+  if (static_cast<std::uint64_t>(config.workers) > samples)
+    throw std::invalid_argument(std::to_string(config.workers) + " workers but only " + std::to_string(samples) +
                                 " samples: at most one worker per sample");
+}
+
+void validate(const data::RegressionSet& set, const LassoConfig& config) {
+  validate_samples(set.samples(), config);
   if (config.loss == Loss::logistic) {
     bool zero = false, one = false;
     for (std::uint64_t i = 0; i < set.samples(); ++i) {

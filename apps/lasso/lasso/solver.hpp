@@ -64,6 +64,8 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
 
 // Throws std::invalid_argument for settings or data no job can run with.
 void validate(const data::RegressionSet& set, const LassoConfig& config);
+// The part of validate() that needs only the number of samples (of every process's rows).
+void validate_samples(std::uint64_t samples, const LassoConfig& config);
 
 // What the scheduler works from: the column statistics.
 struct PreparedData {

@@ -56,18 +56,30 @@ std::vector<double> first_labels(std::span<const double> labels, std::size_t at_
   return out;
 }
 
-BinaryLabels binary_labels(std::span<const double> labels) {
+std::vector<FirstLabel> first_label_samples(std::span<const double> labels, std::span<const std::uint64_t> samples) {
+  std::vector<FirstLabel> out;
+  for (std::size_t i = 0; i < labels.size() && out.size() < 3; ++i)
+    if (std::none_of(out.begin(), out.end(), [&](const FirstLabel& f) { return f.label == labels[i]; }))
+      out.push_back({samples.empty() ? i : samples[i], labels[i]});
+  return out;
+}
+
+TwoClasses two_classes(std::span<const FirstLabel> firsts) {
   std::optional<double> low, high;
-  for (std::size_t i = 0; i < labels.size(); ++i)
-    if (!admit(low, high, labels[i]))
-      throw std::invalid_argument("a binary classifier needs labels of two classes; sample " + std::to_string(i + 1) +
-                                  " has label " + shortest(labels[i]) + " beside " + shortest(*low) + " and " +
-                                  shortest(*high));
+  for (const FirstLabel& f : firsts)
+    if (!admit(low, high, f.label))
+      throw std::invalid_argument("a binary classifier needs labels of two classes; sample " +
+                                  std::to_string(f.sample + 1) + " has label " + shortest(f.label) + " beside " +
+                                  shortest(*low) + " and " + shortest(*high));
   if (!high)
     throw std::invalid_argument("a binary classifier needs labels of two classes, " +
                                 (low ? "all samples have label " + shortest(*low) : std::string("there are none")));
+  return {std::min(*low, *high), std::max(*low, *high)};
+}
+
+BinaryLabels binary_labels(std::span<const double> labels) {
   BinaryLabels out;
-  out.classes = {std::min(*low, *high), std::max(*low, *high)};
+  out.classes = two_classes(first_label_samples(labels, {}));
   out.y.reserve(labels.size());
   for (const double v : labels) out.y.push_back(v == out.classes.one ? 1.0 : 0.0);
   return out;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -45,5 +46,18 @@ struct BinaryLabels {
 // The labels as 0/1. Throws std::invalid_argument unless there are exactly two distinct values
 // (inputs read without TwoClassCheck have no line to name, so the message names the sample).
 BinaryLabels binary_labels(std::span<const double> labels);
+
+// A label's first sample: its 0-based index in the input, and the label.
+struct FirstLabel {
+  std::uint64_t sample = 0;
+  double label = 0;
+};
+// The first samples of each distinct label (at most three), in input order; `samples` gives
+// each label's sample index (empty: its position in `labels`).
+std::vector<FirstLabel> first_label_samples(std::span<const double> labels, std::span<const std::uint64_t> samples);
+// The two classes those first samples show, as binary_labels finds them over the whole input
+// (for a process that holds only some of the rows and has gathered every process's firsts, in
+// input order); throws its std::invalid_argument otherwise.
+TwoClasses two_classes(std::span<const FirstLabel> firsts);
 
 }  // namespace gyre::data

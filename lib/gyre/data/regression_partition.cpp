@@ -42,13 +42,17 @@ std::vector<std::string> read_listed_names(const fs::path& dir, const Manifest& 
 }  // namespace
 
 std::vector<std::vector<std::uint32_t>> deal_rows(const RegressionSet& set, std::uint32_t parts) {
-  if (parts == 0) throw std::invalid_argument("shard_rows: parts must be at least 1");
-  if (set.samples() > std::numeric_limits<std::uint32_t>::max())
-    throw std::invalid_argument("shard_rows: more than 2^32 - 1 samples");
-  // Rows are balanced by their non-zeros: the same LPT dealing as corpus documents and word blocks.
   std::vector<std::uint64_t> nnz(set.samples());
   for (std::uint64_t i = 0; i < set.samples(); ++i) nnz[i] = set.row_begin[i + 1] - set.row_begin[i];
-  return model::RowBlocks::balance(nnz, parts).rows;
+  return deal_rows_by_nnz(nnz, parts);
+}
+
+std::vector<std::vector<std::uint32_t>> deal_rows_by_nnz(std::span<const std::uint64_t> nnz, std::uint32_t parts) {
+  if (parts == 0) throw std::invalid_argument("shard_rows: parts must be at least 1");
+  if (nnz.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("shard_rows: more than 2^32 - 1 samples");
+  // Rows are balanced by their non-zeros: the same LPT dealing as corpus documents and word blocks.
+  return model::RowBlocks::balance(std::vector<std::uint64_t>(nnz.begin(), nnz.end()), parts).rows;
 }
 
 RegressionSet select_rows(const RegressionSet& set, std::span<const std::uint32_t> rows) {

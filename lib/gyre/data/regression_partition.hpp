@@ -18,6 +18,9 @@ std::vector<RegressionSet> shard_rows(const RegressionSet& set, std::uint32_t pa
 // The same dealing as row indices only (each part's rows increasing), for callers that build
 // their own per-part structures without copying the rows.
 std::vector<std::vector<std::uint32_t>> deal_rows(const RegressionSet& set, std::uint32_t parts);
+// The same dealing from the rows' non-zero counts alone (row i has nnz[i]): what a process
+// deals that holds no row, only their counts.
+std::vector<std::vector<std::uint32_t>> deal_rows_by_nnz(std::span<const std::uint64_t> nnz, std::uint32_t parts);
 
 // Rows `rows` of `set` (increasing indices) as a set of their own: their sample ids, the
 // feature count and names kept.
