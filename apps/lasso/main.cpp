@@ -189,6 +189,11 @@ int main(int argc, char** argv) {
       std::vector<data::SplitStats> reads;
       rows = lasso::load_rows_across(data_path, opts, c, *cluster, &reads);
       if (!quiet && !reads.empty()) multi.report_split_reads(reads, data::regression_source(data_path, opts).path);
+      if (!quiet)
+        for (std::size_t r = 0; r < rows.holdings.size(); ++r)
+          std::fprintf(stderr, "gyre-lasso: rank %zu holds %llu rows, its shard; %llu of them came from other ranks\n", r,
+                      static_cast<unsigned long long>(rows.holdings[r].rows),
+                      static_cast<unsigned long long>(rows.holdings[r].received));
     } else {
       whole = data::load_regression(data_path, opts);
       rows.prepared = lasso::prepare_rows(whole, c.loss);

@@ -245,7 +245,7 @@ void prepare_across(Context& ctx, data::RegressionSet& mine, const LassoConfig& 
 // Rows spread over the ranks dealt as data::shard_rows deals the whole set: rank 0 deals their
 // non-zero counts (8 bytes a row, never a row), and each rank sends each of its rows to the rank
 // whose shard holds it. A rank receives only rows of its own shard; they come in input order.
-data::RegressionSet deal_across(Context& ctx, data::RegressionSet mine) {
+data::RegressionSet deal_across(Context& ctx, data::RegressionSet mine, std::uint64_t& received) {
   const int P = ctx.size(), rank = ctx.rank();
   std::vector<std::uint64_t> nnz(mine.samples());
   for (std::uint64_t i = 0; i < mine.samples(); ++i) nnz[i] = mine.row_begin[i + 1] - mine.row_begin[i];
@@ -302,7 +302,9 @@ data::RegressionSet deal_across(Context& ctx, data::RegressionSet mine) {
         shard.add_row(kept.sample_ids[i], kept.y[i], kept.row_cols(i), kept.row_values(i));
       kept = {};
     } else {
+      const std::uint64_t before = shard.samples();
       decode_rows_into(ctx, r, incoming[static_cast<std::size_t>(r)], shard, 0, "shards of rows");
+      received += shard.samples() - before;
       incoming[static_cast<std::size_t>(r)] = Buffer();
     }
   }
@@ -327,6 +329,7 @@ data::RegressionSet deal_from_rank_0(Context& ctx, const fs::path& path, const d
   }
   auto incoming = ctx.exchange(std::move(outgoing), "shards of rows");
   if (ctx.rank() != 0) decode_rows_into(ctx, 0, incoming[0], shard, 0, "shards of rows");
+  if (ctx.rank() != 0) in.rows_received = shard.samples();
   return shard;
 }
 
@@ -366,6 +369,12 @@ void settle_statistics(Context& ctx, const LassoConfig& config, RowsInput& in) {
   const data::RegressionSet& mine = in.shard;
   const std::uint32_t features = mine.features;
   in.nnz = ctx.sum(mine.nnz());
+  const auto held = ctx.allgather_values(std::vector<std::uint64_t>{mine.samples(), in.rows_received}, "shard sizes");
+  for (int r = 0; r < ctx.size(); ++r) {
+    const auto& h = held[static_cast<std::size_t>(r)];
+    if (h.size() != 2) ctx.bad_message(r, "shard sizes", "not a row count and a received count");
+    in.holdings.push_back({h[0], h[1]});
+  }
   const auto arrived = ctx.gather(encode_sums(shard_column_sums(mine)), 0, "column sums");
   Buffer offset;
   if (ctx.rank() == 0) {
@@ -422,7 +431,7 @@ RowsInput load_rows_across(const fs::path& path, const data::RegressionOptions& 
                                            : data::read_row_shard(source.path, static_cast<std::uint32_t>(rank));
       prepare_across(ctx, mine, config, in);
       // A partition's parts are data::shard_rows's shards already.
-      in.shard = own_parts ? std::move(mine) : deal_across(ctx, std::move(mine));
+      in.shard = own_parts ? std::move(mine) : deal_across(ctx, std::move(mine), in.rows_received);
     } else {
       in.shard = deal_from_rank_0(ctx, path, options, config, in);
     }

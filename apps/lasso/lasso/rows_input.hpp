@@ -33,6 +33,11 @@ struct RowsInput {
   double y_offset = 0;        // the statistics' response offset, on every rank
   std::uint64_t samples = 0;  // the rows of every shard, on every rank
   std::uint64_t nnz = 0;      // their non-zeros, on every rank
+  std::uint64_t rows_received = 0;  // rows of this rank's shard that other ranks sent it
+  struct Holding {
+    std::uint64_t rows = 0, received = 0;
+  };
+  std::vector<Holding> holdings;  // every rank's shard rows and rows_received, in rank order
 };
 
 // This process (rank r of the P of `backend`'s job) loads its shard of the rows over a

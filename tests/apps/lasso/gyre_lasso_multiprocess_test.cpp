@@ -1,6 +1,10 @@
 // tests/apps/lasso/gyre_lasso_multiprocess_test.cpp — gyre-lasso as several processes over tcp on loopback.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+
+#include "gyre/data/regression.hpp"
+#include "gyre/data/regression_partition.hpp"
 #include "support/multiprocess.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -83,6 +87,36 @@ TEST_CASE("3 processes over tcp write coefficients bitwise identical to --worker
   CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
   CHECK_MESSAGE(ranks[2].output.empty(), ranks[2].output);
   CHECK(read_text(dir / "multi.jsonl").find("\"lambda_index\":3") != std::string::npos);
+}
+
+TEST_CASE("3 processes reading by byte ranges: each rank holds its own shard's rows and no other, and is sent only those") {
+  TempDir dir;
+  generate(dir, "1500");
+  auto multi = common(dir);
+  multi.insert(multi.end(), {"--out", (dir / "multi.tsv").string()});
+  const auto ranks = run_ranks(multi, 3);
+  for (const auto& r : ranks) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  // The shards of one process: data::shard_rows of the whole set.
+  const auto whole = gyre::data::load_regression(dir / "data", {});
+  const auto shards = gyre::data::shard_rows(whole, 3);
+  const std::string& said = ranks[0].output;
+  INFO(said);
+  std::uint64_t held = 0;
+  for (std::size_t r = 0; r < 3; ++r) {
+    CAPTURE(r);
+    const auto at = said.find("rank " + std::to_string(r) + " holds ");
+    REQUIRE(at != std::string::npos);
+    unsigned long long rows = 0, received = 0;
+    REQUIRE(std::sscanf(said.c_str() + at, "rank %*u holds %llu rows, its shard; %llu of them came from other ranks",
+                        &rows, &received) == 2);
+    CHECK(rows == shards[r].samples());  // its shard, and no row of another
+    // What it kept of what it read, and what the others sent it: nothing more arrived.
+    const auto [bytes, lines] = gyre::test::bytes_and_lines_read(said, r);
+    CHECK(received <= rows);
+    CHECK(rows - received <= lines);
+    held += rows;
+  }
+  CHECK(held == whole.samples());
 }
 
 TEST_CASE("3 processes reading a LibSVM file by byte ranges, a row partition, CSV or MatrixMarket give one process's coefficients") {
