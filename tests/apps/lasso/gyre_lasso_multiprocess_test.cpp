@@ -6,6 +6,7 @@
 #include "gyre/data/regression.hpp"
 #include "gyre/data/regression_partition.hpp"
 #include "support/multiprocess.hpp"
+#include "support/sanitizers.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
@@ -117,6 +118,42 @@ TEST_CASE("3 processes reading by byte ranges: each rank holds its own shard's r
     held += rows;
   }
   CHECK(held == whole.samples());
+}
+
+TEST_CASE("3 processes each under a memory cap one process holding the problem exceeds: the one-process coefficients") {
+  if (gyre::test::kSanitized) {
+    // A sanitizer's shadow memory and allocator are not what a data-segment limit measures.
+    MESSAGE("skipped under a sanitizer: RLIMIT_DATA cannot cap its allocator");
+    return;
+  }
+  TempDir dir;
+  // 200k rows × 30 non-zeros (6M, 83 MB of text): one process of 3 workers needs 300–400 MB of
+  // data segment (the whole set, its shards, the workers' column copies), a rank of 3 150–200 MB
+  // (issue 37; before it, rank 0 held every row and needed more than 250).
+  const auto g = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", "200000", "--features",
+                              "50000", "--nnz-per-row", "30", "--support", "100", "--correlation", "0.3", "--noise",
+                              "0.5", "--seed", "3", "--out", (dir / "data").string()});
+  REQUIRE_MESSAGE(g.exit_code == 0, g.output);
+  const std::vector<std::string> capped{"env", "MALLOC_ARENA_MAX=2", "prlimit", "--data=" + std::to_string(250 << 20)};
+  const std::vector<std::string> solve{lasso(), "--data", (dir / "data").string(), "--workers", "3", "--threads", "1",
+                                       "--path", "1", "--lambda-ratio", "0.3", "--quiet"};
+  auto one = solve;
+  one.insert(one.end(), {"--out", (dir / "one.tsv").string()});
+  const auto reference = run_command(one);
+  REQUIRE_MESSAGE(reference.exit_code == 0, reference.output);
+  // The cap has teeth: one process under it runs out of memory.
+  auto one_capped = capped;
+  one_capped.insert(one_capped.end(), solve.begin(), solve.end());
+  one_capped.insert(one_capped.end(), {"--out", (dir / "capped.tsv").string()});
+  const auto refused = run_command(one_capped);
+  CHECK_MESSAGE(refused.exit_code != 0, refused.output);
+  CHECK_MESSAGE(refused.output.find("out of memory") != std::string::npos, refused.output);
+  auto rank = capped;
+  rank.insert(rank.end(), solve.begin(), solve.end());
+  rank.insert(rank.end(), {"--out", (dir / "ranks.tsv").string()});
+  const auto ranks = run_ranks(rank, 3);
+  for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(read_text(dir / "ranks.tsv") == read_text(dir / "one.tsv"));
 }
 
 TEST_CASE("3 processes reading a LibSVM file by byte ranges, a row partition, CSV or MatrixMarket give one process's coefficients") {
