@@ -51,25 +51,29 @@ std::vector<std::uint32_t> DependencyCheck::keep(std::span<const std::uint32_t> 
   std::vector<std::uint32_t> fresh;  // the candidates the check looks at
   for (const std::uint32_t j : candidates)
     if (!busy[j]) fresh.push_back(j);
-  // Wide mode: each fresh candidate's products with the coordinates in flight and the other
+  // Wide mode: each fresh candidate's products with the coordinates in flight and the earlier
   // candidates, by candidate; one question for the batch.
   std::vector<std::vector<SharedProduct>> products;
   if (enabled() && gram_) {
     fetch_gram(fresh);
-  } else if (enabled() && !fresh.empty()) {
-    std::vector<std::uint32_t> others = in_flight_;
-    others.insert(others.end(), fresh.begin(), fresh.end());
+  } else if (enabled() && !fresh.empty() && !source_.answers_at_once()) {
     products.resize(fresh.size());
-    for (const SharedProduct& p : source_.shared(fresh, others)) products[p.candidate].push_back(p);
+    for (const SharedProduct& p : source_.shared(fresh, in_flight_)) products[p.candidate].push_back(p);
   }
   const double n = static_cast<double>(samples_);
+  std::vector<SharedProduct> one;  // a candidate's, asked at once
   for (std::size_t c = 0; c < fresh.size(); ++c) {
     const std::uint32_t j = fresh[c];
     if (busy[j]) continue;  // listed twice
     if (enabled() && gram_ && conflicts_by_gram(j)) continue;
     if (enabled() && !gram_) {
+      if (source_.answers_at_once()) {
+        one.clear();
+        source_.products_in_flight(j, one);
+      }
+      const std::vector<SharedProduct>& mine = source_.answers_at_once() ? one : products[c];
       const double limit = rho_ / inverse_norm_[j];
-      const bool conflict = std::any_of(products[c].begin(), products[c].end(), [&](const SharedProduct& p) {
+      const bool conflict = std::any_of(mine.begin(), mine.end(), [&](const SharedProduct& p) {
         const std::uint32_t k = p.column;
         return flying_[k] && std::abs(p.dot / n - mean_[j] * mean_[k]) * inverse_norm_[k] >= limit;
       });
@@ -79,6 +83,7 @@ std::vector<std::uint32_t> DependencyCheck::keep(std::span<const std::uint32_t> 
       slot_[j] = static_cast<std::uint32_t>(in_flight_.size());
       in_flight_.push_back(j);
       flying_[j] = 1;
+      if (!gram_ && source_.answers_at_once()) source_.fly(j);
     }
     busy[j] = 1;
     kept.push_back(j);
@@ -93,6 +98,7 @@ void DependencyCheck::release(std::uint32_t j) {
   slot_[last] = slot_[j];
   in_flight_.pop_back();
   flying_[j] = 0;
+  if (!gram_ && source_.answers_at_once()) source_.land(j);
 }
 
 }  // namespace gyre::scheduler

@@ -46,8 +46,9 @@ class LassoRounds {
     batch_ = config.batch > 0 ? config.batch : default_batch(usable_);
     cycles_ = worker_cycles(config, driver.workers().size());
     if (!cycles_) {
-      inner_products_.emplace(driver, kInnerProductKinds, p_);
-      check_.emplace(*inner_products_, stats_.samples, stats_.mean, inverse_norms(stats_), config.rho);
+      scheduler::InnerProducts* source = data.inner_products;
+      if (!source) source = &inner_products_.emplace(driver, kInnerProductKinds, p_);
+      check_.emplace(*source, stats_.samples, stats_.mean, inverse_norms(stats_), config.rho);
     }
     depth_ = std::max(1, config.depth);
     check_every_ = config.check_every > 0 ? config.check_every : std::max<std::uint64_t>(usable_, 1);
@@ -520,7 +521,7 @@ class LassoRounds {
   std::uint32_t usable_ = 0;
   std::vector<double> gamma_;
   std::vector<std::uint8_t> busy_;    // in flight, or unusable
-  std::optional<scheduler::WorkersInnerProducts> inner_products_;  // the dependency check's, from the workers
+  std::optional<scheduler::WorkersInnerProducts> inner_products_;  // the dependency check's, asked of the workers
   std::optional<scheduler::DependencyCheck> check_;  // for the rounds
   scheduler::ParameterSampler sampler_;
   std::uint32_t batch_ = 1;

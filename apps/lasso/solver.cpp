@@ -2,6 +2,7 @@
 #include "lasso/solver.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <cmath>
 #include <future>
 #include <numeric>
@@ -72,21 +73,23 @@ void resume_part(Shard& shard, runtime::Mailbox& mailbox, const Checkpoints* che
 }
 }  // namespace
 
+ShardProducts::ShardProducts(const data::RegressionSet& rows, std::uint64_t samples)
+    : columns(data::to_columns(rows)),
+      source(scheduler::SparseLines{rows.row_begin, rows.cols, rows.values},
+             scheduler::SparseLines{columns.col_begin, columns.rows, columns.values}, rows.sample_ids, samples) {}
+
+bool asks_inner_products(const LassoConfig& config) {
+  return !worker_cycles(config, static_cast<std::size_t>(config.workers)) && config.rho < 1;
+}
+
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, const HeldRows& held, const LassoConfig& config,
                 int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row,
-                const Checkpoints* checkpoints) {
+                const Checkpoints* checkpoints, bool answers) {
   WorkerLoopOptions options{scheduler_rank, timeout, checkpoints ? &checkpoints->target : nullptr, nullptr};
   const bool cycles = every_row && worker_cycles(config, 1);
-  // The dependency check's inner products over this shard: its rows both ways round.
-  std::optional<data::ColumnMatrix> columns;
-  std::optional<scheduler::ShardInnerProducts> inner_products;
-  if (!cycles && config.rho < 1) {
-    columns = data::to_columns(rows);
-    inner_products.emplace(scheduler::SparseLines{rows.row_begin, rows.cols, rows.values},
-                           scheduler::SparseLines{columns->col_begin, columns->rows, columns->values}, rows.sample_ids,
-                           held.samples);
-    options.inner_products = &*inner_products;
-  }
+  // The dependency check's inner products over this shard, for the scheduler's questions.
+  std::optional<ShardProducts> products;
+  if (answers && asks_inner_products(config)) options.inner_products = &products.emplace(rows, held.samples).source;
   const int parts = shard_parts(rows, config.threads);
   if (config.loss == Loss::logistic) {
     MarginShard margins(rows, parts);
@@ -145,7 +148,7 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank < P) {
       serve_rows(m.mailbox, rows.rows_of(m.rank), rows, config, P, options.timeout, cycles ? &shared : nullptr,
-                 &options.checkpoints);
+                 &options.checkpoints, across_processes);
       if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
     }
@@ -159,7 +162,16 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
       throw;
     }
     const PreparedData& prepared = *prepared_store;
-    const SchedulerData data{prepared.stats, started};
+    // On threads the workers' shards are in this process: the scheduler sums their inner
+    // products itself, as the workers would (SummedInnerProducts), overlapping their rounds.
+    std::deque<ShardProducts> shards;
+    std::optional<scheduler::SummedInnerProducts> local;
+    if (!across_processes && asks_inner_products(config)) {
+      std::vector<scheduler::ShardInnerProducts*> each;
+      for (int w = 0; w < P; ++w) each.push_back(&shards.emplace_back(rows.rows_of(w), rows.samples).source);
+      local.emplace(std::move(each), prepared.stats.features());
+    }
+    const SchedulerData data{prepared.stats, started, local ? &*local : nullptr};
     run = run_lasso_scheduler(m.mailbox, ranks, data, config, options.on_check, options.timeout, &options.checkpoints);
   });
   return run;

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <cereal/types/tuple.hpp>
@@ -51,41 +53,42 @@ struct WholeSet {
 };
 
 // The same set's rows dealt into shards, each answering over its own rows; their answers summed
-// in shard order, as WorkersInnerProducts sums the workers'. Counts the questions asked.
+// in shard order (SummedInnerProducts, as WorkersInnerProducts sums the workers'), in batches as
+// workers are asked, or `at_once` as the scheduler's own shards answer. Counts the batches.
 class ShardedSource final : public InnerProducts {
  public:
-  ShardedSource(const data::RegressionSet& set, std::uint32_t parts) : shards_(data::shard_rows(set, parts)) {
+  ShardedSource(const data::RegressionSet& set, std::uint32_t parts, bool at_once = false)
+      : at_once_(at_once), shards_(data::shard_rows(set, parts)) {
     for (const auto& shard : shards_) columns_.push_back(data::to_columns(shard));
     for (std::size_t s = 0; s < shards_.size(); ++s)
       sources_.emplace_back(rows_of(shards_[s]), columns_of(columns_[s]), shards_[s].sample_ids, set.samples());
+    std::vector<ShardInnerProducts*> each;
+    for (auto& source : sources_) each.push_back(&source);
+    summed_.emplace(std::move(each), set.features);
   }
   std::vector<std::vector<double>> sampled_gram(std::span<const std::uint32_t> columns) override {
     ++questions;
-    std::vector<std::vector<double>> out;
-    for (auto& source : sources_) {
-      const auto part = source.sampled_gram(columns);
-      if (out.empty()) out.assign(part.size(), std::vector<double>(part.front().size(), 0.0));
-      for (std::size_t c = 0; c < part.size(); ++c)
-        for (std::size_t k = 0; k < part[c].size(); ++k) out[c][k] += part[c][k];
-    }
-    return out;
+    return summed_->sampled_gram(columns);
   }
   std::vector<SharedProduct> shared(std::span<const std::uint32_t> candidates,
-                                    std::span<const std::uint32_t> others) override {
+                                    std::span<const std::uint32_t> in_flight) override {
     ++questions;
-    std::map<std::pair<std::uint32_t, std::uint32_t>, double> sums;
-    for (auto& source : sources_)
-      for (const SharedProduct& p : source.shared(candidates, others)) sums[{p.candidate, p.column}] += p.dot;
-    std::vector<SharedProduct> out;
-    for (const auto& [key, dot] : sums) out.push_back({key.first, key.second, dot});
-    return out;
+    return summed_->shared(candidates, in_flight);
+  }
+  bool answers_at_once() const override { return at_once_; }
+  void fly(std::uint32_t k) override { summed_->fly(k); }
+  void land(std::uint32_t k) override { summed_->land(k); }
+  void products_in_flight(std::uint32_t j, std::vector<SharedProduct>& out) override {
+    summed_->products_in_flight(j, out);
   }
   int questions = 0;
 
  private:
+  bool at_once_;
   std::vector<data::RegressionSet> shards_;
   std::vector<data::ColumnMatrix> columns_;
-  std::vector<ShardInnerProducts> sources_;
+  std::deque<ShardInnerProducts> sources_;  // not moved once made: summed_ points at them
+  std::optional<SummedInnerProducts> summed_;
 };
 
 // x_jᵀx_k summed directly over dense copies of the columns.
@@ -215,10 +218,11 @@ TEST_CASE("the dependency check drops candidates correlated with kept or in-flig
   // Gram mode and the wide mode (forced by a Gram limit of 0), over the whole set and over its
   // rows in 1 to 3 shards: the same decisions.
   for (const std::uint32_t gram_features : {DependencyCheck::kGramFeatures, 0u}) {
-    for (const std::uint32_t parts : {1u, 2u, 3u}) {
+    for (const auto& [parts, at_once] : {std::pair{1u, false}, {2u, false}, {3u, false}, {1u, true}, {3u, true}}) {
       CAPTURE(gram_features);
       CAPTURE(parts);
-      ShardedSource source(set, parts);
+      CAPTURE(at_once);
+      ShardedSource source(set, parts, at_once);
       DependencyCheck check(source, set.samples(), moments.mean, moments.inverse_norm, 0.5, gram_features);
       std::vector<std::uint8_t> busy(5, 0);
       const std::vector<std::uint32_t> all{0, 1, 2, 3};
@@ -266,16 +270,23 @@ TEST_CASE("a shard's inner products, summed over shards, are the whole matrix's:
   }
   const std::uint64_t stride = gram_stride(set.samples());
   CHECK(stride == 3);
-  const std::vector<std::uint32_t> candidates{3, 17, 39}, others{0, 3, 5, 17, 21, 39};
+  const std::vector<std::uint32_t> candidates{3, 17, 39}, in_flight{0, 5, 21};
   WholeSet whole(set);
   const auto whole_gram = whole.source.sampled_gram(candidates);
-  const auto whole_shared = whole.source.shared(candidates, others);
+  // Pairs come grouped by candidate; within one, in any order: compared sorted.
+  const auto by_pair = [](std::vector<SharedProduct> v) {
+    std::sort(v.begin(), v.end(), [](const SharedProduct& a, const SharedProduct& b) {
+      return std::pair(a.candidate, a.column) < std::pair(b.candidate, b.column);
+    });
+    return v;
+  };
+  const auto whole_shared = by_pair(whole.source.shared(candidates, in_flight));
   for (const std::uint32_t parts : {1u, 3u, 4u}) {
     CAPTURE(parts);
     ShardedSource sharded(set, parts);
     // Values on a 1/256 grid and few enough of them: every order of summation gives the same bits.
     CHECK(sharded.sampled_gram(candidates) == whole_gram);
-    const auto shared = sharded.shared(candidates, others);
+    const auto shared = by_pair(sharded.shared(candidates, in_flight));
     REQUIRE(shared.size() == whole_shared.size());
     for (std::size_t i = 0; i < shared.size(); ++i) {
       CHECK(shared[i].candidate == whole_shared[i].candidate);
@@ -289,18 +300,25 @@ TEST_CASE("a shard's inner products, summed over shards, are the whole matrix's:
     CHECK(p.column != candidates[p.candidate]);
     CHECK(p.dot == dense_dot(set, candidates[p.candidate], p.column));
   }
-  // Every pair sharing a row is there (and no other).
+  // Every pair sharing a row is there, a candidate with each column in flight and each earlier
+  // candidate (and no other pair).
   std::size_t sharing = 0;
-  for (const std::uint32_t j : candidates)
-    for (const std::uint32_t k : others) {
-      if (j == k) continue;
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    std::vector<std::uint32_t> compared(in_flight.begin(), in_flight.end());
+    compared.insert(compared.end(), candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(c));
+    for (const std::uint32_t k : compared) {
       bool share = false;
       for (std::uint64_t i = 0; i < set.samples() && !share; ++i) {
         const auto cols = set.row_cols(i);
-        share = std::binary_search(cols.begin(), cols.end(), j) && std::binary_search(cols.begin(), cols.end(), k);
+        share = std::binary_search(cols.begin(), cols.end(), candidates[c]) &&
+                std::binary_search(cols.begin(), cols.end(), k);
       }
       sharing += share;
     }
+  }
+  for (const SharedProduct& p : whole_shared)
+    CHECK((std::find(in_flight.begin(), in_flight.end(), p.column) != in_flight.end() ||
+           std::find(candidates.begin(), candidates.begin() + p.candidate, p.column) != candidates.begin() + p.candidate));
   CHECK(whole_shared.size() == sharing);
 }
 

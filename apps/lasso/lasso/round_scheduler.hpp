@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/scheduler/inner_products.hpp"
 #include "lasso/checkpoint.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/config.hpp"
@@ -19,6 +20,9 @@ namespace gyre::lasso {
 struct SchedulerData {
   const ColumnStats& stats;
   std::chrono::steady_clock::time_point started;  // the solve's start: report seconds count from here
+  // The inner products of the workers' shards where the scheduler's process holds them (a job
+  // on threads): the same bits as asking the workers, without the round trip. Null: ask them.
+  scheduler::InnerProducts* inner_products = nullptr;
 };
 
 // One exact check (a full gradient) of the current iterate.

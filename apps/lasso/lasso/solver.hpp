@@ -12,6 +12,7 @@
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/scheduler/inner_products.hpp"
 #include "lasso/checkpoint.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/config.hpp"
@@ -89,10 +90,25 @@ int shard_parts(const data::RegressionSet& rows, int threads);
 // given when this worker holds every row and runs cycles (worker_cycles()), once the scheduler
 // has made it. `checkpoints`: where snapshot rounds write the worker's part, and the checkpoint
 // whose part it starts from.
+// `answers`: the worker answers the scheduler's questions about its inner products (when the
+// rounds' dependency check asks them: asks_inner_products) from a column copy of its rows; a
+// scheduler in the same process sums the shards' itself instead.
 using SharedPreparation = std::shared_future<const PreparedData*>;
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, const HeldRows& held, const LassoConfig& config,
                 int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row = nullptr,
-                const Checkpoints* checkpoints = nullptr);
+                const Checkpoints* checkpoints = nullptr, bool answers = true);
+
+// Whether the scheduler of `config`'s job runs the dependency check on rounds (no worker cycles,
+// ρ < 1), and so needs the shards' inner products.
+bool asks_inner_products(const LassoConfig& config);
+
+// A shard's rows by column too, and the inner products over them (scheduler::ShardInnerProducts;
+// `samples`: the rows of every shard).
+struct ShardProducts {
+  ShardProducts(const data::RegressionSet& rows, std::uint64_t samples);
+  data::ColumnMatrix columns;
+  scheduler::ShardInnerProducts source;
+};
 
 // F(β, b) of LassoConfig, computed directly from the data: what tests and tools compare with.
 double objective(const data::RegressionSet& set, const LassoConfig& config, double lambda,
