@@ -161,6 +161,10 @@ void receive(net::Message m) {
       return refused_or_decoded([&] { scheduler::decode_request(m, scheduler::RoundsLimits{kFeatures, 2}); });
     case scheduler::kRoundPartial:
       return refused_or_decoded([&] { scheduler::decode_partial(m, expected_sums_of(tag), true); });
+    case scheduler::kRoundQuery:
+      return refused_or_decoded([&] { scheduler::decode_request(m, scheduler::RoundsLimits{kFeatures, 2}); });
+    case scheduler::kQueryAnswer:
+      return refused_or_decoded([&] { scheduler::decode_answer(m, expected_sums_of(tag), true); });
     case scheduler::kRoundsStop:
       return;
     case scheduler::kClockQuery:

@@ -260,7 +260,8 @@ TEST_CASE("the round messages lie in the registered rounds channel, at the numbe
                                 c.last == channels::kRounds.last);
   CHECK(registered);
   for (const std::uint16_t type : {static_cast<std::uint16_t>(kRoundTask), static_cast<std::uint16_t>(kRoundPartial),
-                                   static_cast<std::uint16_t>(kRoundsStop)}) {
+                                   static_cast<std::uint16_t>(kRoundsStop), static_cast<std::uint16_t>(kRoundQuery),
+                                   static_cast<std::uint16_t>(kQueryAnswer)}) {
     CAPTURE(type);
     CHECK(channels::kRounds.contains(type));
     CHECK(holders(type) == 1);
@@ -342,6 +343,119 @@ TEST_CASE_TEMPLATE("the scheduler refuses partials that are not finite, not aske
       g.send(2, std::move(m));
     });
     CHECK(what == "quadratic scheduler: unexpected message type 32 from rank 1");
+  }
+}
+
+namespace {
+// A worker's answer to a query: its rank, then the task's ids (as numbers), then the shard's
+// residual sum — state no step changes would leave alone, so the test sees when it was taken.
+std::vector<double> answer_of(int rank, const QuadraticShard& shard, const Task& task) {
+  std::vector<double> out{static_cast<double>(rank)};
+  for (const std::uint32_t j : task.params) out.push_back(j);
+  double sum = 0;
+  for (const double r : shard.residual) sum += r;
+  out.push_back(sum);
+  return out;
+}
+}  // namespace
+
+TEST_CASE_TEMPLATE("a query is answered by every worker between rounds, in worker order, and the rounds go on", B,
+                   GYRE_TEST_BACKENDS) {
+  auto groups = B::make(3);
+  std::vector<std::future<void>> workers;
+  for (int w = 0; w < 2; ++w)
+    workers.push_back(std::async(std::launch::async, [&, w] {
+      runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(w)]);
+      QuadraticShard shard(w, 2);
+      pipeline::serve_rounds(
+          mailbox, 2, options(), [&](std::span<const Step> steps) { shard.apply(steps); },
+          [&](const Task& task) { return shard.push(task); },
+          [&](const Task& task) { return answer_of(w, shard, task); });
+    }));
+  runtime::Mailbox mailbox(*groups[2]);
+  RoundsDriver d(mailbox, {0, 1}, options());
+  // Two rounds in flight, then two questions: the answers come back whole, in worker order, and
+  // the rounds' partials that arrived meanwhile are still folded in order.
+  d.send(Task{kPartialSums, 0, {1, 2}}, 2);
+  d.send(Task{kPartialSums, 0, {3}}, 1);
+  for (int q = 0; q < 2; ++q) {
+    const auto answers = d.ask(Task{kPartialSums, 0, {5, static_cast<std::uint32_t>(6 + q)}}, 8);
+    REQUIRE(answers.size() == 2);
+    for (int w = 0; w < 2; ++w) {
+      CAPTURE(w);
+      REQUIRE(answers[static_cast<std::size_t>(w)].size() == 4);
+      CHECK(answers[static_cast<std::size_t>(w)][0] == w);
+      CHECK(answers[static_cast<std::size_t>(w)][2] == 6 + q);
+    }
+  }
+  const auto first = d.receive_oldest();
+  CHECK(first.round == 0);
+  CHECK(first.values.size() == 2);
+  const auto second = d.receive_oldest();
+  CHECK(second.round == 1);
+  CHECK(second.values.size() == 1);
+  d.stop();
+  for (auto& w : workers) w.get();
+}
+
+TEST_CASE_TEMPLATE("a worker without answers refuses a query; the scheduler refuses answers out of turn", B,
+                   GYRE_TEST_BACKENDS) {
+  SUBCASE("a worker that answers no query") {
+    const auto what = worker_refuses<B>(2, 1, encode_query(0, Task{kPartialSums, 0, {1}}));
+    CHECK(what == "quadratic worker 0: unexpected message type 35 from rank 1");
+  }
+  // Rank 1 is the test's worker; the driver on rank 2 asks one question of ranks 0 and 1.
+  const auto refused = [](const std::function<void(net::Group&, std::uint64_t)>& reply) {
+    auto groups = B::make(3);
+    auto worker = std::async(std::launch::async, [&] {
+      return gyre::test::job_failure([&] {
+        runtime::Mailbox mailbox(*groups[0]);
+        QuadraticShard shard(0, 2);
+        pipeline::serve_rounds(
+            mailbox, 2, options(), [&](std::span<const Step> steps) { shard.apply(steps); },
+            [&](const Task& task) { return shard.push(task); },
+            [&](const Task& task) { return answer_of(0, shard, task); });
+      });
+    });
+    auto driver = std::async(std::launch::async, [&] {
+      return gyre::test::job_failure([&] {
+        runtime::Mailbox mailbox(*groups[2]);
+        RoundsDriver d(mailbox, {0, 1}, options());
+        // A second question: a duplicate that comes after the first is whole is caught there.
+        for (int q = 0; q < 2; ++q) (void)d.ask(Task{kPartialSums, 0, {4}}, 3);
+        FAIL("the driver took the answers");
+      });
+    });
+    auto query = groups[1]->receive(net::Clock::now() + 10s);
+    REQUIRE(query);
+    REQUIRE(query->type == kRoundQuery);
+    reply(*groups[1], query->tag);
+    const std::string what = driver.get();
+    CHECK(worker.get() == what);
+    return what;
+  };
+  SUBCASE("an answer to a query not asked") {
+    CHECK(refused([](net::Group& g, std::uint64_t number) {
+            g.send(2, encode_answer(RoundPartial{number + 1, {1.0}}));
+          }) == "quadratic scheduler: rank 1 answered query 1, which is not open");
+  }
+  SUBCASE("an answer twice") {
+    // Caught while the first question waits for rank 0, or once the second one is open.
+    const auto what = refused([](net::Group& g, std::uint64_t number) {
+      for (int i = 0; i < 2; ++i) g.send(2, encode_answer(RoundPartial{number, {1.0}}));
+    });
+    CHECK((what == "quadratic scheduler: rank 1 answered query 0 twice" ||
+           what == "quadratic scheduler: rank 1 answered query 0, which is not open"));
+  }
+  SUBCASE("an answer longer than asked") {
+    CHECK(refused([](net::Group& g, std::uint64_t number) {
+            g.send(2, encode_answer(RoundPartial{number, std::vector<double>(4, 1.0)}));
+          }) == "quadratic scheduler: rank 1's answer to query 0: query answer of 32 bytes for 4 values, at most 3 allowed");
+  }
+  SUBCASE("an answer that is not finite") {
+    CHECK(refused([](net::Group& g, std::uint64_t number) {
+            g.send(2, encode_answer(RoundPartial{number, {std::numeric_limits<double>::quiet_NaN()}}));
+          }) == "quadratic scheduler: rank 1's answer to query 0: non-finite value at index 0");
   }
 }
 
