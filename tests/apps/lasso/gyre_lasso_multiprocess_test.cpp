@@ -120,6 +120,25 @@ TEST_CASE("3 processes reading by byte ranges: each rank holds its own shard's r
   CHECK(held == whole.samples());
 }
 
+TEST_CASE("3 processes over a 9-row two-class file: byte ranges of fewer rows than workers still make one job") {
+  // Each rank's range holds about 3 rows, one of them maybe 2: the job is checked against the
+  // rows of every rank together, never one range's.
+  TempDir dir;
+  write_text(dir / "tiny.libsvm",
+             "1 1:0.5 2:1\n-1 1:-0.3 3:2\n1 2:0.7\n-1 1:1 3:-1\n1 1:0.2 2:0.4 3:0.1\n-1 2:-0.6\n"
+             "1 1:0.9 3:0.3\n-1 2:0.1 3:-0.4\n1 1:-0.2 2:0.8\n");
+  const std::vector<std::string> solve{lasso(), "--data", (dir / "tiny.libsvm").string(), "--loss", "logistic",
+                                       "--path", "2", "--lambda-ratio", "0.5", "--threads", "1", "--quiet"};
+  auto one = solve;
+  one.insert(one.end(), {"--workers", "3", "--out", (dir / "one.tsv").string()});
+  const auto single = run_command(one);
+  REQUIRE_MESSAGE(single.exit_code == 0, single.output);
+  auto multi = solve;
+  multi.insert(multi.end(), {"--out", (dir / "multi.tsv").string()});
+  for (const auto& r : run_ranks(multi, 3)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(read_text(dir / "multi.tsv") == read_text(dir / "one.tsv"));
+}
+
 TEST_CASE("3 processes each under a memory cap one process holding the problem exceeds: the one-process coefficients") {
   if (gyre::test::kSanitized) {
     // A sanitizer's shadow memory and allocator are not what a data-segment limit measures.
