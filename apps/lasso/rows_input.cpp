@@ -78,6 +78,19 @@ void decode_rows_into(const Context& ctx, int from, const Buffer& body, data::Re
   }
 }
 
+// Every rank's one value of `mine`, in rank order; a rank that sent another count of values
+// fails the job, named.
+template <class T>
+std::vector<T> one_each(Context& ctx, const T& mine, std::string_view verb) {
+  const auto lists = ctx.allgather_values(std::vector<T>{mine}, verb);
+  std::vector<T> out;
+  for (int r = 0; r < ctx.size(); ++r) {
+    if (lists[static_cast<std::size_t>(r)].size() != 1) ctx.bad_message(r, verb, "not one value");
+    out.push_back(lists[static_cast<std::size_t>(r)][0]);
+  }
+  return out;
+}
+
 // A LibSVM input (a file, or a directory's files laid end to end) and this rank's byte range of
 // each file.
 struct SplitInput {
@@ -203,9 +216,9 @@ data::RegressionSet settle_ranges(Context& ctx, const SplitInput& input, RangePa
   }
 
   // Sample ids moved on by the samples of the ranges before (file order).
-  const auto counts = ctx.allgather_values(std::vector<std::uint64_t>{parsed.rows.samples()}, "row counts");
+  const auto counts = one_each<std::uint64_t>(ctx, parsed.rows.samples(), "row counts");
   std::uint64_t before = 0;
-  for (int r = 0; r < rank; ++r) before += counts[static_cast<std::size_t>(r)].at(0);
+  for (int r = 0; r < rank; ++r) before += counts[static_cast<std::size_t>(r)];
   for (std::uint64_t& id : parsed.rows.sample_ids) id += before;
   return std::move(parsed.rows);
 }
@@ -221,15 +234,22 @@ void prepare_across(Context& ctx, data::RegressionSet& mine, const LassoConfig& 
     for (const data::FirstLabel& f : data::first_label_samples(mine.y, mine.sample_ids))
       firsts.insert(firsts.end(), {static_cast<double>(f.sample), f.label});
     std::vector<data::FirstLabel> all;
-    for (const auto& list : ctx.allgather_values(firsts, "first labels"))
-      for (std::size_t k = 0; k + 1 < list.size(); k += 2)
+    const auto lists = ctx.allgather_values(firsts, "first labels");
+    for (int r = 0; r < ctx.size(); ++r) {
+      const auto& list = lists[static_cast<std::size_t>(r)];
+      if (list.size() % 2 != 0 || list.size() > 6) ctx.bad_message(r, "first labels", "not up to three (sample, label) pairs");
+      for (std::size_t k = 0; k < list.size(); k += 2) {
+        if (!(list[k] >= 0 && list[k] < 0x1p63) || !std::isfinite(list[k + 1]))
+          ctx.bad_message(r, "first labels", "a sample number or a label that is not one");
         all.push_back({static_cast<std::uint64_t>(list[k]), list[k + 1]});
+      }
+    }
     classes = data::two_classes(all);
     for (double& y : mine.y) y = y == classes->one ? 1.0 : 0.0;
   }
   std::uint32_t features = 0;
-  for (const auto& f : ctx.allgather_values(std::vector<std::uint32_t>{mine.features}, "feature counts"))
-    features = std::max(features, f.at(0));
+  for (const std::uint32_t f : one_each<std::uint32_t>(ctx, mine.features, "feature counts"))
+    features = std::max(features, f);
   std::vector<std::uint64_t> used(features, 0);
   for (const std::uint32_t j : mine.cols) used[j] = 1;
   ctx.sum_each(used);
