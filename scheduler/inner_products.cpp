@@ -11,7 +11,16 @@ namespace gyre::scheduler {
 
 ShardInnerProducts::ShardInnerProducts(SparseLines rows, SparseLines columns, std::span<const std::uint64_t> row_ids,
                                        std::uint64_t samples)
-    : rows_(rows), columns_(columns), sampled_(rows.lines(), 0), occupants_(rows.lines(), 0), first_(rows.lines()), more_(rows.lines()), indexed_(columns.lines(), 0), slot_(columns.lines(), 0), wanted_(columns.lines(), 0), dot_(columns.lines(), 0.0),
+    : rows_(rows),
+      columns_(columns),
+      sampled_(rows.lines(), 0),
+      occupants_(rows.lines(), 0),
+      first_(rows.lines()),
+      more_(rows.lines()),
+      indexed_(columns.lines(), 0),
+      slot_(columns.lines(), 0),
+      wanted_(columns.lines(), 0),
+      dot_(columns.lines(), 0.0),
       marked_(columns.lines(), 0) {
   if (row_ids.size() != rows.lines()) throw std::invalid_argument("inner products: a row number per row");
   const std::uint64_t stride = gram_stride(samples);

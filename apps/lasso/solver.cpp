@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <deque>
 #include <cmath>
-#include <future>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -45,11 +44,6 @@ void validate(const data::RegressionSet& set, const LassoConfig& config) {
   }
 }
 
-PreparedData prepare(const HeldRows& rows) {
-  if (!rows.stats) throw std::logic_error("the scheduler runs where the column statistics are not");
-  return PreparedData{*rows.stats};
-}
-
 ColumnStats shards_column_stats(std::span<const data::RegressionSet> shards, const LassoConfig& config) {
   std::vector<ShardColumnSums> sums;
   sums.reserve(shards.size());
@@ -83,10 +77,10 @@ bool asks_inner_products(const LassoConfig& config) {
 }
 
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, const HeldRows& held, const LassoConfig& config,
-                int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row,
+                int scheduler_rank, std::chrono::milliseconds timeout, const ColumnStats* cycle_stats,
                 const Checkpoints* checkpoints, bool answers) {
   WorkerLoopOptions options{scheduler_rank, timeout, checkpoints ? &checkpoints->target : nullptr, nullptr};
-  const bool cycles = every_row && worker_cycles(config, 1);
+  const bool cycles = cycle_stats && worker_cycles(config, 1);
   // The dependency check's inner products over this shard, for the scheduler's questions.
   std::optional<ShardProducts> products;
   if (answers && asks_inner_products(config)) options.inner_products = &products.emplace(rows, held.samples).source;
@@ -95,8 +89,7 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, cons
     MarginShard margins(rows, parts);
     std::optional<LogisticStepper> stepper;
     if (cycles) {
-      const PreparedData& prepared = *every_row->get();  // made by the scheduler meanwhile
-      stepper.emplace(prepared.stats, config.intercept);
+      stepper.emplace(*cycle_stats, config.intercept);
       margins.enable_cycles(LogisticCycleSettings{&*stepper, config.alpha, config.tol});
     }
     resume_part(margins, mailbox, checkpoints);
@@ -104,7 +97,7 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, cons
     return;
   }
   ResidualShard residuals(rows, held.y_offset, parts);
-  if (cycles) residuals.enable_cycles(CycleSettings{&every_row->get()->stats, config.alpha, config.tol});
+  if (cycles) residuals.enable_cycles(CycleSettings{cycle_stats, config.alpha, config.tol});
   resume_part(residuals, mailbox, checkpoints);
   run_lasso_worker(mailbox, residuals, options);
 }
@@ -137,31 +130,22 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
     throw std::invalid_argument("a Lasso job has config.workers workers and one scheduler");
   const bool across_processes = std::holds_alternative<runtime::ProcessesBackend>(job.backend);
 
-  // A worker that runs cycles needs the scheduler's statistics: it builds its shard while the
-  // scheduler makes them, then waits for them (or for the scheduler's failure).
+  // A worker that runs cycles holds every row, so it is in the scheduler's process, beside the
+  // statistics.
   const bool cycles = worker_cycles(config, static_cast<std::size_t>(P));
-  std::optional<PreparedData> prepared_store;
-  std::promise<const PreparedData*> prepared_promise;
-  const SharedPreparation shared = prepared_promise.get_future().share();
+  if (cycles && !rows.stats) throw std::logic_error("solve_held: a cycling worker without the column statistics");
 
   std::optional<LassoRun> run;
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank < P) {
-      serve_rows(m.mailbox, rows.rows_of(m.rank), rows, config, P, options.timeout, cycles ? &shared : nullptr,
+      serve_rows(m.mailbox, rows.rows_of(m.rank), rows, config, P, options.timeout, cycles ? rows.stats : nullptr,
                  &options.checkpoints, across_processes);
       if (across_processes && options.on_traffic) options.on_traffic(m.group.bytes_sent());
       return;
     }
+    if (!rows.stats) throw std::logic_error("solve_held: the scheduler runs where the column statistics are not");
     std::vector<int> ranks(static_cast<std::size_t>(P));
     std::iota(ranks.begin(), ranks.end(), 0);
-    try {
-      prepared_store = prepare(rows);
-      prepared_promise.set_value(&*prepared_store);
-    } catch (...) {
-      prepared_promise.set_exception(std::current_exception());
-      throw;
-    }
-    const PreparedData& prepared = *prepared_store;
     // On threads the workers' shards are in this process: the scheduler sums their inner
     // products itself, as the workers would (SummedInnerProducts), overlapping their rounds.
     std::deque<ShardProducts> shards;
@@ -169,9 +153,9 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
     if (!across_processes && asks_inner_products(config)) {
       std::vector<scheduler::ShardInnerProducts*> each;
       for (int w = 0; w < P; ++w) each.push_back(&shards.emplace_back(rows.rows_of(w), rows.samples).source);
-      local.emplace(std::move(each), prepared.stats.features());
+      local.emplace(std::move(each), rows.stats->features());
     }
-    const SchedulerData data{prepared.stats, started, local ? &*local : nullptr};
+    const SchedulerData data{*rows.stats, started, local ? &*local : nullptr};
     run = run_lasso_scheduler(m.mailbox, ranks, data, config, options.on_check, options.timeout, &options.checkpoints);
   });
   return run;

@@ -3,7 +3,6 @@
 
 #include <chrono>
 #include <functional>
-#include <future>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -68,12 +67,6 @@ void validate(const data::RegressionSet& set, const LassoConfig& config);
 // The part of validate() that needs only the number of samples (of every process's rows).
 void validate_samples(std::uint64_t samples, const LassoConfig& config);
 
-// What the scheduler works from: the column statistics.
-struct PreparedData {
-  ColumnStats stats;
-};
-PreparedData prepare(const HeldRows& rows);
-
 // The column statistics of `shards` together (one worker: of the whole set), as the scheduler
 // of a job over those shards makes them.
 ColumnStats shards_column_stats(std::span<const data::RegressionSet> shards, const LassoConfig& config);
@@ -84,18 +77,14 @@ ColumnStats shards_column_stats(std::span<const data::RegressionSet> shards, con
 int shard_parts(const data::RegressionSet& rows, int threads);
 
 // One worker's part: its rows as a residual shard (from held.y_offset), served until the
-// scheduler at `scheduler_rank` stops the job; with the dependency check on, the shard's inner
-// products answer the scheduler's queries. Workers build their shards while the
-// scheduler prepares, which needs nothing from them. `every_row`: the scheduler's prepared data,
-// given when this worker holds every row and runs cycles (worker_cycles()), once the scheduler
-// has made it. `checkpoints`: where snapshot rounds write the worker's part, and the checkpoint
-// whose part it starts from.
-// `answers`: the worker answers the scheduler's questions about its inner products (when the
-// rounds' dependency check asks them: asks_inner_products) from a column copy of its rows; a
-// scheduler in the same process sums the shards' itself instead.
-using SharedPreparation = std::shared_future<const PreparedData*>;
+// scheduler at `scheduler_rank` stops the job. `cycle_stats`: the column statistics, given when
+// this worker holds every row and runs cycles (worker_cycles()). `checkpoints`: where snapshot
+// rounds write the worker's part, and the checkpoint whose part it starts from. `answers`: the
+// worker answers the scheduler's questions about its inner products (when the rounds'
+// dependency check asks them: asks_inner_products) from a column copy of its rows; a scheduler
+// in the same process sums the shards' itself instead.
 void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, const HeldRows& held, const LassoConfig& config,
-                int scheduler_rank, std::chrono::milliseconds timeout, const SharedPreparation* every_row = nullptr,
+                int scheduler_rank, std::chrono::milliseconds timeout, const ColumnStats* cycle_stats = nullptr,
                 const Checkpoints* checkpoints = nullptr, bool answers = true);
 
 // Whether the scheduler of `config`'s job runs the dependency check on rounds (no worker cycles,
