@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -18,9 +19,15 @@ using checkpoint::StateWriter;
 
 constexpr std::uint32_t kPartVersion = 1;
 
-// Where row `row` (stride floats) goes in the dense model: factors, bias, AdaGrad's sums.
+// Where row `row` (stride floats) goes in the dense model: factors, bias, AdaGrad's sums. A
+// model of some users only (user_ids set) takes its own users' rows and passes over the others.
 void place_row(MfModel& m, Side side, std::uint32_t id, const float* row, std::size_t width) {
   const bool user = side == Side::kUser;
+  if (user && !m.user_ids.empty()) {
+    const auto at = std::lower_bound(m.user_ids.begin(), m.user_ids.end(), id);
+    if (at == m.user_ids.end() || *at != id) return;
+    id = static_cast<std::uint32_t>(at - m.user_ids.begin());
+  }
   std::copy_n(row, m.rank, (user ? m.user_factors : m.item_factors).begin() + std::ptrdiff_t{id} * m.rank);
   if (m.biases) (user ? m.user_bias : m.item_bias)[id] = row[width + kBiasAt];
   auto& sums = user ? m.user_sums : m.item_sums;
@@ -68,7 +75,8 @@ std::string control_state(const MfPlan& plan, std::uint64_t next_phase) {
   return nlohmann::json{{"next_phase", next_phase}, {"mean", plan.mean}, {"scale", plan.scale}}.dump();
 }
 
-Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, std::uint32_t users, std::uint32_t items) {
+Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, std::uint32_t users, std::uint32_t items,
+                        const std::function<bool(std::uint32_t)>& keep_user) {
   const auto manifest_file = found.directory / "manifest";
   float mean = 0, scale = 1;
   Resumed out;
@@ -95,14 +103,18 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
   m->mean = mean;
   m->users = users;
   m->items = items;
-  m->user_factors.resize(std::size_t{users} * config.rank);
+  if (keep_user)
+    for (std::uint32_t u = 0; u < users; ++u)
+      if (keep_user(u)) m->user_ids.push_back(u);
+  const std::uint32_t held = keep_user ? static_cast<std::uint32_t>(m->user_ids.size()) : users;
+  m->user_factors.resize(std::size_t{held} * config.rank);
   m->item_factors.resize(std::size_t{items} * config.rank);
   if (config.biases) {
-    m->user_bias.resize(users);
+    m->user_bias.resize(held);
     m->item_bias.resize(items);
   }
   if (config.update == UpdateRule::kAdaGrad) {
-    m->user_sums.resize(std::size_t{users} * MfModel::kSumsPerRow);
+    m->user_sums.resize(std::size_t{held} * MfModel::kSumsPerRow);
     m->item_sums.resize(std::size_t{items} * MfModel::kSumsPerRow);
   }
   // Every row as a fresh run starts it; the checkpoint's rows replace them below.
@@ -111,6 +123,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
   if (!fresh.init_scale) fresh.init_scale = std::sqrt(scale / static_cast<float>(config.rank));
   std::vector<float> row(layout.stride);
   for (std::uint32_t u = 0; u < users; ++u) {
+    if (keep_user && !keep_user(u)) continue;
     std::fill(row.begin(), row.end(), 0.0f);
     start_row(fresh, Side::kUser, u, row.data(), layout.width);
     place_row(*m, Side::kUser, u, row.data(), layout.width);

@@ -4,7 +4,9 @@
 #include <stdexcept>
 
 #include "gyre/pipeline/rotation_job.hpp"
+#include "gyre/pipeline/parts_output.hpp"
 #include "mf/checkpoint.hpp"
+#include "mf/model_io.hpp"
 #include "mf/shared_models.hpp"
 
 namespace gyre::mf {
@@ -27,6 +29,25 @@ std::optional<pipeline::GatheredModel> gather_model(const MfPlan& plan, const ru
     mine = pipeline::LocalRows::of(std::span<const std::uint32_t>(rows.ids), std::span<const float>(rows.rows));
   }
   return pipeline::gather_at_root(member.mailbox, held, std::move(mine), gather);
+}
+
+void write_parts(const MfPlan& plan, const runtime::Member& member, MfKernel& kernel,
+                 std::vector<model::OwnedBlock>& held, const PartsTarget& target, std::chrono::milliseconds timeout) {
+  kernel.drop_ratings();
+  pipeline::PartsOutput out{target.directory, model_directory(), plan.config.workers, timeout};
+  pipeline::write_in_parts(
+      member.mailbox, out,
+      [&](const std::filesystem::path& staging) {
+        std::vector<const model::Block*> blocks;
+        for (auto& b : held) blocks.push_back(&*b);
+        MfModel part = assemble_part(plan, {kernel.user_rows()}, blocks);
+        held.clear();  // the rows are in `part` now
+        part.restore_ids(*target.ids);
+        return write_model_part(staging, member.rank, part);
+      },
+      [&](const std::filesystem::path& staging, const std::vector<std::string>& parts) {
+        write_parts_manifest(staging, model_header(plan), parts);
+      });
 }
 
 MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& parts) {
@@ -64,7 +85,10 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
       [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; }, policy, options,
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
-        parts = gather_model(plan, m, *kernel, held, cluster.timeout);
+        if (hooks.parts)
+          write_parts(plan, m, *kernel, held, *hooks.parts, cluster.timeout);
+        else
+          parts = gather_model(plan, m, *kernel, held, cluster.timeout);
       });
   if (!parts) return std::nullopt;
   return assemble_gathered(plan, *parts);

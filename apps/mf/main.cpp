@@ -2,7 +2,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -51,7 +53,7 @@ int main(int argc, char** argv) {
   if (const auto exit_code = mf::run_use_command(argc, argv)) return *exit_code;
   CLI::App app{"gyre-mf: matrix factorisation by SGD with rotating item blocks.\n"
                "Defaults run one process on all cores: gyre-mf --train ratings.tsv\n"
-               "Using a model: gyre-mf predict --help, gyre-mf recommend --help"};
+               "Using a model: gyre-mf predict --help, gyre-mf recommend --help, gyre-mf export --help"};
   std::string train_path, test_path, out_dir, metrics_path, init_model;
   mf::MfConfig c;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -107,7 +109,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"ring", "regroup", "pushpull"}))->capture_default_str();
   app.add_option("--average-ms", c.average_ms, "no-sync model: interval of the averaging thread, ms")
       ->capture_default_str()->check(CLI::Range(0.001, 3.6e6));
-  app.add_option("--out,-o", out_dir, "directory for model.json, user_factors.tsv, item_factors.tsv");
+  app.add_option("--out,-o", out_dir, "directory for model.json, user_factors.tsv, item_factors.tsv (across processes: every rank writes its part, *.part-R.tsv)");
   app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, train_rmse, test_rmse, updates_per_s");
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines on stdout");
   // Multi-process runs. The process rank is not --rank, which is the factor rank here.
@@ -127,13 +129,15 @@ int main(int argc, char** argv) {
     if (app.count("--init-scale") > 0) c.init_scale = init_scale;
     // A warm start takes its settings from the saved model, so it is read before anything
     // depends on them (the rank in the memory check, the banner).
-    std::optional<mf::MfModel> saved;
-    if (!init_model.empty()) {
-      saved = mf::read_model(init_model);
-      mf::continue_settings(c, *saved, init_model, [&](const char* flag) { return app.count(flag) > 0; });
-    }
     const auto launch = multi.launch(env);
     const bool distributed = launch.size > 1;
+    std::optional<mf::MfModel> saved;
+    if (!init_model.empty()) {
+      // Across processes a rank keeps no user rows yet: its own are read once its input says
+      // which they are (below), so that no rank holds the whole model.
+      saved = distributed ? mf::read_model(init_model, [](std::uint32_t) { return false; }) : mf::read_model(init_model);
+      mf::continue_settings(c, *saved, init_model, [&](const char* flag) { return app.count(flag) > 0; });
+    }
     c.model = mf::parse_computation_model(model);
     c.collective = mf::parse_change_collective(collective);
     if (checkpoints.writes() && c.model != mf::ComputationModel::kRotation && c.model != mf::ComputationModel::kAllreduce)
@@ -172,7 +176,26 @@ int main(int argc, char** argv) {
       input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)), parse_threads,
                              distributed ? std::optional(static_cast<std::uint32_t>(launch.rank)) : std::nullopt);
     }
-    if (saved) {
+    // This rank's users: those of its training shard, and of the test set, whose ratings go to
+    // the rank of their user (and some users are only there). A continued or resumed job's
+    // rank keeps only their rows of the saved model.
+    std::vector<bool> mine;
+    if (distributed && (saved || checkpoints.resumes())) {
+      mine.assign(input.ids.users.size(), false);
+      for (const auto& r : input.shards.at(static_cast<std::size_t>(launch.rank)).ratings) mine[r.user] = true;
+      for (const auto& r : input.test.ratings) mine[r.user] = true;
+    }
+    const std::function<bool(std::uint32_t)> keep_dense_user =
+        mine.empty() ? std::function<bool(std::uint32_t)>{} : [&mine](std::uint32_t dense) { return bool(mine[dense]); };
+    if (saved && distributed) {
+      const auto& originals = input.ids.users.original;  // ascending
+      saved = mf::read_model(init_model, [&](std::uint32_t user) {
+        const auto at = std::lower_bound(originals.begin(), originals.end(), user);
+        return at != originals.end() && *at == user && mine[static_cast<std::size_t>(at - originals.begin())];
+      });
+      c.start = mf::dense_start(*saved, input.ids, init_model, keep_dense_user);
+      saved.reset();
+    } else if (saved) {
       c.start = mf::dense_start(*saved, input.ids, init_model);
       saved.reset();
     }
@@ -189,7 +212,7 @@ int main(int argc, char** argv) {
     if (checkpoints.resumes()) {
       const auto found = checkpoints.find(checkpoint_target.settings, c.workers, "gyre-mf");
       const auto resumed = mf::read_checkpoint(found, c, static_cast<std::uint32_t>(input.ids.users.size()),
-                                               static_cast<std::uint32_t>(input.ids.items.size()));
+                                               static_cast<std::uint32_t>(input.ids.items.size()), keep_dense_user);
       mf::continue_from(c, resumed, c.first_epoch + c.epochs);
       resumed_epoch = found.manifest.epoch;
       if (!quiet)
@@ -235,14 +258,18 @@ int main(int argc, char** argv) {
     if (distributed) {
       cluster->settings.emplace_back("resumed after epoch", resumed_epoch ? std::to_string(*resumed_epoch) : "none");
       hooks.on_traffic = multi.traffic_reporter(launch);
+      // Every rank writes its own part of the model; none gathers it (a model bigger than
+      // one machine can be written, and read back in parts).
+      if (!out_dir.empty()) hooks.parts = mf::PartsTarget{out_dir, &input.ids};
       model = mf::train_distributed(c, std::move(input.shards), input.stats, std::move(input.test), hooks, *cluster);
     } else {
       model = mf::train_embedded(c, std::move(input.shards), std::move(input.test), hooks);
     }
     progress.finish();
-    if (!model) return 0;  // not rank 0: the model was gathered there
-    model->restore_ids(input.ids);
-    if (!out_dir.empty()) mf::write_model(out_dir, *model);
+    if (model && !out_dir.empty()) {  // one process: the model as a whole
+      model->restore_ids(input.ids);
+      mf::write_model(out_dir, *model);
+    }
     if (metrics) metrics->finish();
     return 0;
   });

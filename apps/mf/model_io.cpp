@@ -3,14 +3,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "app/model_header.hpp"
+#include "app/part_files.hpp"
 #include "gyre/base/input_error.hpp"
+#include "gyre/base/json_input.hpp"
 #include "gyre/base/output_directory.hpp"
 #include "gyre/base/output_file.hpp"
 #include "gyre/data/ratings.hpp"
@@ -20,38 +26,49 @@
 namespace gyre::mf {
 namespace {
 
-void write_rows(const std::filesystem::path& file, std::uint32_t rows, std::uint32_t rank, bool biases,
-                const std::vector<std::uint32_t>* ids, const std::vector<float>& factors,
-                const std::vector<float>& bias) {
-  OutputFile out(file);
+app::FileSeal write_rows(const std::filesystem::path& dir, std::string name, std::uint32_t rows, std::uint32_t rank,
+                         bool biases, const std::vector<std::uint32_t>* ids, const std::vector<float>& factors,
+                         const std::vector<float>& bias) {
+  app::SealedOutput out(dir, std::move(name));
   std::string line;
   for (std::uint32_t r = 0; r < rows; ++r) {
     line = std::to_string(ids != nullptr ? (*ids)[r] : r);
     if (biases) append_field(line, bias[r]);
     for (std::uint32_t j = 0; j < rank; ++j) append_field(line, factors[std::size_t{r} * rank + j]);
     line.push_back('\n');
-    out.stream() << line;
+    out.write(line);
   }
-  out.commit();
+  return out.commit();
 }
 
+// One table file: its path for messages, its text, and which of its rows to keep (all when
+// empty; the ids are checked all the same).
+struct Table {
+  std::filesystem::path file;
+  std::string text;
+  const KeepUser* keep = nullptr;
+};
+
 // A table of an id and `width` − 1 finite numbers per line (`positive`: each above 0), ids
-// ascending; `value(f, v)` takes field f (1-based after the id) of each line in order.
+// ascending; `value(f, v)` takes field f (1-based after the id) of each kept line in order.
 template <typename Value>
-void read_table(const std::filesystem::path& file, std::size_t width, const std::string& shape,
-                std::vector<std::uint32_t>& ids, Value value, bool positive = false) {
-  const std::string text = data::slurp(file);
-  data::LineCursor lines(text);
+void read_table(const Table& table, std::size_t width, const std::string& shape, std::vector<std::uint32_t>& ids,
+                Value value, bool positive = false) {
+  const std::filesystem::path& file = table.file;
+  data::LineCursor lines(table.text);
   std::vector<std::string_view> fields(width + 1);
   std::string_view line;
+  std::optional<std::uint32_t> last;
   while (lines.next(line)) {
     const std::size_t n = data::split_blanks(line, fields.data(), width);
     if (n == 0) continue;
     if (n != width) throw InputError(file, lines.number(), std::to_string(width) + " fields: " + shape, std::string(line));
     const auto id = static_cast<std::uint32_t>(data::parse_bounded(file, lines.number(), fields[0], "id", 0, data::kMaxId));
-    if (!ids.empty() && id <= ids.back())
-      throw InputError(file, lines.number(), "ids in ascending order, each once, after " + std::to_string(ids.back()),
+    if (last && id <= *last)
+      throw InputError(file, lines.number(), "ids in ascending order, each once, after " + std::to_string(*last),
                        std::to_string(id));
+    last = id;
+    if (table.keep != nullptr && *table.keep && !(*table.keep)(id)) continue;
     ids.push_back(id);
     for (std::size_t f = 1; f < width; ++f) {
       float v = 0;
@@ -68,7 +85,7 @@ void read_table(const std::filesystem::path& file, std::size_t width, const std:
 }
 
 // Rows as write_rows wrote them: ids ascending (so lookups can bisect), every value finite.
-void read_rows(const std::filesystem::path& file, std::uint32_t rank, bool biases, std::vector<std::uint32_t>& ids,
+void read_rows(const Table& file, std::uint32_t rank, bool biases, std::vector<std::uint32_t>& ids,
                std::vector<float>& factors, std::vector<float>& bias) {
   const std::string shape = "id" + std::string(biases ? ", bias" : "") + " and " + std::to_string(rank) +
                             " factors (model.json says rank " + std::to_string(rank) +
@@ -79,20 +96,19 @@ void read_rows(const std::filesystem::path& file, std::uint32_t rank, bool biase
 }
 
 // AdaGrad's sums, one row per factor row and with the same ids: what the sums file must hold.
-void read_sums(const std::filesystem::path& file, const std::vector<std::uint32_t>& factor_ids, std::vector<float>& sums) {
+void read_sums(const Table& table, const std::vector<std::uint32_t>& factor_ids, std::vector<float>& sums) {
+  const std::filesystem::path& file = table.file;
   std::vector<std::uint32_t> ids;
   // A sum starts at 1 and only grows: one at or below 0 would make every step of its row
   // infinite or not a number.
-  read_table(file, 1 + MfModel::kSumsPerRow, "id, the factors' and the bias's AdaGrad sums", ids,
+  read_table(table, 1 + MfModel::kSumsPerRow, "id, the factors' and the bias's AdaGrad sums", ids,
              [&](std::size_t, float v) { sums.push_back(v); }, /*positive=*/true);
   if (ids != factor_ids)
     throw InputError(file, 0, "the ids of the factor file beside it, in the same order",
                      std::to_string(ids.size()) + " rows for " + std::to_string(factor_ids.size()) + " factor rows");
 }
 
-MfModel read_header(const std::filesystem::path& file) {
-  const nlohmann::json header = app::read_model_header(file, "gyre-mf", "gyre-mf --out");
-  const int version = static_cast<int>(app::header_count(header, file, "version", 1, kModelVersion));
+MfModel read_header(const std::filesystem::path& file, const nlohmann::json& header, int version) {
   MfModel m;
   m.rank = static_cast<std::uint32_t>(app::header_count(header, file, "rank", 1, 4096));
   m.biases = app::header_field(header, file, "biases", "true or false", [](const nlohmann::json& v) { return v.is_boolean(); })
@@ -128,49 +144,120 @@ MfModel read_header(const std::filesystem::path& file) {
   return m;
 }
 
+// What a model holds besides its header, read from the files of one part (or of version 3's
+// single layout): `file(stem)` gives the table of that kind.
+template <typename File>
+void read_part_rows(MfModel& m, File file) {
+  read_rows(file("user_factors"), m.rank, m.biases, m.user_ids, m.user_factors, m.user_bias);
+  read_rows(file("item_factors"), m.rank, m.biases, m.item_ids, m.item_factors, m.item_bias);
+  if (m.trained && m.trained->update == UpdateRule::kAdaGrad) {
+    read_sums(file("user_adagrad"), m.user_ids, m.user_sums);
+    read_sums(file("item_adagrad"), m.item_ids, m.item_sums);
+  }
+}
+
+// One side's rows of every part, in id order: (id, part, row in part).
+using RowRef = std::tuple<std::uint32_t, std::size_t, std::size_t>;
+std::vector<RowRef> by_id(const std::vector<MfModel>& parts, bool users, const std::filesystem::path& manifest) {
+  std::vector<RowRef> rows;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const auto& ids = users ? parts[p].user_ids : parts[p].item_ids;
+    for (std::size_t r = 0; r < ids.size(); ++r) rows.emplace_back(ids[r], p, r);
+  }
+  std::sort(rows.begin(), rows.end());
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (std::get<0>(rows[i]) == std::get<0>(rows[i - 1]))
+      throw InputError(manifest, 0, std::string("each ") + (users ? "user" : "item") + " in one part",
+                       (users ? "user " : "item ") + std::to_string(std::get<0>(rows[i])) + " in parts " +
+                           std::to_string(std::get<1>(rows[i - 1])) + " and " + std::to_string(std::get<1>(rows[i])));
+  return rows;
+}
+
+// Appends `width` values of row `row` of `from` to `to` (nothing when `from` is empty).
+void append_row(std::vector<float>& to, const std::vector<float>& from, std::size_t row, std::size_t width) {
+  if (!from.empty()) to.insert(to.end(), from.begin() + std::ptrdiff_t(row * width), from.begin() + std::ptrdiff_t((row + 1) * width));
+}
+
+// The parts' rows together into `m` (the header's fields already set), ids ascending.
+void merge_parts(MfModel& m, const std::vector<MfModel>& parts, const std::filesystem::path& manifest) {
+  constexpr std::size_t kSums = MfModel::kSumsPerRow;
+  for (const bool users : {true, false}) {
+    auto& ids = users ? m.user_ids : m.item_ids;
+    auto& factors = users ? m.user_factors : m.item_factors;
+    auto& bias = users ? m.user_bias : m.item_bias;
+    auto& sums = users ? m.user_sums : m.item_sums;
+    const auto rows = by_id(parts, users, manifest);
+    ids.reserve(rows.size());
+    factors.reserve(rows.size() * m.rank);
+    for (const auto& [id, p, r] : rows) {
+      const MfModel& part = parts[p];
+      ids.push_back(id);
+      append_row(factors, users ? part.user_factors : part.item_factors, r, m.rank);
+      append_row(bias, users ? part.user_bias : part.item_bias, r, 1);
+      append_row(sums, users ? part.user_sums : part.item_sums, r, kSums);
+    }
+  }
+}
+
+void read_parts(MfModel& m, const std::filesystem::path& dir, const std::filesystem::path& manifest,
+                const nlohmann::json& header, const KeepUser& keep_user) {
+  const auto& parts = app::header_field(header, manifest, "parts", "an array of the model's parts, one or more",
+                                        [](const nlohmann::json& v) { return v.is_array() && !v.empty(); });
+  std::vector<MfModel> rows(parts.size());
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const nlohmann::json& part = parts[p];
+    const std::string which = "parts[" + std::to_string(p) + "]";
+    if (!part.is_object() || !part.contains("files") || !part["files"].is_object() || !part.contains("part") ||
+        part["part"] != p)
+      throw InputError(manifest, 0, which + ": an object with \"part\": " + std::to_string(p) + " and its \"files\"",
+                       json_excerpt(part));
+    MfModel& mine = rows[p];
+    mine.rank = m.rank;
+    mine.biases = m.biases;
+    mine.trained = m.trained;
+    read_part_rows(mine, [&](const char* stem) {
+      const auto& files = part["files"];
+      if (!files.contains(stem))
+        throw InputError(manifest, 0, which + ".files: an entry \"" + std::string(stem) + "\"", json_excerpt(files));
+      std::string text = app::read_sealed_text(dir, manifest, files[stem]);  // checks the entry first
+      return Table{dir / files[stem]["file"].get<std::string>(), std::move(text), &keep_user};
+    });
+  }
+  merge_parts(m, rows, manifest);
+}
+
 }  // namespace
 
-MfModel read_model(const std::filesystem::path& dir) {
+MfModel read_model(const std::filesystem::path& dir, const KeepUser& keep_user) {
   app::require_model_directory(dir, "a gyre-mf model directory (model.json, user_factors.tsv, item_factors.tsv)");
-  MfModel m = read_header(dir / "model.json");
-  read_rows(dir / "user_factors.tsv", m.rank, m.biases, m.user_ids, m.user_factors, m.user_bias);
-  read_rows(dir / "item_factors.tsv", m.rank, m.biases, m.item_ids, m.item_factors, m.item_bias);
-  if (m.trained && m.trained->update == UpdateRule::kAdaGrad) {
-    read_sums(dir / "user_adagrad.tsv", m.user_ids, m.user_sums);
-    read_sums(dir / "item_adagrad.tsv", m.item_ids, m.item_sums);
+  const auto manifest = dir / "model.json";
+  const nlohmann::json header = app::read_model_header(manifest, "gyre-mf", "gyre-mf --out");
+  const int version = static_cast<int>(app::header_count(header, manifest, "version", 1, kPartsVersion));
+  MfModel m = read_header(manifest, header, version);
+  if (version >= kPartsVersion) {
+    read_parts(m, dir, manifest, header, keep_user);
+  } else {
+    read_part_rows(m, [&](const char* stem) {
+      const auto file = dir / (std::string(stem) + ".tsv");
+      return Table{file, data::slurp(file), &keep_user};
+    });
   }
   // A truncated or mixed-up directory shows as counts that disagree with the header.
   if (m.item_ids.size() != m.items || m.user_ids.size() > m.users)
-    throw InputError(dir / "model.json", 0,
+    throw InputError(manifest, 0,
                      "\"users\" and \"items\" to match the factor files (" + std::to_string(m.user_ids.size()) +
                          " user rows, " + std::to_string(m.item_ids.size()) + " item rows)",
                      "users " + std::to_string(m.users) + ", items " + std::to_string(m.items));
   return m;
 }
 
-const DirectoryKind& model_directory() {
-  static const DirectoryKind kind =
-      DirectoryKind::of_files("a gyre-mf model",
-                              {"model.json", "user_factors.tsv", "item_factors.tsv", "user_adagrad.tsv", "item_adagrad.tsv"});
-  return kind;
-}
+namespace {
 
-void write_model(const std::filesystem::path& path, const MfModel& model) {
-  OutputDirectory out(path, model_directory());
-  const std::filesystem::path& dir = out.staging();
-  write_rows(dir / "user_factors.tsv", static_cast<std::uint32_t>(model.user_ids.size()), model.rank, model.biases,
-             &model.user_ids, model.user_factors, model.user_bias);
-  write_rows(dir / "item_factors.tsv", model.items, model.rank, model.biases,
-             model.item_ids.empty() ? nullptr : &model.item_ids, model.item_factors, model.item_bias);
-  if (!model.user_sums.empty()) {
-    constexpr auto kSums = static_cast<std::uint32_t>(MfModel::kSumsPerRow);
-    write_rows(dir / "user_adagrad.tsv", static_cast<std::uint32_t>(model.user_ids.size()), kSums, false,
-               &model.user_ids, model.user_sums, {});
-    write_rows(dir / "item_adagrad.tsv", model.items, kSums, false, model.item_ids.empty() ? nullptr : &model.item_ids,
-               model.item_sums, {});
-  }
-  nlohmann::json header = {{"format", "gyre-mf"}, {"version", kModelVersion}, {"rank", model.rank},
-                           {"biases", model.biases}, {"mean", model.mean},          {"users", model.users},
+constexpr std::array<std::string_view, 4> kStems{"user_factors", "item_factors", "user_adagrad", "item_adagrad"};
+
+nlohmann::json header_of(const MfModel& model, int version) {
+  nlohmann::json header = {{"format", "gyre-mf"}, {"version", version}, {"rank", model.rank},
+                           {"biases", model.biases}, {"mean", model.mean},  {"users", model.users},
                            {"items", model.items}};
   if (const auto& t = model.trained) {
     header["epochs"] = t->epochs;
@@ -183,10 +270,68 @@ void write_model(const std::filesystem::path& path, const MfModel& model) {
     header["update"] = name_of(t->update);
     header["rating_scale"] = t->scale;
   }
+  return header;
+}
+
+void write_header(const std::filesystem::path& dir, const nlohmann::json& header) {
   OutputFile json(dir / "model.json");
   json.stream() << header.dump(2) << '\n';
   json.commit();
+}
+
+// The model's tables into `dir`, each under `name(stem)`: every user row, and the item rows
+// (all by id when item_ids is empty).
+template <typename Name>
+nlohmann::json write_tables(const std::filesystem::path& dir, const MfModel& model, Name name) {
+  const auto users = static_cast<std::uint32_t>(model.user_ids.size());
+  const auto items = model.item_ids.empty() ? model.items : static_cast<std::uint32_t>(model.item_ids.size());
+  const auto* item_ids = model.item_ids.empty() ? nullptr : &model.item_ids;
+  nlohmann::json files = nlohmann::json::object();
+  files["user_factors"] = write_rows(dir, name("user_factors"), users, model.rank, model.biases, &model.user_ids,
+                                     model.user_factors, model.user_bias).to_json();
+  files["item_factors"] = write_rows(dir, name("item_factors"), items, model.rank, model.biases, item_ids,
+                                     model.item_factors, model.item_bias).to_json();
+  if (!model.user_sums.empty()) {
+    constexpr auto kSums = static_cast<std::uint32_t>(MfModel::kSumsPerRow);
+    files["user_adagrad"] = write_rows(dir, name("user_adagrad"), users, kSums, false, &model.user_ids, model.user_sums, {}).to_json();
+    files["item_adagrad"] = write_rows(dir, name("item_adagrad"), items, kSums, false, item_ids, model.item_sums, {}).to_json();
+  }
+  return files;
+}
+
+}  // namespace
+
+const DirectoryKind& model_directory() {
+  static const DirectoryKind kind{"a gyre-mf model", [](std::string_view name) {
+                                    static const auto single = DirectoryKind::of_files(
+                                        "", {"model.json", "user_factors.tsv", "item_factors.tsv", "user_adagrad.tsv",
+                                             "item_adagrad.tsv"});
+                                    return single.owns(name) || app::is_part_file_name(name, kStems);
+                                  }};
+  return kind;
+}
+
+void write_model(const std::filesystem::path& path, const MfModel& model) {
+  OutputDirectory out(path, model_directory());
+  write_tables(out.staging(), model, [](const char* stem) { return std::string(stem) + ".tsv"; });
+  write_header(out.staging(), header_of(model, kModelVersion));
   out.commit();
+}
+
+std::string write_model_part(const std::filesystem::path& dir, int part, const MfModel& rows) {
+  const nlohmann::json entry = {
+      {"part", part},
+      {"users", rows.user_ids.size()},
+      {"items", rows.item_ids.size()},
+      {"files", write_tables(dir, rows, [part](const char* stem) { return app::part_file_name(stem, part); })}};
+  return entry.dump();
+}
+
+void write_parts_manifest(const std::filesystem::path& dir, const MfModel& model, const std::vector<std::string>& parts) {
+  nlohmann::json header = header_of(model, kPartsVersion);
+  header["parts"] = nlohmann::json::array();
+  for (const std::string& p : parts) header["parts"].push_back(nlohmann::json::parse(p));
+  write_header(dir, header);
 }
 
 }  // namespace gyre::mf

@@ -80,7 +80,10 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
     std::vector<model::OwnedBlock> held;
     if (rank == 0)
       for (auto& b : blocks) held.emplace_back(std::move(b), nullptr);
-    if (auto parts = gather_model(plan, m, *kernel, held, timeout)) gathered = std::move(parts);
+    if (hooks.parts)
+      write_parts(plan, m, *kernel, held, *hooks.parts, timeout);
+    else if (auto parts = gather_model(plan, m, *kernel, held, timeout))
+      gathered = std::move(parts);
   });
   if (!gathered) return std::nullopt;
   return assemble_gathered(plan, *gathered);

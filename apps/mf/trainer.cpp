@@ -127,6 +127,10 @@ float MfModel::predict(std::uint32_t user_row, std::uint32_t item) const {
 
 void MfModel::restore_ids(const data::IdTables& ids) {
   for (std::uint32_t& u : user_ids) u = ids.users.original.at(u);
+  if (!item_ids.empty()) {  // a part's items; the originals ascend as the dense ids do
+    for (std::uint32_t& i : item_ids) i = ids.items.original.at(i);
+    return;
+  }
   item_ids = ids.items.original;
   if (item_ids.size() != items) throw std::invalid_argument("restore_ids: the id table does not match the model's items");
 }
@@ -204,7 +208,7 @@ scheduler::PhasePolicy epoch_policy(const MfPlan& plan, std::function<void(const
   return EpochPolicy(plan.config, plan.has_test, std::move(on_epoch));
 }
 
-MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, const std::vector<const model::Block*>& blocks) {
+MfModel model_header(const MfPlan& plan) {
   const MfConfig& config = plan.config;
   MfModel model;
   model.rank = config.rank;
@@ -221,36 +225,74 @@ MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, c
                                  config.first_phase + phases_of(config, plan.has_test),
                                  config.update,
                                  plan.scale};
+  return model;
+}
+
+namespace {
+
+// Appends a row's factors, bias and sums to one side of `model`, from `row` whose tail (bias,
+// sums) starts at `tail`.
+void append_model_row(MfModel& model, bool user, const float* row, std::size_t tail) {
   static_assert(kBiasSumAt == kFactorSumAt + 1 && MfModel::kSumsPerRow == 2, "the sums lie side by side in a row's tail");
-  const bool sums = config.update == UpdateRule::kAdaGrad;
-  constexpr std::size_t kSums = MfModel::kSumsPerRow;
-  const std::size_t tail = plan.layout.width;
-  if (sums) model.item_sums.assign(std::size_t{plan.items} * kSums, 0.0f);
-  model.item_factors.assign(std::size_t{plan.items} * config.rank, 0.0f);
-  model.item_bias.assign(config.biases ? plan.items : 0, 0.0f);
-  for (const model::Block* b : blocks)
-    for (std::size_t row = 0; row < b->rows(); ++row) {
-      const std::uint32_t item = plan.blocks.rows[b->id()][row];
-      std::copy_n(b->row(row), config.rank, model.item_factors.begin() + std::ptrdiff_t{item} * config.rank);
-      if (config.biases) model.item_bias[item] = b->row(row)[tail + kBiasAt];
-      if (sums) std::copy_n(b->row(row) + tail + kFactorSumAt, kSums, model.item_sums.begin() + std::ptrdiff_t{item} * kSums);
-    }
-  // Users in id order whichever worker holds them; their rows are model rows (UserRows).
-  const std::size_t floats = model_row_floats(config), rank = config.rank;
+  auto& factors = user ? model.user_factors : model.item_factors;
+  factors.insert(factors.end(), row, row + model.rank);
+  if (model.biases) (user ? model.user_bias : model.item_bias).push_back(row[tail + kBiasAt]);
+  if (model.trained && model.trained->update == UpdateRule::kAdaGrad) {
+    auto& sums = user ? model.user_sums : model.item_sums;
+    sums.insert(sums.end(), row + tail + kFactorSumAt, row + tail + kFactorSumAt + MfModel::kSumsPerRow);
+  }
+}
+
+}  // namespace
+
+MfModel assemble_part(const MfPlan& plan, const std::vector<UserRows>& users, const std::vector<const model::Block*>& blocks) {
+  MfModel model = model_header(plan);
+  // Items in id order, whichever block holds them; then users likewise (their rows are model
+  // rows, UserRows, with the tail right after the factors).
   std::vector<std::pair<std::uint32_t, const float*>> rows;
+  for (const model::Block* b : blocks)
+    for (std::size_t row = 0; row < b->rows(); ++row) rows.emplace_back(plan.blocks.rows[b->id()][row], b->row(row));
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [id, row] : rows) {
+    model.item_ids.push_back(id);
+    append_model_row(model, false, row, plan.layout.width);
+  }
+  rows.clear();
+  const std::size_t floats = model_row_floats(plan.config);
   for (const auto& part : users)
     for (std::size_t r = 0; r < part.ids.size(); ++r) rows.emplace_back(part.ids[r], part.rows.data() + r * floats);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   model.user_ids.reserve(rows.size());
-  model.user_factors.reserve(rows.size() * rank);
-  if (config.biases) model.user_bias.reserve(rows.size());
-  if (sums) model.user_sums.reserve(rows.size() * kSums);
   for (const auto& [id, row] : rows) {
     model.user_ids.push_back(id);
-    model.user_factors.insert(model.user_factors.end(), row, row + rank);
-    if (config.biases) model.user_bias.push_back(row[rank + kBiasAt]);
-    if (sums) model.user_sums.insert(model.user_sums.end(), row + rank + kFactorSumAt, row + rank + kFactorSumAt + kSums);
+    append_model_row(model, true, row, plan.config.rank);
   }
+  return model;
+}
+
+MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, const std::vector<const model::Block*>& blocks) {
+  MfModel part = assemble_part(plan, users, blocks);
+  if (part.item_ids.size() == plan.items) {  // every item, in id order: by id as they are
+    part.item_ids.clear();
+    return part;
+  }
+  // Items no block holds keep zero rows, by id.
+  MfModel model = std::move(part);
+  const auto spread = [&](std::vector<float>& values, std::size_t width) {
+    if (values.empty()) return;
+    std::vector<float> dense(std::size_t{plan.items} * width, 0.0f);
+    for (std::size_t r = 0; r < model.item_ids.size(); ++r)
+      std::copy_n(values.begin() + std::ptrdiff_t(r * width), width, dense.begin() + std::ptrdiff_t{model.item_ids[r]} * std::ptrdiff_t(width));
+    values = std::move(dense);
+  };
+  spread(model.item_factors, model.rank);
+  spread(model.item_bias, 1);
+  spread(model.item_sums, MfModel::kSumsPerRow);
+  if (model.item_factors.empty()) model.item_factors.assign(std::size_t{plan.items} * model.rank, 0.0f);
+  if (model.biases && model.item_bias.empty()) model.item_bias.assign(plan.items, 0.0f);
+  if (model.trained && model.trained->update == UpdateRule::kAdaGrad && model.item_sums.empty())
+    model.item_sums.assign(std::size_t{plan.items} * MfModel::kSumsPerRow, 0.0f);
+  model.item_ids.clear();
   return model;
 }
 

@@ -68,7 +68,7 @@ void continue_settings(MfConfig& config, const MfModel& saved, const std::filesy
 }
 
 std::shared_ptr<const MfModel> dense_start(const MfModel& saved, const data::IdTables& ids,
-                                           const std::filesystem::path& dir) {
+                                           const std::filesystem::path& dir, const KeepUser& keep_user) {
   auto start = std::make_shared<MfModel>();
   start->rank = saved.rank;
   start->biases = saved.biases;
@@ -76,13 +76,24 @@ std::shared_ptr<const MfModel> dense_start(const MfModel& saved, const data::IdT
   start->users = ids.users.size();
   start->items = ids.items.size();
   start->trained = saved.trained;
-  gather_rows(ids.users.original, saved.user_ids, saved.user_factors, saved.user_bias, saved.rank, saved.biases,
+  // The users this process starts: all of them, or those keep_user names (then user_ids lists
+  // their dense ids, and their original ids are looked up in the model).
+  std::vector<std::uint32_t> kept_original;
+  if (keep_user) {
+    for (std::uint32_t u = 0; u < ids.users.size(); ++u)
+      if (keep_user(u)) {
+        start->user_ids.push_back(u);
+        kept_original.push_back(ids.users.original[u]);
+      }
+  }
+  const std::vector<std::uint32_t>& users = keep_user ? kept_original : ids.users.original;
+  gather_rows(users, saved.user_ids, saved.user_factors, saved.user_bias, saved.rank, saved.biases,
               dir / "user_factors.tsv", "user", start->user_factors, start->user_bias);
   gather_rows(ids.items.original, saved.item_ids, saved.item_factors, saved.item_bias, saved.rank, saved.biases,
               dir / "item_factors.tsv", "item", start->item_factors, start->item_bias);
   if (!saved.user_sums.empty()) {  // AdaGrad's sums: rows like the factors', gathered alike
     std::vector<float> none;
-    gather_rows(ids.users.original, saved.user_ids, saved.user_sums, none, MfModel::kSumsPerRow, false,
+    gather_rows(users, saved.user_ids, saved.user_sums, none, MfModel::kSumsPerRow, false,
                 dir / "user_adagrad.tsv", "user", start->user_sums, none);
     gather_rows(ids.items.original, saved.item_ids, saved.item_sums, none, MfModel::kSumsPerRow, false,
                 dir / "item_adagrad.tsv", "item", start->item_sums, none);
@@ -98,6 +109,12 @@ void start_row(const MfConfig& config, Side side, std::uint32_t id, float* row, 
   }
   const MfModel& m = *config.start;
   const bool user = side == Side::kUser;
+  if (user && !m.user_ids.empty()) {  // a start of some users only: row of dense user `id`
+    const auto at = std::lower_bound(m.user_ids.begin(), m.user_ids.end(), id);
+    if (at == m.user_ids.end() || *at != id)
+      throw std::logic_error("start_row: user " + std::to_string(id) + " is not among this process's users");
+    id = static_cast<std::uint32_t>(at - m.user_ids.begin());
+  }
   const std::vector<float>& factors = user ? m.user_factors : m.item_factors;
   std::copy_n(factors.begin() + std::ptrdiff_t{id} * m.rank, m.rank, row);
   if (m.biases) row[tail + kBiasAt] = (user ? m.user_bias : m.item_bias)[id];

@@ -40,8 +40,11 @@ struct Resumed {
 
 // Rebuilds the model of checkpoint `found` (whose settings the caller has checked against this
 // run's) over `users` × `items` dense ids. Rows a checkpoint lacks (ids no worker holds) start
-// as a fresh run starts them. Throws InputError naming the part that does not fit the run.
-Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, std::uint32_t users, std::uint32_t items);
+// as a fresh run starts them. With `keep_user` (by dense id) only those users' rows are kept
+// (user_ids lists them): a process of a job keeps the users it trains. Throws InputError naming
+// the part that does not fit the run.
+Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, std::uint32_t users, std::uint32_t items,
+                        const std::function<bool(std::uint32_t)>& keep_user = {});
 
 // Makes `config` continue `resumed`: its start, epoch and phase, and the epochs left of the
 // `target_epoch` the run was asked to reach.

@@ -15,10 +15,11 @@ namespace gyre::mf {
 // This process's part of a job of `cluster.launch.size` workers (config.workers must match),
 // under any of the four computation models. `train_shards` has one entry per worker of which only
 // this rank's is used (the others may be empty), and `train` is the statistics of all of them,
-// which the plan needs. Epoch reports are made on
-// rank 0, which also gathers the user rows and blocks of every rank and returns the model; the
-// other ranks return nullopt. With the same seed, P, d and T the rotation's and the allreduce's
-// models are bitwise the ones train_embedded produces.
+// which the plan needs. Epoch reports are made on rank 0. With hooks.parts every rank writes its
+// own part of the model there (write_parts) and all return nullopt; without, rank 0 gathers the
+// user rows and blocks of every rank and returns the model, and the others return nullopt. With
+// the same seed, P, d and T the rotation's and the allreduce's models are bitwise the ones
+// train_embedded produces.
 std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
                                          const data::RatingsStats& train, data::RatingsSet test, const TrainHooks& hooks,
                                          const pipeline::ClusterJobOptions& cluster);
@@ -29,6 +30,11 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
 std::optional<pipeline::GatheredModel> gather_model(const MfPlan& plan, const runtime::Member& member,
                                                     MfKernel& kernel, std::vector<model::OwnedBlock>& held,
                                                     std::chrono::milliseconds timeout);
+// In worker `member`'s part once training has ended: every rank writes its user rows and the
+// items of the blocks it hands in (`held`) as its part of the model at `target`, rank 0 the
+// manifest (pipeline::write_in_parts); nothing is gathered.
+void write_parts(const MfPlan& plan, const runtime::Member& member, MfKernel& kernel,
+                 std::vector<model::OwnedBlock>& held, const PartsTarget& target, std::chrono::milliseconds timeout);
 // The model from what gather_model collected at rank 0.
 MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& parts);
 

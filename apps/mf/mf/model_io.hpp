@@ -2,6 +2,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "gyre/base/output_directory.hpp"
 
@@ -11,8 +14,10 @@ namespace gyre::mf {
 
 // Version 2 adds the training record (epochs, learning_rate, lr_decay, lambda, lambda_bias,
 // seed, phases) that --init-model continues from; version 3 the update rule, the ratings'
-// scale and AdaGrad's sums. Versions 1 and 2 (SGD) can still be read.
+// scale and AdaGrad's sums. Versions 1 and 2 (SGD) can still be read. Version 4 is the same
+// model in parts (write_model_part), which a job of several processes writes.
 inline constexpr int kModelVersion = 3;
+inline constexpr int kPartsVersion = 4;
 
 // Writes the model directory `dir` as a whole (gyre::OutputDirectory): a new one, or one that
 // replaces an older model there in one step, so readers never see a mix:
@@ -28,11 +33,32 @@ inline constexpr int kModelVersion = 3;
 // bitwise write identical files.
 void write_model(const std::filesystem::path& dir, const MfModel& model);
 
-// Reads a directory written by write_model, ids as in the files (item_ids always set). Throws
-// gyre::InputError naming the file (and line) for a missing file, a header that is not
-// gyre-mf's, a row of the wrong width, a non-finite value, ids out of order or counts that
-// disagree with model.json.
-MfModel read_model(const std::filesystem::path& dir);
+// A model in parts (version 4), as every rank of a job writes it with no rank gathering it:
+//   model.json    version 3's fields, and "parts": [{"part": r, "users": n, "items": m,
+//                 "files": {"user_factors": F, "item_factors": F[, "user_adagrad": F,
+//                 "item_adagrad": F]}}, … one per rank], F = {"file", "bytes", "crc32c"}
+//   user_factors.part-RRRRR.tsv, item_factors.part-RRRRR.tsv[, user_adagrad…, item_adagrad…]
+//                 part r's rows, in version 3's line format, ids ascending within the file
+// Every user and every item is in exactly one part. Concatenating a kind's part files and
+// sorting them by id gives version 3's file; `gyre-mf export` writes that layout.
+//
+// Rank r writes its part's files (its user rows, the item rows it holds at the end) into `dir`
+// and returns the manifest's entry for them (as JSON text): `part` is an MfModel in the
+// input's ids (restore_ids) holding only those rows, item_ids set.
+std::string write_model_part(const std::filesystem::path& dir, int part, const MfModel& part_rows);
+// Rank 0 writes model.json last, from `header` (every field but the rows) and each rank's entry.
+void write_parts_manifest(const std::filesystem::path& dir, const MfModel& header, const std::vector<std::string>& parts);
+
+// Which user rows a reader keeps (by id as in the files); every row when empty. A process of a
+// job that continues a model keeps its own users only.
+using KeepUser = std::function<bool(std::uint32_t user)>;
+
+// Reads a directory written by write_model or in parts, ids as in the files (item_ids always
+// set). Throws gyre::InputError naming the file (and line) for a missing file, a header that
+// is not gyre-mf's, a row of the wrong width, a non-finite value, ids out of order or counts
+// that disagree with model.json; of a model in parts, also a part missing, torn (not the
+// length model.json records) or foreign (not its checksum), or two parts holding one id.
+MfModel read_model(const std::filesystem::path& dir, const KeepUser& keep_user = {});
 
 // What a gyre-mf model directory holds: an existing --out is replaced only if it holds nothing else.
 const DirectoryKind& model_directory();

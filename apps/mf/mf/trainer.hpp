@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -63,7 +64,8 @@ struct MfModel {
   std::optional<TrainingRecord> trained;  // absent from models written before version 2
 
   float predict(std::uint32_t user_row, std::uint32_t item) const;
-  // Translates user_ids and sets item_ids from the dense id space the model was trained in.
+  // Translates user_ids and sets item_ids from the dense id space the model was trained in
+  // (translates them, for a part that holds only some items).
   void restore_ids(const data::IdTables& ids);
 };
 
@@ -99,9 +101,22 @@ std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker);
 // a resumed or continued run evaluates, and so moves its blocks, where an uninterrupted one does.
 bool evaluates_after(const MfConfig& c, int epoch);
 scheduler::PhasePolicy epoch_policy(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch);
+// A model's fields without its rows: rank, biases, mean, id spaces, the training record.
+MfModel model_header(const MfPlan& plan);
+// The rows of `users` and `blocks` as a model, ids ascending, item_ids set (dense ids): one
+// rank's part of the model, or the whole of it.
+MfModel assemble_part(const MfPlan& plan, const std::vector<UserRows>& users,
+                      const std::vector<const model::Block*>& blocks);
 // The model from every worker's user rows and every block.
 MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users,
                        const std::vector<const model::Block*>& blocks);
+
+// Multi-process runs: where every rank writes its own part of the model (mf/model_io.hpp,
+// version 4), with the id tables that turn dense ids back into the input's; no rank gathers it.
+struct PartsTarget {
+  std::filesystem::path directory;
+  const data::IdTables* ids = nullptr;
+};
 
 struct TrainHooks {
   std::function<void(const EpochReport&)> on_epoch;
@@ -109,6 +124,7 @@ struct TrainHooks {
   std::function<void(std::uint64_t)> on_traffic;
   pipeline::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
   pipeline::CheckpointTarget checkpoints;  // rotation only (mf/checkpoint.hpp)
+  std::optional<PartsTarget> parts;        // train_distributed only
 };
 
 // `train_shards` has one shard per worker (config.workers of them, split by user); test

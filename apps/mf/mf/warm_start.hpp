@@ -8,6 +8,7 @@
 
 #include "gyre/data/id_space.hpp"
 #include "mf/config.hpp"
+#include "mf/model_io.hpp"
 #include "mf/factor_init.hpp"
 #include "mf/sgd_update.hpp"
 #include "mf/trainer.hpp"
@@ -27,9 +28,11 @@ void continue_settings(MfConfig& config, const MfModel& saved, const std::filesy
 // of the training and test data must be in the model, since a continued model has no
 // meaningful start for a newcomer; the first one missing is an error naming the id and the
 // model's factor file. Rows of the model that this run's data lacks are left out (the new
-// model covers this run's ids, as any gyre-mf model does).
+// model covers this run's ids, as any gyre-mf model does). With `keep_user` (by dense id), only
+// those users' rows are kept: a process of a job keeps the users it trains (user_ids then
+// lists their dense ids), and `saved` need hold no others.
 std::shared_ptr<const MfModel> dense_start(const MfModel& saved, const data::IdTables& ids,
-                                           const std::filesystem::path& dir);
+                                           const std::filesystem::path& dir, const KeepUser& keep_user = {});
 
 // Fills the factor row of dense user or item `id`, and its tail from column `tail` (the bias,
 // AdaGrad's sums), as training starts it: from config.start when warm-starting, else from the

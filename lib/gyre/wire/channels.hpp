@@ -84,7 +84,7 @@ inline constexpr Channel kP2p{"p2p", 0x0090, 0x009F};            // pipeline/p2p
 // One type: collective parts are matched by tag (operation and step), not by type.
 inline constexpr Channel kCollective{"collective", 0x0100, 0x0100};  // collective/communicator.hpp
 inline constexpr Channel kAverager{"averager", 0x0101, 0x010F};      // collective/model_averager.hpp
-inline constexpr Channel kGather{"gather", 0x0201, 0x020F};          // pipeline/gather.hpp
+inline constexpr Channel kGather{"gather", 0x0201, 0x020F};          // pipeline/gather.hpp, parts_output.hpp
 inline constexpr Channel kUser{"user", 0x1000, 0x7FFF};              // users' own protocols: user_channel below
 // The transport's own (net/tcp.cpp refuses to send these for the layers above).
 inline constexpr Channel kTcp{"tcp", 0xFF00, 0xFF0F};                // net/tcp.cpp: goodbye, heartbeat

@@ -10,6 +10,7 @@
 #include "gyre/collective/model_averager.hpp"
 #include "gyre/net/handshake.hpp"
 #include "gyre/pipeline/gather.hpp"
+#include "gyre/pipeline/parts_output.hpp"
 #include "gyre/pipeline/p2p_protocol.hpp"
 #include "gyre/pipeline/ps_protocol.hpp"
 #include "gyre/runtime/failure.hpp"
@@ -79,6 +80,9 @@ constexpr std::array kShipped{
     Shipped{gyre::collective::kAveragerMessage, channels::kAverager, 0x0101},
     Shipped{gyre::pipeline::kCollectRequest, channels::kGather, 0x0201},
     Shipped{gyre::pipeline::kLocalRows, channels::kGather, 0x0202},
+    Shipped{gyre::pipeline::kPartsWhere, channels::kGather, 0x0203},
+    Shipped{gyre::pipeline::kPartWritten, channels::kGather, 0x0204},
+    Shipped{gyre::pipeline::kPartsCommitted, channels::kGather, 0x0205},
     Shipped{gyre::net::kHelloType, channels::kHandshake, 0xFF20},
     Shipped{gyre::net::kChallengeType, channels::kHandshake, 0xFF21},
     Shipped{gyre::net::kProofType, channels::kHandshake, 0xFF22},
