@@ -176,7 +176,9 @@ std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<d
     if (m.rank == 0)
       for (auto& b : replica) held.emplace_back(std::move(b), nullptr);
     replica.clear();
-    if (auto parts = gather_model(plan, m, shard.doc_ids, *kernel, held, doc_id_limit, timeout))
+    if (hooks.parts)
+      write_parts(plan, m, shard.doc_ids, *kernel, held, vocab, kernel->topic_totals(), last_loglik, *hooks.parts, timeout);
+    else if (auto parts = gather_model(plan, m, shard.doc_ids, *kernel, held, doc_id_limit, timeout))
       model = assemble_gathered(plan, vocab, std::move(*parts), kernel->topic_totals());
   });
   if (model) model->loglik_per_token = last_loglik;

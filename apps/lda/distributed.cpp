@@ -10,7 +10,9 @@
 #include "gyre/pipeline/rotation_job.hpp"
 #include "gyre/wire/codec.hpp"
 #include "lda/allreduce.hpp"
+#include "gyre/pipeline/parts_output.hpp"
 #include "lda/checkpoint.hpp"
+#include "lda/model_io.hpp"
 
 namespace gyre::lda {
 
@@ -32,6 +34,30 @@ std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const r
   mine.ids.assign(doc_ids.begin(), doc_ids.end());
   mine.values = kernel.doc_topic_rows().encode();
   return pipeline::gather_at_root(member.mailbox, held, std::move(mine), gather);
+}
+
+void write_parts(const LdaPlan& plan, const runtime::Member& member, std::span<const std::uint64_t> doc_ids,
+                 const LdaKernel& kernel, std::vector<model::OwnedBlock>& held, const std::vector<std::string>& vocab,
+                 std::span<const std::int64_t> topic_totals, const double& loglik_per_token,
+                 const TrainHooks::Parts& parts, std::chrono::milliseconds timeout) {
+  pipeline::PartsOutput out{parts.directory, model_directory(), plan.config.workers, timeout};
+  pipeline::write_in_parts(
+      member.mailbox, out,
+      [&](const std::filesystem::path& staging) {
+        std::vector<model::Block> blocks;
+        for (auto& b : held) blocks.push_back(b.release());
+        held.clear();
+        std::vector<DocTopicRows> docs;
+        docs.push_back({doc_ids, kernel.doc_topic_rows()});
+        const LdaModel part = assemble_model(plan, vocab, std::move(docs), topic_totals, std::move(blocks));
+        return write_model_part(staging, member.rank, part, parts.top_words);
+      },
+      [&](const std::filesystem::path& staging, const std::vector<std::string>& notes) {
+        LdaModel header = model_header(plan, vocab, topic_totals);
+        header.loglik_per_token = loglik_per_token;
+        auto top = write_parts_manifest(staging, header, notes, parts.top_words);
+        if (parts.top != nullptr) *parts.top = std::move(top);
+      });
 }
 
 LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, pipeline::GatheredModel parts,
@@ -91,7 +117,11 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput i
       [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; }, policy, options,
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
-        parts = gather_model(plan, m, shard.doc_ids, *kernel, held, doc_id_limit, cluster.timeout);
+        if (hooks.parts)
+          write_parts(plan, m, shard.doc_ids, *kernel, held, shard.vocab, kernel->topic_totals(), last_loglik,
+                      *hooks.parts, cluster.timeout);
+        else
+          parts = gather_model(plan, m, shard.doc_ids, *kernel, held, doc_id_limit, cluster.timeout);
       });
   if (!parts) return std::nullopt;
   // Rank 0's view of the totals is the job's after the last phase's allreduce.

@@ -28,6 +28,7 @@ extern char** environ;
 #include "corpus_flags.hpp"
 #include "lda/corpus_input.hpp"
 #include "lda/split_corpus.hpp"
+#include "export_command.hpp"
 #include "infer_command.hpp"
 #include "lda/checkpoint.hpp"
 #include "lda/distributed.hpp"
@@ -65,9 +66,10 @@ std::uint64_t bytes_per_token(int mh_steps) {
 int main(int argc, char** argv) {
   using namespace gyre;
   if (const auto exit_code = lda::run_infer_command(argc, argv)) return *exit_code;
+  if (const auto exit_code = lda::run_export_command(argc, argv)) return *exit_code;
   CLI::App app{"gyre-lda: LDA topic models by collapsed Gibbs sampling, with rotating word-topic blocks or replicas.\n"
                "Defaults run one process on all cores: gyre-lda --corpus DIR --topics 100 --out model/\n"
-               "Using a model: gyre-lda infer --help"};
+               "Using a model: gyre-lda infer --help, gyre-lda export --help"};
   std::string test_path, init_model;
   int fold_in_sweeps = lda::kDefaultFoldInSweeps;
   std::string corpus_path, format = "auto", vocab_path, stop_words = "default", out_dir, metrics_path;
@@ -136,7 +138,7 @@ int main(int argc, char** argv) {
                  "allreduce model: sub-epochs per epoch, each sampling 1/S of every worker's tokens, then summing")
       ->capture_default_str()->check(CLI::Range(1, lda::kMaxSyncsPerEpoch));
   app.add_option("--seed", c.seed, "seed of the initial topics and the sampler")->capture_default_str();
-  app.add_option("--out,-o", out_dir, "directory for model.json, word_topic.tsv, doc_topic.tsv, topics.txt");
+  app.add_option("--out,-o", out_dir, "directory for model.json, word_topic.tsv, doc_topic.tsv, topics.txt (across processes: every rank writes its part, *.part-R.tsv)");
   app.add_option("--metrics", metrics_path,
                  "JSON lines, one per epoch: epoch, seconds, loglik_per_token, tokens_per_s (and heldout_perplexity "
                  "with --test)");
@@ -283,8 +285,12 @@ int main(int argc, char** argv) {
     std::optional<lda::LdaModel> trained;
     // Across processes no rank holds the whole model between epochs: the gathered one is evaluated.
     if (heldout && !cluster) hooks.heldout = &*heldout;
+    std::vector<std::vector<std::string>> top_of_parts;
     if (cluster) {
       hooks.on_traffic = multi.traffic_reporter(launch);
+      // Every rank writes its own part of the model, and none gathers it; the held-out
+      // evaluation of the final model needs it in one place, and still gathers it at rank 0.
+      if (!out_dir.empty() && !heldout) hooks.parts = lda::TrainHooks::Parts{out_dir, top, &top_of_parts};
       trained = lda::train_distributed(c, std::move(input), hooks, *cluster);
     } else {
       auto shards = data::shard_corpus(input.corpus, static_cast<std::uint32_t>(c.workers));
@@ -292,21 +298,25 @@ int main(int argc, char** argv) {
       trained = lda::train_embedded(c, std::move(shards), hooks);
     }
     progress.finish();
-    if (!trained) return 0;  // not rank 0: the model was gathered there
+    const auto print_topics = [&](const std::vector<std::vector<std::string>>& words) {
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        std::printf("topic %3zu:", k);
+        for (const auto& w : words[k]) std::printf(" %s", w.substr(0, w.rfind(':')).c_str());
+        std::printf("\n");
+      }
+    };
+    if (!trained) {  // written in parts, or gathered at rank 0
+      if (!quiet && !top_of_parts.empty()) print_topics(top_of_parts);
+      if (metrics) metrics->finish();
+      return 0;
+    }
     const lda::LdaModel& model = *trained;
     if (heldout && cluster) {
       const lda::FixedTopics topics(model.topics, model.alpha, model.beta, model.word_topic);
       std::printf("held-out perplexity of the final model: %.6g\n",
                   heldout->perplexity(topics, static_cast<std::uint64_t>(c.epochs)));
     }
-    if (!quiet) {
-      const auto words = lda::top_words(model, top);
-      for (std::uint32_t k = 0; k < model.topics; ++k) {
-        std::printf("topic %3u:", k);
-        for (const auto& w : words[k]) std::printf(" %s", w.substr(0, w.rfind(':')).c_str());
-        std::printf("\n");
-      }
-    }
+    if (!quiet) print_topics(lda::top_words(model, top));
     if (!out_dir.empty()) lda::write_model(out_dir, model, top);
     if (metrics) metrics->finish();
     return 0;

@@ -130,17 +130,23 @@ double LdaModel::word_probability(std::uint32_t topic, std::uint32_t word) const
          (static_cast<double>(topic_totals[topic]) + v * beta);
 }
 
-LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std::vector<DocTopicRows> docs,
-                        std::span<const std::int64_t> topic_totals, std::vector<model::Block> blocks) {
-  const std::uint32_t K = plan.config.topics;
-  if (vocab.size() != plan.vocab || topic_totals.size() != K)
+LdaModel model_header(const LdaPlan& plan, std::vector<std::string> vocab, std::span<const std::int64_t> topic_totals) {
+  if (vocab.size() != plan.vocab || topic_totals.size() != plan.config.topics)
     throw std::invalid_argument("model parts do not match the plan's vocabulary or topics");
   LdaModel m;
-  m.topics = K;
+  m.topics = plan.config.topics;
   m.alpha = plan.config.alpha_value();
   m.beta = plan.config.beta;
   m.vocab = std::move(vocab);
   m.tokens = plan.tokens;
+  m.topic_totals.assign(topic_totals.begin(), topic_totals.end());
+  return m;
+}
+
+LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std::vector<DocTopicRows> docs,
+                        std::span<const std::int64_t> topic_totals, std::vector<model::Block> blocks) {
+  const std::uint32_t K = plan.config.topics;
+  LdaModel m = model_header(plan, std::move(vocab), topic_totals);
   // Two passes over the blocks: each word's non-zero topics, then the rows themselves, each
   // block freed once copied, so that the counts are never held twice.
   std::vector<std::uint64_t> nonzero(plan.vocab, 0);
@@ -159,7 +165,6 @@ LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std
     for (std::size_t row = 0; row < b.rows(); ++row)
       m.word_topic.set_row(plan.blocks.rows[b.id()][row], std::span(b.counts() + row * b.stride(), K));
   }
-  m.topic_totals.assign(topic_totals.begin(), topic_totals.end());
   for (const auto& part : docs)
     if (part.counts.rows() != part.doc_ids.size() || part.counts.topics() != K)
       throw std::invalid_argument("doc-topic rows do not match their doc ids");

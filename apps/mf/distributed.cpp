@@ -1,6 +1,7 @@
 // apps/mf/distributed.cpp — run one MF worker per process and gather the model on rank 0.
 #include "mf/distributed.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "gyre/pipeline/rotation_job.hpp"
@@ -38,12 +39,27 @@ void write_parts(const MfPlan& plan, const runtime::Member& member, MfKernel& ke
   pipeline::write_in_parts(
       member.mailbox, out,
       [&](const std::filesystem::path& staging) {
-        std::vector<const model::Block*> blocks;
-        for (auto& b : held) blocks.push_back(&*b);
-        MfModel part = assemble_part(plan, {kernel.user_rows()}, blocks);
-        held.clear();  // the rows are in `part` now
-        part.restore_ids(*target.ids);
-        return write_model_part(staging, member.rank, part);
+        // Written from the kernel's rows and the blocks as they are: no copy of the part is made.
+        std::vector<std::pair<std::uint32_t, const float*>> rows;
+        const auto side = [&](std::size_t tail, const std::vector<std::uint32_t>& originals) {
+          std::sort(rows.begin(), rows.end());
+          PartSide out;
+          out.tail = tail;
+          for (const auto& [dense, row] : rows) {
+            out.ids.push_back(originals.at(dense));
+            out.rows.push_back(row);
+          }
+          rows = {};
+          return out;
+        };
+        const auto user_rows = kernel.user_rows_view();
+        const auto& user_ids = kernel.users().global_ids;
+        for (std::size_t r = 0; r < user_ids.size(); ++r) rows.emplace_back(user_ids[r], user_rows.data() + r * plan.layout.stride);
+        const PartSide users = side(plan.layout.width, target.ids->users.original);
+        for (auto& b : held)
+          for (std::size_t row = 0; row < b->rows(); ++row) rows.emplace_back(plan.blocks.rows[b->id()][row], b->row(row));
+        const PartSide items = side(plan.layout.width, target.ids->items.original);
+        return write_model_part(staging, member.rank, model_header(plan), users, items);
       },
       [&](const std::filesystem::path& staging, const std::vector<std::string>& parts) {
         write_parts_manifest(staging, model_header(plan), parts);

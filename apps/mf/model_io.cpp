@@ -21,31 +21,34 @@
 #include "gyre/base/output_file.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/text_input.hpp"
+#include "mf/mf_kernel.hpp"
 #include "mf/text_output.hpp"
 
 namespace gyre::mf {
 namespace {
 
-app::FileSeal write_rows(const std::filesystem::path& dir, std::string name, std::uint32_t rows, std::uint32_t rank,
-                         bool biases, const std::vector<std::uint32_t>* ids, const std::vector<float>& factors,
-                         const std::vector<float>& bias) {
+// A table of `rows` lines: row r's id, then what `fields(r, line)` appends (tab separated).
+template <typename Id, typename Fields>
+app::FileSeal write_table(const std::filesystem::path& dir, std::string name, std::size_t rows, Id id, Fields fields) {
   app::SealedOutput out(dir, std::move(name));
   std::string line;
-  for (std::uint32_t r = 0; r < rows; ++r) {
-    line = std::to_string(ids != nullptr ? (*ids)[r] : r);
-    if (biases) append_field(line, bias[r]);
-    for (std::uint32_t j = 0; j < rank; ++j) append_field(line, factors[std::size_t{r} * rank + j]);
+  for (std::size_t r = 0; r < rows; ++r) {
+    line = std::to_string(id(r));
+    fields(r, line);
     line.push_back('\n');
     out.write(line);
   }
   return out.commit();
 }
 
-// One table file: its path for messages, its text, and which of its rows to keep (all when
-// empty; the ids are checked all the same).
+void append_values(std::string& line, const float* values, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) append_field(line, values[j]);
+}
+
+// One table file, streamed line by line (a model's text can be larger than the model), and which
+// of its rows to keep (all when empty; the ids are checked all the same).
 struct Table {
   std::filesystem::path file;
-  std::string text;
   const KeepUser* keep = nullptr;
 };
 
@@ -55,7 +58,7 @@ template <typename Value>
 void read_table(const Table& table, std::size_t width, const std::string& shape, std::vector<std::uint32_t>& ids,
                 Value value, bool positive = false) {
   const std::filesystem::path& file = table.file;
-  data::LineCursor lines(table.text);
+  data::LineReader lines(file);
   std::vector<std::string_view> fields(width + 1);
   std::string_view line;
   std::optional<std::uint32_t> last;
@@ -144,6 +147,11 @@ MfModel read_header(const std::filesystem::path& file, const nlohmann::json& hea
   return m;
 }
 
+// The filter for a table of kind `stem`: keep_user for the users' tables, none for the items'.
+const KeepUser* users_of(std::string_view stem, const KeepUser& keep_user) {
+  return stem.substr(0, 5) == "user_" ? &keep_user : nullptr;
+}
+
 // What a model holds besides its header, read from the files of one part (or of version 3's
 // single layout): `file(stem)` gives the table of that kind.
 template <typename File>
@@ -219,8 +227,7 @@ void read_parts(MfModel& m, const std::filesystem::path& dir, const std::filesys
       const auto& files = part["files"];
       if (!files.contains(stem))
         throw InputError(manifest, 0, which + ".files: an entry \"" + std::string(stem) + "\"", json_excerpt(files));
-      std::string text = app::read_sealed_text(dir, manifest, files[stem]);  // checks the entry first
-      return Table{dir / files[stem]["file"].get<std::string>(), std::move(text), &keep_user};
+      return Table{app::check_sealed_file(dir, manifest, files[stem]), users_of(stem, keep_user)};
     });
   }
   merge_parts(m, rows, manifest);
@@ -238,8 +245,7 @@ MfModel read_model(const std::filesystem::path& dir, const KeepUser& keep_user) 
     read_parts(m, dir, manifest, header, keep_user);
   } else {
     read_part_rows(m, [&](const char* stem) {
-      const auto file = dir / (std::string(stem) + ".tsv");
-      return Table{file, data::slurp(file), &keep_user};
+      return Table{dir / (std::string(stem) + ".tsv"), users_of(stem, keep_user)};
     });
   }
   // A truncated or mixed-up directory shows as counts that disagree with the header.
@@ -283,18 +289,30 @@ void write_header(const std::filesystem::path& dir, const nlohmann::json& header
 // (all by id when item_ids is empty).
 template <typename Name>
 nlohmann::json write_tables(const std::filesystem::path& dir, const MfModel& model, Name name) {
-  const auto users = static_cast<std::uint32_t>(model.user_ids.size());
-  const auto items = model.item_ids.empty() ? model.items : static_cast<std::uint32_t>(model.item_ids.size());
-  const auto* item_ids = model.item_ids.empty() ? nullptr : &model.item_ids;
+  const std::size_t users = model.user_ids.size();
+  const std::size_t items = model.item_ids.empty() ? model.items : model.item_ids.size();
+  const auto user_id = [&](std::size_t r) { return model.user_ids[r]; };
+  const auto item_id = [&](std::size_t r) { return model.item_ids.empty() ? static_cast<std::uint32_t>(r) : model.item_ids[r]; };
+  const std::size_t k = model.rank;
+  const auto factors = [&](const std::vector<float>& values, const std::vector<float>& bias) {
+    return [&, k](std::size_t r, std::string& line) {
+      if (model.biases) append_field(line, bias[r]);
+      append_values(line, values.data() + r * k, k);
+    };
+  };
+  const auto sums = [](const std::vector<float>& values) {
+    return [&values](std::size_t r, std::string& line) {
+      append_values(line, values.data() + r * MfModel::kSumsPerRow, MfModel::kSumsPerRow);
+    };
+  };
   nlohmann::json files = nlohmann::json::object();
-  files["user_factors"] = write_rows(dir, name("user_factors"), users, model.rank, model.biases, &model.user_ids,
-                                     model.user_factors, model.user_bias).to_json();
-  files["item_factors"] = write_rows(dir, name("item_factors"), items, model.rank, model.biases, item_ids,
-                                     model.item_factors, model.item_bias).to_json();
+  files["user_factors"] =
+      write_table(dir, name("user_factors"), users, user_id, factors(model.user_factors, model.user_bias)).to_json();
+  files["item_factors"] =
+      write_table(dir, name("item_factors"), items, item_id, factors(model.item_factors, model.item_bias)).to_json();
   if (!model.user_sums.empty()) {
-    constexpr auto kSums = static_cast<std::uint32_t>(MfModel::kSumsPerRow);
-    files["user_adagrad"] = write_rows(dir, name("user_adagrad"), users, kSums, false, &model.user_ids, model.user_sums, {}).to_json();
-    files["item_adagrad"] = write_rows(dir, name("item_adagrad"), items, kSums, false, item_ids, model.item_sums, {}).to_json();
+    files["user_adagrad"] = write_table(dir, name("user_adagrad"), users, user_id, sums(model.user_sums)).to_json();
+    files["item_adagrad"] = write_table(dir, name("item_adagrad"), items, item_id, sums(model.item_sums)).to_json();
   }
   return files;
 }
@@ -318,12 +336,30 @@ void write_model(const std::filesystem::path& path, const MfModel& model) {
   out.commit();
 }
 
-std::string write_model_part(const std::filesystem::path& dir, int part, const MfModel& rows) {
+std::string write_model_part(const std::filesystem::path& dir, int part, const MfModel& header, const PartSide& users,
+                             const PartSide& items) {
+  const auto name = [part](const char* stem) { return app::part_file_name(stem, part); };
+  const auto factors = [&](const PartSide& side) {
+    return [&](std::size_t r, std::string& line) {
+      if (header.biases) append_field(line, side.rows[r][side.tail + kBiasAt]);
+      append_values(line, side.rows[r], header.rank);
+    };
+  };
+  const auto sums = [](const PartSide& side) {
+    return [&side](std::size_t r, std::string& line) {
+      append_values(line, side.rows[r] + side.tail + kFactorSumAt, MfModel::kSumsPerRow);
+    };
+  };
+  const auto id = [](const PartSide& side) { return [&side](std::size_t r) { return side.ids[r]; }; };
+  nlohmann::json files = nlohmann::json::object();
+  files["user_factors"] = write_table(dir, name("user_factors"), users.ids.size(), id(users), factors(users)).to_json();
+  files["item_factors"] = write_table(dir, name("item_factors"), items.ids.size(), id(items), factors(items)).to_json();
+  if (header.trained && header.trained->update == UpdateRule::kAdaGrad) {
+    files["user_adagrad"] = write_table(dir, name("user_adagrad"), users.ids.size(), id(users), sums(users)).to_json();
+    files["item_adagrad"] = write_table(dir, name("item_adagrad"), items.ids.size(), id(items), sums(items)).to_json();
+  }
   const nlohmann::json entry = {
-      {"part", part},
-      {"users", rows.user_ids.size()},
-      {"items", rows.item_ids.size()},
-      {"files", write_tables(dir, rows, [part](const char* stem) { return app::part_file_name(stem, part); })}};
+      {"part", part}, {"users", users.ids.size()}, {"items", items.ids.size()}, {"files", std::move(files)}};
   return entry.dump();
 }
 

@@ -127,10 +127,6 @@ float MfModel::predict(std::uint32_t user_row, std::uint32_t item) const {
 
 void MfModel::restore_ids(const data::IdTables& ids) {
   for (std::uint32_t& u : user_ids) u = ids.users.original.at(u);
-  if (!item_ids.empty()) {  // a part's items; the originals ascend as the dense ids do
-    for (std::uint32_t& i : item_ids) i = ids.items.original.at(i);
-    return;
-  }
   item_ids = ids.items.original;
   if (item_ids.size() != items) throw std::invalid_argument("restore_ids: the id table does not match the model's items");
 }

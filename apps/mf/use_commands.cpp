@@ -13,6 +13,7 @@
 
 #include "app/command_line.hpp"
 #include "app/entry_point.hpp"
+#include "app/export_command.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_file.hpp"
@@ -99,23 +100,6 @@ int recommend_command(int argc, char** argv) {
   });
 }
 
-int export_command(int argc, char** argv) {
-  CLI::App app{"gyre-mf export: a model as version 3's single files (user_factors.tsv, item_factors.tsv, …).\n"
-               "Reads a model of any version, written by one process or in parts by several, and writes it whole.",
-               "gyre-mf export"};
-  std::string model_dir, out_dir;
-  app.add_option("--model,-m", model_dir, "model directory written by gyre-mf --out")->required();
-  app.add_option("--out,-o", out_dir, "directory for the single-file model")->required();
-  if (const auto exit_code = app::parse_command_line(app, argc, argv)) return *exit_code;
-  return app::run_entry_point("gyre-mf export", [&] {
-    const OutputSpec outputs[] = {{"--out", out_dir, &model_directory()}};
-    const std::filesystem::path inputs[] = {model_dir};
-    check_outputs(outputs, inputs);
-    write_model(out_dir, read_model(model_dir));
-    return 0;
-  });
-}
-
 }  // namespace
 
 std::optional<int> run_use_command(int argc, char** argv) {
@@ -124,7 +108,11 @@ std::optional<int> run_use_command(int argc, char** argv) {
   // The subcommand's own parser sees "gyre-mf predict" as its program name.
   if (command == "predict") return predict_command(argc - 1, argv + 1);
   if (command == "recommend") return recommend_command(argc - 1, argv + 1);
-  if (command == "export") return export_command(argc - 1, argv + 1);
+  if (command == "export")
+    return app::run_export_command(argc - 1, argv + 1, "gyre-mf", "user_factors.tsv, item_factors.tsv, …", model_directory(),
+                                   [](const std::filesystem::path& model, const std::filesystem::path& out) {
+                                     write_model(out, read_model(model));
+                                   });
   return std::nullopt;
 }
 

@@ -56,8 +56,8 @@ run_hosts() {
     fi
   done
   [ "$status" -eq 0 ] || exit 1
-  # gyre-mf's ranks each write their part of the model; its export is what one process writes.
-  if [ "$name" = gyre-mf ]; then
+  # gyre-mf's and gyre-lda's ranks each write their part of the model; its export is what one process writes.
+  if [ "$name" = gyre-mf ] || [ "$name" = gyre-lda ]; then
     "$binary" export --model "$work/$name-multi" --out "$work/$name-multi-whole"
     mv "$work/$name-multi" "$work/$name-multi-parts"
     mv "$work/$name-multi-whole" "$work/$name-multi"

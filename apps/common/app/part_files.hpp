@@ -39,10 +39,14 @@ std::string part_file_name(std::string_view stem, int part);
 // Whether `name` is a part file of one of `stems` (for DirectoryKind::owns).
 bool is_part_file_name(std::string_view name, std::span<const std::string_view> stems);
 
-// The text of the file `seal` (an entry of `manifest`'s "parts") names in `directory`, after
-// checking it is the one written for this model. Throws gyre::InputError naming the file: a
-// missing part, a torn one (fewer or more bytes than recorded: a write cut short, or a copy that
-// stopped), a foreign one (the size matches but the checksum does not: a part of another model).
+// The file `seal` (an entry of `manifest`'s "parts") names in `directory`, after checking, by
+// streaming it through a small buffer, that it is the one written for this model. Throws
+// gyre::InputError naming the file: a missing part, a torn one (fewer or more bytes than
+// recorded: a write cut short, or a copy that stopped), a foreign one (the size matches but the
+// checksum does not: a part of another model).
+std::filesystem::path check_sealed_file(const std::filesystem::path& directory, const std::filesystem::path& manifest,
+                                        const nlohmann::json& seal);
+// The same file's text, checked as above.
 std::string read_sealed_text(const std::filesystem::path& directory, const std::filesystem::path& manifest,
                              const nlohmann::json& seal);
 

@@ -20,9 +20,10 @@ namespace gyre::lda {
 // under either computation model (config.model). A process is given the whole corpus, which it
 // shards as every process does (no exchange needed), or just its shard with the global word
 // counts and document-id bound (CorpusInput::shard_only, from a partition of one shard per
-// process); it samples its own shard. Epoch reports are made on rank 0, which also gathers
-// the word-topic blocks and every rank's doc-topic rows and returns the model; the other ranks
-// return nullopt. With the same seed, P, d and T (and S for the allreduce model) the model is
+// process); it samples its own shard. Epoch reports are made on rank 0. With hooks.parts every
+// rank writes its part of the model there (write_parts) and all return nullopt; without, rank 0
+// gathers the word-topic blocks and every rank's doc-topic rows and returns the model, and the
+// other ranks return nullopt. With the same seed, P, d and T (and S for the allreduce model) the model is
 // bitwise the one train_embedded produces from data::shard_corpus(corpus, P).
 // hooks.inspect and hooks.backend do not apply here; hooks.heldout is refused (no process holds
 // the whole model between epochs: evaluate the gathered model instead).
@@ -37,6 +38,14 @@ std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const r
                                                     std::span<const std::uint64_t> doc_ids, const LdaKernel& kernel,
                                                     std::vector<model::OwnedBlock>& held, std::uint64_t doc_id_limit,
                                                     std::chrono::milliseconds timeout);
+// In worker `member`'s part once training has ended: every rank writes its documents' rows and
+// the words of the blocks it hands in (`held`) as its part of the model at `parts.directory`,
+// rank 0 topics.txt and the manifest (pipeline::write_in_parts), with the job's `topic_totals`
+// and `loglik_per_token` (read when rank 0 writes the manifest); nothing is gathered.
+void write_parts(const LdaPlan& plan, const runtime::Member& member, std::span<const std::uint64_t> doc_ids,
+                 const LdaKernel& kernel, std::vector<model::OwnedBlock>& held, const std::vector<std::string>& vocab,
+                 std::span<const std::int64_t> topic_totals, const double& loglik_per_token,
+                 const TrainHooks::Parts& parts, std::chrono::milliseconds timeout);
 // The model from what gather_model collected at rank 0; `topic_totals` are the job's.
 LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, pipeline::GatheredModel parts,
                            std::span<const std::int64_t> topic_totals);

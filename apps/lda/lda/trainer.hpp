@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -84,6 +85,8 @@ struct DocTopicRows {
 // std::invalid_argument when the parts do not fit the plan.
 LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std::vector<DocTopicRows> docs,
                         std::span<const std::int64_t> topic_totals, std::vector<model::Block> blocks);
+// A model's fields without its counts: topics, priors, vocabulary, tokens, the job's totals.
+LdaModel model_header(const LdaPlan& plan, std::vector<std::string> vocab, std::span<const std::int64_t> topic_totals);
 
 struct TrainHooks {
   std::function<void(const EpochReport&)> on_epoch;
@@ -100,6 +103,14 @@ struct TrainHooks {
   // perplexity. train_embedded only (every worker in this process); train_distributed refuses it.
   const HeldoutSet* heldout = nullptr;
   pipeline::CheckpointTarget checkpoints;  // the rotation only (lda/checkpoint.hpp)
+  // Multi-process runs: every rank writes its own part of the model there (lda/model_io.hpp,
+  // version 2) and no rank gathers it; rank 0's `top` receives each topic's `top_words`.
+  struct Parts {
+    std::filesystem::path directory;
+    std::size_t top_words = 10;
+    std::vector<std::vector<std::string>>* top = nullptr;
+  };
+  std::optional<Parts> parts;
 };
 
 // `shards` has one corpus shard per worker (config.workers of them, sharing the vocabulary).

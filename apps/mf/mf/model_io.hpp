@@ -42,10 +42,18 @@ void write_model(const std::filesystem::path& dir, const MfModel& model);
 // Every user and every item is in exactly one part. Concatenating a kind's part files and
 // sorting them by id gives version 3's file; `gyre-mf export` writes that layout.
 //
+// One side of a part as it lies in memory, in the order it is written (ids ascending): row r is
+// the input's id ids[r], its factors at rows[r], its tail (bias, AdaGrad's sums) `tail` floats on.
+struct PartSide {
+  std::vector<std::uint32_t> ids;
+  std::vector<const float*> rows;
+  std::size_t tail = 0;
+};
 // Rank r writes its part's files (its user rows, the item rows it holds at the end) into `dir`
-// and returns the manifest's entry for them (as JSON text): `part` is an MfModel in the
-// input's ids (restore_ids) holding only those rows, item_ids set.
-std::string write_model_part(const std::filesystem::path& dir, int part, const MfModel& part_rows);
+// straight from where training left them, and returns the manifest's entry for them (as JSON
+// text). `header` gives the rank, biases and update rule.
+std::string write_model_part(const std::filesystem::path& dir, int part, const MfModel& header, const PartSide& users,
+                             const PartSide& items);
 // Rank 0 writes model.json last, from `header` (every field but the rows) and each rank's entry.
 void write_parts_manifest(const std::filesystem::path& dir, const MfModel& header, const std::vector<std::string>& parts);
 

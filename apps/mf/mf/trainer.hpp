@@ -64,8 +64,7 @@ struct MfModel {
   std::optional<TrainingRecord> trained;  // absent from models written before version 2
 
   float predict(std::uint32_t user_row, std::uint32_t item) const;
-  // Translates user_ids and sets item_ids from the dense id space the model was trained in
-  // (translates them, for a part that holds only some items).
+  // Translates user_ids and sets item_ids from the dense id space the model was trained in.
   void restore_ids(const data::IdTables& ids);
 };
 
@@ -103,8 +102,7 @@ bool evaluates_after(const MfConfig& c, int epoch);
 scheduler::PhasePolicy epoch_policy(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch);
 // A model's fields without its rows: rank, biases, mean, id spaces, the training record.
 MfModel model_header(const MfPlan& plan);
-// The rows of `users` and `blocks` as a model, ids ascending, item_ids set (dense ids): one
-// rank's part of the model, or the whole of it.
+// The rows of `users` and `blocks` as a model, ids ascending, item_ids set (dense ids).
 MfModel assemble_part(const MfPlan& plan, const std::vector<UserRows>& users,
                       const std::vector<const model::Block*>& blocks);
 // The model from every worker's user rows and every block.

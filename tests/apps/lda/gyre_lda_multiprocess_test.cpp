@@ -28,6 +28,15 @@ namespace {
 
 std::string lda() { return build_path("apps/lda/gyre-lda").string(); }
 
+// A model that several processes wrote in parts, as one process's files: `gyre-lda export` into
+// a directory beside it. Holding that to a one-process run's files holds the parts to it.
+std::filesystem::path whole(const std::filesystem::path& parts) {
+  const auto out = parts.string() + "-whole";
+  const auto r = run_command({lda(), "export", "--model", parts.string(), "--out", out});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  return out;
+}
+
 // Small enough that a job takes well under a second, big enough that every rank's shard and
 // every word block has real work.
 void generate(const TempDir& dir) {
@@ -71,8 +80,11 @@ TEST_CASE("3 processes over tcp write model files bitwise identical to --workers
     if (!model.empty()) per_rank[2][std::find(multi.begin(), multi.end(), "C") - multi.begin()] = "allreduce";
     const auto ranks = run_ranks(per_rank);
     for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
+    CHECK_FALSE(std::filesystem::exists(dir / ("multi" + tag) / "word_topic.tsv"));  // parts, no rank the whole
+    CHECK(std::filesystem::exists(dir / ("multi" + tag) / "word_topic.part-00002.tsv"));
+    const auto multi_whole = whole(dir / ("multi" + tag));
     for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
-      CHECK_MESSAGE(read_text(dir / ("single" + tag) / file) == read_text(dir / ("multi" + tag) / file), file);
+      CHECK_MESSAGE(read_text(dir / ("single" + tag) / file) == read_text(multi_whole / file), file);
 
     // Rank 0 reports for the job (epochs, then the topics); the others stay quiet.
     CHECK(ranks[0].output.find("epoch   5") != std::string::npos);
@@ -133,8 +145,9 @@ TEST_CASE("3 processes on a partition of 3 shards: each reads only its own shard
     const auto ranks = run_ranks(per_rank);
     for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
     CHECK(ranks[0].output.find("gyre-lda: 300 documents") != std::string::npos);  // the whole corpus's counts
+    const auto multi_whole = whole(dir / ("multi" + tag));
     for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
-      CHECK_MESSAGE(read_text(dir / ("single" + tag) / file) == read_text(dir / ("multi" + tag) / file), file);
+      CHECK_MESSAGE(read_text(dir / ("single" + tag) / file) == read_text(multi_whole / file), file);
   }
   // With another number of processes than shards, every rank reads the whole partition (and
   // re-splits it): rank 1's copy lacks shards, so it cannot.
@@ -226,8 +239,9 @@ TEST_CASE("3 processes reading a corpus by byte ranges (UCI, docword, text, a di
       CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
       CHECK_MESSAGE(ranks[2].output.empty(), ranks[2].output);
       CHECK(ranks[0].output.find("gyre-lda: 300 documents") != std::string::npos);  // the whole corpus's counts
+      const auto multi_whole = whole(dir / ("multi-" + tag));
       for (const char* out : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"}) {
-        CHECK_MESSAGE(read_text(dir / ("single-" + tag) / out) == read_text(dir / ("multi-" + tag) / out), out);
+        CHECK_MESSAGE(read_text(dir / ("single-" + tag) / out) == read_text(multi_whole / out), out);
         if (format == "texts")
           CHECK_MESSAGE(read_text(dir / ("single-" + tag) / out) == read_text(dir / ("single-text-" + name_of(model)) / out),
                         out);
@@ -386,8 +400,9 @@ TEST_CASE("mpirun -np 3 gyre-lda writes the same files as --workers 3 in one pro
     o.environment = {{"GYRE_TOKEN", "test-token"}};
     const auto r = run_command(argv, o);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const auto mpi_whole = whole(dir / ("mpi" + tag));
     for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json"})
-      CHECK(read_text(dir / ("single" + tag) / file) == read_text(dir / ("mpi" + tag) / file));
+      CHECK(read_text(dir / ("single" + tag) / file) == read_text(mpi_whole / file));
   }
 }
 
@@ -421,4 +436,49 @@ TEST_CASE("--test across processes: rank 0 alone evaluates the gathered model on
   CHECK(ranks[0].output.find("heldout_perplexity") == std::string::npos);
   CHECK(read_text(dir / "multi.jsonl").find("heldout_perplexity") == std::string::npos);
   CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
+}
+
+TEST_CASE("a model in parts from 3 processes: infer and --init-model read it as the one-process model; a missing or torn part is named") {
+  TempDir dir;
+  generate(dir);
+  auto single = common(dir);
+  single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / "single").string()});
+  const auto s = run_command(single);
+  REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+  auto multi = common(dir);
+  multi.insert(multi.end(), {"--quiet", "--out", (dir / "parts").string()});
+  for (const auto& r : run_ranks(multi, 3)) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+
+  const auto infer = [&](const std::filesystem::path& model, const std::string& out) {
+    return run_command({lda(), "infer", "--model", model.string(), "--corpus", (dir / "corpus").string(), "--out",
+                        (dir / out).string(), "--threads", "2", "--sweeps", "5", "--seed", "4"});
+  };
+  const auto from_single = infer(dir / "single", "single.tsv");
+  REQUIRE_MESSAGE(from_single.exit_code == 0, from_single.output);
+  const auto from_parts = infer(dir / "parts", "parts.tsv");
+  REQUIRE_MESSAGE(from_parts.exit_code == 0, from_parts.output);
+  CHECK(read_text(dir / "parts.tsv") == read_text(dir / "single.tsv"));
+
+  // Continued from either, by 2 processes: the same model.
+  for (const char* start : {"single", "parts"}) {
+    auto continued = common(dir);
+    continued.insert(continued.end(), {"--quiet", "--init-model", (dir / start).string(), "--out",
+                                       (dir / (std::string("continued-") + start)).string()});
+    for (const auto& r : run_ranks(continued, 2)) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  }
+  const auto a = whole(dir / "continued-single"), b = whole(dir / "continued-parts");
+  for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
+    CHECK_MESSAGE(read_text(a / file) == read_text(b / file), file);
+
+  std::filesystem::copy(dir / "parts", dir / "torn");
+  const auto torn = dir / "torn" / "word_topic.part-00001.tsv";
+  std::filesystem::resize_file(torn, std::filesystem::file_size(torn) - 1);
+  const auto refused = infer(dir / "torn", "torn.tsv");
+  CHECK_MESSAGE(refused.exit_code == 2, refused.output);
+  CHECK_MESSAGE(refused.output.find(torn.string()) != std::string::npos, refused.output);
+  CHECK_MESSAGE(refused.output.find("a torn part") != std::string::npos, refused.output);
+  std::filesystem::remove(dir / "torn" / "word_topic.part-00002.tsv");
+  std::filesystem::resize_file(torn, std::filesystem::file_size(torn) + 1);  // back to size, not to content
+  const auto missing = infer(dir / "torn", "missing.tsv");
+  CHECK_MESSAGE(missing.exit_code == 2, missing.output);
 }
