@@ -453,11 +453,11 @@ TEST_CASE("a model in parts from 3 processes: infer and --init-model read it as 
     return run_command({lda(), "infer", "--model", model.string(), "--corpus", (dir / "corpus").string(), "--out",
                         (dir / out).string(), "--threads", "2", "--sweeps", "5", "--seed", "4"});
   };
-  const auto from_single = infer(dir / "single", "single.tsv");
+  const auto from_single = infer(dir / "single", "single-inferred");
   REQUIRE_MESSAGE(from_single.exit_code == 0, from_single.output);
-  const auto from_parts = infer(dir / "parts", "parts.tsv");
+  const auto from_parts = infer(dir / "parts", "parts-inferred");
   REQUIRE_MESSAGE(from_parts.exit_code == 0, from_parts.output);
-  CHECK(read_text(dir / "parts.tsv") == read_text(dir / "single.tsv"));
+  CHECK(read_text(dir / "parts-inferred" / "doc_topics.tsv") == read_text(dir / "single-inferred" / "doc_topics.tsv"));
 
   // Continued from either, by 2 processes: the same model.
   for (const char* start : {"single", "parts"}) {
@@ -473,12 +473,12 @@ TEST_CASE("a model in parts from 3 processes: infer and --init-model read it as 
   std::filesystem::copy(dir / "parts", dir / "torn");
   const auto torn = dir / "torn" / "word_topic.part-00001.tsv";
   std::filesystem::resize_file(torn, std::filesystem::file_size(torn) - 1);
-  const auto refused = infer(dir / "torn", "torn.tsv");
+  const auto refused = infer(dir / "torn", "torn-inferred");
   CHECK_MESSAGE(refused.exit_code == 2, refused.output);
   CHECK_MESSAGE(refused.output.find(torn.string()) != std::string::npos, refused.output);
   CHECK_MESSAGE(refused.output.find("a torn part") != std::string::npos, refused.output);
   std::filesystem::remove(dir / "torn" / "word_topic.part-00002.tsv");
   std::filesystem::resize_file(torn, std::filesystem::file_size(torn) + 1);  // back to size, not to content
-  const auto missing = infer(dir / "torn", "missing.tsv");
+  const auto missing = infer(dir / "torn", "missing-inferred");
   CHECK_MESSAGE(missing.exit_code == 2, missing.output);
 }
