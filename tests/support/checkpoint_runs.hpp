@@ -20,6 +20,16 @@ inline void expect_same_files(const std::filesystem::path& a, const std::filesys
   }
 }
 
+// The model directory `model` as one process writes it: itself, or, when several processes wrote
+// it in parts, what `program export` makes of it (in a directory beside it).
+inline std::filesystem::path whole_model(const std::string& program, const std::filesystem::path& model) {
+  if (read_text(model / "model.json").find("\"parts\"") == std::string::npos) return model;
+  const auto out = model.string() + "-whole";
+  const auto r = run_command({program, "export", "--model", model.string(), "--out", out});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  return out;
+}
+
 // A resume refused before anything is trained or written: exit 2, naming `named` (the setting
 // that differs) and `manifest` (the checkpoint's), `output` not written.
 inline void expect_resume_refused(const CommandResult& r, const std::string& named, const std::string& manifest,

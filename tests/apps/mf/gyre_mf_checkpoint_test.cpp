@@ -24,7 +24,7 @@ std::vector<std::string> mf_argv(const TempDir& dir, std::vector<std::string> ex
 CommandResult mf(const TempDir& dir, std::vector<std::string> extra) { return run_command(mf_argv(dir, std::move(extra))); }
 
 void expect_same_model(const std::filesystem::path& a, const std::filesystem::path& b) {
-  expect_same_files(a, b, {"model.json", "user_factors.tsv", "item_factors.tsv", "user_adagrad.tsv", "item_adagrad.tsv"});
+  expect_same_files(whole_model(gyre_mf(), a), whole_model(gyre_mf(), b), {"model.json", "user_factors.tsv", "item_factors.tsv", "user_adagrad.tsv", "item_adagrad.tsv"});
 }
 
 // A one-process run with checkpoints after every epoch that kills itself (SIGKILL) once epoch 4
