@@ -8,6 +8,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "gyre/base/crc32c.hpp"
@@ -57,12 +58,21 @@ void async_read_frame(Stream& stream, std::shared_ptr<void> keep_alive, const wi
         std::string why;
         const auto h = wire::parse_header(*header, limits, why);
         if (!h) return done(why, {});
-        auto m = std::make_shared<Message>();
-        m->type = h->type;
-        m->sender = sender;
-        m->tag = h->tag;
-        m->meta.resize(h->meta_length);
-        m->body = Buffer(static_cast<std::size_t>(h->body_length));
+        std::shared_ptr<Message> m;
+        try {
+          m = std::make_shared<Message>();
+          m->type = h->type;
+          m->sender = sender;
+          m->tag = h->tag;
+          m->meta.resize(h->meta_length);
+          m->body = Buffer(static_cast<std::size_t>(h->body_length));
+        } catch (const std::bad_alloc&) {
+          // A frame within the limits that this process cannot hold: the connection is dropped,
+          // and with it the job, saying why (thrown here it would end the process unexplained).
+          return done("out of memory here receiving a frame of " + std::to_string(h->meta_length + h->body_length) +
+                          " bytes from it (this process's memory limit is too low for the job)",
+                      {});
+        }
         const std::array<boost::asio::mutable_buffer, 2> parts{boost::asio::buffer(m->meta),
                                                                boost::asio::buffer(m->body.data(), m->body.size())};
         boost::asio::async_read(stream, parts,

@@ -402,7 +402,21 @@ class TcpGroup final : public Group {
     work_.emplace(asio::make_work_guard(state_->io()));
     state_->heartbeat_timer = std::make_unique<asio::steady_timer>(state_->io());
     asio::post(state_->io(), [s = state_] { s->heartbeat(); });
-    io_thread_ = std::thread([s = state_] { s->io().run(); });
+    io_thread_ = std::thread([s = state_] {
+      // A handler that throws (out of memory, above all) would end the process unexplained:
+      // the group is closed with the reason instead, so that every receive reports it and the
+      // peers see this rank go, and the loop goes on for the shutdown's own handlers.
+      for (;;) {
+        try {
+          s->io().run();
+          return;
+        } catch (const std::exception& e) {
+          s->close(std::string("the transport's thread failed: ") + e.what());
+          for (auto& c : s->connections)
+            if (c) c->close_socket();
+        }
+      }
+    });
   }
 
   ~TcpGroup() override {
