@@ -228,6 +228,14 @@ namespace {
 
 // Appends a row's factors, bias and sums to one side of `model`, from `row` whose tail (bias,
 // sums) starts at `tail`.
+void reserve_rows(MfModel& model, bool user, std::size_t rows) {
+  (user ? model.user_ids : model.item_ids).reserve(rows);
+  (user ? model.user_factors : model.item_factors).reserve(rows * model.rank);
+  if (model.biases) (user ? model.user_bias : model.item_bias).reserve(rows);
+  if (model.trained && model.trained->update == UpdateRule::kAdaGrad)
+    (user ? model.user_sums : model.item_sums).reserve(rows * MfModel::kSumsPerRow);
+}
+
 void append_model_row(MfModel& model, bool user, const float* row, std::size_t tail) {
   static_assert(kBiasSumAt == kFactorSumAt + 1 && MfModel::kSumsPerRow == 2, "the sums lie side by side in a row's tail");
   auto& factors = user ? model.user_factors : model.item_factors;
@@ -249,6 +257,7 @@ MfModel assemble_part(const MfPlan& plan, const std::vector<UserRows>& users, co
   for (const model::Block* b : blocks)
     for (std::size_t row = 0; row < b->rows(); ++row) rows.emplace_back(plan.blocks.rows[b->id()][row], b->row(row));
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  reserve_rows(model, false, rows.size());
   for (const auto& [id, row] : rows) {
     model.item_ids.push_back(id);
     append_model_row(model, false, row, plan.layout.width);
@@ -258,7 +267,7 @@ MfModel assemble_part(const MfPlan& plan, const std::vector<UserRows>& users, co
   for (const auto& part : users)
     for (std::size_t r = 0; r < part.ids.size(); ++r) rows.emplace_back(part.ids[r], part.rows.data() + r * floats);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  model.user_ids.reserve(rows.size());
+  reserve_rows(model, true, rows.size());
   for (const auto& [id, row] : rows) {
     model.user_ids.push_back(id);
     append_model_row(model, true, row, plan.config.rank);
