@@ -11,6 +11,7 @@
 
 #include "support/multiprocess.hpp"
 #include "support/run_command.hpp"
+#include "support/sanitizers.hpp"
 #include "support/temp_dir.hpp"
 
 using gyre::test::build_path;
@@ -481,4 +482,38 @@ TEST_CASE("a model in parts from 3 processes: infer and --init-model read it as 
   std::filesystem::resize_file(torn, std::filesystem::file_size(torn) + 1);  // back to size, not to content
   const auto missing = infer(dir / "torn", "missing-inferred");
   CHECK_MESSAGE(missing.exit_code == 2, missing.output);
+}
+
+TEST_CASE("3 processes each under a memory cap one process holding the model exceeds: trained and written in parts") {
+  if (gyre::test::kSanitized) {
+    // A sanitizer's shadow memory and allocator are not what a data-segment limit measures.
+    MESSAGE("skipped under a sanitizer: RLIMIT_DATA cannot cap its allocator");
+    return;
+  }
+  TempDir dir;
+  // V = 50k words × K = 500: the word-topic counts (100 MB, int32) dwarf the 1M tokens. One
+  // process of 3 workers needs 200–230 MiB of data segment; a rank of 3, 135–140 (measured
+  // 2026-11-28). Before issue 37 rank 0 gathered every block and document to write the model.
+  const auto g = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "20000", "--vocab", "50000",
+                              "--topics", "500", "--doc-length", "50", "--seed", "5", "--out", (dir / "big").string()});
+  REQUIRE_MESSAGE(g.exit_code == 0, g.output);
+  const std::vector<std::string> capped{"env", "MALLOC_ARENA_MAX=2", "prlimit", "--data=" + std::to_string(170 << 20)};
+  const std::vector<std::string> job{lda(), "--corpus", (dir / "big" / "docword.txt").string(), "--topics", "500",
+                                     "--epochs", "1", "--threads", "1", "--seed", "2", "--quiet"};
+  auto one = job;
+  one.insert(one.end(), {"--workers", "3", "--out", (dir / "one").string()});
+  const auto reference = run_command(one);
+  REQUIRE_MESSAGE(reference.exit_code == 0, reference.output);
+  auto one_capped = capped;
+  one_capped.insert(one_capped.end(), one.begin(), one.end());
+  one_capped.back() = (dir / "capped").string();
+  const auto refused = run_command(one_capped);
+  CHECK_MESSAGE(refused.exit_code != 0, refused.output);  // the cap has teeth
+  auto ranks = capped;
+  ranks.insert(ranks.end(), job.begin(), job.end());
+  ranks.insert(ranks.end(), {"--out", (dir / "ranks").string()});
+  for (const auto& r : run_ranks(ranks, 3)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  const auto exported = whole(dir / "ranks");
+  for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
+    CHECK_MESSAGE(read_text(dir / "one" / file) == read_text(exported / file), file);
 }
