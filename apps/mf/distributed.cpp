@@ -103,7 +103,7 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
         if (hooks.parts)
           write_parts(plan, m, *kernel, held, *hooks.parts, cluster.timeout);
-        else
+        else if (!hooks.discard_model)
           parts = gather_model(plan, m, *kernel, held, cluster.timeout);
       });
   if (!parts) return std::nullopt;

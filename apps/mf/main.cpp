@@ -261,6 +261,7 @@ int main(int argc, char** argv) {
       // Every rank writes its own part of the model; none gathers it (a model bigger than
       // one machine can be written, and read back in parts).
       if (!out_dir.empty()) hooks.parts = mf::PartsTarget{out_dir, &input.ids};
+      hooks.discard_model = out_dir.empty();  // no rank gathers a model nobody writes
       model = mf::train_distributed(c, std::move(input.shards), input.stats, std::move(input.test), hooks, *cluster);
     } else {
       model = mf::train_embedded(c, std::move(input.shards), std::move(input.test), hooks);

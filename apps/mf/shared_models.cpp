@@ -82,6 +82,8 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
       for (auto& b : blocks) held.emplace_back(std::move(b), nullptr);
     if (hooks.parts)
       write_parts(plan, m, *kernel, held, *hooks.parts, timeout);
+    else if (hooks.discard_model)
+      return;
     else if (auto parts = gather_model(plan, m, *kernel, held, timeout))
       gathered = std::move(parts);
   });

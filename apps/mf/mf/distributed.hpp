@@ -16,8 +16,9 @@ namespace gyre::mf {
 // under any of the four computation models. `train_shards` has one entry per worker of which only
 // this rank's is used (the others may be empty), and `train` is the statistics of all of them,
 // which the plan needs. Epoch reports are made on rank 0. With hooks.parts every rank writes its
-// own part of the model there (write_parts) and all return nullopt; without, rank 0 gathers the
-// user rows and blocks of every rank and returns the model, and the others return nullopt. With
+// own part of the model there (write_parts) and all return nullopt; with hooks.discard_model
+// nothing is written or gathered; otherwise rank 0 gathers the user rows and blocks of every rank
+// and returns the model, and the others return nullopt. With
 // the same seed, P, d and T the rotation's and the allreduce's models are bitwise the ones
 // train_embedded produces.
 std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<data::RatingsSet> train_shards,

@@ -123,6 +123,7 @@ struct TrainHooks {
   pipeline::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
   pipeline::CheckpointTarget checkpoints;  // rotation only (mf/checkpoint.hpp)
   std::optional<PartsTarget> parts;        // train_distributed only
+  bool discard_model = false;              // train_distributed: the model is neither written nor gathered
 };
 
 // `train_shards` has one shard per worker (config.workers of them, split by user); test
