@@ -121,6 +121,21 @@ inline std::vector<CommandResult> run_ranks(const std::vector<std::vector<std::s
   return results;
 }
 
+// `argv` with `more` appended.
+inline std::vector<std::string> with(std::vector<std::string> argv, std::initializer_list<std::string> more) {
+  argv.insert(argv.end(), more);
+  return argv;
+}
+
+// `argv` run under a data-segment cap of `mib` MiB (prlimit --data, RLIMIT_DATA), with glibc's
+// malloc arenas kept to 2 so that the cap measures what the program holds, not per-thread
+// reserves. The memory tests run a job's ranks under a cap that one process exceeds.
+inline std::vector<std::string> under_memory_cap(std::size_t mib, const std::vector<std::string>& argv) {
+  std::vector<std::string> capped{"env", "MALLOC_ARENA_MAX=2", "prlimit", "--data=" + std::to_string(mib << 20)};
+  capped.insert(capped.end(), argv.begin(), argv.end());
+  return capped;
+}
+
 // The same command line on every one of `ranks` ranks.
 inline std::vector<CommandResult> run_ranks(const std::vector<std::string>& argv, int ranks) {
   return run_ranks(std::vector<std::vector<std::string>>(static_cast<std::size_t>(ranks), argv));

@@ -19,6 +19,8 @@ using gyre::test::lines_of;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::run_ranks;
+using gyre::test::under_memory_cap;
+using gyre::test::with;
 using gyre::test::TempDir;
 using gyre::test::write_text;
 
@@ -153,24 +155,15 @@ TEST_CASE("3 processes each under a memory cap one process holding the problem e
                               "50000", "--nnz-per-row", "30", "--support", "100", "--correlation", "0.3", "--noise",
                               "0.5", "--seed", "3", "--out", (dir / "data").string()});
   REQUIRE_MESSAGE(g.exit_code == 0, g.output);
-  const std::vector<std::string> capped{"env", "MALLOC_ARENA_MAX=2", "prlimit", "--data=" + std::to_string(250 << 20)};
   const std::vector<std::string> solve{lasso(), "--data", (dir / "data").string(), "--workers", "3", "--threads", "1",
                                        "--path", "1", "--lambda-ratio", "0.3", "--quiet"};
-  auto one = solve;
-  one.insert(one.end(), {"--out", (dir / "one.tsv").string()});
-  const auto reference = run_command(one);
+  const auto reference = run_command(with(solve, {"--out", (dir / "one.tsv").string()}));
   REQUIRE_MESSAGE(reference.exit_code == 0, reference.output);
   // The cap has teeth: one process under it runs out of memory.
-  auto one_capped = capped;
-  one_capped.insert(one_capped.end(), solve.begin(), solve.end());
-  one_capped.insert(one_capped.end(), {"--out", (dir / "capped.tsv").string()});
-  const auto refused = run_command(one_capped);
+  const auto refused = run_command(under_memory_cap(250, with(solve, {"--out", (dir / "capped.tsv").string()})));
   CHECK_MESSAGE(refused.exit_code != 0, refused.output);
   CHECK_MESSAGE(refused.output.find("out of memory") != std::string::npos, refused.output);
-  auto rank = capped;
-  rank.insert(rank.end(), solve.begin(), solve.end());
-  rank.insert(rank.end(), {"--out", (dir / "ranks.tsv").string()});
-  const auto ranks = run_ranks(rank, 3);
+  const auto ranks = run_ranks(under_memory_cap(250, with(solve, {"--out", (dir / "ranks.tsv").string()})), 3);
   for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK(read_text(dir / "ranks.tsv") == read_text(dir / "one.tsv"));
 }

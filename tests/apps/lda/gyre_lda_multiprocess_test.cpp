@@ -22,6 +22,8 @@ using gyre::test::lines_of;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::run_ranks;
+using gyre::test::under_memory_cap;
+using gyre::test::with;
 using gyre::test::TempDir;
 using gyre::test::write_text;
 
@@ -497,22 +499,15 @@ TEST_CASE("3 processes each under a memory cap one process holding the model exc
   const auto g = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "20000", "--vocab", "50000",
                               "--topics", "500", "--doc-length", "50", "--seed", "5", "--out", (dir / "big").string()});
   REQUIRE_MESSAGE(g.exit_code == 0, g.output);
-  const std::vector<std::string> capped{"env", "MALLOC_ARENA_MAX=2", "prlimit", "--data=" + std::to_string(170 << 20)};
   const std::vector<std::string> job{lda(), "--corpus", (dir / "big" / "docword.txt").string(), "--topics", "500",
                                      "--epochs", "1", "--threads", "1", "--seed", "2", "--quiet"};
-  auto one = job;
-  one.insert(one.end(), {"--workers", "3", "--out", (dir / "one").string()});
-  const auto reference = run_command(one);
+  const auto one = with(job, {"--workers", "3"});
+  const auto reference = run_command(with(one, {"--out", (dir / "one").string()}));
   REQUIRE_MESSAGE(reference.exit_code == 0, reference.output);
-  auto one_capped = capped;
-  one_capped.insert(one_capped.end(), one.begin(), one.end());
-  one_capped.back() = (dir / "capped").string();
-  const auto refused = run_command(one_capped);
+  const auto refused = run_command(under_memory_cap(170, with(one, {"--out", (dir / "capped").string()})));
   CHECK_MESSAGE(refused.exit_code != 0, refused.output);  // the cap has teeth
-  auto ranks = capped;
-  ranks.insert(ranks.end(), job.begin(), job.end());
-  ranks.insert(ranks.end(), {"--out", (dir / "ranks").string()});
-  for (const auto& r : run_ranks(ranks, 3)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  for (const auto& r : run_ranks(under_memory_cap(170, with(job, {"--out", (dir / "ranks").string()})), 3))
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
   const auto exported = whole(dir / "ranks");
   for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
     CHECK_MESSAGE(read_text(dir / "one" / file) == read_text(exported / file), file);

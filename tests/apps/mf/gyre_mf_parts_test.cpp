@@ -14,6 +14,8 @@ using gyre::test::build_path;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::run_ranks;
+using gyre::test::under_memory_cap;
+using gyre::test::with;
 using gyre::test::TempDir;
 using gyre::test::write_text;
 namespace fs = std::filesystem;
@@ -168,33 +170,21 @@ TEST_CASE("3 processes each under a memory cap one process holding the model exc
   // dwarfs the 600k ratings (7 MB). One process holds all of it, and before issue 37 rank 0
   // gathered it whole (and a continuing rank read it whole); a rank of 3 holds a third.
   generate(dir, "300000", "2000", "600000");
-  const std::vector<std::string> capped{"env", "MALLOC_ARENA_MAX=2", "prlimit", "--data=" + std::to_string(150 << 20)};
-  std::vector<std::string> job{mf(), "--train", (dir / "train.tsv").string(), "--rank", "64", "--epochs", "1",
-                               "--threads", "1", "--seed", "3", "--quiet"};
-  auto one = job;
-  one.insert(one.end(), {"--workers", "3", "--out", (dir / "one").string()});
-  const auto reference = run_command(one);
+  const std::vector<std::string> job{mf(), "--train", (dir / "train.tsv").string(), "--rank", "64", "--epochs", "1",
+                                     "--threads", "1", "--seed", "3", "--quiet"};
+  const auto one = with(job, {"--workers", "3"});
+  const auto reference = run_command(with(one, {"--out", (dir / "one").string()}));
   REQUIRE_MESSAGE(reference.exit_code == 0, reference.output);
   // The cap has teeth: one process under it runs out of memory.
-  auto one_capped = capped;
-  one_capped.insert(one_capped.end(), one.begin(), one.end());
-  *(one_capped.end() - 1) = (dir / "capped").string();
-  const auto refused = run_command(one_capped);
+  const auto refused = run_command(under_memory_cap(150, with(one, {"--out", (dir / "capped").string()})));
   CHECK_MESSAGE(refused.exit_code != 0, refused.output);
-  auto ranks = capped;
-  ranks.insert(ranks.end(), job.begin(), job.end());
-  auto trained = ranks;
-  trained.insert(trained.end(), {"--out", (dir / "ranks").string()});
-  for (const auto& r : run_ranks(trained, 3)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  for (const auto& r : run_ranks(under_memory_cap(150, with(job, {"--out", (dir / "ranks").string()})), 3))
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
   expect_same_model(exported(dir / "ranks"), dir / "one");
   // Continued under the cap: each rank reads its own users' rows of the parts.
-  auto continued = ranks;
-  continued.insert(continued.end(), {"--init-model", (dir / "ranks").string(), "--out", (dir / "continued").string()});
-  for (const auto& r : run_ranks(continued, 3)) CHECK_MESSAGE(r.exit_code == 0, r.output);
-  auto continued_one = one;
-  continued_one.insert(continued_one.end() - 2, {"--init-model", (dir / "one").string()});
-  *(continued_one.end() - 1) = (dir / "continued-one").string();
-  const auto c = run_command(continued_one);
+  const auto continued = with(job, {"--init-model", (dir / "ranks").string(), "--out", (dir / "continued").string()});
+  for (const auto& r : run_ranks(under_memory_cap(150, continued), 3)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  const auto c = run_command(with(one, {"--init-model", (dir / "one").string(), "--out", (dir / "continued-one").string()}));
   REQUIRE_MESSAGE(c.exit_code == 0, c.output);
   expect_same_model(exported(dir / "continued"), dir / "continued-one");
 }
