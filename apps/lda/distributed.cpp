@@ -1,4 +1,4 @@
-// apps/lda/distributed.cpp — run one LDA worker per process and gather the model on rank 0.
+// apps/lda/distributed.cpp — run one LDA worker per process; every rank writes its part of the model (or rank 0 gathers it).
 #include "lda/distributed.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// apps/mf/distributed.cpp — run one MF worker per process and gather the model on rank 0.
+// apps/mf/distributed.cpp — run one MF worker per process; every rank writes its part of the model (or rank 0 gathers it).
 #include "mf/distributed.hpp"
 
 #include <algorithm>
@@ -43,14 +43,14 @@ void write_parts(const MfPlan& plan, const runtime::Member& member, MfKernel& ke
         std::vector<std::pair<std::uint32_t, const float*>> rows;
         const auto side = [&](std::size_t tail, const std::vector<std::uint32_t>& originals) {
           std::sort(rows.begin(), rows.end());
-          PartSide out;
-          out.tail = tail;
+          PartSide sorted;
+          sorted.tail = tail;
           for (const auto& [dense, row] : rows) {
-            out.ids.push_back(originals.at(dense));
-            out.rows.push_back(row);
+            sorted.ids.push_back(originals.at(dense));
+            sorted.rows.push_back(row);
           }
           rows = {};
-          return out;
+          return sorted;
         };
         const auto user_rows = kernel.user_rows_view();
         const auto& user_ids = kernel.users().global_ids;

@@ -1,4 +1,4 @@
-// apps/lda/lda/distributed.hpp — LDA as one process per worker over tcp (mpirun, srun, or by hand), and the model gathered at rank 0.
+// apps/lda/lda/distributed.hpp — LDA as one process per worker over tcp (mpirun, srun, or by hand); the model written in parts or gathered at rank 0.
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// apps/mf/mf/distributed.hpp — MF as one process per worker over tcp (mpirun, srun, or by hand), and the model gathered at rank 0.
+// apps/mf/mf/distributed.hpp — MF as one process per worker over tcp (mpirun, srun, or by hand); the model written in parts or gathered at rank 0.
 #pragma once
 
 #include <chrono>
