@@ -247,8 +247,7 @@ void append_model_row(MfModel& model, bool user, const float* row, std::size_t t
   }
 }
 
-}  // namespace
-
+// The rows of `users` and `blocks` as a model, ids ascending, item_ids set (dense ids).
 MfModel assemble_part(const MfPlan& plan, const std::vector<UserRows>& users, const std::vector<const model::Block*>& blocks) {
   MfModel model = model_header(plan);
   // Items in id order, whichever block holds them; then users likewise (their rows are model
@@ -274,6 +273,8 @@ MfModel assemble_part(const MfPlan& plan, const std::vector<UserRows>& users, co
   }
   return model;
 }
+
+}  // namespace
 
 MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users, const std::vector<const model::Block*>& blocks) {
   MfModel part = assemble_part(plan, users, blocks);

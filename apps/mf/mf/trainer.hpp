@@ -102,9 +102,6 @@ bool evaluates_after(const MfConfig& c, int epoch);
 scheduler::PhasePolicy epoch_policy(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch);
 // A model's fields without its rows: rank, biases, mean, id spaces, the training record.
 MfModel model_header(const MfPlan& plan);
-// The rows of `users` and `blocks` as a model, ids ascending, item_ids set (dense ids).
-MfModel assemble_part(const MfPlan& plan, const std::vector<UserRows>& users,
-                      const std::vector<const model::Block*>& blocks);
 // The model from every worker's user rows and every block.
 MfModel assemble_model(const MfPlan& plan, const std::vector<UserRows>& users,
                        const std::vector<const model::Block*>& blocks);

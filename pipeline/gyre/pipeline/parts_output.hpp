@@ -26,7 +26,9 @@ struct PartsOutput {
 using WritePart = std::function<std::string(const std::filesystem::path& staging)>;
 // Writes the manifest into the staging directory, given every rank's note in rank order.
 using WriteManifest = std::function<void(const std::filesystem::path& staging, const std::vector<std::string>& notes)>;
-inline constexpr std::size_t kMaxPartNote = std::size_t{1} << 20;
+// Generous: LDA's note carries each topic's top-word candidates (K × top words pairs, megabytes
+// at K = 65535), and a note refused here would fail the job after all of its training.
+inline constexpr std::size_t kMaxPartNote = std::size_t{256} << 20;
 
 // Every worker of a finished job calls this once, in its part, with its member's mailbox while
 // the links are up. Rank 0 opens `out.directory` as an OutputDirectory and tells the others
