@@ -4,14 +4,13 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gyre/base/rank_text.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/wire/codec.hpp"
 
 namespace gyre::scheduler {
 namespace {
-
-std::string rank_text(int rank) { return "rank " + std::to_string(rank); }
 
 template <class Duration>
 std::string ms_text(Duration d) {

@@ -5,12 +5,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "gyre/base/rank_text.hpp"
+
 namespace gyre::scheduler {
-namespace {
-
-std::string rank_text(int rank) { return "rank " + std::to_string(rank); }
-
-}  // namespace
 
 LockTable::LockTable(std::uint32_t keys)
     : holder_(keys, kFree), since_(keys), reserved_(keys, 0) {

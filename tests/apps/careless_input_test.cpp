@@ -18,10 +18,13 @@
 
 #include "support/multiprocess.hpp"
 #include "support/run_command.hpp"
+#include "support/small_ratings.hpp"
 #include "support/temp_dir.hpp"
 
+using gyre::test::gyre_mf;
 using gyre::test::built;
 using gyre::test::CommandResult;
+using gyre::test::generate_small_ratings;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::said;
@@ -30,17 +33,6 @@ using gyre::test::write_text;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string mf() { return built("apps/mf/gyre-mf"); }
-
-
-// dir/r.tsv and dir/t.tsv: 300 users × 200 items of planted ratings.
-void ratings(const TempDir& dir) {
-  const auto r = run_command({built("tools/gyre-gen"), "ratings", "--users", "300", "--items", "200", "--ratings",
-                              "6000", "--rank", "3", "--noise", "0.1", "--seed", "4", "--train",
-                              (dir / "r.tsv").string(), "--test", (dir / "t.tsv").string()});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-}
 
 // `file` with every rating's value replaced by `value` (the implicit-feedback file of the issue).
 void constant_copy(const fs::path& from, const fs::path& to, const std::string& value) {
@@ -59,7 +51,7 @@ double last_test_rmse(const std::string& output) {
 
 // The prediction gyre-mf predict prints for the single pair in `pairs`.
 double predicted(const fs::path& model, const fs::path& pairs, const fs::path& out) {
-  const auto r = run_command({mf(), "predict", "--model", model.string(), "--pairs", pairs.string(), "--out",
+  const auto r = run_command({gyre_mf(), "predict", "--model", model.string(), "--pairs", pairs.string(), "--out",
                               out.string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   std::istringstream in(read_text(out));
@@ -89,10 +81,10 @@ std::string with_field(const std::string& json, const std::string& key, const st
 
 TEST_CASE("defect 2: implicit-feedback ratings (all 1) train with the default update and are predicted as 1") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   constant_copy(dir / "r.tsv", dir / "ones.tsv", "1");
   constant_copy(dir / "t.tsv", dir / "ones-test.tsv", "1");
-  const auto r = run_command({mf(), "--train", (dir / "ones.tsv").string(), "--test", (dir / "ones-test.tsv").string(),
+  const auto r = run_command({gyre_mf(), "--train", (dir / "ones.tsv").string(), "--test", (dir / "ones-test.tsv").string(),
                               "--epochs", "10", "--threads", "1", "--out", (dir / "m").string()});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -105,7 +97,7 @@ TEST_CASE("defect 2: a single rating trains and predicts itself, not a number th
   write_text(dir / "one.tsv", "5 7 3.5\n");
   write_text(dir / "pair.tsv", "5 7\n");
   // Two epochs are two updates: far from done, but on the way (it was 106383).
-  auto r = run_command({mf(), "--train", (dir / "one.tsv").string(), "--epochs", "2", "--threads", "1", "--out",
+  auto r = run_command({gyre_mf(), "--train", (dir / "one.tsv").string(), "--epochs", "2", "--threads", "1", "--out",
                         (dir / "m").string()});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -113,11 +105,11 @@ TEST_CASE("defect 2: a single rating trains and predicts itself, not a number th
   CHECK(early > 0);
   CHECK(early < 3.5);
   // Enough updates reach it; with biases the mean alone does.
-  r = run_command({mf(), "--train", (dir / "one.tsv").string(), "--epochs", "200", "--threads", "1", "--out",
+  r = run_command({gyre_mf(), "--train", (dir / "one.tsv").string(), "--epochs", "200", "--threads", "1", "--out",
                    (dir / "m").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(predicted(dir / "m", dir / "pair.tsv", dir / "p.tsv") == doctest::Approx(3.5).epsilon(0.15));
-  r = run_command({mf(), "--train", (dir / "one.tsv").string(), "--epochs", "2", "--biases", "--threads", "1",
+  r = run_command({gyre_mf(), "--train", (dir / "one.tsv").string(), "--epochs", "2", "--biases", "--threads", "1",
                    "--out", (dir / "m").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(predicted(dir / "m", dir / "pair.tsv", dir / "p.tsv") == doctest::Approx(3.5).epsilon(0.05));
@@ -127,17 +119,17 @@ TEST_CASE("defect 2: a single rating trains and predicts itself, not a number th
 
 TEST_CASE("defect 3: deeply nested JSON in model.json or a manifest is refused with exit 2, never a crash") {
   TempDir dir;
-  ratings(dir);
-  const auto trained = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+  generate_small_ratings(dir);
+  const auto trained = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
                                     "--quiet", "--out", (dir / "m").string()});
   REQUIRE_MESSAGE(trained.exit_code == 0, trained.output);
   const std::string deep = std::string(100000, '[') + std::string(100000, ']') + "\n";
   write_text(dir / "m" / "model.json", deep);
   write_text(dir / "pair.tsv", "1 2\n");
   for (const std::vector<std::string>& argv :
-       {std::vector<std::string>{mf(), "predict", "--model", (dir / "m").string(), "--pairs", (dir / "pair.tsv").string(),
+       {std::vector<std::string>{gyre_mf(), "predict", "--model", (dir / "m").string(), "--pairs", (dir / "pair.tsv").string(),
                                  "--out", (dir / "p.tsv").string()},
-        std::vector<std::string>{mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
+        std::vector<std::string>{gyre_mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
                                  "--epochs", "1", "--out", (dir / "m2").string()}}) {
     const auto r = run_command(argv);
     INFO(argv[1] << ": " << r.output);
@@ -149,7 +141,7 @@ TEST_CASE("defect 3: deeply nested JSON in model.json or a manifest is refused w
                                  "--parts", "2", "--out", (dir / "parts").string()});
   REQUIRE_MESSAGE(part.exit_code == 0, part.output);
   write_text(dir / "parts" / "manifest.json", deep);
-  const auto r = run_command({mf(), "--train", (dir / "parts").string(), "--epochs", "1", "--out", (dir / "m3").string()});
+  const auto r = run_command({gyre_mf(), "--train", (dir / "parts").string(), "--epochs", "1", "--out", (dir / "m3").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(said(r.output, "manifest.json:1: expected"));
@@ -157,8 +149,8 @@ TEST_CASE("defect 3: deeply nested JSON in model.json or a manifest is refused w
 
 TEST_CASE("defect 3: a huge value in model.json is shown in short in the error") {
   TempDir dir;
-  ratings(dir);
-  const auto trained = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+  generate_small_ratings(dir);
+  const auto trained = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
                                     "--quiet", "--out", (dir / "m").string()});
   REQUIRE_MESSAGE(trained.exit_code == 0, trained.output);
   std::string huge = "{\"format\": [";
@@ -166,7 +158,7 @@ TEST_CASE("defect 3: a huge value in model.json is shown in short in the error")
   huge += "1]}\n";
   write_text(dir / "m" / "model.json", huge);
   write_text(dir / "pair.tsv", "1 2\n");
-  const auto r = run_command({mf(), "predict", "--model", (dir / "m").string(), "--pairs", (dir / "pair.tsv").string(),
+  const auto r = run_command({gyre_mf(), "predict", "--model", (dir / "m").string(), "--pairs", (dir / "pair.tsv").string(),
                               "--out", (dir / "p.tsv").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
@@ -178,14 +170,14 @@ TEST_CASE("defect 3: a huge value in model.json is shown in short in the error")
 
 TEST_CASE("defect 7: --init-model with a phase count no run could have is refused at once; a large true one costs nothing") {
   TempDir dir;
-  ratings(dir);
-  const auto trained = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--threads", "1",
+  generate_small_ratings(dir);
+  const auto trained = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--threads", "1",
                                     "--ring", "random", "--workers", "2", "--quiet", "--out", (dir / "m").string()});
   REQUIRE_MESSAGE(trained.exit_code == 0, trained.output);
   const std::string header = read_text(dir / "m" / "model.json");
   const auto continue_run = [&]() {
     const auto t0 = std::chrono::steady_clock::now();
-    const auto r = run_bounded({mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
+    const auto r = run_bounded({gyre_mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
                                 "--epochs", "1", "--threads", "1", "--quiet", "--out", (dir / "m2").string()},
                                60);
     return std::make_pair(r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -210,9 +202,9 @@ TEST_CASE("defect 7: --init-model with a phase count no run could have is refuse
 
 TEST_CASE("defect 5: --checkpoint at or inside --out is refused before training") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   for (const std::string& ck : {std::string("m"), std::string("m/ck")}) {
-    const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out",
+    const auto r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out",
                                 (dir / "m").string(), "--checkpoint", (dir / ck).string()});
     INFO(ck << ": " << r.output);
     CHECK(r.exit_code == 2);
@@ -223,9 +215,9 @@ TEST_CASE("defect 5: --checkpoint at or inside --out is refused before training"
 
 TEST_CASE("defect 8: a checkpoint directory that is a file or cannot be written fails with exit 2 at start") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   write_text(dir / "file", "x\n");
-  auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out", (dir / "m").string(),
+  auto r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out", (dir / "m").string(),
                         "--checkpoint", (dir / "file").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
@@ -233,7 +225,7 @@ TEST_CASE("defect 8: a checkpoint directory that is a file or cannot be written 
   CHECK(!said(r.output, "epoch 1"));
   fs::create_directory(dir / "loop-parent");
   fs::create_directory_symlink(dir / "loop", dir / "loop");
-  r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out", (dir / "m").string(),
+  r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out", (dir / "m").string(),
                    "--checkpoint", (dir / "loop").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
@@ -241,7 +233,7 @@ TEST_CASE("defect 8: a checkpoint directory that is a file or cannot be written 
   if (::geteuid() != 0) {  // root writes anywhere: the mode check needs another user
     fs::create_directory(dir / "ro");
     fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
-    r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out", (dir / "m").string(),
+    r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--out", (dir / "m").string(),
                      "--checkpoint", (dir / "ro").string()});
     INFO(r.output);
     CHECK(r.exit_code == 2);
@@ -251,8 +243,8 @@ TEST_CASE("defect 8: a checkpoint directory that is a file or cannot be written 
 
 TEST_CASE("defect 9: a second job given a checkpoint directory in use is refused; the first one's checkpoints stay") {
   TempDir dir;
-  ratings(dir);
-  const std::vector<std::string> first = {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1000000", "--threads",
+  generate_small_ratings(dir);
+  const std::vector<std::string> first = {gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1000000", "--threads",
                                           "1", "--quiet", "--out", (dir / "m1").string(), "--checkpoint",
                                           (dir / "ck").string()};
   const pid_t child = ::fork();
@@ -271,7 +263,7 @@ TEST_CASE("defect 9: a second job given a checkpoint directory in use is refused
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!fs::exists(dir / "ck" / "epoch-1" / "manifest") && std::chrono::steady_clock::now() < deadline)
     ::usleep(20000);
-  const auto second = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+  const auto second = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
                                    "--out", (dir / "m2").string(), "--checkpoint", (dir / "ck").string()});
   ::kill(child, SIGKILL);
   int status = 0;
@@ -288,7 +280,7 @@ TEST_CASE("defect 9: a second job given a checkpoint directory in use is refused
 
 TEST_CASE("defect 10: a staging directory left by a killed run is removed by the next run, which says so") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   // What kill -9 while staging leaves: a hidden full copy named for a process that is gone.
   const pid_t gone = ::fork();
   if (gone == 0) ::_exit(0);
@@ -299,7 +291,7 @@ TEST_CASE("defect 10: a staging directory left by a killed run is removed by the
   // One of a process still running (this test) is someone's work in progress: it stays.
   const fs::path live = dir / (".m.gyre-new-" + std::to_string(::getpid()) + "-1234");
   fs::create_directory(live);
-  const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+  const auto r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
                               "--quiet", "--out", (dir / "m").string()});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -310,8 +302,8 @@ TEST_CASE("defect 10: a staging directory left by a killed run is removed by the
 
 TEST_CASE("defect 11: replacing --out keeps the directory's mode") {
   TempDir dir;
-  ratings(dir);
-  const std::vector<std::string> train = {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+  generate_small_ratings(dir);
+  const std::vector<std::string> train = {gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
                                           "--quiet", "--out", (dir / "m").string()};
   REQUIRE(run_command(train).exit_code == 0);
   ::chmod((dir / "m").c_str(), 0700);
@@ -325,8 +317,8 @@ TEST_CASE("defect 11: replacing --out keeps the directory's mode") {
 
 TEST_CASE("defect 12: a negative AdaGrad sum is a file:line error, not a divergence") {
   TempDir dir;
-  ratings(dir);
-  const auto trained = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
+  generate_small_ratings(dir);
+  const auto trained = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1",
                                     "--quiet", "--out", (dir / "m").string()});
   REQUIRE_MESSAGE(trained.exit_code == 0, trained.output);
   std::string sums = read_text(dir / "m" / "user_adagrad.tsv");
@@ -334,7 +326,7 @@ TEST_CASE("defect 12: a negative AdaGrad sum is a file:line error, not a diverge
   const auto field = sums.find('\t', second_line) + 1;
   sums.insert(field, "-");
   write_text(dir / "m" / "user_adagrad.tsv", sums);
-  const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
+  const auto r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--init-model", (dir / "m").string(),
                               "--epochs", "1", "--threads", "1", "--out", (dir / "m2").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
@@ -346,21 +338,21 @@ TEST_CASE("defect 12: a negative AdaGrad sum is a file:line error, not a diverge
 
 TEST_CASE("defect 13: a symlink loop as a model is refused with exit 2 and a sentence; one in a checkpoint directory is passed over") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   fs::create_directory_symlink(dir / "m9", dir / "m9");
   write_text(dir / "pair.tsv", "1 2\n");
-  auto r = run_command({mf(), "predict", "--model", (dir / "m9").string(), "--pairs", (dir / "pair.tsv").string(),
+  auto r = run_command({gyre_mf(), "predict", "--model", (dir / "m9").string(), "--pairs", (dir / "pair.tsv").string(),
                         "--out", (dir / "p.tsv").string()});
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(said(r.output, "a loop of symbolic links"));
   CHECK(!said(r.output, "filesystem error"));
   // A run with checkpoints, then a loop named like a newer checkpoint beside them.
-  r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--threads", "1", "--quiet", "--out",
+  r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--threads", "1", "--quiet", "--out",
                    (dir / "m").string(), "--checkpoint", (dir / "ck").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   fs::create_directory_symlink(dir / "ck" / "epoch-7", dir / "ck" / "epoch-7");
-  r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "3", "--threads", "1", "--quiet", "--out",
+  r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "3", "--threads", "1", "--quiet", "--out",
                    (dir / "m").string(), "--resume", (dir / "ck").string()});
   INFO(r.output);
   CHECK(r.exit_code == 0);
@@ -371,8 +363,8 @@ TEST_CASE("defect 13: a symlink loop as a model is refused with exit 2 and a sen
 
 TEST_CASE("defect 14: --model nosync reports the test RMSE of the model it writes, and refuses an interval it would round") {
   TempDir dir;
-  ratings(dir);
-  const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--test", (dir / "t.tsv").string(), "--model",
+  generate_small_ratings(dir);
+  const auto r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--test", (dir / "t.tsv").string(), "--model",
                               "nosync", "--workers", "2", "--threads", "1", "--epochs", "3", "--out",
                               (dir / "m").string()});
   INFO(r.output);
@@ -388,7 +380,7 @@ TEST_CASE("defect 14: --model nosync reports the test RMSE of the model it write
     truth.push_back(value);
   }
   write_text(dir / "pairs.tsv", pairs);
-  const auto p = run_command({mf(), "predict", "--model", (dir / "m").string(), "--pairs", (dir / "pairs.tsv").string(),
+  const auto p = run_command({gyre_mf(), "predict", "--model", (dir / "m").string(), "--pairs", (dir / "pairs.tsv").string(),
                               "--out", (dir / "p.tsv").string()});
   REQUIRE_MESSAGE(p.exit_code == 0, p.output);
   std::istringstream predictions(read_text(dir / "p.tsv"));
@@ -401,7 +393,7 @@ TEST_CASE("defect 14: --model nosync reports the test RMSE of the model it write
   }
   REQUIRE(n == truth.size());
   CHECK(reported == doctest::Approx(std::sqrt(squares / static_cast<double>(n))).epsilon(0.002));
-  const auto rounded = run_command({mf(), "--train", (dir / "r.tsv").string(), "--model", "nosync", "--workers", "2",
+  const auto rounded = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--model", "nosync", "--workers", "2",
                                     "--average-ms", "0.001", "--epochs", "1", "--out", (dir / "m2").string()});
   INFO(rounded.output);
   CHECK(rounded.exit_code == 2);
@@ -412,14 +404,14 @@ TEST_CASE("defect 14: --model nosync reports the test RMSE of the model it write
 
 TEST_CASE("defect 6: a part copied from another checkpoint is refused on resume, naming it, and the older sound one is used") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   // Five epochs: checkpoints after epochs 1 to 4 (the last epoch's model is the output).
-  auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "5", "--threads", "1", "--workers", "2",
+  auto r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "5", "--threads", "1", "--workers", "2",
                         "--keep", "4", "--quiet", "--out", (dir / "m").string(), "--checkpoint", (dir / "ck").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   fs::copy_file(dir / "ck" / "epoch-3" / "rank-1.part", dir / "ck" / "epoch-4" / "rank-1.part",
                 fs::copy_options::overwrite_existing);
-  r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "6", "--threads", "1", "--workers", "2",
+  r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "6", "--threads", "1", "--workers", "2",
                    "--keep", "4", "--out", (dir / "m").string(), "--resume", (dir / "ck").string()});
   INFO(r.output);
   CHECK(r.exit_code == 0);
@@ -431,8 +423,8 @@ TEST_CASE("defect 6: a part copied from another checkpoint is refused on resume,
 
 TEST_CASE("defect 4: ranks that disagree on writing checkpoints never form a job; they say which setting differs") {
   TempDir dir;
-  ratings(dir);
-  const std::vector<std::string> argv = {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--threads", "1",
+  generate_small_ratings(dir);
+  const std::vector<std::string> argv = {gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--threads", "1",
                                          "--quiet", "--out", (dir / "m").string()};
   auto with_checkpoint = argv;
   with_checkpoint.insert(with_checkpoint.end(), {"--checkpoint", (dir / "ck").string()});
@@ -447,8 +439,8 @@ TEST_CASE("defect 4: ranks that disagree on writing checkpoints never form a job
 
 TEST_CASE("defect 4: a rank whose checkpoint directory is not rank 0's fails the job at its first checkpoint, saying so") {
   TempDir dir;
-  ratings(dir);
-  const std::vector<std::string> argv = {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "3", "--threads", "1",
+  generate_small_ratings(dir);
+  const std::vector<std::string> argv = {gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "3", "--threads", "1",
                                          "--quiet", "--out", (dir / "m").string()};
   auto rank0 = argv, rank1 = argv;
   rank0.insert(rank0.end(), {"--checkpoint", (dir / "ck").string()});
@@ -466,14 +458,14 @@ TEST_CASE("defect 4: a rank whose checkpoint directory is not rank 0's fails the
 
 TEST_CASE("defect 16: a rank that never starts is named on every rank that did") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   const std::string coordinator = "127.0.0.1:" + std::to_string(gyre::test::free_port());
   std::vector<std::future<CommandResult>> running;
   for (const int rank : {0, 2}) {  // rank 1 was killed before it connected
     running.push_back(std::async(std::launch::async, [&, rank] {
       gyre::test::CommandOptions o;
       o.environment = {{"GYRE_TOKEN", "test-token"}};
-      return run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1", "--quiet",
+      return run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "1", "--threads", "1", "--quiet",
                           "--processes", "3", "--process-rank", std::to_string(rank), "--coordinator", coordinator,
                           "--connect-timeout", "3"},
                          o);
@@ -489,9 +481,9 @@ TEST_CASE("defect 16: a rank that never starts is named on every rank that did")
 
 TEST_CASE("defect 16: a rank number given twice, the second after the job formed, is told so and the job goes on") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   const std::string coordinator = "127.0.0.1:" + std::to_string(gyre::test::free_port());
-  const std::string rank = mf() + " --train r.tsv --epochs 30 --threads 1 --processes 2 --coordinator " + coordinator +
+  const std::string rank = gyre_mf() + " --train r.tsv --epochs 30 --threads 1 --processes 2 --coordinator " + coordinator +
                            " --listen-host 127.0.0.1 --process-rank ";
   std::ostringstream script;
   script << "cd '" << dir.path().string() << "'\nexport GYRE_TOKEN=test-token\n"
@@ -551,8 +543,8 @@ TEST_CASE("defect 15: a Lasso interval that multiplies the objective stops the s
 
 TEST_CASE("--max-memory 0 is refused, not taken as no budget at all") {
   TempDir dir;
-  ratings(dir);
-  const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--max-memory", "0", "--epochs", "1"});
+  generate_small_ratings(dir);
+  const auto r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--max-memory", "0", "--epochs", "1"});
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(said(r.output, "at least 1 byte"));
@@ -561,8 +553,8 @@ TEST_CASE("--max-memory 0 is refused, not taken as no budget at all") {
 TEST_CASE("epoch lines that standard output cannot take fail the run instead of vanishing") {
   if (!fs::exists("/dev/full")) return;
   TempDir dir;
-  ratings(dir);
-  const auto r = gyre::test::run_shell(mf() + " --train " + (dir / "r.tsv").string() +
+  generate_small_ratings(dir);
+  const auto r = gyre::test::run_shell(gyre_mf() + " --train " + (dir / "r.tsv").string() +
                                        " --epochs 2 --threads 1 --out " + (dir / "m").string() + " > /dev/full");
   INFO(r.output);
   CHECK(r.exit_code == 1);

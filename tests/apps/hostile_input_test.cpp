@@ -17,10 +17,17 @@
 #include "gyre/data/ratings_partition.hpp"
 #include "gyre/data/ratings.hpp"
 #include "support/run_command.hpp"
+#include "support/small_ratings.hpp"
 #include "support/temp_dir.hpp"
 
+using gyre::test::gyre_lasso;
+using gyre::test::gyre_lda;
+using gyre::test::gyre_logreg;
+using gyre::test::gyre_mf;
+using gyre::test::gyre_sim;
 using gyre::test::built;
 using gyre::test::CommandResult;
+using gyre::test::generate_small_ratings;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::said;
@@ -30,21 +37,6 @@ using gyre::test::write_text;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string mf() { return built("apps/mf/gyre-mf"); }
-std::string lda() { return built("apps/lda/gyre-lda"); }
-std::string lasso() { return built("apps/lasso/gyre-lasso"); }
-std::string logreg() { return built("apps/logreg/gyre-logreg"); }
-std::string sim() { return built("tools/gyre-sim"); }
-
-
-// dir/r.tsv: 300 users × 200 items of planted ratings.
-void ratings(const TempDir& dir) {
-  const auto r = run_command({built("tools/gyre-gen"), "ratings", "--users", "300", "--items", "200", "--ratings",
-                              "6000", "--rank", "3", "--noise", "0.1", "--seed", "4", "--train",
-                              (dir / "r.tsv").string(), "--test", (dir / "t.tsv").string()});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-}
 
 // dir/reg/data.libsvm: 200 samples of a sparse regression with 0/1-ish labels.
 void regression(const TempDir& dir) {
@@ -78,17 +70,17 @@ TEST_CASE("defect 1: --metrics on a character device node leaves the node a devi
     return;
   }
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   regression(dir);
   const fs::path null = dir / "null";
   REQUIRE(::mknod(null.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
   const std::string data = (dir / "reg" / "data.libsvm").string();
   const std::vector<std::vector<std::string>> runs = {
-      {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "-q", "--metrics", null.string()},
-      {mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "-q", "--out", null.string()},
-      {lasso(), "--data", data, "--lambda", "0.1", "-q", "--metrics", null.string(), "--out", null.string()},
-      {logreg(), "--data", data, "--steps", "5", "-q", "--metrics", null.string(), "--out", null.string()},
-      {sim(), "--workers", "8", "--time", "10", "--sweep", "none", "--csv", null.string(), "--sweep-csv",
+      {gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "-q", "--metrics", null.string()},
+      {gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "-q", "--out", null.string()},
+      {gyre_lasso(), "--data", data, "--lambda", "0.1", "-q", "--metrics", null.string(), "--out", null.string()},
+      {gyre_logreg(), "--data", data, "--steps", "5", "-q", "--metrics", null.string(), "--out", null.string()},
+      {gyre_sim(), "--workers", "8", "--time", "10", "--sweep", "none", "--csv", null.string(), "--sweep-csv",
        null.string()},
   };
   for (const auto& argv : runs) {
@@ -106,10 +98,10 @@ TEST_CASE("defect 1: --metrics on a character device node leaves the node a devi
 
 TEST_CASE("defect 1: a FIFO, a symlink and '-' as --metrics") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   const std::string train = (dir / "r.tsv").string();
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
-  const auto piped = run_shell("cat '" + (dir / "fifo").string() + "' > '" + (dir / "got").string() + "' & '" + mf() +
+  const auto piped = run_shell("cat '" + (dir / "fifo").string() + "' > '" + (dir / "got").string() + "' & '" + gyre_mf() +
                                "' --train '" + train + "' --epochs 2 -q --metrics '" + (dir / "fifo").string() +
                                "'; wait");
   CHECK_MESSAGE(piped.exit_code == 0, piped.output);
@@ -117,12 +109,12 @@ TEST_CASE("defect 1: a FIFO, a symlink and '-' as --metrics") {
   CHECK(said(read_text(dir / "got"), "\"epoch\":2"));
 
   fs::create_symlink("real.jsonl", dir / "link.jsonl");
-  auto r = run_command({mf(), "--train", train, "--epochs", "2", "-q", "--metrics", (dir / "link.jsonl").string()});
+  auto r = run_command({gyre_mf(), "--train", train, "--epochs", "2", "-q", "--metrics", (dir / "link.jsonl").string()});
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK(fs::is_symlink(dir / "link.jsonl"));
   CHECK(said(read_text(dir / "real.jsonl"), "\"epoch\":2"));
 
-  r = run_command({mf(), "--train", train, "--epochs", "2", "-q", "--metrics", "-"});
+  r = run_command({gyre_mf(), "--train", train, "--epochs", "2", "-q", "--metrics", "-"});
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK(said(r.output, "\"epoch\":1"));
 }
@@ -131,13 +123,13 @@ TEST_CASE("defect 1: a FIFO, a symlink and '-' as --metrics") {
 
 TEST_CASE("a pipe as --train is read once; where a digest would read it first (--checkpoint) it is refused") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   REQUIRE(::mkfifo((dir / "in.pipe").c_str(), 0600) == 0);
   const auto piped = run_shell("cat '" + (dir / "r.tsv").string() + "' > '" + (dir / "in.pipe").string() + "' & '" +
-                               mf() + "' --train '" + (dir / "in.pipe").string() + "' --epochs 2 -q; wait");
+                               gyre_mf() + "' --train '" + (dir / "in.pipe").string() + "' --epochs 2 -q; wait");
   CHECK_MESSAGE(piped.exit_code == 0, piped.output);
   // The checkpoint's digest of the inputs would read the pipe again, and find it empty.
-  const auto r = run_shell("cat '" + (dir / "r.tsv").string() + "' > '" + (dir / "in.pipe").string() + "' & '" + mf() +
+  const auto r = run_shell("cat '" + (dir / "r.tsv").string() + "' > '" + (dir / "in.pipe").string() + "' & '" + gyre_mf() +
                            "' --train '" + (dir / "in.pipe").string() + "' --epochs 2 -q --checkpoint '" +
                            (dir / "ck").string() + "'; status=$?; wait; exit $status");
   CHECK(r.exit_code == 2);
@@ -146,28 +138,28 @@ TEST_CASE("a pipe as --train is read once; where a digest would read it first (-
 
 TEST_CASE("defect 3: non-finite numbers in flags are usage errors, for every app") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   regression(dir);
   const std::string train = (dir / "r.tsv").string(), data = (dir / "reg" / "data.libsvm").string();
-  expect_usage_error({mf(), "--train", train, "--lr", "inf"}, "finite");
-  expect_usage_error({mf(), "--train", train, "--init-scale", "1e400"}, "finite");
-  expect_usage_error({mf(), "--train", train, "--lambda", "nan"}, "finite");
-  expect_usage_error({lda(), "--corpus", train, "--alpha", "inf"}, "finite");
-  expect_usage_error({lasso(), "--data", data, "--lambda", "nan"}, "finite");
-  expect_usage_error({logreg(), "--data", data, "--lr", "inf"}, "finite");
-  expect_usage_error({sim(), "--time", "nan"}, "finite");
+  expect_usage_error({gyre_mf(), "--train", train, "--lr", "inf"}, "finite");
+  expect_usage_error({gyre_mf(), "--train", train, "--init-scale", "1e400"}, "finite");
+  expect_usage_error({gyre_mf(), "--train", train, "--lambda", "nan"}, "finite");
+  expect_usage_error({gyre_lda(), "--corpus", train, "--alpha", "inf"}, "finite");
+  expect_usage_error({gyre_lasso(), "--data", data, "--lambda", "nan"}, "finite");
+  expect_usage_error({gyre_logreg(), "--data", data, "--lr", "inf"}, "finite");
+  expect_usage_error({gyre_sim(), "--time", "nan"}, "finite");
   CHECK(dir.entries() == std::vector<std::string>{"r.tsv", "reg", "t.tsv"});
 }
 
 TEST_CASE("defect 3: training that diverges stops with an error and writes no model") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   regression(dir);
-  auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--lr", "1e30", "--epochs", "3", "-q", "--out",
+  auto r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--lr", "1e30", "--epochs", "3", "-q", "--out",
                         (dir / "model").string(), "--metrics", (dir / "m.jsonl").string()});
   CHECK(r.exit_code == 1);
   CHECK_MESSAGE(said(r.output, "diverged"), r.output);
-  r = run_command({logreg(), "--data", (dir / "reg" / "data.libsvm").string(), "--lr", "1e300", "--steps", "50", "-q",
+  r = run_command({gyre_logreg(), "--data", (dir / "reg" / "data.libsvm").string(), "--lr", "1e300", "--steps", "50", "-q",
                    "--out", (dir / "w.tsv").string()});
   CHECK(r.exit_code == 1);
   CHECK_MESSAGE(said(r.output, "diverged"), r.output);
@@ -178,7 +170,7 @@ TEST_CASE("defect 3: a NaN in a shard whose checksum is right is refused, naming
   TempDir dir;
   gyre::data::RatingsSet a{{{0, 0, 1.0f}, {0, 1, 2.0f}}, 2, 2}, b{{{1, 0, std::nanf("")}, {1, 1, 1.0f}}, 2, 2};
   gyre::data::write_ratings_partition(dir / "part", {a, b});  // a valid CRC over a NaN
-  const auto r = run_command({mf(), "--train", (dir / "part").string(), "--epochs", "1", "-q"});
+  const auto r = run_command({gyre_mf(), "--train", (dir / "part").string(), "--epochs", "1", "-q"});
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE((said(r.output, "part-00001.shard") && said(r.output, "finite")), r.output);
 }
@@ -187,7 +179,7 @@ TEST_CASE("defect 3: a user in two ratings shards, or a document in two corpus s
   TempDir dir;
   gyre::data::RatingsSet a{{{0, 0, 1.0f}, {1, 1, 2.0f}}, 3, 2}, b{{{1, 0, 3.0f}, {2, 1, 1.0f}}, 3, 2};
   gyre::data::write_ratings_partition(dir / "ratings", {a, b});
-  auto r = run_command({mf(), "--train", (dir / "ratings").string(), "--epochs", "1", "-q"});
+  auto r = run_command({gyre_mf(), "--train", (dir / "ratings").string(), "--epochs", "1", "-q"});
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE((said(r.output, "part-00001.shard") && said(r.output, "part-00000.shard")), r.output);
 
@@ -201,7 +193,7 @@ TEST_CASE("defect 3: a user in two ratings shards, or a document in two corpus s
   c1.doc_ids = {7};
   const gyre::data::Corpus shards[] = {c0, c1};
   gyre::data::write_corpus_partition(dir / "corpus", shards);
-  r = run_command({lda(), "--corpus", (dir / "corpus").string(), "--topics", "2", "--epochs", "1", "-q"});
+  r = run_command({gyre_lda(), "--corpus", (dir / "corpus").string(), "--topics", "2", "--epochs", "1", "-q"});
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE((said(r.output, "part-00001.shard") && said(r.output, "document id 7 also in part-00000.shard")), r.output);
 }
@@ -210,9 +202,9 @@ TEST_CASE("defect 3: a user in two ratings shards, or a document in two corpus s
 
 TEST_CASE("defect 4: an output that is an input is refused before any work, and the input is untouched") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   const std::string before = read_text(dir / "r.tsv");
-  const auto r = run_command({mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--metrics",
+  const auto r = run_command({gyre_mf(), "--train", (dir / "r.tsv").string(), "--epochs", "2", "--metrics",
                               (dir / "r.tsv").string()});
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(said(r.output, "is the input"), r.output);
@@ -222,12 +214,12 @@ TEST_CASE("defect 4: an output that is an input is refused before any work, and 
 
 TEST_CASE("defect 4: a model directory is replaced whole; a failed run leaves the old model, a foreign directory is refused") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   const std::string train = (dir / "r.tsv").string(), model = (dir / "model").string();
-  REQUIRE(run_command({mf(), "--train", train, "--epochs", "2", "-q", "--out", model}).exit_code == 0);
+  REQUIRE(run_command({gyre_mf(), "--train", train, "--epochs", "2", "-q", "--out", model}).exit_code == 0);
   const std::string users = read_text(dir / "model" / "user_factors.tsv");
   const std::string items = read_text(dir / "model" / "item_factors.tsv");
-  auto r = run_command({mf(), "--train", train, "--epochs", "2", "-q", "--lr", "1e30", "--out", model});
+  auto r = run_command({gyre_mf(), "--train", train, "--epochs", "2", "-q", "--lr", "1e30", "--out", model});
   CHECK(r.exit_code == 1);
   CHECK(read_text(dir / "model" / "user_factors.tsv") == users);
   CHECK(read_text(dir / "model" / "item_factors.tsv") == items);
@@ -235,7 +227,7 @@ TEST_CASE("defect 4: a model directory is replaced whole; a failed run leaves th
 
   fs::create_directories(dir / "notes");
   write_text(dir / "notes" / "todo.txt", "keep me");
-  r = run_command({mf(), "--train", train, "--epochs", "2", "--out", (dir / "notes").string()});
+  r = run_command({gyre_mf(), "--train", train, "--epochs", "2", "--out", (dir / "notes").string()});
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(said(r.output, "todo.txt"), r.output);
   CHECK_FALSE(said(r.output, "epoch"));
@@ -244,8 +236,8 @@ TEST_CASE("defect 4: a model directory is replaced whole; a failed run leaves th
 
 TEST_CASE("defect 4: SIGTERM mid-training leaves no temporary file") {
   TempDir dir;
-  ratings(dir);
-  const auto r = run_shell("cd '" + dir.path().string() + "' && '" + mf() +
+  generate_small_ratings(dir);
+  const auto r = run_shell("cd '" + dir.path().string() + "' && '" + gyre_mf() +
                            "' --train r.tsv --epochs 1000000 --metrics m.jsonl --out model > log 2>&1 & pid=$!; "
                            "for i in $(seq 1 100); do grep -q 'epoch   2' log && break; sleep 0.1; done; "
                            "kill -TERM $pid; wait $pid; echo rc=$?");
@@ -269,17 +261,17 @@ constexpr bool built_with_address_sanitizer = false;
 
 TEST_CASE("defect 5: thread, worker, depth and pass counts are bounded; running out of threads is an error, not an abort") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   const std::string train = (dir / "r.tsv").string();
-  expect_usage_error({mf(), "--train", train, "--threads", "2147483647"}, "--threads");
-  expect_usage_error({mf(), "--train", train, "--workers", "100000"}, "--workers");
-  expect_usage_error({mf(), "--train", train, "--depth", "100000"}, "--depth");
-  expect_usage_error({mf(), "--train", train, "--workers", "400"}, "at most one worker per user");
+  expect_usage_error({gyre_mf(), "--train", train, "--threads", "2147483647"}, "--threads");
+  expect_usage_error({gyre_mf(), "--train", train, "--workers", "100000"}, "--workers");
+  expect_usage_error({gyre_mf(), "--train", train, "--depth", "100000"}, "--depth");
+  expect_usage_error({gyre_mf(), "--train", train, "--workers", "400"}, "at most one worker per user");
   // 290 workers fit the data, but not a 1 GiB address space: threads cannot start.
   // AddressSanitizer reserves terabytes of shadow memory at start, so under it no binary
   // starts inside `ulimit -v`; the main build runs this part.
   if (built_with_address_sanitizer) return;
-  const auto r = run_shell("ulimit -v 1000000; '" + mf() + "' --train '" + train + "' --workers 290 --epochs 1 -q");
+  const auto r = run_shell("ulimit -v 1000000; '" + gyre_mf() + "' --train '" + train + "' --workers 290 --epochs 1 -q");
   INFO(r.output);
   const bool clean = r.exit_code == 1 || r.exit_code == 0;
   CHECK(clean);  // never 134 (std::terminate)
@@ -292,7 +284,7 @@ TEST_CASE("defect 6: huge ids cost what the data costs, and the model keeps the 
   TempDir dir;
   write_text(dir / "huge.tsv", "0 0 1\n100000000 5 2\n3 10000000 1.5\n2147483646 1 1\n");
   CommandResult r;
-  CHECK(seconds_of({mf(), "--train", (dir / "huge.tsv").string(), "--epochs", "2", "-q", "--out",
+  CHECK(seconds_of({gyre_mf(), "--train", (dir / "huge.tsv").string(), "--epochs", "2", "-q", "--out",
                     (dir / "model").string()}, r) < 10);
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(fs::file_size(dir / "model" / "item_factors.tsv") < 2000);
@@ -300,11 +292,11 @@ TEST_CASE("defect 6: huge ids cost what the data costs, and the model keeps the 
   CHECK(said(read_text(dir / "model" / "item_factors.tsv"), "10000000\t"));
 
   write_text(dir / "h.mtx", "%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n5 7 1.0\n");
-  CHECK(seconds_of({mf(), "--train", (dir / "h.mtx").string(), "--epochs", "1", "-q"}, r) < 10);
+  CHECK(seconds_of({gyre_mf(), "--train", (dir / "h.mtx").string(), "--epochs", "1", "-q"}, r) < 10);
   CHECK_MESSAGE(r.exit_code == 0, r.output);
 
   write_text(dir / "big.libsvm", "1 1:1 10000000:2\n2 2:1\n3 1:0.5 3:1\n");
-  CHECK(seconds_of({lasso(), "--data", (dir / "big.libsvm").string(), "--lambda", "0.01", "-q", "--out",
+  CHECK(seconds_of({gyre_lasso(), "--data", (dir / "big.libsvm").string(), "--lambda", "0.01", "-q", "--out",
                     (dir / "c.tsv").string()}, r) < 10);
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK(said(read_text(dir / "c.tsv"), "\t10000000\tx10000000\t"));
@@ -316,24 +308,24 @@ TEST_CASE("defect 6: a corpus whose tokens cannot fit is refused while reading, 
   write_text(dir / "uci" / "docword.txt", "2\n3\n3\n1 1 3\n1 2 1000000000\n2 3 2\n");
   write_text(dir / "uci" / "vocab.txt", "a\nb\nc\n");
   CommandResult r;
-  CHECK(seconds_of({lda(), "--corpus", (dir / "uci").string(), "--topics", "5", "--max-memory", "1G"}, r) < 10);
+  CHECK(seconds_of({gyre_lda(), "--corpus", (dir / "uci").string(), "--topics", "5", "--max-memory", "1G"}, r) < 10);
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE((said(r.output, "docword.txt:5:") && said(r.output, "tokens")), r.output);
-  CHECK(seconds_of({mf(), "--train", (dir / "uci" / "vocab.txt").string()}, r) < 10);  // not ratings: refused
+  CHECK(seconds_of({gyre_mf(), "--train", (dir / "uci" / "vocab.txt").string()}, r) < 10);  // not ratings: refused
 }
 
 // ---- 9. Hangs and runaways ----
 
 TEST_CASE("defect 9: values that would never finish are refused at parse time, and --seconds bounds a step delay") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   regression(dir);
   const std::string data = (dir / "reg" / "data.libsvm").string();
-  expect_usage_error({mf(), "--train", (dir / "r.tsv").string(), "--passes", "1000000000"}, "--passes");
-  expect_usage_error({sim(), "--delay", "fixed:1e-300", "--workers", "10", "--time", "10"}, "steps");
-  expect_usage_error({logreg(), "--data", data, "--step-delay", "fixed:1e12"}, "fixed:1e12");
+  expect_usage_error({gyre_mf(), "--train", (dir / "r.tsv").string(), "--passes", "1000000000"}, "--passes");
+  expect_usage_error({gyre_sim(), "--delay", "fixed:1e-300", "--workers", "10", "--time", "10"}, "steps");
+  expect_usage_error({gyre_logreg(), "--data", data, "--step-delay", "fixed:1e12"}, "fixed:1e12");
   CommandResult r;
-  CHECK(seconds_of({logreg(), "--data", data, "--workers", "2", "--steps", "1000000", "--seconds", "1",
+  CHECK(seconds_of({gyre_logreg(), "--data", data, "--workers", "2", "--steps", "1000000", "--seconds", "1",
                     "--step-delay", "fixed:3000000", "-q"}, r) < 8);
   CHECK_MESSAGE(r.exit_code == 0, r.output);
 }
@@ -342,24 +334,24 @@ TEST_CASE("defect 9: values that would never finish are refused at parse time, a
 
 TEST_CASE("defect 10: bad usage exits 2, with what and where") {
   TempDir dir;
-  ratings(dir);
+  generate_small_ratings(dir);
   regression(dir);
   const std::string train = (dir / "r.tsv").string();
-  expect_usage_error({mf(), "--train", train, "--no-such-flag"}, "--no-such-flag");
-  expect_usage_error({mf(), "--train", train, "--epochs", "many"}, "--epochs");
-  expect_usage_error({mf()}, "--train");
-  expect_usage_error({lasso(), "--data", (dir / "reg" / "data.libsvm").string(), "--lambda", "0"}, "--lambda");
+  expect_usage_error({gyre_mf(), "--train", train, "--no-such-flag"}, "--no-such-flag");
+  expect_usage_error({gyre_mf(), "--train", train, "--epochs", "many"}, "--epochs");
+  expect_usage_error({gyre_mf()}, "--train");
+  expect_usage_error({gyre_lasso(), "--data", (dir / "reg" / "data.libsvm").string(), "--lambda", "0"}, "--lambda");
   expect_usage_error({built("tools/gyre-partition"), "ratings", "--input", train}, "--parts");
-  expect_usage_error({mf(), "--train", train, "--out", "/proc/gyre-model"}, "--out");
+  expect_usage_error({gyre_mf(), "--train", train, "--out", "/proc/gyre-model"}, "--out");
 }
 
 TEST_CASE("defect 10: a byte-order mark is not data, and binary garbage is shown escaped") {
   TempDir dir;
   write_text(dir / "bom.tsv", "\xEF\xBB\xBF" "0 0 1\n1 1 2\n0 1 3\n");
-  auto r = run_command({mf(), "--train", (dir / "bom.tsv").string(), "--epochs", "1", "-q"});
+  auto r = run_command({gyre_mf(), "--train", (dir / "bom.tsv").string(), "--epochs", "1", "-q"});
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   write_text(dir / "bin.tsv", "0 0 1\n\xFF\xFE\x01 1 2\n");
-  r = run_command({mf(), "--train", (dir / "bin.tsv").string(), "--epochs", "1", "-q"});
+  r = run_command({gyre_mf(), "--train", (dir / "bin.tsv").string(), "--epochs", "1", "-q"});
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(said(r.output, "\\xFF\\xFE\\x01"), r.output);
   CHECK_FALSE(said(r.output, "\xFF"));

@@ -36,14 +36,14 @@ void expect_refused(const std::vector<CommandResult>& ranks, const std::string& 
   CHECK_MESSAGE(has(ranks[0].output, setting), ranks[0].output);
 }
 
-void ratings(const TempDir& dir, const std::string& name, const std::string& seed) {
+void generate_named_ratings(const TempDir& dir, const std::string& name, const std::string& seed) {
   const auto r = run_command({build_path("tools/gyre-gen").string(), "ratings", "--users", "200", "--items", "100",
                               "--ratings", "4000", "--rank", "3", "--noise", "0.1", "--seed", seed, "--train",
                               (dir / (name + ".tsv")).string(), "--test", (dir / (name + "-test.tsv")).string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
 }
 
-std::vector<std::string> mf(const TempDir& dir, const std::string& train) {
+std::vector<std::string> mf_rank_argv(const TempDir& dir, const std::string& train) {
   return {build_path("apps/mf/gyre-mf").string(), "--train", (dir / train).string(), "--epochs", "3", "--threads", "1"};
 }
 
@@ -51,24 +51,24 @@ std::vector<std::string> mf(const TempDir& dir, const std::string& train) {
 
 TEST_CASE("gyre-mf: --lambda, --biases on one rank only, or same-shape other data: refused, naming the setting") {
   TempDir dir;
-  ratings(dir, "a", "1");
-  ratings(dir, "b", "2");  // the same shape, other ratings
-  auto other = mf(dir, "a.tsv");
+  generate_named_ratings(dir, "a", "1");
+  generate_named_ratings(dir, "b", "2");  // the same shape, other ratings
+  auto other = mf_rank_argv(dir, "a.tsv");
   other.insert(other.end(), {"--lambda", "0.05"});
-  expect_refused(run_job({mf(dir, "a.tsv"), other}), "--lambda is 0.05 on rank 1, 0.03 on rank 0");
-  other = mf(dir, "a.tsv");
+  expect_refused(run_job({mf_rank_argv(dir, "a.tsv"), other}), "--lambda is 0.05 on rank 1, 0.03 on rank 0");
+  other = mf_rank_argv(dir, "a.tsv");
   other.push_back("--biases");
-  expect_refused(run_job({mf(dir, "a.tsv"), other}), "--biases is 1 on rank 1, 0 on rank 0");
-  expect_refused(run_job({mf(dir, "a.tsv"), mf(dir, "b.tsv")}), "input --train is");
+  expect_refused(run_job({mf_rank_argv(dir, "a.tsv"), other}), "--biases is 1 on rank 1, 0 on rank 0");
+  expect_refused(run_job({mf_rank_argv(dir, "a.tsv"), mf_rank_argv(dir, "b.tsv")}), "input --train is");
 }
 
 TEST_CASE("gyre-mf: the same settings given differently (a default spelled out, another path to the same data) still form one job") {
   TempDir dir;
-  ratings(dir, "a", "1");
+  generate_named_ratings(dir, "a", "1");
   std::filesystem::copy_file(dir / "a.tsv", dir / "copy.tsv");
-  auto spelled = mf(dir, "copy.tsv");
+  auto spelled = mf_rank_argv(dir, "copy.tsv");
   spelled.insert(spelled.end(), {"--lambda", "0.030", "--quiet"});
-  for (const auto& r : run_job({mf(dir, "a.tsv"), spelled})) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  for (const auto& r : run_job({mf_rank_argv(dir, "a.tsv"), spelled})) CHECK_MESSAGE(r.exit_code == 0, r.output);
 }
 
 TEST_CASE("gyre-lda: another corpus or another --alpha on one rank is refused") {

@@ -62,8 +62,8 @@ struct RunResult {
 };
 
 template <class Backend>
-RunResult run(int P, int d, RingOrder order, int epochs, model::OwnershipRegistry* registry, int threads = 1,
-              int in_flight = 0) {
+RunResult run_counting_kernels(int P, int d, RingOrder order, int epochs, model::OwnershipRegistry* registry,
+                               int threads = 1, int in_flight = 0) {
   const scheduler::RotationSchedule schedule(P, d, order, 11);
   std::vector<std::unique_ptr<CountingKernel>> kernels;
   std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(P));
@@ -103,7 +103,7 @@ TEST_CASE_TEMPLATE("every (worker, block) pair is visited exactly once per phase
         CAPTURE(P);
         CAPTURE(d);
         const int epochs = 3;
-        auto r = run<B>(P, d, order, epochs, nullptr);
+        auto r = run_counting_kernels<B>(P, d, order, epochs, nullptr);
         CHECK(r.visits.size() == static_cast<std::size_t>(2 * epochs * P * P * d));
         for (const auto& [key, count] : r.visits) CHECK(count == 1);
         // Train phases report P·P·d visits; evaluation phases the same number of reads.
@@ -128,7 +128,7 @@ TEST_CASE_TEMPLATE("the block count is apart from the depth: m blocks per worker
     CAPTURE(in_flight);
     const int P = 3, m = 4, epochs = 2;
     model::OwnershipRegistry registry(static_cast<std::size_t>(P * m));
-    auto r = run<B>(P, m, RingOrder::kRandom, epochs, &registry, 1, in_flight);
+    auto r = run_counting_kernels<B>(P, m, RingOrder::kRandom, epochs, &registry, 1, in_flight);
     CHECK(r.visits.size() == static_cast<std::size_t>(2 * epochs * P * P * m));
     for (const auto& [key, count] : r.visits) CHECK(count == 1);
     CHECK(registry.violations() == 0);
@@ -142,7 +142,7 @@ TEST_CASE_TEMPLATE("no block ever has two owners at once", B, GYRE_TEST_BACKENDS
   for (int P : {2, 4})
     for (int d : {1, 2, 4}) {
       model::OwnershipRegistry registry(static_cast<std::size_t>(P * d));
-      auto r = run<B>(P, d, RingOrder::kRandom, 4, &registry);
+      auto r = run_counting_kernels<B>(P, d, RingOrder::kRandom, 4, &registry);
       CHECK(registry.violations() == 0);
       // Each of the P·d blocks: one acquisition at the start and one per receipt over the wire.
       CHECK(registry.acquisitions() >= static_cast<std::uint64_t>(P * d));

@@ -30,7 +30,7 @@ struct NoopKernel final : pipeline::RotationKernel {
   scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
 };
 
-struct Outcome {
+struct HostileJobOutcome {
   std::vector<std::string> errors;  // each real part's JobFailed text (gyre::test::job_failure)
   std::optional<std::string> told;  // the failure notice the hostile rank was sent
   std::chrono::steady_clock::duration took{};
@@ -41,7 +41,8 @@ struct Outcome {
 // phase (so the job can only end by failing). `attack` sends whatever it likes from the
 // hostile rank; the rank then waits for the job's failure notice.
 template <class B>
-Outcome hostile_job(int P, int d, int hostile, const std::function<void(net::Group&, const RotationSchedule&)>& attack) {
+HostileJobOutcome hostile_job(int P, int d, int hostile,
+                              const std::function<void(net::Group&, const RotationSchedule&)>& attack) {
   const RotationSchedule schedule(P, d, scheduler::RingOrder::kFixed, 1);
   const std::vector<model::BlockShape> layout(static_cast<std::size_t>(schedule.blocks()), kShape);
   auto groups = B::make(P + 1);
@@ -75,7 +76,7 @@ Outcome hostile_job(int P, int d, int hostile, const std::function<void(net::Gro
 
   net::Group& mine = *groups[static_cast<std::size_t>(hostile)];
   attack(mine, schedule);
-  Outcome out;
+  HostileJobOutcome out;
   const auto deadline = net::Clock::now() + 20s;
   while (!out.told) {
     auto m = mine.receive(deadline);
@@ -89,7 +90,7 @@ Outcome hostile_job(int P, int d, int hostile, const std::function<void(net::Gro
 
 // Every real part failed with an error holding `what`, the hostile rank was told, and nobody
 // waited for a timeout.
-void check_failed_with(const Outcome& o, const std::string& what) {
+void check_failed_with(const HostileJobOutcome& o, const std::string& what) {
   for (const auto& e : o.errors) CHECK_MESSAGE(e.find(what) != std::string::npos, e);
   REQUIRE(o.told.has_value());
   CHECK_MESSAGE(o.told->find(what) != std::string::npos, *o.told);

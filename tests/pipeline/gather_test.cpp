@@ -16,7 +16,7 @@ constexpr int kWorkers = 3;
 constexpr std::uint32_t kBlocks = 6;
 
 // A worker after its rotation: its links, its member's mailbox, the blocks it holds.
-struct Worker {
+struct RotatedWorker {
   std::unique_ptr<net::Group> group;
   std::unique_ptr<runtime::Mailbox> mailbox;
   std::vector<model::OwnedBlock> held;
@@ -26,14 +26,15 @@ struct Worker {
   }
 };
 
-std::optional<pipeline::GatheredModel> gather(Worker& w, pipeline::LocalRows rows, const pipeline::GatherOptions& o) {
+std::optional<pipeline::GatheredModel> gather(RotatedWorker& w, pipeline::LocalRows rows,
+                                              const pipeline::GatherOptions& o) {
   return pipeline::gather_at_root(*w.mailbox, w.held, std::move(rows), o);
 }
 
 // Worker w holds blocks w and w+P, whose first slot says which block it is, and two rows of
 // three int32s, ids 10w and 10w+1.
-Worker worker(std::unique_ptr<net::Group> group, int w) {
-  Worker run;
+RotatedWorker worker(std::unique_ptr<net::Group> group, int w) {
+  RotatedWorker run;
   run.join(std::move(group));
   for (auto id : {static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(w + kWorkers)}) {
     model::Block b(id, 2, model::kRowAlign);
@@ -43,7 +44,7 @@ Worker worker(std::unique_ptr<net::Group> group, int w) {
   return run;
 }
 
-pipeline::LocalRows rows_of(int w) {
+pipeline::LocalRows worker_rows(int w) {
   const std::vector<std::uint32_t> ids{static_cast<std::uint32_t>(10 * w), static_cast<std::uint32_t>(10 * w + 1)};
   std::vector<std::int32_t> values(6);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = w * 100 + static_cast<std::int32_t>(i);
@@ -51,14 +52,14 @@ pipeline::LocalRows rows_of(int w) {
 }
 
 // The plan's layout of `blocks` blocks, all of worker()'s shape.
-std::vector<model::BlockShape> layout(std::uint32_t blocks) {
+std::vector<model::BlockShape> block_layout(std::uint32_t blocks) {
   return std::vector<model::BlockShape>(blocks, model::BlockShape{2, model::kRowAlign});
 }
 
-pipeline::GatherOptions options() {
+pipeline::GatherOptions gather_options() {
   pipeline::GatherOptions o;
   o.workers = kWorkers;
-  o.layout = layout(kBlocks);
+  o.layout = block_layout(kBlocks);
   o.row_bytes = 3 * sizeof(std::int32_t);
   o.timeout = std::chrono::seconds(5);
   return o;
@@ -72,7 +73,7 @@ TEST_CASE("rank 0 gathers every block once and every worker's rows, in rank orde
   for (int w = kWorkers - 1; w >= 0; --w)  // rank 0 last: the others wait for its request
     ranks.push_back(std::async(std::launch::async, [&groups, w] {
       auto run = worker(std::move(groups[static_cast<std::size_t>(w)]), w);
-      return gather(run, rows_of(w), options());
+      return gather(run, worker_rows(w), gather_options());
     }));
   std::optional<pipeline::GatheredModel> root;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -111,7 +112,7 @@ TEST_CASE("rows of any size (kAnyRowBytes): each worker's body arrives as sent, 
     for (int i = 0; i < 5 * w; ++i) r.values.push_back(static_cast<std::byte>(w * 16 + i));
     return r;
   };
-  auto o = options();
+  auto o = gather_options();
   o.row_bytes = pipeline::kAnyRowBytes;
   std::vector<std::future<std::optional<pipeline::GatheredModel>>> ranks;
   for (int w = kWorkers - 1; w >= 0; --w)
@@ -137,7 +138,7 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
     auto groups = net::make_inproc_groups(2);
     auto other = std::async(std::launch::async, [&groups] {
       auto run = worker(std::move(groups[1]), 1);
-      auto o = options();
+      auto o = gather_options();
       o.workers = 2;
       o.row_bytes = 2 * sizeof(std::int32_t);  // disagrees with rank 0
       auto r = pipeline::LocalRows::of(std::span<const std::uint32_t>(std::vector<std::uint32_t>{1, 2, 3}),
@@ -145,10 +146,10 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
       return gather(run, std::move(r), o);
     });
     auto run = worker(std::move(groups[0]), 0);
-    auto o = options();
+    auto o = gather_options();
     o.workers = 2;
-    o.layout = layout(4);
-    CHECK_THROWS_WITH_AS(gather(run, rows_of(0), o),
+    o.layout = block_layout(4);
+    CHECK_THROWS_WITH_AS(gather(run, worker_rows(0), o),
                          "rank 1 sent local rows of 8 bytes; the plan here has rows of 12 bytes",
                          std::runtime_error);
     other.get();
@@ -157,16 +158,16 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
     auto groups = net::make_inproc_groups(2);
     auto other = std::async(std::launch::async, [&groups] {
       auto run = worker(std::move(groups[1]), 0);  // holds rank 0's blocks as well
-      auto o = options();
+      auto o = gather_options();
       o.workers = 2;
-      o.layout = layout(4);
-      return gather(run, rows_of(1), o);
+      o.layout = block_layout(4);
+      return gather(run, worker_rows(1), o);
     });
     auto run = worker(std::move(groups[0]), 0);
-    auto o = options();
+    auto o = gather_options();
     o.workers = 2;
-    o.layout = layout(4);
-    CHECK_THROWS_WITH_AS(gather(run, rows_of(0), o), "rank 1 sent block 0 twice or out of range",
+    o.layout = block_layout(4);
+    CHECK_THROWS_WITH_AS(gather(run, worker_rows(0), o), "rank 1 sent block 0 twice or out of range",
                          std::runtime_error);
     other.get();
   }
@@ -176,19 +177,19 @@ TEST_CASE("a block in another shape than the plan's, or a row id beyond the app'
   SUBCASE("block shape") {
     auto groups = net::make_inproc_groups(2);
     auto other = std::async(std::launch::async, [&groups] {
-      Worker run;
+      RotatedWorker run;
       run.join(std::move(groups[1]));
       for (std::uint32_t id : {1u, 3u}) run.held.emplace_back(model::Block(id, 5, 2 * model::kRowAlign), nullptr);
-      auto o = options();
+      auto o = gather_options();
       o.workers = 2;
       o.layout = {{2, 8}, {5, 16}, {2, 8}, {5, 16}};  // rank 1's plan has other shapes
-      return gather(run, rows_of(1), o);
+      return gather(run, worker_rows(1), o);
     });
     auto run = worker(std::move(groups[0]), 0);
-    auto o = options();
+    auto o = gather_options();
     o.workers = 2;
-    o.layout = layout(4);
-    CHECK_THROWS_WITH_AS(gather(run, rows_of(0), o),
+    o.layout = block_layout(4);
+    CHECK_THROWS_WITH_AS(gather(run, worker_rows(0), o),
                          "block 1 from rank 1 has 5 rows of 16 floats; the plan here has 2 rows of 8 floats",
                          std::runtime_error);
     other.get();
@@ -197,17 +198,17 @@ TEST_CASE("a block in another shape than the plan's, or a row id beyond the app'
     auto groups = net::make_inproc_groups(2);
     auto other = std::async(std::launch::async, [&groups] {
       auto run = worker(std::move(groups[1]), 1);
-      auto o = options();
+      auto o = gather_options();
       o.workers = 2;
-      o.layout = layout(4);
-      return gather(run, rows_of(1), o);  // ids 10 and 11
+      o.layout = block_layout(4);
+      return gather(run, worker_rows(1), o);  // ids 10 and 11
     });
     auto run = worker(std::move(groups[0]), 0);
-    auto o = options();
+    auto o = gather_options();
     o.workers = 2;
-    o.layout = layout(4);
+    o.layout = block_layout(4);
     o.id_limit = 11;
-    CHECK_THROWS_WITH_AS(gather(run, rows_of(0), o),
+    CHECK_THROWS_WITH_AS(gather(run, worker_rows(0), o),
                          "rank 1 sent local row id 11; ids here are below 11", std::runtime_error);
     other.get();
   }
@@ -216,12 +217,12 @@ TEST_CASE("a block in another shape than the plan's, or a row id beyond the app'
 TEST_CASE("rank 0 names what is missing when a part does not arrive in time") {
   auto groups = net::make_inproc_groups(2);
   auto run = worker(std::move(groups[0]), 0);
-  auto o = options();
+  auto o = gather_options();
   o.workers = 2;
-  o.layout = layout(4);
+  o.layout = block_layout(4);
   o.timeout = std::chrono::milliseconds(50);
   try {
-    gather(run, rows_of(0), o);
+    gather(run, worker_rows(0), o);
     FAIL("no exception");
   } catch (const std::exception& e) {
     const std::string what = e.what();

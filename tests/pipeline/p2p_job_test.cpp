@@ -23,7 +23,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-P2pLayout layout(int peers, Key keys, Sharding sharding) {
+P2pLayout p2p_layout(int peers, Key keys, Sharding sharding) {
   P2pLayout l;
   l.peers = peers;
   l.keys = keys;
@@ -32,7 +32,7 @@ P2pLayout layout(int peers, Key keys, Sharding sharding) {
   return l;
 }
 
-P2pJobOptions options(scheduler::Barrier barrier, std::uint64_t seed) {
+P2pJobOptions p2p_options(scheduler::Barrier barrier, std::uint64_t seed) {
   P2pJobOptions o;
   o.barrier = std::move(barrier);
   o.timeout = 20s;
@@ -138,7 +138,7 @@ P2pJobResult run_counted(const P2pLayout& l, scheduler::Barrier barrier, int ste
     return updates;
   };
   p.stop = [steps](P2pPeer& peer) { return peer.clock() >= steps; };
-  return run_p2p(p2p_job(l, B::runtime_backend()), l, p, options(std::move(barrier), seed));
+  return run_p2p(p2p_job(l, B::runtime_backend()), l, p, p2p_options(std::move(barrier), seed));
 }
 
 scheduler::Barrier checked(const scheduler::Barrier& b, ClockTable& table, std::int64_t s, double share) {
@@ -152,7 +152,7 @@ scheduler::Barrier checked(const scheduler::Barrier& b, ClockTable& table, std::
 TEST_CASE_TEMPLATE("p2p: every push is applied exactly once by its key's owner, range and hash sharding", B, GYRE_TEST_BACKENDS) {
   for (auto sharding : {Sharding::kRange, Sharding::kHash}) {
     CAPTURE(static_cast<int>(sharding));
-    const auto l = layout(4, 13, sharding);
+    const auto l = p2p_layout(4, 13, sharding);
     ClockTable table(4);
     std::vector<std::atomic<std::uint64_t>> sent(13);
     const auto r = run_counted<B>(l, scheduler::BarrierSpec::parse("pssp:2:1"), 12, table, sent, 5);
@@ -180,7 +180,7 @@ TEST_CASE_TEMPLATE("p2p: SSP and pSSP staleness bounds hold under random straggl
       const scheduler::Barrier plain(bs);
       ClockTable table(5);
       std::vector<std::atomic<std::uint64_t>> sent(7);
-      run_counted<B>(layout(5, 7, Sharding::kHash), checked(plain, table, bs.staleness, 1.0), 15, table, sent, seed);
+      run_counted<B>(p2p_layout(5, 7, Sharding::kHash), checked(plain, table, bs.staleness, 1.0), 15, table, sent, seed);
       CHECK(table.breaches == 0);
       CHECK(table.rule_breaches == 0);
       if (bs.kind == scheduler::BarrierKind::kSsp || bs.kind == scheduler::BarrierKind::kBsp)
@@ -189,7 +189,7 @@ TEST_CASE_TEMPLATE("p2p: SSP and pSSP staleness bounds hold under random straggl
   // The check has teeth: without a barrier the same stragglers fall well behind.
   ClockTable loose(5);
   std::vector<std::atomic<std::uint64_t>> sent(7);
-  run_counted<B>(layout(5, 7, Sharding::kHash), scheduler::BarrierSpec::parse("asp"), 15, loose, sent, 1);
+  run_counted<B>(p2p_layout(5, 7, Sharding::kHash), scheduler::BarrierSpec::parse("asp"), 15, loose, sent, 1);
   CHECK(loose.max_lead > 2);
 }
 
@@ -198,7 +198,7 @@ TEST_CASE_TEMPLATE("p2p: an embedder's barrier (75% of sampled peers within s) d
     const scheduler::Barrier share(std::make_shared<ShareRule>(4, 1, 0.75), sampling);
     ClockTable table(6);
     std::vector<std::atomic<std::uint64_t>> sent(9);
-    const auto r = run_counted<B>(layout(6, 9, Sharding::kRange), checked(share, table, 1, 0.75), 15, table, sent, 9);
+    const auto r = run_counted<B>(p2p_layout(6, 9, Sharding::kRange), checked(share, table, 1, 0.75), 15, table, sent, 9);
     CHECK(table.advances > 0);
     CHECK(table.breaches == 0);
     CHECK(table.rule_breaches == 0);
@@ -217,9 +217,9 @@ TEST_CASE_TEMPLATE("p2p: a peer that throws fails the job everywhere, naming it,
     return u;
   };
   p.stop = [](P2pPeer& peer) { return peer.clock() >= 50; };
-  const auto l = layout(4, 6, Sharding::kRange);
+  const auto l = p2p_layout(4, 6, Sharding::kRange);
   const auto started = std::chrono::steady_clock::now();
-  CHECK_THROWS_WITH(run_p2p(p2p_job(l, B::runtime_backend()), l, p, options(scheduler::BarrierSpec{}, 1)),
+  CHECK_THROWS_WITH(run_p2p(p2p_job(l, B::runtime_backend()), l, p, p2p_options(scheduler::BarrierSpec{}, 1)),
                     doctest::Contains("peer 2 exploded"));
   CHECK(std::chrono::steady_clock::now() - started < 10s);
 }
@@ -233,8 +233,8 @@ TEST_CASE_TEMPLATE("p2p: a silent peer fails the job at the barrier's timeout, n
     return KeyValues{};
   };
   p.stop = [](P2pPeer& peer) { return peer.clock() >= 10; };
-  const auto l = layout(3, 4, Sharding::kRange);
-  auto o = options(scheduler::BarrierSpec{}, 1);
+  const auto l = p2p_layout(3, 4, Sharding::kRange);
+  auto o = p2p_options(scheduler::BarrierSpec{}, 1);
   o.timeout = 300ms;
   const auto started = std::chrono::steady_clock::now();
   std::string what;
@@ -249,7 +249,7 @@ TEST_CASE_TEMPLATE("p2p: a silent peer fails the job at the barrier's timeout, n
 }
 
 TEST_CASE_TEMPLATE("p2p: a malformed push fails the job naming its sender, before anything is allocated", B, GYRE_TEST_BACKENDS) {
-  const auto l = layout(2, 4, Sharding::kRange);
+  const auto l = p2p_layout(2, 4, Sharding::kRange);
   runtime::Job job = p2p_job(l, B::runtime_backend());
   std::string what;
   try {
@@ -257,7 +257,7 @@ TEST_CASE_TEMPLATE("p2p: a malformed push fails the job naming its sender, befor
       if (m.rank == 0) {
         // A key count promising 2^32 − 1 key-values in a body of 16 bytes.
         net::Message bad;
-        bad.type = kPush;
+        bad.type = pipeline::p2p::kPush;
         Buffer body(16);
         auto* b = reinterpret_cast<unsigned char*>(body.data());
         std::fill(b, b + 16, 0);
@@ -277,7 +277,7 @@ TEST_CASE_TEMPLATE("p2p: a malformed push fails the job naming its sender, befor
 }
 
 TEST_CASE("p2p: decoders refuse keys another peer owns, out-of-range keys, wrong lengths and replies that were not asked") {
-  const auto l = layout(3, 9, Sharding::kRange);  // peer 0: 0-2, 1: 3-5, 2: 6-8
+  const auto l = p2p_layout(3, 9, Sharding::kRange);  // peer 0: 0-2, 1: 3-5, 2: 6-8
   net::Message m;
   m.body = gyre::pipeline::ps::encode_key_values({{4, Value(2, 1.0)}}, 0);
   CHECK(decode_owned_values(m, l, 1).size() == 1);
@@ -299,7 +299,7 @@ TEST_CASE("p2p: decoders refuse keys another peer owns, out-of-range keys, wrong
 }
 
 TEST_CASE("p2p: a hand-over carries the owner's values, push counts and report, and is checked like any message") {
-  const auto l = layout(3, 9, Sharding::kRange);
+  const auto l = p2p_layout(3, 9, Sharding::kRange);
   HandOver h;
   h.values = {{3, Value{1.5, -2.0}}, {5, Value{0.0, 7.0}}};
   h.applied = {4, 0};
@@ -347,14 +347,14 @@ P2pJobResult run_read_bound(const P2pLayout& l, const scheduler::Barrier& barrie
     return KeyValues{{static_cast<Key>(peer.index()), Value(l.value_size, 1.0)}};
   };
   p.stop = [steps](P2pPeer& peer) { return peer.clock() >= steps; };
-  return run_p2p(p2p_job(l, std::move(backend)), l, p, options(barrier, seed));
+  return run_p2p(p2p_job(l, std::move(backend)), l, p, p2p_options(barrier, seed));
 }
 
 }  // namespace
 
 TEST_CASE_TEMPLATE("p2p: under BSP and SSP a read includes every peer's pushes up to the barrier's bound (BSP: exactly); ASP's need not", B,
                    GYRE_TEST_BACKENDS) {
-  const auto l = layout(4, 4, Sharding::kHash);
+  const auto l = p2p_layout(4, 4, Sharding::kHash);
   for (std::uint64_t seed = 1; seed <= 2; ++seed)
     for (const char* spec : {"bsp", "ssp:1", "ssp:3"}) {
       CAPTURE(seed);
@@ -376,7 +376,7 @@ TEST_CASE_TEMPLATE("p2p: under BSP and SSP a read includes every peer's pushes u
 
 TEST_CASE("p2p across processes: peer 0 collects every peer's keys, push counts and report; the others return nothing") {
   // Three "processes" as threads of this test, each its own run over tcp on loopback.
-  const auto l = layout(3, 10, Sharding::kHash);
+  const auto l = p2p_layout(3, 10, Sharding::kHash);
   const std::uint16_t port = gyre::test::free_port();
   std::vector<std::atomic<std::uint64_t>> sent(10);
   P2pProgram p;
@@ -400,7 +400,7 @@ TEST_CASE("p2p across processes: peer 0 collects every peer's keys, push counts 
       b.token = "test-token";
       b.connect_timeout = 20s;
       b.log = [](const std::string&) {};
-      return run_p2p_cluster(b, l, p, options(scheduler::BarrierSpec::parse("ssp:1"), 3));
+      return run_p2p_cluster(b, l, p, p2p_options(scheduler::BarrierSpec::parse("ssp:1"), 3));
     }));
   std::vector<std::optional<P2pJobResult>> results;
   for (auto& f : processes) results.push_back(f.get());

@@ -22,7 +22,7 @@ namespace {
 
 constexpr int kRanks = 3;
 
-std::string text_of(const fs::path& file) {
+std::string file_text(const fs::path& file) {
   std::ifstream in(file);
   std::stringstream s;
   s << in.rdbuf();
@@ -80,11 +80,11 @@ TEST_CASE_TEMPLATE("every rank writes its part into rank 0's staging directory; 
   gyre::test::TempDir dir;
   const auto out = dir / "model";
   for (const auto& e : write_job<B>(out)) CHECK_MESSAGE(e.empty(), e);
-  CHECK(text_of(out / "manifest") == "note 0\nnote 1\nnote 2\n");
-  for (int r = 0; r < kRanks; ++r) CHECK(text_of(out / ("part-" + std::to_string(r))) == "rows of rank " + std::to_string(r) + "\n");
+  CHECK(file_text(out / "manifest") == "note 0\nnote 1\nnote 2\n");
+  for (int r = 0; r < kRanks; ++r) CHECK(file_text(out / ("part-" + std::to_string(r))) == "rows of rank " + std::to_string(r) + "\n");
   // Written again over the old one: replaced as a whole.
   for (const auto& e : write_job<B>(out)) CHECK_MESSAGE(e.empty(), e);
-  CHECK(text_of(out / "manifest") == "note 0\nnote 1\nnote 2\n");
+  CHECK(file_text(out / "manifest") == "note 0\nnote 1\nnote 2\n");
 }
 
 TEST_CASE_TEMPLATE("a rank that cannot write its part fails the job, and nothing is published", B, GYRE_TEST_BACKENDS) {

@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-PsLayout layout(int workers, int servers, Sharding sharding) {
+PsLayout ps_layout(int workers, int servers, Sharding sharding) {
   PsLayout l;
   l.workers = workers;
   l.servers = servers;
@@ -64,7 +64,8 @@ struct CountingProgram {
 };
 
 template <class B>
-PsJobResult run(CountingProgram& counting, const PsLayout& l, const std::string& barrier, std::uint64_t seed) {
+PsJobResult run_counting_program(CountingProgram& counting, const PsLayout& l, const std::string& barrier,
+                                 std::uint64_t seed) {
   PsJobOptions o;
   o.barrier = scheduler::BarrierSpec::parse(barrier);
   o.timeout = 20s;
@@ -109,7 +110,7 @@ QuorumOutcome run_slow_and_fast(const scheduler::Barrier& barrier) {
   PsJobOptions o;
   o.barrier = barrier;
   o.timeout = 20s;
-  const auto l = layout(kWorkers, 2, Sharding::kRange);
+  const auto l = ps_layout(kWorkers, 2, Sharding::kRange);
   const auto r = run_ps(ps_job(l, B::runtime_backend()), l, p, o);
   for (const auto& w : r.workers) CHECK(w.steps == 20);
   return {breaches.load(), max_lead.load()};
@@ -134,7 +135,7 @@ TEST_CASE_TEMPLATE("an embedder's barrier in the job options drives the workers 
 TEST_CASE_TEMPLATE("every push is folded in exactly once, with range and hash sharding", B, GYRE_TEST_BACKENDS) {
   for (auto sharding : {Sharding::kRange, Sharding::kHash}) {
     CountingProgram counting{3, 12, -1};
-    const auto r = run<B>(counting, layout(3, 2, sharding), "asp", 1);
+    const auto r = run_counting_program<B>(counting, ps_layout(3, 2, sharding), "asp", 1);
     REQUIRE(r.values.size() == 10);
     for (const auto& v : r.values) CHECK(v == Value(3, 36.0));
     for (const auto& w : r.workers) CHECK(w.steps == 12);
@@ -147,7 +148,7 @@ TEST_CASE_TEMPLATE("reads respect the barrier: BSP sees every push of the previo
   for (const char* barrier : {"bsp", "ssp:2"}) {
     CAPTURE(barrier);
     CountingProgram counting{4, 15, std::string(barrier) == "bsp" ? 0 : 2};
-    const auto r = run<B>(counting, layout(4, 2, Sharding::kRange), barrier, 3);
+    const auto r = run_counting_program<B>(counting, ps_layout(4, 2, Sharding::kRange), barrier, 3);
     CHECK(counting.violations == 0);
     CHECK(counting.reads_seen == 4 * 15 * 10);
     for (const auto& v : r.values) CHECK(v == Value(3, 60.0));
@@ -167,7 +168,7 @@ TEST_CASE_TEMPLATE("reads respect the barrier: BSP sees every push of the previo
   PsJobOptions o;
   o.barrier = scheduler::BarrierSpec::parse("bsp");
   o.timeout = 20s;
-  const auto l = layout(3, 1, Sharding::kHash);
+  const auto l = ps_layout(3, 1, Sharding::kHash);
   run_ps(ps_job(l, B::runtime_backend()), l, exact, o);
   CHECK(wrong == 0);
 }
@@ -197,7 +198,7 @@ TEST_CASE("worker verbs: set, keys, worker_num, read-my-writes before the barrie
   p.stop = [](PsWorker& w) { return w.clock() >= 3; };
   PsJobOptions o;
   o.barrier = scheduler::BarrierSpec::parse("ssp:1");
-  const auto r = run_ps_embedded(layout(2, 3, Sharding::kRange), p, o);
+  const auto r = run_ps_embedded(ps_layout(2, 3, Sharding::kRange), p, o);
   CHECK(failures == 0);
   CHECK(r.values[9] == Value(3, 11.0));
   CHECK(r.values[5] == Value(3, -1.0));
@@ -214,19 +215,19 @@ TEST_CASE_TEMPLATE("a malformed push fails the job naming its sender; a worker's
   PsJobOptions o;
   o.barrier = scheduler::BarrierSpec::parse("bsp");
   o.timeout = 10s;
-  const auto two = layout(2, 1, Sharding::kRange);
+  const auto two = ps_layout(2, 1, Sharding::kRange);
   CHECK_THROWS_WITH(run_ps(ps_job(two, B::runtime_backend()), two, p, o), doctest::Contains("worker 1 exploded"));
 
   // A header and a key count promising more than is there, sent by rank 0 straight to the server (rank 2).
   auto groups = B::make(3);
   std::thread server([&] {
     runtime::Mailbox inbox(*groups[2]);
-    PsServer s(inbox, layout(2, 1, Sharding::kRange), 0, {10s, {}, {}});
+    PsServer s(inbox, ps_layout(2, 1, Sharding::kRange), 0, {10s, {}, {}});
     CHECK_THROWS_WITH_AS(s.run(), doctest::Contains("from rank 0: parameter server message: a key count"),
                          runtime::JobFailed);
   });
   net::Message bad;
-  bad.type = kPush;
+  bad.type = pipeline::ps::kPush;
   bad.body = Buffer(13);
   std::memset(bad.body.data(), 0x7f, 13);
   groups[0]->send(2, std::move(bad));

@@ -40,7 +40,7 @@ struct Outcome {
 // its lead at the moment the barrier let it go. Likewise it counts the others within 2 clocks
 // of it, a lower bound on their number then.
 template <class B>
-Outcome run(const Barrier& rule, int workers, int steps, std::uint64_t seed) {
+Outcome run_barrier(const Barrier& rule, int workers, int steps, std::uint64_t seed) {
   auto groups = B::make(workers);
   std::vector<std::atomic<std::int64_t>> table(static_cast<std::size_t>(workers));
   std::vector<std::future<Outcome>> running;
@@ -82,8 +82,8 @@ Outcome run(const Barrier& rule, int workers, int steps, std::uint64_t seed) {
 }
 
 template <class B>
-Outcome run(const std::string& spec, int workers, int steps, std::uint64_t seed) {
-  return run<B>(BarrierSpec::parse(spec), workers, steps, seed);
+Outcome run_barrier(const std::string& spec, int workers, int steps, std::uint64_t seed) {
+  return run_barrier<B>(BarrierSpec::parse(spec), workers, steps, seed);
 }
 
 }  // namespace
@@ -93,7 +93,7 @@ TEST_CASE_TEMPLATE("SSP never lets a worker start a step more than s clocks ahea
     for (int s : {0, 1, 3}) {
       CAPTURE(seed);
       CAPTURE(s);
-      const auto o = run<B>("ssp:" + std::to_string(s), 4, 30, seed);
+      const auto o = run_barrier<B>("ssp:" + std::to_string(s), 4, 30, seed);
       CHECK(o.max_lead <= s);
       CHECK(o.waits > 0);  // with stragglers somebody was held
     }
@@ -101,31 +101,31 @@ TEST_CASE_TEMPLATE("SSP never lets a worker start a step more than s clocks ahea
 }
 
 TEST_CASE_TEMPLATE("BSP is SSP with s = 0, and pBSP/pSSP sampling every peer keep the same bounds", B, GYRE_TEST_BACKENDS) {
-  CHECK(run<B>("bsp", 4, 30, 5).max_lead == 0);
-  CHECK(run<B>("pbsp:3", 4, 30, 6).max_lead == 0);
-  CHECK(run<B>("pssp:3:2", 4, 30, 7).max_lead <= 2);
+  CHECK(run_barrier<B>("bsp", 4, 30, 5).max_lead == 0);
+  CHECK(run_barrier<B>("pbsp:3", 4, 30, 6).max_lead == 0);
+  CHECK(run_barrier<B>("pssp:3:2", 4, 30, 7).max_lead <= 2);
 }
 
 TEST_CASE_TEMPLATE("ASP and pBSP with β = 0 never wait and never ask anybody", B, GYRE_TEST_BACKENDS) {
   for (const char* spec : {"asp", "pbsp:0", "pssp:0:2"}) {
     CAPTURE(spec);
-    const auto o = run<B>(spec, 3, 20, 3);
+    const auto o = run_barrier<B>(spec, 3, 20, 3);
     CHECK(o.queries == 0);
     CHECK(o.waits == 0);
   }
 }
 
 TEST_CASE_TEMPLATE("pBSP with a small sample asks only β peers per held step", B, GYRE_TEST_BACKENDS) {
-  const auto o = run<B>("pbsp:1", 5, 30, 9);
+  const auto o = run_barrier<B>("pbsp:1", 5, 30, 9);
   CHECK(o.queries <= o.waits);  // one question per held step at most
   CHECK(o.queries > 0);
 }
 
 TEST_CASE_TEMPLATE("per-check sampling: β = P−1 keeps BSP's and SSP's bounds; a small β runs to the end", B,
                    GYRE_TEST_BACKENDS) {
-  CHECK(run<B>(Barrier(BarrierSpec::parse("pbsp:3"), Sampling::kPerCheck), 4, 30, 6).max_lead == 0);
-  CHECK(run<B>(Barrier(BarrierSpec::parse("pssp:3:2"), Sampling::kPerCheck), 4, 30, 7).max_lead <= 2);
-  const auto o = run<B>(Barrier(BarrierSpec::parse("pbsp:1"), Sampling::kPerCheck), 5, 30, 9);
+  CHECK(run_barrier<B>(Barrier(BarrierSpec::parse("pbsp:3"), Sampling::kPerCheck), 4, 30, 6).max_lead == 0);
+  CHECK(run_barrier<B>(Barrier(BarrierSpec::parse("pssp:3:2"), Sampling::kPerCheck), 4, 30, 7).max_lead <= 2);
+  const auto o = run_barrier<B>(Barrier(BarrierSpec::parse("pbsp:1"), Sampling::kPerCheck), 5, 30, 9);
   CHECK(o.queries > 0);
   CHECK(o.waits > 0);
 }
@@ -134,14 +134,14 @@ TEST_CASE_TEMPLATE("an embedder's rule runs over the data plane and is obeyed: h
                    GYRE_TEST_BACKENDS) {
   for (std::uint64_t seed : {1u, 2u}) {
     CAPTURE(seed);
-    const auto every = run<B>(Barrier(std::make_shared<gyre_test::QuorumRule>(scheduler::BarrierRule::kEveryPeer, 2)), 5, 30, seed);
+    const auto every = run_barrier<B>(Barrier(std::make_shared<gyre_test::QuorumRule>(scheduler::BarrierRule::kEveryPeer, 2)), 5, 30, seed);
     CHECK(every.short_of_quorum == 0);
     CHECK(every.waits > 0);
   }
   // Sampled, so it may go before every asked peer has answered: the answers left over are taken
   // in later waits, under both sampling rules.
   for (auto sampling : {Sampling::kPerStep, Sampling::kPerCheck}) {
-    const auto o = run<B>(Barrier(std::make_shared<gyre_test::QuorumRule>(3, 1), sampling), 5, 30, 4);
+    const auto o = run_barrier<B>(Barrier(std::make_shared<gyre_test::QuorumRule>(3, 1), sampling), 5, 30, 4);
     CHECK(o.queries > 0);
   }
 }

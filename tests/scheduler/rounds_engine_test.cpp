@@ -11,11 +11,15 @@
 #include "gyre/scheduler/rounds.hpp"
 #include "gyre/wire/channels.hpp"
 #include "lib/net/backends.hpp"
+#include "support/channel_holders.hpp"
+#include "support/float_checks.hpp"
 #include "support/job_failure.hpp"
 
 using namespace gyre;
 using namespace gyre::scheduler;
 using namespace std::chrono_literals;
+using gyre::test::channel_holders;
+using gyre::test::same_bits;
 
 namespace {
 
@@ -111,7 +115,7 @@ struct QuadraticApp {
 static_assert(RoundsApp<QuadraticApp>);
 static_assert(pipeline::RoundsShard<QuadraticShard>);
 
-RoundsOptions options() {
+RoundsOptions quadratic_options() {
   RoundsOptions o;
   o.name = "quadratic";
   o.limits = RoundsLimits{kParams, 2};
@@ -119,12 +123,13 @@ RoundsOptions options() {
   return o;
 }
 
-QuadraticApp solve(runtime::Backend backend, int workers, int depth, std::map<int, net::FaultSpec> faults = {}) {
+QuadraticApp solve_quadratic(runtime::Backend backend, int workers, int depth,
+                             std::map<int, net::FaultSpec> faults = {}) {
   QuadraticApp app(depth);
   runtime::Job job = pipeline::rounds_job(workers, std::move(backend));
   job.faults = std::move(faults);
   pipeline::run_rounds_job(
-      job, options(), [&](int rank) { return QuadraticShard(rank, workers); },
+      job, quadratic_options(), [&](int rank) { return QuadraticShard(rank, workers); },
       [&](RoundsDriver& driver) { run_rounds(driver, app); });
   return app;
 }
@@ -153,17 +158,6 @@ std::vector<double> exact_optimum() {
   return x;
 }
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
-// How many registered channels hold `type`.
-constexpr int holders(std::uint16_t type) {
-  int n = 0;
-  for (const channels::Channel& c : channels::kRegistry) n += c.contains(type) ? 1 : 0;
-  return n;
-}
-
 // The failure notice `group` is sent within 10 s ("" if none).
 std::string notice(net::Group& group) {
   const auto deadline = net::Clock::now() + 10s;
@@ -182,7 +176,7 @@ std::string worker_refuses(int ranks, int from, net::Message bad) {
     return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[0]);
       QuadraticShard shard(0, 1);
-      pipeline::serve_rounds(mailbox, driver_rank, options(), shard);
+      pipeline::serve_rounds(mailbox, driver_rank, quadratic_options(), shard);
     });
   });
   groups[static_cast<std::size_t>(from)]->send(0, std::move(bad));
@@ -210,13 +204,13 @@ std::string driver_refuses(const std::function<void(net::Group&, const RoundRequ
     return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[0]);
       QuadraticShard shard(0, 2);
-      pipeline::serve_rounds(mailbox, 2, options(), shard);
+      pipeline::serve_rounds(mailbox, 2, quadratic_options(), shard);
     });
   });
   auto driver = std::async(std::launch::async, [&] {
     return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[2]);
-      RoundsDriver d(mailbox, {0, 1}, options());
+      RoundsDriver d(mailbox, {0, 1}, quadratic_options());
       QuadraticApp app(2);
       run_rounds(d, app);
     });
@@ -224,7 +218,7 @@ std::string driver_refuses(const std::function<void(net::Group&, const RoundRequ
   auto first = groups[1]->receive(net::Clock::now() + 10s);
   REQUIRE(first);
   REQUIRE(first->type == kRoundTask);
-  reply(*groups[1], decode_request(*first, options().limits));
+  reply(*groups[1], decode_request(*first, quadratic_options().limits));
   const std::string what = driver.get();
   CHECK(worker.get() == what);
   CHECK(notice(*groups[1]) == what);
@@ -241,12 +235,12 @@ TEST_CASE("the rounds reach the quadratic's optimum with the same bits on every 
   const std::vector<double> optimum = exact_optimum();
   for (int depth : {1, 2, 4}) {
     CAPTURE(depth);
-    const QuadraticApp threads = solve(runtime::ThreadsBackend{}, 3, depth);
+    const QuadraticApp threads = solve_quadratic(runtime::ThreadsBackend{}, 3, depth);
     CHECK(threads.gradient_norm < 1e-11);
     for (std::uint32_t j = 0; j < kParams; ++j) CHECK(threads.x[j] == doctest::Approx(optimum[j]).epsilon(1e-9));
-    const QuadraticApp again = solve(runtime::ThreadsBackend{}, 3, depth);
+    const QuadraticApp again = solve_quadratic(runtime::ThreadsBackend{}, 3, depth);
     CHECK(same_bits(threads.x, again.x));
-    const QuadraticApp tcp = solve(gyre_test::TcpBackend::runtime_backend(), 3, depth);
+    const QuadraticApp tcp = solve_quadratic(gyre_test::TcpBackend::runtime_backend(), 3, depth);
     CHECK(same_bits(threads.x, tcp.x));
     CHECK(threads.checks == tcp.checks);
   }
@@ -264,7 +258,7 @@ TEST_CASE("the round messages lie in the registered rounds channel, at the numbe
                                    static_cast<std::uint16_t>(kQueryAnswer)}) {
     CAPTURE(type);
     CHECK(channels::kRounds.contains(type));
-    CHECK(holders(type) == 1);
+    CHECK(channel_holders(type) == 1);
   }
 }
 
@@ -273,7 +267,7 @@ TEST_CASE_TEMPLATE("a worker whose links die stops the rounds with an error nami
   faults.close_after = 5;
   std::string what;
   try {
-    solve(B::runtime_backend(), 3, 2, {{1, faults}});
+    solve_quadratic(B::runtime_backend(), 3, 2, {{1, faults}});
   } catch (const runtime::JobFailed& e) {
     what = e.what();
   }
@@ -368,12 +362,12 @@ TEST_CASE_TEMPLATE("a query is answered by every worker between rounds, in worke
       runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(w)]);
       QuadraticShard shard(w, 2);
       pipeline::serve_rounds(
-          mailbox, 2, options(), [&](std::span<const Step> steps) { shard.apply(steps); },
+          mailbox, 2, quadratic_options(), [&](std::span<const Step> steps) { shard.apply(steps); },
           [&](const Task& task) { return shard.push(task); },
           [&](const Task& task) { return answer_of(w, shard, task); });
     }));
   runtime::Mailbox mailbox(*groups[2]);
-  RoundsDriver d(mailbox, {0, 1}, options());
+  RoundsDriver d(mailbox, {0, 1}, quadratic_options());
   // Two rounds in flight, then two questions: the answers come back whole, in worker order, and
   // the rounds' partials that arrived meanwhile are still folded in order.
   d.send(Task{kPartialSums, 0, {1, 2}}, 2);
@@ -412,7 +406,7 @@ TEST_CASE_TEMPLATE("a worker without answers refuses a query; the scheduler refu
         runtime::Mailbox mailbox(*groups[0]);
         QuadraticShard shard(0, 2);
         pipeline::serve_rounds(
-            mailbox, 2, options(), [&](std::span<const Step> steps) { shard.apply(steps); },
+            mailbox, 2, quadratic_options(), [&](std::span<const Step> steps) { shard.apply(steps); },
             [&](const Task& task) { return shard.push(task); },
             [&](const Task& task) { return answer_of(0, shard, task); });
       });
@@ -420,7 +414,7 @@ TEST_CASE_TEMPLATE("a worker without answers refuses a query; the scheduler refu
     auto driver = std::async(std::launch::async, [&] {
       return gyre::test::job_failure([&] {
         runtime::Mailbox mailbox(*groups[2]);
-        RoundsDriver d(mailbox, {0, 1}, options());
+        RoundsDriver d(mailbox, {0, 1}, quadratic_options());
         // A second question: a duplicate that comes after the first is whole is caught there.
         for (int q = 0; q < 2; ++q) (void)d.ask(Task{kPartialSums, 0, {4}}, 3);
         FAIL("the driver took the answers");
@@ -468,7 +462,7 @@ TEST_CASE("an app that throws fails the job on every member, with the app's text
   std::string what;
   try {
     pipeline::run_rounds_job(
-        pipeline::rounds_job(2, runtime::ThreadsBackend{}), options(), [](int rank) { return QuadraticShard(rank, 2); },
+        pipeline::rounds_job(2, runtime::ThreadsBackend{}), quadratic_options(), [](int rank) { return QuadraticShard(rank, 2); },
         [&](RoundsDriver& driver) { run_rounds(driver, app); });
   } catch (const runtime::JobFailed& e) {
     what = e.what();

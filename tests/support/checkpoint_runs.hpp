@@ -1,4 +1,4 @@
-// tests/support/checkpoint_runs.hpp — what the apps' checkpoint tests share: comparing outputs, and a 3-process run killed with kill -9 and resumed.
+// tests/support/checkpoint_runs.hpp — what the apps' checkpoint tests share: comparing outputs, models in parts as one, and a 3-process run killed with kill -9 and resumed.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -18,6 +18,16 @@ inline void expect_same_files(const std::filesystem::path& a, const std::filesys
     INFO(file);
     CHECK(read_text(a / file) == read_text(b / file));
   }
+}
+
+// A model that several processes wrote in parts, as one process's files: what `program export`
+// makes of it, in a directory beside it. Holding that to a one-process run's files holds the
+// parts to it: every row in exactly one part, each bitwise.
+inline std::filesystem::path exported_model(const std::string& program, const std::filesystem::path& parts) {
+  const auto out = parts.string() + "-whole";
+  const auto r = run_command({program, "export", "--model", parts.string(), "--out", out});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  return out;
 }
 
 // The model directory `model` as one process writes it: itself, or, when several processes wrote

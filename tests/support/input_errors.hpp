@@ -1,6 +1,8 @@
 // tests/support/input_errors.hpp — capture a gyre::InputError so tests can check what it says.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -40,5 +42,19 @@ CaughtInputError catch_input_error(F&& f) {
 }
 
 inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+// The message must start "FILE[:LINE]: expected " (LINE 0: none), name the expectation and, if
+// given, what was found.
+inline void check_input_error(const CaughtInputError& e, const std::filesystem::path& file, std::size_t line,
+                              const std::string& expected, const std::string& found = {}) {
+  INFO(e.message);
+  REQUIRE(e.thrown);
+  CHECK(e.file == file);
+  CHECK(e.line == line);
+  const std::string prefix = file.string() + (line > 0 ? ":" + std::to_string(line) : "") + ": expected ";
+  CHECK(e.message.rfind(prefix, 0) == 0);
+  CHECK(contains(e.message, expected));
+  if (!found.empty()) CHECK(contains(e.message, "found '" + found + "'"));
+}
 
 }  // namespace gyre::test

@@ -38,6 +38,14 @@ inline std::filesystem::path build_path(const std::filesystem::path& relative) {
 // A built binary's path as a command's first argument, e.g. built("apps/mf/gyre-mf").
 inline std::string built(const char* relative) { return build_path(relative).string(); }
 
+// The apps and tools the tests run.
+inline std::string gyre_mf() { return built("apps/mf/gyre-mf"); }
+inline std::string gyre_lda() { return built("apps/lda/gyre-lda"); }
+inline std::string gyre_lasso() { return built("apps/lasso/gyre-lasso"); }
+inline std::string gyre_logreg() { return built("apps/logreg/gyre-logreg"); }
+inline std::string gyre_mlp() { return built("apps/mlp/gyre-mlp"); }
+inline std::string gyre_sim() { return built("tools/gyre-sim"); }
+
 // Whether what a command printed says `part`.
 inline bool said(const std::string& output, const std::string& part) { return output.find(part) != std::string::npos; }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -69,6 +70,13 @@ inline void flip_byte(const std::filesystem::path& file, std::streamoff at, char
   f.seekp(at);
   f.put(static_cast<char>(c ^ mask));
   if (!f) throw std::runtime_error("cannot flip byte " + std::to_string(at) + " of " + file.string());
+}
+
+// Overwrites `n` bytes of `file` at `offset` in place with `bytes`, as disk corruption would.
+inline void overwrite_bytes(const std::filesystem::path& file, std::size_t offset, const void* bytes, std::size_t n) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
 }
 
 }  // namespace gyre::test

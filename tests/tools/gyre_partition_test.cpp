@@ -17,8 +17,8 @@ using gyre::test::write_text;
 
 namespace {
 
-gyre::test::CommandResult partition(const std::filesystem::path& input, const std::filesystem::path& out,
-                                    const std::string& parts = "4") {
+gyre::test::CommandResult partition_ratings(const std::filesystem::path& input, const std::filesystem::path& out,
+                                            const std::string& parts = "4") {
   return run_command({build_path("tools/gyre-partition").string(), "ratings", "--input", input.string(), "--parts",
                       parts, "--out", out.string()});
 }
@@ -32,7 +32,7 @@ TEST_CASE("gyre-partition: shards what gyre-gen wrote, and the shards load back"
                                 (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string()});
   REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
 
-  const auto r = partition(dir / "train.tsv", dir / "parts");
+  const auto r = partition_ratings(dir / "train.tsv", dir / "parts");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(contains(r.output, "18000 ratings"));
@@ -70,7 +70,7 @@ TEST_CASE("gyre-partition: shards what gyre-gen wrote, and the shards load back"
 
 TEST_CASE("gyre-partition: a missing input file exits 2 and creates nothing") {
   TempDir dir;
-  const auto r = partition(dir / "absent.tsv", dir / "parts");
+  const auto r = partition_ratings(dir / "absent.tsv", dir / "parts");
   CHECK(r.exit_code == 2);
   CHECK(r.output == "gyre-partition: error: " + (dir / "absent.tsv").string() +
                         ": expected a readable file, found 'No such file or directory'\n");
@@ -80,7 +80,7 @@ TEST_CASE("gyre-partition: a missing input file exits 2 and creates nothing") {
 TEST_CASE("gyre-partition: a malformed line exits 2 naming file and line, leaving no output") {
   TempDir dir;
   write_text(dir / "bad.tsv", "0 0 1\n1 1 2\n2 2\n");
-  const auto r = partition(dir / "bad.tsv", dir / "parts");
+  const auto r = partition_ratings(dir / "bad.tsv", dir / "parts");
   CHECK(r.exit_code == 2);
   CHECK(contains(r.output, "gyre-partition: error: " + (dir / "bad.tsv").string() + ":3: expected 3 fields"));
   CHECK(dir.entries() == std::vector<std::string>{"bad.tsv"});
@@ -88,14 +88,14 @@ TEST_CASE("gyre-partition: a malformed line exits 2 naming file and line, leavin
   // An existing output directory keeps its contents untouched and gains no temp files.
   std::filesystem::create_directory(dir / "parts");
   write_text(dir / "parts" / "keep.txt", "x");
-  CHECK(partition(dir / "bad.tsv", dir / "parts").exit_code == 2);
+  CHECK(partition_ratings(dir / "bad.tsv", dir / "parts").exit_code == 2);
   CHECK(TempDir::list_dir(dir / "parts") == std::vector<std::string>{"keep.txt"});
 }
 
 TEST_CASE("gyre-partition: usage errors") {
   TempDir dir;
   write_text(dir / "ok.tsv", "0 0 1\n");
-  const auto r = partition(dir / "ok.tsv", dir / "parts", "0");
+  const auto r = partition_ratings(dir / "ok.tsv", dir / "parts", "0");
   CHECK(r.exit_code != 0);
   CHECK(contains(r.output, "--parts"));
   CHECK(dir.entries() == std::vector<std::string>{"ok.tsv"});

@@ -21,7 +21,7 @@ gyre::test::CommandResult gen(const std::filesystem::path& out, const std::strin
                       seed, "--out", out.string()});
 }
 
-gyre::test::CommandResult partition(std::vector<std::string> extra) {
+gyre::test::CommandResult partition_rows(std::vector<std::string> extra) {
   std::vector<std::string> argv{build_path("tools/gyre-partition").string(), "rows"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return run_command(argv);
@@ -59,8 +59,8 @@ TEST_CASE("gyre-gen regression: impossible options are usage errors and write no
 TEST_CASE("gyre-partition rows: shards what gyre-gen wrote, balanced, and the shards load back") {
   TempDir dir;
   REQUIRE(gen(dir / "g").exit_code == 0);
-  const auto r = partition({"--input", (dir / "g" / "data.libsvm").string(), "--parts", "4", "--out",
-                            (dir / "parts").string()});
+  const auto r = partition_rows({"--input", (dir / "g" / "data.libsvm").string(), "--parts", "4", "--out",
+                                 (dir / "parts").string()});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(contains(r.output, "gyre-partition: 400 samples, 300 features, 8000 non-zeros into 4 parts"));
@@ -78,8 +78,8 @@ TEST_CASE("gyre-partition rows: shards what gyre-gen wrote, balanced, and the sh
 TEST_CASE("gyre-partition rows: CSV with a named response keeps the feature names; MatrixMarket with a response") {
   TempDir dir;
   write_text(dir / "d.csv", "a,y,b\n1,2,0\n0,3,4\n5,6,7\n");
-  auto r = partition({"--input", (dir / "d.csv").string(), "--parts", "2", "--out", (dir / "c").string(),
-                      "--response-column", "y"});
+  auto r = partition_rows({"--input", (dir / "d.csv").string(), "--parts", "2", "--out", (dir / "c").string(),
+                           "--response-column", "y"});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(read_text(dir / "c" / "feature_names.txt") == "a\nb\n");
@@ -87,8 +87,8 @@ TEST_CASE("gyre-partition rows: CSV with a named response keeps the feature name
 
   write_text(dir / "m.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1\n");
   write_text(dir / "resp.txt", "1\n2\n");
-  r = partition({"--input", (dir / "m.mtx").string(), "--parts", "1", "--out", (dir / "m").string(), "--response",
-                 (dir / "resp.txt").string()});
+  r = partition_rows({"--input", (dir / "m.mtx").string(), "--parts", "1", "--out", (dir / "m").string(), "--response",
+                      (dir / "resp.txt").string()});
   REQUIRE(r.exit_code == 0);
   CHECK(gyre::data::load_regression(dir / "m").y == std::vector<double>{1, 2});
 }
@@ -100,7 +100,7 @@ TEST_CASE("gyre-partition rows: bad input exits 2 naming file and line, and writ
     write_text(dir / name, text);
     std::vector<std::string> argv{"--input", (dir / name).string(), "--parts", "2", "--out", (dir / "out").string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    const auto r = partition(argv);
+    const auto r = partition_rows(argv);
     INFO(r.output);
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, "gyre-partition: error: " + message));

@@ -62,10 +62,6 @@ void probe_directory(const fs::path& dir, const std::string& who) {
   throw std::invalid_argument(who + ": cannot create files in " + dir.string() + ": " + std::strerror(error));
 }
 
-fs::path directory_of(const fs::path& file) {
-  return file.parent_path().empty() ? fs::path(".") : file.parent_path();
-}
-
 struct CheckedOutput {
   std::string who;                  // "--metrics m.json"
   fs::path target;                  // what gets replaced (absolute); empty for streams

@@ -49,11 +49,11 @@ fs::path temporary_name(const fs::path& target, const void* owner) {
   return target.parent_path() / ("." + target.filename().string() + suffix);
 }
 
+}  // namespace
+
 fs::path directory_of(const fs::path& file) {
   return file.parent_path().empty() ? fs::path(".") : file.parent_path();
 }
-
-}  // namespace
 
 OutputTarget resolve_output(const fs::path& path) {
   if (path.empty()) throw std::invalid_argument("an empty output path");

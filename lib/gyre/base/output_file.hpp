@@ -50,4 +50,7 @@ struct OutputTarget {
 };
 OutputTarget resolve_output(const std::filesystem::path& path);
 
+// The directory `file` is created in: its parent, or "." for a bare name.
+std::filesystem::path directory_of(const std::filesystem::path& file);
+
 }  // namespace gyre

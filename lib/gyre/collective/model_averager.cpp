@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "gyre/base/rank_text.hpp"
 #include "gyre/wire/body.hpp"
 
 namespace gyre::collective {
@@ -13,8 +14,6 @@ namespace {
 // Longest the thread waits in the inbox before looking at stop(): keeps stop() prompt with a
 // long interval, costs a wake-up every few milliseconds.
 constexpr std::chrono::milliseconds kControlPoll{5};
-
-std::string rank_text(int rank) { return "rank " + std::to_string(rank); }
 
 // A snapshot's meta: what it is, and which exchange it belongs to (numbered by the offerer).
 enum Kind : std::uint8_t { kOffer = 1, kAnswer = 2 };

@@ -31,7 +31,7 @@ std::vector<std::string> read_listed_vocab(const fs::path& dir, const Manifest& 
   return vocab;
 }
 
-Corpus read_listed_shard(const fs::path& dir, const Manifest& m, const ShardEntry& entry) {
+Corpus read_corpus_shard(const fs::path& dir, const Manifest& m, const ShardEntry& entry) {
   CorpusShardFile shard = read_listed_file<Corpus>(dir, entry);
   if (shard.vocab_size != m.vocab)
     throw InputError(dir / entry.file, 0, "vocabulary size " + std::to_string(m.vocab) + " as listed in " + kManifestName,
@@ -120,7 +120,7 @@ void write_corpus_partition(const fs::path& dir, std::span<const Corpus> shards)
 
 Corpus read_corpus_shard(const fs::path& dir, std::uint32_t part) {
   const Manifest m = read_manifest(dir, "corpus");
-  Corpus shard = read_listed_shard(dir, m, listed_part(dir, m, part));
+  Corpus shard = read_corpus_shard(dir, m, listed_part(dir, m, part));
   shard.vocab = read_listed_vocab(dir, m);
   return shard;
 }
@@ -150,7 +150,7 @@ std::vector<Corpus> read_corpus_partition(const fs::path& dir) {
   shards.reserve(m.shards.size());
   std::vector<std::span<const std::uint64_t>> ids;
   for (const ShardEntry& e : m.shards) {
-    shards.push_back(read_listed_shard(dir, m, e));
+    shards.push_back(read_corpus_shard(dir, m, e));
     shards.back().vocab = vocab;
   }
   for (const Corpus& shard : shards) ids.emplace_back(shard.doc_ids);

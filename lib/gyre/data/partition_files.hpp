@@ -15,6 +15,9 @@
 
 namespace gyre::data {
 
+// Ends the messages about a count or a file that disagrees with the manifest.
+inline constexpr const char* kAsListed = " as listed in manifest.json";
+
 // Per shard type: the manifest kind, the names its counts go by in messages, how its shard file
 // is written and read (File: what reading gives), and its manifest entry without the file name.
 template <class Shard>

@@ -16,7 +16,7 @@ namespace gyre::data {
 namespace {
 
 // Independent streams per concern, so that e.g. more documents do not change the topics.
-enum Stream : std::uint64_t { kTopics, kDocTopics, kLengths, kTokens };
+enum CorpusStream : std::uint64_t { kTopics, kDocTopics, kLengths, kTokens };
 
 void check(const PlantedCorpusOptions& o) {
   const auto fail = [](const std::string& what) { throw std::invalid_argument("planted corpus: " + what); };

@@ -13,7 +13,7 @@ namespace gyre::data {
 namespace {
 
 // Independent streams per concern, so that e.g. changing the noise does not move the pairs.
-enum Stream : std::uint64_t { kFactors, kPermutation, kPairs, kShuffle, kNoise };
+enum RatingsStream : std::uint64_t { kFactors, kPermutation, kPairs, kShuffle, kRatingNoise };
 
 void check(const PlantedRatingsOptions& o) {
   const auto fail = [](const std::string& what) { throw std::invalid_argument("planted ratings: " + what); };
@@ -97,7 +97,7 @@ PlantedRatings generate_planted_ratings(const PlantedRatingsOptions& o) {
   out.train.items = out.test.items = o.items;
   out.test.ratings.reserve(test_count);
   out.train.ratings.reserve(o.ratings - test_count);
-  Random noise(o.seed, kNoise);
+  Random noise(o.seed, kRatingNoise);
   for (std::size_t k = 0; k < keys.size(); ++k) {
     const auto user = static_cast<std::uint32_t>(keys[k] / o.items);
     const auto item = static_cast<std::uint32_t>(keys[k] % o.items);

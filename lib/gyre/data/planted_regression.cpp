@@ -16,7 +16,7 @@ namespace gyre::data {
 namespace {
 
 // Independent streams per concern, so that e.g. changing the noise does not move X or β.
-enum Stream : std::uint64_t { kColumns, kValues, kSupport, kBeta, kNoise };
+enum RegressionStream : std::uint64_t { kColumns, kValues, kSupport, kBeta, kTargetNoise };
 
 void check(const PlantedRegressionOptions& o) {
   const auto fail = [](const std::string& what) { throw std::invalid_argument("planted regression: " + what); };
@@ -106,7 +106,7 @@ PlantedRegression generate_planted_regression(const PlantedRegressionOptions& o)
 
   const double c = o.correlation, own = std::sqrt(1.0 - c * c);
   ColumnDrawer columns(o);
-  Random column_rng(o.seed, kColumns), value_rng(o.seed, kValues), noise_rng(o.seed, kNoise);
+  Random column_rng(o.seed, kColumns), value_rng(o.seed, kValues), noise_rng(o.seed, kTargetNoise);
   std::vector<std::uint32_t> row_cols;
   std::vector<double> row_values;
   for (std::uint64_t i = 0; i < o.samples; ++i) {

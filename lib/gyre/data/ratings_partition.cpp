@@ -17,7 +17,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsersName = "users.txt";
 constexpr const char* kItemsName = "items.txt";
-const std::string kListed = std::string(" as listed in ") + kManifestName;
 
 std::string exact(double x) {
   char text[32];
@@ -39,10 +38,10 @@ void write_shards(const fs::path& dir, const std::vector<RatingsSet>& shards, Ma
   write_listed_shards(dir, std::span(shards), m);
 }
 
-RatingsSet read_listed_shard(const fs::path& dir, const Manifest& m, const ShardEntry& e) {
+RatingsSet read_ratings_shard(const fs::path& dir, const Manifest& m, const ShardEntry& e) {
   RatingsSet s = read_listed_file<RatingsSet>(dir, e);
   if (s.users != m.users || s.items != m.items)
-    throw InputError(dir / e.file, 0, "id space " + id_space(m.users, m.items) + kListed, id_space(s.users, s.items));
+    throw InputError(dir / e.file, 0, "id space " + id_space(m.users, m.items) + kAsListed, id_space(s.users, s.items));
   return s;
 }
 
@@ -52,7 +51,7 @@ template <typename CheckValue>
 void read_id_lines(const fs::path& file, std::uint32_t count, const char* what, const char* one_per, IdTable& table,
                    CheckValue&& check_value) {
   table.original.assign(count, 0);
-  read_number_lines<2>(file, count, what, std::string(", one per ") + one_per + "," + kListed,
+  read_number_lines<2>(file, count, what, std::string(", one per ") + one_per + "," + kAsListed,
                        [&](std::size_t d, const auto& v, std::size_t line) {
                          if (v[0] > kMaxId)
                            throw InputError(file, line, "an original id at most " + std::to_string(kMaxId),
@@ -76,7 +75,7 @@ void read_listed_stats(const fs::path& dir, const Manifest& m, IdTables& ids, Ra
   read_id_lines(users, m.users, "\"original_id part\" (non-negative integers)", "user", ids.users,
                 [&](std::size_t u, std::uint64_t part, std::size_t line) {
                   if (part >= parts)
-                    throw InputError(users, line, "a part below " + std::to_string(parts) + kListed,
+                    throw InputError(users, line, "a part below " + std::to_string(parts) + kAsListed,
                                      std::to_string(part));
                   stats.user_part[u] = static_cast<std::uint32_t>(part);
                 });
@@ -88,7 +87,7 @@ void read_listed_stats(const fs::path& dir, const Manifest& m, IdTables& ids, Ra
                   total += ratings;
                 });
   if (total != m.records)
-    throw InputError(items, 0, "ratings summing to " + std::to_string(m.records) + kListed, std::to_string(total));
+    throw InputError(items, 0, "ratings summing to " + std::to_string(m.records) + kAsListed, std::to_string(total));
   for (const ShardEntry& e : m.shards) stats.parts.push_back({e.records, e.sum, e.sum_squares});
 }
 
@@ -103,7 +102,7 @@ void check_shard(const fs::path& dir, const Manifest& m, std::uint32_t part, con
                            std::to_string(stats.user_part[r.user]));
   const RatingsMoments listed = stats.parts[part], found = moments_of(shard);
   if (found.sum != listed.sum || found.sum_squares != listed.sum_squares)
-    throw InputError(file, 0, "ratings summing to " + exact(listed.sum) + ", squares to " + exact(listed.sum_squares) + kListed,
+    throw InputError(file, 0, "ratings summing to " + exact(listed.sum) + ", squares to " + exact(listed.sum_squares) + kAsListed,
                      exact(found.sum) + ", " + exact(found.sum_squares));
 }
 
@@ -145,7 +144,7 @@ std::vector<RatingsSet> read_ratings_partition(const fs::path& dir) {
   const Manifest m = read_manifest(dir, "ratings");
   std::vector<RatingsSet> shards;
   shards.reserve(m.shards.size());
-  for (const ShardEntry& e : m.shards) shards.push_back(read_listed_shard(dir, m, e));
+  for (const ShardEntry& e : m.shards) shards.push_back(read_ratings_shard(dir, m, e));
   if (!m.dense_ids) return shards;
 
   IdTables ids;
@@ -169,7 +168,7 @@ std::optional<RatingsPart> read_ratings_part(const fs::path& dir, std::uint32_t 
   const Manifest m = read_manifest(dir, "ratings");
   if (!m.dense_ids) return std::nullopt;
   RatingsPart p;
-  p.shard = read_listed_shard(dir, m, listed_part(dir, m, part));
+  p.shard = read_ratings_shard(dir, m, listed_part(dir, m, part));
   read_listed_stats(dir, m, p.ids, p.stats);
   check_shard(dir, m, part, p.shard, p.ids, p.stats);
   return p;

@@ -18,12 +18,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kFeatureNamesName = "feature_names.txt";
-constexpr const char* kListed = " as listed in manifest.json";
 
-RegressionSet read_listed_shard(const fs::path& dir, const Manifest& m, const ShardEntry& entry) {
+RegressionSet read_regression_shard(const fs::path& dir, const Manifest& m, const ShardEntry& entry) {
   RowShardFile shard = read_listed_file<RegressionSet>(dir, entry);
   if (shard.set.features != m.features)
-    throw InputError(dir / entry.file, 0, std::to_string(m.features) + " features" + kListed, std::to_string(shard.set.features));
+    throw InputError(dir / entry.file, 0, std::to_string(m.features) + " features" + kAsListed, std::to_string(shard.set.features));
   return std::move(shard.set);
 }
 
@@ -34,7 +33,7 @@ std::vector<std::string> read_listed_names(const fs::path& dir, const Manifest& 
   if (!fs::exists(file, ec)) return {};
   std::vector<std::string> names = read_names(file, "a feature name");
   if (names.size() != m.features)
-    throw InputError(file, 0, std::to_string(m.features) + " names, one per feature," + kListed,
+    throw InputError(file, 0, std::to_string(m.features) + " names, one per feature," + kAsListed,
                      std::to_string(names.size()) + " names");
   return names;
 }
@@ -127,7 +126,7 @@ void write_row_partition(const fs::path& dir, std::span<const RegressionSet> sha
 
 RegressionSet read_row_shard(const fs::path& dir, std::uint32_t part) {
   const Manifest m = read_manifest(dir, "rows");
-  RegressionSet shard = read_listed_shard(dir, m, listed_part(dir, m, part));
+  RegressionSet shard = read_regression_shard(dir, m, listed_part(dir, m, part));
   shard.feature_names = read_listed_names(dir, m);
   return shard;
 }
@@ -138,7 +137,7 @@ std::vector<RegressionSet> read_row_partition(const fs::path& dir) {
   std::vector<RegressionSet> shards;
   shards.reserve(m.shards.size());
   for (const ShardEntry& e : m.shards) {
-    shards.push_back(read_listed_shard(dir, m, e));
+    shards.push_back(read_regression_shard(dir, m, e));
     shards.back().feature_names = names;
   }
   std::vector<std::span<const std::uint64_t>> ids;

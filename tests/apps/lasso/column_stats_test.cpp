@@ -42,18 +42,18 @@ data::RegressionSet mixed(std::uint64_t n, std::uint32_t p, std::uint64_t seed) 
   return set;
 }
 
-struct Reference {
+struct ReferenceStats {
   double y_offset = 0;
   std::vector<double> mean, centred, square, low, high;
 };
 
 // Dense columns, two passes in long double.
-Reference reference(const data::RegressionSet& set, bool intercept) {
+ReferenceStats reference(const data::RegressionSet& set, bool intercept) {
   const std::size_t n = set.samples(), p = set.features;
   std::vector<std::vector<double>> x(p, std::vector<double>(n, 0.0));
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t e = set.row_begin[i]; e < set.row_begin[i + 1]; ++e) x[set.cols[e]][i] = set.values[e];
-  Reference r;
+  ReferenceStats r;
   long double ys = 0;
   for (double y : set.y) ys += y;
   r.y_offset = intercept ? static_cast<double>(ys / n) : 0.0;
@@ -82,7 +82,7 @@ TEST_CASE("statistics folded from 1, 2, 3 and 7 shards are the whole matrix's") 
   const data::RegressionSet set = mixed(200, 12, 5);
   for (const bool intercept : {true, false}) {
     for (const bool standardize : {true, false}) {
-      const Reference want = reference(set, intercept);
+      const ReferenceStats want = reference(set, intercept);
       for (const std::uint32_t parts : {1u, 2u, 3u, 7u}) {
         CAPTURE(intercept);
         CAPTURE(standardize);

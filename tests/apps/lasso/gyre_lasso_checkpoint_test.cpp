@@ -16,9 +16,7 @@ using namespace gyre::test;
 
 namespace {
 
-std::string lasso() { return build_path("apps/lasso/gyre-lasso").string(); }
-
-void generate(const TempDir& dir, const std::string& name, const std::string& seed) {
+void generate_named_regression(const TempDir& dir, const std::string& name, const std::string& seed) {
   const auto r = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", "1200", "--features", "300",
                               "--nnz-per-row", "20", "--support", "10", "--correlation", "0.5", "--noise", "0.1", "--seed",
                               seed, "--out", (dir / name).string()});
@@ -40,7 +38,7 @@ void to_classes(const TempDir& dir) {
 // A path of 5 λs on the rounds (priority schedule, 3 rounds in flight), one thread per worker
 // (T is part of the bits), with `extra` flags.
 std::vector<std::string> lasso_argv(const TempDir& dir, std::vector<std::string> extra) {
-  std::vector<std::string> argv{lasso(), "--data", (dir / "data").string(), "--path", "5", "--lambda-ratio", "0.02",
+  std::vector<std::string> argv{gyre_lasso(), "--data", (dir / "data").string(), "--path", "5", "--lambda-ratio", "0.02",
                                 "--batch", "16", "--depth", "3", "--threads", "1", "--tol", "1e-10"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return argv;
@@ -53,7 +51,7 @@ CommandResult run_lasso(const TempDir& dir, std::vector<std::string> extra) {
 // A one-process run with a checkpoint after every check that kills itself (SIGKILL) once check
 // 6 is reported, before its checkpoint: checkpoint 5 and the one before it are whole (--keep 2;
 // the two checks that end one λ and start the next are one checkpoint).
-void run_killed(const TempDir& dir, const std::string& checkpoints, std::vector<std::string> extra) {
+void run_lasso_killed(const TempDir& dir, const std::string& checkpoints, std::vector<std::string> extra) {
   extra.insert(extra.end(), {"--checkpoint", (dir / checkpoints).string(), "--out", (dir / "never.tsv").string(),
                              "--inject-kill-after-epoch", "6", "--quiet"});
   const auto r = run_lasso(dir, extra);
@@ -74,7 +72,7 @@ void expect_resumed_bitwise(const TempDir& dir, const std::string& name, const s
   argv.insert(argv.end(), {"--out", (dir / (name + "-straight.tsv")).string(), "--quiet"});
   const auto straight = run_lasso(dir, argv);
   REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
-  run_killed(dir, name, flags);
+  run_lasso_killed(dir, name, flags);
   argv = flags;
   argv.insert(argv.end(), {"--resume", (dir / name).string(), "--out", (dir / (name + "-resumed.tsv")).string()});
   const auto resumed = run_lasso(dir, argv);
@@ -89,7 +87,7 @@ void expect_resumed_bitwise(const TempDir& dir, const std::string& name, const s
 
 TEST_CASE("gyre-lasso, one process: killed after check 6, resumed from check 5, bitwise the uninterrupted run (both losses)") {
   TempDir dir;
-  generate(dir, "data", "8");
+  generate_named_regression(dir, "data", "8");
   SUBCASE("rounds of 2 workers, priority schedule") { expect_resumed_bitwise(dir, "rounds", {"--workers", "2"}); }
   SUBCASE("one worker's active-set cycles") { expect_resumed_bitwise(dir, "cycles", {"--workers", "1"}); }
   SUBCASE("rounds of one worker, random schedule, elastic net") {
@@ -104,7 +102,7 @@ TEST_CASE("gyre-lasso, one process: killed after check 6, resumed from check 5, 
 
 TEST_CASE("gyre-lasso, 3 processes over tcp: rank 1 killed with kill -9 mid-path, all 3 resumed, bitwise --workers 3 in one process") {
   TempDir dir;
-  generate(dir, "data", "8");
+  generate_named_regression(dir, "data", "8");
   const auto straight = run_lasso(dir, {"--workers", "3", "--out", (dir / "straight.tsv").string(), "--quiet"});
   REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
 
@@ -131,8 +129,8 @@ TEST_CASE("gyre-lasso, 3 processes over tcp: rank 1 killed with kill -9 mid-path
 
 TEST_CASE("gyre-lasso: a resume with other flags or data is refused naming what differs; a damaged checkpoint is passed over") {
   TempDir dir;
-  generate(dir, "data", "8");
-  run_killed(dir, "ck", {"--workers", "2"});
+  generate_named_regression(dir, "data", "8");
+  run_lasso_killed(dir, "ck", {"--workers", "2"});
   const auto ck = (dir / "ck").string();
   // Each refused with exit 2, naming the manifest and what differs, and writing nothing.
   const auto refused = [&](std::vector<std::string> flags, const std::string& named) {
@@ -145,7 +143,7 @@ TEST_CASE("gyre-lasso: a resume with other flags or data is refused naming what 
   refused({"--workers", "2", "--schedule", "cyclic"}, "--schedule");
   // Other data under the same name.
   std::filesystem::rename(dir / "data", dir / "data-8");
-  generate(dir, "data", "9");
+  generate_named_regression(dir, "data", "9");
   const auto other = run_lasso(dir, {"--workers", "2", "--resume", ck, "--out", (dir / "out.tsv").string()});
   CHECK(other.exit_code == 2);
   CHECK_MESSAGE(other.output.find("input --data") != std::string::npos, other.output);

@@ -10,6 +10,7 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
+using gyre::test::gyre_lasso;
 using gyre::test::build_path;
 using gyre::test::json_lines;
 using gyre::test::read_text;
@@ -19,12 +20,10 @@ using gyre::test::write_text;
 
 namespace {
 
-std::string lasso() { return build_path("apps/lasso/gyre-lasso").string(); }
-
 // gyre-lasso on bad input, with outputs asked for: refused, nothing written.
-void expect_bad_input(const TempDir& dir, const std::vector<std::string>& input_args, const std::string& where,
-                      const std::string& fragment) {
-  std::vector<std::string> argv{lasso()};
+void expect_bad_lasso_input(const TempDir& dir, const std::vector<std::string>& input_args, const std::string& where,
+                            const std::string& fragment) {
+  std::vector<std::string> argv{gyre_lasso()};
   argv.insert(argv.end(), input_args.begin(), input_args.end());
   argv.insert(argv.end(), {"--lambda", "0.1", "--out", (dir / "coef.tsv").string(), "--metrics",
                            (dir / "metrics.jsonl").string()});
@@ -39,7 +38,7 @@ TEST_CASE("gyre-lasso solves a generated problem, reports per check and writes t
                                 "200", "--nnz-per-row", "20", "--support", "6", "--correlation", "0.5", "--noise",
                                 "0.1", "--seed", "3", "--out", (dir / "data").string()});
   REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
-  const auto r = run_command({lasso(), "--data", (dir / "data").string(), "--path", "5", "--lambda-ratio", "0.05",
+  const auto r = run_command({gyre_lasso(), "--data", (dir / "data").string(), "--path", "5", "--lambda-ratio", "0.05",
                               "--schedule", "priority", "--batch", "8", "--rho", "0.4", "--depth", "2", "--workers", "2",
                               "--threads", "1", "--tol", "1e-9", "--seed", "4", "--out", (dir / "coef.tsv").string(),
                               "--metrics", (dir / "metrics.jsonl").string()});
@@ -87,14 +86,14 @@ TEST_CASE("gyre-lasso solves a generated problem, reports per check and writes t
 TEST_CASE("gyre-lasso reads CSV with a header and MatrixMarket with a response file") {
   TempDir dir;
   write_text(dir / "d.csv", "a,b,c,price\n1,0,2,3.5\n0,1,1,2.0\n2,2,0,4.5\n1,1,1,3.0\n3,0,1,5.5\n");
-  const auto csv = run_command({lasso(), "--data", (dir / "d.csv").string(), "--response-column", "price", "--lambda",
+  const auto csv = run_command({gyre_lasso(), "--data", (dir / "d.csv").string(), "--response-column", "price", "--lambda",
                                 "0.01", "--out", (dir / "csv.tsv").string(), "--quiet"});
   REQUIRE_MESSAGE(csv.exit_code == 0, csv.output);
   CHECK(read_text(dir / "csv.tsv").find("\ta\t") != std::string::npos);  // names from the header
 
   write_text(dir / "x.mtx", "%%MatrixMarket matrix coordinate real general\n4 2 5\n1 1 1.0\n2 2 2.0\n3 1 1.5\n4 1 -1\n4 2 1\n");
   write_text(dir / "x.response", "1\n2\n3\n0.5\n");
-  const auto mtx = run_command({lasso(), "--data", (dir / "x.mtx").string(), "--lambda", "0.01", "--out",
+  const auto mtx = run_command({gyre_lasso(), "--data", (dir / "x.mtx").string(), "--lambda", "0.01", "--out",
                                 (dir / "mtx.tsv").string(), "--quiet"});
   REQUIRE_MESSAGE(mtx.exit_code == 0, mtx.output);
   CHECK(read_text(dir / "mtx.tsv").find("\tx2\t") != std::string::npos);
@@ -103,26 +102,26 @@ TEST_CASE("gyre-lasso reads CSV with a header and MatrixMarket with a response f
 TEST_CASE("gyre-lasso refuses bad input with file, line and what was expected, and writes nothing") {
   TempDir dir;
   write_text(dir / "zero.libsvm", "1.0 1:0.5 3:1\n2.0 0:1.5\n");
-  expect_bad_input(dir, {"--data", (dir / "zero.libsvm").string()}, "zero.libsvm:2", "1-based");
+  expect_bad_lasso_input(dir, {"--data", (dir / "zero.libsvm").string()}, "zero.libsvm:2", "1-based");
   write_text(dir / "word.libsvm", "1.0 1:0.5\n2.0 2:abc\n");
-  expect_bad_input(dir, {"--data", (dir / "word.libsvm").string()}, "word.libsvm:2", "number");
+  expect_bad_lasso_input(dir, {"--data", (dir / "word.libsvm").string()}, "word.libsvm:2", "number");
   write_text(dir / "ragged.csv", "a,b,y\n1,2,3\n4,5\n");
-  expect_bad_input(dir, {"--data", (dir / "ragged.csv").string()}, "ragged.csv:3", "3 fields");
+  expect_bad_lasso_input(dir, {"--data", (dir / "ragged.csv").string()}, "ragged.csv:3", "3 fields");
   write_text(dir / "m.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.0\n");
   write_text(dir / "m.response", "");
-  expect_bad_input(dir, {"--data", (dir / "m.mtx").string()}, "m.response", "");
-  expect_bad_input(dir, {"--data", (dir / "missing.libsvm").string()}, "missing.libsvm", "");
+  expect_bad_lasso_input(dir, {"--data", (dir / "m.mtx").string()}, "m.response", "");
+  expect_bad_lasso_input(dir, {"--data", (dir / "missing.libsvm").string()}, "missing.libsvm", "");
 }
 
 TEST_CASE("gyre-lasso needs exactly one of --lambda and --path, and a sane alpha") {
   TempDir dir;
   write_text(dir / "d.libsvm", "1 1:1\n2 1:2\n");
-  auto r = run_command({lasso(), "--data", (dir / "d.libsvm").string()});
+  auto r = run_command({gyre_lasso(), "--data", (dir / "d.libsvm").string()});
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("--lambda") != std::string::npos);
-  r = run_command({lasso(), "--data", (dir / "d.libsvm").string(), "--lambda", "1", "--path", "3"});
+  r = run_command({gyre_lasso(), "--data", (dir / "d.libsvm").string(), "--lambda", "1", "--path", "3"});
   CHECK(r.exit_code != 0);
-  r = run_command({lasso(), "--data", (dir / "d.libsvm").string(), "--lambda", "1", "--alpha", "0"});
+  r = run_command({gyre_lasso(), "--data", (dir / "d.libsvm").string(), "--lambda", "1", "--alpha", "0"});
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("alpha") != std::string::npos);
 }
@@ -130,13 +129,13 @@ TEST_CASE("gyre-lasso needs exactly one of --lambda and --path, and a sane alpha
 TEST_CASE("gyre-lasso --loss logistic takes any two classes, names them, and refuses a third at its line") {
   TempDir dir;
   write_text(dir / "two.libsvm", "3 1:1 2:0.5\n7 1:-1 2:0.2\n3 1:0.8\n7 2:1.5\n7 1:-0.3 2:0.9\n3 1:0.4 2:-1\n");
-  const auto ok = run_command({lasso(), "--data", (dir / "two.libsvm").string(), "--loss", "logistic", "--path", "3",
+  const auto ok = run_command({gyre_lasso(), "--data", (dir / "two.libsvm").string(), "--loss", "logistic", "--path", "3",
                                "--out", (dir / "coef.tsv").string()});
   CHECK_MESSAGE(ok.exit_code == 0, ok.output);
   CHECK(ok.output.find("class 1 is label 7, class 0 label 3") != std::string::npos);
   CHECK(read_text(dir / "coef.tsv").find("(intercept)") != std::string::npos);
   write_text(dir / "three.libsvm", "1 1:1\n-1 1:2\n1 1:0.5\n2 1:3\n");
-  expect_bad_input(dir, {"--data", (dir / "three.libsvm").string(), "--loss", "logistic"}, "three.libsvm:4", "class");
+  expect_bad_lasso_input(dir, {"--data", (dir / "three.libsvm").string(), "--loss", "logistic"}, "three.libsvm:4", "class");
   write_text(dir / "one.libsvm", "1 1:1\n1 1:2\n");
-  expect_bad_input(dir, {"--data", (dir / "one.libsvm").string(), "--loss", "logistic"}, "one.libsvm", "class");
+  expect_bad_lasso_input(dir, {"--data", (dir / "one.libsvm").string(), "--loss", "logistic"}, "one.libsvm", "class");
 }

@@ -10,6 +10,7 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
+using gyre::test::gyre_lasso;
 using gyre::test::build_path;
 using gyre::test::check_ranges_tile;
 using gyre::test::disturb_rank_1;
@@ -26,9 +27,7 @@ using gyre::test::write_text;
 
 namespace {
 
-std::string lasso() { return build_path("apps/lasso/gyre-lasso").string(); }
-
-void generate(const TempDir& dir, const std::string& samples) {
+void generate_regression_samples(const TempDir& dir, const std::string& samples) {
   const auto r = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", samples, "--features",
                               "300", "--nnz-per-row", "20", "--support", "10", "--correlation", "0.5", "--noise", "0.1", "--seed", "8",
                               "--out", (dir / "data").string()});
@@ -54,7 +53,8 @@ std::string joined(const std::vector<std::string>& lines) {
 // `lines` cut into a directory of three LibSVM files, in name order (one a 30%, one 30%, one
 // 40%), beside a hidden file and a subdirectory, which are not input. Returns the three files'
 // paths.
-std::vector<std::filesystem::path> cut_into_directory(const std::vector<std::string>& lines, const std::filesystem::path& into) {
+std::vector<std::filesystem::path> cut_libsvm_into_directory(const std::vector<std::string>& lines,
+                                                             const std::filesystem::path& into) {
   const std::size_t cuts[] = {0, lines.size() * 3 / 10, lines.size() * 6 / 10, lines.size()};
   const std::vector<std::filesystem::path> files{into / "1-first.libsvm", into / "2-second.txt", into / "3-third"};
   std::filesystem::create_directories(into / "notes");
@@ -66,8 +66,8 @@ std::vector<std::filesystem::path> cut_into_directory(const std::vector<std::str
   return files;
 }
 
-std::vector<std::string> common(const TempDir& dir) {
-  return {lasso(), "--data", (dir / "data").string(), "--path", "4", "--lambda-ratio", "0.05", "--batch", "16",
+std::vector<std::string> common_lasso_argv(const TempDir& dir) {
+  return {gyre_lasso(), "--data", (dir / "data").string(), "--path", "4", "--lambda-ratio", "0.05", "--batch", "16",
           "--depth", "3", "--threads", "1", "--tol", "1e-10"};
 }
 
@@ -75,13 +75,13 @@ std::vector<std::string> common(const TempDir& dir) {
 
 TEST_CASE("3 processes over tcp write coefficients bitwise identical to --workers 3 in one process") {
   TempDir dir;
-  generate(dir, "1200");
-  auto single = common(dir);
+  generate_regression_samples(dir, "1200");
+  auto single = common_lasso_argv(dir);
   single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / "single.tsv").string()});
   const auto s = run_command(single);
   REQUIRE_MESSAGE(s.exit_code == 0, s.output);
 
-  auto multi = common(dir);
+  auto multi = common_lasso_argv(dir);
   multi.insert(multi.end(), {"--out", (dir / "multi.tsv").string(), "--metrics", (dir / "multi.jsonl").string()});
   const auto ranks = run_ranks(multi, 3);
   for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
@@ -94,8 +94,8 @@ TEST_CASE("3 processes over tcp write coefficients bitwise identical to --worker
 
 TEST_CASE("3 processes reading by byte ranges: each rank holds its own shard's rows and no other, and is sent only those") {
   TempDir dir;
-  generate(dir, "1500");
-  auto multi = common(dir);
+  generate_regression_samples(dir, "1500");
+  auto multi = common_lasso_argv(dir);
   multi.insert(multi.end(), {"--out", (dir / "multi.tsv").string()});
   const auto ranks = run_ranks(multi, 3);
   for (const auto& r : ranks) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -129,7 +129,7 @@ TEST_CASE("3 processes over a 9-row two-class file: byte ranges of fewer rows th
   write_text(dir / "tiny.libsvm",
              "1 1:0.5 2:1\n-1 1:-0.3 3:2\n1 2:0.7\n-1 1:1 3:-1\n1 1:0.2 2:0.4 3:0.1\n-1 2:-0.6\n"
              "1 1:0.9 3:0.3\n-1 2:0.1 3:-0.4\n1 1:-0.2 2:0.8\n");
-  const std::vector<std::string> solve{lasso(), "--data", (dir / "tiny.libsvm").string(), "--loss", "logistic",
+  const std::vector<std::string> solve{gyre_lasso(), "--data", (dir / "tiny.libsvm").string(), "--loss", "logistic",
                                        "--path", "2", "--lambda-ratio", "0.5", "--threads", "1", "--quiet"};
   auto one = solve;
   one.insert(one.end(), {"--workers", "3", "--out", (dir / "one.tsv").string()});
@@ -155,7 +155,7 @@ TEST_CASE("3 processes each under a memory cap one process holding the problem e
                               "50000", "--nnz-per-row", "30", "--support", "100", "--correlation", "0.3", "--noise",
                               "0.5", "--seed", "3", "--out", (dir / "data").string()});
   REQUIRE_MESSAGE(g.exit_code == 0, g.output);
-  const std::vector<std::string> solve{lasso(), "--data", (dir / "data").string(), "--workers", "3", "--threads", "1",
+  const std::vector<std::string> solve{gyre_lasso(), "--data", (dir / "data").string(), "--workers", "3", "--threads", "1",
                                        "--path", "1", "--lambda-ratio", "0.3", "--quiet"};
   const auto reference = run_command(with(solve, {"--out", (dir / "one.tsv").string()}));
   REQUIRE_MESSAGE(reference.exit_code == 0, reference.output);
@@ -170,7 +170,7 @@ TEST_CASE("3 processes each under a memory cap one process holding the problem e
 
 TEST_CASE("3 processes reading a LibSVM file by byte ranges, a row partition, CSV or MatrixMarket give one process's coefficients") {
   TempDir dir;
-  generate(dir, "1500");
+  generate_regression_samples(dir, "1500");
   const std::string libsvm = read_text(dir / "data/data.libsvm");
   write_text(dir / "classes.libsvm", as_two_classes(libsvm));
   // The same rows as CSV (header x1..x300,y) and as MatrixMarket with the response beside it.
@@ -218,7 +218,7 @@ TEST_CASE("3 processes reading a LibSVM file by byte ranges, a row partition, CS
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
-    auto argv = common(dir);
+    auto argv = common_lasso_argv(dir);
     argv[2] = c.data;
     argv.insert(argv.end(), c.extra.begin(), c.extra.end());
     auto single = argv;
@@ -243,7 +243,7 @@ TEST_CASE("3 processes reading a LibSVM file by byte ranges, a row partition, CS
 // another part would fail; rank 0, where the scheduler needs every row, reads it whole.
 TEST_CASE("3 processes over a 3-part row partition: ranks 1 and 2 read only their own part, coefficients as one process") {
   TempDir dir;
-  generate(dir, "1500");
+  generate_regression_samples(dir, "1500");
   write_text(dir / "classes.libsvm", as_two_classes(read_text(dir / "data/data.libsvm")));
   for (const std::string input : {"data", "classes.libsvm"}) {
     CAPTURE(input);
@@ -253,7 +253,7 @@ TEST_CASE("3 processes over a 3-part row partition: ranks 1 and 2 read only thei
     REQUIRE_MESSAGE(part.exit_code == 0, part.output);
     std::vector<std::string> extra;
     if (input == "classes.libsvm") extra = {"--loss", "logistic"};
-    auto single = common(dir);
+    auto single = common_lasso_argv(dir);
     single[2] = parts.string();
     single.insert(single.end(), extra.begin(), extra.end());
     single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / ("single-" + input + ".tsv")).string()});
@@ -268,7 +268,7 @@ TEST_CASE("3 processes over a 3-part row partition: ranks 1 and 2 read only thei
         for (int other = 0; other < 3; ++other)
           if (other != r) REQUIRE(std::filesystem::remove(own / ("part-0000" + std::to_string(other) + ".shard")));
       }
-      auto argv = common(dir);
+      auto argv = common_lasso_argv(dir);
       argv[2] = own.string();
       argv.insert(argv.end(), extra.begin(), extra.end());
       argv.insert(argv.end(), {"--out", (dir / ("multi-" + input + ".tsv")).string()});
@@ -288,13 +288,13 @@ TEST_CASE("3 processes over a 3-part row partition: ranks 1 and 2 read only thei
 
 TEST_CASE("a LibSVM file read by byte ranges with a bad line, a third class or too few samples: every rank stops with the one-process error") {
   TempDir dir;
-  generate(dir, "1500");
+  generate_regression_samples(dir, "1500");
   const auto lines = lines_of(read_text(dir / "data/data.libsvm"));
   const auto refuse = [&](const std::string& name, const std::string& text, const std::vector<std::string>& extra,
                           const std::string& fragment, std::size_t line) {
     CAPTURE(name);
     write_text(dir / name, text);
-    auto argv = common(dir);
+    auto argv = common_lasso_argv(dir);
     argv[2] = (dir / name).string();
     argv.insert(argv.end(), extra.begin(), extra.end());
     const auto one = run_command(argv);
@@ -324,7 +324,7 @@ TEST_CASE("a LibSVM file read by byte ranges with a bad line, a third class or t
   auto two = lines;
   two.resize(2);
   write_text(dir / "two.libsvm", joined(two));
-  auto argv = common(dir);
+  auto argv = common_lasso_argv(dir);
   argv[2] = (dir / "two.libsvm").string();
   const auto ranks = run_ranks(argv, 3);
   for (const auto& r : ranks) {
@@ -335,7 +335,7 @@ TEST_CASE("a LibSVM file read by byte ranges with a bad line, a third class or t
 
 TEST_CASE("a multi-process gyre-lasso job without a token is refused before the data is read") {
   TempDir dir;
-  auto argv = common(dir);  // the data directory does not even exist
+  auto argv = common_lasso_argv(dir);  // the data directory does not even exist
   argv.insert(argv.end(), {"--processes", "2", "--process-rank", "1", "--coordinator", "127.0.0.1:1"});
   const auto r = run_command(argv);
   CHECK(r.exit_code == 2);
@@ -344,25 +344,25 @@ TEST_CASE("a multi-process gyre-lasso job without a token is refused before the 
 
 TEST_CASE("when one gyre-lasso process is killed, the others stop with an error naming it") {
   TempDir dir;
-  generate(dir, "4000");
+  generate_regression_samples(dir, "4000");
   // A check after every coordinate update and a long path: far longer than the test.
-  const std::string endless = lasso() + " --data data --path 200 --lambda-ratio 1e-4 --tol 1e-15 --check-every 1"
+  const std::string endless = gyre_lasso() + " --data data --path 200 --lambda-ratio 1e-4 --tol 1e-15 --check-every 1"
                               " --batch 4 --threads 1";
   expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9", "round "), 10000);
 }
 
 TEST_CASE("3 processes reading a directory of LibSVM files by byte ranges: one process's coefficients of the files joined; faults in file order") {
   TempDir dir;
-  generate(dir, "1500");
+  generate_regression_samples(dir, "1500");
   const auto lines = lines_of(read_text(dir / "data/data.libsvm"));
   const auto classes = lines_of(as_two_classes(joined(lines)));
   for (const bool logistic : {false, true}) {
     CAPTURE(logistic);
     const auto& rows = logistic ? classes : lines;
     const auto input = dir / (logistic ? "classes-dir" : "dir");
-    cut_into_directory(rows, input);
+    cut_libsvm_into_directory(rows, input);
     write_text(dir / "joined.libsvm", joined(rows));
-    auto argv = common(dir);
+    auto argv = common_lasso_argv(dir);
     if (logistic) argv.insert(argv.end(), {"--loss", "logistic"});
     auto single = argv;
     single[2] = (dir / "joined.libsvm").string();
@@ -389,7 +389,7 @@ TEST_CASE("3 processes reading a directory of LibSVM files by byte ranges: one p
   const auto refused = [&](const std::filesystem::path& file, std::size_t line, const std::string& fragment,
                            const std::vector<std::string>& extra) {
     CAPTURE(file);
-    auto argv = common(dir);
+    auto argv = common_lasso_argv(dir);
     argv[2] = input.string();
     argv.insert(argv.end(), extra.begin(), extra.end());
     const std::string where = file.string() + (line > 0 ? ":" + std::to_string(line) + ":" : "");
@@ -401,7 +401,7 @@ TEST_CASE("3 processes reading a directory of LibSVM files by byte ranges: one p
   };
   {  // A bad pair near the end of the last file, in rank 2's range.
     std::filesystem::remove_all(input);
-    const auto files = cut_into_directory(lines, input);
+    const auto files = cut_libsvm_into_directory(lines, input);
     auto last = lines_of(read_text(files[2]));
     last[last.size() - 5] = "1.5 3:2 oops\n";
     write_text(files[2], joined(last));
@@ -409,7 +409,7 @@ TEST_CASE("3 processes reading a directory of LibSVM files by byte ranges: one p
   }
   {  // A third class early in the second file (rank 0's range ends in it), a bad line in the last: the class comes first.
     std::filesystem::remove_all(input);
-    const auto files = cut_into_directory(classes, input);
+    const auto files = cut_libsvm_into_directory(classes, input);
     auto second = lines_of(read_text(files[1]));
     second[3] = "7" + second[3].substr(second[3].find(' '));
     write_text(files[1], joined(second));
@@ -418,7 +418,7 @@ TEST_CASE("3 processes reading a directory of LibSVM files by byte ranges: one p
   }
   {  // An empty middle file, and a bad line after it: the empty file comes first.
     std::filesystem::remove_all(input);
-    const auto files = cut_into_directory(lines, input);
+    const auto files = cut_libsvm_into_directory(lines, input);
     write_text(files[1], "# no sample here\n");
     write_text(files[2], "1 3:2 oops\n" + read_text(files[2]));
     refused(files[1], 0, "at least one sample", {});

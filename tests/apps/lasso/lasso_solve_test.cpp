@@ -11,13 +11,15 @@
 #include "lasso/solver.hpp"
 #include "lasso_checks.hpp"
 #include "lib/net/backends.hpp"
+#include "support/float_checks.hpp"
 
 using namespace gyre;
+using gyre::test::relative_error;
 
 namespace {
 
-data::PlantedRegression planted(std::uint64_t samples, std::uint32_t features, std::uint32_t nnz, double correlation,
-                                std::uint64_t seed = 7) {
+data::PlantedRegression planted_problem(std::uint64_t samples, std::uint32_t features, std::uint32_t nnz,
+                                        double correlation, std::uint64_t seed = 7) {
   data::PlantedRegressionOptions o;
   o.samples = samples;
   o.features = features;
@@ -37,12 +39,10 @@ lasso::LassoConfig config_for(double lambda) {
   return c;
 }
 
-double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
-
 }  // namespace
 
 TEST_CASE("on planted sparse data the solution meets the KKT conditions and recovers the support") {
-  const auto p = planted(3000, 400, 30, 0.5);
+  const auto p = planted_problem(3000, 400, 30, 0.5);
   // λ well under λ_max but far above the noise: the planted coefficients (|β| in [1, 2)) stay.
   auto c = config_for(0.0);
   c.path_length = 1;
@@ -67,7 +67,7 @@ TEST_CASE("on planted sparse data the solution meets the KKT conditions and reco
 }
 
 TEST_CASE("λ_max is the smallest λ whose solution is zero, and every point of a warm-started path is optimal") {
-  const auto p = planted(1500, 200, 20, 0.5, 11);
+  const auto p = planted_problem(1500, 200, 20, 0.5, 11);
   lasso::LassoConfig c = config_for(0);
   c.lambdas.clear();
   c.path_length = 8;
@@ -92,7 +92,7 @@ TEST_CASE("λ_max is the smallest λ whose solution is zero, and every point of 
 }
 
 TEST_CASE("elastic net with standardised columns and no intercept meets its KKT conditions") {
-  const auto p = planted(1200, 150, 15, 0.7, 3);
+  const auto p = planted_problem(1200, 150, 15, 0.7, 3);
   for (bool intercept : {false, true}) {
     lasso::LassoConfig c = config_for(0.02);
     c.alpha = 0.6;
@@ -110,7 +110,7 @@ TEST_CASE("elastic net with standardised columns and no intercept meets its KKT 
 }
 
 TEST_CASE_TEMPLATE("every schedule, depth and worker count reaches the same objective", Backend, GYRE_TEST_BACKENDS) {
-  const auto p = planted(2000, 300, 20, 0.6, 5);
+  const auto p = planted_problem(2000, 300, 20, 0.6, 5);
   const double lambda = 0.02;
   lasso::LassoConfig ref_config = config_for(lambda);
   ref_config.schedule = lasso::ScheduleKind::cyclic;
@@ -139,13 +139,13 @@ TEST_CASE_TEMPLATE("every schedule, depth and worker count reaches the same obje
         CAPTURE(depth);
         CAPTURE(workers);
         CHECK(s.converged);
-        CHECK(relative(lasso::objective(p.set, c, lambda, s.beta, s.intercept), reference) < 1e-6);
+        CHECK(relative_error(lasso::objective(p.set, c, lambda, s.beta, s.intercept), reference) < 1e-6);
       }
 }
 
 TEST_CASE_TEMPLATE("one worker's active-set cycles reach the rounds' optimum in a few messages, the same bits on every backend",
                    Backend, GYRE_TEST_BACKENDS) {
-  const auto p = planted(2000, 300, 20, 0.6, 5);
+  const auto p = planted_problem(2000, 300, 20, 0.6, 5);
   for (const double alpha : {1.0, 0.7}) {
     CAPTURE(alpha);
     lasso::LassoConfig c = config_for(0.02);
@@ -165,8 +165,8 @@ TEST_CASE_TEMPLATE("one worker's active-set cycles reach the rounds' optimum in 
       CHECK(s.converged);
       CHECK(gyre_test::kkt_violation(p.set, c, s.lambda, s.beta, s.intercept) < 1e-6 * s.lambda);
       const auto& r = by_rounds.path[k];
-      CHECK(relative(lasso::objective(p.set, c, s.lambda, s.beta, s.intercept),
-                     lasso::objective(p.set, c, r.lambda, r.beta, r.intercept)) < 1e-9);
+      CHECK(relative_error(lasso::objective(p.set, c, s.lambda, s.beta, s.intercept),
+                           lasso::objective(p.set, c, r.lambda, r.beta, r.intercept)) < 1e-9);
       // A cycle and the check after it are the only messages: none per coordinate.
       CHECK(s.rounds <= 2 * s.checks + 1);
       if (k > 0) CHECK(s.updates > s.rounds);  // (at λ_max nothing moves)
@@ -177,7 +177,7 @@ TEST_CASE_TEMPLATE("one worker's active-set cycles reach the rounds' optimum in 
 }
 
 TEST_CASE_TEMPLATE("a fixed seed, P and T give the same bits on every backend", Backend, GYRE_TEST_BACKENDS) {
-  const auto p = planted(1000, 120, 12, 0.5, 9);
+  const auto p = planted_problem(1000, 120, 12, 0.5, 9);
   lasso::LassoConfig c = config_for(0.03);
   c.workers = 2;
   c.depth = 3;
@@ -190,7 +190,7 @@ TEST_CASE_TEMPLATE("a fixed seed, P and T give the same bits on every backend", 
 }
 
 TEST_CASE_TEMPLATE("a worker whose links die stops the job with an error naming it", Backend, GYRE_TEST_BACKENDS) {
-  const auto p = planted(800, 100, 10, 0.5, 4);
+  const auto p = planted_problem(800, 100, 10, 0.5, 4);
   lasso::LassoConfig c = config_for(0.01);
   c.workers = 2;
   c.threads = 1;

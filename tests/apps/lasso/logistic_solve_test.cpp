@@ -7,9 +7,11 @@
 #include "lasso/solver.hpp"
 #include "lib/net/backends.hpp"
 #include "logistic_checks.hpp"
+#include "support/float_checks.hpp"
 
 using namespace gyre;
 using namespace gyre_test;
+using gyre::test::relative_error;
 
 namespace {
 
@@ -24,8 +26,6 @@ lasso::LassoConfig logistic_config() {
   c.threads = 2;
   return c;
 }
-
-double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
 
 // Every λ of the run: converged, KKT violation below 1e-6·λ from the data, F equal to the
 // reference solver's optimum.
@@ -42,8 +42,8 @@ void check_optimal(const RegressionSet& set, const lasso::LassoConfig& c, const 
     const bool loose = c.alpha < 1;
     CHECK(logistic_kkt(set, c, s) < (loose ? 1e-5 : 1e-6) * s.lambda);
     const double mine = logistic_objective(set, c, s.lambda, s.beta, s.intercept);
-    CHECK(relative(mine, s.certificate.objective) < 1e-9);
-    CHECK(relative(mine, reference_objective(set, c, s.lambda)) < 1e-8);
+    CHECK(relative_error(mine, s.certificate.objective) < 1e-9);
+    CHECK(relative_error(mine, reference_objective(set, c, s.lambda)) < 1e-8);
   }
 }
 

@@ -8,16 +8,14 @@
 
 #include "lasso/margin_shard.hpp"
 #include "logistic_reference.hpp"
+#include "support/float_checks.hpp"
 
 using namespace gyre;
 using namespace gyre::lasso;
 using namespace gyre_test;
+using gyre::test::same_bits;
 
 namespace {
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
 
 // Random steps on features and the intercept, applied to the shard and to plain β, b.
 struct Walk {

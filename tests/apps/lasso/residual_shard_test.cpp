@@ -14,7 +14,7 @@ using namespace gyre::lasso;
 
 namespace {
 
-data::RegressionSet dense(std::uint64_t n, std::uint32_t p, std::uint64_t seed) {
+data::RegressionSet dense_regression(std::uint64_t n, std::uint32_t p, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal;
   data::RegressionSet set;
@@ -60,7 +60,7 @@ std::vector<double> plain(const data::RegressionSet& set, const ColumnStats& sta
 }  // namespace
 
 TEST_CASE("a worker's cycles reach plain coordinate descent's answer and keep its residual exact, for 1 and 2 threads") {
-  const data::RegressionSet set = dense(120, 6, 3);
+  const data::RegressionSet set = dense_regression(120, 6, 3);
   const ColumnStats stats = compute_column_stats(set, true, true);
   const Penalty penalty{0.05, 0.8};
   const std::vector<double> want = plain(set, stats, penalty);
@@ -83,12 +83,12 @@ TEST_CASE("a worker's cycles reach plain coordinate descent's answer and keep it
 }
 
 TEST_CASE("a cycle is refused by a worker not given every row's statistics") {
-  const data::RegressionSet set = dense(40, 3, 5);
+  const data::RegressionSet set = dense_regression(40, 3, 5);
   ResidualShard shard(set, 0.0, 1);
   const std::uint32_t one[] = {1};
   CHECK_THROWS_AS(shard.cycle(0.1, one), std::invalid_argument);
   CHECK_THROWS_AS(shard.push(scheduler::Task{static_cast<std::uint8_t>(RoundKind::kCycle), 0.1, {1}}),
                   std::invalid_argument);
-  ColumnStats other = compute_column_stats(dense(30, 3, 5), true, false);
+  ColumnStats other = compute_column_stats(dense_regression(30, 3, 5), true, false);
   CHECK_THROWS_AS(shard.enable_cycles(CycleSettings{&other, 1, 1e-7}), std::invalid_argument);
 }

@@ -10,8 +10,6 @@ using namespace gyre::test;
 
 namespace {
 
-std::string gyre_lda() { return build_path("apps/lda/gyre-lda").string(); }
-
 // 300 planted documents of 60 words over 500 words, in dir/corpus/docword.txt.
 void generate_corpus(const TempDir& dir) {
   const auto r = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "300", "--vocab", "500", "--topics",
@@ -27,7 +25,7 @@ std::vector<std::string> lda_argv(const TempDir& dir, std::vector<std::string> e
   return argv;
 }
 
-void expect_same_model(const std::filesystem::path& a, const std::filesystem::path& b) {
+void expect_same_lda_model(const std::filesystem::path& a, const std::filesystem::path& b) {
   expect_same_files(whole_model(gyre_lda(), a), whole_model(gyre_lda(), b), {"model.json", "word_topic.tsv", "doc_topic.tsv", "topics.txt"});
 }
 
@@ -50,7 +48,7 @@ TEST_CASE("one process: killed after sweep 4, resumed from sweep 3 (sweep 4 torn
   CHECK(resumed.output.find("epoch-4/manifest") != std::string::npos);
   CHECK(resumed.output.find("resuming after epoch 3") != std::string::npos);
   CHECK(read_text(dir / "m.jsonl").rfind("{\"epoch\":4", 0) == 0);
-  expect_same_model(dir / "straight", dir / "resumed");
+  expect_same_lda_model(dir / "straight", dir / "resumed");
 
   // Another seed: refused, naming the flag and the manifest.
   const auto other = run_command(lda_argv(dir, {"--workers", "2", "--seed", "2", "--resume", (dir / "ck").string()}));
@@ -73,7 +71,7 @@ TEST_CASE("the allreduce model (C): killed after sweep 4, resumed from sweep 3, 
       dir, {"--model", "C", "--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()}));
   REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.output);
   CHECK(resumed.output.find("resuming after epoch 3") != std::string::npos);
-  expect_same_model(dir / "straight", dir / "resumed");
+  expect_same_lda_model(dir / "straight", dir / "resumed");
 }
 
 TEST_CASE("3 processes over tcp: rank 1 killed with kill -9 mid-job, all 3 resumed, bitwise --workers 3 in one process") {
@@ -86,5 +84,5 @@ TEST_CASE("3 processes over tcp: rank 1 killed with kill -9 mid-job, all 3 resum
       lda_argv(dir, {"--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()}), "epoch   3");
   CHECK(from >= 3);
   CHECK(from <= 5);
-  expect_same_model(dir / "straight", dir / "resumed");
+  expect_same_lda_model(dir / "straight", dir / "resumed");
 }

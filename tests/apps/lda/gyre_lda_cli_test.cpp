@@ -13,6 +13,7 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
+using gyre::test::gyre_lda;
 using gyre::test::build_path;
 using gyre::test::json_lines;
 using gyre::test::read_text;
@@ -22,13 +23,11 @@ using gyre::test::write_text;
 
 namespace {
 
-std::string lda() { return build_path("apps/lda/gyre-lda").string(); }
-
 // Runs gyre-lda on bad input and checks the contract: exit 2, a message naming the file (and
 // line when there is one) and what was wrong, and nothing written.
-void expect_bad_input(const TempDir& dir, const std::vector<std::string>& input_args, const std::string& file,
-                      int line, const std::string& fragment) {
-  std::vector<std::string> argv{lda()};
+void expect_bad_lda_input(const TempDir& dir, const std::vector<std::string>& input_args, const std::string& file,
+                          int line, const std::string& fragment) {
+  std::vector<std::string> argv{gyre_lda()};
   argv.insert(argv.end(), input_args.begin(), input_args.end());
   for (const char* a : {"--epochs", "2", "--topics", "3"}) argv.emplace_back(a);
   argv.insert(argv.end(), {"--out", (dir / "model").string(), "--metrics", (dir / "metrics.jsonl").string()});
@@ -45,7 +44,7 @@ TEST_CASE("gyre-lda trains on a generated UCI corpus, reports per epoch and writ
   const auto gen = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "400", "--vocab", "300",
                                 "--topics", "4", "--doc-length", "60", "--seed", "2", "--out", (dir / "corpus").string()});
   REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
-  const auto r = run_command({lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "15",
+  const auto r = run_command({gyre_lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "15",
                               "--workers", "2", "--threads", "1", "--depth", "2", "--top-words", "5", "--out",
                               (dir / "model").string(), "--metrics", (dir / "metrics.jsonl").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -82,7 +81,7 @@ TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats b
                                 (dir / "corpus").string()});
   REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
   const auto train = [&](const std::string& name, const std::vector<std::string>& model_flags) {
-    std::vector<std::string> argv{lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "8",
+    std::vector<std::string> argv{gyre_lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "8",
                                   "--workers", "3", "--threads", "2", "--out", (dir / name).string(), "--metrics",
                                   (dir / (name + ".jsonl")).string()};
     argv.insert(argv.end(), model_flags.begin(), model_flags.end());
@@ -145,12 +144,12 @@ TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats b
 TEST_CASE("gyre-lda reads one document per line of raw text and the docid word:count form") {
   TempDir dir;
   write_text(dir / "docs.txt", "The cat sat on the mat with another cat.\nDogs and cats, cats and dogs!\n\nA dog barked.\n");
-  auto r = run_command({lda(), "--corpus", (dir / "docs.txt").string(), "--topics", "2", "--epochs", "3"});
+  auto r = run_command({gyre_lda(), "--corpus", (dir / "docs.txt").string(), "--topics", "2", "--epochs", "3"});
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK(r.output.find("3 documents") != std::string::npos);
   write_text(dir / "vocab.txt", "cat\ndog\nmat\n");
   write_text(dir / "counts.txt", "7 0:2 2:1\n9 1:3\n");
-  r = run_command({lda(), "--corpus", (dir / "counts.txt").string(), "--topics", "2", "--epochs", "3"});
+  r = run_command({gyre_lda(), "--corpus", (dir / "counts.txt").string(), "--topics", "2", "--epochs", "3"});
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK(r.output.find("2 documents, 6 tokens") != std::string::npos);
 }
@@ -159,31 +158,31 @@ TEST_CASE("bad input: unknown word id") {
   TempDir dir;
   write_text(dir / "vocab.txt", "cat\ndog\n");
   write_text(dir / "counts.txt", "1 0:2\n2 5:1\n");
-  expect_bad_input(dir, {"--corpus", (dir / "counts.txt").string()}, (dir / "counts.txt").string(), 2, "5");
+  expect_bad_lda_input(dir, {"--corpus", (dir / "counts.txt").string()}, (dir / "counts.txt").string(), 2, "5");
 }
 
 TEST_CASE("bad input: empty document") {
   TempDir dir;
   write_text(dir / "vocab.txt", "cat\ndog\n");
   write_text(dir / "counts.txt", "1 0:2\n2\n");
-  expect_bad_input(dir, {"--corpus", (dir / "counts.txt").string()}, (dir / "counts.txt").string(), 2, "empty");
+  expect_bad_lda_input(dir, {"--corpus", (dir / "counts.txt").string()}, (dir / "counts.txt").string(), 2, "empty");
 }
 
 TEST_CASE("bad input: malformed count") {
   TempDir dir;
   write_text(dir / "vocab.txt", "cat\ndog\n");
   write_text(dir / "counts.txt", "1 0:2 1:x\n");
-  expect_bad_input(dir, {"--corpus", (dir / "counts.txt").string()}, (dir / "counts.txt").string(), 1, "count");
+  expect_bad_lda_input(dir, {"--corpus", (dir / "counts.txt").string()}, (dir / "counts.txt").string(), 1, "count");
 }
 
 TEST_CASE("bad input: missing vocab") {
   TempDir dir;
   std::filesystem::create_directories(dir / "uci");
   write_text(dir / "uci" / "docword.txt", "1\n2\n1\n1 1 3\n");
-  expect_bad_input(dir, {"--corpus", (dir / "uci").string()}, (dir / "uci" / "vocab.txt").string(), 0, "vocab");
+  expect_bad_lda_input(dir, {"--corpus", (dir / "uci").string()}, (dir / "uci" / "vocab.txt").string(), 0, "vocab");
 }
 
 TEST_CASE("bad input: missing corpus") {
   TempDir dir;
-  expect_bad_input(dir, {"--corpus", (dir / "nope.txt").string()}, (dir / "nope.txt").string(), 0, "nope");
+  expect_bad_lda_input(dir, {"--corpus", (dir / "nope.txt").string()}, (dir / "nope.txt").string(), 0, "nope");
 }

@@ -13,6 +13,7 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
+using gyre::test::gyre_lda;
 using gyre::test::build_path;
 using gyre::test::json_lines;
 using gyre::test::read_text;
@@ -21,8 +22,6 @@ using gyre::test::TempDir;
 using gyre::test::write_text;
 
 namespace {
-
-std::string lda() { return build_path("apps/lda/gyre-lda").string(); }
 
 // A spelling for word id i that the text tokenizer keeps as it is: letters only, no stop word.
 std::string word(std::size_t i) { return std::string("q") + static_cast<char>('a' + i % 26) + static_cast<char>('a' + i / 26 % 26); }
@@ -50,7 +49,7 @@ void make_corpus(const TempDir& dir, std::size_t docs) {
 }
 
 std::vector<std::string> train_args(const TempDir& dir, const std::string& name) {
-  return {lda(),     "--corpus",  (dir / "corpus").string(), "--topics", "4",  "--epochs",
+  return {gyre_lda(),     "--corpus",  (dir / "corpus").string(), "--topics", "4",  "--epochs",
           "10",      "--workers", "2",   "--threads", "2",  "--out", (dir / name).string(), "--metrics",
           (dir / (name + ".jsonl")).string()};
 }
@@ -92,7 +91,7 @@ TEST_CASE("gyre-lda infer writes every document's topic proportions, the same fo
   const auto trained = run_command(train_args(dir, "model"));
   REQUIRE_MESSAGE(trained.exit_code == 0, trained.output);
   const auto infer = [&](const std::string& corpus, const std::string& out, const char* threads) {
-    return run_command({lda(), "infer", "--model", (dir / "model").string(), "--corpus", corpus, "--out",
+    return run_command({gyre_lda(), "infer", "--model", (dir / "model").string(), "--corpus", corpus, "--out",
                         (dir / out).string(), "--threads", threads, "--sweeps", "10", "--seed", "4"});
   };
   const auto one = infer((dir / "docs.txt").string(), "one", "1");
@@ -130,7 +129,7 @@ TEST_CASE("gyre-lda infer and --test refuse a corpus on another vocabulary, and 
   const auto trained = run_command(train_args(dir, "model"));
   REQUIRE_MESSAGE(trained.exit_code == 0, trained.output);
   const auto infer_args = [&](const std::filesystem::path& corpus, const std::filesystem::path& model) {
-    return std::vector<std::string>{lda(),  "infer", "--model", model.string(), "--corpus", corpus.string(),
+    return std::vector<std::string>{gyre_lda(),  "infer", "--model", model.string(), "--corpus", corpus.string(),
                                     "--out", (dir / "inferred").string()};
   };
   // docword ids into a vocabulary of 3 words, the model's has 200.
@@ -164,7 +163,7 @@ TEST_CASE("gyre-lda --init-model continues from a model on its word ids or by sp
   const double fresh = json_lines(read_text(dir / "model.jsonl")).front()["loglik_per_token"].get<double>();
 
   // The same corpus: K, α and β come from the model, and the first state is as good as its last.
-  const auto continued = run_command({lda(), "--corpus", (dir / "corpus").string(), "--init-model",
+  const auto continued = run_command({gyre_lda(), "--corpus", (dir / "corpus").string(), "--init-model",
                                       (dir / "model").string(), "--epochs", "2", "--out", (dir / "more").string(),
                                       "--metrics", (dir / "more.jsonl").string()});
   REQUIRE_MESSAGE(continued.exit_code == 0, continued.output);
@@ -181,13 +180,13 @@ TEST_CASE("gyre-lda --init-model continues from a model on its word ids or by sp
   CHECK(header["alpha"] == model_header["alpha"]);
 
   // Raw text, matched by spelling: "zebra" is not the model's and starts from its document.
-  const auto text = run_command({lda(), "--corpus", (dir / "docs.txt").string(), "--init-model",
+  const auto text = run_command({gyre_lda(), "--corpus", (dir / "docs.txt").string(), "--init-model",
                                  (dir / "model").string(), "--epochs", "1", "--quiet"});
   CHECK_MESSAGE(text.exit_code == 0, text.output);
 
   const auto refused = [&](std::vector<std::string> corpus_args, const std::filesystem::path& model,
                            const std::string& where, const std::string& fragment) {
-    std::vector<std::string> argv{lda()};
+    std::vector<std::string> argv{gyre_lda()};
     argv.insert(argv.end(), corpus_args.begin(), corpus_args.end());
     argv.insert(argv.end(), {"--init-model", model.string(), "--epochs", "1", "--out", (dir / "refused").string()});
     gyre::test::expect_refused("gyre-lda", argv, dir, where, fragment);

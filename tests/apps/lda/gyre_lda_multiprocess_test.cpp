@@ -9,14 +9,17 @@
 #include <utility>
 #include <vector>
 
+#include "support/checkpoint_runs.hpp"
 #include "support/multiprocess.hpp"
 #include "support/run_command.hpp"
 #include "support/sanitizers.hpp"
 #include "support/temp_dir.hpp"
 
+using gyre::test::gyre_lda;
 using gyre::test::build_path;
 using gyre::test::check_ranges_tile;
 using gyre::test::disturb_rank_1;
+using gyre::test::exported_model;
 using gyre::test::expect_survivors_stopped;
 using gyre::test::lines_of;
 using gyre::test::read_text;
@@ -29,27 +32,16 @@ using gyre::test::write_text;
 
 namespace {
 
-std::string lda() { return build_path("apps/lda/gyre-lda").string(); }
-
-// A model that several processes wrote in parts, as one process's files: `gyre-lda export` into
-// a directory beside it. Holding that to a one-process run's files holds the parts to it.
-std::filesystem::path whole(const std::filesystem::path& parts) {
-  const auto out = parts.string() + "-whole";
-  const auto r = run_command({lda(), "export", "--model", parts.string(), "--out", out});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  return out;
-}
-
 // Small enough that a job takes well under a second, big enough that every rank's shard and
 // every word block has real work.
-void generate(const TempDir& dir) {
+void generate_small_corpus(const TempDir& dir) {
   const auto r = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "300", "--vocab", "200",
                               "--topics", "4", "--doc-length", "40", "--seed", "3", "--out", (dir / "corpus").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
 }
 
-std::vector<std::string> common(const TempDir& dir) {
-  return {lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "5", "--depth", "2",
+std::vector<std::string> common_lda_argv(const TempDir& dir) {
+  return {gyre_lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "5", "--depth", "2",
           "--threads", "1", "--seed", "6", "--ring", "random"};
 }
 
@@ -63,18 +55,18 @@ std::string name_of(const std::vector<std::string>& model) { return model.empty(
 
 TEST_CASE("3 processes over tcp write model files bitwise identical to --workers 3 in one process, under either model") {
   TempDir dir;
-  generate(dir);
+  generate_small_corpus(dir);
   for (const auto& model : kModels) {
     const std::string tag = name_of(model);
     CAPTURE(tag);
-    auto single = common(dir);
+    auto single = common_lda_argv(dir);
     single.insert(single.end(), model.begin(), model.end());
     single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / ("single" + tag)).string(), "--metrics",
                                  (dir / ("single" + tag + ".jsonl")).string()});
     const auto s = run_command(single);
     REQUIRE_MESSAGE(s.exit_code == 0, s.output);
 
-    auto multi = common(dir);
+    auto multi = common_lda_argv(dir);
     multi.insert(multi.end(), model.begin(), model.end());
     multi.insert(multi.end(), {"--out", (dir / ("multi" + tag)).string(), "--metrics",
                                (dir / ("multi" + tag + ".jsonl")).string()});
@@ -85,7 +77,7 @@ TEST_CASE("3 processes over tcp write model files bitwise identical to --workers
     for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
     CHECK_FALSE(std::filesystem::exists(dir / ("multi" + tag) / "word_topic.tsv"));  // parts, no rank the whole
     CHECK(std::filesystem::exists(dir / ("multi" + tag) / "word_topic.part-00002.tsv"));
-    const auto multi_whole = whole(dir / ("multi" + tag));
+    const auto multi_whole = exported_model(gyre_lda(), dir / ("multi" + tag));
     for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
       CHECK_MESSAGE(read_text(dir / ("single" + tag) / file) == read_text(multi_whole / file), file);
 
@@ -111,7 +103,7 @@ TEST_CASE("3 processes over tcp write model files bitwise identical to --workers
 
 TEST_CASE("3 processes on a partition of 3 shards: each reads only its own shard, and the files equal one process's") {
   TempDir dir;
-  generate(dir);
+  generate_small_corpus(dir);
   const auto part = run_command({build_path("tools/gyre-partition").string(), "corpus", "--input",
                                  (dir / "corpus").string(), "--parts", "3", "--out", (dir / "part").string()});
   REQUIRE_MESSAGE(part.exit_code == 0, part.output);
@@ -131,7 +123,7 @@ TEST_CASE("3 processes on a partition of 3 shards: each reads only its own shard
     const std::string tag = name_of(model);
     CAPTURE(tag);
     auto with = [&](const std::filesystem::path& corpus) {
-      auto argv = common(dir);
+      auto argv = common_lda_argv(dir);
       argv[2] = corpus.string();
       argv.insert(argv.end(), model.begin(), model.end());
       return argv;
@@ -148,13 +140,13 @@ TEST_CASE("3 processes on a partition of 3 shards: each reads only its own shard
     const auto ranks = run_ranks(per_rank);
     for (const auto& r : ranks) CHECK_MESSAGE(r.exit_code == 0, r.output);
     CHECK(ranks[0].output.find("gyre-lda: 300 documents") != std::string::npos);  // the whole corpus's counts
-    const auto multi_whole = whole(dir / ("multi" + tag));
+    const auto multi_whole = exported_model(gyre_lda(), dir / ("multi" + tag));
     for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
       CHECK_MESSAGE(read_text(dir / ("single" + tag) / file) == read_text(multi_whole / file), file);
   }
   // With another number of processes than shards, every rank reads the whole partition (and
   // re-splits it): rank 1's copy lacks shards, so it cannot.
-  auto two = common(dir);
+  auto two = common_lda_argv(dir);
   two[2] = (dir / "rank1").string();
   const auto ranks = run_ranks(two, 2);
   CHECK(ranks[1].exit_code != 0);
@@ -213,7 +205,7 @@ void write_other_formats(const TempDir& dir) {
 
 TEST_CASE("3 processes reading a corpus by byte ranges (UCI, docword, text, a directory of text): each reads its third, and the files equal one process's") {
   TempDir dir;
-  generate(dir);
+  generate_small_corpus(dir);
   write_other_formats(dir);
   // A directory of text files is read as their lines laid end to end: the text file's documents.
   const std::pair<std::string, std::filesystem::path> inputs[] = {{"uci", dir / "corpus/docword.txt"},
@@ -224,7 +216,7 @@ TEST_CASE("3 processes reading a corpus by byte ranges (UCI, docword, text, a di
     for (const auto& model : kModels) {
       const std::string tag = format + "-" + name_of(model);
       CAPTURE(tag);
-      auto argv = common(dir);
+      auto argv = common_lda_argv(dir);
       argv[2] = file.string();
       if (format == "texts") argv.insert(argv.end(), {"--format", "text"});
       argv.insert(argv.end(), model.begin(), model.end());
@@ -242,7 +234,7 @@ TEST_CASE("3 processes reading a corpus by byte ranges (UCI, docword, text, a di
       CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
       CHECK_MESSAGE(ranks[2].output.empty(), ranks[2].output);
       CHECK(ranks[0].output.find("gyre-lda: 300 documents") != std::string::npos);  // the whole corpus's counts
-      const auto multi_whole = whole(dir / ("multi-" + tag));
+      const auto multi_whole = exported_model(gyre_lda(), dir / ("multi-" + tag));
       for (const char* out : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"}) {
         CHECK_MESSAGE(read_text(dir / ("single-" + tag) / out) == read_text(multi_whole / out), out);
         if (format == "texts")
@@ -255,12 +247,12 @@ TEST_CASE("3 processes reading a corpus by byte ranges (UCI, docword, text, a di
 
 TEST_CASE("a corpus file read by byte ranges with a bad line, too many entries or too many tokens: every rank stops with the one-process error") {
   TempDir dir;
-  generate(dir);
+  generate_small_corpus(dir);
   write_other_formats(dir);
   // Each case: a file, its one-process message; the rank whose range holds the fault says it,
   // and the others stop naming that rank (or all say it, for a fault of the whole file).
   const auto run_case = [&](const std::filesystem::path& file, const std::vector<std::string>& extra, int holder) {
-    auto argv = common(dir);
+    auto argv = common_lda_argv(dir);
     argv[2] = file.string();
     argv.insert(argv.end(), extra.begin(), extra.end());
     const auto one = run_command(argv);
@@ -317,14 +309,14 @@ TEST_CASE("a corpus file read by byte ranges with a bad line, too many entries o
 
 TEST_CASE("a multi-process gyre-lda job without a token or a coordinator is refused up front") {
   TempDir dir;
-  generate(dir);
-  auto argv = common(dir);
+  generate_small_corpus(dir);
+  auto argv = common_lda_argv(dir);
   argv.insert(argv.end(), {"--processes", "2", "--process-rank", "1", "--coordinator", "127.0.0.1:1"});
   auto r = run_command(argv);
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(r.output.find("token") != std::string::npos, r.output);
 
-  argv = common(dir);
+  argv = common_lda_argv(dir);
   argv.insert(argv.end(), {"--processes", "2", "--process-rank", "1"});
   gyre::test::CommandOptions o;
   o.environment = {{"GYRE_TOKEN", "x"}};
@@ -333,7 +325,7 @@ TEST_CASE("a multi-process gyre-lda job without a token or a coordinator is refu
   CHECK_MESSAGE(r.output.find("--coordinator") != std::string::npos, r.output);
 
   // One worker per process: a --workers that disagrees is an error, not a silent override.
-  argv = common(dir);
+  argv = common_lda_argv(dir);
   argv.insert(argv.end(), {"--processes", "2", "--process-rank", "1", "--workers", "3", "--coordinator", "127.0.0.1:1"});
   r = run_command(argv, o);
   CHECK(r.exit_code == 2);
@@ -342,27 +334,27 @@ TEST_CASE("a multi-process gyre-lda job without a token or a coordinator is refu
 
 TEST_CASE("kill -9 of one gyre-lda rank mid-run, under either model: the others exit non-zero within 10 s, naming it") {
   TempDir dir;
-  generate(dir);
+  generate_small_corpus(dir);
   for (const std::string model : {"B", "C"}) {
     CAPTURE(model);
     const std::string endless =
-        "'" + lda() + "' --corpus corpus --topics 4 --epochs 1000000 --threads 1 --model " + model;
+        "'" + gyre_lda() + "' --corpus corpus --topics 4 --epochs 1000000 --threads 1 --model " + model;
     expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9"), 10000);
   }
 }
 
 TEST_CASE("under the allreduce model, a rank with another corpus or another model is refused before training") {
   TempDir dir;
-  generate(dir);
+  generate_small_corpus(dir);
   const auto other = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "300", "--vocab", "200",
                                   "--topics", "4", "--doc-length", "40", "--seed", "4", "--out",
                                   (dir / "other").string()});
   REQUIRE_MESSAGE(other.exit_code == 0, other.output);
-  auto allreduce = common(dir);
+  auto allreduce = common_lda_argv(dir);
   allreduce.insert(allreduce.end(), {"--model", "C"});
   auto other_corpus = allreduce;
   other_corpus[2] = (dir / "other").string();
-  auto rotation = common(dir);
+  auto rotation = common_lda_argv(dir);
   for (const auto& [second, setting] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {other_corpus, "input --corpus is"}, {rotation, "--model is rotation on rank 1, allreduce on rank 0"}}) {
     CAPTURE(setting);
@@ -383,18 +375,18 @@ TEST_CASE("mpirun -np 3 gyre-lda writes the same files as --workers 3 in one pro
     return;
   }
   TempDir dir;
-  generate(dir);
+  generate_small_corpus(dir);
   for (const auto& model : kModels) {
     const std::string tag = name_of(model);
     CAPTURE(tag);
-    auto single = common(dir);
+    auto single = common_lda_argv(dir);
     single.insert(single.end(), model.begin(), model.end());
     single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / ("single" + tag)).string()});
     REQUIRE(run_command(single).exit_code == 0);
 
     std::vector<std::string> argv{"timeout", "120", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
                                   "-x", "GYRE_TOKEN"};
-    const auto lda_args = common(dir);
+    const auto lda_args = common_lda_argv(dir);
     argv.insert(argv.end(), lda_args.begin(), lda_args.end());
     argv.insert(argv.end(), model.begin(), model.end());
     argv.insert(argv.end(), {"--quiet", "--coordinator", "127.0.0.1:" + std::to_string(gyre::test::free_port()), "--out",
@@ -403,7 +395,7 @@ TEST_CASE("mpirun -np 3 gyre-lda writes the same files as --workers 3 in one pro
     o.environment = {{"GYRE_TOKEN", "test-token"}};
     const auto r = run_command(argv, o);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    const auto mpi_whole = whole(dir / ("mpi" + tag));
+    const auto mpi_whole = exported_model(gyre_lda(), dir / ("mpi" + tag));
     for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json"})
       CHECK(read_text(dir / ("single" + tag) / file) == read_text(mpi_whole / file));
   }
@@ -411,11 +403,11 @@ TEST_CASE("mpirun -np 3 gyre-lda writes the same files as --workers 3 in one pro
 
 TEST_CASE("--test across processes: rank 0 alone evaluates the gathered model once, as one process's last epoch does") {
   TempDir dir;
-  generate(dir);
+  generate_small_corpus(dir);
   // Held-out documents: the corpus itself (its word ids, its vocabulary), a held-out set as good
   // as any for checking that both paths compute the same figure.
   const std::vector<std::string> test{"--test", (dir / "corpus").string()};
-  auto single = common(dir);
+  auto single = common_lda_argv(dir);
   single.insert(single.end(), {"--workers", "2", "--quiet", "--metrics", (dir / "single.jsonl").string()});
   single.insert(single.end(), test.begin(), test.end());
   const auto s = run_command(single);
@@ -426,7 +418,7 @@ TEST_CASE("--test across processes: rank 0 alone evaluates the gathered model on
   const double expected = std::stod(text.substr(last + std::string("\"heldout_perplexity\":").size()));
 
   // Only rank 0 is given --test: it is rank 0's own flag, like --out.
-  std::vector<std::vector<std::string>> per_rank(2, common(dir));
+  std::vector<std::vector<std::string>> per_rank(2, common_lda_argv(dir));
   per_rank[0].insert(per_rank[0].end(), test.begin(), test.end());
   per_rank[0].insert(per_rank[0].end(), {"--metrics", (dir / "multi.jsonl").string()});
   const auto ranks = run_ranks(per_rank);
@@ -443,17 +435,17 @@ TEST_CASE("--test across processes: rank 0 alone evaluates the gathered model on
 
 TEST_CASE("a model in parts from 3 processes: infer and --init-model read it as the one-process model; a missing or torn part is named") {
   TempDir dir;
-  generate(dir);
-  auto single = common(dir);
+  generate_small_corpus(dir);
+  auto single = common_lda_argv(dir);
   single.insert(single.end(), {"--workers", "3", "--quiet", "--out", (dir / "single").string()});
   const auto s = run_command(single);
   REQUIRE_MESSAGE(s.exit_code == 0, s.output);
-  auto multi = common(dir);
+  auto multi = common_lda_argv(dir);
   multi.insert(multi.end(), {"--quiet", "--out", (dir / "parts").string()});
   for (const auto& r : run_ranks(multi, 3)) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
 
   const auto infer = [&](const std::filesystem::path& model, const std::string& out) {
-    return run_command({lda(), "infer", "--model", model.string(), "--corpus", (dir / "corpus").string(), "--out",
+    return run_command({gyre_lda(), "infer", "--model", model.string(), "--corpus", (dir / "corpus").string(), "--out",
                         (dir / out).string(), "--threads", "2", "--sweeps", "5", "--seed", "4"});
   };
   const auto from_single = infer(dir / "single", "single-inferred");
@@ -464,12 +456,13 @@ TEST_CASE("a model in parts from 3 processes: infer and --init-model read it as 
 
   // Continued from either, by 2 processes: the same model.
   for (const char* start : {"single", "parts"}) {
-    auto continued = common(dir);
+    auto continued = common_lda_argv(dir);
     continued.insert(continued.end(), {"--quiet", "--init-model", (dir / start).string(), "--out",
                                        (dir / (std::string("continued-") + start)).string()});
     for (const auto& r : run_ranks(continued, 2)) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   }
-  const auto a = whole(dir / "continued-single"), b = whole(dir / "continued-parts");
+  const auto a = exported_model(gyre_lda(), dir / "continued-single");
+  const auto b = exported_model(gyre_lda(), dir / "continued-parts");
   for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
     CHECK_MESSAGE(read_text(a / file) == read_text(b / file), file);
 
@@ -499,7 +492,7 @@ TEST_CASE("3 processes each under a memory cap one process holding the model exc
   const auto g = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "20000", "--vocab", "50000",
                               "--topics", "500", "--doc-length", "50", "--seed", "5", "--out", (dir / "big").string()});
   REQUIRE_MESSAGE(g.exit_code == 0, g.output);
-  const std::vector<std::string> job{lda(), "--corpus", (dir / "big" / "docword.txt").string(), "--topics", "500",
+  const std::vector<std::string> job{gyre_lda(), "--corpus", (dir / "big" / "docword.txt").string(), "--topics", "500",
                                      "--epochs", "1", "--threads", "1", "--seed", "2", "--quiet"};
   const auto one = with(job, {"--workers", "3"});
   const auto reference = run_command(with(one, {"--out", (dir / "one").string()}));
@@ -508,7 +501,7 @@ TEST_CASE("3 processes each under a memory cap one process holding the model exc
   CHECK_MESSAGE(refused.exit_code != 0, refused.output);  // the cap has teeth
   for (const auto& r : run_ranks(under_memory_cap(170, with(job, {"--out", (dir / "ranks").string()})), 3))
     CHECK_MESSAGE(r.exit_code == 0, r.output);
-  const auto exported = whole(dir / "ranks");
+  const auto exported = exported_model(gyre_lda(), dir / "ranks");
   for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "model.json", "topics.txt"})
     CHECK_MESSAGE(read_text(dir / "one" / file) == read_text(exported / file), file);
 }

@@ -19,16 +19,15 @@ namespace {
 // documents held out.
 constexpr std::uint64_t kTrainDocs = 2700;
 
-const data::PlantedCorpus& planted() { return test::planted_lda_corpus(); }
-
 data::Corpus documents(std::uint64_t first, std::uint64_t last) {
+  const data::Corpus& planted = test::planted_lda_corpus().corpus;
   data::Corpus c;
-  c.vocab = planted().corpus.vocab;
-  for (std::uint64_t d = first; d < last; ++d) c.add_doc(planted().corpus.doc_ids[d], planted().corpus.doc(d));
+  c.vocab = planted.vocab;
+  for (std::uint64_t d = first; d < last; ++d) c.add_doc(planted.doc_ids[d], planted.doc(d));
   return c;
 }
 
-lda::LdaConfig config(int workers, lda::ComputationModel model, int epochs) {
+lda::LdaConfig model_config(int workers, lda::ComputationModel model, int epochs) {
   lda::LdaConfig c = test::planted_lda_config(workers, epochs);
   c.model = model;
   return c;
@@ -40,7 +39,7 @@ lda::FixedTopics planted_model() {
   std::vector<std::int32_t> counts(V * K);
   for (std::size_t k = 0; k < K; ++k)
     for (std::size_t w = 0; w < V; ++w)
-      counts[w * K + k] = static_cast<std::int32_t>(std::lround(planted().topics[k * V + w] * 1e6));
+      counts[w * K + k] = static_cast<std::int32_t>(std::lround(test::planted_lda_corpus().topics[k * V + w] * 1e6));
   return lda::FixedTopics(static_cast<std::uint32_t>(K), 0.1, 0.01, counts);
 }
 
@@ -61,7 +60,7 @@ TEST_CASE("held-out perplexity falls over the epochs on a planted corpus, and tr
       REQUIRE(r.heldout_perplexity.has_value());
       perplexity.push_back(*r.heldout_perplexity);
     };
-    const auto with = lda::train_embedded(config(2, model, 30), shards, hooks);
+    const auto with = lda::train_embedded(model_config(2, model, 30), shards, hooks);
     REQUIRE(perplexity.size() == 31);
     MESSAGE("held-out perplexity at epochs 0, 5, 10, 20, 30: " << perplexity[0] << ", " << perplexity[5] << ", "
                                                                 << perplexity[10] << ", " << perplexity[20] << ", "
@@ -81,7 +80,7 @@ TEST_CASE("held-out perplexity falls over the epochs on a planted corpus, and tr
 
     // Training is untouched by it: its own random streams, and the blocks only read.
     lda::TrainHooks plain;
-    const auto without = lda::train_embedded(config(2, model, 30), shards, plain);
+    const auto without = lda::train_embedded(model_config(2, model, 30), shards, plain);
     CHECK(with.word_topic == without.word_topic);
     CHECK(with.doc_topic == without.doc_topic);
     CHECK(with.topic_totals == without.topic_totals);
@@ -93,7 +92,7 @@ TEST_CASE("inference recovers the topic mixtures of documents drawn from known t
   // The planted topics themselves as the model: what is measured is inference, not training.
   // β = 0.01 makes the planted topics sparse and nearly disjoint (TV ≈ 0.9+ apart), α = 0.1
   // sparse mixtures.
-  const auto& p = planted();
+  const auto& p = test::planted_lda_corpus();
   const std::size_t K = 10;
   const lda::FixedTopics model = planted_model();
   const data::Corpus docs = documents(kTrainDocs, 3000);

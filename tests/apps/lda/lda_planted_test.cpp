@@ -15,9 +15,8 @@ using namespace gyre;
 
 namespace {
 
-const data::PlantedCorpus& planted() { return test::planted_lda_corpus(); }
-
-lda::LdaModel train(int workers, std::uint64_t seed, lda::ComputationModel model = lda::ComputationModel::kRotation) {
+lda::LdaModel train_with_seed(int workers, std::uint64_t seed,
+                              lda::ComputationModel model = lda::ComputationModel::kRotation) {
   lda::LdaConfig c;
   c.topics = 10;
   c.alpha = 0.1;
@@ -28,7 +27,8 @@ lda::LdaModel train(int workers, std::uint64_t seed, lda::ComputationModel model
   c.depth = 2;
   c.seed = seed;
   c.model = model;  // the allreduce model with its default syncs per epoch
-  return lda::train_embedded(c, data::shard_corpus(planted().corpus, static_cast<std::uint32_t>(workers)));
+  return lda::train_embedded(
+      c, data::shard_corpus(test::planted_lda_corpus().corpus, static_cast<std::uint32_t>(workers)));
 }
 
 // Each true topic's best learned match is within TV 0.1 on average, one to one.
@@ -47,7 +47,7 @@ void check_recovered(const lda::LdaModel& model) {
     for (std::size_t j = 0; j < K; ++j) {
       double tv = 0;
       for (std::size_t w = 0; w < V; ++w)
-        tv += std::abs(planted().topics[k * V + w] -
+        tv += std::abs(test::planted_lda_corpus().topics[k * V + w] -
                        model.word_probability(static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(w)));
       if (tv / 2 < best) best = tv / 2, best_j = j;
     }
@@ -73,7 +73,7 @@ TEST_CASE("planted topics are recovered: the best of five starts by log-likeliho
   // planted topics, or whose likelihood prefers a merged state, fails.
   std::optional<lda::LdaModel> best;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    auto model = train(2, seed);
+    auto model = train_with_seed(2, seed);
     MESSAGE("seed " << seed << ": final log-likelihood per token " << model.loglik_per_token);
     if (!best || model.loglik_per_token > best->loglik_per_token) best = std::move(model);
   }
@@ -92,8 +92,8 @@ TEST_CASE("the allreduce model converges as the rotation does on the planted cor
   std::optional<lda::LdaModel> best;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     CAPTURE(seed);
-    const double b = train(4, seed).loglik_per_token;
-    auto c = train(4, seed, lda::ComputationModel::kAllreduce);
+    const double b = train_with_seed(4, seed).loglik_per_token;
+    auto c = train_with_seed(4, seed, lda::ComputationModel::kAllreduce);
     MESSAGE("final log-likelihood per token: rotation " << b << ", allreduce " << c.loglik_per_token);
     CHECK(c.loglik_per_token == doctest::Approx(b).epsilon(0.04));
     rotation = std::max(rotation, b);

@@ -35,7 +35,7 @@ data::Corpus toy_corpus() {
   return c;
 }
 
-lda::LdaConfig config(int P, int T, int d, int epochs) {
+lda::LdaConfig toy_config(int P, int T, int d, int epochs) {
   lda::LdaConfig c;
   c.topics = 5;
   c.epochs = epochs;
@@ -48,7 +48,7 @@ lda::LdaConfig config(int P, int T, int d, int epochs) {
 
 // Harp's allreduce model: a replica per worker, S sub-epochs (syncs) per epoch.
 lda::LdaConfig allreduce(int P, int T, int S, int epochs) {
-  auto c = config(P, T, 1, epochs);
+  auto c = toy_config(P, T, 1, epochs);
   c.model = lda::ComputationModel::kAllreduce;
   c.syncs_per_epoch = S;
   return c;
@@ -99,7 +99,7 @@ struct Run {
 };
 
 template <class Backend = void>
-Run train(const lda::LdaConfig& c, const std::vector<data::Corpus>& shards) {
+Run train_inspected(const lda::LdaConfig& c, const std::vector<data::Corpus>& shards) {
   Run r;
   r.z.resize(shards.size());
   r.totals.resize(shards.size());
@@ -119,7 +119,7 @@ Run train(const lda::LdaConfig& c, const std::vector<data::Corpus>& shards) {
   return r;
 }
 
-bool same_bits(const lda::LdaModel& a, const lda::LdaModel& b) {
+bool same_model_bits(const lda::LdaModel& a, const lda::LdaModel& b) {
   return a.word_topic == b.word_topic && a.doc_topic == b.doc_topic && a.topic_totals == b.topic_totals &&
          std::memcmp(&a.loglik_per_token, &b.loglik_per_token, sizeof(double)) == 0;
 }
@@ -144,7 +144,7 @@ TEST_CASE_TEMPLATE("under either model the counts stay consistent after every ep
           CAPTURE(P);
           CAPTURE(x);
           CAPTURE(epochs);
-          const Run r = train<B>(rotation ? config(P, 2, x, epochs) : allreduce(P, 2, x, epochs), shards);
+          const Run r = train_inspected<B>(rotation ? toy_config(P, 2, x, epochs) : allreduce(P, 2, x, epochs), shards);
           check_counts(r.model, shards, r.z, r.totals);
           REQUIRE(r.epochs.size() == static_cast<std::size_t>(epochs + 1));
           for (std::size_t e = 1; e < r.epochs.size(); ++e) CHECK(r.epochs[e].tokens_per_s > 0);
@@ -158,37 +158,38 @@ TEST_CASE_TEMPLATE("under either model the counts stay consistent after every ep
 
 TEST_CASE_TEMPLATE("under either model the same seed, P, d, T (and S) give bitwise identical counts and likelihoods, "
                    "on every backend", B, GYRE_TEST_BACKENDS) {
-  for (const auto& c : {config(2, 2, 2, 4), allreduce(3, 2, 2, 4)}) {
+  for (const auto& c : {toy_config(2, 2, 2, 4), allreduce(3, 2, 2, 4)}) {
     CAPTURE(lda::name_of(c.model));
     const auto shards = data::shard_corpus(toy_corpus(), static_cast<std::uint32_t>(c.workers));
-    const Run a = train(c, shards);
-    const Run b = train<B>(c, shards);
-    CHECK(same_bits(a.model, b.model));
+    const Run a = train_inspected(c, shards);
+    const Run b = train_inspected<B>(c, shards);
+    CHECK(same_model_bits(a.model, b.model));
     REQUIRE(a.epochs.size() == b.epochs.size());
     for (std::size_t e = 0; e < a.epochs.size(); ++e) CHECK(a.epochs[e].loglik_per_token == b.epochs[e].loglik_per_token);
     // Another seed moves things.
     auto other = c;
     other.seed = 12;
-    CHECK_FALSE(same_bits(a.model, train(other, shards).model));
+    CHECK_FALSE(same_model_bits(a.model, train_inspected(other, shards).model));
   }
   const auto shards = data::shard_corpus(toy_corpus(), 3);
-  CHECK_FALSE(same_bits(train(allreduce(3, 2, 2, 4), shards).model, train(allreduce(3, 2, 1, 4), shards).model));
+  CHECK_FALSE(same_model_bits(train_inspected(allreduce(3, 2, 2, 4), shards).model,
+                              train_inspected(allreduce(3, 2, 1, 4), shards).model));
 }
 
 TEST_CASE("the depth only bounds the word blocks in flight: with the same blocks per worker, every depth gives the same bits") {
   const auto shards = data::shard_corpus(toy_corpus(), 3);
-  auto c = config(3, 1, 1, 3);
+  auto c = toy_config(3, 1, 1, 3);
   c.blocks_per_worker = 3;
-  const Run one = train(c, shards);
+  const Run one = train_inspected(c, shards);
   for (int d : {2, 3}) {
     CAPTURE(d);
     c.depth = d;
-    CHECK(same_bits(one.model, train(c, shards).model));
+    CHECK(same_model_bits(one.model, train_inspected(c, shards).model));
   }
   c.blocks_per_worker = 0;  // m = d = 3: the same 9 blocks
-  CHECK(same_bits(one.model, train(c, shards).model));
+  CHECK(same_model_bits(one.model, train_inspected(c, shards).model));
   c.blocks_per_worker = 1;  // other blocks, other streams
-  CHECK_FALSE(same_bits(one.model, train(c, shards).model));
+  CHECK_FALSE(same_model_bits(one.model, train_inspected(c, shards).model));
 }
 
 TEST_CASE("with one worker and one sync per epoch the allreduce model is the rotation, bit for bit: one sampler") {
@@ -199,23 +200,24 @@ TEST_CASE("with one worker and one sync per epoch the allreduce model is the rot
     CAPTURE(d);
     auto c = allreduce(1, 2, 1, 4);
     c.depth = d;
-    const Run a = train(c, shards);
-    const Run b = train(config(1, 2, d, 4), shards);
-    CHECK(same_bits(a.model, b.model));
+    const Run a = train_inspected(c, shards);
+    const Run b = train_inspected(toy_config(1, 2, d, 4), shards);
+    CHECK(same_model_bits(a.model, b.model));
     for (std::size_t e = 0; e < a.epochs.size(); ++e) CHECK(a.epochs[e].loglik_per_token == b.epochs[e].loglik_per_token);
   }
   // Two document parts draw other streams.
-  CHECK_FALSE(same_bits(train(allreduce(1, 2, 2, 4), shards).model, train(config(1, 2, 1, 4), shards).model));
+  CHECK_FALSE(same_model_bits(train_inspected(allreduce(1, 2, 2, 4), shards).model,
+                              train_inspected(toy_config(1, 2, 1, 4), shards).model));
 }
 
 TEST_CASE("the log-likelihood rises from the random start and the toy topics separate, under either model") {
   const auto shards = data::shard_corpus(toy_corpus(), 2);
   for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce}) {
     CAPTURE(lda::name_of(model));
-    auto c = config(2, 2, 1, 30);
+    auto c = toy_config(2, 2, 1, 30);
     c.topics = 3;
     c.model = model;
-    const Run r = train(c, shards);
+    const Run r = train_inspected(c, shards);
     REQUIRE(r.epochs.size() == 31);
     CHECK(r.epochs.back().loglik_per_token > r.epochs.front().loglik_per_token + 0.3);
     // Each planted topic's 20 words end up mostly in one learned topic.
@@ -231,13 +233,13 @@ TEST_CASE("the log-likelihood rises from the random start and the toy topics sep
 
 TEST_CASE("configs that cannot run are refused with a reason") {
   const auto shards = data::shard_corpus(toy_corpus(), 1);
-  auto c = config(1, 1, 1, 1);
+  auto c = toy_config(1, 1, 1, 1);
   c.topics = 0;
   CHECK_THROWS_WITH_AS(lda::train_embedded(c, shards), doctest::Contains("topics"), std::invalid_argument);
-  c = config(1, 1, 1, 1);
+  c = toy_config(1, 1, 1, 1);
   c.beta = 0;
   CHECK_THROWS_WITH_AS(lda::train_embedded(c, shards), doctest::Contains("beta"), std::invalid_argument);
-  c = config(2, 1, 1, 1);
+  c = toy_config(2, 1, 1, 1);
   CHECK_THROWS_WITH_AS(lda::train_embedded(c, shards), doctest::Contains("shard per worker"), std::invalid_argument);
   for (int S : {0, 1025}) {
     c = allreduce(1, 1, S, 1);

@@ -18,9 +18,9 @@ using namespace gyre;
 
 namespace {
 
-lda::LdaConfig config(int workers, int epochs) { return test::planted_lda_config(workers, epochs); }
+lda::LdaConfig planted_config(int workers, int epochs) { return test::planted_lda_config(workers, epochs); }
 
-lda::LdaModel train(const lda::LdaConfig& c) {
+lda::LdaModel train_planted(const lda::LdaConfig& c) {
   return lda::train_embedded(c, data::shard_corpus(test::planted_lda_corpus().corpus, static_cast<std::uint32_t>(c.workers)));
 }
 
@@ -33,16 +33,16 @@ std::shared_ptr<const lda::WarmStart> warm_start_from(const lda::LdaModel& m) {
 }  // namespace
 
 TEST_CASE("a warm start begins where the model left off, the same for any sharding, and training goes on from there") {
-  const lda::LdaModel trained = train(config(2, 30));
+  const lda::LdaModel trained = train_planted(planted_config(2, 30));
   const auto warm = warm_start_from(trained);
 
   // Epochs 0: the initialising phase only, whose log-likelihood is the starting state's.
-  auto start = config(1, 0);
-  const double fresh = train(start).loglik_per_token;
+  auto start = planted_config(1, 0);
+  const double fresh = train_planted(start).loglik_per_token;
   start.warm_start = warm;
-  const lda::LdaModel one = train(start);
+  const lda::LdaModel one = train_planted(start);
   start.workers = 2;
-  const lda::LdaModel two = train(start);
+  const lda::LdaModel two = train_planted(start);
   MESSAGE("log-likelihood per token: trained " << trained.loglik_per_token << ", its warm start " << one.loglik_per_token
                                                << ", a fresh start " << fresh);
   // Folding every document in against the trained topics gives a state as likely as the one
@@ -59,10 +59,10 @@ TEST_CASE("a warm start begins where the model left off, the same for any shardi
 
   // Ten more sweeps stay where the model was (it had converged), as training from scratch for
   // those ten sweeps does not.
-  auto more = config(2, 10);
+  auto more = planted_config(2, 10);
   more.warm_start = warm;
-  const double continued = train(more).loglik_per_token;
-  const double scratch = train(config(2, 10)).loglik_per_token;
+  const double continued = train_planted(more).loglik_per_token;
+  const double scratch = train_planted(planted_config(2, 10)).loglik_per_token;
   MESSAGE("after 10 more sweeps: " << continued << "; 10 sweeps from scratch: " << scratch);
   // Measured: −3.934 and −4.382.
   CHECK(continued > trained.loglik_per_token - 0.01 * std::abs(trained.loglik_per_token));
@@ -104,7 +104,7 @@ TEST_CASE("a warm start places the model's words by the model and the others by 
 
   CHECK_THROWS_AS(lda::WarmStart(lda::FixedTopics(2, 0.01, 0.01, counts), {0, 2}), std::invalid_argument);
   // A warm start of other K, or for other words, is refused before training.
-  auto c = config(1, 1);
+  auto c = planted_config(1, 1);
   c.warm_start = std::make_shared<const lda::WarmStart>(warm);
-  CHECK_THROWS_AS(train(c), std::invalid_argument);
+  CHECK_THROWS_AS(train_planted(c), std::invalid_argument);
 }

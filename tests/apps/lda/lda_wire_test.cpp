@@ -30,7 +30,7 @@ data::Corpus tiny_corpus() {
   return c;
 }
 
-lda::LdaConfig config(int workers) {
+lda::LdaConfig one_epoch_config(int workers) {
   lda::LdaConfig c;
   c.topics = 3;
   c.workers = workers;
@@ -48,7 +48,7 @@ model::Block copy_of(const model::Block& b) {
 // One worker over the whole corpus: its kernel, attached to a communicator of one, and its block.
 struct SoloWorker {
   data::Corpus corpus = tiny_corpus();
-  lda::LdaPlan plan = lda::plan_job(config(1), 4, data::count_words(std::span(&corpus, 1)));
+  lda::LdaPlan plan = lda::plan_job(one_epoch_config(1), 4, data::count_words(std::span(&corpus, 1)));
   std::unique_ptr<lda::LdaKernel> kernel = lda::make_kernel(plan, 0, corpus);
   std::vector<std::unique_ptr<net::Group>> groups = net::make_inproc_groups(1);
   runtime::Mailbox inbox{*groups[0]};
@@ -135,7 +135,7 @@ TEST_CASE_TEMPLATE("a worker engine names the rank a block with bad counts came 
   // block of its step-1 visit, in the plan's shape but with a negative count, and takes part in
   // the topic-totals allreduce that follows worker 0's step-0 visit.
   const auto corpus = tiny_corpus();
-  const auto plan = lda::plan_job(config(2), 4, data::count_words(std::span(&corpus, 1)));
+  const auto plan = lda::plan_job(one_epoch_config(2), 4, data::count_words(std::span(&corpus, 1)));
   const auto layout = plan.blocks.shapes(model::padded_width(plan.config.topics));
   auto groups = B::make(3);
   auto worker = std::async(std::launch::async, [&] {
@@ -188,7 +188,7 @@ TEST_CASE_TEMPLATE("allreduce model: summed changes that do not fit the corpus f
   // rank 1 takes part in the sum of block 0's changes with one that breaks row 0: a token too
   // many, or so many fewer that the count wraps negative.
   const auto corpus = tiny_corpus();
-  auto c = config(2);
+  auto c = one_epoch_config(2);
   c.model = lda::ComputationModel::kAllreduce;
   const auto plan = lda::plan_job(c, 4, data::count_words(std::span(&corpus, 1)));
   const auto shards = data::shard_corpus(corpus, 2);

@@ -14,10 +14,8 @@ using namespace gyre::test;
 
 namespace {
 
-std::string logreg() { return build_path("apps/logreg/gyre-logreg").string(); }
-
 // 600 samples dealt to 3 workers, batches of 20: an epoch is 10 steps, 6 epochs 60 steps.
-void generate(const TempDir& dir) {
+void generate_small_regression(const TempDir& dir) {
   const auto r = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", "600", "--features", "40",
                               "--nnz-per-row", "8", "--support", "8", "--correlation", "0.1", "--noise", "0.2",
                               "--seed", "4", "--out", (dir / "data").string()});
@@ -25,7 +23,7 @@ void generate(const TempDir& dir) {
 }
 
 std::vector<std::string> logreg_argv(const TempDir& dir, std::vector<std::string> extra) {
-  std::vector<std::string> argv{logreg(), "--data", (dir / "data/data.libsvm").string(), "--batch", "20", "--steps",
+  std::vector<std::string> argv{gyre_logreg(), "--data", (dir / "data/data.libsvm").string(), "--batch", "20", "--steps",
                                 "60", "--eval-every", "5", "--decay", "0.01"};  // BSP, η 0.5: the defaults
   argv.insert(argv.end(), extra.begin(), extra.end());
   return argv;
@@ -37,7 +35,7 @@ CommandResult run_logreg(const TempDir& dir, std::vector<std::string> extra) {
 
 // One process, 3 workers, checkpoints after every epoch; it kills itself (SIGKILL) once epoch 4
 // is reported, which is after epoch 4's checkpoint is whole (mid-epoch 5).
-void run_killed(const TempDir& dir, const std::string& checkpoints) {
+void run_logreg_killed(const TempDir& dir, const std::string& checkpoints) {
   const auto r = run_logreg(dir, {"--workers", "3", "--checkpoint", (dir / checkpoints).string(), "--out",
                                   (dir / "never.tsv").string(), "--inject-kill-after-epoch", "4", "--quiet"});
   REQUIRE_MESSAGE(r.exit_code == 128 + 9, r.output);
@@ -51,7 +49,7 @@ void run_killed(const TempDir& dir, const std::string& checkpoints) {
 
 TEST_CASE("one process, 3 workers under BSP: killed after epoch 4, resumed, bitwise the uninterrupted run") {
   TempDir dir;
-  generate(dir);
+  generate_small_regression(dir);
   const auto straight = run_logreg(dir, {"--workers", "3", "--out", (dir / "straight.tsv").string(), "--quiet"});
   REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
   // BSP folds every step's pushes in worker order: two runs agree bit for bit.
@@ -59,7 +57,7 @@ TEST_CASE("one process, 3 workers under BSP: killed after epoch 4, resumed, bitw
   REQUIRE_MESSAGE(again.exit_code == 0, again.output);
   CHECK(read_text(dir / "straight.tsv") == read_text(dir / "again.tsv"));
 
-  run_killed(dir, "ck");
+  run_logreg_killed(dir, "ck");
   const auto resumed = run_logreg(dir, {"--workers", "3", "--resume", (dir / "ck").string(), "--out",
                                         (dir / "resumed.tsv").string(), "--metrics", (dir / "m.jsonl").string()});
   REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.output);
@@ -76,7 +74,7 @@ TEST_CASE("one process, 3 workers under BSP: killed after epoch 4, resumed, bitw
   CHECK_FALSE(std::filesystem::exists(dir / "ck" / "epoch-6"));
 
   // A damaged newest checkpoint is named and the one before it used: still the same bits.
-  run_killed(dir, "ck2");
+  run_logreg_killed(dir, "ck2");
   flip_byte(dir / "ck2" / "epoch-4" / "rank-0.part", 100);
   const auto older = run_logreg(dir, {"--workers", "3", "--resume", (dir / "ck2").string(), "--out",
                                       (dir / "older.tsv").string(), "--quiet"});
@@ -88,7 +86,7 @@ TEST_CASE("one process, 3 workers under BSP: killed after epoch 4, resumed, bitw
 
 TEST_CASE("3 processes over tcp under BSP: rank 1 killed with kill -9 mid-job, all 3 resumed, bitwise --workers 3 in one process") {
   TempDir dir;
-  generate(dir);
+  generate_small_regression(dir);
   const auto straight = run_logreg(dir, {"--workers", "3", "--out", (dir / "straight.tsv").string(), "--quiet"});
   REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
   // 20 ms per step, so that the kill lands inside the job: once rank 0 has evaluated step 20
@@ -116,8 +114,8 @@ TEST_CASE("3 processes over tcp under BSP: rank 1 killed with kill -9 mid-job, a
 
 TEST_CASE("gyre-logreg: a resume with other flags is refused naming them; p2p and asp take no checkpoints") {
   TempDir dir;
-  generate(dir);
-  run_killed(dir, "ck");
+  generate_small_regression(dir);
+  run_logreg_killed(dir, "ck");
   const auto ck = (dir / "ck").string();
   // Refused before anything is trained or written, naming the flag and the manifest.
   const auto expect_refused = [&](std::vector<std::string> flags, const std::string& named) {

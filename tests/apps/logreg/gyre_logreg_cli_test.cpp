@@ -6,6 +6,7 @@
 #include "support/cli_checks.hpp"
 #include "support/input_errors.hpp"
 
+using gyre::test::gyre_logreg;
 using gyre::test::build_path;
 using gyre::test::contains;
 using gyre::test::json_lines;
@@ -16,9 +17,7 @@ using gyre::test::write_text;
 
 namespace {
 
-std::string logreg() { return build_path("apps/logreg/gyre-logreg").string(); }
-
-void generate(const TempDir& dir) {
+void generate_regression(const TempDir& dir) {
   const auto r = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", "3000", "--features", "100",
                               "--nnz-per-row", "10", "--support", "10", "--correlation", "0.1", "--noise", "0.2",
                               "--seed", "1", "--out", (dir / "gen").string()});
@@ -29,8 +28,8 @@ void generate(const TempDir& dir) {
 
 TEST_CASE("gyre-logreg: evaluations as it goes, a summary, weights and metrics written") {
   TempDir dir;
-  generate(dir);
-  const auto r = run_command({logreg(), "--data", (dir / "gen/data.libsvm").string(), "-p", "3", "--barrier", "ssp:2",
+  generate_regression(dir);
+  const auto r = run_command({gyre_logreg(), "--data", (dir / "gen/data.libsvm").string(), "-p", "3", "--barrier", "ssp:2",
                               "--steps", "120", "--eval-every", "40", "--step-delay", "uniform:0:1", "--transport", "tcp",
                               "--out", (dir / "w.tsv").string(), "--metrics", (dir / "m.jsonl").string()});
   INFO(r.output);
@@ -50,10 +49,10 @@ TEST_CASE("gyre-logreg: evaluations as it goes, a summary, weights and metrics w
 
 TEST_CASE("gyre-logreg --sampling per-check: pBSP re-samples at every re-check and runs every worker's steps") {
   TempDir dir;
-  generate(dir);
+  generate_regression(dir);
   for (const char* transport : {"inproc", "tcp"}) {
     CAPTURE(transport);
-    const auto r = run_command({logreg(), "--data", (dir / "gen/data.libsvm").string(), "-p", "4", "--barrier", "pbsp:1",
+    const auto r = run_command({gyre_logreg(), "--data", (dir / "gen/data.libsvm").string(), "-p", "4", "--barrier", "pbsp:1",
                                 "--sampling", "per-check", "--steps", "60", "--eval-every", "60", "--step-delay",
                                 "uniform:0:2", "--transport", transport});
     INFO(r.output);
@@ -61,7 +60,7 @@ TEST_CASE("gyre-logreg --sampling per-check: pBSP re-samples at every re-check a
     CHECK(contains(r.output, "4 workers, 1 servers, barrier pbsp:1 (per-check sampling), " + std::string(transport)));
     CHECK(contains(r.output, "worker steps: median 60, 5th 60, 95th 60"));
   }
-  const auto bad = run_command({logreg(), "--data", (dir / "gen/data.libsvm").string(), "--sampling", "often", "--out",
+  const auto bad = run_command({gyre_logreg(), "--data", (dir / "gen/data.libsvm").string(), "--sampling", "often", "--out",
                                  (dir / "w.tsv").string()});
   CHECK(bad.exit_code == 2);
   CHECK(contains(bad.output, "--sampling: often not in {per-step,per-check}"));
@@ -72,12 +71,12 @@ TEST_CASE("gyre-logreg: bad input and bad settings are refused, nothing written"
   TempDir dir;
   write_text(dir / "bad.libsvm", "1 1:0.5 2:1\n0 3:x\n");
   const auto out = (dir / "w.tsv").string();
-  gyre::test::expect_refused("gyre-logreg", {logreg(), "--data", (dir / "bad.libsvm").string(), "--out", out}, dir,
+  gyre::test::expect_refused("gyre-logreg", {gyre_logreg(), "--data", (dir / "bad.libsvm").string(), "--out", out}, dir,
                              "bad.libsvm:2", "x");
   write_text(dir / "ok.libsvm", "1 1:0.5\n0 2:1\n");
-  gyre::test::expect_refused("gyre-logreg", {logreg(), "--data", (dir / "ok.libsvm").string(), "--barrier", "ssp", "--out", out},
+  gyre::test::expect_refused("gyre-logreg", {gyre_logreg(), "--data", (dir / "ok.libsvm").string(), "--barrier", "ssp", "--out", out},
                              dir, "barrier 'ssp'", "expected bsp");
   gyre::test::expect_refused("gyre-logreg",
-                             {logreg(), "--data", (dir / "ok.libsvm").string(), "--step-delay", "gamma:1", "--out", out}, dir,
+                             {gyre_logreg(), "--data", (dir / "ok.libsvm").string(), "--step-delay", "gamma:1", "--out", out}, dir,
                              "gamma:1", "expected");
 }

@@ -9,6 +9,7 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
+using gyre::test::gyre_logreg;
 using gyre::test::build_path;
 using gyre::test::disturb_rank_1;
 using gyre::test::expect_survivors_stopped;
@@ -19,9 +20,7 @@ using gyre::test::TempDir;
 
 namespace {
 
-std::string logreg() { return build_path("apps/logreg/gyre-logreg").string(); }
-
-void generate(const TempDir& dir) {
+void generate_regression_data(const TempDir& dir) {
   const auto r = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", "3000", "--features", "80",
                               "--nnz-per-row", "10", "--support", "10", "--correlation", "0.1", "--noise", "0.2",
                               "--seed", "2", "--out", (dir / "data").string()});
@@ -32,8 +31,8 @@ void generate(const TempDir& dir) {
 
 TEST_CASE("3 processes train one model on the parameter server; rank 0 reports every worker's steps and writes it") {
   TempDir dir;
-  generate(dir);
-  const auto ranks = run_ranks({logreg(), "--data", (dir / "data/data.libsvm").string(), "--barrier", "ssp:2", "--steps",
+  generate_regression_data(dir);
+  const auto ranks = run_ranks({gyre_logreg(), "--data", (dir / "data/data.libsvm").string(), "--barrier", "ssp:2", "--steps",
                                 "60", "--eval-every", "20", "--out", (dir / "w.tsv").string(), "--metrics",
                                 (dir / "m.jsonl").string()},
                                3);
@@ -48,8 +47,8 @@ TEST_CASE("3 processes train one model on the parameter server; rank 0 reports e
 
 TEST_CASE("4 processes with 2 servers: the servers spread over the processes and rank 0 writes the whole model") {
   TempDir dir;
-  generate(dir);
-  const std::vector<std::string> common{logreg(), "--data", (dir / "data/data.libsvm").string(), "--barrier", "bsp",
+  generate_regression_data(dir);
+  const std::vector<std::string> common{gyre_logreg(), "--data", (dir / "data/data.libsvm").string(), "--barrier", "bsp",
                                         "--steps", "40", "--eval-every", "20", "--servers", "2"};
   auto with_out = [&](const std::string& name) {
     auto argv = common;
@@ -74,8 +73,8 @@ TEST_CASE("4 processes with 2 servers: the servers spread over the processes and
 
 TEST_CASE("3 processes peer to peer: each owns a part of the weights, rank 0 gets them all and writes the model") {
   TempDir dir;
-  generate(dir);
-  const std::vector<std::string> common{logreg(), "--data", (dir / "data/data.libsvm").string(), "--barrier", "bsp",
+  generate_regression_data(dir);
+  const std::vector<std::string> common{gyre_logreg(), "--data", (dir / "data/data.libsvm").string(), "--barrier", "bsp",
                                         "--steps", "40", "--eval-every", "20", "--engine", "p2p", "--block", "8"};
   auto with_out = [&](const std::string& name) {
     auto argv = common;
@@ -108,9 +107,9 @@ TEST_CASE("3 processes peer to peer: each owns a part of the weights, rank 0 get
 
 TEST_CASE("when a process hosting a server is killed, the others stop with an error naming it") {
   TempDir dir;
-  generate(dir);
+  generate_regression_data(dir);
   // 3 processes, 2 servers: server 1 lives in process 1, beside worker 1.
-  const std::string endless = logreg() + " --data data/data.libsvm --barrier bsp --steps 100000000 --eval-every 10"
+  const std::string endless = gyre_logreg() + " --data data/data.libsvm --barrier bsp --steps 100000000 --eval-every 10"
                               " --step-delay fixed:1 --servers 2";
   expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9", "step     20"), 10000);
 }
@@ -119,8 +118,8 @@ TEST_CASE("when one gyre-logreg process is killed, the others stop with an error
   for (const std::string engine : {"ps", "p2p"}) {
     CAPTURE(engine);
     TempDir dir;
-    generate(dir);
-    const std::string endless = logreg() + " --data data/data.libsvm --barrier bsp --steps 100000000 --eval-every 10"
+    generate_regression_data(dir);
+    const std::string endless = gyre_logreg() + " --data data/data.libsvm --barrier bsp --steps 100000000 --eval-every 10"
                                 " --step-delay fixed:1 --engine " + engine;
     expect_survivors_stopped(dir, disturb_rank_1(dir, endless, "kill -9", "step     20"), 10000);
   }

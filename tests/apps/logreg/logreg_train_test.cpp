@@ -11,7 +11,7 @@ using namespace gyre;
 
 namespace {
 
-data::RegressionSet planted(std::uint64_t seed) {
+data::RegressionSet planted_set(std::uint64_t seed) {
   data::PlantedRegressionOptions o;
   o.samples = 4000;
   o.features = 200;
@@ -39,7 +39,7 @@ logreg::LogregConfig three_workers(const std::string& barrier, logreg::Transport
 }  // namespace
 
 TEST_CASE("every barrier trains the model: loss well below ln 2, accuracy well above chance") {
-  const auto set = planted(5);
+  const auto set = planted_set(5);
   for (const std::string barrier : {"bsp", "ssp:3", "asp", "pbsp:1", "pssp:2:2"}) {
     for (auto transport : {logreg::Transport::kInproc, logreg::Transport::kTcp}) {
       CAPTURE(barrier);
@@ -61,7 +61,7 @@ TEST_CASE("every barrier trains the model: loss well below ln 2, accuracy well a
 }
 
 TEST_CASE("with one worker under BSP the run repeats bit for bit; the gradient matches finite differences") {
-  const auto set = planted(6);
+  const auto set = planted_set(6);
   logreg::LogregConfig c;
   c.max_steps = 40;
   c.block = 32;
@@ -91,7 +91,7 @@ TEST_CASE("with one worker under BSP the run repeats bit for bit; the gradient m
 }
 
 TEST_CASE("on the peer-to-peer engine: one worker, and three under BSP, repeat the parameter server's run bit for bit") {
-  const auto set = planted(8);
+  const auto set = planted_set(8);
   logreg::LogregConfig one;
   one.max_steps = 40;
   one.block = 32;
@@ -126,7 +126,7 @@ TEST_CASE("on the peer-to-peer engine: one worker, and three under BSP, repeat t
 }
 
 TEST_CASE("settings are checked") {
-  const auto set = planted(7);
+  const auto set = planted_set(7);
   logreg::LogregConfig c;
   c.step_delay = "gamma:2";
   CHECK_THROWS_AS(logreg::train(set, set, c), std::invalid_argument);

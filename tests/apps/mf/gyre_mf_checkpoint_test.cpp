@@ -21,19 +21,21 @@ std::vector<std::string> mf_argv(const TempDir& dir, std::vector<std::string> ex
   return argv;
 }
 
-CommandResult mf(const TempDir& dir, std::vector<std::string> extra) { return run_command(mf_argv(dir, std::move(extra))); }
+CommandResult run_mf(const TempDir& dir, std::vector<std::string> extra) {
+  return run_command(mf_argv(dir, std::move(extra)));
+}
 
-void expect_same_model(const std::filesystem::path& a, const std::filesystem::path& b) {
+void expect_same_mf_model(const std::filesystem::path& a, const std::filesystem::path& b) {
   expect_same_files(whole_model(gyre_mf(), a), whole_model(gyre_mf(), b), {"model.json", "user_factors.tsv", "item_factors.tsv", "user_adagrad.tsv", "item_adagrad.tsv"});
 }
 
 // A one-process run with checkpoints after every epoch that kills itself (SIGKILL) once epoch 4
 // is reported: epochs 2 and 3 are whole, epoch 4's parts are written but its manifest is not
 // (it is written once epoch 5 starts), so it is torn.
-void run_killed(const TempDir& dir, const std::string& checkpoints, std::vector<std::string> extra = {}) {
+void run_mf_killed(const TempDir& dir, const std::string& checkpoints, std::vector<std::string> extra = {}) {
   extra.insert(extra.end(), {"--workers", "2", "--checkpoint", (dir / checkpoints).string(), "--out",
                              (dir / "never").string(), "--inject-kill-after-epoch", "4", "--quiet"});
-  const auto r = mf(dir, extra);
+  const auto r = run_mf(dir, extra);
   REQUIRE_MESSAGE(r.exit_code == 128 + 9, r.output);
   CHECK_FALSE(std::filesystem::exists(dir / "never"));
   CHECK(std::filesystem::exists(dir / checkpoints / "epoch-3" / "manifest"));
@@ -46,17 +48,17 @@ void run_killed(const TempDir& dir, const std::string& checkpoints, std::vector<
 TEST_CASE("one process: killed after epoch 4, resumed from epoch 3 (epoch 4 torn), bitwise the uninterrupted run") {
   TempDir dir;
   generate_mf_ratings(dir, 7);
-  const auto straight = mf(dir, {"--workers", "2", "--out", (dir / "straight").string(), "--quiet"});
+  const auto straight = run_mf(dir, {"--workers", "2", "--out", (dir / "straight").string(), "--quiet"});
   REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
-  run_killed(dir, "ck");
+  run_mf_killed(dir, "ck");
 
-  const auto resumed = mf(dir, {"--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / "resumed").string(),
-                                "--metrics", (dir / "m.jsonl").string()});
+  const auto resumed = run_mf(dir, {"--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / "resumed").string(),
+                                    "--metrics", (dir / "m.jsonl").string()});
   REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.output);
   INFO(resumed.output);
   CHECK(resumed.output.find("epoch-4/manifest") != std::string::npos);  // the torn one, named and passed over
   CHECK(resumed.output.find("resuming after epoch 3") != std::string::npos);
-  expect_same_model(dir / "straight", dir / "resumed");
+  expect_same_mf_model(dir / "straight", dir / "resumed");
   // The resumed run reports epochs 4 to 6 and goes on checkpointing (--keep 2: epochs 4 and 5).
   const auto metrics = read_text(dir / "m.jsonl");
   CHECK(metrics.rfind("{\"epoch\":4", 0) == 0);
@@ -72,11 +74,11 @@ TEST_CASE("one process: killed after epoch 4, resumed from epoch 3 (epoch 4 torn
   const std::vector<std::string> sgd{"--update", "sgd", "--biases", "--eval-every", "2"};
   auto argv = sgd;
   argv.insert(argv.end(), {"--workers", "2", "--out", (dir / "straight-sgd").string(), "--quiet"});
-  REQUIRE(mf(dir, argv).exit_code == 0);
-  run_killed(dir, "ck-sgd", sgd);
+  REQUIRE(run_mf(dir, argv).exit_code == 0);
+  run_mf_killed(dir, "ck-sgd", sgd);
   argv = sgd;
   argv.insert(argv.end(), {"--workers", "2", "--resume", (dir / "ck-sgd").string(), "--out", (dir / "resumed-sgd").string()});
-  const auto r = mf(dir, argv);
+  const auto r = run_mf(dir, argv);
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   expect_same_files(dir / "straight-sgd", dir / "resumed-sgd", {"model.json", "user_factors.tsv", "item_factors.tsv"});
 }
@@ -87,20 +89,20 @@ TEST_CASE("the allreduce model (C): killed after epoch 4, resumed from epoch 3, 
   const std::vector<std::string> allreduce{"--model", "allreduce"};
   auto argv = allreduce;
   argv.insert(argv.end(), {"--workers", "2", "--out", (dir / "straight").string(), "--quiet"});
-  REQUIRE(mf(dir, argv).exit_code == 0);
-  run_killed(dir, "ck", allreduce);
+  REQUIRE(run_mf(dir, argv).exit_code == 0);
+  run_mf_killed(dir, "ck", allreduce);
   argv = allreduce;
   argv.insert(argv.end(), {"--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()});
-  const auto r = mf(dir, argv);
+  const auto r = run_mf(dir, argv);
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(r.output.find("resuming after epoch 3") != std::string::npos);
-  expect_same_model(dir / "straight", dir / "resumed");
+  expect_same_mf_model(dir / "straight", dir / "resumed");
 }
 
 TEST_CASE("3 processes over tcp: rank 1 killed with kill -9 mid-job, all 3 resumed, bitwise --workers 3 in one process") {
   TempDir dir;
   generate_mf_ratings(dir, 8);
-  const auto straight = mf(dir, {"--workers", "3", "--out", (dir / "straight").string(), "--quiet"});
+  const auto straight = run_mf(dir, {"--workers", "3", "--out", (dir / "straight").string(), "--quiet"});
   REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
 
   // Every message delayed 10 ms, so that an epoch takes long enough for the kill to land inside
@@ -111,17 +113,17 @@ TEST_CASE("3 processes over tcp: rank 1 killed with kill -9 mid-job, all 3 resum
       mf_argv(dir, {"--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()}), "epoch   3");
   CHECK(from >= 3);
   CHECK(from <= 5);
-  expect_same_model(dir / "straight", dir / "resumed");
+  expect_same_mf_model(dir / "straight", dir / "resumed");
 }
 
 TEST_CASE("a damaged newest checkpoint (flipped byte, missing rank file, missing manifest) is named and the previous one used") {
   TempDir dir;
   generate_mf_ratings(dir, 9);
-  const auto straight = mf(dir, {"--workers", "2", "--out", (dir / "straight").string(), "--quiet"});
+  const auto straight = run_mf(dir, {"--workers", "2", "--out", (dir / "straight").string(), "--quiet"});
   REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
-  run_killed(dir, "ck", {"--keep", "3"});  // whole: epochs 1, 2, 3; torn: 4
+  run_mf_killed(dir, "ck", {"--keep", "3"});  // whole: epochs 1, 2, 3; torn: 4
   const auto resume = [&](const std::string& out) {
-    return mf(dir, {"--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / out).string(), "--quiet"});
+    return run_mf(dir, {"--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / out).string(), "--quiet"});
   };
   SUBCASE("a flipped byte in a part") {
     flip_byte(dir / "ck" / "epoch-3" / "rank-1.part", 100);
@@ -148,13 +150,13 @@ TEST_CASE("a damaged newest checkpoint (flipped byte, missing rank file, missing
     CHECK_FALSE(std::filesystem::exists(dir / "none"));
     return;
   }
-  expect_same_model(dir / "straight", dir / "resumed");  // from epoch 2, still the same bits
+  expect_same_mf_model(dir / "straight", dir / "resumed");  // from epoch 2, still the same bits
 }
 
 TEST_CASE("a resume with other flags or data is refused naming what differs; a fresh run will not overwrite checkpoints") {
   TempDir dir;
   generate_mf_ratings(dir, 10);
-  run_killed(dir, "ck");
+  run_mf_killed(dir, "ck");
   const auto ck = (dir / "ck").string();
   struct Case {
     std::vector<std::string> flags;
@@ -177,17 +179,17 @@ TEST_CASE("a resume with other flags or data is refused naming what differs; a f
   }
   // Other data: another training file.
   generate_mf_ratings(dir, 11);
-  const auto other = mf(dir, {"--workers", "2", "--resume", ck, "--out", (dir / "out").string()});
+  const auto other = run_mf(dir, {"--workers", "2", "--resume", ck, "--out", (dir / "out").string()});
   CHECK(other.exit_code == 2);
   CHECK(other.output.find("input --train") != std::string::npos);
 
   // A fresh run into a directory of checkpoints would bury them: refused.
-  const auto fresh = mf(dir, {"--workers", "2", "--checkpoint", ck, "--out", (dir / "out").string()});
+  const auto fresh = run_mf(dir, {"--workers", "2", "--checkpoint", ck, "--out", (dir / "out").string()});
   CHECK(fresh.exit_code == 2);
   CHECK(fresh.output.find("--resume it") != std::string::npos);
   CHECK(std::filesystem::exists(dir / "ck" / "epoch-3" / "manifest"));
   // Locking and no-sync depend on timing: no checkpoints, said rather than ignored.
-  const auto other_model = mf(dir, {"--model", "locking", "--checkpoint", (dir / "ck2").string()});
+  const auto other_model = run_mf(dir, {"--model", "locking", "--checkpoint", (dir / "ck2").string()});
   CHECK(other_model.exit_code == 2);
   CHECK(other_model.output.find("depend on timing") != std::string::npos);
 }

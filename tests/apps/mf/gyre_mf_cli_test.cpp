@@ -8,7 +8,9 @@
 #include "gyre_mf_run.hpp"
 #include "support/multiprocess.hpp"
 
+using gyre::test::gyre_mf;
 using gyre::test::build_path;
+using gyre::test::generate_mf_ratings;
 using gyre::test::read_text;
 using gyre::test::run_command;
 using gyre::test::TempDir;
@@ -16,17 +18,13 @@ using gyre::test::write_text;
 
 namespace {
 
-std::string mf() { return gyre::test::gyre_mf(); }
-
-void generate(const TempDir& dir) { gyre::test::generate_mf_ratings(dir, 9); }
-
 // Runs gyre-mf on a bad training file and checks the contract: exit 2, one message naming the
 // file (and line), and no output directory or metrics file left behind.
-void expect_bad_input(const std::string& content, const std::string& expected_fragment, int line) {
+void expect_bad_mf_input(const std::string& content, const std::string& expected_fragment, int line) {
   TempDir dir;
   const auto bad = dir / "bad.tsv";
   write_text(bad, content);
-  const std::vector<std::string> argv{mf(), "--train", bad.string(), "--epochs", "2", "--out", (dir / "model").string(),
+  const std::vector<std::string> argv{gyre_mf(), "--train", bad.string(), "--epochs", "2", "--out", (dir / "model").string(),
                                       "--metrics", (dir / "metrics.jsonl").string()};
   const auto r = run_command(argv);
   CHECK(r.exit_code == 2);
@@ -43,8 +41,8 @@ void expect_bad_input(const std::string& content, const std::string& expected_fr
 
 TEST_CASE("gyre-mf trains on a file, prints progress, writes metrics and a model") {
   TempDir dir;
-  generate(dir);
-  const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
+  generate_mf_ratings(dir, 9);
+  const auto r = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
                               "--rank", "4", "--epochs", "3", "--workers", "2", "--depth", "2", "--out",
                               (dir / "model").string(), "--metrics", (dir / "m.jsonl").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -78,12 +76,12 @@ TEST_CASE("gyre-mf trains on a file, prints progress, writes metrics and a model
 
 TEST_CASE("gyre-mf output files are bitwise identical across runs and between a file and its partition") {
   TempDir dir;
-  generate(dir);
+  generate_mf_ratings(dir, 9);
   const auto part = run_command({build_path("tools/gyre-partition").string(), "ratings", "--input",
                                  (dir / "train.tsv").string(), "--parts", "2", "--out", (dir / "part").string()});
   REQUIRE_MESSAGE(part.exit_code == 0, part.output);
   auto train = [&](const std::string& input, const std::string& out) {
-    const auto r = run_command({mf(), "--train", input, "--rank", "4", "--epochs", "3", "--workers", "2", "--threads",
+    const auto r = run_command({gyre_mf(), "--train", input, "--rank", "4", "--epochs", "3", "--workers", "2", "--threads",
                                 "2", "--depth", "2", "--ring", "random", "--seed", "5", "--out", (dir / out).string(),
                                 "--quiet"});
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -97,16 +95,16 @@ TEST_CASE("gyre-mf output files are bitwise identical across runs and between a 
   CHECK(read_text(dir / "a" / "item_factors.tsv") == read_text(dir / "c" / "item_factors.tsv"));
 }
 
-TEST_CASE("bad input: malformed line") { expect_bad_input("1 2 3.5\n4 5\n", "expected", 2); }
-TEST_CASE("bad input: negative id") { expect_bad_input("1 2 3\n-4 5 1\n", "expected", 2); }
-TEST_CASE("bad input: out-of-range id") { expect_bad_input("1 99999999999 3\n", "expected", 1); }
-TEST_CASE("bad input: rating that is not a number") { expect_bad_input("1 2 3\n3 4 five\n", "five", 2); }
-TEST_CASE("bad input: empty file") { expect_bad_input("", "expected", 0); }
-TEST_CASE("bad input: file with only comments") { expect_bad_input("# nothing here\n", "expected", 0); }
+TEST_CASE("bad input: malformed line") { expect_bad_mf_input("1 2 3.5\n4 5\n", "expected", 2); }
+TEST_CASE("bad input: negative id") { expect_bad_mf_input("1 2 3\n-4 5 1\n", "expected", 2); }
+TEST_CASE("bad input: out-of-range id") { expect_bad_mf_input("1 99999999999 3\n", "expected", 1); }
+TEST_CASE("bad input: rating that is not a number") { expect_bad_mf_input("1 2 3\n3 4 five\n", "five", 2); }
+TEST_CASE("bad input: empty file") { expect_bad_mf_input("", "expected", 0); }
+TEST_CASE("bad input: file with only comments") { expect_bad_mf_input("# nothing here\n", "expected", 0); }
 
 TEST_CASE("bad input: missing file") {
   TempDir dir;
-  const auto r = run_command({mf(), "--train", (dir / "nope.tsv").string(), "--out", (dir / "model").string()});
+  const auto r = run_command({gyre_mf(), "--train", (dir / "nope.tsv").string(), "--out", (dir / "model").string()});
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(r.output.find((dir / "nope.tsv").string()) != std::string::npos, r.output);
   CHECK(dir.entries().empty());
@@ -114,7 +112,7 @@ TEST_CASE("bad input: missing file") {
 
 TEST_CASE("bad input: partition directory whose manifest does not match its shards") {
   TempDir dir;
-  generate(dir);
+  generate_mf_ratings(dir, 9);
   const auto part = run_command({build_path("tools/gyre-partition").string(), "ratings", "--input",
                                  (dir / "train.tsv").string(), "--parts", "2", "--out", (dir / "part").string()});
   REQUIRE(part.exit_code == 0);
@@ -123,7 +121,7 @@ TEST_CASE("bad input: partition directory whose manifest does not match its shar
   manifest["shards"][1]["records"] = manifest["shards"][1]["records"].get<std::uint64_t>() + 1;
   manifest["records"] = manifest["records"].get<std::uint64_t>() + 1;
   write_text(dir / "part" / "manifest.json", manifest.dump());
-  const auto r = run_command({mf(), "--train", (dir / "part").string(), "--out", (dir / "model").string()});
+  const auto r = run_command({gyre_mf(), "--train", (dir / "part").string(), "--out", (dir / "model").string()});
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(r.output.find(manifest["shards"][1]["file"].get<std::string>()) != std::string::npos, r.output);
   CHECK_FALSE(std::filesystem::exists(dir / "model"));
@@ -131,17 +129,17 @@ TEST_CASE("bad input: partition directory whose manifest does not match its shar
 
 TEST_CASE("gyre-mf --model runs each of Harp's computation models from the one flag, and refuses what it cannot run") {
   TempDir dir;
-  generate(dir);
+  generate_mf_ratings(dir, 9);
   for (const char* model : {"A", "B", "C", "D", "locking", "nosync"}) {
     CAPTURE(model);
-    const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
+    const auto r = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
                                 "--rank", "4", "--epochs", "2", "--workers", "2", "--model", model, "--metrics",
                                 (dir / "m.jsonl").string()});
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     CHECK(r.output.find("epoch   2") != std::string::npos);
     CHECK(read_text(dir / "m.jsonl").find("\"test_rmse\"") != std::string::npos);
   }
-  const auto bad = run_command({mf(), "--train", (dir / "train.tsv").string(), "--model", "E"});
+  const auto bad = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), "--model", "E"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("expected A|locking, B|rotation, C|allreduce or D|nosync") != std::string::npos);
 }

@@ -6,14 +6,17 @@
 #include <filesystem>
 #include <string>
 
+#include "support/checkpoint_runs.hpp"
 #include "support/multiprocess.hpp"
 #include "support/sanitizers.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
+using gyre::test::gyre_mf;
 using gyre::test::build_path;
 using gyre::test::check_ranges_tile;
 using gyre::test::disturb_rank_1;
+using gyre::test::exported_model;
 using gyre::test::expect_survivors_stopped;
 using gyre::test::free_port;
 using gyre::test::lines_of;
@@ -26,17 +29,15 @@ using gyre::test::write_text;
 
 namespace {
 
-std::string mf() { return build_path("apps/mf/gyre-mf").string(); }
-
-void generate(const TempDir& dir, const std::string& ratings) {
+void generate_ratings(const TempDir& dir, const std::string& ratings) {
   const auto r = run_command({build_path("tools/gyre-gen").string(), "ratings", "--users", "400", "--items", "300",
                               "--ratings", ratings, "--rank", "4", "--noise", "0.1", "--seed", "2", "--train",
                               (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
 }
 
-std::vector<std::string> common(const TempDir& dir) {
-  return {mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(), "--rank", "4",
+std::vector<std::string> common_mf_argv(const TempDir& dir) {
+  return {gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(), "--rank", "4",
           "--epochs", "4", "--depth", "2", "--threads", "1", "--seed", "6", "--ring", "random", "--quiet",
           // AdaGrad's default rate suits noisy ratings; on these (noise 0.1) its rates shrink
           // before it converges (0.62 after 20 epochs), 0.3 gets there (0.136, SGD 0.151).
@@ -48,16 +49,6 @@ std::vector<std::string> common(const TempDir& dir) {
 namespace {
 
 const char* const kModelFiles[] = {"user_factors.tsv", "item_factors.tsv", "model.json"};
-
-// A model that several processes wrote in parts, as one process's files: `gyre-mf export` into
-// a directory beside it. Holding that to a one-process run's files holds the parts to it: every
-// row in exactly one part, each bitwise.
-std::filesystem::path whole(const std::filesystem::path& parts) {
-  const auto out = parts.string() + "-whole";
-  const auto r = run_command({mf(), "export", "--model", parts.string(), "--out", out});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  return out;
-}
 
 // The first or the last epoch's test RMSE in a --metrics file.
 double test_rmse(const std::filesystem::path& metrics, bool last = true) {
@@ -84,7 +75,7 @@ double replicas_test_rmse(const std::filesystem::path& metrics) {
 // epochs (with SGD: 0.50 against 0.15; 8 runs at 20 epochs ended in 0.131–0.139, one process in
 // 0.130–0.136).
 std::vector<std::string> flags_of(const TempDir& dir, const std::string& model) {
-  auto argv = common(dir);
+  auto argv = common_mf_argv(dir);
   if (model == "A" || model == "D") {
     *(std::find(argv.begin(), argv.end(), "--epochs") + 1) = "20";
     // Their accuracy bounds below were measured with plain SGD (0.05 decaying). AdaGrad at 0.3
@@ -120,11 +111,11 @@ void expect_like_single(const TempDir& dir, const std::string& model, const std:
                         const std::filesystem::path& multi, const std::filesystem::path& multi_metrics) {
   CAPTURE(model);
   if (model == "B" || model == "C") {
-    const auto whole_model = whole(multi);
+    const auto whole_model = exported_model(gyre_mf(), multi);
     for (const char* file : kModelFiles) CHECK(read_text(single / file) == read_text(whole_model / file));
     return;
   }
-  const auto whole_model = whole(multi);
+  const auto whole_model = exported_model(gyre_mf(), multi);
   for (const char* file : kModelFiles) CHECK(std::filesystem::exists(whole_model / file));
   const auto single_metrics = dir / ("single-" + model + ".jsonl");
   // Under ASan a 3-process no-sync run once ended at 0.557 against bounds of 0.522 and 0.542
@@ -143,9 +134,9 @@ void expect_like_single(const TempDir& dir, const std::string& model, const std:
 
 TEST_CASE("4 processes over tcp write factor files bitwise identical to --workers 4 in one process") {
   TempDir dir;
-  generate(dir, "20000");
+  generate_ratings(dir, "20000");
   const auto single = train_single(dir, "B", 4);
-  auto multi = common(dir);
+  auto multi = common_mf_argv(dir);
   multi.insert(multi.end(), {"--out", (dir / "multi").string()});
   for (const auto& r : run_ranks(multi, 4)) CHECK_MESSAGE(r.exit_code == 0, r.output);
   // Each rank wrote its part, no rank the whole model.
@@ -153,13 +144,13 @@ TEST_CASE("4 processes over tcp write factor files bitwise identical to --worker
     for (const char* stem : {"user_factors", "item_factors", "user_adagrad", "item_adagrad"})
       CHECK(std::filesystem::exists(dir / "multi" / (std::string(stem) + ".part-0000" + std::to_string(r) + ".tsv")));
   CHECK_FALSE(std::filesystem::exists(dir / "multi" / "user_factors.tsv"));
-  const auto whole_model = whole(dir / "multi");
+  const auto whole_model = exported_model(gyre_mf(), dir / "multi");
   for (const char* file : kModelFiles) CHECK(read_text(single / file) == read_text(whole_model / file));
 }
 
 TEST_CASE("every computation model across 3 processes: B and C bitwise as in one process, A and D as accurate") {
   TempDir dir;
-  generate(dir, "20000");
+  generate_ratings(dir, "20000");
   for (const std::string model : {"A", "B", "C", "D"}) {
     CAPTURE(model);
     const auto single = train_single(dir, model, 3);
@@ -176,7 +167,7 @@ TEST_CASE("every computation model across 3 processes: B and C bitwise as in one
 // one would fail: what it trains from is its shard, users.txt, items.txt and the manifest.
 TEST_CASE("3 processes each reading only its shard of a partition: B and C bitwise as one process reading the file") {
   TempDir dir;
-  generate(dir, "20000");
+  generate_ratings(dir, "20000");
   const auto part = run_command({build_path("tools/gyre-partition").string(), "ratings", "--input",
                                  (dir / "train.tsv").string(), "--parts", "3", "--out", (dir / "parts").string()});
   REQUIRE_MESSAGE(part.exit_code == 0, part.output);
@@ -198,7 +189,7 @@ TEST_CASE("3 processes each reading only its shard of a partition: B and C bitwi
       per_rank.push_back(std::move(argv));
     }
     for (const auto& r : run_ranks(per_rank)) CHECK_MESSAGE(r.exit_code == 0, r.output);
-    const auto whole_model = whole(multi);
+    const auto whole_model = exported_model(gyre_mf(), multi);
     for (const char* file : kModelFiles) CHECK(read_text(single / file) == read_text(whole_model / file));
   }
 }
@@ -224,7 +215,7 @@ std::string matrix_market_of(const std::vector<std::string>& lines) {
 // train.tsv's lines cut into a directory of three files, in name order: triples, the same as
 // MatrixMarket, triples; and a hidden file and a subdirectory, which are not input. Returns the
 // files' texts laid end to end.
-std::string cut_into_directory(const TempDir& dir, const std::filesystem::path& into) {
+std::string cut_ratings_into_directory(const TempDir& dir, const std::filesystem::path& into) {
   const auto lines = lines_of(read_text(dir / "train.tsv"));
   const std::size_t a = lines.size() * 3 / 10, b = lines.size() * 6 / 10;
   const auto join = [&](std::size_t from, std::size_t to) {
@@ -249,7 +240,7 @@ std::string cut_into_directory(const TempDir& dir, const std::filesystem::path& 
 // The bitwise tests above already read train.tsv by ranges; this one checks what each rank read.
 TEST_CASE("3 processes reading one ratings file by byte ranges: each rank reads only its third, and a MatrixMarket file gives the same model") {
   TempDir dir;
-  generate(dir, "20000");
+  generate_ratings(dir, "20000");
   const auto text = read_text(dir / "train.tsv");
   const auto lines = lines_of(text);
 
@@ -271,7 +262,8 @@ TEST_CASE("3 processes reading one ratings file by byte ranges: each rank reads 
   for (const auto& r : run_ranks(mtx_argv, 3)) CHECK_MESSAGE(r.exit_code == 0, r.output);
   // The reader takes MatrixMarket's ids to 0-based, so even the ids in the files agree.
   const auto single = train_single(dir, "B", 3);  // one process, from train.tsv
-  const auto from_mtx = whole(dir / "multi-mtx"), from_tsv = whole(dir / "multi");
+  const auto from_mtx = exported_model(gyre_mf(), dir / "multi-mtx");
+  const auto from_tsv = exported_model(gyre_mf(), dir / "multi");
   for (const char* file : kModelFiles) {
     CHECK(read_text(from_mtx / file) == read_text(from_tsv / file));
     CHECK(read_text(single / file) == read_text(from_tsv / file));
@@ -280,8 +272,8 @@ TEST_CASE("3 processes reading one ratings file by byte ranges: each rank reads 
 
 TEST_CASE("3 processes reading a directory of ratings files by byte ranges: one process's model of the directory and of the files joined") {
   TempDir dir;
-  generate(dir, "20000");
-  const std::string joined = cut_into_directory(dir, dir / "train-dir");
+  generate_ratings(dir, "20000");
+  const std::string joined = cut_ratings_into_directory(dir, dir / "train-dir");
   auto argv = flags_of(dir, "B");
   argv.erase(std::find(argv.begin(), argv.end(), "--quiet"));
   *(std::find(argv.begin(), argv.end(), "--train") + 1) = (dir / "train-dir").string();
@@ -295,7 +287,7 @@ TEST_CASE("3 processes reading a directory of ratings files by byte ranges: one 
   const auto one = run_command(argv);
   REQUIRE_MESSAGE(one.exit_code == 0, one.output);
   const auto single = train_single(dir, "B", 3);  // train.tsv: the files' ratings in one file
-  const auto multi = whole(dir / "multi");
+  const auto multi = exported_model(gyre_mf(), dir / "multi");
   for (const char* file : kModelFiles) {
     CHECK(read_text(dir / "one-dir" / file) == read_text(single / file));
     CHECK(read_text(multi / file) == read_text(single / file));
@@ -304,9 +296,9 @@ TEST_CASE("3 processes reading a directory of ratings files by byte ranges: one 
 
 TEST_CASE("a directory of ratings files with a fault: its file and line in one process and across 3, in file order") {
   TempDir dir;
-  generate(dir, "20000");
+  generate_ratings(dir, "20000");
   const auto input = dir / "train-dir";
-  cut_into_directory(dir, input);
+  cut_ratings_into_directory(dir, input);
   auto argv = flags_of(dir, "B");
   *(std::find(argv.begin(), argv.end(), "--train") + 1) = input.string();
   const auto refused = [&](const std::filesystem::path& file, const std::string& where, const std::string& fragment) {
@@ -342,7 +334,7 @@ TEST_CASE("a directory of ratings files with a fault: its file and line in one p
 
 TEST_CASE("a bad line in rank 2's byte range: rank 2 names the file and its true line, exits 2, and every rank stops") {
   TempDir dir;
-  generate(dir, "20000");
+  generate_ratings(dir, "20000");
   auto lines = lines_of(read_text(dir / "train.tsv"));
   const std::size_t bad = lines.size() * 9 / 10;  // in the last third
   lines[bad] = "17 oops 3.5\n";
@@ -375,7 +367,7 @@ TEST_CASE("a MatrixMarket file read by ranges with fewer ratings than its size l
   for (int i = 0; i < 120; ++i)
     mtx += std::to_string(1 + i % 40) + " " + std::to_string(1 + (i * 7) % 30) + " " + std::to_string(1 + i % 5) + "\n";
   write_text(dir / "train.mtx", mtx);
-  const std::vector<std::string> argv{mf(), "--train", (dir / "train.mtx").string(), "--epochs", "1", "--quiet"};
+  const std::vector<std::string> argv{gyre_mf(), "--train", (dir / "train.mtx").string(), "--epochs", "1", "--quiet"};
   const auto one = run_command(argv);
   REQUIRE(one.exit_code == 2);
   const std::string said = (dir / "train.mtx").string() + ":3: expected 125 entries as declared on this size line";
@@ -388,13 +380,13 @@ TEST_CASE("a MatrixMarket file read by ranges with fewer ratings than its size l
 
 TEST_CASE("a multi-process job without a token or a coordinator is refused up front") {
   TempDir dir;
-  generate(dir, "2000");
-  auto argv = common(dir);
+  generate_ratings(dir, "2000");
+  auto argv = common_mf_argv(dir);
   argv.insert(argv.end(), {"--processes", "2", "--process-rank", "1", "--coordinator", "127.0.0.1:1"});
   auto r = run_command(argv);
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("token") != std::string::npos);
-  argv = common(dir);
+  argv = common_mf_argv(dir);
   argv.insert(argv.end(), {"--processes", "2", "--process-rank", "1"});
   gyre::test::CommandOptions o;
   o.environment = {{"GYRE_TOKEN", "x"}};
@@ -405,12 +397,12 @@ TEST_CASE("a multi-process job without a token or a coordinator is refused up fr
 
 TEST_CASE("a bad --coordinator or --listen-host is refused up front, naming the flag and the value") {
   TempDir dir;
-  generate(dir, "2000");
+  generate_ratings(dir, "2000");
   gyre::test::CommandOptions o;
   o.environment = {{"GYRE_TOKEN", "x"}};
   const auto refused = [&](const std::vector<std::string>& flags, const std::string& message,
                            const std::string& process_rank = "1") {
-    auto argv = common(dir);
+    auto argv = common_mf_argv(dir);
     argv.insert(argv.end(), {"--processes", "2", "--process-rank", process_rank});
     argv.insert(argv.end(), flags.begin(), flags.end());
     const auto r = run_command(argv, o);
@@ -432,14 +424,14 @@ namespace {
 
 // Endless training; disturb_rank_1 adds the process flags.
 std::string endless(const std::string& extra_flags) {
-  return "'" + mf() + "' --train train.tsv --test test.tsv --rank 4 --epochs 1000000 --threads 1 " + extra_flags;
+  return "'" + gyre_mf() + "' --train train.tsv --test test.tsv --rank 4 --epochs 1000000 --threads 1 " + extra_flags;
 }
 
 }  // namespace
 
 TEST_CASE("kill -9 of one rank mid-epoch, under every computation model: the others exit non-zero within 10 s, naming it") {
   TempDir dir;
-  generate(dir, "30000");
+  generate_ratings(dir, "30000");
   for (const std::string model : {"A", "B", "C", "D"}) {
     CAPTURE(model);
     expect_survivors_stopped(dir, disturb_rank_1(dir, endless("--model " + model), "kill -9"), 10000);
@@ -448,7 +440,7 @@ TEST_CASE("kill -9 of one rank mid-epoch, under every computation model: the oth
 
 TEST_CASE("a rank that goes silent (SIGSTOP) is declared dead by heartbeat timeout, and named") {
   TempDir dir;
-  generate(dir, "30000");
+  generate_ratings(dir, "30000");
   expect_survivors_stopped(dir, disturb_rank_1(dir, endless("--heartbeat-timeout 2"), "kill -STOP"), 10000);
   CHECK(read_text(dir / "log0.txt").find("heartbeat") != std::string::npos);
 }
@@ -459,7 +451,7 @@ TEST_CASE("mpirun -np 4 gyre-mf --model A|B|C|D: B and C write the same files as
     return;
   }
   TempDir dir;
-  generate(dir, "20000");
+  generate_ratings(dir, "20000");
   for (const std::string model : {"B", "A", "C", "D"}) {
     CAPTURE(model);
     const auto single = train_single(dir, model, 4);

@@ -1,4 +1,4 @@
-// tests/apps/mf/gyre_mf_run.hpp — what the tests that run gyre-mf share: the binary's path and small planted ratings.
+// tests/apps/mf/gyre_mf_run.hpp — what the tests that run gyre-mf share: small planted ratings.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -9,8 +9,6 @@
 #include "support/temp_dir.hpp"
 
 namespace gyre::test {
-
-inline std::string gyre_mf() { return build_path("apps/mf/gyre-mf").string(); }
 
 // 300 users × 200 items, rank 4, in dir/train.tsv and dir/test.tsv; `seed` picks the data.
 inline void generate_mf_ratings(const TempDir& dir, int seed) {

@@ -12,12 +12,9 @@ using namespace gyre::test;
 
 namespace {
 
-std::string mf() { return gyre_mf(); }
-void generate(const TempDir& dir) { generate_mf_ratings(dir, 5); }
-
 // gyre-mf on dir's data with `extra` flags; requires success.
-void train(const TempDir& dir, std::vector<std::string> extra) {
-  std::vector<std::string> argv{mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
+void run_gyre_mf(const TempDir& dir, std::vector<std::string> extra) {
+  std::vector<std::string> argv{gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
                                 "--rank", "4", "--quiet"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   const auto r = run_command(argv);
@@ -35,17 +32,17 @@ void check_same_model(const std::filesystem::path& a, const std::filesystem::pat
 // only (the continuation takes them from model.json), `run_flags` to all three.
 void check_continuation(const std::vector<std::string>& model_flags, const std::vector<std::string>& run_flags) {
   TempDir dir;
-  generate(dir);
+  generate_mf_ratings(dir, 5);
   auto with = [&](std::vector<std::string> more, bool model) {
     if (model) more.insert(more.end(), model_flags.begin(), model_flags.end());
     more.insert(more.end(), run_flags.begin(), run_flags.end());
     return more;
   };
-  train(dir, with({"--epochs", "10", "--out", (dir / "straight").string()}, true));
-  train(dir, with({"--epochs", "5", "--out", (dir / "half").string()}, true));
-  train(dir, with({"--init-model", (dir / "half").string(), "--epochs", "5", "--out", (dir / "continued").string(),
-                   "--metrics", (dir / "m.jsonl").string()},
-                  false));
+  run_gyre_mf(dir, with({"--epochs", "10", "--out", (dir / "straight").string()}, true));
+  run_gyre_mf(dir, with({"--epochs", "5", "--out", (dir / "half").string()}, true));
+  run_gyre_mf(dir, with({"--init-model", (dir / "half").string(), "--epochs", "5", "--out", (dir / "continued").string(),
+                         "--metrics", (dir / "m.jsonl").string()},
+                        false));
   check_same_model(dir / "straight", dir / "continued");
   CHECK(read_text(dir / "half" / "user_factors.tsv") != read_text(dir / "straight" / "user_factors.tsv"));
   const auto header = nlohmann::json::parse(read_text(dir / "continued" / "model.json"));
@@ -71,12 +68,12 @@ TEST_CASE("gyre-mf --init-model: the same with 3 workers, random ring orders and
 
 TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command line or the data") {
   TempDir dir;
-  generate(dir);
-  train(dir, {"--epochs", "2", "--out", (dir / "m").string()});
+  generate_mf_ratings(dir, 5);
+  run_gyre_mf(dir, {"--epochs", "2", "--out", (dir / "m").string()});
   const auto model_json = (dir / "m" / "model.json").string();
 
   SUBCASE("a rank that disagrees names model.json and the flag") {
-    const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string(),
+    const auto r = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string(),
                                 "--rank", "6", "--out", (dir / "out").string()});
     CHECK(r.exit_code == 2);
     CHECK_MESSAGE(r.output.find(model_json + " has rank 4") != std::string::npos, r.output);
@@ -85,7 +82,7 @@ TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command li
   }
   SUBCASE("biases that disagree, and a seed") {
     for (const std::vector<std::string>& flag : {std::vector<std::string>{"--biases"}, {"--seed", "7"}}) {
-      std::vector<std::string> argv{mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()};
+      std::vector<std::string> argv{gyre_mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()};
       argv.insert(argv.end(), flag.begin(), flag.end());
       const auto r = run_command(argv);
       CHECK(r.exit_code == 2);
@@ -94,13 +91,13 @@ TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command li
     }
   }
   SUBCASE("the model's own values given again are fine") {
-    const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string(),
+    const auto r = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string(),
                                 "--rank", "4", "--seed", "1", "--epochs", "1", "--quiet"});
     CHECK_MESSAGE(r.exit_code == 0, r.output);
   }
   SUBCASE("a user the model lacks names the user and user_factors.tsv") {
     write_text(dir / "more.tsv", read_text(dir / "train.tsv") + "123456 3 4.5\n");
-    const auto r = run_command({mf(), "--train", (dir / "more.tsv").string(), "--init-model", (dir / "m").string(),
+    const auto r = run_command({gyre_mf(), "--train", (dir / "more.tsv").string(), "--init-model", (dir / "m").string(),
                                 "--out", (dir / "out").string()});
     CHECK(r.exit_code == 2);
     CHECK_MESSAGE(r.output.find("user 123456") != std::string::npos, r.output);
@@ -109,7 +106,7 @@ TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command li
   }
   SUBCASE("a damaged model names the file and the line") {
     write_text(dir / "m" / "item_factors.tsv", "0\t0.5\n");
-    const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()});
+    const auto r = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()});
     CHECK(r.exit_code == 2);
     CHECK_MESSAGE(r.output.find((dir / "m" / "item_factors.tsv").string() + ":1:") != std::string::npos, r.output);
   }
@@ -119,7 +116,7 @@ TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command li
       header.erase(key);
     header["version"] = 1;
     write_text(dir / "m" / "model.json", header.dump());
-    const auto r = run_command({mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()});
+    const auto r = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()});
     CHECK(r.exit_code == 2);
     CHECK_MESSAGE(r.output.find("no training record") != std::string::npos, r.output);
   }

@@ -6,13 +6,15 @@
 
 #include "gyre/data/planted_ratings.hpp"
 #include "support/sanitizers.hpp"
+#include "support/trained_mf.hpp"
 #include "mf/trainer.hpp"
 
 using namespace gyre;
+using gyre::test::TrainedMf;
 
 namespace {
 
-const data::PlantedRatings& planted() {
+const data::PlantedRatings& planted_rank6_ratings() {
   static const data::PlantedRatings p = [] {
     data::PlantedRatingsOptions o;
     o.users = 1500;
@@ -27,13 +29,8 @@ const data::PlantedRatings& planted() {
   return p;
 }
 
-struct Trained {
-  mf::MfModel model;
-  std::vector<mf::EpochReport> epochs;
-};
-
-Trained train(mf::ComputationModel model, int epochs, mf::ChangeCollective collective = mf::ChangeCollective::kRing,
-              int threads = 2) {
+TrainedMf train_model(mf::ComputationModel model, int epochs,
+                      mf::ChangeCollective collective = mf::ChangeCollective::kRing, int threads = 2) {
   mf::MfConfig c;
   c.rank = 6;
   c.epochs = epochs;
@@ -45,23 +42,24 @@ Trained train(mf::ComputationModel model, int epochs, mf::ChangeCollective colle
   c.model = model;
   c.collective = collective;
   c.average_ms = 2;
-  Trained t;
+  TrainedMf t;
   mf::TrainHooks hooks;
   hooks.on_epoch = [&](const mf::EpochReport& r) { t.epochs.push_back(r); };
-  t.model = mf::train_embedded(c, mf::shard_by_user(planted().train, 3), planted().test, hooks);
+  t.model = mf::train_embedded(c, mf::shard_by_user(planted_rank6_ratings().train, 3), planted_rank6_ratings().test,
+                               hooks);
   return t;
 }
 
-double test_rmse(const Trained& t) { return *t.epochs.back().test_rmse; }
+double final_test_rmse(const TrainedMf& t) { return *t.epochs.back().test_rmse; }
 
 }  // namespace
 
 TEST_CASE("every computation model learns the planted ratings and reports RMSE against time per epoch") {
   using M = mf::ComputationModel;
-  const auto start = train(M::kRotation, 1);
+  const auto start = train_model(M::kRotation, 1);
   for (M model : {M::kLocking, M::kRotation, M::kAllreduce, M::kNoSync}) {
     CAPTURE(mf::name_of(model));
-    const auto t = train(model, 12);
+    const auto t = train_model(model, 12);
     REQUIRE(t.epochs.size() == 12);
     for (std::size_t e = 0; e < t.epochs.size(); ++e) {
       CHECK(t.epochs[e].epoch == static_cast<int>(e + 1));
@@ -72,7 +70,7 @@ TEST_CASE("every computation model learns the planted ratings and reports RMSE a
     // reported until issue 36; the last line is now the written mean's, which falls short of it
     // when the replicas exchange rarely (README, gyre-mf --model D).
     const auto& held = model == M::kNoSync ? t.epochs[t.epochs.size() - 2] : t.epochs.back();
-    CHECK(*held.test_rmse < 0.8 * test_rmse(start));
+    CHECK(*held.test_rmse < 0.8 * final_test_rmse(start));
     CHECK(t.epochs.back().train_rmse < t.epochs.front().train_rmse);
     CHECK(t.model.item_factors.size() == std::size_t{800} * 6);
     CHECK(t.model.user_ids.size() == 1500);
@@ -89,24 +87,24 @@ TEST_CASE("locking matches rotation's accuracy: both train every block once per 
   // 2026-11-25; gyre-mf on the same shape, 16 runs beside a build: 0.144–0.258) while one thread
   // per worker stays within 0.133–0.150 (rotation 0.144), so the models are compared at T = 1.
   // The spread at T = 2 is not explained yet (issue notes, stop 31).
-  const auto locking = train(mf::ComputationModel::kLocking, 20, mf::ChangeCollective::kRing, 1);
-  const auto rotation = train(mf::ComputationModel::kRotation, 20, mf::ChangeCollective::kRing, 1);
-  GYRE_TIMING_CHECK(test_rmse(locking) == doctest::Approx(test_rmse(rotation)).epsilon(0.1));
+  const auto locking = train_model(mf::ComputationModel::kLocking, 20, mf::ChangeCollective::kRing, 1);
+  const auto rotation = train_model(mf::ComputationModel::kRotation, 20, mf::ChangeCollective::kRing, 1);
+  GYRE_TIMING_CHECK(final_test_rmse(locking) == doctest::Approx(final_test_rmse(rotation)).epsilon(0.1));
 }
 
 TEST_CASE("allreduce: ring, regroup+allgather and push&pull sum the same changes; each repeats bit for bit") {
-  const auto ring = train(mf::ComputationModel::kAllreduce, 3, mf::ChangeCollective::kRing);
-  const auto again = train(mf::ComputationModel::kAllreduce, 3, mf::ChangeCollective::kRing);
+  const auto ring = train_model(mf::ComputationModel::kAllreduce, 3, mf::ChangeCollective::kRing);
+  const auto again = train_model(mf::ComputationModel::kAllreduce, 3, mf::ChangeCollective::kRing);
   CHECK(std::memcmp(again.model.item_factors.data(), ring.model.item_factors.data(),
                     ring.model.item_factors.size() * sizeof(float)) == 0);
   for (auto how : {mf::ChangeCollective::kRegroup, mf::ChangeCollective::kPushPull}) {
     // The ring adds the three changes in another order than member order: the same up to rounding.
-    const auto other = train(mf::ComputationModel::kAllreduce, 3, how);
+    const auto other = train_model(mf::ComputationModel::kAllreduce, 3, how);
     double worst = 0;
     for (std::size_t i = 0; i < ring.model.item_factors.size(); ++i)
       worst = std::max(worst, std::abs(double(other.model.item_factors[i]) - ring.model.item_factors[i]));
     CHECK(worst < 1e-4);
-    CHECK(test_rmse(other) == doctest::Approx(test_rmse(ring)).epsilon(1e-4));
+    CHECK(final_test_rmse(other) == doctest::Approx(final_test_rmse(ring)).epsilon(1e-4));
   }
 }
 

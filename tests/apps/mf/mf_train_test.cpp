@@ -7,12 +7,16 @@
 #include "gyre/data/planted_ratings.hpp"
 #include "mf/mf_kernel.hpp"
 #include "mf/trainer.hpp"
+#include "support/float_checks.hpp"
+#include "support/trained_mf.hpp"
 
 using namespace gyre;
+using gyre::test::TrainedMf;
+using gyre::test::same_bits;
 
 namespace {
 
-const data::PlantedRatings& planted() {
+const data::PlantedRatings& planted_rank8_ratings() {
   static const data::PlantedRatings p = [] {
     data::PlantedRatingsOptions o;
     o.users = 2000;
@@ -27,7 +31,7 @@ const data::PlantedRatings& planted() {
   return p;
 }
 
-mf::MfConfig config(int P, int T, int d) {
+mf::MfConfig mf_config(int P, int T, int d) {
   mf::MfConfig c;
   c.rank = 8;
   c.epochs = 20;
@@ -39,32 +43,24 @@ mf::MfConfig config(int P, int T, int d) {
   return c;
 }
 
-struct Trained {
-  mf::MfModel model;
-  std::vector<mf::EpochReport> epochs;
-};
-
-Trained train(const mf::MfConfig& c) {
-  Trained t;
+TrainedMf train_recorded(const mf::MfConfig& c) {
+  TrainedMf t;
   mf::TrainHooks hooks;
   hooks.on_epoch = [&](const mf::EpochReport& r) { t.epochs.push_back(r); };
-  t.model = mf::train_embedded(c, mf::shard_by_user(planted().train, static_cast<std::uint32_t>(c.workers)),
-                               planted().test, hooks);
+  t.model = mf::train_embedded(
+      c, mf::shard_by_user(planted_rank8_ratings().train, static_cast<std::uint32_t>(c.workers)),
+      planted_rank8_ratings().test, hooks);
   return t;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 }  // namespace
 
 TEST_CASE("on planted rank-8 data with noise 0.1, test RMSE falls below 0.15 within 20 epochs") {
-  REQUIRE(planted().train.ratings.size() >= 195'000);
+  REQUIRE(planted_rank8_ratings().train.ratings.size() >= 195'000);
   for (auto [P, T, d] : {std::tuple{1, 2, 1}, std::tuple{2, 1, 2}, std::tuple{3, 1, 1}}) {
     CAPTURE(P);
     CAPTURE(d);
-    const auto t = train(config(P, T, d));
+    const auto t = train_recorded(mf_config(P, T, d));
     REQUIRE(t.epochs.size() == 20);
     CHECK(t.epochs.front().test_rmse.value() > 0.5);  // it starts far off…
     CHECK(t.epochs.back().test_rmse.value() < 0.15);  // …and ends near the noise floor
@@ -74,46 +70,46 @@ TEST_CASE("on planted rank-8 data with noise 0.1, test RMSE falls below 0.15 wit
 }
 
 TEST_CASE("same seed, P, d and T give bitwise identical factors across runs") {
-  auto c = config(2, 2, 2);
+  auto c = mf_config(2, 2, 2);
   c.epochs = 4;
   c.ring = scheduler::RingOrder::kRandom;
-  const auto a = train(c);
-  const auto b = train(c);
+  const auto a = train_recorded(c);
+  const auto b = train_recorded(c);
   CHECK(same_bits(a.model.user_factors, b.model.user_factors));
   CHECK(same_bits(a.model.item_factors, b.model.item_factors));
   CHECK(a.epochs.back().test_rmse == b.epochs.back().test_rmse);
   c.seed = 4;
-  const auto other = train(c);
+  const auto other = train_recorded(c);
   CHECK_FALSE(same_bits(a.model.item_factors, other.model.item_factors));
 }
 
 TEST_CASE("the depth only bounds the blocks in flight: with the same blocks per worker, every depth gives the same bits") {
-  auto c = config(3, 1, 1);
+  auto c = mf_config(3, 1, 1);
   c.epochs = 3;
   c.ring = scheduler::RingOrder::kRandom;
   c.blocks_per_worker = 4;
-  const auto one = train(c);
+  const auto one = train_recorded(c);
   for (int depth : {2, 4}) {
     CAPTURE(depth);
     c.depth = depth;
-    const auto deeper = train(c);
+    const auto deeper = train_recorded(c);
     CHECK(same_bits(one.model.item_factors, deeper.model.item_factors));
     CHECK(same_bits(one.model.user_factors, deeper.model.user_factors));
   }
   c.blocks_per_worker = 0;  // m = d = 4: the same 12 blocks
-  CHECK(same_bits(one.model.item_factors, train(c).model.item_factors));
+  CHECK(same_bits(one.model.item_factors, train_recorded(c).model.item_factors));
   c.blocks_per_worker = 2;  // other blocks, another model
-  CHECK_FALSE(same_bits(one.model.item_factors, train(c).model.item_factors));
+  CHECK_FALSE(same_bits(one.model.item_factors, train_recorded(c).model.item_factors));
 }
 
 TEST_CASE("biases and the dynamic (FPSGD) local schedule also converge") {
-  auto c = config(1, 2, 2);
+  auto c = mf_config(1, 2, 2);
   c.biases = true;
   c.local = mf::LocalSchedule::kDynamic;
   // On these nearly noise-free ratings AdaGrad's default rate ends close to the bound (0.150
   // once in CI, the biases' sums shrinking their steps too); a higher rate converges in time.
   c.learning_rate = 0.2f;
-  const auto t = train(c);
+  const auto t = train_recorded(c);
   CHECK(t.epochs.back().test_rmse.value() < 0.15);
   CHECK(t.model.user_bias.size() == t.model.user_ids.size());
   CHECK(t.model.item_bias.size() == t.model.items);
@@ -130,8 +126,10 @@ TEST_CASE("sub-block locks refuse a second owner of a user group or item sub-blo
 }
 
 TEST_CASE("configs that cannot run are refused with a reason") {
-  auto c = config(2, 1, 1);
-  CHECK_THROWS_AS(mf::train_embedded(c, mf::shard_by_user(planted().train, 3), {}), std::invalid_argument);
+  auto c = mf_config(2, 1, 1);
+  CHECK_THROWS_AS(mf::train_embedded(c, mf::shard_by_user(planted_rank8_ratings().train, 3), {}),
+                  std::invalid_argument);
   c.rank = 0;
-  CHECK_THROWS_AS(mf::train_embedded(c, mf::shard_by_user(planted().train, 2), {}), std::invalid_argument);
+  CHECK_THROWS_AS(mf::train_embedded(c, mf::shard_by_user(planted_rank8_ratings().train, 2), {}),
+                  std::invalid_argument);
 }

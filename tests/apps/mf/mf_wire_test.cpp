@@ -27,7 +27,7 @@ data::PlantedRatings planted(std::uint32_t items, std::uint64_t seed) {
   return data::generate_planted_ratings(o);
 }
 
-mf::MfConfig config(bool biases) {
+mf::MfConfig sgd_config(bool biases) {
   mf::MfConfig c;
   c.rank = 4;
   c.workers = 2;
@@ -88,7 +88,7 @@ std::vector<std::string> run_mismatched(const Rank& r0, const Rank& r1) {
 TEST_CASE_TEMPLATE("--biases on one rank only: its item blocks are refused as another shape, naming it", B,
                    GYRE_TEST_BACKENDS) {
   const auto data = planted(60, 1);
-  const Rank plain(config(false), data, 0), biased(config(true), data, 1);
+  const Rank plain(sgd_config(false), data, 0), biased(sgd_config(true), data, 1);
   const auto errors = run_mismatched<B>(plain, biased);
   // Whichever rank's refusal came first, it names the other as the sender: strides 8 and 16.
   for (const auto& e : errors) {
@@ -102,7 +102,7 @@ TEST_CASE_TEMPLATE("--biases on one rank only: its item blocks are refused as an
 
 TEST_CASE_TEMPLATE("ranks given other data: blocks of other row counts are refused, naming the sender", B,
                    GYRE_TEST_BACKENDS) {
-  const Rank small(config(false), planted(60, 1), 0), large(config(false), planted(90, 2), 1);
+  const Rank small(sgd_config(false), planted(60, 1), 0), large(sgd_config(false), planted(90, 2), 1);
   const auto errors = run_mismatched<B>(small, large);
   for (const auto& e : errors) {
     CAPTURE(e);

@@ -9,6 +9,7 @@
 #include "support/cli_checks.hpp"
 #include "support/input_errors.hpp"
 
+using gyre::test::gyre_mlp;
 using gyre::test::build_path;
 using gyre::test::contains;
 using gyre::test::json_lines;
@@ -19,10 +20,8 @@ using gyre::test::write_text;
 
 namespace {
 
-std::string mlp() { return build_path("apps/mlp/gyre-mlp").string(); }
-
 // Three classes of 4 features, each a clear prototype with small variations.
-std::string planted(int samples) {
+std::string planted_csv(int samples) {
   std::string text;
   for (int i = 0; i < samples; ++i) {
     const int k = i % 3;
@@ -37,9 +36,9 @@ std::string planted(int samples) {
 
 TEST_CASE("gyre-mlp: evaluations as it goes, a summary, metrics with updates and the model written") {
   TempDir dir;
-  write_text(dir / "train.csv", planted(300));
-  write_text(dir / "test.csv", planted(60));
-  const auto r = run_command({mlp(), "--train", (dir / "train.csv").string(), "--test", (dir / "test.csv").string(),
+  write_text(dir / "train.csv", planted_csv(300));
+  write_text(dir / "test.csv", planted_csv(60));
+  const auto r = run_command({gyre_mlp(), "--train", (dir / "train.csv").string(), "--test", (dir / "test.csv").string(),
                               "--classes", "3", "--hidden", "5", "-p", "3", "--barrier", "pssp:1:2", "--steps", "90",
                               "--eval-every", "30", "--step-delay", "uniform:0:1", "--slow-workers", "2", "--transport",
                               "tcp", "--out", (dir / "m.txt").string(), "--metrics", (dir / "m.jsonl").string()});
@@ -65,29 +64,29 @@ TEST_CASE("gyre-mlp: a wrong feature count, a bad label or a bad setting is refu
   const auto out = (dir / "m.txt").string();
   write_text(dir / "ok.csv", "1,0,1,2,3\n0,4,5,6,7\n");
   write_text(dir / "short.csv", "1,0,1,2,3\n0,4,5,6\n");
-  gyre::test::expect_refused("gyre-mlp", {mlp(), "--train", (dir / "short.csv").string(), "--out", out}, dir,
+  gyre::test::expect_refused("gyre-mlp", {gyre_mlp(), "--train", (dir / "short.csv").string(), "--out", out}, dir,
                              "short.csv:2", "5 fields (a label and 4 features)");
   gyre::test::expect_refused(
-      "gyre-mlp", {mlp(), "--train", (dir / "ok.csv").string(), "--test", (dir / "short.csv").string(), "--out", out}, dir,
+      "gyre-mlp", {gyre_mlp(), "--train", (dir / "ok.csv").string(), "--test", (dir / "short.csv").string(), "--out", out}, dir,
       "short.csv:2", "5 fields");
   write_text(dir / "label.csv", "1,0,1,2,3\n\n12,4,5,6,7\n");
-  gyre::test::expect_refused("gyre-mlp", {mlp(), "--train", (dir / "label.csv").string(), "--out", out}, dir, "label.csv:3",
+  gyre::test::expect_refused("gyre-mlp", {gyre_mlp(), "--train", (dir / "label.csv").string(), "--out", out}, dir, "label.csv:3",
                              "class label in [0, 9]");
   write_text(dir / "value.csv", "1,0,1,x,3\n");
-  gyre::test::expect_refused("gyre-mlp", {mlp(), "--train", (dir / "value.csv").string(), "--out", out}, dir, "value.csv:1",
+  gyre::test::expect_refused("gyre-mlp", {gyre_mlp(), "--train", (dir / "value.csv").string(), "--out", out}, dir, "value.csv:1",
                              "feature 3");
-  gyre::test::expect_refused("gyre-mlp", {mlp(), "--train", (dir / "ok.csv").string(), "--slow-workers", "7", "-p", "2", "--out", out},
+  gyre::test::expect_refused("gyre-mlp", {gyre_mlp(), "--train", (dir / "ok.csv").string(), "--slow-workers", "7", "-p", "2", "--out", out},
                              dir, "slow workers", "'7'");
-  gyre::test::expect_refused("gyre-mlp", {mlp(), "--train", (dir / "ok.csv").string(), "--barrier", "ssp", "--out", out}, dir,
+  gyre::test::expect_refused("gyre-mlp", {gyre_mlp(), "--train", (dir / "ok.csv").string(), "--barrier", "ssp", "--out", out}, dir,
                              "barrier 'ssp'", "expected bsp");
 }
 
 TEST_CASE("gyre-mlp: --checkpoint and --resume as gyre-logreg's, killed after epoch 4 and resumed bitwise under BSP") {
   TempDir dir;
-  write_text(dir / "train.csv", planted(300));
+  write_text(dir / "train.csv", planted_csv(300));
   // 3 workers of 100 rows, batches of 16: an epoch is 7 steps, 6 epochs 42.
   const auto run = [&](std::vector<std::string> extra) {
-    std::vector<std::string> argv{mlp(), "--train", (dir / "train.csv").string(), "--classes", "3", "--hidden", "5",
+    std::vector<std::string> argv{gyre_mlp(), "--train", (dir / "train.csv").string(), "--classes", "3", "--hidden", "5",
                                   "-p", "3", "--steps", "42", "--quiet"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return run_command(argv);

@@ -17,10 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const DirectoryKind kModel = DirectoryKind::of_files("a test model", {"model.json", "a.tsv", "b.tsv"});
+const DirectoryKind kThreeFileModel = DirectoryKind::of_files("a test model", {"model.json", "a.tsv", "b.tsv"});
 
 void write_model(const fs::path& dir, const std::string& version, bool fail_midway = false) {
-  OutputDirectory out(dir, kModel);
+  OutputDirectory out(dir, kThreeFileModel);
   write_text(out.staging() / "a.tsv", version);
   if (fail_midway) throw std::runtime_error("killed while writing");
   write_text(out.staging() / "b.tsv", version);
@@ -46,7 +46,7 @@ TEST_CASE("files of an older model that the new one does not write are gone with
   TempDir dir;
   fs::create_directories(dir / "model");
   write_text(dir / "model" / "b.tsv", "stale");
-  OutputDirectory out(dir / "model", kModel);
+  OutputDirectory out(dir / "model", kThreeFileModel);
   write_text(out.staging() / "a.tsv", "new");
   out.commit();
   CHECK(TempDir::list_dir(dir / "model") == std::vector<std::string>{"a.tsv"});
@@ -56,10 +56,10 @@ TEST_CASE("a directory holding anything else is refused, not swapped away") {
   TempDir dir;
   fs::create_directories(dir / "home");
   write_text(dir / "home" / "thesis.tex", "years of work");
-  CHECK_THROWS_AS(OutputDirectory(dir / "home", kModel), std::invalid_argument);
+  CHECK_THROWS_AS(OutputDirectory(dir / "home", kThreeFileModel), std::invalid_argument);
   CHECK(read_text(dir / "home" / "thesis.tex") == "years of work");
   write_text(dir / "file", "x");
-  CHECK_THROWS_AS(OutputDirectory(dir / "file", kModel), std::invalid_argument);
+  CHECK_THROWS_AS(OutputDirectory(dir / "file", kThreeFileModel), std::invalid_argument);
 }
 
 TEST_CASE("a symlink to a model directory is followed; the link survives") {

@@ -17,19 +17,19 @@ using gyre::test::TempDir;
 
 namespace {
 
-std::vector<std::byte> bytes_of(const std::string& text) {
+std::vector<std::byte> bytes_of_text(const std::string& text) {
   const auto* p = reinterpret_cast<const std::byte*>(text.data());
   return {p, p + text.size()};
 }
 
-std::string text_of(const std::vector<std::byte>& bytes) {
+std::string text_of_bytes(const std::vector<std::byte>& bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
 // A whole checkpoint of `ranks` parts after `epoch`, part r holding "epoch E rank r".
 void take(const checkpoint::Store& store, std::uint64_t epoch, int ranks) {
   for (int r = 0; r < ranks; ++r)
-    store.write_part(epoch, r, bytes_of("epoch " + std::to_string(epoch) + " rank " + std::to_string(r)));
+    store.write_part(epoch, r, bytes_of_text("epoch " + std::to_string(epoch) + " rank " + std::to_string(r)));
   checkpoint::Manifest m;
   m.epoch = epoch;
   m.ranks = ranks;
@@ -54,8 +54,8 @@ Search search(const checkpoint::Store& store) {
 TEST_CASE("a sealed file reads back; a flipped byte, a cut tail or another file is refused naming the file") {
   TempDir dir;
   const auto file = dir / "x.part";
-  checkpoint::write_sealed(file, bytes_of("hello, checkpoint"));
-  CHECK(text_of(checkpoint::read_sealed(file)) == "hello, checkpoint");
+  checkpoint::write_sealed(file, bytes_of_text("hello, checkpoint"));
+  CHECK(text_of_bytes(checkpoint::read_sealed(file)) == "hello, checkpoint");
   checkpoint::write_sealed(dir / "empty", {});
   CHECK(checkpoint::read_sealed(dir / "empty").empty());
 
@@ -63,7 +63,7 @@ TEST_CASE("a sealed file reads back; a flipped byte, a cut tail or another file 
   CHECK_THROWS_WITH_AS(checkpoint::read_sealed(file), doctest::Contains("x.part"), InputError);
   CHECK_THROWS_WITH_AS(checkpoint::check_sealed(file), doctest::Contains("crc32c"), InputError);
 
-  checkpoint::write_sealed(file, bytes_of("hello, checkpoint"));
+  checkpoint::write_sealed(file, bytes_of_text("hello, checkpoint"));
   std::filesystem::resize_file(file, std::filesystem::file_size(file) - 1);
   CHECK_THROWS_WITH_AS(checkpoint::read_sealed(file), doctest::Contains("truncated"), InputError);
 
@@ -88,7 +88,7 @@ TEST_CASE("the newest whole checkpoint is found with its manifest; none in an em
   CHECK(s.found->manifest.state == R"({"next_phase":8})");
   CHECK(s.found->manifest.settings.at(1).second == "12 bytes, crc32c 0x01020304");
   CHECK(s.found->directory == store.directory(4));
-  CHECK(text_of(store.read_part(*s.found, 2)) == "epoch 4 rank 2");
+  CHECK(text_of_bytes(store.read_part(*s.found, 2)) == "epoch 4 rank 2");
 }
 
 TEST_CASE("a torn checkpoint (no manifest), a missing rank file or a damaged part is passed over for the previous one") {
@@ -99,8 +99,8 @@ TEST_CASE("a torn checkpoint (no manifest), a missing rank file or a damaged par
   take(store, 3, 2);
   take(store, 4, 2);
   // Epoch 5: every part written, the job killed before the manifest.
-  store.write_part(5, 0, bytes_of("a"));
-  store.write_part(5, 1, bytes_of("b"));
+  store.write_part(5, 0, bytes_of_text("a"));
+  store.write_part(5, 1, bytes_of_text("b"));
   std::filesystem::remove(store.part_file(4, 1));  // a rank's file lost
   flip_byte(store.part_file(3, 0), 18);           // a flipped byte in a part
   flip_byte(store.directory(2) / "manifest", 30);  // and in a manifest
@@ -121,7 +121,7 @@ TEST_CASE("a commit keeps the newest --keep whole checkpoints and removes older 
   TempDir dir;
   const checkpoint::Store store(dir / "ck", 2);
   take(store, 1, 1);
-  store.write_part(2, 0, bytes_of("torn"));  // never made whole
+  store.write_part(2, 0, bytes_of_text("torn"));  // never made whole
   take(store, 3, 1);
   CHECK(std::filesystem::exists(store.directory(1)));
   CHECK_FALSE(std::filesystem::exists(store.directory(2)));  // torn, older than the newest
@@ -154,8 +154,8 @@ TEST_CASE("a sound part that is not the one its manifest was sealed with is pass
   CHECK(s.warnings[0].find("epoch-2/rank-1.part: expected the part its manifest was sealed with") != std::string::npos);
   // A manifest from before the parts were recorded (version 1) binds nothing, as then.
   std::string text = R"({"format":"gyre checkpoint","version":1,"epoch":3,"ranks":1,"settings":[],"state":"{}"})";
-  store.write_part(3, 0, bytes_of("x"));
-  checkpoint::write_sealed(store.directory(3) / "manifest", bytes_of(text));
+  store.write_part(3, 0, bytes_of_text("x"));
+  checkpoint::write_sealed(store.directory(3) / "manifest", bytes_of_text(text));
   s = search(store);
   REQUIRE(s.found);
   CHECK(s.found->manifest.epoch == 3);

@@ -22,7 +22,7 @@ using namespace gyre::cluster;
 using namespace std::chrono_literals;
 
 namespace {
-RendezvousOptions options() {
+RendezvousOptions rendezvous_options() {
   RendezvousOptions o;
   o.job_id = "job";
   o.token = "secret";
@@ -33,13 +33,13 @@ RendezvousOptions options() {
 
 TEST_CASE("every member gets the same table, with the address its registration came from") {
   constexpr int kMembers = 4;
-  Coordinator coordinator({"127.0.0.1", 0}, kMembers, options());
+  Coordinator coordinator({"127.0.0.1", 0}, kMembers, rendezvous_options());
   const auto at = coordinator.endpoint();
   auto served = std::async(std::launch::async, [&] { coordinator.serve(); });
   std::vector<std::future<std::vector<gyre::net::TcpEndpoint>>> members;
   for (int m = kMembers - 1; m >= 0; --m)  // any order
     members.push_back(std::async(std::launch::async, [&, m] {
-      return rendezvous(at, m, static_cast<std::uint16_t>(5000 + m), kMembers, options());
+      return rendezvous(at, m, static_cast<std::uint16_t>(5000 + m), kMembers, rendezvous_options());
     }));
   for (auto& f : members) {
     const auto table = f.get();
@@ -53,19 +53,19 @@ TEST_CASE("every member gets the same table, with the address its registration c
 }
 
 TEST_CASE("a registration with the wrong token is refused; the real member still gets in") {
-  Coordinator coordinator({"127.0.0.1", 0}, 1, options());
+  Coordinator coordinator({"127.0.0.1", 0}, 1, rendezvous_options());
   const auto at = coordinator.endpoint();
   auto served = std::async(std::launch::async, [&] { coordinator.serve(); });
-  auto bad = options();
+  auto bad = rendezvous_options();
   bad.token = "guess";
   bad.timeout = 3s;
   CHECK_THROWS_AS(rendezvous(at, 0, 1, 1, bad), std::runtime_error);
-  CHECK(rendezvous(at, 0, 7, 1, options()).at(0).port == 7);
+  CHECK(rendezvous(at, 0, 7, 1, rendezvous_options()).at(0).port == 7);
   served.get();
 }
 
 TEST_CASE("a member that never registers is named by the coordinator") {
-  auto o = options();
+  auto o = rendezvous_options();
   o.timeout = 300ms;
   Coordinator coordinator({"127.0.0.1", 0}, 2, o);
   const auto at = coordinator.endpoint();
@@ -259,7 +259,7 @@ struct Log {
 
 TEST_CASE("a coordinator that cannot prove it holds the token never sees it, and the member gives up at once") {
   FakeCoordinator fake;
-  auto o = options();
+  auto o = rendezvous_options();
   o.token = "s3cret-Token-4b7e1";
   o.timeout = 20s;
   const std::string expected =
@@ -278,7 +278,7 @@ TEST_CASE("a coordinator that cannot prove it holds the token never sees it, and
 TEST_CASE(
     "a recorded registration replayed on a new connection is refused; the coordinator keeps serving the real member") {
   Log log;
-  auto o = options();
+  auto o = rendezvous_options();
   o.settings = {{"--lambda", "0.05"}};
   o.log = log.sink();
   Coordinator coordinator({"127.0.0.1", 0}, 2, o);
@@ -308,7 +308,7 @@ TEST_CASE(
 
 TEST_CASE(
     "a member with other settings is refused at once with the first difference; the coordinator's timeout names it") {
-  auto o = options();
+  auto o = rendezvous_options();
   o.settings = {{"--lambda", "0.02"}, {"--epochs", "10"}};
   o.timeout = 1500ms;
   Coordinator coordinator({"127.0.0.1", 0}, 2, o);
@@ -346,9 +346,9 @@ TEST_CASE(
 }
 
 TEST_CASE("two jobs with one token on one port: the other job's member is refused, and this job forms with its own") {
-  auto job1 = options();
+  auto job1 = rendezvous_options();
   job1.settings = {{"input --train", "a.tsv, 100 bytes"}};
-  auto job2 = options();
+  auto job2 = rendezvous_options();
   job2.settings = {{"input --train", "b.tsv, 200 bytes"}};
   Coordinator coordinator({"127.0.0.1", 0}, 2, job1);
   auto served = std::async(std::launch::async, [&] { coordinator.serve(); });
@@ -363,7 +363,7 @@ TEST_CASE("two jobs with one token on one port: the other job's member is refuse
 
 TEST_CASE("a silent connection to the coordinator is closed after the hello timeout, and logged") {
   Log log;
-  auto o = options();
+  auto o = rendezvous_options();
   o.hello_timeout = 200ms;
   o.log = log.sink();
   Coordinator coordinator({"127.0.0.1", 0}, 1, o);
@@ -377,12 +377,12 @@ TEST_CASE("a silent connection to the coordinator is closed after the hello time
 }
 
 TEST_CASE("listening and address errors say which address") {
-  Coordinator first({"127.0.0.1", 0}, 1, options());
+  Coordinator first({"127.0.0.1", 0}, 1, rendezvous_options());
   const auto port = first.endpoint().port;
   const std::string in_use = "cannot listen on 127.0.0.1:" + std::to_string(port) + ": Address already in use";
-  CHECK_THROWS_WITH_AS(Coordinator({"127.0.0.1", port}, 1, options()), in_use.c_str(), std::runtime_error);
-  CHECK_THROWS_WITH_AS(Coordinator({"x", 7700}, 1, options()), "cannot listen on x:7700: 'x' is not an IP address",
+  CHECK_THROWS_WITH_AS(Coordinator({"127.0.0.1", port}, 1, rendezvous_options()), in_use.c_str(), std::runtime_error);
+  CHECK_THROWS_WITH_AS(Coordinator({"x", 7700}, 1, rendezvous_options()), "cannot listen on x:7700: 'x' is not an IP address",
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(rendezvous({"x", 7700}, 0, 1, 1, options()), doctest::Contains("'x' is not an IP address"),
+  CHECK_THROWS_WITH_AS(rendezvous({"x", 7700}, 0, 1, 1, rendezvous_options()), doctest::Contains("'x' is not an IP address"),
                        std::invalid_argument);
 }

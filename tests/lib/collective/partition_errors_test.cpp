@@ -65,7 +65,7 @@ struct BadMessage {
   const char* says;  // what the error must say besides the sender's rank
 };
 
-std::string error_of(const std::function<void()>& call) {
+std::string runtime_error_of(const std::function<void()>& call) {
   try {
     call();
   } catch (const std::runtime_error& e) {
@@ -128,7 +128,7 @@ TEST_CASE_TEMPLATE("a malformed or inconsistent message throws naming its sender
     send_from_rank_1(bad);
     PartitionTable<std::int64_t> table;
     table.parts[0] = {1, 2};
-    const auto error = error_of([&] { collective::regroup(comm, table); });
+    const auto error = runtime_error_of([&] { collective::regroup(comm, table); });
     ++op;
     CHECK(error.find("rank 1") != std::string::npos);
     CHECK_MESSAGE(error.find(bad.says) != std::string::npos, error);
@@ -140,7 +140,7 @@ TEST_CASE_TEMPLATE("a malformed or inconsistent message throws naming its sender
     for (const auto& m : messages) send_from_rank_1(m);
     PartitionTable<std::int64_t> global, local;
     local.parts[1] = {0};
-    const auto error = error_of([&] { collective::pull(comm, global, local); });
+    const auto error = runtime_error_of([&] { collective::pull(comm, global, local); });
     ++op;
     CHECK(error.find("rank 1") != std::string::npos);
     CHECK_MESSAGE(error.find(bad.says) != std::string::npos, error);

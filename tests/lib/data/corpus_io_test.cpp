@@ -11,6 +11,7 @@
 
 using namespace gyre::data;
 using gyre::test::catch_input_error;
+using gyre::test::check_input_error;
 using gyre::test::CaughtInputError;
 using gyre::test::contains;
 using gyre::test::read_text;
@@ -22,19 +23,6 @@ namespace {
 std::vector<std::uint32_t> doc_words(const Corpus& c, std::uint64_t d) {
   const auto s = c.doc(d);
   return {s.begin(), s.end()};
-}
-
-// The message must start "FILE[:LINE]: expected ", name the expectation and, if given, what was found.
-void check_message(const CaughtInputError& e, const std::filesystem::path& file, std::size_t line,
-                   const std::string& expected, const std::string& found = {}) {
-  INFO(e.message);
-  REQUIRE(e.thrown);
-  CHECK(e.file == file);
-  CHECK(e.line == line);
-  const std::string prefix = file.string() + (line > 0 ? ":" + std::to_string(line) : "") + ": expected ";
-  CHECK(e.message.rfind(prefix, 0) == 0);
-  CHECK(contains(e.message, expected));
-  if (!found.empty()) CHECK(contains(e.message, "found '" + found + "'"));
 }
 
 constexpr const char* kVocab = "apple\nbanana\ncherry\ndate\n";
@@ -71,40 +59,40 @@ TEST_CASE("uci: missing vocabulary names the vocabulary file and the docword it 
   TempDir dir;
   write_text(dir / "docword.txt", "1\n4\n1\n1 1 1\n");
   const auto e = catch_input_error([&] { read_uci(dir / "docword.txt", dir / "vocab.txt"); });
-  check_message(e, dir / "vocab.txt", 0, "the vocabulary file (one word per line) for " + (dir / "docword.txt").string(),
-                "no such file");
+  check_input_error(e, dir / "vocab.txt", 0, "the vocabulary file (one word per line) for " + (dir / "docword.txt").string(),
+                    "no such file");
 }
 
 TEST_CASE("uci: header mismatches") {
   TempDir dir;
-  check_message(uci_error(dir, "2\n5\n1\n1 1 1\n"), dir / "docword.txt", 2,
-                "W equal to the 4 words of " + (dir / "vocab.txt").string(), "5");
-  check_message(uci_error(dir, "2\n4\n3\n1 1 1\n2 2 2\n"), dir / "docword.txt", 3, "3 entries as declared by NNZ",
-                "2 entries");
-  check_message(uci_error(dir, "2\n4\n1\n1 1 1\n2 2 2\n"), dir / "docword.txt", 5,
-                "1 entries as declared by NNZ on line 3, no more", "2 2 2");
-  check_message(uci_error(dir, "2\nfour\n1\n1 1 1\n"), dir / "docword.txt", 2, "the number of words W", "four");
-  check_message(uci_error(dir, "2\n4\n"), dir / "docword.txt", 0, "the number of entries NNZ", "end of file");
+  check_input_error(uci_error(dir, "2\n5\n1\n1 1 1\n"), dir / "docword.txt", 2,
+                    "W equal to the 4 words of " + (dir / "vocab.txt").string(), "5");
+  check_input_error(uci_error(dir, "2\n4\n3\n1 1 1\n2 2 2\n"), dir / "docword.txt", 3, "3 entries as declared by NNZ",
+                    "2 entries");
+  check_input_error(uci_error(dir, "2\n4\n1\n1 1 1\n2 2 2\n"), dir / "docword.txt", 5,
+                    "1 entries as declared by NNZ on line 3, no more", "2 2 2");
+  check_input_error(uci_error(dir, "2\nfour\n1\n1 1 1\n"), dir / "docword.txt", 2, "the number of words W", "four");
+  check_input_error(uci_error(dir, "2\n4\n"), dir / "docword.txt", 0, "the number of entries NNZ", "end of file");
 }
 
 TEST_CASE("uci: bad ids and counts name line and expectation") {
   TempDir dir;
   const auto docword = dir / "docword.txt";
-  check_message(uci_error(dir, "2\n4\n2\n1 1 1\n1 5 1\n"), docword, 5, "a word id in [1, 4]", "5");
-  check_message(uci_error(dir, "2\n4\n1\n1 0 1\n"), docword, 4, "a word id in [1, 4]", "0");
-  check_message(uci_error(dir, "2\n4\n1\n0 1 1\n"), docword, 4, "a document id in [1, 2]", "0");
-  check_message(uci_error(dir, "2\n4\n1\n3 1 1\n"), docword, 4, "a document id in [1, 2]", "3");
-  check_message(uci_error(dir, "2\n4\n1\n1 1 0\n"), docword, 4, "a positive integer count", "0");
-  check_message(uci_error(dir, "2\n4\n1\n1 1 -2\n"), docword, 4, "a positive integer count", "-2");
-  check_message(uci_error(dir, "2\n4\n1\n1 1 x\n"), docword, 4, "a positive integer count", "x");
-  check_message(uci_error(dir, "2\n4\n1\n1 1\n"), docword, 4, "3 fields \"docID wordID count\"", "1 1");
-  check_message(uci_error(dir, "2\n4\n0\n"), docword, 3, "at least one entry");
+  check_input_error(uci_error(dir, "2\n4\n2\n1 1 1\n1 5 1\n"), docword, 5, "a word id in [1, 4]", "5");
+  check_input_error(uci_error(dir, "2\n4\n1\n1 0 1\n"), docword, 4, "a word id in [1, 4]", "0");
+  check_input_error(uci_error(dir, "2\n4\n1\n0 1 1\n"), docword, 4, "a document id in [1, 2]", "0");
+  check_input_error(uci_error(dir, "2\n4\n1\n3 1 1\n"), docword, 4, "a document id in [1, 2]", "3");
+  check_input_error(uci_error(dir, "2\n4\n1\n1 1 0\n"), docword, 4, "a positive integer count", "0");
+  check_input_error(uci_error(dir, "2\n4\n1\n1 1 -2\n"), docword, 4, "a positive integer count", "-2");
+  check_input_error(uci_error(dir, "2\n4\n1\n1 1 x\n"), docword, 4, "a positive integer count", "x");
+  check_input_error(uci_error(dir, "2\n4\n1\n1 1\n"), docword, 4, "3 fields \"docID wordID count\"", "1 1");
+  check_input_error(uci_error(dir, "2\n4\n0\n"), docword, 3, "at least one entry");
 }
 
 TEST_CASE("uci: an empty line in the vocabulary is an error at that line") {
   TempDir dir;
-  check_message(uci_error(dir, "1\n3\n1\n1 1 1\n", "a\n\nc\n"), dir / "vocab.txt", 2, "a word (one per line)",
-                "an empty line");
+  check_input_error(uci_error(dir, "1\n3\n1\n1 1 1\n", "a\n\nc\n"), dir / "vocab.txt", 2, "a word (one per line)",
+                    "an empty line");
 }
 
 TEST_CASE("docword: doc ids kept, pairs expanded in order") {
@@ -123,19 +111,19 @@ TEST_CASE("docword: unknown word, malformed pairs, empty document, missing vocab
   TempDir dir;
   const auto file = dir / "d.txt";
   const std::string word_id = "a word id (0-based line of " + (dir / "vocab.txt").string() + ") in [0, 3]";
-  check_message(docword_error(dir, "0 0:1\n1 4:1\n"), file, 2, word_id, "4");
-  check_message(docword_error(dir, "0 0:1 2\n"), file, 1, "a \"word:count\" pair", "2");
-  check_message(docword_error(dir, "0 a:1\n"), file, 1, word_id, "a");
-  check_message(docword_error(dir, "0 1:0\n"), file, 1, "a positive integer count in \"word:count\"", "0");
-  check_message(docword_error(dir, "0 1:\n"), file, 1, "a positive integer count in \"word:count\"");
-  check_message(docword_error(dir, "0 1:2\n5\n"), file, 2, "pairs after the document id (an empty document)", "5");
-  check_message(docword_error(dir, "x 1:2\n"), file, 1, "a document id", "x");
-  check_message(docword_error(dir, "\n\n"), file, 0, "at least one line \"docid word:count ...\"");
+  check_input_error(docword_error(dir, "0 0:1\n1 4:1\n"), file, 2, word_id, "4");
+  check_input_error(docword_error(dir, "0 0:1 2\n"), file, 1, "a \"word:count\" pair", "2");
+  check_input_error(docword_error(dir, "0 a:1\n"), file, 1, word_id, "a");
+  check_input_error(docword_error(dir, "0 1:0\n"), file, 1, "a positive integer count in \"word:count\"", "0");
+  check_input_error(docword_error(dir, "0 1:\n"), file, 1, "a positive integer count in \"word:count\"");
+  check_input_error(docword_error(dir, "0 1:2\n5\n"), file, 2, "pairs after the document id (an empty document)", "5");
+  check_input_error(docword_error(dir, "x 1:2\n"), file, 1, "a document id", "x");
+  check_input_error(docword_error(dir, "\n\n"), file, 0, "at least one line \"docid word:count ...\"");
 
   write_text(dir / "e.txt", "0 1:1\n");
   const auto e = catch_input_error([&] { read_doc_word_counts(dir / "e.txt", dir / "none.txt"); });
-  check_message(e, dir / "none.txt", 0, "the vocabulary file (one word per line) for " + (dir / "e.txt").string(),
-                "no such file");
+  check_input_error(e, dir / "none.txt", 0, "the vocabulary file (one word per line) for " + (dir / "e.txt").string(),
+                    "no such file");
 }
 
 TEST_CASE("load_corpus: detects UCI directories and files, docword and text") {
@@ -170,24 +158,24 @@ TEST_CASE("load_corpus: detects UCI directories and files, docword and text") {
 TEST_CASE("load_corpus: missing things are named with where they were looked for") {
   TempDir dir;
   auto e = catch_input_error([&] { load_corpus(dir / "absent.txt"); });
-  check_message(e, dir / "absent.txt", 0, "a readable file", "No such file or directory");
+  check_input_error(e, dir / "absent.txt", 0, "a readable file", "No such file or directory");
 
   e = catch_input_error([&] { load_corpus(dir.path()); });
-  check_message(e, dir.path(), 0, "a corpus partition (manifest.json) or docword.txt and vocab.txt in this directory");
+  check_input_error(e, dir.path(), 0, "a corpus partition (manifest.json) or docword.txt and vocab.txt in this directory");
 
   write_text(dir / "docword.kos.txt", "1\n1\n1\n1 1 1\n");
   e = catch_input_error([&] { load_corpus(dir / "docword.kos.txt"); });
-  check_message(e, dir / "vocab.kos.txt", 0, "the vocabulary file", "no such file");
+  check_input_error(e, dir / "vocab.kos.txt", 0, "the vocabulary file", "no such file");
 
   write_text(dir / "counts.txt", "0 0:1\n");
   e = catch_input_error([&] { load_corpus(dir / "counts.txt"); });
-  check_message(e, dir / "vocab.txt", 0, "the vocabulary file (one word per line) for " + (dir / "counts.txt").string());
+  check_input_error(e, dir / "vocab.txt", 0, "the vocabulary file (one word per line) for " + (dir / "counts.txt").string());
 
   // Said to be text, a directory is its files' lines (here digits and ids only: no word).
   CorpusOptions text;
   text.format = CorpusFormat::text;
   e = catch_input_error([&] { load_corpus(dir.path(), text); });
-  check_message(e, dir.path(), 0, "at least one word of 2+ ASCII letters", "no such word");
+  check_input_error(e, dir.path(), 0, "at least one word of 2+ ASCII letters", "no such word");
 }
 
 TEST_CASE("write_uci: aggregated counts by word id, 1-based documents; reads back") {
@@ -248,12 +236,12 @@ TEST_CASE("uci: a file of several read blocks keeps the true line numbers and th
     return o;
   }();
   bad.replace(offset, bad.find('\n', offset) - offset, "3 x 1");
-  check_message(uci_error(dir, header + bad), dir / "docword.txt", at + 4, "a word id", "x");
+  check_input_error(uci_error(dir, header + bad), dir / "docword.txt", at + 4, "a word id", "x");
 
   // The token budget counts on across blocks: refused at the line that passes it.
   write_text(dir / "docword.txt", header + body);
   const auto e = catch_input_error([&] { read_uci(dir / "docword.txt", dir / "vocab.txt", entries - 5); });
-  check_message(e, dir / "docword.txt", entries - 4 + 3, "a corpus of at most " + std::to_string(entries - 5) + " tokens");
+  check_input_error(e, dir / "docword.txt", entries - 4 + 3, "a corpus of at most " + std::to_string(entries - 5) + " tokens");
 }
 
 TEST_CASE("a byte-order mark before a UCI header or a docword file is not data") {

@@ -12,18 +12,21 @@
 #include "gyre/data/planted_corpus.hpp"
 #include "gyre/data/shard_file.hpp"
 #include "support/input_errors.hpp"
+#include "support/partition_manifest.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace gyre::data;
 using gyre::test::catch_input_error;
 using gyre::test::contains;
+using gyre::test::edit_manifest;
 using gyre::test::read_text;
+using gyre::test::overwrite_bytes;
 using gyre::test::TempDir;
 using gyre::test::write_text;
 
 namespace {
 
-Corpus sample(std::uint64_t docs = 300, std::uint64_t seed = 4) {
+Corpus sample_corpus(std::uint64_t docs = 300, std::uint64_t seed = 4) {
   PlantedCorpusOptions o;
   o.docs = docs;
   o.vocab = 200;
@@ -33,26 +36,14 @@ Corpus sample(std::uint64_t docs = 300, std::uint64_t seed = 4) {
   return generate_planted_corpus(o).corpus;
 }
 
-void patch(const std::filesystem::path& file, std::size_t offset, const void* bytes, std::size_t n) {
-  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
-}
-
 bool same_docs(const Corpus& a, const Corpus& b) {
   return a.doc_begin == b.doc_begin && a.words == b.words && a.doc_ids == b.doc_ids;
-}
-
-void edit_manifest(const std::filesystem::path& dir, const std::function<void(nlohmann::json&)>& edit) {
-  auto doc = nlohmann::json::parse(read_text(dir / kManifestName));
-  edit(doc);
-  write_text(dir / kManifestName, doc.dump());
 }
 
 }  // namespace
 
 TEST_CASE("shard_corpus: every document once, input order, full vocabulary, balanced tokens, deterministic") {
-  const Corpus c = sample();
+  const Corpus c = sample_corpus();
   const auto shards = shard_corpus(c, 4);
   REQUIRE(shards.size() == 4);
   std::vector<std::uint64_t> seen;
@@ -63,7 +54,7 @@ TEST_CASE("shard_corpus: every document once, input order, full vocabulary, bala
     seen.insert(seen.end(), s.doc_ids.begin(), s.doc_ids.end());
     tokens += s.tokens();
     for (std::uint64_t d = 0; d < s.docs(); ++d) {
-      const auto orig = c.doc(s.doc_ids[d]);  // sample(): doc id = index
+      const auto orig = c.doc(s.doc_ids[d]);  // sample_corpus(): doc id = index
       const auto here = s.doc(d);
       CHECK(std::equal(orig.begin(), orig.end(), here.begin(), here.end()));
     }
@@ -98,7 +89,7 @@ TEST_CASE("shard_corpus: largest first to the least loaded part, ties by documen
 
 TEST_CASE("corpus shard file: round trip, and corruption is detected") {
   TempDir dir;
-  const Corpus c = sample(50);
+  const Corpus c = sample_corpus(50);
   const auto file = dir / "c.shard";
   write_corpus_shard_file(file, c);
   CHECK(std::filesystem::file_size(file) == 40 + 12 * c.docs() + 4 * c.tokens());
@@ -110,7 +101,7 @@ TEST_CASE("corpus shard file: round trip, and corruption is detected") {
 
   const auto error = [&] { return catch_input_error([&] { read_corpus_shard_file(file); }); };
   const unsigned char junk = 0x5A;
-  patch(file, 40 + 12 * c.docs() + 4 * 7 + 1, &junk, 1);
+  overwrite_bytes(file, 40 + 12 * c.docs() + 4 * 7 + 1, &junk, 1);
   auto e = error();
   INFO(e.message);
   REQUIRE(e.thrown);
@@ -118,7 +109,7 @@ TEST_CASE("corpus shard file: round trip, and corruption is detected") {
   CHECK(contains(e.message, "expected records checksum 0x"));
 
   write_corpus_shard_file(file, c);
-  patch(file, 40 + 8, &junk, 1);  // first document's token count
+  overwrite_bytes(file, 40 + 8, &junk, 1);  // first document's token count
   e = error();
   CHECK(contains(e.message, "tokens, found '"));
 
@@ -128,7 +119,7 @@ TEST_CASE("corpus shard file: round trip, and corruption is detected") {
 
   write_corpus_shard_file(file, c);
   const std::uint64_t huge = std::uint64_t{1} << 60;  // must not be allocated
-  patch(file, 16, &huge, 8);
+  overwrite_bytes(file, 16, &huge, 8);
   CHECK(contains(error().message, "bytes for 1152921504606846976 documents"));
 
   write_ratings_shard(file, RatingsSet{});
@@ -139,7 +130,7 @@ TEST_CASE("corpus shard file: round trip, and corruption is detected") {
 
 TEST_CASE("corpus partition: files, manifest, shards and word counts load back") {
   TempDir dir;
-  const Corpus c = sample();
+  const Corpus c = sample_corpus();
   const auto shards = shard_corpus(c, 3);
   write_corpus_partition(dir.path(), shards);
   CHECK(dir.entries() == std::vector<std::string>{"manifest.json", "part-00000.shard", "part-00001.shard",
@@ -172,7 +163,7 @@ TEST_CASE("corpus partition: files, manifest, shards and word counts load back")
 
 TEST_CASE("corpus partition: mismatches name the file at fault") {
   TempDir dir;
-  const auto shards = shard_corpus(sample(), 2);
+  const auto shards = shard_corpus(sample_corpus(), 2);
   const auto load = [&] { return catch_input_error([&] { read_corpus_partition(dir.path()); }); };
 
   write_corpus_partition(dir.path(), shards);

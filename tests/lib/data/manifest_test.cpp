@@ -9,11 +9,13 @@
 #include "gyre/data/planted_ratings.hpp"
 #include "gyre/data/shard_file.hpp"
 #include "support/input_errors.hpp"
+#include "support/partition_manifest.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace gyre::data;
 using gyre::test::catch_input_error;
 using gyre::test::contains;
+using gyre::test::edit_manifest;
 using gyre::test::read_text;
 using gyre::test::TempDir;
 using gyre::test::write_text;
@@ -27,12 +29,6 @@ std::vector<RatingsSet> sample_shards(std::uint32_t parts) {
   o.ratings = 900;
   const RatingsSet train = generate_planted_ratings(o).train;
   return split_by_user(train, partition_users(train, parts));
-}
-
-void edit_manifest(const TempDir& dir, const std::function<void(nlohmann::json&)>& edit) {
-  auto doc = nlohmann::json::parse(read_text(dir / kManifestName));
-  edit(doc);
-  write_text(dir / kManifestName, doc.dump());
 }
 
 gyre::test::CaughtInputError load_error(const TempDir& dir) {

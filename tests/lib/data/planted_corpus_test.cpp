@@ -14,7 +14,7 @@ using gyre::test::TempDir;
 
 namespace {
 
-PlantedCorpusOptions options() {
+PlantedCorpusOptions planted_corpus_options() {
   PlantedCorpusOptions o;
   o.docs = 2000;
   o.vocab = 500;
@@ -29,9 +29,9 @@ PlantedCorpusOptions options() {
 }  // namespace
 
 TEST_CASE("planted corpus: same seed, same corpus; other seed, other corpus") {
-  const auto a = generate_planted_corpus(options());
-  const auto b = generate_planted_corpus(options());
-  auto other = options();
+  const auto a = generate_planted_corpus(planted_corpus_options());
+  const auto b = generate_planted_corpus(planted_corpus_options());
+  auto other = planted_corpus_options();
   other.seed = 18;
   const auto c = generate_planted_corpus(other);
   CHECK(a.corpus.words == b.corpus.words);
@@ -42,7 +42,7 @@ TEST_CASE("planted corpus: same seed, same corpus; other seed, other corpus") {
 }
 
 TEST_CASE("planted corpus: shapes, vocabulary names, distributions sum to 1, lengths near the mean") {
-  const auto o = options();
+  const auto o = planted_corpus_options();
   const auto p = generate_planted_corpus(o);
   REQUIRE(p.corpus.docs() == o.docs);
   CHECK(p.corpus.vocab.front() == "w0");
@@ -61,7 +61,7 @@ TEST_CASE("planted corpus: shapes, vocabulary names, distributions sum to 1, len
 }
 
 TEST_CASE("planted corpus: empirical word frequencies match sum_d N_d θ_d φ") {
-  const auto o = options();
+  const auto o = planted_corpus_options();
   const auto p = generate_planted_corpus(o);
   const std::size_t K = o.topics, V = o.vocab;
   std::vector<double> expected(V, 0.0), observed(V, 0.0);
@@ -93,7 +93,7 @@ TEST_CASE("planted corpus: empirical word frequencies match sum_d N_d θ_d φ") 
 
 TEST_CASE("planted corpus: files on disk") {
   TempDir dir;
-  auto o = options();
+  auto o = planted_corpus_options();
   o.docs = 20;
   o.vocab = 30;
   o.topics = 3;
@@ -113,13 +113,13 @@ TEST_CASE("planted corpus: files on disk") {
 }
 
 TEST_CASE("planted corpus: impossible options are refused") {
-  auto o = options();
+  auto o = planted_corpus_options();
   o.topics = 0;
   CHECK_THROWS_AS(generate_planted_corpus(o), std::invalid_argument);
-  o = options();
+  o = planted_corpus_options();
   o.alpha = 0;
   CHECK_THROWS_AS(generate_planted_corpus(o), std::invalid_argument);
-  o = options();
+  o = planted_corpus_options();
   o.doc_length = -1;
   CHECK_THROWS_AS(generate_planted_corpus(o), std::invalid_argument);
 }

@@ -17,7 +17,7 @@ bool same_bytes(const RatingsSet& a, const RatingsSet& b) {
          std::memcmp(a.ratings.data(), b.ratings.data(), a.ratings.size() * sizeof(Rating)) == 0;
 }
 
-PlantedRatingsOptions options() {
+PlantedRatingsOptions planted_ratings_options() {
   PlantedRatingsOptions o;
   o.users = 3000;
   o.items = 1000;
@@ -31,17 +31,17 @@ PlantedRatingsOptions options() {
 }  // namespace
 
 TEST_CASE("planted: same options give the same bytes, another seed does not") {
-  const auto a = generate_planted_ratings(options());
-  const auto b = generate_planted_ratings(options());
+  const auto a = generate_planted_ratings(planted_ratings_options());
+  const auto b = generate_planted_ratings(planted_ratings_options());
   CHECK(same_bytes(a.train, b.train));
   CHECK(same_bytes(a.test, b.test));
-  auto other = options();
+  auto other = planted_ratings_options();
   other.seed = 6;
   CHECK(!same_bytes(a.train, generate_planted_ratings(other).train));
 }
 
 TEST_CASE("planted: counts, id space, distinct pairs, test split and shuffled order") {
-  const auto data = generate_planted_ratings(options());
+  const auto data = generate_planted_ratings(planted_ratings_options());
   CHECK(data.test.ratings.size() == 6000);
   CHECK(data.train.ratings.size() == 54'000);
   CHECK(data.train.users == 3000);
@@ -61,7 +61,7 @@ TEST_CASE("planted: counts, id space, distinct pairs, test split and shuffled or
 }
 
 TEST_CASE("planted: item popularity follows the skew, over permuted ids") {
-  auto o = options();
+  auto o = planted_ratings_options();
   o.users = 20'000;  // enough users that the popular items are far from saturated
   o.popularity_skew = 1.0;
   const auto data = generate_planted_ratings(o);
@@ -82,7 +82,7 @@ TEST_CASE("planted: item popularity follows the skew, over permuted ids") {
 }
 
 TEST_CASE("planted: noiseless signal has unit variance; noise adds its own") {
-  auto o = options();
+  auto o = planted_ratings_options();
   o.popularity_skew = 0.0;  // many items share the weight, so the sample variance is close to 1
   o.noise = 0.0;
   const auto clean = generate_planted_ratings(o);

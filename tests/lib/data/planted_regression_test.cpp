@@ -16,7 +16,7 @@ using gyre::test::TempDir;
 
 namespace {
 
-PlantedRegressionOptions options() {
+PlantedRegressionOptions planted_regression_options() {
   PlantedRegressionOptions o;
   o.samples = 3000;
   o.features = 60;
@@ -30,7 +30,7 @@ PlantedRegressionOptions options() {
 }
 
 // Solves the square system a·x = b in place (Gaussian elimination with partial pivoting).
-std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double> b) {
+std::vector<double> solve_linear(std::vector<std::vector<double>> a, std::vector<double> b) {
   const std::size_t n = b.size();
   for (std::size_t k = 0; k < n; ++k) {
     std::size_t p = k;
@@ -56,7 +56,7 @@ std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double
 }  // namespace
 
 TEST_CASE("planted regression: shape, exact non-zeros per row, β with the asked support") {
-  const auto o = options();
+  const auto o = planted_regression_options();
   const PlantedRegression d = generate_planted_regression(o);
   CHECK(d.set.samples() == o.samples);
   CHECK(d.set.features == o.features);
@@ -89,7 +89,7 @@ TEST_CASE("planted regression: shape, exact non-zeros per row, β with the asked
 
 TEST_CASE("planted regression: deterministic in the seed, files identical") {
   TempDir dir;
-  auto o = options();
+  auto o = planted_regression_options();
   o.samples = 200;
   write_planted_regression(dir / "a", generate_planted_regression(o));
   write_planted_regression(dir / "b", generate_planted_regression(o));
@@ -99,7 +99,7 @@ TEST_CASE("planted regression: deterministic in the seed, files identical") {
   write_planted_regression(dir / "c", generate_planted_regression(o));
   CHECK(read_text(dir / "a" / "data.libsvm") != read_text(dir / "c" / "data.libsvm"));
   // The text reads back to the very same doubles.
-  const PlantedRegression d = generate_planted_regression(options());
+  const PlantedRegression d = generate_planted_regression(planted_regression_options());
   write_planted_regression(dir / "d", d);
   const RegressionSet back = read_libsvm(dir / "d" / "data.libsvm");
   CHECK(back.values == d.set.values);
@@ -108,7 +108,7 @@ TEST_CASE("planted regression: deterministic in the seed, files identical") {
 }
 
 TEST_CASE("planted regression: columns of one group correlate as C², across groups not at all") {
-  auto o = options();
+  auto o = planted_regression_options();
   o.samples = 20000;
   o.features = 12;
   o.nnz_per_row = 12;  // dense, so every pair of columns is observed in every row
@@ -128,7 +128,7 @@ TEST_CASE("planted regression: columns of one group correlate as C², across gro
 
 TEST_CASE("planted regression: least squares on the support in beta.tsv recovers β within noise") {
   TempDir dir;
-  const auto o = options();
+  const auto o = planted_regression_options();
   write_planted_regression(dir.path(), generate_planted_regression(o));
   std::vector<std::uint32_t> support;
   std::vector<double> truth;
@@ -155,7 +155,7 @@ TEST_CASE("planted regression: least squares on the support in beta.tsv recovers
       for (std::size_t b = 0; b < k; ++b) xtx[a][b] += row[a] * row[b];
     }
   }
-  const std::vector<double> fit = solve(xtx, xty);
+  const std::vector<double> fit = solve_linear(xtx, xty);
   for (std::size_t a = 0; a < k; ++a) CHECK(fit[a] == doctest::Approx(truth[a]).epsilon(0.02));
   // And the residual is the noise alone: y - Xβ has standard deviation σ.
   double rss = 0;

@@ -7,11 +7,13 @@
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings_partition.hpp"
 #include "support/input_errors.hpp"
+#include "support/partition_manifest.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace gyre::data;
 using gyre::test::catch_input_error;
 using gyre::test::contains;
+using gyre::test::edit_manifest;
 using gyre::test::read_text;
 using gyre::test::TempDir;
 using gyre::test::write_text;
@@ -38,12 +40,6 @@ std::vector<RatingsSet> write_dense(const std::filesystem::path& dir, std::uint3
   auto shards = split_by_user(set, partition_users(set, parts));
   write_ratings_partition(dir, shards, ids);
   return shards;
-}
-
-void edit_manifest(const TempDir& dir, const std::function<void(nlohmann::json&)>& edit) {
-  auto doc = nlohmann::json::parse(read_text(dir / kManifestName));
-  edit(doc);
-  write_text(dir / kManifestName, doc.dump());
 }
 
 }  // namespace

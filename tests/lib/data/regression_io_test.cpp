@@ -14,24 +14,12 @@
 
 using namespace gyre::data;
 using gyre::test::catch_input_error;
+using gyre::test::check_input_error;
 using gyre::test::contains;
 using gyre::test::TempDir;
 using gyre::test::write_text;
 
 namespace {
-
-// The message must name the file, the line (0: none) and the expectation; found is optional.
-void check_message(const gyre::test::CaughtInputError& e, const std::filesystem::path& file, std::size_t line,
-                   const std::string& expected, const std::string& found = {}) {
-  INFO(e.message);
-  REQUIRE(e.thrown);
-  CHECK(e.line == line);
-  CHECK(e.file == file);
-  const std::string prefix = file.string() + (line > 0 ? ":" + std::to_string(line) : "") + ": expected ";
-  CHECK(e.message.rfind(prefix, 0) == 0);
-  CHECK(contains(e.message, expected));
-  if (!found.empty()) CHECK(contains(e.message, "found '" + found + "'"));
-}
 
 gyre::test::CaughtInputError libsvm_error(const TempDir& dir, const std::string& text) {
   write_text(dir / "d.libsvm", text);
@@ -43,13 +31,13 @@ gyre::test::CaughtInputError csv_error(const TempDir& dir, const std::string& te
   return catch_input_error([&] { read_csv_regression(dir / "d.csv", column); });
 }
 
-bool same(const RegressionSet& a, const RegressionSet& b) {
+bool same_regression_data(const RegressionSet& a, const RegressionSet& b) {
   return a.row_begin == b.row_begin && a.cols == b.cols && a.values == b.values && a.y == b.y &&
          a.features == b.features && a.sample_ids == b.sample_ids;
 }
 
 // Rows as dense vectors, for readable expectations.
-std::vector<std::vector<double>> dense(const RegressionSet& s) {
+std::vector<std::vector<double>> dense_rows(const RegressionSet& s) {
   std::vector<std::vector<double>> out(s.samples(), std::vector<double>(s.features, 0.0));
   for (std::uint64_t i = 0; i < s.samples(); ++i)
     for (std::uint64_t k = s.row_begin[i]; k < s.row_begin[i + 1]; ++k) out[i][s.cols[k]] = s.values[k];
@@ -76,31 +64,31 @@ TEST_CASE("libsvm: labels, 1-based indices, comments, qid, blank lines, explicit
   CHECK(s.features == 4);
   CHECK(s.y == std::vector<double>{1.5, -2, 0, 3});
   CHECK(s.sample_ids == std::vector<std::uint64_t>{0, 1, 2, 3});
-  CHECK(dense(s) == Dense{{2, 0, -0.25, 0}, {0, 1e-3, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 1}});
+  CHECK(dense_rows(s) == Dense{{2, 0, -0.25, 0}, {0, 1e-3, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 1}});
   CHECK(s.nnz() == 4);
   CHECK(s.feature_names.empty());
 }
 
 TEST_CASE("libsvm: feature index 0 is an error naming it (the format is 1-based)") {
   TempDir dir;
-  check_message(libsvm_error(dir, "1 1:1\n2 0:3 2:1\n"), dir / "d.libsvm", 2, "a 1-based feature index", "0:3");
+  check_input_error(libsvm_error(dir, "1 1:1\n2 0:3 2:1\n"), dir / "d.libsvm", 2, "a 1-based feature index", "0:3");
 }
 
 TEST_CASE("libsvm: every other bad line names file, line and expectation") {
   TempDir dir;
   const auto file = dir / "d.libsvm";
-  check_message(libsvm_error(dir, "abc 1:1\n"), file, 1, "a finite number as the label", "abc");
-  check_message(libsvm_error(dir, "1 1:1\n1 2:x\n"), file, 2, "a finite number as the value of feature 2", "2:x");
-  check_message(libsvm_error(dir, "1 3:1 2:1\n"), file, 1, "feature indices increasing within a line (after 3)", "2:1");
-  check_message(libsvm_error(dir, "1 2:1 2:1\n"), file, 1, "increasing", "2:1");
-  check_message(libsvm_error(dir, "1 5\n"), file, 1, "a feature \"index:value\"", "5");
-  check_message(libsvm_error(dir, "1 -1:2\n"), file, 1, "a non-negative feature index (1-based)", "-1");
-  check_message(libsvm_error(dir, "1 a:2\n"), file, 1, "an integer feature index", "a");
-  check_message(libsvm_error(dir, "1 9999999999:2\n"), file, 1, "feature index (1-based) in [1, 2147483647]");
-  check_message(libsvm_error(dir, "1 1:inf\n"), file, 1, "a finite number", "1:inf");
-  check_message(libsvm_error(dir, "# nothing\n\n"), file, 0, "at least one sample", "no samples");
-  check_message(libsvm_error(dir, ""), file, 0, "at least one sample");
-  check_message(catch_input_error([&] { read_libsvm(dir / "absent"); }), dir / "absent", 0, "a readable file");
+  check_input_error(libsvm_error(dir, "abc 1:1\n"), file, 1, "a finite number as the label", "abc");
+  check_input_error(libsvm_error(dir, "1 1:1\n1 2:x\n"), file, 2, "a finite number as the value of feature 2", "2:x");
+  check_input_error(libsvm_error(dir, "1 3:1 2:1\n"), file, 1, "feature indices increasing within a line (after 3)", "2:1");
+  check_input_error(libsvm_error(dir, "1 2:1 2:1\n"), file, 1, "increasing", "2:1");
+  check_input_error(libsvm_error(dir, "1 5\n"), file, 1, "a feature \"index:value\"", "5");
+  check_input_error(libsvm_error(dir, "1 -1:2\n"), file, 1, "a non-negative feature index (1-based)", "-1");
+  check_input_error(libsvm_error(dir, "1 a:2\n"), file, 1, "an integer feature index", "a");
+  check_input_error(libsvm_error(dir, "1 9999999999:2\n"), file, 1, "feature index (1-based) in [1, 2147483647]");
+  check_input_error(libsvm_error(dir, "1 1:inf\n"), file, 1, "a finite number", "1:inf");
+  check_input_error(libsvm_error(dir, "# nothing\n\n"), file, 0, "at least one sample", "no samples");
+  check_input_error(libsvm_error(dir, ""), file, 0, "at least one sample");
+  check_input_error(catch_input_error([&] { read_libsvm(dir / "absent"); }), dir / "absent", 0, "a readable file");
 }
 
 TEST_CASE("matrix market + response file: 1-based entries in any order, empty rows kept") {
@@ -111,9 +99,9 @@ TEST_CASE("matrix market + response file: 1-based entries in any order, empty ro
   CHECK(s.samples() == 3);
   CHECK(s.features == 3);
   CHECK(s.y == std::vector<double>{1, 2.5, -3});
-  CHECK(dense(s) == Dense{{2, -1, 0}, {0, 0, 0}, {5, 0, 0}});
+  CHECK(dense_rows(s) == Dense{{2, -1, 0}, {0, 0, 0}, {5, 0, 0}});
   CHECK(s.sample_ids == std::vector<std::uint64_t>{0, 1, 2});
-  CHECK(same(load_regression(dir / "x.mtx"), s));  // STEM.response found beside it
+  CHECK(same_regression_data(load_regression(dir / "x.mtx"), s));  // STEM.response found beside it
 }
 
 TEST_CASE("matrix market: response column taken as y and dropped from X") {
@@ -122,12 +110,12 @@ TEST_CASE("matrix market: response column taken as y and dropped from X") {
   const RegressionSet s = read_matrix_market_regression(dir / "x.mtx", 2u);
   CHECK(s.features == 2);
   CHECK(s.y == std::vector<double>{7, 0});
-  CHECK(dense(s) == Dense{{1, 4}, {0, 5}});
+  CHECK(dense_rows(s) == Dense{{1, 4}, {0, 5}});
   RegressionOptions o;
   o.response_column = "2";
-  CHECK(same(load_regression(dir / "x.mtx", o), s));
-  check_message(catch_input_error([&] { read_matrix_market_regression(dir / "x.mtx", 4u); }), dir / "x.mtx", 2,
-                "a response column in [1, 3]", "4");
+  CHECK(same_regression_data(load_regression(dir / "x.mtx", o), s));
+  check_input_error(catch_input_error([&] { read_matrix_market_regression(dir / "x.mtx", 4u); }), dir / "x.mtx", 2,
+                    "a response column in [1, 3]", "4");
   o.response_column = "y";
   CHECK_THROWS_AS(load_regression(dir / "x.mtx", o), std::invalid_argument);
 }
@@ -140,16 +128,16 @@ TEST_CASE("matrix market: bad matrix and bad response files") {
     write_text(x, matrix);
     return catch_input_error([&] { read_matrix_market_regression(x, r); });
   };
-  check_message(error("1 2 3\n"), x, 1, "%%MatrixMarket matrix coordinate real|integer general");
-  check_message(error("%%MatrixMarket matrix array real general\n"), x, 1, "coordinate real|integer general");
-  check_message(error(std::string(kBanner) + "2 2 1\n0 1 1\n"), x, 3, "row (1-based) in [1, 2]", "0");
-  check_message(error(std::string(kBanner) + "2 2 1\n1 3 1\n"), x, 3, "column (1-based) in [1, 2]", "3");
-  check_message(error(std::string(kBanner) + "2 2 1\n1 1 abc\n"), x, 3, "a finite number as the value", "abc");
-  check_message(error(std::string(kBanner) + "2 2 2\n1 1 1\n"), x, 2, "2 entries as declared on this size line");
-  check_message(error(std::string(kBanner) + "2 2 2\n1 1 1\n2 2 1\n1 1 3\n"), x, 5, "2 entries as declared on line 2");
-  check_message(error(std::string(kBanner) + "2 2 2\n1 1 1\n1 1 3\n"), x, 4,
-                "each entry once (row 1, column 1 is also on line 3)");
-  check_message(error(std::string(kBanner) + "0 2 0\n"), x, 0, "at least one sample");
+  check_input_error(error("1 2 3\n"), x, 1, "%%MatrixMarket matrix coordinate real|integer general");
+  check_input_error(error("%%MatrixMarket matrix array real general\n"), x, 1, "coordinate real|integer general");
+  check_input_error(error(std::string(kBanner) + "2 2 1\n0 1 1\n"), x, 3, "row (1-based) in [1, 2]", "0");
+  check_input_error(error(std::string(kBanner) + "2 2 1\n1 3 1\n"), x, 3, "column (1-based) in [1, 2]", "3");
+  check_input_error(error(std::string(kBanner) + "2 2 1\n1 1 abc\n"), x, 3, "a finite number as the value", "abc");
+  check_input_error(error(std::string(kBanner) + "2 2 2\n1 1 1\n"), x, 2, "2 entries as declared on this size line");
+  check_input_error(error(std::string(kBanner) + "2 2 2\n1 1 1\n2 2 1\n1 1 3\n"), x, 5, "2 entries as declared on line 2");
+  check_input_error(error(std::string(kBanner) + "2 2 2\n1 1 1\n1 1 3\n"), x, 4,
+                    "each entry once (row 1, column 1 is also on line 3)");
+  check_input_error(error(std::string(kBanner) + "0 2 0\n"), x, 0, "at least one sample");
 
   write_text(x, std::string(kBanner) + "2 2 1\n1 1 1\n");
   const auto response_error = [&](const std::string& text) {
@@ -157,13 +145,13 @@ TEST_CASE("matrix market: bad matrix and bad response files") {
     return catch_input_error([&] { read_matrix_market_regression(x, r); });
   };
   // The empty response of issue 5: a response file with no values.
-  check_message(response_error(""), r, 0, "2 values, one per row of " + x.string(), "an empty response");
-  check_message(response_error("\n# only a comment\n"), r, 0, "2 values", "an empty response");
-  check_message(response_error("1\n"), r, 0, "2 values, one per row of " + x.string(), "1 values");
-  check_message(response_error("1\n2\n3\n"), r, 3, "2 values, one per row of " + x.string() + ", no more", "3");
-  check_message(response_error("1\nfoo\n"), r, 2, "a finite number as the response (one per line)", "foo");
+  check_input_error(response_error(""), r, 0, "2 values, one per row of " + x.string(), "an empty response");
+  check_input_error(response_error("\n# only a comment\n"), r, 0, "2 values", "an empty response");
+  check_input_error(response_error("1\n"), r, 0, "2 values, one per row of " + x.string(), "1 values");
+  check_input_error(response_error("1\n2\n3\n"), r, 3, "2 values, one per row of " + x.string() + ", no more", "3");
+  check_input_error(response_error("1\nfoo\n"), r, 2, "a finite number as the response (one per line)", "foo");
   std::filesystem::remove(r);
-  check_message(catch_input_error([&] { load_regression(x); }), r, 0, "a readable file");
+  check_input_error(catch_input_error([&] { load_regression(x); }), r, 0, "a readable file");
 }
 
 TEST_CASE("csv: header names the features, response by name, number or last; zeros stored sparsely") {
@@ -173,33 +161,33 @@ TEST_CASE("csv: header names the features, response by name, number or last; zer
   CHECK(s.features == 3);
   CHECK(s.feature_names == std::vector<std::string>{"a", "b", "c"});
   CHECK(s.y == std::vector<double>{10, 20, 30});
-  CHECK(dense(s) == Dense{{1, 0, 2}, {0, 0, 0}, {-1.5, 3, 0}});
+  CHECK(dense_rows(s) == Dense{{1, 0, 2}, {0, 0, 0}, {-1.5, 3, 0}});
   CHECK(s.nnz() == 4);
-  CHECK(same(read_csv_regression(dir / "d.csv", "3"), s));
+  CHECK(same_regression_data(read_csv_regression(dir / "d.csv", "3"), s));
 
   const RegressionSet last = read_csv_regression(dir / "d.csv");
   CHECK(last.feature_names == std::vector<std::string>{"a", "b", "y"});
   CHECK(last.y == std::vector<double>{2, 0, 0});
   RegressionOptions o;
   o.response_column = "y";
-  CHECK(same(load_regression(dir / "d.csv", o), s));
+  CHECK(same_regression_data(load_regression(dir / "d.csv", o), s));
   CHECK(load_regression(dir / "d.csv", o).feature_names == s.feature_names);
 }
 
 TEST_CASE("csv: ragged rows, non-numeric values, unknown response column, empty data") {
   TempDir dir;
   const auto file = dir / "d.csv";
-  check_message(csv_error(dir, "a,b,y\n1,2,3\n1,2\n"), file, 3, "3 fields as in the header (line 1)", "2 fields");
-  check_message(csv_error(dir, "a,b,y\n1,2,3,4\n"), file, 2, "3 fields as in the header (line 1)", "4 fields");
-  check_message(csv_error(dir, "a,b,y\n1,2,3\n1,x,3\n"), file, 3, "a finite number in column \"b\"", "x");
-  check_message(csv_error(dir, "a,b,y\n1,,3\n"), file, 2, "a finite number in column \"b\"");
-  check_message(csv_error(dir, "a,b,y\n1,2,3\n", "z"), file, 1,
-                "a column named \"z\" or a column number in [1, 3] for the response");
-  check_message(csv_error(dir, "a,b,y\n1,2,3\n", "4"), file, 1, "column number in [1, 3]");
-  check_message(csv_error(dir, "a,,y\n"), file, 1, "a name for every column", "column 2 unnamed");
-  check_message(csv_error(dir, "y\n1\n"), file, 1, "at least one feature column");
-  check_message(csv_error(dir, "a,b,y\n\n"), file, 0, "at least one sample", "no samples");
-  check_message(csv_error(dir, "\n\n"), file, 0, "a CSV header row", "an empty file");
+  check_input_error(csv_error(dir, "a,b,y\n1,2,3\n1,2\n"), file, 3, "3 fields as in the header (line 1)", "2 fields");
+  check_input_error(csv_error(dir, "a,b,y\n1,2,3,4\n"), file, 2, "3 fields as in the header (line 1)", "4 fields");
+  check_input_error(csv_error(dir, "a,b,y\n1,2,3\n1,x,3\n"), file, 3, "a finite number in column \"b\"", "x");
+  check_input_error(csv_error(dir, "a,b,y\n1,,3\n"), file, 2, "a finite number in column \"b\"");
+  check_input_error(csv_error(dir, "a,b,y\n1,2,3\n", "z"), file, 1,
+                    "a column named \"z\" or a column number in [1, 3] for the response");
+  check_input_error(csv_error(dir, "a,b,y\n1,2,3\n", "4"), file, 1, "column number in [1, 3]");
+  check_input_error(csv_error(dir, "a,,y\n"), file, 1, "a name for every column", "column 2 unnamed");
+  check_input_error(csv_error(dir, "y\n1\n"), file, 1, "at least one feature column");
+  check_input_error(csv_error(dir, "a,b,y\n\n"), file, 0, "at least one sample", "no samples");
+  check_input_error(csv_error(dir, "\n\n"), file, 0, "a CSV header row", "an empty file");
 }
 
 TEST_CASE("load_regression: format detection and options that do not apply") {
@@ -212,8 +200,8 @@ TEST_CASE("load_regression: format detection and options that do not apply") {
   // Any other directory is its LibSVM files read as one: here train.txt (gen/ is a subdirectory).
   CHECK(load_regression(dir.path()).features == 2);
   std::filesystem::create_directories(dir / "empty");
-  check_message(catch_input_error([&] { load_regression(dir / "empty"); }), dir / "empty", 0, "LibSVM files",
-                "a directory without any");
+  check_input_error(catch_input_error([&] { load_regression(dir / "empty"); }), dir / "empty", 0, "LibSVM files",
+                    "a directory without any");
   RegressionOptions o;
   o.response = dir / "r";
   CHECK_THROWS_AS(load_regression(dir / "train.txt", o), std::invalid_argument);
@@ -235,7 +223,7 @@ TEST_CASE("write_libsvm: round trip keeps every double, atomically") {
   s.add_row(1, -2, c1, v1);
   s.add_row(2, 1e-7, c2, v2);
   write_libsvm(dir / "o.libsvm", s);
-  CHECK(same(read_libsvm(dir / "o.libsvm"), s));
+  CHECK(same_regression_data(read_libsvm(dir / "o.libsvm"), s));
   CHECK(dir.entries() == std::vector<std::string>{"o.libsvm"});
 }
 
@@ -269,8 +257,8 @@ TEST_CASE("libsvm on T threads: the same set as one thread, and the same first e
   REQUIRE(one.samples() == 400);
   for (const std::size_t threads : {2u, 3u, 7u, 64u}) {
     CAPTURE(threads);
-    CHECK(same(read_libsvm(dir / "d.libsvm", LabelKind::any, threads), one));
-    CHECK(same(read_libsvm(dir / "d.libsvm", LabelKind::two_classes, threads), one));
+    CHECK(same_regression_data(read_libsvm(dir / "d.libsvm", LabelKind::any, threads), one));
+    CHECK(same_regression_data(read_libsvm(dir / "d.libsvm", LabelKind::two_classes, threads), one));
   }
 
   // A bad line near the end, and a third class before it: with two classes asked for, the third
@@ -311,7 +299,7 @@ TEST_CASE("libsvm in pieces: parse_libsvm_text at a line offset, appended, equal
   const auto lines_before = static_cast<std::size_t>(std::count(first.begin(), first.end(), '\n'));
   RegressionSet joined = parse_libsvm_text(dir / "d.libsvm", first, 0, 2);
   append_rows(joined, parse_libsvm_text(dir / "d.libsvm", second, lines_before, 3));
-  CHECK(same(joined, whole));
+  CHECK(same_regression_data(joined, whole));
 
   // A bad pair in the second piece: named at its line in the file, on any thread count.
   std::string bad(second);
@@ -356,7 +344,7 @@ TEST_CASE("regression_source: what load_regression reads for a path") {
   const auto files = regression_source(dir.path());
   CHECK(files.kind == Kind::libsvm);
   CHECK(files.path == dir.path());
-  check_message(catch_input_error([&] { load_regression(dir.path()); }), dir / "d.csv", 0, "a LibSVM file", "a CSV file");
+  check_input_error(catch_input_error([&] { load_regression(dir.path()); }), dir / "d.csv", 0, "a LibSVM file", "a CSV file");
   CHECK_THROWS_AS(regression_source(dir.path(), csv), gyre::InputError);  // CSV is one file
 }
 
@@ -375,30 +363,30 @@ TEST_CASE("libsvm: a directory of files read as one, in name order; each file's 
   REQUIRE(joined.samples() == 5);
   for (const std::size_t threads : {1u, 3u}) {
     CAPTURE(threads);
-    CHECK(same(read_libsvm(input, LabelKind::any, threads), joined));
-    CHECK(same(read_libsvm(input, LabelKind::two_classes, threads), joined));
+    CHECK(same_regression_data(read_libsvm(input, LabelKind::any, threads), joined));
+    CHECK(same_regression_data(read_libsvm(input, LabelKind::two_classes, threads), joined));
   }
-  CHECK(same(load_regression(input), joined));
+  CHECK(same_regression_data(load_regression(input), joined));
 
   // A bad line in the last file and a third class in the second: with two classes asked for,
   // the third class comes first; without, the bad line, each at its own file's line.
   write_text(input / "c", "+1 2:3\n-1 0:1\n");
-  check_message(catch_input_error([&] { read_libsvm(input); }), input / "c", 2, "a 1-based feature index");
+  check_input_error(catch_input_error([&] { read_libsvm(input); }), input / "c", 2, "a 1-based feature index");
   write_text(input / "b.txt", "# only a comment, then\n-1 4:0.5\n+3 1:2\n");
   for (const std::size_t threads : {1u, 3u})
-    check_message(catch_input_error([&] { read_libsvm(input, LabelKind::two_classes, threads); }), input / "b.txt", 3,
-                  "a label of one of two classes", "label 3");
+    check_input_error(catch_input_error([&] { read_libsvm(input, LabelKind::two_classes, threads); }), input / "b.txt", 3,
+                      "a label of one of two classes", "label 3");
   // Two classes over the files together, though each holds one; one class only names the directory.
   write_text(input / "a.libsvm", "+1 1:1\n");
   write_text(input / "b.txt", "-1 1:1\n");
   write_text(input / "c", "+1 2:3\n");
   CHECK(read_libsvm(input, LabelKind::two_classes).samples() == 3);
   write_text(input / "b.txt", "+1 1:1\n");
-  check_message(catch_input_error([&] { read_libsvm(input, LabelKind::two_classes); }), input, 0,
-                "labels of two classes", "only label 1");
+  check_input_error(catch_input_error([&] { read_libsvm(input, LabelKind::two_classes); }), input, 0,
+                    "labels of two classes", "only label 1");
   // A file without a sample is an error naming it, as a file read alone is.
   write_text(input / "b.txt", "# nothing\n");
-  check_message(catch_input_error([&] { read_libsvm(input); }), input / "b.txt", 0, "at least one sample", "no samples");
+  check_input_error(catch_input_error([&] { read_libsvm(input); }), input / "b.txt", 0, "at least one sample", "no samples");
 }
 
 TEST_CASE("read_libsvm over many blocks: the whole text's rows, a bad pair named at its true line") {

@@ -18,13 +18,14 @@ using namespace gyre::data;
 using gyre::test::catch_input_error;
 using gyre::test::contains;
 using gyre::test::read_text;
+using gyre::test::overwrite_bytes;
 using gyre::test::TempDir;
 using gyre::test::write_text;
 
 namespace {
 
 // Rows of uneven length: nnz per row varies between 1 and 40 with the planted generator's rows cut.
-RegressionSet sample(std::uint64_t samples = 300) {
+RegressionSet sample_regression(std::uint64_t samples = 300) {
   PlantedRegressionOptions o;
   o.samples = samples;
   o.features = 200;
@@ -41,21 +42,15 @@ RegressionSet sample(std::uint64_t samples = 300) {
   return s;
 }
 
-bool same(const RegressionSet& a, const RegressionSet& b) {
+bool same_regression_set(const RegressionSet& a, const RegressionSet& b) {
   return a.row_begin == b.row_begin && a.cols == b.cols && a.values == b.values && a.y == b.y &&
          a.features == b.features && a.sample_ids == b.sample_ids && a.feature_names == b.feature_names;
-}
-
-void patch(const std::filesystem::path& file, std::size_t offset, const void* bytes, std::size_t n) {
-  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
 }
 
 }  // namespace
 
 TEST_CASE("shard_rows: every sample once, input order within a shard, nnz balanced, deterministic") {
-  const RegressionSet s = sample();
+  const RegressionSet s = sample_regression();
   const auto shards = shard_rows(s, 4);
   REQUIRE(shards.size() == 4);
   std::vector<std::uint64_t> seen;
@@ -66,7 +61,7 @@ TEST_CASE("shard_rows: every sample once, input order within a shard, nnz balanc
     seen.insert(seen.end(), p.sample_ids.begin(), p.sample_ids.end());
     nnz += p.nnz();
     for (std::uint64_t i = 0; i < p.samples(); ++i) {
-      const std::uint64_t orig = p.sample_ids[i];  // sample(): sample id = index
+      const std::uint64_t orig = p.sample_ids[i];  // sample_regression(): sample id = index
       CHECK(p.y[i] == s.y[orig]);
       const auto a = s.row_values(orig), b = p.row_values(i);
       CHECK(std::equal(a.begin(), a.end(), b.begin(), b.end()));
@@ -80,12 +75,12 @@ TEST_CASE("shard_rows: every sample once, input order within a shard, nnz balanc
   CHECK(nnz_balance(shards) >= 1.0);
   CHECK(nnz_balance(shards) < 1.02);  // LPT: within one row (40) of the mean (~1500)
   const auto again = shard_rows(s, 4);
-  for (std::size_t p = 0; p < 4; ++p) CHECK(same(again[p], shards[p]));
-  CHECK(same(merge_row_shards(shards), s));
+  for (std::size_t p = 0; p < 4; ++p) CHECK(same_regression_set(again[p], shards[p]));
+  CHECK(same_regression_set(merge_row_shards(shards), s));
 }
 
 TEST_CASE("select_rows: the listed rows with their sample ids, features and names; shard_rows is deal_rows selected") {
-  RegressionSet set = sample(50);
+  RegressionSet set = sample_regression(50);
   set.feature_names.assign(set.features, "f");
   const std::vector<std::uint32_t> rows{1, 4, 5, 49};
   const RegressionSet picked = select_rows(set, rows);
@@ -100,7 +95,7 @@ TEST_CASE("select_rows: the listed rows with their sample ids, features and name
   }
   const auto dealt = deal_rows(set, 3);
   const auto shards = shard_rows(set, 3);
-  for (std::size_t p = 0; p < 3; ++p) CHECK(same(shards[p], select_rows(set, dealt[p])));
+  for (std::size_t p = 0; p < 3; ++p) CHECK(same_regression_set(shards[p], select_rows(set, dealt[p])));
 }
 
 TEST_CASE("shard_rows: most non-zeros first to the least loaded part, ties by row index") {
@@ -120,24 +115,24 @@ TEST_CASE("shard_rows: most non-zeros first to the least loaded part, ties by ro
 
 TEST_CASE("row shard file: round trip, and corruption is detected") {
   TempDir dir;
-  const RegressionSet s = sample(50);
+  const RegressionSet s = sample_regression(50);
   const auto file = dir / "r.shard";
   write_row_shard_file(file, s);
   CHECK(std::filesystem::file_size(file) == 40 + 20 * s.samples() + 12 * s.nnz());
   const RowShardFile back = read_row_shard_file(file);
-  CHECK(same(back.set, s));
+  CHECK(same_regression_set(back.set, s));
   CHECK(back.checksum == records_checksum(s));
 
   const auto error = [&] { return catch_input_error([&] { read_row_shard_file(file); }); };
   const unsigned char junk = 0x5A;
-  patch(file, 40 + 20 * s.samples() + 12 * 3 + 5, &junk, 1);  // inside a value
+  overwrite_bytes(file, 40 + 20 * s.samples() + 12 * 3 + 5, &junk, 1);  // inside a value
   auto e = error();
   REQUIRE(e.thrown);
   CHECK(e.file == file);
   CHECK(contains(e.message, "expected records checksum 0x"));
 
   write_row_shard_file(file, s);
-  patch(file, 40 + 8, &junk, 1);  // first row's nnz: the size no longer fits
+  overwrite_bytes(file, 40 + 8, &junk, 1);  // first row's nnz: the size no longer fits
   e = error();
   REQUIRE(e.thrown);
   CHECK(contains(e.message, "non-zeros"));
@@ -148,14 +143,14 @@ TEST_CASE("row shard file: round trip, and corruption is detected") {
 
   write_row_shard_file(file, s);
   const std::uint32_t kind = 2;
-  patch(file, 12, &kind, 4);
+  overwrite_bytes(file, 12, &kind, 4);
   e = error();
   CHECK(contains(e.message, "expected shard kind 3 (rows), found '2'"));
 }
 
 TEST_CASE("rows partition: round trip with feature names, validated against the manifest") {
   TempDir dir;
-  RegressionSet s = sample(120);
+  RegressionSet s = sample_regression(120);
   s.feature_names.resize(s.features);
   for (std::uint32_t j = 0; j < s.features; ++j) s.feature_names[j] = "f" + std::to_string(j);
   const auto shards = shard_rows(s, 3);
@@ -175,16 +170,16 @@ TEST_CASE("rows partition: round trip with feature names, validated against the 
 
   const auto back = read_row_partition(parts);
   REQUIRE(back.size() == 3);
-  for (std::size_t p = 0; p < 3; ++p) CHECK(same(back[p], shards[p]));
-  CHECK(same(read_row_shard(parts, 1), shards[1]));
-  CHECK(same(load_regression(parts), s));
+  for (std::size_t p = 0; p < 3; ++p) CHECK(same_regression_set(back[p], shards[p]));
+  CHECK(same_regression_set(read_row_shard(parts, 1), shards[1]));
+  CHECK(same_regression_set(load_regression(parts), s));
 
   // Without names: no feature_names.txt, and a stale one is removed.
   RegressionSet plain = s;
   plain.feature_names.clear();
   write_row_partition(parts, shard_rows(plain, 3));
   CHECK(!std::filesystem::exists(parts / "feature_names.txt"));
-  CHECK(same(load_regression(parts), plain));
+  CHECK(same_regression_set(load_regression(parts), plain));
 
   // A shard swapped for another: the manifest's counts and checksum catch it.
   std::filesystem::copy_file(parts / "part-00000.shard", parts / "part-00001.shard",

@@ -13,11 +13,12 @@ using gyre::data::read_ratings_shard;
 using gyre::data::write_ratings_shard;
 using gyre::test::catch_input_error;
 using gyre::test::contains;
+using gyre::test::overwrite_bytes;
 using gyre::test::TempDir;
 
 namespace {
 
-RatingsSet sample() {
+RatingsSet sample_ratings() {
   RatingsSet s;
   s.users = 10;
   s.items = 20;
@@ -25,18 +26,11 @@ RatingsSet sample() {
   return s;
 }
 
-// Overwrites bytes of a file in place, as disk corruption would.
-void patch(const std::filesystem::path& file, std::size_t offset, const void* bytes, std::size_t n) {
-  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
-}
-
 }  // namespace
 
 TEST_CASE("shard file: round trip keeps records, order and id space") {
   TempDir dir;
-  const RatingsSet s = sample();
+  const RatingsSet s = sample_ratings();
   write_ratings_shard(dir / "a.shard", s);
   CHECK(dir.entries() == std::vector<std::string>{"a.shard"});
   CHECK(std::filesystem::file_size(dir / "a.shard") == 40 + 12 * s.ratings.size());
@@ -60,9 +54,9 @@ TEST_CASE("shard file: an empty shard round-trips") {
 
 TEST_CASE("shard file: a flipped record byte fails the checksum") {
   TempDir dir;
-  write_ratings_shard(dir / "a.shard", sample());
+  write_ratings_shard(dir / "a.shard", sample_ratings());
   const unsigned char junk = 0xAB;
-  patch(dir / "a.shard", 40 + 12 * 50 + 9, &junk, 1);
+  overwrite_bytes(dir / "a.shard", 40 + 12 * 50 + 9, &junk, 1);
   const auto e = catch_input_error([&] { read_ratings_shard(dir / "a.shard"); });
   INFO(e.message);
   REQUIRE(e.thrown);
@@ -75,25 +69,25 @@ TEST_CASE("shard file: bad magic, version, kind and truncation are reported") {
   const auto path = dir / "a.shard";
   const auto error = [&] { return catch_input_error([&] { read_ratings_shard(path); }).message; };
 
-  write_ratings_shard(path, sample());
-  patch(path, 0, "NOTASHRD", 8);
+  write_ratings_shard(path, sample_ratings());
+  overwrite_bytes(path, 0, "NOTASHRD", 8);
   CHECK(contains(error(), "expected shard magic \"GYRESHRD\", found 'NOTASHRD'"));
 
-  write_ratings_shard(path, sample());
+  write_ratings_shard(path, sample_ratings());
   const std::uint32_t version = 7, kind = 2;
-  patch(path, 8, &version, 4);
+  overwrite_bytes(path, 8, &version, 4);
   CHECK(contains(error(), "expected shard format version 1, found '7'"));
 
-  write_ratings_shard(path, sample());
-  patch(path, 12, &kind, 4);
+  write_ratings_shard(path, sample_ratings());
+  overwrite_bytes(path, 12, &kind, 4);
   CHECK(contains(error(), "expected shard kind 1 (ratings), found '2'"));
 
-  write_ratings_shard(path, sample());
+  write_ratings_shard(path, sample_ratings());
   std::filesystem::resize_file(path, 40 + 12 * 99);
   CHECK(contains(error(), "expected 1240 bytes for 100 records, found '1228 bytes'"));
 
   const std::uint64_t huge = std::uint64_t{1} << 60;  // must not be allocated
-  patch(path, 16, &huge, 8);
+  overwrite_bytes(path, 16, &huge, 8);
   CHECK(contains(error(), "records, found '1228 bytes'"));
 
   std::filesystem::resize_file(path, 10);

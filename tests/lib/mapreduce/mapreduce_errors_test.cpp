@@ -46,7 +46,7 @@ void send_crafted(Context& ctx, const std::vector<std::byte>& body) {
   }
 }
 
-std::vector<std::byte> bytes_of(std::uint64_t count, std::size_t tail) {
+std::vector<std::byte> count_then_tail(std::uint64_t count, std::size_t tail) {
   std::vector<std::byte> out(8 + tail, std::byte{0x41});
   for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<std::byte>((count >> (8 * i)) & 0xFF);
   return out;
@@ -56,9 +56,9 @@ std::vector<std::byte> bytes_of(std::uint64_t count, std::size_t tail) {
 
 TEST_CASE_TEMPLATE("a malformed shuffle message fails the job with an error naming its sender", B, GYRE_TEST_BACKENDS) {
   const std::vector<std::pair<const char*, std::vector<std::byte>>> bodies{
-      {"a count far beyond the body", bytes_of(std::uint64_t{1} << 60, 3)},
-      {"a truncated pair", bytes_of(2, 10)},
-      {"trailing bytes", bytes_of(0, 5)},
+      {"a count far beyond the body", count_then_tail(std::uint64_t{1} << 60, 3)},
+      {"a truncated pair", count_then_tail(2, 10)},
+      {"trailing bytes", count_then_tail(0, 5)},
       {"no count at all", std::vector<std::byte>(3)},
   };
   for (const auto& [what, body] : bodies) {

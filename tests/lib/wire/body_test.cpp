@@ -23,13 +23,13 @@ std::vector<std::uint8_t> octets(const Buffer& b) {
   return out;
 }
 
-Buffer bytes_of(const std::vector<std::uint8_t>& v) {
+Buffer buffer_of(const std::vector<std::uint8_t>& v) {
   Buffer b(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) b.data()[i] = std::byte{v[i]};
   return b;
 }
 
-std::string error_of(const std::function<void()>& f) {
+std::string decode_error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const DecodeError& e) {
@@ -98,7 +98,7 @@ TEST_CASE("a body cut anywhere is refused, naming the field it stops in") {
   const Buffer body = w.finish();
   for (std::size_t cut = 0; cut < body.size(); ++cut) {
     Reader r(body.bytes().first(cut), "test message: ");
-    const std::string e = error_of([&] {
+    const std::string e = decode_error_of([&] {
       (void)r.get<std::uint64_t>("the header");
       (void)r.get_array<std::uint64_t>(r.count(8, "a key count"), "the keys");
     });
@@ -111,41 +111,41 @@ TEST_CASE("a body cut anywhere is refused, naming the field it stops in") {
 }
 
 TEST_CASE("trailing bytes are an error") {
-  const Buffer body = bytes_of({1, 0, 0, 0, 9});
+  const Buffer body = buffer_of({1, 0, 0, 0, 9});
   Reader r(body.bytes(), "ctx: ");
   CHECK(r.get<std::uint32_t>("a count") == 1);
-  CHECK(error_of([&] { r.finish(); }) == "ctx: 1 trailing bytes");
+  CHECK(decode_error_of([&] { r.finish(); }) == "ctx: 1 trailing bytes");
 }
 
 TEST_CASE("counts are checked against the bytes left and the caller's cap before anything is allocated") {
   // 2^61 eight-byte values would be a length_error or bad_alloc if a vector were sized first.
-  const Buffer huge = bytes_of({0, 0, 0, 0, 0, 0, 0, 0x20, 1, 2, 3, 4, 5, 6, 7, 8});
+  const Buffer huge = buffer_of({0, 0, 0, 0, 0, 0, 0, 0x20, 1, 2, 3, 4, 5, 6, 7, 8});
   Reader a(huge.bytes());
-  CHECK(error_of([&] { (void)a.count<std::uint64_t>(8, "a length"); }) ==
+  CHECK(decode_error_of([&] { (void)a.count<std::uint64_t>(8, "a length"); }) ==
         "a length of 2305843009213693952 does not fit the 8 bytes left");
   Reader b(huge.bytes());
-  CHECK(error_of([&] { (void)b.get_array<double>(std::size_t{1} << 61, "values"); }) ==
+  CHECK(decode_error_of([&] { (void)b.get_array<double>(std::size_t{1} << 61, "values"); }) ==
         "values of 2305843009213693952 does not fit the 16 bytes left");
 
-  const Buffer three = bytes_of({3, 0, 0, 0, 1, 2, 3});
+  const Buffer three = buffer_of({3, 0, 0, 0, 1, 2, 3});
   Reader c(three.bytes());
-  CHECK(error_of([&] { (void)c.count(1, "an id count", 2); }) == "an id count of 3 is over the limit of 2");
+  CHECK(decode_error_of([&] { (void)c.count(1, "an id count", 2); }) == "an id count of 3 is over the limit of 2");
   Reader d(three.bytes());
   CHECK(d.count(1, "an id count", 3) == 3);
   // Items of no bytes: only the cap bounds the count.
   Reader e(three.bytes());
-  CHECK(error_of([&] { (void)e.check_count(1'000'000, 0, "empty things", 1000); }) ==
+  CHECK(decode_error_of([&] { (void)e.check_count(1'000'000, 0, "empty things", 1000); }) ==
         "empty things of 1000000 is over the limit of 1000");
 }
 
 TEST_CASE("texts: the length is checked against the cap and the bytes left before the string is made") {
-  const Buffer over = bytes_of({0xFF, 0xFF, 0xFF, 0xFF, 'a'});
+  const Buffer over = buffer_of({0xFF, 0xFF, 0xFF, 0xFF, 'a'});
   Reader a(over.bytes());
-  CHECK(error_of([&] { (void)a.get_text(std::numeric_limits<std::uint32_t>::max(), "a name"); }) ==
+  CHECK(decode_error_of([&] { (void)a.get_text(std::numeric_limits<std::uint32_t>::max(), "a name"); }) ==
         "a name of 4294967295 does not fit the 1 bytes left");
-  const Buffer long_text = bytes_of({3, 0, 0, 0, 'a', 'b', 'c'});
+  const Buffer long_text = buffer_of({3, 0, 0, 0, 'a', 'b', 'c'});
   Reader b(long_text.bytes());
-  CHECK(error_of([&] { (void)b.get_text(2, "a name"); }) == "a name of 3 is over the limit of 2");
+  CHECK(decode_error_of([&] { (void)b.get_text(2, "a name"); }) == "a name of 3 is over the limit of 2");
   Reader c(long_text.bytes());
   CHECK(c.get_text(3, "a name") == "abc");
 
@@ -154,13 +154,13 @@ TEST_CASE("texts: the length is checked against the cap and the bytes left befor
 }
 
 TEST_CASE("the rest of a body as an array: a whole number of values, at most the cap") {
-  const Buffer seven = bytes_of({1, 0, 0, 0, 2, 0, 0});
+  const Buffer seven = buffer_of({1, 0, 0, 0, 2, 0, 0});
   Reader a(seven.bytes());
-  CHECK(error_of([&] { (void)a.get_rest<std::uint32_t>("a key list"); }) ==
+  CHECK(decode_error_of([&] { (void)a.get_rest<std::uint32_t>("a key list"); }) ==
         "a key list of 7 bytes is not a whole number of 4-byte values");
-  const Buffer eight = bytes_of({1, 0, 0, 0, 2, 0, 0, 0});
+  const Buffer eight = buffer_of({1, 0, 0, 0, 2, 0, 0, 0});
   Reader b(eight.bytes());
-  CHECK(error_of([&] { (void)b.get_rest<std::uint32_t>("a key list", 1); }) == "a key list of 2 is over the limit of 1");
+  CHECK(decode_error_of([&] { (void)b.get_rest<std::uint32_t>("a key list", 1); }) == "a key list of 2 is over the limit of 1");
   Reader c(eight.bytes());
   CHECK(c.get_rest<std::uint32_t>("a key list", 2) == std::vector<std::uint32_t>{1, 2});
   CHECK_NOTHROW(c.finish());
@@ -186,7 +186,7 @@ TEST_CASE("in-place conversion and loads are the identity on a little-endian hos
   std::vector<std::uint32_t> v{0x01020304};
   wire::little_in_place<std::uint32_t>(v);
   CHECK(v[0] == (wire::kHostIsLittle ? 0x01020304u : 0x04030201u));
-  const Buffer b = bytes_of({0x04, 0x03, 0x02, 0x01});
+  const Buffer b = buffer_of({0x04, 0x03, 0x02, 0x01});
   std::uint32_t x = 0;
   wire::load_little<std::uint32_t>(b.bytes(), std::span<std::uint32_t>(&x, 1));
   CHECK(x == 0x01020304u);

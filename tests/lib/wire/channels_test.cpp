@@ -18,9 +18,11 @@
 #include "gyre/scheduler/peer_barrier.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/wire/channels.hpp"
+#include "support/channel_holders.hpp"
 
 namespace channels = gyre::channels;
 using channels::Channel;
+using gyre::test::channel_holders;
 
 namespace {
 
@@ -88,16 +90,9 @@ constexpr std::array kShipped{
     Shipped{gyre::net::kProofType, channels::kHandshake, 0xFF22},
 };
 
-// How many registered channels hold `type`.
-constexpr int holders(std::uint16_t type) {
-  int n = 0;
-  for (const Channel& c : channels::kRegistry) n += c.contains(type) ? 1 : 0;
-  return n;
-}
-
 constexpr bool each_in_its_channel_at_its_number() {
   for (const Shipped& s : kShipped)
-    if (!s.channel.contains(s.type) || s.type != s.wire || holders(s.type) != 1) return false;
+    if (!s.channel.contains(s.type) || s.type != s.wire || channel_holders(s.type) != 1) return false;
   return true;
 }
 
@@ -124,7 +119,7 @@ TEST_CASE("overlapping channels are detected, neighbours are not") {
 TEST_CASE("the registry is disjoint, well formed and holds no type 0") {
   static_assert(channels::disjoint(channels::kRegistry));
   static_assert(channels::well_formed(channels::kRegistry));
-  static_assert(holders(0) == 0);
+  static_assert(channel_holders(0) == 0);
   static_assert(!channels::well_formed(std::array{Channel{"empty", 0x10, 0x0F}}));
   static_assert(!channels::well_formed(std::array{Channel{"zero", 0, 0x0F}}));
   std::set<std::string_view> names;
@@ -139,7 +134,7 @@ TEST_CASE("every shipped message type lies in its own channel, at the number it 
     CHECK(each_registered(s.channel));
     CHECK(s.channel.contains(s.type));
     CHECK(s.type == s.wire);
-    CHECK(holders(s.type) == 1);
+    CHECK(channel_holders(s.type) == 1);
   }
 }
 
