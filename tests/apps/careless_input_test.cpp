@@ -183,7 +183,9 @@ TEST_CASE("defect 7: --init-model with a phase count no run could have is refuse
     return std::make_pair(r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   };
   write_text(dir / "m" / "model.json", with_field(header, "phases", "9223372036854775807"));
-  const auto [refused, refused_s] = continue_run();
+  const auto refused_run = continue_run();
+  const auto& refused = refused_run.first;
+  const double refused_s = refused_run.second;
   INFO(refused.output);
   CHECK(refused.exit_code == 2);
   CHECK(said(refused.output, "\"phases\" between \"epochs\" and twice it"));
@@ -192,7 +194,9 @@ TEST_CASE("defect 7: --init-model with a phase count no run could have is refuse
   // (the ring's place after 4·10⁹ random-ring phases was walked one phase at a time).
   write_text(dir / "m" / "model.json",
              with_field(with_field(header, "epochs", "2000000000"), "phases", "4000000000"));
-  const auto [continued, continued_s] = continue_run();
+  const auto continued_run = continue_run();
+  const auto& continued = continued_run.first;
+  const double continued_s = continued_run.second;
   INFO(continued.output);
   CHECK(continued.exit_code == 0);
   CHECK(continued_s < 30);

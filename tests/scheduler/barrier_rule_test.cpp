@@ -43,7 +43,9 @@ TEST_CASE("the built-in rules through BarrierRule: every worker's steps are thos
       {"pssp:3:2", 11252615821203433788uLL},
       {"pssp:10:1", 4355104776720162518uLL},
   };
-  for (const auto& [spec, expected] : recorded) {
+  for (const auto& run : recorded) {
+    const char* const spec = run.first;
+    const std::uint64_t expected = run.second;
     CAPTURE(spec);
     const auto r = simulate(small_run(60, 150, 4), BarrierSpec::parse(spec));
     CHECK(fingerprint(r) == expected);

@@ -81,7 +81,8 @@ TEST_CASE("peer samples: β distinct others without replacement, all of them at 
     }
     CHECK(hits.size() == 16);
     const double expected = draws * beta / 16.0;
-    for (auto [peer, n] : hits) {
+    for (const auto& hit : hits) {
+      const int peer = hit.first, n = hit.second;
       CAPTURE(peer);
       CHECK(std::abs(n - expected) < 0.06 * expected);
     }

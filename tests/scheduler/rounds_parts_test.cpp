@@ -218,7 +218,9 @@ TEST_CASE("the dependency check drops candidates correlated with kept or in-flig
   // Gram mode and the wide mode (forced by a Gram limit of 0), over the whole set and over its
   // rows in 1 to 3 shards: the same decisions.
   for (const std::uint32_t gram_features : {DependencyCheck::kGramFeatures, 0u}) {
-    for (const auto& [parts, at_once] : {std::pair{1u, false}, {2u, false}, {3u, false}, {1u, true}, {3u, true}}) {
+    for (const auto& shards : {std::pair{1u, false}, {2u, false}, {3u, false}, {1u, true}, {3u, true}}) {
+      const unsigned parts = shards.first;
+      const bool at_once = shards.second;
       CAPTURE(gram_features);
       CAPTURE(parts);
       CAPTURE(at_once);

@@ -89,8 +89,10 @@ TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats b
   };
   const auto rotation = train("rotation", {});
   REQUIRE_MESSAGE(rotation.exit_code == 0, rotation.output);
-  for (const auto& [name, flags] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+  for (const auto& run : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"c1", {"--model", "C"}}, {"c2", {"--model", "allreduce", "--syncs-per-epoch", "3"}}}) {
+    const std::string& name = run.first;
+    const std::vector<std::string>& flags = run.second;
     CAPTURE(name);
     const auto r = train(name, flags);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -101,7 +103,7 @@ TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats b
     const auto reference = json_lines(read_text(dir / "rotation.jsonl"));
     REQUIRE(epochs.size() == reference.size());
     for (std::size_t e = 0; e < epochs.size(); ++e) {
-      for (const auto& [key, value] : reference[e].items()) CHECK_MESSAGE(epochs[e].contains(key), key);
+      for (const auto& field : reference[e].items()) CHECK_MESSAGE(epochs[e].contains(field.key()), field.key());
       CHECK(epochs[e].size() == reference[e].size());
     }
     // The random start is the same under both models (its likelihood summed in another order).
@@ -111,8 +113,8 @@ TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats b
     // The same files, in the same format: one header of the same fields, as many lines.
     const auto header = nlohmann::json::parse(read_text(dir / name / "model.json"));
     const auto reference_header = nlohmann::json::parse(read_text(dir / "rotation" / "model.json"));
-    for (const auto& [key, value] : reference_header.items())
-      if (key != "loglik_per_token") CHECK_MESSAGE(header[key] == value, key);
+    for (const auto& field : reference_header.items())
+      if (field.key() != "loglik_per_token") CHECK_MESSAGE(header[field.key()] == field.value(), field.key());
     for (const char* file : {"word_topic.tsv", "doc_topic.tsv", "topics.txt"}) {
       const auto text = read_text(dir / name / file);
       const auto reference_text = read_text(dir / "rotation" / file);

@@ -355,8 +355,10 @@ TEST_CASE("under the allreduce model, a rank with another corpus or another mode
   auto other_corpus = allreduce;
   other_corpus[2] = (dir / "other").string();
   auto rotation = common_lda_argv(dir);
-  for (const auto& [second, setting] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+  for (const auto& mismatch : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {other_corpus, "input --corpus is"}, {rotation, "--model is rotation on rank 1, allreduce on rank 0"}}) {
+    const std::vector<std::string>& second = mismatch.first;
+    const std::string& setting = mismatch.second;
     CAPTURE(setting);
     const auto ranks = run_ranks({allreduce, second}, "4");
     for (const auto& r : ranks) {

@@ -57,7 +57,8 @@ TrainedMf train_recorded(const mf::MfConfig& c) {
 
 TEST_CASE("on planted rank-8 data with noise 0.1, test RMSE falls below 0.15 within 20 epochs") {
   REQUIRE(planted_rank8_ratings().train.ratings.size() >= 195'000);
-  for (auto [P, T, d] : {std::tuple{1, 2, 1}, std::tuple{2, 1, 2}, std::tuple{3, 1, 1}}) {
+  for (const auto& layout : {std::tuple{1, 2, 1}, std::tuple{2, 1, 2}, std::tuple{3, 1, 1}}) {
+    const int P = std::get<0>(layout), T = std::get<1>(layout), d = std::get<2>(layout);
     CAPTURE(P);
     CAPTURE(d);
     const auto t = train_recorded(mf_config(P, T, d));

@@ -79,7 +79,9 @@ TEST_CASE("each line is read by exactly one part, whatever the split") {
       {"one newline", "\n"},
       {"an empty file", ""},
   };
-  for (const auto& [what, text] : cases) {
+  for (const auto& c : cases) {
+    const auto& what = c.first;
+    const auto& text = c.second;
     CAPTURE(what);
     TempDir dir;
     write_text(dir / "in.txt", text);

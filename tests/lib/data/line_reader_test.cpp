@@ -51,7 +51,9 @@ TEST_CASE("LineReader streams the same lines as LineCursor over the whole file")
       {"many", many},
       {"a line longer than the buffer", "first\n" + longer + "\nlast"},
   };
-  for (const auto& [name, text] : cases) {
+  for (const auto& c : cases) {
+    const auto& name = c.first;
+    const auto& text = c.second;
     CAPTURE(name);
     const auto file = dir / "input.txt";
     write_text(file, text);

@@ -61,9 +61,11 @@ TEST_CASE_TEMPLATE("a malformed shuffle message fails the job with an error nami
       {"trailing bytes", count_then_tail(0, 5)},
       {"no count at all", std::vector<std::byte>(3)},
   };
-  for (const auto& [what, body] : bodies) {
+  for (const auto& crafted : bodies) {
+    const char* const what = crafted.first;
+    const std::vector<std::byte>& body = crafted.second;
     CAPTURE(what);
-    const auto error = error_of([&, &body = body] {
+    const auto error = error_of([&] {
       mapreduce::run(job_of<B>(3), [&](Context& ctx) {
         if (ctx.rank() == 1) {
           send_crafted(ctx, body);
@@ -122,12 +124,14 @@ TEST_CASE("across processes the other ranks hear a rank's refused input as kBadI
       {[] { throw std::invalid_argument("3 workers but 2 documents"); }, "bad input"},
       {[] { throw std::runtime_error("disk on fire"); }, "error"},
   };
-  for (const auto& [raise, expected] : cases) {
+  for (const auto& c : cases) {
+    const std::function<void()>& raise = c.first;
+    const std::string& expected = c.second;
     CAPTURE(expected);
     const std::uint16_t port = gyre::test::free_port();
     std::vector<std::future<std::string>> processes;
     for (int p = 0; p < 3; ++p)
-      processes.push_back(std::async(std::launch::async, [&, p, &raise = raise]() -> std::string {
+      processes.push_back(std::async(std::launch::async, [&, p]() -> std::string {
         runtime::ProcessesBackend backend;
         backend.launch = {p, 3, "flags"};
         backend.coordinator = {"127.0.0.1", port};
