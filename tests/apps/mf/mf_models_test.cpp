@@ -6,7 +6,7 @@
 
 #include "gyre/data/planted_ratings.hpp"
 #include "support/sanitizers.hpp"
-#include "support/trained_mf.hpp"
+#include "trained_mf.hpp"
 #include "mf/trainer.hpp"
 
 using namespace gyre;

@@ -8,7 +8,7 @@
 #include "mf/mf_kernel.hpp"
 #include "mf/trainer.hpp"
 #include "support/float_checks.hpp"
-#include "support/trained_mf.hpp"
+#include "trained_mf.hpp"
 
 using namespace gyre;
 using gyre::test::TrainedMf;

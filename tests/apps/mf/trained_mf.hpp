@@ -1,4 +1,4 @@
-// tests/support/trained_mf.hpp — an MF model trained in-process, kept with the report of every epoch.
+// tests/apps/mf/trained_mf.hpp — an MF model trained in-process, kept with the report of every epoch.
 #pragma once
 
 #include <vector>
