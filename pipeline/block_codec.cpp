@@ -11,7 +11,7 @@ namespace gyre::pipeline {
 namespace {
 
 std::string shape_text(std::uint64_t rows, std::uint64_t stride) {
-  return std::to_string(rows) + " rows of " + std::to_string(stride) + " floats";
+  return stride == 0 ? std::to_string(rows) + " packed rows" : std::to_string(rows) + " rows of " + std::to_string(stride) + " floats";
 }
 
 }  // namespace
@@ -43,12 +43,15 @@ DecodedBlock decode_block(net::Message message, std::span<const model::BlockShap
   if (meta.rows != want.rows || meta.stride != want.stride)
     throw wire::DecodeError(block + " has " + shape_text(meta.rows, meta.stride) + "; the plan here has " +
                             shape_text(want.rows, want.stride));
-  // The shape is the plan's, so the product is one this rank allocates itself.
-  if (message.body.size() != want.rows * want.stride * sizeof(float))
-    throw wire::DecodeError(block + " carries " + std::to_string(message.body.size()) + " bytes for its " +
-                            shape_text(want.rows, want.stride));
+  // The shape is the plan's, so the product (or a packed block's bound) is one this rank
+  // allocates itself.
+  const std::size_t bytes = message.body.size();
+  if (want.packed() ? bytes % 4 != 0 || bytes > want.max_bytes : bytes != want.rows * want.stride * sizeof(float))
+    throw wire::DecodeError(block + " carries " + std::to_string(bytes) + " bytes for its " +
+                            shape_text(want.rows, want.stride) +
+                            (want.packed() ? " (whole 32-bit words, at most " + std::to_string(want.max_bytes) + ")" : ""));
   wire::little_in_place(message.body.bytes(), 4);
-  return {model::Block(meta.id, meta.version, want.rows, want.stride, std::move(message.body)), meta.seq};
+  return {model::Block(meta.id, meta.version, want, std::move(message.body)), meta.seq};
 }
 
 void check_arrival(const scheduler::RotationSchedule& schedule, int receiver, std::uint64_t phases_started, int sender,

@@ -23,10 +23,12 @@ std::vector<int> worker_ranks(int workers) {
   return r;
 }
 
-// Every word block of the plan, by id, as training starts it.
+// Every word block of the plan, by id, as training starts it: dense, since the replicas' changes
+// are summed count by count.
 std::vector<model::Block> starting_blocks(const LdaPlan& plan) {
   std::vector<model::Block> all;
-  for (model::BlockId id = 0; id < plan.blocks.rows.size(); ++id) all.push_back(starting_block(plan, id));
+  for (model::BlockId id = 0; id < plan.blocks.rows.size(); ++id)
+    all.push_back(unpack_block(starting_block(plan, id), plan.config.topics, model::padded_width(plan.config.topics)));
   return all;
 }
 
@@ -171,10 +173,12 @@ std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<d
     if (heldout) heldout->watch(*kernel);
     auto replica = run_allreduce_worker(plan, m.rank, *kernel, m.mailbox, timeout, checkpointing.at_phase_end);
     if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
-    // The replicas are equal: worker 0 hands in its blocks, every worker its doc-topic rows.
+    // The replicas are equal: worker 0 hands in its blocks (packed, as the rotation's are),
+    // every worker its doc-topic rows.
     std::vector<model::OwnedBlock> held;
     if (m.rank == 0)
-      for (auto& b : replica) held.emplace_back(std::move(b), nullptr);
+      for (auto& b : replica)
+        held.emplace_back(pack_block(b, plan.config.topics, plan.block_shapes.at(b.id()).max_bytes), nullptr);
     replica.clear();
     if (hooks.parts)
       write_parts(plan, m, shard.doc_ids, *kernel, held, vocab, kernel->topic_totals(), last_loglik, *hooks.parts, timeout);

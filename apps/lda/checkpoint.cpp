@@ -6,6 +6,7 @@
 
 #include "gyre/checkpoint/part_bytes.hpp"
 #include "gyre/model/row_blocks.hpp"
+#include "lda/word_topic_block.hpp"
 
 namespace gyre::lda {
 namespace {
@@ -13,7 +14,10 @@ namespace {
 using checkpoint::StateReader;
 using checkpoint::StateWriter;
 
-constexpr std::uint32_t kPartVersion = 1;
+// Version 2 keeps every block packed (word_topic_block.hpp); version 1 kept them dense, rows of
+// K counts padded to 8, and is packed as it is read.
+constexpr std::uint32_t kPartVersion = 2;
+constexpr std::uint32_t kDenseBlocksVersion = 1;
 
 std::vector<std::byte> encode_part(const LdaKernel& kernel, std::span<const model::Block* const> held) {
   StateWriter out;
@@ -24,7 +28,12 @@ std::vector<std::byte> encode_part(const LdaKernel& kernel, std::span<const mode
   out.put<std::uint64_t>(held.size());
   for (const model::Block* b : held) {
     out.put(static_cast<std::uint32_t>(b->id()));
-    out.put_all(std::span<const std::int32_t>(b->counts(), b->rows() * b->stride()));
+    if (b->packed()) {
+      out.put_all(b->words());
+    } else {  // a replica of the allreduce model
+      const model::Block packed = pack_block(*b, kernel.topics(), SIZE_MAX);
+      out.put_all(packed.words());
+    }
   }
   return std::move(out.bytes());
 }
@@ -57,7 +66,8 @@ std::shared_ptr<const LdaStart> read_checkpoint(const checkpoint::Found& found, 
   for (int r = 0; r < found.manifest.ranks; ++r) {
     const auto part = checkpoint::open_part(found, r);
     StateReader in = part.reader();
-    if (in.get<std::uint32_t>() != kPartVersion) in.fail("a gyre-lda checkpoint part of version 1");
+    const auto version = in.get<std::uint32_t>();
+    if (version != kPartVersion && version != kDenseBlocksVersion) in.fail("a gyre-lda checkpoint part of version 1 or 2");
     if (in.get<std::uint32_t>() != topics) in.fail(std::to_string(topics) + " topics (this run's --topics)");
     auto z = in.get_all<std::uint16_t>();
     if (hosted(r)) start->topics[static_cast<std::size_t>(r)] = std::move(z);
@@ -66,14 +76,27 @@ std::shared_ptr<const LdaStart> read_checkpoint(const checkpoint::Found& found, 
     const auto blocks = in.get<std::uint64_t>();
     for (std::uint64_t b = 0; b < blocks; ++b) {
       const auto id = in.get<std::uint32_t>();
-      auto counts = in.get_all<std::int32_t>();
-      if (counts.size() % stride != 0) in.fail("blocks of rows of " + std::to_string(stride) + " counts");
+      std::vector<std::uint32_t> words;
+      if (version == kDenseBlocksVersion) {
+        const auto counts = in.get_all<std::int32_t>();
+        if (counts.size() % stride != 0) in.fail("blocks of rows of " + std::to_string(stride) + " counts");
+        model::Block dense(id, counts.size() / stride, stride);
+        std::copy(counts.begin(), counts.end(), dense.counts());
+        try {
+          const auto packed = pack_block(dense, topics, SIZE_MAX);
+          words.assign(packed.words().begin(), packed.words().end());
+        } catch (const std::invalid_argument& e) {
+          in.fail(std::string("counts that are not negative (") + e.what() + ")");
+        }
+      } else {
+        words = in.get_all<std::uint32_t>();
+      }
       if (id >= start->block_counts.size()) {
         if (id > (1u << 24)) in.fail("a block id below 2^24");
         start->block_counts.resize(id + 1);
       }
       if (!start->block_counts[id].empty()) in.fail("block " + std::to_string(id) + " in one part only");
-      start->block_counts[id] = std::move(counts);
+      start->block_counts[id] = std::move(words);
     }
     in.finish();
   }

@@ -26,7 +26,7 @@ std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const r
   // memory proportional to the tokens, not documents × K.
   pipeline::GatherOptions gather;
   gather.workers = plan.config.workers;
-  gather.layout = plan.blocks.shapes(model::padded_width(plan.config.topics));
+  gather.layout = plan.block_shapes;
   gather.row_bytes = pipeline::kAnyRowBytes;
   gather.id_limit = doc_id_limit;
   gather.timeout = timeout;
@@ -113,7 +113,7 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput i
   take_checkpoints(plan, hooks.checkpoints, policy, options, [&](int) -> const LdaKernel& { return *kernel; });
   pipeline::run_rotation(
       pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,
-      plan.blocks.shapes(model::padded_width(plan.config.topics)),
+      plan.block_shapes,
       [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; }, policy, options,
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());

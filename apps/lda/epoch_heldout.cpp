@@ -17,9 +17,9 @@ void EpochHeldout::watch(LdaKernel& kernel) {
 void EpochHeldout::copy_rows(const model::Block& block) {
   const std::uint32_t K = plan_.config.topics;
   const auto& words = plan_.blocks.rows.at(block.id());
+  const BlockRows rows(block, K);
   for (std::size_t row = 0; row < block.rows(); ++row)
-    std::copy_n(block.counts() + row * block.stride(), K,
-                word_topic_.begin() + static_cast<std::ptrdiff_t>(words.at(row)) * K);
+    rows.copy_dense(row, std::span(word_topic_).subspan(static_cast<std::size_t>(words.at(row)) * K, K));
 }
 
 EpochReport EpochHeldout::add_to(EpochReport report) const {

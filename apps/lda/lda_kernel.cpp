@@ -33,7 +33,8 @@ struct CellState {
   std::uint16_t* token_state;          // per token by rank (TokenRef): current topic, M proposals
   std::int32_t* doc_counts;            // K zeros, left zero: one document's counts at a time
   std::int32_t* word_counts;           // K zeros, left zero: one word row's counts at a time
-  std::int32_t* word_topic;            // block rows × stride
+  std::int32_t* const* dense_rows;     // per block row: the counts a row of more than K/4 tokens is walked
+                                       // against in place (a dense block's own rows: all of them); else null
   const std::uint64_t* remote_begin;   // per row
   const std::uint16_t* remote_topics;  // per row: the other workers' tokens' topics, as the block arrived
   std::int64_t* totals;                // this cell's view of n_k
@@ -49,7 +50,6 @@ std::size_t token_state_stride(int mh_steps) { return 1 + static_cast<std::size_
 
 struct Priors {
   std::uint32_t K;
-  std::size_t stride;
   double alpha, beta, vbeta;
   int mh_steps;
   std::size_t state_stride() const { return token_state_stride(mh_steps); }
@@ -145,12 +145,13 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
     next_state += (last - first) * S;
     // A row of at most K/4 tokens is walked against a copy of its counts in L1, made
     // from its tokens' topics (the other workers' as the block arrived, this worker's as
-    // counted: what the block's row holds), and the block's row is only written where a token
-    // moves: at K = 1000 a row is 4 KB, and a rare word's few tokens would each miss the cache
-    // on 1 + M lines of it. A frequent word's row stays in cache, and copying it for each cell
-    // would cost more than it saves (a bound of K instead of K/4: the generated corpus at
-    // K = 1000 1-4% slower, the mails no faster).
-    std::int32_t* block_row = c.word_topic + r * p.stride;
+    // counted: what the block's row holds), and a dense block's row is only written where a
+    // token moves (a packed block is packed anew from the tokens after the sweep): at K = 1000
+    // a row is 4 KB, and a rare word's few tokens would each miss the cache on 1 + M lines of
+    // it. A frequent word's row stays in cache, and copying it for each cell would cost more
+    // than it saves (a bound of K instead of K/4: the generated corpus at K = 1000 1-4% slower,
+    // the mails no faster); it is walked in place, in a dense row of its own.
+    std::int32_t* block_row = c.dense_rows[r];
     const std::uint16_t* remote = c.remote_topics + c.remote_begin[r];
     const std::uint16_t* const remote_end = c.remote_topics + c.remote_begin[r + 1];
     const bool copied = static_cast<std::uint64_t>(remote_end - remote) + (row_slots[r + 1] - row_slots[r]) <= p.K / 4;
@@ -161,7 +162,7 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
     };
     if (copied) each_topic([&](std::uint16_t k) { ++nw[k]; });
     const auto move_in_block = [&](std::uint32_t from, std::uint32_t to) {
-      if (!copied) return;
+      if (!copied || block_row == nullptr) return;
       --block_row[from];
       ++block_row[to];
     };
@@ -190,15 +191,6 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
     if (copied) each_topic([&](std::uint16_t k) { nw[k] = 0; });
   }
   stream = rng;
-}
-
-// Σ over the non-zero entries of lg(n) − lg(0), over [first, last) of a count array.
-double nonzero_lgamma_sum(const std::int32_t* first, const std::int32_t* last, const LogGamma& lg) {
-  double sum = 0;
-  const double base = lg(0);
-  for (const std::int32_t* c = first; c != last; ++c)
-    if (*c != 0) sum += lg(*c) - base;
-  return sum;
 }
 
 // A fixed chunking summed in order: the same bits for any number of threads.
@@ -234,7 +226,8 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
       lg_beta_(beta_),
       cell_totals_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0),
       doc_scratch_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0),
-      word_scratch_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0) {
+      word_scratch_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0),
+      packer_(config.topics) {
   if (K_ < 1 || K_ > std::numeric_limits<std::uint16_t>::max())
     throw std::invalid_argument("topics must be in 1..65535");
   if (word_tokens.size() != blocks.block_of.size())
@@ -328,9 +321,9 @@ void LdaKernel::evaluate(const model::Block&, const scheduler::Visit&) {
 // the counts, at most that less this worker's own tokens, which it is about to add. Then every
 // total the kernel sizes from a block is bounded by the corpus, and no count can overflow. The
 // counts are checked where they are first read anyway (add_initial_topics, sweep), not in a pass of
-// their own.
+// their own; a packed block's form (BlockRows) as its view is made.
 const std::vector<std::int32_t>& LdaKernel::row_tokens(const model::Block& block) const {
-  if (block.stride() != stride_) throw std::invalid_argument("word-topic block of another topic count");
+  if (!block.packed() && block.stride() != stride_) throw std::invalid_argument("word-topic block of another topic count");
   if (block.id() >= row_tokens_.size())
     throw std::invalid_argument("word-topic block " + std::to_string(block.id()) + " is not one of the plan's");
   const auto& expected = row_tokens_[block.id()];
@@ -347,36 +340,47 @@ namespace {
                               " tokens; its word has " + std::to_string(expected) + " in the corpus" + more);
 }
 
+[[noreturn]] void negative_count(std::size_t row, std::uint32_t k, std::int32_t n) {
+  throw std::invalid_argument("word-topic row " + std::to_string(row) + " has count " + std::to_string(n) + " in topic " +
+                              std::to_string(k));
+}
+
 }  // namespace
 
-std::int64_t LdaKernel::row_total(const std::int32_t* row, std::size_t r) const {
+std::int64_t LdaKernel::row_total(const BlockRows& rows, std::size_t r) const {
   std::int64_t total = 0;
-  for (std::uint32_t k = 0; k < K_; ++k) {
-    if (row[k] < 0)
-      throw std::invalid_argument("word-topic row " + std::to_string(r) + " has count " + std::to_string(row[k]) +
-                                  " in topic " + std::to_string(k));
-    total += row[k];
-  }
+  rows.for_each(r, [&](std::uint32_t k, std::int32_t n) {
+    if (n < 0) negative_count(r, k, n);
+    total += n;
+  });
   return total;
 }
 
 void LdaKernel::check_counts(const model::Block& block) const {
   const auto& expected = row_tokens(block);
+  const BlockRows rows(block, K_);
   for (std::size_t r = 0; r < expected.size(); ++r)
-    if (const std::int64_t total = row_total(block.counts() + r * stride_, r); total != expected[r])
-      bad_total(r, total, expected[r], "");
+    if (const std::int64_t total = row_total(rows, r); total != expected[r]) bad_total(r, total, expected[r], "");
 }
 
 void LdaKernel::add_initial_topics(model::Block& block) {
   const auto& expected = row_tokens(block);
-  std::int32_t* counts = block.counts();
+  const BlockRows rows(block, K_);
   const std::uint32_t* slots = tokens_.rows(block.id());
   for (std::size_t r = 0; r < expected.size() && !blocks_trusted_; ++r) {
-    const std::int64_t total = row_total(counts + r * stride_, r);
+    const std::int64_t total = row_total(rows, r);
     const std::int64_t local = slots[r + 1] - slots[r];
     if (total + local > expected[r])
       bad_total(r, total, expected[r], ", " + std::to_string(local) + " of them still to add here");
   }
+  if (block.packed()) {
+    block.replace_storage(packer_.pack(expected.size(), [&](std::size_t r, auto add) {
+      rows.for_each(r, add);
+      for (std::uint32_t slot = slots[r]; slot < slots[r + 1]; ++slot) add(zw_[slot], 1);
+    }));
+    return;
+  }
+  std::int32_t* counts = block.counts();
   const std::uint32_t G = tokens_.groups();
   pipeline::diagonal_sweep(G, locks_, [&](std::uint32_t g, std::uint32_t s) {
     const auto [first_row, last_row] = tokens_.sub_rows(block.id(), s);
@@ -388,75 +392,107 @@ void LdaKernel::add_initial_topics(model::Block& block) {
   });
 }
 
-void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
-  if (part >= tokens_.parts())
-    throw std::logic_error("document part " + std::to_string(part) + " of " + std::to_string(tokens_.parts()));
+void LdaKernel::take_in_rows(const model::Block& block) {
   const auto& expected = row_tokens(block);
-  if (token_state_.empty() && !zw_.empty()) make_token_state();
+  const BlockRows view(block, K_);
   const std::size_t rows = block.rows();
-  std::int32_t* counts = block.counts();
   // The other workers' share of each row: the block's counts less this worker's tokens, as
   // lists of topics. First, on T threads, each row is checked: its total must be its word's
   // tokens in the corpus, no count negative, and no topic's count below this worker's tokens of
-  // it (else the others' share would be negative and the lists overrun their row's run). As the
-  // total is then the word's, only the topics this worker holds can fall short, so a row costs
-  // one scan of its K counts and two of its local tokens; no copy. Then the lengths' running
-  // sum, and the lists of the rows that have any.
+  // it (else the others' share would be negative and the lists overrun their row's run). As
+  // the counts are then not negative, that last holds exactly when the row's counts, each
+  // capped at this worker's tokens of its topic, sum to this worker's tokens: a row costs one
+  // walk of its non-zero counts and two of its local tokens; no copy. Then the lengths'
+  // running sum, and the lists of the rows that have any.
   const std::uint32_t* slots = tokens_.rows(block.id());
   remote_begin_.assign(rows + 1, 0);
   std::atomic<std::size_t> first_bad{rows};
   if (blocks_trusted_) {
     // Made and kept by this process's own workers: every row holds its word's tokens, so the
-    // others' share is what this worker does not hold, and the V × K scan is not needed.
+    // others' share is what this worker does not hold, and the check is not needed.
     for (std::size_t r = 0; r < rows; ++r) remote_begin_[r + 1] = static_cast<std::uint64_t>(expected[r] - (slots[r + 1] - slots[r]));
   } else oneapi::tbb::parallel_for(
       oneapi::tbb::blocked_range<std::size_t>(0, rows, 256), [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
         std::vector<std::int32_t> mine(K_, 0);
         for (std::size_t r = range.begin(); r != range.end(); ++r) {
-          const std::int32_t* row = counts + r * stride_;
-          std::int64_t total = 0;
-          std::int32_t lowest = 0;
-          for (std::uint32_t k = 0; k < K_; ++k) {
-            total += row[k];
-            lowest = std::min(lowest, row[k]);
-          }
-          bool short_of_mine = false;
+          const std::int64_t local = slots[r + 1] - slots[r];
           for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) ++mine[zw_[i]];
-          for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) short_of_mine |= mine[zw_[i]] > row[zw_[i]];
+          std::int64_t total = 0, covered = 0;
+          std::int32_t lowest = 0;
+          view.for_each(r, [&](std::uint32_t k, std::int32_t n) {
+            total += n;
+            lowest = std::min(lowest, n);
+            covered += std::min(n, mine[k]);
+          });
           for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) mine[zw_[i]] = 0;
-          if (total != expected[r] || lowest < 0 || short_of_mine) {
+          if (total != expected[r] || lowest < 0 || covered != local) {
             // The first bad row is named, whichever thread finds it.
             std::size_t seen = first_bad.load();
             while (r < seen && !first_bad.compare_exchange_weak(seen, r)) {
             }
             continue;
           }
-          remote_begin_[r + 1] = static_cast<std::uint64_t>(total - (slots[r + 1] - slots[r]));
+          remote_begin_[r + 1] = static_cast<std::uint64_t>(total - local);
         }
       });
   if (const std::size_t r = first_bad; r < rows) {
-    const std::int32_t* row = counts + r * stride_;
-    if (const std::int64_t total = std::accumulate(row, row + K_, std::int64_t{0}); total != expected[r])
-      bad_total(r, total, expected[r], "");
+    std::int64_t total = 0;
+    view.for_each(r, [&](std::uint32_t, std::int32_t n) { total += n; });
+    if (total != expected[r]) bad_total(r, total, expected[r], "");
     throw std::invalid_argument("word-topic row " + std::to_string(r) +
                                 " counts fewer tokens of a topic than this worker holds in it");
   }
   for (std::size_t r = 0; r < rows; ++r) remote_begin_[r + 1] += remote_begin_[r];
   remote_topics_.resize(remote_begin_[rows]);  // at most the corpus's tokens, by the totals
+  // Rows of more than K/4 tokens are walked in place (sample_word_major): a dense block's own
+  // rows, or dense copies of a packed block's, which take at most 16 bytes a token of the block.
+  dense_rows_.assign(rows, nullptr);
+  std::size_t walked = 0;
+  for (std::size_t r = 0; r < rows; ++r) walked += walked_in_place(expected[r]) ? 1 : 0;
+  if (!block.packed()) {
+    for (std::size_t r = 0; r < rows; ++r) dense_rows_[r] = const_cast<std::int32_t*>(block.counts()) + r * stride_;
+  } else {
+    walked_counts_.assign(walked * K_, 0);
+    for (std::size_t r = 0, next = 0; r < rows; ++r)
+      if (walked_in_place(expected[r])) dense_rows_[r] = walked_counts_.data() + (next++) * K_;
+  }
   oneapi::tbb::parallel_for(
       oneapi::tbb::blocked_range<std::size_t>(0, rows, 256), [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
         std::vector<std::int32_t> mine(K_, 0);
         for (std::size_t r = range.begin(); r != range.end(); ++r) {
+          if (block.packed() && dense_rows_[r] != nullptr)
+            view.for_each(r, [&](std::uint32_t k, std::int32_t n) { dense_rows_[r][k] = n; });
           if (remote_begin_[r + 1] == remote_begin_[r]) continue;
-          const std::int32_t* row = counts + r * stride_;
           for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) ++mine[zw_[i]];
           std::uint16_t* out = remote_topics_.data() + remote_begin_[r];
-          for (std::uint32_t k = 0; k < K_; ++k) out = std::fill_n(out, row[k] - mine[k], static_cast<std::uint16_t>(k));
+          view.for_each(r, [&](std::uint32_t k, std::int32_t n) { out = std::fill_n(out, n - mine[k], static_cast<std::uint16_t>(k)); });
           for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) mine[zw_[i]] = 0;
         }
       });
+}
 
-  const Priors priors{K_, stride_, alpha_, beta_, vbeta_, config_.mh_steps};
+void LdaKernel::pack_swept_rows(model::Block& block) {
+  if (!block.packed()) return;  // a dense block's rows were kept up to date in place
+  const std::uint32_t* slots = tokens_.rows(block.id());
+  block.replace_storage(packer_.pack(block.rows(), [&](std::size_t r, auto add) {
+    if (const std::int32_t* row = dense_rows_[r]) {
+      for (std::uint32_t k = 0; k < K_; ++k)
+        if (row[k] != 0) add(k, row[k]);
+      return;
+    }
+    for (std::uint64_t i = remote_begin_[r]; i < remote_begin_[r + 1]; ++i) add(remote_topics_[i], 1);
+    for (std::uint32_t slot = slots[r]; slot < slots[r + 1]; ++slot) add(zw_[slot], 1);
+  }));
+  std::vector<std::int32_t>().swap(walked_counts_);
+}
+
+void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
+  if (part >= tokens_.parts())
+    throw std::logic_error("document part " + std::to_string(part) + " of " + std::to_string(tokens_.parts()));
+  if (token_state_.empty() && !zw_.empty()) make_token_state();
+  take_in_rows(block);
+
+  const Priors priors{K_, alpha_, beta_, vbeta_, config_.mh_steps};
   const std::uint32_t G = tokens_.groups();
   double sampled = 0;
   for (std::uint32_t g = 0; g < G; ++g)
@@ -479,7 +515,7 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
                               token_state_.data() + g * state_stride_,
                               doc_scratch_.data() + static_cast<std::size_t>(g) * K_,
                               word_scratch_.data() + static_cast<std::size_t>(g) * K_,
-                              counts,
+                              dense_rows_.data(),
                               remote_begin_.data(),
                               remote_topics_.data(),
                               cell_view(g)};
@@ -499,6 +535,7 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
         totals_ = std::move(next);
         for (std::uint32_t g = 0; g < G; ++g) std::copy(totals_.begin(), totals_.end(), cell_view(g));
       });
+  pack_swept_rows(block);
   sums_.tokens_sampled += sampled;
 }
 
@@ -516,11 +553,16 @@ void LdaKernel::add_word_loglik(const model::Block& block) {
 }
 
 double LdaKernel::word_loglik(const model::Block& block) const {
-  const std::int32_t* counts = block.counts();
-  const std::size_t stride = stride_;
+  const BlockRows rows(block, K_);
+  const double base = lg_beta_(0);
   return ordered_parallel_sum(block.rows(), 256, [&](std::size_t lo, std::size_t hi) {
     double sum = 0;
-    for (std::size_t r = lo; r < hi; ++r) sum += nonzero_lgamma_sum(counts + r * stride, counts + r * stride + K_, lg_beta_);
+    for (std::size_t r = lo; r < hi; ++r) {
+      // Σ over the row's non-zero counts, in topic order, of lg(n) − lg(0).
+      double row = 0;
+      rows.for_each(r, [&](std::uint32_t, std::int32_t n) { row += lg_beta_(n) - base; });
+      sum += row;
+    }
     return sum;
   });
 }
@@ -581,6 +623,7 @@ TopicCountRows LdaKernel::take_doc_topic_rows() {
   std::vector<std::uint16_t>().swap(token_state_);
   std::vector<std::uint16_t>().swap(remote_topics_);
   std::vector<std::uint64_t>().swap(remote_begin_);
+  std::vector<std::int32_t*>().swap(dense_rows_);
   return doc_topic_rows();
 }
 

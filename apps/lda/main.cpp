@@ -209,8 +209,14 @@ int main(int argc, char** argv) {
     // Across processes rank 0 gathers every document's sparse doc-topic row: at most 6 bytes a
     // token and 12 a document, as the encoded body and as the rows decoded from it.
     const std::uint64_t gathered_rows = distributed ? 2 * (input.tokens * 6 + input.docs * 12) : 0;
-    app::require_memory(corpus.tokens() * bytes_per_token(c.mh_steps) + gathered_rows +
-                            std::uint64_t{corpus.vocab_size()} * c.topics * sizeof(std::int32_t) +
+    // The word-topic blocks travel packed: at most 4 bytes a word and 8 a token of the corpus
+    // (lda/word_topic_block.hpp), and a visit walks the rows of frequent words in dense copies,
+    // at most 16 bytes a token.
+    const std::uint64_t packed_blocks =
+        std::min(std::uint64_t{corpus.vocab_size()} * (4 + 4 * std::uint64_t{c.topics}),
+                 4 * std::uint64_t{corpus.vocab_size()} + 8 * input.tokens);
+    app::require_memory(corpus.tokens() * bytes_per_token(c.mh_steps) + gathered_rows + packed_blocks +
+                            16 * corpus.tokens() +
                             replicas * corpus.vocab_size() * model::padded_width(c.topics) * sizeof(std::int32_t),
                         max_memory,
                         "LDA with " + std::to_string(c.topics) + " topics over " + std::to_string(corpus.tokens()) +

@@ -154,4 +154,19 @@ void TopicCountRows::set_row(std::size_t r, std::span<const std::int32_t> counts
     }
 }
 
+void TopicCountRows::set_sparse_row(std::size_t r, std::span<const std::uint32_t> topics,
+                                    std::span<const std::int32_t> counts) {
+  if (r >= rows()) throw std::invalid_argument("topic-count row " + std::to_string(r) + " is not one of the set's");
+  if (topics.size() != counts.size() || topics.size() != begin_[r + 1] - begin_[r])
+    throw std::invalid_argument("topic-count row " + std::to_string(r) + " has " + std::to_string(topics.size()) +
+                                " non-zero counts, not the " + std::to_string(begin_[r + 1] - begin_[r]) + " planned");
+  for (std::size_t i = 0; i < topics.size(); ++i) {
+    if (topics[i] >= K_ || (i > 0 && topics[i] <= topics[i - 1]) || counts[i] <= 0)
+      throw std::invalid_argument("a sparse topic-count row whose topics are not ascending below K = " +
+                                  std::to_string(K_) + " with positive counts");
+    topic_[begin_[r] + i] = static_cast<std::uint16_t>(topics[i]);
+    count_[begin_[r] + i] = counts[i];
+  }
+}
+
 }  // namespace gyre::lda

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <tuple>
@@ -80,6 +81,7 @@ LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector
   plan.word_tokens = word_counts;
   const auto blocks = static_cast<std::uint32_t>(config.workers * config.group_size());
   plan.blocks = model::RowBlocks::balance(word_counts, blocks);
+  plan.block_shapes = packed_shapes(plan.blocks, plan.word_tokens, config.topics);
   // Groups for balance only: the sampler reads one word row at a time (lda_kernel.cpp), so a
   // sub-range's rows need not fit in cache, and every further group costs a rebuild of each
   // document's counts per visit.
@@ -102,14 +104,21 @@ std::unique_ptr<LdaKernel> make_kernel(const LdaPlan& plan, int worker, const da
 }
 
 model::Block starting_block(const LdaPlan& plan, model::BlockId id) {
-  model::Block block(id, plan.blocks.rows[id].size(), model::padded_width(plan.config.topics));
-  if (const auto& start = plan.config.start) {
-    if (id >= start->block_counts.size())
-      throw std::invalid_argument("the checkpoint has no block " + std::to_string(id) + " (taken with another --depth?)");
-    const auto& counts = start->block_counts[id];
-    if (counts.size() * sizeof(std::int32_t) != block.values().size_bytes())
-      throw std::invalid_argument("a checkpoint's block " + std::to_string(id) + " has another shape");
-    std::copy(counts.begin(), counts.end(), block.counts());
+  const model::BlockShape& shape = plan.block_shapes.at(id);
+  const auto& start = plan.config.start;
+  if (!start) return model::Block::packed(id, shape.rows, shape.max_bytes, Buffer(shape.rows * sizeof(std::uint32_t)));  // empty rows
+  if (id >= start->block_counts.size())
+    throw std::invalid_argument("the checkpoint has no block " + std::to_string(id) + " (taken with another --depth?)");
+  const auto& words = start->block_counts[id];
+  if (words.size() * sizeof(std::uint32_t) > shape.max_bytes)
+    throw std::invalid_argument("a checkpoint's block " + std::to_string(id) + " has another shape");
+  Buffer storage(words.size() * sizeof(std::uint32_t));
+  std::memcpy(storage.data(), words.data(), storage.size());
+  model::Block block = model::Block::packed(id, shape.rows, shape.max_bytes, std::move(storage));
+  try {
+    (void)BlockRows(block, plan.config.topics);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("a checkpoint's block " + std::to_string(id) + ": " + e.what());
   }
   return block;
 }
@@ -151,19 +160,27 @@ LdaModel assemble_model(const LdaPlan& plan, std::vector<std::string> vocab, std
   // block freed once copied, so that the counts are never held twice.
   std::vector<std::uint64_t> nonzero(plan.vocab, 0);
   for (const model::Block& b : blocks) {
-    if (b.id() >= plan.blocks.rows.size() || b.rows() != plan.blocks.rows[b.id()].size() || b.stride() < K)
+    if (b.id() >= plan.blocks.rows.size() || b.rows() != plan.blocks.rows[b.id()].size() || (!b.packed() && b.stride() < K))
       throw std::invalid_argument("a word block that is not the plan's");
-    for (std::size_t row = 0; row < b.rows(); ++row) {
-      const std::int32_t* counts = b.counts() + row * b.stride();
-      nonzero[plan.blocks.rows[b.id()][row]] =
-          static_cast<std::uint64_t>(std::count_if(counts, counts + K, [](std::int32_t n) { return n != 0; }));
-    }
+    const BlockRows rows(b, K);
+    for (std::size_t row = 0; row < b.rows(); ++row)
+      rows.for_each(row, [&](std::uint32_t, std::int32_t) { ++nonzero[plan.blocks.rows[b.id()][row]]; });
   }
   m.word_topic = TopicCountRows::with_sizes(K, nonzero);
+  std::vector<std::uint32_t> topics;
+  std::vector<std::int32_t> counts;
   for (; !blocks.empty(); blocks.pop_back()) {
     const model::Block& b = blocks.back();
-    for (std::size_t row = 0; row < b.rows(); ++row)
-      m.word_topic.set_row(plan.blocks.rows[b.id()][row], std::span(b.counts() + row * b.stride(), K));
+    const BlockRows rows(b, K);
+    for (std::size_t row = 0; row < b.rows(); ++row) {
+      topics.clear();
+      counts.clear();
+      rows.for_each(row, [&](std::uint32_t k, std::int32_t n) {
+        topics.push_back(k);
+        counts.push_back(n);
+      });
+      m.word_topic.set_sparse_row(plan.blocks.rows[b.id()][row], topics, counts);
+    }
   }
   for (const auto& part : docs)
     if (part.counts.rows() != part.doc_ids.size() || part.counts.topics() != K)

@@ -27,7 +27,7 @@ inline constexpr int kMaxSyncsPerEpoch = 1024;
 struct LdaStart {
   int epoch = 0;
   std::vector<std::int64_t> topic_totals;             // K
-  std::vector<std::vector<std::int32_t>> block_counts;  // by block id: rows × padded K, as the block holds them
+  std::vector<std::vector<std::uint32_t>> block_counts;  // by block id: its rows packed (lda/word_topic_block.hpp)
   std::vector<std::vector<std::uint16_t>> topics;     // by worker: its tokens' topics (empty: not this process's)
 };
 

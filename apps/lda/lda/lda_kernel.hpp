@@ -14,6 +14,7 @@
 #include "lda/config.hpp"
 #include "lda/topic_count_rows.hpp"
 #include "lda/log_gamma.hpp"
+#include "lda/word_topic_block.hpp"
 #include "lda/worker_tokens.hpp"
 
 namespace gyre::lda {
@@ -44,6 +45,12 @@ struct LdaReport {
 //
 // A visiting block comes from a peer, so its counts are checked against the plan before any
 // of them is used as a length or an index (see row_tokens).
+//
+// Blocks are packed (word_topic_block.hpp: each row sparse or dense, whichever is smaller), so
+// a worker holds its blocks in memory proportional to their non-zero counts; a visit unpacks
+// the rows it walks in place (more than K/4 tokens) and packs the block anew from its tokens'
+// topics at the end. Harp's allreduce model sums dense replicas instead, and the kernel walks
+// their rows in place: the same draws either way.
 //
 // Harp's allreduce model (lda/allreduce.cpp) drives the same sampler without the rotation: each
 // worker holds a replica of every block and calls the public steps below itself, with
@@ -78,7 +85,8 @@ class LdaKernel final : public pipeline::RotationKernel {
   // only read the block, and is called on this worker's threads.
   void show_final_blocks(std::function<void(const model::Block&)> observer) { final_block_observer_ = std::move(observer); }
   // Throws std::invalid_argument unless `block` has the plan's shape for its id and every row
-  // holds exactly its word's tokens in the corpus, no count negative (a summed replica).
+  // holds exactly its word's tokens in the corpus, no count negative (a summed replica, or a
+  // block packed in another form by a test).
   void check_counts(const model::Block& block) const;
   // Every block this kernel will see is made and passed on by workers of this process (the
   // embedded job, not resumed from a checkpoint): a visit skips the check of the block's counts
@@ -109,7 +117,15 @@ class LdaKernel final : public pipeline::RotationKernel {
   // block's shape is checked to be the plan's.
   const std::vector<std::int32_t>& row_tokens(const model::Block& block) const;
   // The sum of row `r` of a block, throwing on a negative count.
-  std::int64_t row_total(const std::int32_t* row, std::size_t r) const;
+  std::int64_t row_total(const BlockRows& rows, std::size_t r) const;
+  // Before a sweep: checks the block's rows against the plan and this worker's tokens, and
+  // makes the other workers' topic lists and the rows walked in place.
+  void take_in_rows(const model::Block& block);
+  // After a sweep: a packed block's rows packed anew from the tokens' topics.
+  void pack_swept_rows(model::Block& block);
+  // A row of this many tokens is walked against its counts in place, not a copy (see
+  // sample_word_major).
+  bool walked_in_place(std::int64_t tokens) const noexcept { return tokens > static_cast<std::int64_t>(K_ / 4); }
   // Sets every slot's counted topic from the doc-major topics.
   void copy_to_slots();
   // Makes each group's room for the Metropolis-Hastings state of one cell's tokens (at the
@@ -148,6 +164,9 @@ class LdaKernel final : public pipeline::RotationKernel {
   std::vector<std::int64_t> cell_totals_;  // G × K
   std::vector<std::int32_t> doc_scratch_;  // G × K, zero between documents
   std::vector<std::int32_t> word_scratch_;  // G × K, zero between word rows
+  std::vector<std::int32_t*> dense_rows_;   // per row of the visiting block: where it is walked in place, or null
+  std::vector<std::int32_t> walked_counts_;  // a packed block's rows walked in place, K each
+  RowPacker packer_;
 
   std::uint64_t phases_done_ = 0;  // the first is the initialising phase
   LdaReport sums_{};

@@ -50,6 +50,8 @@ class TopicCountRows {
   // Fills row r of a with_sizes set from its K counts, which must have exactly the row's size of
   // non-zero ones.
   void set_row(std::size_t r, std::span<const std::int32_t> counts);
+  // The same from the row's non-zero counts: ascending topics below K, each with a positive count.
+  void set_sparse_row(std::size_t r, std::span<const std::uint32_t> topics, std::span<const std::int32_t> counts);
 
   bool operator==(const TopicCountRows&) const = default;
 

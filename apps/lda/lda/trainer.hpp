@@ -39,6 +39,7 @@ struct LdaPlan {
   std::uint64_t tokens = 0;  // the whole corpus
   std::vector<std::uint64_t> word_tokens;  // per word id, over the whole corpus
   model::RowBlocks blocks;
+  std::vector<model::BlockShape> block_shapes;  // packed (word_topic_block.hpp), by block id
   std::uint32_t groups = 1;
   std::shared_ptr<const scheduler::RotationSchedule> schedule;
 };
@@ -47,8 +48,8 @@ struct LdaPlan {
 // partition's word_counts.txt).
 LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector<std::uint64_t>& word_counts);
 std::unique_ptr<LdaKernel> make_kernel(const LdaPlan& plan, int worker, const data::Corpus& shard);
-// Word block `id` as training starts it: the plan's shape, all counts zero, or a resume's
-// checkpointed counts (config.start).
+// Word block `id` as training starts it, packed in the plan's shape: all counts zero, or a
+// resume's checkpointed counts (config.start).
 model::Block starting_block(const LdaPlan& plan, model::BlockId id);
 // Worker `worker`'s blocks at the start (starting_block of each).
 std::vector<model::Block> initial_blocks(const LdaPlan& plan, int worker);

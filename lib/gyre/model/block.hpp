@@ -1,4 +1,4 @@
-// gyre/model/block.hpp — a parameter block: BlockId, dense float rows, and its version clock.
+// gyre/model/block.hpp — a parameter block: BlockId, dense float rows (or rows packed by the app), and its version clock.
 #pragma once
 
 #include <cstddef>
@@ -22,9 +22,17 @@ inline constexpr std::size_t padded_width(std::size_t cols) {
 // A block's rows and row pitch, as the job's plan lays them out: every rank derives the same
 // shapes from the same plan, so a block that arrives in another shape comes from a rank with
 // other data or flags (or a hostile one) and is refused before any kernel indexes into it.
+//
+// A packed block (stride 0) holds its rows in an encoding of the app's, 32-bit words of a
+// length that varies from visit to visit (LDA's sparse word-topic rows: memory and traffic in
+// proportion to the non-zero counts, not rows × K). Its shape bounds the length instead: the
+// plan's most for that block, so a peer's frame can still not make this rank allocate more than
+// its own plan would. The app checks the words themselves before it uses them.
 struct BlockShape {
   std::size_t rows = 0;
   std::size_t stride = 0;
+  std::size_t max_bytes = 0;  // packed blocks only
+  bool packed() const noexcept { return stride == 0; }
   bool operator==(const BlockShape&) const = default;
 };
 
@@ -35,13 +43,19 @@ class Block {
   // what the columns mean.
   Block(BlockId id, std::size_t rows, std::size_t stride)
       : id_(id), rows_(rows), stride_(stride), storage_(rows * stride * sizeof(float)) {
-    if (stride % kRowAlign != 0) throw std::invalid_argument("block stride must be a multiple of 8");
+    if (stride == 0 || stride % kRowAlign != 0)
+      throw std::invalid_argument("block stride must be a positive multiple of 8 (a packed block is made by Block::packed)");
   }
-  // Rebuilds a block around a payload that arrived from the transport.
+  // Rebuilds a block around a payload that arrived from the transport (or a checkpoint).
+  Block(BlockId id, std::uint64_t version, const BlockShape& shape, Buffer storage)
+      : id_(id), version_(version), rows_(shape.rows), stride_(shape.stride), max_bytes_(shape.max_bytes) {
+    replace_storage(std::move(storage));
+  }
   Block(BlockId id, std::uint64_t version, std::size_t rows, std::size_t stride, Buffer storage)
-      : id_(id), version_(version), rows_(rows), stride_(stride), storage_(std::move(storage)) {
-    if (storage_.size() != rows * stride * sizeof(float) || stride % kRowAlign != 0)
-      throw std::invalid_argument("block payload does not match its shape");
+      : Block(id, version, BlockShape{rows, stride, 0}, std::move(storage)) {}
+  // A packed block of `rows` rows whose words may take up to `max_bytes`: see BlockShape.
+  static Block packed(BlockId id, std::size_t rows, std::size_t max_bytes, Buffer words) {
+    return Block(id, 0, BlockShape{rows, 0, max_bytes}, std::move(words));
   }
 
   BlockId id() const noexcept { return id_; }
@@ -52,7 +66,9 @@ class Block {
 
   std::size_t rows() const noexcept { return rows_; }
   std::size_t stride() const noexcept { return stride_; }
-  BlockShape shape() const noexcept { return {rows_, stride_}; }
+  BlockShape shape() const noexcept { return {rows_, stride_, max_bytes_}; }
+  bool packed() const noexcept { return stride_ == 0; }
+  std::size_t max_bytes() const noexcept { return max_bytes_; }
   float* data() noexcept { return reinterpret_cast<float*>(storage_.data()); }
   const float* data() const noexcept { return reinterpret_cast<const float*>(storage_.data()); }
   float* row(std::size_t r) noexcept { return data() + r * stride_; }
@@ -63,14 +79,29 @@ class Block {
   std::int32_t* counts() noexcept { return reinterpret_cast<std::int32_t*>(storage_.data()); }
   const std::int32_t* counts() const noexcept { return reinterpret_cast<const std::int32_t*>(storage_.data()); }
 
+  // A packed block's words (a dense block's slots read the same way).
+  std::span<std::uint32_t> words() noexcept { return {reinterpret_cast<std::uint32_t*>(storage_.data()), storage_.size() / 4}; }
+  std::span<const std::uint32_t> words() const noexcept {
+    return {reinterpret_cast<const std::uint32_t*>(storage_.data()), storage_.size() / 4};
+  }
+
   // Gives the payload away (to a message); the block is empty afterwards.
   Buffer release_storage() noexcept { return std::move(storage_); }
+  // Puts another payload of the block's shape in place: a dense block's exact size, a packed
+  // block's whole words within its bound (a kernel re-encoding the rows it changed).
+  void replace_storage(Buffer storage) {
+    const bool fits = packed() ? storage.size() % 4 == 0 && storage.size() <= max_bytes_
+                               : storage.size() == rows_ * stride_ * sizeof(float) && stride_ % kRowAlign == 0;
+    if (!fits) throw std::invalid_argument("block payload does not match its shape");
+    storage_ = std::move(storage);
+  }
 
  private:
   BlockId id_ = 0;
   std::uint64_t version_ = 0;
   std::size_t rows_ = 0;
   std::size_t stride_ = 0;
+  std::size_t max_bytes_ = 0;
   Buffer storage_;
 };
 

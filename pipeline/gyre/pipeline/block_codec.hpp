@@ -10,7 +10,7 @@
 
 namespace gyre::pipeline {
 
-// The block's floats travel as the message body (moved, not copied; little-endian, converted in
+// The block's floats (or a packed block's 32-bit words) travel as the message body (moved, not copied; little-endian, converted in
 // place on a big-endian host); the shape, version and the receiver's sequence number travel as
 // a small fixed-size record.
 struct BlockMeta {
