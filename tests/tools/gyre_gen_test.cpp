@@ -83,3 +83,21 @@ TEST_CASE("gyre-gen: an unwritable output is refused before generating (exit 2) 
   CHECK(contains(r.output, "no-such-dir does not exist"));
   CHECK(dir.entries().empty());
 }
+
+TEST_CASE("gyre-gen: corpus --no-truth writes the same documents without the planted topics and mixtures") {
+  TempDir dir;
+  const auto gen = [&](const std::string& out, bool truth) {
+    std::vector<std::string> argv{build_path("tools/gyre-gen").string(), "corpus", "--docs", "50", "--vocab", "300",
+                                  "--topics", "4", "--seed", "7", "--out", (dir / out).string()};
+    if (!truth) argv.push_back("--no-truth");
+    const auto r = run_command(argv);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+  };
+  gen("with", true);
+  gen("without", false);
+  CHECK(TempDir::list_dir(dir / "with") == std::vector<std::string>{"doc_topics.tsv", "docword.txt", "topics.tsv", "vocab.txt"});
+  CHECK(TempDir::list_dir(dir / "without") == std::vector<std::string>{"docword.txt", "vocab.txt"});
+  CHECK(read_text(dir / "with" / "docword.txt") == read_text(dir / "without" / "docword.txt"));
+  CHECK(read_text(dir / "with" / "vocab.txt") == read_text(dir / "without" / "vocab.txt"));
+}

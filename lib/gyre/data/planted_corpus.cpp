@@ -55,25 +55,25 @@ PlantedCorpus generate_planted_corpus(const PlantedCorpusOptions& o) {
   for (std::size_t w = 0; w < V; ++w) c.vocab.push_back("w" + std::to_string(w));
 
   Random topic_rng(o.seed, kTopics);
-  out.topics.resize(K * V);
+  if (o.keep_truth) out.topics.resize(K * V);
   std::vector<AliasTable> word_of_topic;
   word_of_topic.reserve(K);
   std::vector<double> row(V);
   for (std::size_t k = 0; k < K; ++k) {
     topic_rng.dirichlet(o.beta, row);
-    std::copy(row.begin(), row.end(), out.topics.begin() + static_cast<std::ptrdiff_t>(k * V));
+    if (o.keep_truth) std::copy(row.begin(), row.end(), out.topics.begin() + static_cast<std::ptrdiff_t>(k * V));
     word_of_topic.emplace_back(row);
   }
 
   Random theta_rng(o.seed, kDocTopics), length_rng(o.seed, kLengths), token_rng(o.seed, kTokens);
-  out.doc_topics.resize(o.docs * K);
+  if (o.keep_truth) out.doc_topics.resize(o.docs * K);
   c.doc_begin.reserve(o.docs + 1);
   c.doc_ids.reserve(o.docs);
   c.words.reserve(static_cast<std::size_t>(static_cast<double>(o.docs) * o.doc_length * 1.01) + 16);
   std::vector<double> theta(K), cumulative(K);
   for (std::uint64_t d = 0; d < o.docs; ++d) {
     theta_rng.dirichlet(o.alpha, theta);
-    std::copy(theta.begin(), theta.end(), out.doc_topics.begin() + static_cast<std::ptrdiff_t>(d * K));
+    if (o.keep_truth) std::copy(theta.begin(), theta.end(), out.doc_topics.begin() + static_cast<std::ptrdiff_t>(d * K));
     // A cumulative table costs O(K) per document against an alias table's allocations, and a
     // binary search is a handful of steps for any sensible K.
     double sum = 0;
@@ -93,6 +93,10 @@ PlantedCorpus generate_planted_corpus(const PlantedCorpusOptions& o) {
 }
 
 void write_planted_corpus(const std::filesystem::path& dir, const PlantedCorpus& data) {
+  if (data.topics.empty() && data.doc_topics.empty()) {  // generated without keep_truth
+    write_uci(dir, data.corpus);
+    return;
+  }
   const std::size_t K = data.corpus.docs() == 0 ? 1 : data.doc_topics.size() / data.corpus.docs();
   if (data.corpus.vocab.empty() || data.topics.size() % data.corpus.vocab.size() != 0 ||
       data.doc_topics.size() != data.corpus.docs() * K || data.topics.size() / data.corpus.vocab.size() != K)

@@ -17,12 +17,15 @@ struct PlantedCorpusOptions {
   double alpha = 0.1;       // symmetric Dirichlet prior of each document's topic mix θ_d
   double beta = 0.01;       // symmetric Dirichlet prior of each topic's word law φ_k
   std::uint64_t seed = 1;
+  // Whether φ and θ are kept (and written): K × (V + D) numbers, 700M at V = 500k, D = 200k,
+  // K = 1000, where a benchmark wants only the documents.
+  bool keep_truth = true;
 };
 
 struct PlantedCorpus {
   Corpus corpus;                   // vocab "w0", "w1", ...; doc_ids 0..docs-1
-  std::vector<double> topics;      // φ: topics × vocab, row-major, each row sums to 1
-  std::vector<double> doc_topics;  // θ: docs × topics, row-major, each row sums to 1
+  std::vector<double> topics;      // φ: topics × vocab, row-major, each row sums to 1 (empty unless keep_truth)
+  std::vector<double> doc_topics;  // θ: docs × topics, row-major, each row sums to 1 (empty unless keep_truth)
 };
 
 // φ_k ~ Dirichlet(β) for each topic, θ_d ~ Dirichlet(α) for each document, N_d ~ max(1,
@@ -37,6 +40,7 @@ PlantedCorpus generate_planted_corpus(const PlantedCorpusOptions& options);
 //   DIR/topics.tsv      φ: one line per topic, vocab tab-separated probabilities (%.6g), by word id
 //   DIR/doc_topics.tsv  θ: one line per document (in docword order), topics tab-separated
 //                       probabilities (%.6g), by topic
+// (the last two only when the corpus was generated with keep_truth)
 void write_planted_corpus(const std::filesystem::path& dir, const PlantedCorpus& data);
 
 }  // namespace gyre::data

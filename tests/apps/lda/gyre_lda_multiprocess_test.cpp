@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -207,8 +208,23 @@ TEST_CASE("3 processes reading a corpus by byte ranges (UCI, docword, text, a di
   TempDir dir;
   generate_small_corpus(dir);
   write_other_formats(dir);
+  // The UCI file with its entries in reverse (documents out of order): each rank's shard is
+  // then grouped by document as the one-process reader groups the whole file.
+  {
+    std::istringstream in(read_text(dir / "corpus/docword.txt"));
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line + "\n");
+    REQUIRE(lines.size() > 3);
+    std::reverse(lines.begin() + 3, lines.end());
+    std::filesystem::create_directories(dir / "unordered");
+    std::string text;
+    for (const auto& l : lines) text += l;
+    write_text(dir / "unordered/docword.txt", text);
+    std::filesystem::copy_file(dir / "corpus/vocab.txt", dir / "unordered/vocab.txt");
+  }
   // A directory of text files is read as their lines laid end to end: the text file's documents.
   const std::pair<std::string, std::filesystem::path> inputs[] = {{"uci", dir / "corpus/docword.txt"},
+                                                                   {"uci-unordered", dir / "unordered/docword.txt"},
                                                                    {"docword", dir / "corpus/docs.txt"},
                                                                    {"text", dir / "text.txt"},
                                                                    {"texts", dir / "texts"}};
