@@ -15,6 +15,7 @@
 #include "lda/allreduce.hpp"
 #include "lda/trainer.hpp"
 #include "lib/net/backends.hpp"
+#include "solo_kernel.hpp"
 #include "support/job_failure.hpp"
 
 using namespace gyre;
@@ -57,18 +58,15 @@ model::Block packed_as_is(const model::Block& dense, std::uint32_t K) {
   return model::Block::packed(dense.id(), dense.rows(), words.size(), std::move(words));
 }
 
-// One worker over the whole corpus: its kernel, attached to a communicator of one, and its block.
-struct SoloWorker {
+// The tiny corpus's one-worker plan.
+struct TinyJob {
   data::Corpus corpus = tiny_corpus();
   lda::LdaPlan plan = lda::plan_job(one_epoch_config(1), 4, data::count_words(std::span(&corpus, 1)));
-  std::unique_ptr<lda::LdaKernel> kernel = lda::make_kernel(plan, 0, corpus);
-  std::vector<std::unique_ptr<net::Group>> groups = net::make_inproc_groups(1);
-  runtime::Mailbox inbox{*groups[0]};
-  collective::Communicator workers{inbox, {0}};
-  model::Block block = std::move(lda::initial_blocks(plan, 0).front());
-  scheduler::Visit visit{block.id(), 0, 0, 0, 0, scheduler::Visit::kKeep};
+};
 
-  SoloWorker() { kernel->attach(workers); }
+// One worker over the whole corpus: its kernel, attached to a communicator of one, and its block.
+struct SoloWorker : TinyJob, gyre::test::SoloKernel {
+  SoloWorker() : SoloKernel(plan, corpus) {}
   // Row r of a dense block is word plan.blocks.rows[0][r].
   std::int32_t* row_of_word(model::Block& dense, std::uint32_t word) {
     return dense.counts() + plan.blocks.row_of[word] * dense.stride();

@@ -15,6 +15,7 @@
 #include "gyre/net/inproc.hpp"
 #include "lda/trainer.hpp"
 #include "lda/word_topic_block.hpp"
+#include "solo_kernel.hpp"
 
 using namespace gyre;
 
@@ -168,18 +169,8 @@ data::Corpus mixed_corpus() {
 }
 
 // One worker's kernel, attached to a communicator of one, after the initialising phase.
-struct InitialisedWorker {
-  const lda::LdaPlan& plan;
-  const data::Corpus& corpus;
-  std::unique_ptr<lda::LdaKernel> kernel = lda::make_kernel(plan, 0, corpus);
-  std::vector<std::unique_ptr<net::Group>> groups = net::make_inproc_groups(1);
-  runtime::Mailbox inbox{*groups[0]};
-  collective::Communicator workers{inbox, {0}};
-  model::Block block = std::move(lda::initial_blocks(plan, 0).front());
-  scheduler::Visit visit{block.id(), 0, 0, 0, 0, scheduler::Visit::kKeep};
-
-  InitialisedWorker(const lda::LdaPlan& p, const data::Corpus& c) : plan(p), corpus(c) {
-    kernel->attach(workers);
+struct InitialisedWorker : gyre::test::SoloKernel {
+  InitialisedWorker(const lda::LdaPlan& plan, const data::Corpus& corpus) : SoloKernel(plan, corpus) {
     kernel->train(block, visit);
     kernel->take_phase_sums(scheduler::PhaseKind::kTrain);
   }
