@@ -13,6 +13,7 @@
 #include "lda/checkpoint.hpp"
 #include "lda/distributed.hpp"
 #include "lda/epoch_heldout.hpp"
+#include "lda/word_topic_block.hpp"
 
 namespace gyre::lda {
 namespace {

@@ -23,7 +23,11 @@ std::vector<std::byte> encode_part(const LdaKernel& kernel, std::span<const mode
   StateWriter out;
   out.put(kPartVersion);
   out.put(kernel.topics());
-  out.put_all(kernel.assignments());
+  // A token's topic in 16 bits when K ≤ 65 535 (as the sampler keeps it), else 32.
+  if (kernel.topics() <= 0xFFFF)
+    out.put_all(kernel.narrow_assignments());
+  else
+    out.put_all(kernel.assignments());
   out.put_all(kernel.topic_totals());
   out.put<std::uint64_t>(held.size());
   for (const model::Block* b : held) {
@@ -69,7 +73,13 @@ std::shared_ptr<const LdaStart> read_checkpoint(const checkpoint::Found& found, 
     const auto version = in.get<std::uint32_t>();
     if (version != kPartVersion && version != kDenseBlocksVersion) in.fail("a gyre-lda checkpoint part of version 1 or 2");
     if (in.get<std::uint32_t>() != topics) in.fail(std::to_string(topics) + " topics (this run's --topics)");
-    auto z = in.get_all<std::uint16_t>();
+    std::vector<std::uint32_t> z;
+    if (topics <= 0xFFFF) {
+      const auto narrow = in.get_all<std::uint16_t>();
+      if (hosted(r)) z.assign(narrow.begin(), narrow.end());
+    } else {
+      z = in.get_all<std::uint32_t>();
+    }
     if (hosted(r)) start->topics[static_cast<std::size_t>(r)] = std::move(z);
     auto totals = in.get_all<std::int64_t>(topics, "topic totals");
     if (r == 0) start->topic_totals = std::move(totals);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "lda/word_topic_block.hpp"
+
 namespace gyre::lda {
 
 EpochHeldout::EpochHeldout(const LdaPlan& plan, const HeldoutSet& documents)

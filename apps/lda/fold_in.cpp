@@ -5,6 +5,9 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <string>
+
+#include "lda/config.hpp"
 
 namespace gyre::lda {
 
@@ -24,7 +27,7 @@ FixedTopics::FixedTopics(std::uint32_t topics, double alpha, double beta, std::s
 
 FixedTopics::FixedTopics(std::uint32_t topics, double alpha, double beta, const TopicCountRows& word_topic)
     : K_(topics), V_(static_cast<std::uint32_t>(word_topic.rows())), alpha_(alpha), beta_(beta) {
-  if (K_ == 0 || K_ > 65535) throw std::invalid_argument("topics must be in 1..65535");
+  if (K_ == 0 || K_ > kMaxTopics) throw std::invalid_argument("topics must be in 1.." + std::to_string(kMaxTopics));
   if (word_topic.topics() != K_) throw std::invalid_argument("word-topic counts of another K");
   if (!(std::isfinite(alpha) && alpha > 0 && std::isfinite(beta) && beta > 0))
     throw std::invalid_argument("alpha and beta must be finite and > 0");
@@ -42,11 +45,11 @@ FixedTopics::FixedTopics(std::uint32_t topics, double alpha, double beta, const 
   }
   top_.resize(V_);
   for (std::uint32_t w = 0; w < V_; ++w)
-    top_[w] = static_cast<std::uint16_t>(std::max_element(phi(w), phi(w) + K_) - phi(w));
+    top_[w] = static_cast<std::uint32_t>(std::max_element(phi(w), phi(w) + K_) - phi(w));
 }
 
 void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,
-             std::span<std::int32_t> doc_topic, std::span<std::uint16_t> topics) {
+             std::span<std::int32_t> doc_topic, std::span<std::uint32_t> topics) {
   const std::uint32_t K = model.topics();
   if (doc_topic.size() != K) throw std::invalid_argument("doc-topic counts are not K");
   if (topics.size() != words.size()) throw std::invalid_argument("a topic per word is needed");
@@ -69,14 +72,14 @@ void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int
 
 void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,
              std::span<std::int32_t> doc_topic) {
-  std::vector<std::uint16_t> topics(words.size());
+  std::vector<std::uint32_t> topics(words.size());
   fold_in(model, words, sweeps, rng, doc_topic, topics);
 }
 
-std::uint16_t draw_from_running(std::span<const double> running, Rng& rng) {
+std::uint32_t draw_from_running(std::span<const double> running, Rng& rng) {
   const double u = rng.uniform() * running.back();
   const auto k = static_cast<std::size_t>(std::upper_bound(running.begin(), running.end(), u) - running.begin());
-  return static_cast<std::uint16_t>(std::min(k, running.size() - 1));
+  return static_cast<std::uint32_t>(std::min(k, running.size() - 1));
 }
 
 void topic_proportions(std::span<const std::int32_t> doc_topic, double alpha, std::span<double> theta) {

@@ -12,10 +12,15 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
+#include "gyre/pipeline/cell_grid.hpp"
+#include "lda/log_gamma.hpp"
 #include "lda/metropolis_hastings.hpp"
 #include "lda/random.hpp"
 #include "lda/warm_start.hpp"
+#include "lda/word_topic_block.hpp"
+#include "lda/worker_tokens.hpp"
 
 namespace gyre::lda {
 namespace {
@@ -23,20 +28,21 @@ namespace {
 // What one cell's sweep reads and writes; every pointer is owned by the cell for the round
 // (z and the doc scratch: the cell's documents; zw and the block's rows: the cell's word
 // sub-range; the tokens' states: the cell's group, whose cells run one at a time).
+template <class Topic>
 struct CellState {
   std::span<const TokenRef> tokens;    // the cell's tokens in document order
   const WorkerTokens* layout;
   std::uint32_t block, group, part;
   std::span<const std::uint32_t> rows;  // the sub-range's block rows that hold tokens of the cell
-  std::uint16_t* z;                    // current topic per position (doc-major)
-  std::uint16_t* zw;                   // per word-major slot: the topic the block's counts hold for it
-  std::uint16_t* token_state;          // per token by rank (TokenRef): current topic, M proposals
+  Topic* z;                    // current topic per position (doc-major)
+  Topic* zw;                   // per word-major slot: the topic the block's counts hold for it
+  Topic* token_state;          // per token by rank (TokenRef): current topic, M proposals
   std::int32_t* doc_counts;            // K zeros, left zero: one document's counts at a time
   std::int32_t* word_counts;           // K zeros, left zero: one word row's counts at a time
   std::int32_t* const* dense_rows;     // per block row: the counts a row of more than K/4 tokens is walked
                                        // against in place (a dense block's own rows: all of them); else null
   const std::uint64_t* remote_begin;   // per row
-  const std::uint16_t* remote_topics;  // per row: the other workers' tokens' topics, as the block arrived
+  const Topic* remote_topics;  // per row: the other workers' tokens' topics, as the block arrived
   std::int64_t* totals;                // this cell's view of n_k
 };
 
@@ -74,30 +80,32 @@ constexpr std::uint32_t kAhead = 64;
 // both hold the same counts; they are held at the values the proposals were drawn from (the
 // delayed update of WarpLDA). The counts of the pass's own matrix and the totals are live and
 // exclude the token being sampled.
-void draw_word_proposals(const CellState& c, const Priors& p, Rng& stream) {
+template <class Topic>
+void draw_word_proposals(const CellState<Topic>& c, const Priors& p, Rng& stream) {
   Rng rng = stream;  // a local copy: stores through the count pointers cannot alias it
   const std::size_t S = p.state_stride();
   const std::uint32_t* row_slots = c.layout->rows(c.block);
-  std::uint16_t* state = c.token_state;  // in rank order
+  Topic* state = c.token_state;  // in rank order
   for (const std::uint32_t r : c.rows) {  // each holds a token of the cell: n_w ≥ 1, as draw needs
     const std::uint64_t rb = c.remote_begin[r];
     const std::uint64_t n_remote = c.remote_begin[r + 1] - rb;
     const std::uint32_t lb = row_slots[r];
     const std::uint64_t n_w = n_remote + (row_slots[r + 1] - lb);
-    const std::uint16_t* remote = c.remote_topics + rb;
-    const std::uint16_t* local = c.zw + lb;
+    const Topic* remote = c.remote_topics + rb;
+    const Topic* local = c.zw + lb;
     const auto pick = [&](std::uint64_t i) { return *(i < n_remote ? remote + i : local + (i - n_remote)); };
     const RowShare share(n_w, p.beta, p.K);
     const auto [first, last] = c.layout->row_slots(c.block, r, c.group, c.part);
     for (std::uint32_t slot = first; slot < last; ++slot, state += S) {
       state[0] = c.zw[slot];
-      for (int j = 0; j < p.mh_steps; ++j) state[1 + j] = draw(rng, share, p.K, pick);
+      for (int j = 0; j < p.mh_steps; ++j) state[1 + j] = static_cast<Topic>(draw(rng, share, p.K, pick));
     }
   }
   stream = rng;
 }
 
-void sample_doc_major(const CellState& c, const Priors& p, Rng& stream) {
+template <class Topic>
+void sample_doc_major(const CellState<Topic>& c, const Priors& p, Rng& stream) {
   Rng rng = stream;  // a local copy: stores through the count pointers cannot alias it
   const std::size_t S = p.state_stride();
   std::int32_t* nd = c.doc_counts;
@@ -116,32 +124,33 @@ void sample_doc_major(const CellState& c, const Priors& p, Rng& stream) {
     const RowShare share(len_d, p.alpha, p.K);
     for (; t != end && t->pos < de; ++t) {
       if (end - t > kAhead) __builtin_prefetch(c.token_state + t[kAhead].rank * S, 1);  // the pass's one random access
-      std::uint16_t* state = c.token_state + t->rank * S;
+      Topic* state = c.token_state + t->rank * S;
       const std::uint32_t s0 = c.z[t->pos];
       --nd[s0];
       totals.remove(s0);
       const std::uint32_t s = walk(rng, s0, state + 1, p.mh_steps, nd, p.alpha, totals);
       ++nd[s];
       totals.add(s);
-      c.z[t->pos] = state[0] = static_cast<std::uint16_t>(s);
-      std::uint16_t* proposals = state + 1;  // the word proposals are spent: the doc proposals take their place
-      for (int j = 0; j < p.mh_steps; ++j) proposals[j] = draw(rng, share, p.K, pick);
+      c.z[t->pos] = state[0] = static_cast<Topic>(s);
+      Topic* proposals = state + 1;  // the word proposals are spent: the doc proposals take their place
+      for (int j = 0; j < p.mh_steps; ++j) proposals[j] = static_cast<Topic>(draw(rng, share, p.K, pick));
     }
     for (std::uint32_t i = db; i < de; ++i) nd[c.z[i]] = 0;
   }
   stream = rng;
 }
 
-void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
+template <class Topic>
+void sample_word_major(const CellState<Topic>& c, const Priors& p, Rng& stream) {
   Rng rng = stream;  // a local copy: stores through the count pointers cannot alias it
   const std::size_t S = p.state_stride();
   const std::uint32_t* positions = c.layout->slot_positions();
   const std::uint32_t* row_slots = c.layout->rows(c.block);
   TotalsView totals(c.totals, p.K, p.vbeta);
-  const std::uint16_t* next_state = c.token_state;  // in rank order
+  const Topic* next_state = c.token_state;  // in rank order
   for (const std::uint32_t r : c.rows) {
     const auto [first, last] = c.layout->row_slots(c.block, r, c.group, c.part);
-    const std::uint16_t* const row_state = next_state;  // by slot - first
+    const Topic* const row_state = next_state;  // by slot - first
     next_state += (last - first) * S;
     // A row of at most K/4 tokens is walked against a copy of its counts in L1, made
     // from its tokens' topics (the other workers' as the block arrived, this worker's as
@@ -152,22 +161,22 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
     // than it saves (a bound of K instead of K/4: the generated corpus at K = 1000 1-4% slower,
     // the mails no faster); it is walked in place, in a dense row of its own.
     std::int32_t* block_row = c.dense_rows[r];
-    const std::uint16_t* remote = c.remote_topics + c.remote_begin[r];
-    const std::uint16_t* const remote_end = c.remote_topics + c.remote_begin[r + 1];
+    const Topic* remote = c.remote_topics + c.remote_begin[r];
+    const Topic* const remote_end = c.remote_topics + c.remote_begin[r + 1];
     const bool copied = static_cast<std::uint64_t>(remote_end - remote) + (row_slots[r + 1] - row_slots[r]) <= p.K / 4;
     std::int32_t* nw = copied ? c.word_counts : block_row;
     const auto each_topic = [&](auto f) {
-      for (const std::uint16_t* k = remote; k != remote_end; ++k) f(*k);
+      for (const Topic* k = remote; k != remote_end; ++k) f(*k);
       for (std::uint32_t slot = row_slots[r]; slot < row_slots[r + 1]; ++slot) f(c.zw[slot]);
     };
-    if (copied) each_topic([&](std::uint16_t k) { ++nw[k]; });
+    if (copied) each_topic([&](Topic k) { ++nw[k]; });
     const auto move_in_block = [&](std::uint32_t from, std::uint32_t to) {
       if (!copied || block_row == nullptr) return;
       --block_row[from];
       ++block_row[to];
     };
     for (std::uint32_t slot = first; slot < last; ++slot)
-      if (const std::uint16_t now = row_state[(slot - first) * S]; now != c.zw[slot]) {
+      if (const Topic now = row_state[(slot - first) * S]; now != c.zw[slot]) {
         --nw[c.zw[slot]];
         ++nw[now];
         move_in_block(c.zw[slot], now);
@@ -176,7 +185,7 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
     for (std::uint32_t slot = first; slot < last; ++slot) {
       // A moved token's doc-major topic is the pass's one random access.
       if (slot + kAhead < last) __builtin_prefetch(c.z + positions[slot + kAhead], 1);
-      const std::uint16_t* state = row_state + (slot - first) * S;
+      const Topic* state = row_state + (slot - first) * S;
       const std::uint32_t s0 = state[0];
       --nw[s0];
       totals.remove(s0);
@@ -185,10 +194,10 @@ void sample_word_major(const CellState& c, const Priors& p, Rng& stream) {
       totals.add(s);
       if (s != s0) {
         move_in_block(s0, s);
-        c.z[positions[slot]] = c.zw[slot] = static_cast<std::uint16_t>(s);
+        c.z[positions[slot]] = c.zw[slot] = static_cast<Topic>(s);
       }
     }
-    if (copied) each_topic([&](std::uint16_t k) { nw[k] = 0; });
+    if (copied) each_topic([&](Topic k) { nw[k] = 0; });
   }
   stream = rng;
 }
@@ -206,7 +215,104 @@ double ordered_parallel_sum(std::size_t n, std::size_t chunk, Part part) {
 
 }  // namespace
 
-LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const model::RowBlocks& blocks,
+// The sampler, its per-token topics kept as Topic: 16 bits when K ≤ 65 535, else 32.
+template <class Topic>
+class TopicSampler final : public LdaKernel {
+ public:
+  TopicSampler(const LdaConfig& config, const data::Corpus& shard, const model::RowBlocks& blocks,
+               std::span<const std::uint64_t> word_tokens, std::uint32_t groups, bool reports_totals);
+
+  void attach(collective::Communicator& workers) override { workers_ = &workers; }
+  void train(model::Block& block, const scheduler::Visit& visit) override;
+  void evaluate(const model::Block& block, const scheduler::Visit& visit) override;
+  scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) override;
+  void add_initial_topics(model::Block& block) override;
+  void sweep(model::Block& block, std::uint32_t part) override;
+  void sync_totals() override;
+  void add_word_loglik(const model::Block& block) override;
+  void show_final_blocks(std::function<void(const model::Block&)> observer) override {
+    final_block_observer_ = std::move(observer);
+  }
+  void check_counts(const model::Block& block) const override;
+  void trust_blocks() override { blocks_trusted_ = true; }
+  std::uint32_t topics() const noexcept override { return K_; }
+  std::uint32_t docs() const noexcept override { return tokens_.docs(); }
+  std::uint64_t tokens() const noexcept override { return tokens_.tokens(); }
+  TopicCountRows doc_topic_rows() const override;
+  TopicCountRows take_doc_topic_rows() override;
+  const std::vector<std::int64_t>& topic_totals() const noexcept override { return totals_; }
+  std::vector<std::uint32_t> assignments() const override { return {z_.begin(), z_.end()}; }
+  std::span<const std::uint16_t> narrow_assignments() const noexcept override {
+    if constexpr (std::is_same_v<Topic, std::uint16_t>)
+      return z_;
+    else
+      return {};
+  }
+  void restore(std::span<const std::uint32_t> topics, std::span<const std::int64_t> totals,
+               std::uint64_t phases_done) override;
+
+ private:
+  // The plan's token count of each row of `block` (its word's, in the corpus), once the
+  // block's shape is checked to be the plan's.
+  const std::vector<std::int32_t>& row_tokens(const model::Block& block) const;
+  // The sum of row `r` of a block, throwing on a negative count.
+  std::int64_t row_total(const BlockRows& rows, std::size_t r) const;
+  // Before a sweep: checks the block's rows against the plan and this worker's tokens, and
+  // makes the other workers' topic lists and the rows walked in place.
+  void take_in_rows(const model::Block& block);
+  // After a sweep: a packed block's rows packed anew from the tokens' topics.
+  void pack_swept_rows(model::Block& block);
+  // A row of this many tokens is walked against its counts in place, not a copy (see
+  // sample_word_major).
+  bool walked_in_place(std::int64_t tokens) const noexcept { return tokens > static_cast<std::int64_t>(K_ / 4); }
+  // Sets every slot's counted topic from the doc-major topics.
+  void copy_to_slots();
+  // Makes each group's room for the Metropolis-Hastings state of one cell's tokens (at the
+  // first sweep, once the caller has freed the corpus's words).
+  void make_token_state();
+  double word_loglik(const model::Block& block) const;
+  // The same from the tokens, right after sweep(block, ·): the other workers' topic lists (which
+  // the sweep did not change) and this worker's tokens, O(tokens) where word_loglik is O(V·K).
+  double swept_word_loglik(const model::Block& block) const;
+  double doc_loglik() const;
+  double totals_loglik() const;
+
+  LdaConfig config_;
+  std::uint32_t K_;
+  std::size_t stride_;  // of block rows, in counts
+  double alpha_, beta_, vbeta_;
+  WorkerTokens tokens_;
+  std::vector<Topic> z_;           // topic per position (doc-major)
+  std::vector<Topic> zw_;          // per word-major slot: the topic its block's counts hold
+  std::vector<Topic> token_state_;  // per group, one cell's tokens' current topics and proposals (from the first sweep)
+  std::size_t state_stride_ = 0;            // of token_state_, per group
+  std::vector<std::int64_t> totals_;       // view of n_k
+  std::vector<std::int64_t> pending_;      // own changes to n_k since the last allreduce
+  pipeline::GridLocks locks_;
+  collective::Communicator* workers_ = nullptr;
+  bool reports_totals_;
+  bool blocks_trusted_ = false;
+  std::function<void(const model::Block&)> final_block_observer_;
+  LogGamma lg_alpha_, lg_beta_;
+  std::vector<std::vector<std::int32_t>> row_tokens_;  // per block, per row: its word's tokens in the corpus
+
+  // Per-visit scratch, kept to avoid reallocating: the other workers' tokens of the block's
+  // words as topic lists per row, and per-group totals during a round.
+  std::vector<std::uint64_t> remote_begin_;
+  std::vector<Topic> remote_topics_;
+  std::vector<std::int64_t> cell_totals_;  // G × K
+  std::vector<std::int32_t> doc_scratch_;  // G × K, zero between documents
+  std::vector<std::int32_t> word_scratch_;  // G × K, zero between word rows
+  std::vector<std::int32_t*> dense_rows_;   // per row of the visiting block: where it is walked in place, or null
+  std::vector<std::int32_t> walked_counts_;  // a packed block's rows walked in place, K each
+  RowPacker packer_;
+
+  std::uint64_t phases_done_ = 0;  // the first is the initialising phase
+  LdaReport sums_{};
+};
+
+template <class Topic>
+TopicSampler<Topic>::TopicSampler(const LdaConfig& config, const data::Corpus& shard, const model::RowBlocks& blocks,
                      std::span<const std::uint64_t> word_tokens, std::uint32_t groups, bool reports_totals)
     : config_(config),
       K_(config.topics),
@@ -228,8 +334,8 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
       doc_scratch_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0),
       word_scratch_(static_cast<std::size_t>(tokens_.groups()) * config.topics, 0),
       packer_(config.topics) {
-  if (K_ < 1 || K_ > std::numeric_limits<std::uint16_t>::max())
-    throw std::invalid_argument("topics must be in 1..65535");
+  if (K_ < 1 || K_ > kMaxTopics || K_ - 1 > std::numeric_limits<Topic>::max())
+    throw std::invalid_argument("topics must be in 1.." + std::to_string(kMaxTopics) + " (and fit the sampler's topic width)");
   if (word_tokens.size() != blocks.block_of.size())
     throw std::invalid_argument("word counts do not cover the blocking's words");
   for (const auto& rows : blocks.rows) {
@@ -248,27 +354,31 @@ LdaKernel::LdaKernel(const LdaConfig& config, const data::Corpus& shard, const m
       oneapi::tbb::parallel_for(std::uint32_t{0}, tokens_.docs(), [&](std::uint32_t d) {
         Rng rng(stream_seed(config.seed, 0x1A17, shard.doc_ids[d]));
         const std::uint32_t begin = tokens_.doc_begin(d), end = tokens_.doc_begin(d + 1);
-        warm->draw(shard.doc(d), rng, std::span(z_).subspan(begin, end - begin));
+        std::vector<std::uint32_t> drawn(end - begin);
+        warm->draw(shard.doc(d), rng, drawn);
+        std::transform(drawn.begin(), drawn.end(), z_.begin() + begin, [](std::uint32_t k) { return static_cast<Topic>(k); });
       });
     });
   } else {
     for (std::uint32_t d = 0; d < tokens_.docs(); ++d) {
       Rng rng(stream_seed(config.seed, 0x1A17, shard.doc_ids[d]));
       for (std::uint32_t p = tokens_.doc_begin(d); p < tokens_.doc_begin(d + 1); ++p)
-        z_[p] = static_cast<std::uint16_t>(rng.below(K_));
+        z_[p] = static_cast<Topic>(rng.below(K_));
     }
   }
-  for (const std::uint16_t k : z_) ++pending_[k];
+  for (const Topic k : z_) ++pending_[k];
   totals_ = pending_;
   copy_to_slots();
 }
 
-void LdaKernel::copy_to_slots() {
+template <class Topic>
+void TopicSampler<Topic>::copy_to_slots() {
   const std::uint32_t* positions = tokens_.slot_positions();
   for (std::size_t slot = 0; slot < zw_.size(); ++slot) zw_[slot] = z_[positions[slot]];
 }
 
-void LdaKernel::make_token_state() {
+template <class Topic>
+void TopicSampler<Topic>::make_token_state() {
   // Made at the first sweep, not with the index: by then the caller has freed the corpus's
   // words (4 bytes a token), which the layout needed, and they are never held at once. Each
   // group holds its largest cell part's: 2 · (1 + M) / G bytes a token when cells are equal.
@@ -282,7 +392,8 @@ void LdaKernel::make_token_state() {
   token_state_.resize(tokens_.groups() * state_stride_);
 }
 
-void LdaKernel::restore(std::span<const std::uint16_t> topics, std::span<const std::int64_t> totals,
+template <class Topic>
+void TopicSampler<Topic>::restore(std::span<const std::uint32_t> topics, std::span<const std::int64_t> totals,
                         std::uint64_t phases_done) {
   if (topics.size() != z_.size() || totals.size() != K_)
     throw std::invalid_argument("a checkpoint of " + std::to_string(topics.size()) + " token topics and " +
@@ -290,7 +401,7 @@ void LdaKernel::restore(std::span<const std::uint16_t> topics, std::span<const s
                                 " tokens and " + std::to_string(K_) + " topics");
   for (std::size_t p = 0; p < z_.size(); ++p) {
     if (topics[p] >= K_) throw std::invalid_argument("a checkpoint's token topic " + std::to_string(topics[p]) + " is not below K");
-    z_[p] = topics[p];
+    z_[p] = static_cast<Topic>(topics[p]);
   }
   copy_to_slots();
   std::copy(totals.begin(), totals.end(), totals_.begin());
@@ -298,7 +409,8 @@ void LdaKernel::restore(std::span<const std::uint16_t> topics, std::span<const s
   phases_done_ = phases_done;
 }
 
-void LdaKernel::train(model::Block& block, const scheduler::Visit& visit) {
+template <class Topic>
+void TopicSampler<Topic>::train(model::Block& block, const scheduler::Visit& visit) {
   if (phases_done_ == 0)
     add_initial_topics(block);
   else
@@ -312,7 +424,8 @@ void LdaKernel::train(model::Block& block, const scheduler::Visit& visit) {
   if (final_block_observer_) final_block_observer_(block);
 }
 
-void LdaKernel::evaluate(const model::Block&, const scheduler::Visit&) {
+template <class Topic>
+void TopicSampler<Topic>::evaluate(const model::Block&, const scheduler::Visit&) {
   throw std::logic_error("LDA has no evaluation phase: the log-likelihood comes with every training phase");
 }
 
@@ -322,7 +435,8 @@ void LdaKernel::evaluate(const model::Block&, const scheduler::Visit&) {
 // total the kernel sizes from a block is bounded by the corpus, and no count can overflow. The
 // counts are checked where they are first read anyway (add_initial_topics, sweep), not in a pass of
 // their own; a packed block's form (BlockRows) as its view is made.
-const std::vector<std::int32_t>& LdaKernel::row_tokens(const model::Block& block) const {
+template <class Topic>
+const std::vector<std::int32_t>& TopicSampler<Topic>::row_tokens(const model::Block& block) const {
   if (!block.packed() && block.stride() != stride_) throw std::invalid_argument("word-topic block of another topic count");
   if (block.id() >= row_tokens_.size())
     throw std::invalid_argument("word-topic block " + std::to_string(block.id()) + " is not one of the plan's");
@@ -347,7 +461,8 @@ namespace {
 
 }  // namespace
 
-std::int64_t LdaKernel::row_total(const BlockRows& rows, std::size_t r) const {
+template <class Topic>
+std::int64_t TopicSampler<Topic>::row_total(const BlockRows& rows, std::size_t r) const {
   std::int64_t total = 0;
   rows.for_each(r, [&](std::uint32_t k, std::int32_t n) {
     if (n < 0) negative_count(r, k, n);
@@ -356,14 +471,16 @@ std::int64_t LdaKernel::row_total(const BlockRows& rows, std::size_t r) const {
   return total;
 }
 
-void LdaKernel::check_counts(const model::Block& block) const {
+template <class Topic>
+void TopicSampler<Topic>::check_counts(const model::Block& block) const {
   const auto& expected = row_tokens(block);
   const BlockRows rows(block, K_);
   for (std::size_t r = 0; r < expected.size(); ++r)
     if (const std::int64_t total = row_total(rows, r); total != expected[r]) bad_total(r, total, expected[r], "");
 }
 
-void LdaKernel::add_initial_topics(model::Block& block) {
+template <class Topic>
+void TopicSampler<Topic>::add_initial_topics(model::Block& block) {
   const auto& expected = row_tokens(block);
   const BlockRows rows(block, K_);
   const std::uint32_t* slots = tokens_.rows(block.id());
@@ -392,7 +509,8 @@ void LdaKernel::add_initial_topics(model::Block& block) {
   });
 }
 
-void LdaKernel::take_in_rows(const model::Block& block) {
+template <class Topic>
+void TopicSampler<Topic>::take_in_rows(const model::Block& block) {
   const auto& expected = row_tokens(block);
   const BlockRows view(block, K_);
   const std::size_t rows = block.rows();
@@ -464,14 +582,15 @@ void LdaKernel::take_in_rows(const model::Block& block) {
             view.for_each(r, [&](std::uint32_t k, std::int32_t n) { dense_rows_[r][k] = n; });
           if (remote_begin_[r + 1] == remote_begin_[r]) continue;
           for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) ++mine[zw_[i]];
-          std::uint16_t* out = remote_topics_.data() + remote_begin_[r];
-          view.for_each(r, [&](std::uint32_t k, std::int32_t n) { out = std::fill_n(out, n - mine[k], static_cast<std::uint16_t>(k)); });
+          Topic* out = remote_topics_.data() + remote_begin_[r];
+          view.for_each(r, [&](std::uint32_t k, std::int32_t n) { out = std::fill_n(out, n - mine[k], static_cast<Topic>(k)); });
           for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) mine[zw_[i]] = 0;
         }
       });
 }
 
-void LdaKernel::pack_swept_rows(model::Block& block) {
+template <class Topic>
+void TopicSampler<Topic>::pack_swept_rows(model::Block& block) {
   if (!block.packed()) return;  // a dense block's rows were kept up to date in place
   const std::uint32_t* slots = tokens_.rows(block.id());
   block.replace_storage(packer_.pack(block.rows(), [&](std::size_t r, auto add) {
@@ -486,7 +605,8 @@ void LdaKernel::pack_swept_rows(model::Block& block) {
   std::vector<std::int32_t>().swap(walked_counts_);
 }
 
-void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
+template <class Topic>
+void TopicSampler<Topic>::sweep(model::Block& block, std::uint32_t part) {
   if (part >= tokens_.parts())
     throw std::logic_error("document part " + std::to_string(part) + " of " + std::to_string(tokens_.parts()));
   if (token_state_.empty() && !zw_.empty()) make_token_state();
@@ -504,7 +624,7 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
   pipeline::diagonal_sweep(
       G, locks_,
       [&](std::uint32_t g, std::uint32_t s) {
-        const CellState state{tokens_.cell(block.id(), g, s, part),
+        const CellState<Topic> state{tokens_.cell(block.id(), g, s, part),
                               &tokens_,
                               block.id(),
                               g,
@@ -539,7 +659,8 @@ void LdaKernel::sweep(model::Block& block, std::uint32_t part) {
   sums_.tokens_sampled += sampled;
 }
 
-void LdaKernel::sync_totals() {
+template <class Topic>
+void TopicSampler<Topic>::sync_totals() {
   if (workers_ == nullptr) throw std::logic_error("LDA kernel used without a communicator");
   std::vector<std::int64_t> sum = pending_;
   workers_->allreduce_sum(std::span<std::int64_t>(sum));
@@ -547,12 +668,14 @@ void LdaKernel::sync_totals() {
   std::fill(pending_.begin(), pending_.end(), 0);
 }
 
-void LdaKernel::add_word_loglik(const model::Block& block) {
+template <class Topic>
+void TopicSampler<Topic>::add_word_loglik(const model::Block& block) {
   sums_.log_likelihood += word_loglik(block);
   if (final_block_observer_) final_block_observer_(block);
 }
 
-double LdaKernel::word_loglik(const model::Block& block) const {
+template <class Topic>
+double TopicSampler<Topic>::word_loglik(const model::Block& block) const {
   const BlockRows rows(block, K_);
   const double base = lg_beta_(0);
   return ordered_parallel_sum(block.rows(), 256, [&](std::size_t lo, std::size_t hi) {
@@ -567,16 +690,17 @@ double LdaKernel::word_loglik(const model::Block& block) const {
   });
 }
 
-double LdaKernel::swept_word_loglik(const model::Block& block) const {
+template <class Topic>
+double TopicSampler<Topic>::swept_word_loglik(const model::Block& block) const {
   const std::uint32_t* slots = tokens_.rows(block.id());
   return ordered_parallel_sum(block.rows(), 256, [&](std::size_t lo, std::size_t hi) {
     double sum = 0;
     const double base = lg_beta_(0);
     std::vector<std::int32_t> n(K_, 0);
-    std::vector<std::uint16_t> seen;
+    std::vector<Topic> seen;
     for (std::size_t r = lo; r < hi; ++r) {
       seen.clear();
-      const auto count = [&](std::uint16_t k) {
+      const auto count = [&](Topic k) {
         if (n[k]++ == 0) seen.push_back(k);
       };
       for (std::uint64_t i = remote_begin_[r]; i < remote_begin_[r + 1]; ++i) count(remote_topics_[i]);
@@ -584,7 +708,7 @@ double LdaKernel::swept_word_loglik(const model::Block& block) const {
       // In topic order and row by row, as word_loglik adds a row's non-zero counts: the same bits.
       std::sort(seen.begin(), seen.end());
       double row = 0;
-      for (const std::uint16_t k : seen) {
+      for (const Topic k : seen) {
         row += lg_beta_(n[k]) - base;
         n[k] = 0;
       }
@@ -594,7 +718,8 @@ double LdaKernel::swept_word_loglik(const model::Block& block) const {
   });
 }
 
-double LdaKernel::doc_loglik() const {
+template <class Topic>
+double TopicSampler<Topic>::doc_loglik() const {
   const double kalpha = K_ * alpha_;
   const double lg_kalpha = LogGamma::exact(kalpha);
   return ordered_parallel_sum(tokens_.docs(), 1024, [&](std::size_t lo, std::size_t hi) {
@@ -616,18 +741,20 @@ double LdaKernel::doc_loglik() const {
   });
 }
 
-TopicCountRows LdaKernel::take_doc_topic_rows() {
+template <class Topic>
+TopicCountRows TopicSampler<Topic>::take_doc_topic_rows() {
   tokens_.release_index();
   // Swapped with empty ones: assigning {} would keep the capacity.
-  std::vector<std::uint16_t>().swap(zw_);
-  std::vector<std::uint16_t>().swap(token_state_);
-  std::vector<std::uint16_t>().swap(remote_topics_);
+  std::vector<Topic>().swap(zw_);
+  std::vector<Topic>().swap(token_state_);
+  std::vector<Topic>().swap(remote_topics_);
   std::vector<std::uint64_t>().swap(remote_begin_);
   std::vector<std::int32_t*>().swap(dense_rows_);
   return doc_topic_rows();
 }
 
-TopicCountRows LdaKernel::doc_topic_rows() const {
+template <class Topic>
+TopicCountRows TopicSampler<Topic>::doc_topic_rows() const {
   TopicCountRows rows(K_);
   std::vector<std::int32_t> scratch(K_, 0);
   for (std::uint32_t d = 0; d < tokens_.docs(); ++d) {
@@ -637,19 +764,29 @@ TopicCountRows LdaKernel::doc_topic_rows() const {
   return rows;
 }
 
-double LdaKernel::totals_loglik() const {
+template <class Topic>
+double TopicSampler<Topic>::totals_loglik() const {
   const double lg_vbeta = LogGamma::exact(vbeta_);
   double sum = 0;
   for (std::uint32_t k = 0; k < K_; ++k) sum += lg_vbeta - LogGamma::exact(static_cast<double>(totals_[k]) + vbeta_);
   return sum;
 }
 
-scheduler::PhaseSums LdaKernel::take_phase_sums(scheduler::PhaseKind) {
+template <class Topic>
+scheduler::PhaseSums TopicSampler<Topic>::take_phase_sums(scheduler::PhaseKind) {
   sums_.log_likelihood += doc_loglik() + (reports_totals_ ? totals_loglik() : 0.0);
   ++phases_done_;
   const auto out = scheduler::to_sums(sums_);
   sums_ = {};
   return out;
+}
+
+std::unique_ptr<LdaKernel> LdaKernel::make(const LdaConfig& config, const data::Corpus& shard,
+                                           const model::RowBlocks& blocks, std::span<const std::uint64_t> word_tokens,
+                                           std::uint32_t groups, bool reports_totals) {
+  if (config.topics <= std::numeric_limits<std::uint16_t>::max())
+    return std::make_unique<TopicSampler<std::uint16_t>>(config, shard, blocks, word_tokens, groups, reports_totals);
+  return std::make_unique<TopicSampler<std::uint32_t>>(config, shard, blocks, word_tokens, groups, reports_totals);
 }
 
 }  // namespace gyre::lda

@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
   app.add_option("--stop-words", stop_words, "text input: 'default' (English list), 'none', or a file")
       ->capture_default_str();
   app.add_option("--min-count", min_count, "text input: drop words seen fewer times")->capture_default_str();
-  app.add_option("--topics,-k", c.topics, "number of topics K")->capture_default_str()->check(CLI::Range(1u, 65535u));
+  app.add_option("--topics,-k", c.topics, "number of topics K")->capture_default_str()->check(CLI::Range(1u, lda::kMaxTopics));
   app.add_option("--alpha", c.alpha, "doc-topic prior (default 50/K)")->check(app::non_negative_number());
   app.add_option("--beta", c.beta, "topic-word prior")->capture_default_str()->check(app::positive_number());
   app.add_option("--epochs,-e", c.epochs, "Gibbs sweeps over the corpus")->capture_default_str()->check(CLI::Range(0, 1'000'000));

@@ -43,7 +43,7 @@ void read_header(const std::filesystem::path& file, const nlohmann::json& header
            }).get<double>();
   };
   app::header_count(header, file, "version", 1, kPartsVersion);
-  m.topics = static_cast<std::uint32_t>(app::header_count(header, file, "topics", 1, 65535));
+  m.topics = static_cast<std::uint32_t>(app::header_count(header, file, "topics", 1, kMaxTopics));
   vocab = static_cast<std::uint32_t>(app::header_count(header, file, "vocab", 1, data::kMaxId + 1));
   m.alpha = prior("alpha");
   m.beta = prior("beta");
@@ -83,7 +83,11 @@ void read_word_topic(const std::vector<WordTopicText>& files, LdaModel& m, const
     }
   }
   if (files.size() > 1) std::stable_sort(all.begin(), all.end(), [](const Line& a, const Line& b) { return a.word < b.word; });
-  std::vector<std::int32_t> row(K, 0);
+  // A row at a time as its pairs (a row is O(its entries), not O(K): at K = 100 000 the words
+  // without counts alone would cost V × K).
+  std::vector<std::pair<std::uint32_t, std::int32_t>> row;
+  std::vector<std::uint32_t> row_topics;
+  std::vector<std::int32_t> row_counts;
   m.word_topic = TopicCountRows(K);
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Line& at = all[i];
@@ -91,7 +95,7 @@ void read_word_topic(const std::vector<WordTopicText>& files, LdaModel& m, const
     if (i > 0 && all[i - 1].word == at.word)
       throw InputError(manifest, 0, "each word in one part",
                        "word " + std::to_string(at.word) + " in " + files[all[i - 1].file].file.string() + " and " + file.string());
-    while (m.word_topic.rows() < at.word) m.word_topic.add_dense(row);  // words without counts have no line
+    while (m.word_topic.rows() < at.word) m.word_topic.add_sparse({}, {});  // words without counts have no line
     const std::size_t tab = at.rest.find('\t');
     m.vocab[at.word] = std::string(at.rest.substr(0, tab));
     std::string_view pairs = at.rest.substr(tab + 1);
@@ -104,12 +108,21 @@ void read_word_topic(const std::vector<WordTopicText>& files, LdaModel& m, const
       const std::uint64_t k = data::parse_bounded(file, at.number, pair.substr(0, colon), "topic", 0, K - 1ull);
       const std::uint64_t n = data::parse_bounded(file, at.number, pair.substr(colon + 1), "count", 1,
                                                   std::numeric_limits<std::int32_t>::max());
-      row[k] = static_cast<std::int32_t>(n);
+      row.emplace_back(static_cast<std::uint32_t>(k), static_cast<std::int32_t>(n));
     }
-    m.word_topic.add_dense(row);
-    std::fill(row.begin(), row.end(), 0);
+    // Topics ascending; a topic named twice keeps its last count.
+    std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    row_topics.clear();
+    row_counts.clear();
+    for (std::size_t j = 0; j < row.size(); ++j)
+      if (j + 1 == row.size() || row[j + 1].first != row[j].first) {
+        row_topics.push_back(row[j].first);
+        row_counts.push_back(row[j].second);
+      }
+    m.word_topic.add_sparse(row_topics, row_counts);
+    row.clear();
   }
-  while (m.word_topic.rows() < V) m.word_topic.add_dense(row);
+  while (m.word_topic.rows() < V) m.word_topic.add_sparse({}, {});
 }
 
 // The files of a model in parts: each part's word_topic file, checked against model.json.

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 
 #include "gyre/base/limits.hpp"
@@ -13,15 +14,16 @@
 #include "lda/checkpoint.hpp"
 #include "lda/epoch_heldout.hpp"
 #include "lda/warm_start.hpp"
+#include "lda/word_topic_block.hpp"
 
 namespace gyre::lda {
 namespace {
 
 void validate(const LdaConfig& c) {
-  auto need = [](bool ok, const char* what) {
+  auto need = [](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(what);
   };
-  need(c.topics >= 1 && c.topics <= 65535, "topics must be in 1..65535");
+  need(c.topics >= 1 && c.topics <= kMaxTopics, "topics must be in 1.." + std::to_string(kMaxTopics));
   need(c.alpha >= 0 && c.beta > 0 && std::isfinite(c.alpha) && std::isfinite(c.beta),
        "alpha must be finite and >= 0 (0: 50/K), beta finite and > 0");
   need(c.mh_steps >= 1 && c.mh_steps <= 64, "mh-steps must be in 1..64");
@@ -97,7 +99,7 @@ std::unique_ptr<LdaKernel> make_kernel(const LdaPlan& plan, int worker, const da
     throw std::invalid_argument("a warm start of " + std::to_string(warm->topics()) + " topics and " +
                                 std::to_string(warm->vocab()) + " words for a run of " +
                                 std::to_string(plan.config.topics) + " topics and " + std::to_string(plan.vocab) + " words");
-  auto kernel = std::make_unique<LdaKernel>(plan.config, shard, plan.blocks, plan.word_tokens, plan.groups, worker == 0);
+  auto kernel = LdaKernel::make(plan.config, shard, plan.blocks, plan.word_tokens, plan.groups, worker == 0);
   if (const auto& start = plan.config.start)
     kernel->restore(start->topics.at(static_cast<std::size_t>(worker)), start->topic_totals, first_phase(plan.config));
   return kernel;

@@ -17,7 +17,7 @@ WarmStart::WarmStart(FixedTopics model, std::vector<std::uint32_t> model_word)
       throw std::invalid_argument("word id " + std::to_string(w) + " outside the model's vocabulary");
 }
 
-void WarmStart::draw(std::span<const std::uint32_t> words, Rng& rng, std::span<std::uint16_t> topics) const {
+void WarmStart::draw(std::span<const std::uint32_t> words, Rng& rng, std::span<std::uint32_t> topics) const {
   if (topics.size() != words.size()) throw std::invalid_argument("a topic per word is needed");
   const std::uint32_t K = model_.topics();
   std::vector<std::uint32_t> known;  // the model's ids of the words it knows, in order
@@ -26,7 +26,7 @@ void WarmStart::draw(std::span<const std::uint32_t> words, Rng& rng, std::span<s
     if (model_word_[w] != kNotInModel) known.push_back(model_word_[w]);
   }
   std::vector<std::int32_t> counts(K);
-  std::vector<std::uint16_t> folded(known.size());
+  std::vector<std::uint32_t> folded(known.size());
   fold_in(model_, known, kWarmStartSweeps, rng, counts, folded);
   // The document's law p(k) ∝ n_dk + α, for the words the model cannot place.
   std::vector<double> running(K);

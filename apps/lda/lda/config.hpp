@@ -21,6 +21,9 @@ enum class ComputationModel {
 ComputationModel parse_computation_model(const std::string& text);
 const char* name_of(ComputationModel model);
 inline constexpr int kMaxSyncsPerEpoch = 1024;
+// The most topics a job may have: 2^20. Up to 65 535 a token's topic takes 16 bits, beyond 32
+// (lda_kernel.hpp); a worker also keeps a few K-long arrays per thread, 24 MB at 2^20.
+inline constexpr std::uint32_t kMaxTopics = std::uint32_t{1} << 20;
 
 // What a resume continues from: the state after `epoch` sweeps (the initialising phase and
 // `epoch` sweeps done), read from a checkpoint (lda/checkpoint.hpp).
@@ -28,7 +31,7 @@ struct LdaStart {
   int epoch = 0;
   std::vector<std::int64_t> topic_totals;             // K
   std::vector<std::vector<std::uint32_t>> block_counts;  // by block id: its rows packed (lda/word_topic_block.hpp)
-  std::vector<std::vector<std::uint16_t>> topics;     // by worker: its tokens' topics (empty: not this process's)
+  std::vector<std::vector<std::uint32_t>> topics;     // by worker: its tokens' topics (empty: not this process's)
 };
 
 class WarmStart;  // lda/warm_start.hpp

@@ -17,7 +17,7 @@ namespace gyre::lda {
 class FixedTopics {
  public:
   // `word_topic`: a row per word (V of them) of K topics. Throws std::invalid_argument if K is not
-  // in 1..65535 or not the rows' K, or a prior is not finite and positive.
+  // in 1..kMaxTopics or not the rows' K, or a prior is not finite and positive.
   FixedTopics(std::uint32_t topics, double alpha, double beta, const TopicCountRows& word_topic);
   // The same from V × K dense counts, row w being word w's; also throws if their number is not
   // a multiple of K or a count is negative.
@@ -30,13 +30,13 @@ class FixedTopics {
   // φ̂_0(w) … φ̂_{K−1}(w).
   const double* phi(std::uint32_t word) const noexcept { return phi_.data() + static_cast<std::size_t>(word) * K_; }
   // argmax_k φ̂_k(word), the lowest k on a tie.
-  std::uint16_t top_topic(std::uint32_t word) const noexcept { return top_[word]; }
+  std::uint32_t top_topic(std::uint32_t word) const noexcept { return top_[word]; }
 
  private:
   std::uint32_t K_, V_;
   double alpha_, beta_;
   std::vector<double> phi_;  // V × K
-  std::vector<std::uint16_t> top_;  // V
+  std::vector<std::uint32_t> top_;  // V
 };
 
 // The topic counts n_dk (K of them, into `doc_topic`) of a document whose tokens are `words`
@@ -52,11 +52,11 @@ void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int
              std::span<std::int32_t> doc_topic);
 // The same, leaving each token's topic in `topics` (one per word) as well.
 void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,
-             std::span<std::int32_t> doc_topic, std::span<std::uint16_t> topics);
+             std::span<std::int32_t> doc_topic, std::span<std::uint32_t> topics);
 
 // The topic k drawn from running sums of weights (running[k] = Σ_{j≤k} weight_j) with one
 // rng.uniform(): the first k whose running sum exceeds u · total.
-std::uint16_t draw_from_running(std::span<const double> running, Rng& rng);
+std::uint32_t draw_from_running(std::span<const double> running, Rng& rng);
 
 // θ̂_dk = (n_dk + α)/(N_d + Kα) of a document's topic counts (N_d = Σ_k n_dk), into `theta`.
 void topic_proportions(std::span<const std::int32_t> doc_topic, double alpha, std::span<double> theta);

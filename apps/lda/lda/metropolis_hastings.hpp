@@ -23,11 +23,11 @@ struct RowShare {
 };
 
 template <class Pick>
-inline std::uint16_t draw(Rng& rng, const RowShare& row, std::uint32_t K, Pick pick) {
+inline std::uint32_t draw(Rng& rng, const RowShare& row, std::uint32_t K, Pick pick) {
   const std::uint64_t bits = rng.next();
   const std::uint64_t low = bits & 0xffffffffu;
-  const std::uint16_t from_row = pick((low * row.n) >> 32);
-  const auto uniform = static_cast<std::uint16_t>((low * K) >> 32);
+  const std::uint32_t from_row = pick((low * row.n) >> 32);
+  const auto uniform = static_cast<std::uint32_t>((low * K) >> 32);
   return (bits >> 32) < row.threshold ? from_row : uniform;
 }
 
@@ -57,7 +57,8 @@ class TotalsView {
 // count matrix the proposals did not come from. Each proposal's weight depends on nothing the
 // chain decides, so the loads of all steps overlap; what is left in the chain is a compare and
 // two selects, with no branch on an outcome that is close to a coin toss.
-inline std::uint32_t walk(Rng& rng, std::uint32_t s, const std::uint16_t* proposed, int steps,
+template <class Topic>
+inline std::uint32_t walk(Rng& rng, std::uint32_t s, const Topic* proposed, int steps,
                           const std::int32_t* counts, double prior, const TotalsView& totals) {
   const auto weight = [&](std::uint32_t k) { return (counts[k] + prior) * totals.inverse(k); };
   double w_s = weight(s);

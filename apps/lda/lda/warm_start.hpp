@@ -38,7 +38,7 @@ class WarmStart {
   std::uint32_t vocab() const noexcept { return static_cast<std::uint32_t>(model_word_.size()); }
   // Sets the starting topic of each of a document's `words` (corpus word ids) in `topics`.
   // Reentrant: documents may be drawn in parallel, each with its own `rng`.
-  void draw(std::span<const std::uint32_t> words, Rng& rng, std::span<std::uint16_t> topics) const;
+  void draw(std::span<const std::uint32_t> words, Rng& rng, std::span<std::uint32_t> topics) const;
 
  private:
   FixedTopics model_;

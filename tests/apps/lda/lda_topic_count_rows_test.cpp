@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -17,12 +18,12 @@ TEST_CASE("topic-count rows keep each row's non-zero topics ascending with their
   const std::vector<std::uint16_t> first{4, 1, 4, 0, 4, 1};
   rows.add_from_topics(first, scratch);
   CHECK(std::all_of(scratch.begin(), scratch.end(), [](std::int32_t n) { return n == 0; }));
-  rows.add_from_topics({}, scratch);  // an empty document keeps its row
+  rows.add_from_topics(std::span<const std::uint16_t>{}, scratch);  // an empty document keeps its row
   rows.add_dense(std::vector<std::int32_t>{0, 0, 7, 0, 1});
 
   REQUIRE(rows.rows() == 3);
   CHECK(rows.entries() == 5);
-  CHECK(std::vector<std::uint16_t>(rows.topics_of(0).begin(), rows.topics_of(0).end()) == std::vector<std::uint16_t>{0, 1, 4});
+  CHECK(rows.topics_of(0).to_vector() == std::vector<std::uint32_t>{0, 1, 4});
   CHECK(std::vector<std::int32_t>(rows.counts_of(0).begin(), rows.counts_of(0).end()) == std::vector<std::int32_t>{1, 2, 3});
   CHECK(rows.dense(0) == std::vector<std::int32_t>{1, 2, 0, 0, 3});
   CHECK(rows.topics_of(1).empty());
@@ -80,7 +81,7 @@ TEST_CASE("topic-count rows encoded as one body decode to the same rows; a damag
   TopicCountRows rows(6);
   std::vector<std::int32_t> scratch(6, 0);
   rows.add_from_topics(std::vector<std::uint16_t>{5, 0, 5, 2}, scratch);
-  rows.add_from_topics({}, scratch);
+  rows.add_from_topics(std::span<const std::uint16_t>{}, scratch);
   rows.add_dense(std::vector<std::int32_t>{0, 9, 0, 0, 0, 0});
   const std::vector<std::byte> body = rows.encode();
   CHECK(body.size() == 3 * 4 + rows.entries() * 6);
@@ -104,4 +105,26 @@ TEST_CASE("topic-count rows encoded as one body decode to the same rows; a damag
   refused(6, bad, 1);
   // A row claiming 2^32 - 1 entries in a few bytes is refused before anything is sized for it.
   refused(6, std::vector<std::byte>{std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF}, std::byte{0}}, 1);
+}
+
+TEST_CASE("topic-count rows of more than 65 535 topics keep 32-bit topics, and their body round-trips") {
+  constexpr std::uint32_t K = 70000;
+  TopicCountRows rows(K);
+  std::vector<std::int32_t> scratch(K, 0);
+  rows.add_from_topics(std::vector<std::uint32_t>{69999, 3, 65536, 69999}, scratch);
+  rows.add_sparse(std::vector<std::uint32_t>{65535, 65536}, std::vector<std::int32_t>{4, 5});
+  std::vector<std::int32_t> dense(K, 0);
+  dense[66000] = 7;
+  rows.add_dense(dense);
+  CHECK(rows.topics_of(0).to_vector() == std::vector<std::uint32_t>{3, 65536, 69999});
+  CHECK(std::vector<std::int32_t>(rows.counts_of(0).begin(), rows.counts_of(0).end()) == std::vector<std::int32_t>{1, 1, 2});
+  CHECK(rows.count(0, 69999) == 2);
+  CHECK(rows.count(1, 65535) == 4);
+  CHECK(rows.count(2, 66000) == 7);
+  CHECK(rows.count(2, 66000 - 65536) == 0);  // no topic wraps to 16 bits
+  CHECK(rows.column_sums()[65536] == 6);
+  const auto body = rows.encode();
+  CHECK(body.size() == 3 * 4 + 6 * (4 + 4));  // 32-bit topics on the wire too
+  CHECK(TopicCountRows::decode(K, body, 3, "") == rows);
+  CHECK_THROWS_AS(rows.add_from_topics(std::vector<std::uint32_t>{70000}, scratch), std::invalid_argument);
 }

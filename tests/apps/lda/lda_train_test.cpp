@@ -56,7 +56,7 @@ lda::LdaConfig allreduce(int P, int T, int S, int epochs) {
 
 // Checks every count against the topic assignments, and that they agree with each other.
 void check_counts(const lda::LdaModel& m, const std::vector<data::Corpus>& shards,
-                  const std::vector<std::vector<std::uint16_t>>& z, const std::vector<std::vector<std::int64_t>>& totals) {
+                  const std::vector<std::vector<std::uint32_t>>& z, const std::vector<std::vector<std::int64_t>>& totals) {
   const std::uint32_t K = m.topics;
   const auto V = static_cast<std::uint32_t>(m.vocab.size());
   std::vector<std::int64_t> word_topic(static_cast<std::size_t>(V) * K, 0);
@@ -93,7 +93,7 @@ void check_counts(const lda::LdaModel& m, const std::vector<data::Corpus>& shard
 struct Run {
   lda::LdaModel model;
   std::vector<lda::EpochReport> epochs;
-  std::vector<std::vector<std::uint16_t>> z;
+  std::vector<std::vector<std::uint32_t>> z;
   std::vector<std::vector<std::int64_t>> totals;
   std::map<std::tuple<int, std::uint64_t, model::BlockId>, int> visits;  // (worker, phase, block) → count
 };

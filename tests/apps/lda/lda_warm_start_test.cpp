@@ -79,7 +79,7 @@ TEST_CASE("a warm start places the model's words by the model and the others by 
     lda::Rng rng(lda::stream_seed(7, d));
     // Eight tokens of word 0 and two of the unknown word; then a document of unknown words only.
     const std::vector<std::uint32_t> words{0, 0, 2, 0, 0, 0, 0, 2, 0, 0};
-    std::vector<std::uint16_t> topics(words.size(), 9);
+    std::vector<std::uint32_t> topics(words.size(), 9);
     warm.draw(words, rng, topics);
     for (std::size_t i = 0; i < words.size(); ++i) {
       if (words[i] == 0) REQUIRE(topics[i] == 0);
@@ -89,9 +89,9 @@ TEST_CASE("a warm start places the model's words by the model and the others by 
       }
     }
     const std::vector<std::uint32_t> strangers{2, 2};
-    std::vector<std::uint16_t> drawn(2, 9);
+    std::vector<std::uint32_t> drawn(2, 9);
     warm.draw(strangers, rng, drawn);
-    for (const std::uint16_t k : drawn) {
+    for (const std::uint32_t k : drawn) {
       REQUIRE(k < 2);
       ++alone;
       alone_topic0 += k == 0;

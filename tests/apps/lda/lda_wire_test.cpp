@@ -14,6 +14,7 @@
 #include "gyre/data/corpus_partition.hpp"
 #include "lda/allreduce.hpp"
 #include "lda/trainer.hpp"
+#include "lda/word_topic_block.hpp"
 #include "lib/net/backends.hpp"
 #include "solo_kernel.hpp"
 #include "support/job_failure.hpp"
