@@ -1,6 +1,8 @@
 // apps/lda/word_topic_block.cpp — packed word-topic rows: their bound, the checked view of a block, the packer's rows.
 #include "lda/word_topic_block.hpp"
 
+#include <oneapi/tbb/blocked_range.h>
+
 #include <atomic>
 #include <stdexcept>
 #include <string>
