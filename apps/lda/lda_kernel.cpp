@@ -259,7 +259,7 @@ class TopicSampler final : public LdaKernel {
   std::int64_t row_total(const BlockRows& rows, std::size_t r) const;
   // Before a sweep: checks the block's rows against the plan and this worker's tokens, and
   // makes the other workers' topic lists and the rows walked in place.
-  void take_in_rows(const model::Block& block);
+  void take_in_rows(model::Block& block);
   // After a sweep: a packed block's rows packed anew from the tokens' topics.
   void pack_swept_rows(model::Block& block);
   // A row of this many tokens is walked against its counts in place, not a copy (see
@@ -510,7 +510,7 @@ void TopicSampler<Topic>::add_initial_topics(model::Block& block) {
 }
 
 template <class Topic>
-void TopicSampler<Topic>::take_in_rows(const model::Block& block) {
+void TopicSampler<Topic>::take_in_rows(model::Block& block) {
   const auto& expected = row_tokens(block);
   const BlockRows view(block, K_);
   const std::size_t rows = block.rows();
@@ -568,7 +568,7 @@ void TopicSampler<Topic>::take_in_rows(const model::Block& block) {
   std::size_t walked = 0;
   for (std::size_t r = 0; r < rows; ++r) walked += walked_in_place(expected[r]) ? 1 : 0;
   if (!block.packed()) {
-    for (std::size_t r = 0; r < rows; ++r) dense_rows_[r] = const_cast<std::int32_t*>(block.counts()) + r * stride_;
+    for (std::size_t r = 0; r < rows; ++r) dense_rows_[r] = block.counts() + r * stride_;
   } else {
     walked_counts_.assign(walked * K_, 0);
     for (std::size_t r = 0, next = 0; r < rows; ++r)
