@@ -455,8 +455,7 @@ namespace {
 }
 
 [[noreturn]] void negative_count(std::size_t row, std::uint32_t k, std::int32_t n) {
-  throw std::invalid_argument("word-topic row " + std::to_string(row) + " has count " + std::to_string(n) + " in topic " +
-                              std::to_string(k));
+  throw std::invalid_argument("word-topic row " + std::to_string(row) + " " + count_fault(n, k));
 }
 
 }  // namespace

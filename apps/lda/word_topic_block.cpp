@@ -19,7 +19,7 @@ std::string row_fault(const std::uint32_t* at, std::uint32_t K) {
   if (at[0] == kDenseRow) {
     for (std::uint32_t k = 0; k < K; ++k)
       if (static_cast<std::int32_t>(at[1 + k]) < 0)
-        return "has count " + std::to_string(static_cast<std::int32_t>(at[1 + k])) + " in topic " + std::to_string(k);
+        return count_fault(static_cast<std::int32_t>(at[1 + k]), k);
     return {};
   }
   const std::uint32_t n = at[0];
@@ -28,12 +28,16 @@ std::string row_fault(const std::uint32_t* at, std::uint32_t K) {
     if (k >= K) return "names topic " + std::to_string(k) + "; there are " + std::to_string(K);
     if (i > 0 && k <= at[i]) return "lists topic " + std::to_string(k) + " after topic " + std::to_string(at[i]) + " (topics must ascend, each once)";
     if (const auto c = static_cast<std::int32_t>(at[1 + n + i]); c <= 0)
-      return "has count " + std::to_string(c) + " in topic " + std::to_string(k);
+      return count_fault(c, k);
   }
   return {};
 }
 
 }  // namespace
+
+std::string count_fault(std::int32_t count, std::uint32_t topic) {
+  return "has count " + std::to_string(count) + " in topic " + std::to_string(topic);
+}
 
 std::uint64_t packed_row_bytes(std::uint64_t tokens, std::uint32_t topics) {
   return 4 * (1 + std::min<std::uint64_t>(2 * tokens, topics));
@@ -116,7 +120,7 @@ model::Block pack_block(const model::Block& dense, std::uint32_t topics, std::si
   RowPacker packer(topics, form);
   Buffer words = packer.pack(rows.rows(), [&](std::size_t r, auto add) {
     rows.for_each(r, [&](std::uint32_t k, std::int32_t n) {
-      if (n < 0) bad_row(r, "has count " + std::to_string(n) + " in topic " + std::to_string(k));
+      if (n < 0) bad_row(r, count_fault(n, k));
       add(k, n);
     });
   });

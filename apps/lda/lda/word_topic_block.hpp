@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "gyre/base/buffer.hpp"
@@ -29,6 +30,9 @@ inline constexpr std::uint32_t kDenseRow = 0xFFFFFFFFu;
 // How rows are written: the smaller way (what training does), or all one way (tests showing
 // that the form never changes a draw).
 enum class RowForm { kSmaller, kSparse, kDense };
+
+// "has count N in topic K": how a row's wrong count is named, by the block's reader and the kernel.
+std::string count_fault(std::int32_t count, std::uint32_t topic);
 
 // The most bytes a row of `tokens` tokens (so at most that many non-zero topics) takes packed
 // the smaller way.
