@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gyre/pipeline/block_codec.hpp"
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/wire/body.hpp"
@@ -66,12 +67,10 @@ namespace {
 
 net::Message expect(runtime::Mailbox& mailbox, const runtime::Mailbox::Accept& accept, std::chrono::milliseconds timeout,
                     const std::string& what) {
-  const net::Group& g = mailbox.group();
-  auto m = mailbox.receive(accept, net::Clock::now() + timeout);
-  if (!m)
-    throw runtime::JobFailed(g.rank(), runtime::FailureCause::kTimeout, "rank " + std::to_string(g.rank()) + ": no " + what + " within " +
-                               std::to_string(timeout.count()) + " ms");
-  return std::move(*m);
+  const int rank = mailbox.group().rank();
+  return runtime::Receiver(mailbox, "rank " + std::to_string(rank), timeout).receive(accept, [&] {
+    return runtime::Silence{rank, what};
+  });
 }
 
 std::string missing(const std::vector<std::optional<LocalRows>>& rows, std::size_t blocks, std::uint32_t all) {

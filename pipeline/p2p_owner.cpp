@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gyre/runtime/failure.hpp"
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/scheduler/barrier.hpp"
 
 namespace gyre::pipeline::p2p {
@@ -181,6 +182,8 @@ void P2pOwner::handle(const net::Message& m) {
 }
 
 void P2pOwner::serve() {
+  // Polled, so that stop() is seen; silence is the peers' concern (their reads time out).
+  const runtime::Receiver receiver(inbox_, "peer-to-peer owner " + std::to_string(self_), kPoll);
   try {
     for (;;) {
       {
@@ -188,17 +191,13 @@ void P2pOwner::serve() {
         if (done_count_ == layout_.peers) break;
       }
       if (stop_) break;
-      auto m = inbox_.receive(for_owner, net::Clock::now() + kPoll);
+      auto m = receiver.receive_until(for_owner, net::Clock::now() + kPoll);
       if (!m) continue;
       try {
         handle(*m);
-      } catch (const net::GroupClosed&) {
-        throw;  // the job is failing already, not this message
-      } catch (const runtime::JobFailed&) {
-        throw;
       } catch (const std::runtime_error& e) {
-        const std::string text = "peer-to-peer owner " + std::to_string(self_) + ": from rank " +
-                                 std::to_string(m->sender) + ": " + e.what();
+        if (runtime::is_job_failure(e)) throw;  // the job is failing already, not this message
+        const std::string text = receiver.who() + ": from rank " + std::to_string(m->sender) + ": " + e.what();
         std::vector<int> others;
         for (int r : layout_.peer_ranks())
           if (r != self_) others.push_back(r);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gyre/runtime/failure.hpp"
+#include "gyre/runtime/receiver.hpp"
 
 namespace gyre::pipeline::p2p {
 
@@ -28,6 +29,10 @@ auto P2pPeer::guarded(F&& f) -> decltype(f()) {
     return f();
   } catch (const net::GroupClosed&) {
     owner_->rethrow_if_failed();
+    throw;
+  } catch (const runtime::JobFailed& e) {
+    // A closed transport, as a receive reports it: the owner's failure may be what closed it.
+    if (e.cause() == runtime::FailureCause::kPeerLost) owner_->rethrow_if_failed();
     throw;
   }
 }
@@ -66,30 +71,28 @@ std::vector<Versioned> P2pPeer::get(std::span<const Key> keys) {
     }
     std::map<Key, Value> got;
     const auto deadline = net::Clock::now() + options_.timeout;
+    const runtime::Receiver receiver(inbox_, "peer-to-peer peer " + std::to_string(index_), options_.timeout);
+    const auto silent = [&] {
+      const int owner = pending.begin()->second;
+      return runtime::Silence{owner, "reply from rank " + std::to_string(owner)};
+    };
     while (!pending.empty()) {
-      auto m = inbox_.receive(
+      const net::Message m = receiver.receive(
           [&](const net::Message& x) {
             const auto it = pending.find(x.tag);
             return x.type == kGetReply && it != pending.end() && it->second == x.sender;
           },
-          deadline);
-      if (!m) {
-        const int owner = pending.begin()->second;
-        throw runtime::JobFailed(owner, runtime::FailureCause::kTimeout,
-                                 "peer-to-peer peer " + std::to_string(index_) + ": no reply from rank " +
-                                     std::to_string(owner) + " within " + std::to_string(options_.timeout.count()) + " ms");
-      }
+          silent, deadline);
       KeyValues kv;
       try {
-        kv = decode_get_reply(*m, remote.at(m->sender), layout_);
+        kv = decode_get_reply(m, remote.at(m.sender), layout_);
       } catch (const std::runtime_error& e) {
-        throw runtime::JobFailed(m->sender, runtime::FailureCause::kBadMessage,
-                                 "peer-to-peer peer " + std::to_string(index_) + ": rank " + std::to_string(m->sender) +
-                                     " sent a bad reply: " + e.what());
+        throw runtime::JobFailed(m.sender, runtime::FailureCause::kBadMessage,
+                                 receiver.who() + ": rank " + std::to_string(m.sender) + " sent a bad reply: " + e.what());
       }
       for (auto& [k, v] : kv) got[k] = std::move(v);
       remote_reads_ += kv.size();
-      pending.erase(m->tag);
+      pending.erase(m.tag);
     }
     std::vector<Versioned> out;
     out.reserve(keys.size());

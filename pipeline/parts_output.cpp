@@ -28,16 +28,14 @@ std::string text_of(const net::Message& m) {
 net::Message from_rank_0(runtime::Mailbox& mailbox, std::uint16_t type, std::chrono::milliseconds timeout,
                          const std::string& what) {
   const int rank = mailbox.group().rank();
-  auto m = mailbox.receive([type](const net::Message& x) { return x.type == type; }, net::Clock::now() + timeout);
-  if (!m)
-    throw runtime::JobFailed(0, runtime::FailureCause::kTimeout,
-                             "rank " + std::to_string(rank) + ": no " + what + " from rank 0 within " +
-                                 std::to_string(timeout.count()) + " ms");
-  if (m->sender != 0)
-    throw runtime::JobFailed(m->sender, runtime::FailureCause::kBadMessage,
-                             "rank " + std::to_string(rank) + ": " + what + " from rank " + std::to_string(m->sender) +
+  net::Message m = runtime::Receiver(mailbox, "rank " + std::to_string(rank), timeout)
+                       .receive([type](const net::Message& x) { return x.type == type; },
+                                [&] { return runtime::Silence{0, what + " from rank 0"}; });
+  if (m.sender != 0)
+    throw runtime::JobFailed(m.sender, runtime::FailureCause::kBadMessage,
+                             "rank " + std::to_string(rank) + ": " + what + " from rank " + std::to_string(m.sender) +
                                  ", not rank 0");
-  return std::move(*m);
+  return m;
 }
 
 }  // namespace

@@ -3,37 +3,32 @@
 
 #include <string>
 
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/wire/codec.hpp"
 
 namespace gyre::pipeline {
 
 void follow_phases(runtime::Mailbox& inbox, int scheduler_rank, std::chrono::milliseconds timeout, const RunPhase& run) {
-  const auto me = "worker " + std::to_string(inbox.group().rank());
+  const int rank = inbox.group().rank();
+  const auto me = "worker " + std::to_string(rank);
+  const runtime::Receiver receiver(inbox, me, timeout, {scheduler_rank});
   const auto accept = [&](const net::Message& m) {
     return m.sender == scheduler_rank && (m.type == scheduler::kPhaseGo || m.type == scheduler::kStop);
   };
+  const auto silent = [&] { return runtime::Silence{scheduler_rank, "word from the scheduler"}; };
   for (std::uint64_t next = 0;; ++next) {
-    std::optional<net::Message> m;
-    try {
-      m = inbox.receive(accept, net::Clock::now() + timeout);
-    } catch (const net::GroupClosed& e) {
-      throw runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, e.what());
-    }
-    const int rank = inbox.group().rank();
-    if (!m) throw runtime::JobFailed(rank, runtime::FailureCause::kTimeout, me + ": no word from the scheduler within " + std::to_string(timeout.count()) + " ms");
-    if (m->type == scheduler::kStop) return;
+    const net::Message m = receiver.receive(accept, silent);
+    if (m.type == scheduler::kStop) return;
     scheduler::PhaseSums sums;
     try {
-      const auto go = scheduler::decode_phase_go(*m, scheduler_rank, next);
-      sums = run(go.phase, static_cast<scheduler::PhaseKind>(go.kind), m->body.bytes());
+      const auto go = scheduler::decode_phase_go(m, scheduler_rank, next);
+      sums = run(go.phase, static_cast<scheduler::PhaseKind>(go.kind), m.body.bytes());
     } catch (const runtime::JobFailed&) {
       throw;
     } catch (const std::exception& e) {
-      runtime::fail_job(inbox.group(), {scheduler_rank},
-                        runtime::JobFailed(rank, runtime::FailureCause::kError, me + ": " + e.what(),
-                                           runtime::is_own_type(std::current_exception()) ? std::current_exception()
-                                                                                         : nullptr));
+      receiver.fail(runtime::JobFailed(rank, runtime::FailureCause::kError, me + ": " + e.what(),
+                                       runtime::is_own_type(std::current_exception()) ? std::current_exception() : nullptr));
     }
     net::Message done;
     done.type = scheduler::kPhaseDone;

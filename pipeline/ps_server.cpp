@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gyre/pipeline/ps_messages.hpp"
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/scheduler/barrier.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 
@@ -136,27 +137,16 @@ void PsServer::run() {
   std::vector<int> others;
   for (int r : layout_.all_ranks())
     if (r != inbox_.group().rank()) others.push_back(r);
+  const runtime::Receiver receiver(inbox_, "parameter server " + std::to_string(index_), options_.timeout, others);
+  // Which worker owes a message is not known here: a server waits for anyone.
+  const auto silent = [&] { return runtime::Silence{inbox_.group().rank(), "message"}; };
   while (stopped_ < layout_.workers) {
-    std::optional<net::Message> m;
+    const net::Message m = receiver.receive(accept, silent);
     try {
-      m = inbox_.receive(accept, net::Clock::now() + options_.timeout);
-    } catch (const net::GroupClosed& e) {
-      throw runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, e.what());
-    }
-    const int me = inbox_.group().rank();
-    if (!m)
-      runtime::fail_job(inbox_.group(), others,
-                        runtime::JobFailed(me, runtime::FailureCause::kTimeout, "parameter server " + std::to_string(index_) +
-                                                                  ": no message within " +
-                                                                  std::to_string(options_.timeout.count()) + " ms"));
-    try {
-      handle(*m);
+      handle(m);
     } catch (const std::runtime_error& e) {
-      runtime::fail_job(inbox_.group(), others,
-                        runtime::JobFailed(m->sender, runtime::FailureCause::kBadMessage,
-                                           "parameter server " + std::to_string(index_) + ": message type " +
-                                               std::to_string(m->type) + " from rank " + std::to_string(m->sender) +
-                                               ": " + e.what()));
+      receiver.fail(m.sender, runtime::FailureCause::kBadMessage,
+                    "message type " + std::to_string(m.type) + " from rank " + std::to_string(m.sender) + ": " + e.what());
     }
   }
 }

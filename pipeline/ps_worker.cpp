@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gyre/pipeline/ps_messages.hpp"
+#include "gyre/runtime/receiver.hpp"
 
 namespace gyre::pipeline::ps {
 
@@ -59,17 +60,20 @@ std::vector<Versioned> PsWorker::get(std::span<const Key> keys) {
     inbox_.group().send(layout_.server_rank(server), std::move(m));
   }
   const auto deadline = net::Clock::now() + options_.timeout;
+  const runtime::Receiver receiver(inbox_, "parameter server", options_.timeout);
+  const auto silent = [&] {
+    const int server = layout_.server_rank(pending.begin()->second);
+    return runtime::Silence{server, "reply from rank " + std::to_string(server)};
+  };
   while (!pending.empty()) {
-    auto m = inbox_.receive(
+    const net::Message m = receiver.receive(
         [&](const net::Message& x) {
           const auto it = pending.find(x.tag);
           return x.type == kGetReply && it != pending.end() && layout_.server_rank(it->second) == x.sender;
         },
-        deadline);
-    if (!m) throw std::runtime_error("parameter server: no reply from rank " + std::to_string(layout_.server_rank(pending.begin()->second)) +
-                                     " within " + std::to_string(options_.timeout.count()) + " ms");
+        silent, deadline);
     std::int64_t server_clock = 0;
-    auto kv = decode_reply(*m, to_read.at(pending.at(m->tag)), layout_, server_clock);
+    auto kv = decode_reply(m, to_read.at(pending.at(m.tag)), layout_, server_clock);
     for (auto& [k, v] : kv) {
       auto& c = cache_[k];
       c.value = std::move(v);
@@ -77,7 +81,7 @@ std::vector<Versioned> PsWorker::get(std::span<const Key> keys) {
       c.clock = rule_.global() ? server_clock : clock_;
       ++reads_;
     }
-    pending.erase(m->tag);
+    pending.erase(m.tag);
   }
   std::vector<Versioned> out;
   out.reserve(keys.size());
@@ -125,16 +129,20 @@ std::vector<Key> PsWorker::keys() {
     inbox_.group().send(layout_.server_rank(s), std::move(m));
   }
   std::vector<char> listed(static_cast<std::size_t>(layout_.servers), 0);
+  const runtime::Receiver receiver(inbox_, "parameter server", options_.timeout);
+  const auto silent = [&] {
+    std::vector<int> servers;
+    for (int s = 0; s < layout_.servers; ++s) servers.push_back(layout_.server_rank(s));
+    return runtime::silence_of("key list", servers, [&](std::size_t s) { return listed[s] == 0; });
+  };
   for (int s = 0; s < layout_.servers; ++s) {
-    auto m = inbox_.receive([&](const net::Message& x) { return x.type == kKeysReply && x.tag == request; },
-                            net::Clock::now() + options_.timeout);
-    if (!m) throw std::runtime_error("parameter server: a server did not list its keys within the timeout");
-    const int server = m->sender - layout_.workers;
+    const net::Message m = receiver.receive([&](const net::Message& x) { return x.type == kKeysReply && x.tag == request; }, silent);
+    const int server = m.sender - layout_.workers;
     if (server < 0 || server >= layout_.servers || listed[static_cast<std::size_t>(server)])
-      throw std::runtime_error("parameter server: rank " + std::to_string(m->sender) +
+      throw std::runtime_error("parameter server: rank " + std::to_string(m.sender) +
                                " listed keys, but is not a server yet to answer");
     listed[static_cast<std::size_t>(server)] = 1;
-    for (Key k : decode_key_list(*m, layout_, server)) all.push_back(k);
+    for (Key k : decode_key_list(m, layout_, server)) all.push_back(k);
   }
   std::sort(all.begin(), all.end());
   return all;

@@ -1,19 +1,11 @@
 // pipeline/rounds_worker.cpp — the worker loop of the rounds engine: requests in, partials out, in round order.
-#include <optional>
 #include <string>
 
 #include "gyre/pipeline/rounds_job.hpp"
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/wire/codec.hpp"
 
 namespace gyre::pipeline {
-
-namespace {
-// The driver may be what failed; the error still ends this worker.
-[[noreturn]] void fail(net::Group& group, int driver_rank, const std::string& why,
-                       runtime::FailureCause cause = runtime::FailureCause::kError) {
-  runtime::fail_job(group, {driver_rank}, runtime::JobFailed(group.rank(), cause, why));
-}
-}  // namespace
 
 void serve_rounds(runtime::Mailbox& mailbox, int driver_rank, const scheduler::RoundsOptions& options,
                   const std::function<void(std::span<const scheduler::Step>)>& apply,
@@ -23,40 +15,36 @@ void serve_rounds(runtime::Mailbox& mailbox, int driver_rank, const scheduler::R
   const std::string me = options.name + " worker " + std::to_string(group.rank());
   // A query waits for no round: one already here is answered before the next round's task.
   const auto is_query = [](const net::Message& m) { return m.type == scheduler::kRoundQuery; };
-  const auto next = [&]() -> std::optional<net::Message> {
-    try {
-      if (auto query = mailbox.receive_arrived(is_query)) return query;
-      return mailbox.receive([](const net::Message&) { return true; }, net::Clock::now() + options.timeout);
-    } catch (const net::GroupClosed& e) {
-      throw runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, me + ": transport closed: " + e.what());
-    }
+  // The driver may be what failed; a failure found here still ends this worker.
+  const runtime::Receiver receiver(mailbox, me, options.timeout, {driver_rank});
+  const int self = group.rank();
+  const auto next = [&]() -> net::Message {
+    if (auto query = receiver.receive_arrived(is_query)) return std::move(*query);
+    return receiver.receive([](const net::Message&) { return true; },
+                            [&] { return runtime::Silence{driver_rank, "request from the scheduler"}; });
   };
   for (std::uint64_t round = 0, query = 0;;) {
-    const std::optional<net::Message> m = next();
-    if (!m)
-      fail(group, driver_rank, me + ": no request for " + std::to_string(options.timeout.count()) + " ms",
-           runtime::FailureCause::kTimeout);
-    const std::string from = "rank " + std::to_string(m->sender);
+    const net::Message m = next();
+    const std::string from = "rank " + std::to_string(m.sender);
+    const auto bad = runtime::FailureCause::kBadMessage;
     // Only the driver steers this worker: its requests carry the ids used as indices here.
-    if (m->sender != driver_rank)
-      fail(group, driver_rank, me + ": message type " + std::to_string(m->type) + " from " + from + ", not the scheduler",
-           runtime::FailureCause::kBadMessage);
-    if (m->type == scheduler::kRoundsStop) return;
-    const bool is_round = m->type == scheduler::kRoundTask;
-    if (!is_round && !(is_query(*m) && answer))
-      fail(group, driver_rank, me + ": unexpected message type " + std::to_string(m->type) + " from " + from,
-           runtime::FailureCause::kBadMessage);
+    if (m.sender != driver_rank)
+      receiver.fail(self, bad, "message type " + std::to_string(m.type) + " from " + from + ", not the scheduler");
+    if (m.type == scheduler::kRoundsStop) return;
+    const bool is_round = m.type == scheduler::kRoundTask;
+    if (!is_round && !(is_query(m) && answer))
+      receiver.fail(self, bad, "unexpected message type " + std::to_string(m.type) + " from " + from);
     const std::string what = is_round ? "round" : "query";
     std::uint64_t& expected = is_round ? round : query;
     scheduler::RoundRequest request;
     try {
-      request = scheduler::decode_request(*m, options.limits);
+      request = scheduler::decode_request(m, options.limits);
       if (request.round != expected)
         throw wire::DecodeError(what + " " + std::to_string(request.round) + " where " + what + " " +
                                 std::to_string(expected) + " comes next");
       if (!is_round && !request.updates.empty()) throw wire::DecodeError("a query with updates");
     } catch (const std::exception& e) {
-      fail(group, driver_rank, me + ": request from " + from + ": " + e.what(), runtime::FailureCause::kBadMessage);
+      receiver.fail(self, bad, "request from " + from + ": " + e.what());
     }
     ++expected;
     scheduler::RoundPartial partial;
@@ -69,7 +57,7 @@ void serve_rounds(runtime::Mailbox& mailbox, int driver_rank, const scheduler::R
         partial.values = answer(request.task);
       }
     } catch (const std::exception& e) {
-      fail(group, driver_rank, me + ": " + what + " " + std::to_string(request.round) + ": " + e.what());
+      receiver.fail(self, runtime::FailureCause::kError, what + " " + std::to_string(request.round) + ": " + e.what());
     }
     group.send(driver_rank, is_round ? scheduler::encode_partial(partial) : scheduler::encode_answer(partial));
   }

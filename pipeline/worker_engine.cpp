@@ -17,6 +17,7 @@
 
 #include "gyre/collective/communicator.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/pipeline/block_codec.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
@@ -140,11 +141,8 @@ struct WorkerEngine::State {
       } else {
         kernel.evaluate(block, visit);
       }
-    } catch (const net::GroupClosed&) {
-      throw;  // a collective interrupted by the job's failure: that text names the cause
-    } catch (const runtime::JobFailed&) {
-      throw;
     } catch (const std::exception& e) {
+      if (runtime::is_job_failure(e)) throw;  // e.g. a collective interrupted by the job's failure: that text names the cause
       // The kernel checks what the block holds (LDA's counts); say where the block came from.
       // The kernel's own exception rides along, nested, for an embedder in this process.
       const std::string origin = item.from == rank() ? " (held here)" : " from rank " + std::to_string(item.from);
@@ -311,15 +309,15 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
     flow::make_edge(std::get<0>(update.output_ports()), forward);
     flow::make_edge(forward, limiter.decrementer());
 
+    // The flow graph may be running a visit: silence is reported to ourselves (report_failure),
+    // which drains the graph before the loop ends on the notice.
+    const runtime::Receiver receiver(s.inbox, me, s.options.timeout);
     for (;;) {
       std::optional<net::Message> m;
       try {
-        m = s.inbox.receive(State::for_engine, net::Clock::now() + s.options.timeout);
+        m = receiver.receive_until(State::for_engine, net::Clock::now() + s.options.timeout);
       } catch (const runtime::JobFailed& e) {
-        failure = e;  // our own notice (see report_failure) or another member's
-        break;
-      } catch (const net::GroupClosed& e) {
-        failure = runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, me + ": transport closed: " + e.what());
+        failure = e;  // our own notice (see report_failure), another member's, or a lost peer
         break;
       }
       if (!m) {

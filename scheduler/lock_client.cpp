@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/wire/codec.hpp"
@@ -90,13 +91,10 @@ std::optional<net::Message> LockClient::wait_for(std::uint64_t id, const std::st
   };
   std::optional<net::Message> m;
   try {
-    m = inbox_.receive(accept, net::Clock::now() + options_.timeout);
+    m = runtime::Receiver(inbox_, {}, options_.timeout).receive_until(accept, net::Clock::now() + options_.timeout);
   } catch (const runtime::JobFailed& e) {
-    // The service's failure notice: the job is over.
+    // The service's failure notice, or a lost peer: the job is over.
     failure_ = runtime::JobFailed(e.rank(), e.cause(), me_ + ", waiting for " + what + ": " + e.what());
-    throw *failure_;
-  } catch (const net::GroupClosed& e) {
-    failure_ = runtime::JobFailed(-1, runtime::FailureCause::kPeerLost, me_ + ", waiting for " + what + ": " + e.what());
     throw *failure_;
   }
   if (!m)

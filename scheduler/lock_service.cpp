@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "gyre/base/rank_text.hpp"
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/wire/codec.hpp"
@@ -58,16 +59,16 @@ bool LockService::accepts(const net::Message& m) const {
 
 LockStats LockService::run() {
   last_heard_ = net::Clock::now();
+  // Silence is this service's own business (idle and hold time-outs, check_timeouts).
+  const runtime::Receiver receiver(inbox_, {}, options_.idle_timeout);
   while (unfinished_ > 0) {
     auto deadline = last_heard_ + options_.idle_timeout;
     if (const auto hold = table_.oldest_hold()) deadline = std::min(deadline, hold->since + options_.hold_timeout);
     std::optional<net::Message> m;
     try {
-      m = inbox_.receive([this](const net::Message& x) { return accepts(x); }, deadline);
+      m = receiver.receive_until([this](const net::Message& x) { return accepts(x); }, deadline);
     } catch (const runtime::JobFailed& e) {
-      fail(e.rank(), e.cause(), std::string("interrupted: ") + e.what());  // the job failed elsewhere
-    } catch (const net::GroupClosed& e) {
-      fail(-1, runtime::FailureCause::kPeerLost, std::string("interrupted: ") + e.what());  // a peer's link failed
+      fail(e.rank(), e.cause(), std::string("interrupted: ") + e.what());  // the job failed elsewhere, or a peer was lost
     }
     if (!m) {
       check_timeouts(net::Clock::now());

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gyre/base/random.hpp"
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/wire/body.hpp"
 
 namespace gyre::scheduler {
@@ -162,10 +163,12 @@ void PeerBarrier::take_answer(net::Clock::time_point deadline) {
     }
     if (!m) {
       if (net::Clock::now() < deadline) continue;
-      std::string silent;
-      for (const auto& q : asked_) silent += (silent.empty() ? "" : ", ") + std::to_string(workers_[static_cast<std::size_t>(q.peer)]);
-      throw std::runtime_error("barrier " + barrier_.name() + ": no clock from rank(s) " + silent + " within " +
-                               std::to_string(options_.timeout.count()) + " ms");
+      std::vector<int> asked;
+      for (const auto& q : asked_) asked.push_back(workers_[static_cast<std::size_t>(q.peer)]);
+      const auto silent = runtime::silence_of("clock", asked, [](std::size_t) { return true; });
+      throw runtime::JobFailed(silent.blamed, runtime::FailureCause::kTimeout,
+                               "barrier " + barrier_.name() + ": no " + silent.what + " within " +
+                                   std::to_string(options_.timeout.count()) + " ms");
     }
     const auto it = std::find_if(asked_.begin(), asked_.end(), [&](const Question& q) { return q.query == m->tag; });
     const auto clock_there = decode_clock(*m);

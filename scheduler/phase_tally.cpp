@@ -9,14 +9,10 @@
 namespace gyre::scheduler {
 
 PhaseTally::PhaseTally(runtime::Mailbox& mailbox, std::vector<int> workers, std::chrono::milliseconds timeout)
-    : mailbox_(mailbox), workers_(std::move(workers)), timeout_(timeout) {}
-
-void PhaseTally::fail(int rank, runtime::FailureCause cause, const std::string& why) {
-  runtime::fail_job(mailbox_.group(), workers_, runtime::JobFailed(rank, cause, "scheduler: " + why));
-}
+    : workers_(std::move(workers)), receiver_(mailbox, "scheduler", timeout, workers_, runtime::Receiver::Role::kHub) {}
 
 void PhaseTally::run(const PhasePolicy& policy) {
-  auto& group = mailbox_.group();
+  auto& group = receiver_.group();
 
   // Phase `first + i`'s reports, by worker index: a worker that runs ahead adds phases at the
   // back, one at a time and in order, so the window is as long as the lead of the fastest worker.
@@ -25,37 +21,22 @@ void PhaseTally::run(const PhasePolicy& policy) {
   std::vector<std::uint64_t> next(workers_.size(), 0);  // the phase each worker reports next
   auto last_done = net::Clock::now();
   auto kind = ask_policy(policy, nullptr, group, workers_);
+  const auto behind = [&] {
+    return runtime::silence_of("report of phase " + std::to_string(first), workers_,
+                               [&](std::size_t i) { return next[i] == first; });
+  };
   while (kind) {
-    std::optional<net::Message> m;
-    try {
-      m = mailbox_.receive([](const net::Message& x) { return x.type == kPhaseDone; }, net::Clock::now() + timeout_);
-    } catch (const runtime::JobFailed& e) {
-      runtime::fail_job(group, workers_, e);  // a worker's notice: pass it on to the others
-    } catch (const net::GroupClosed& e) {
-      fail(-1, runtime::FailureCause::kPeerLost, std::string("transport closed: ") + e.what());
-    }
-    if (!m) {
-      std::string behind;
-      int first_behind = -1;
-      for (std::size_t i = 0; i < workers_.size(); ++i)
-        if (next[i] == first) {
-          behind += (behind.empty() ? "" : ",") + std::to_string(workers_[i]);
-          if (first_behind < 0) first_behind = workers_[i];
-        }
-      fail(first_behind, runtime::FailureCause::kTimeout,
-           "no report of phase " + std::to_string(first) + " from rank(s) " + behind + " within " +
-               std::to_string(timeout_.count()) + " ms");
-    }
-    const int from = m->sender;
+    const auto m = receiver_.receive([](const net::Message& x) { return x.type == kPhaseDone; }, behind);
+    const int from = m.sender;
     const auto bad = runtime::FailureCause::kBadMessage;
     const auto it = std::find(workers_.begin(), workers_.end(), from);
-    if (it == workers_.end()) fail(from, bad, "rank " + std::to_string(from) + ", not a worker, reported a phase");
+    if (it == workers_.end()) receiver_.fail(from, bad, "rank " + std::to_string(from) + ", not a worker, reported a phase");
     const auto w = static_cast<std::size_t>(it - workers_.begin());
     PhaseDone done;
     try {
-      done = decode_phase_done(*m, next[w]);  // each worker's phases in order, none twice
+      done = decode_phase_done(m, next[w]);  // each worker's phases in order, none twice
     } catch (const std::runtime_error& e) {
-      fail(from, bad, e.what());
+      receiver_.fail(from, bad, e.what());
     }
     ++next[w];
     while (pending.size() <= done.phase - first) pending.emplace_back(workers_.size());

@@ -9,7 +9,7 @@
 namespace gyre::scheduler {
 
 RotationDriver::RotationDriver(runtime::Mailbox& mailbox, std::vector<int> workers, std::chrono::milliseconds timeout)
-    : group_(mailbox.group()), mailbox_(mailbox), workers_(std::move(workers)), timeout_(timeout) {}
+    : group_(mailbox.group()), workers_(std::move(workers)), receiver_(mailbox, "scheduler", timeout, workers_, runtime::Receiver::Role::kHub) {}
 
 namespace {
 
@@ -50,10 +50,6 @@ PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected) {
   return done;
 }
 
-void RotationDriver::fail(int rank, runtime::FailureCause cause, const std::string& why) {
-  runtime::fail_job(group_, workers_, runtime::JobFailed(rank, cause, why));
-}
-
 std::optional<PhaseKind> ask_policy(const PhasePolicy& policy, const PhaseResult* last, net::Group& group,
                                     const std::vector<int>& workers) {
   try {
@@ -73,11 +69,11 @@ void RotationDriver::run(const PhasePolicy& policy, const PhasePayload& payload)
       try {
         bytes = payload(phase, *kind);
       } catch (const std::exception& e) {
-        fail(group_.rank(), runtime::FailureCause::kError, std::string("scheduler: ") + e.what());
+        receiver_.fail(group_.rank(), runtime::FailureCause::kError, e.what());
       }
       if (bytes.size() > kMaxPhasePayload)
-        fail(group_.rank(), runtime::FailureCause::kError,
-             "scheduler: the payload of phase " + std::to_string(phase) + " has " + std::to_string(bytes.size()) +
+        receiver_.fail(group_.rank(), runtime::FailureCause::kError,
+             "the payload of phase " + std::to_string(phase) + " has " + std::to_string(bytes.size()) +
                  " bytes, over the " + std::to_string(kMaxPhasePayload));
     }
     for (int w : workers_) {
@@ -91,39 +87,26 @@ void RotationDriver::run(const PhasePolicy& policy, const PhasePayload& payload)
 
     std::vector<std::optional<PhaseSums>> reports(workers_.size());
     std::size_t reported = 0;
+    const auto missing = [&] {
+      return runtime::silence_of("report of phase " + std::to_string(phase), workers_,
+                                 [&](std::size_t i) { return !reports[i]; });
+    };
     while (reported < workers_.size()) {
-      std::optional<net::Message> m;
-      try {
-        m = mailbox_.receive([](const net::Message&) { return true; }, net::Clock::now() + timeout_);
-      } catch (const runtime::JobFailed& e) {
-        runtime::fail_job(group_, workers_, e);  // a worker's notice: pass it on to the others
-      } catch (const net::GroupClosed& e) {
-        fail(-1, runtime::FailureCause::kPeerLost, std::string("scheduler: transport closed: ") + e.what());
-      }
-      if (!m) {
-        std::string missing;
-        int first_missing = -1;
-        for (std::size_t i = 0; i < workers_.size(); ++i)
-          if (!reports[i]) {
-            missing += (missing.empty() ? "" : ",") + std::to_string(workers_[i]);
-            if (first_missing < 0) first_missing = workers_[i];
-          }
-        fail(first_missing, runtime::FailureCause::kTimeout,
-             "scheduler: no report of phase " + std::to_string(phase) + " from rank(s) " + missing + " within " +
-                 std::to_string(timeout_.count()) + " ms");
-      }
-      if (m->type != kPhaseDone) continue;  // nothing else is addressed to the scheduler
-      const int from = m->sender;
+      // The rotation's messages, whatever their type: a worker sends the scheduler reports only.
+      const auto m = receiver_.receive([](const net::Message& x) { return channels::kRotation.contains(x.type); }, missing);
+      const int from = m.sender;
       const auto bad = runtime::FailureCause::kBadMessage;
+      if (m.type != kPhaseDone)
+        receiver_.fail(from, bad, "unexpected message type " + std::to_string(m.type) + " from rank " + std::to_string(from));
       const auto it = std::find(workers_.begin(), workers_.end(), from);
       if (it == workers_.end())
-        fail(from, bad, "scheduler: rank " + std::to_string(from) + ", not a worker, reported phase " + std::to_string(phase));
+        receiver_.fail(from, bad, "rank " + std::to_string(from) + ", not a worker, reported phase " + std::to_string(phase));
       auto& slot = reports[static_cast<std::size_t>(it - workers_.begin())];
-      if (slot) fail(from, bad, "scheduler: rank " + std::to_string(from) + " reported phase " + std::to_string(phase) + " twice");
+      if (slot) receiver_.fail(from, bad, "rank " + std::to_string(from) + " reported phase " + std::to_string(phase) + " twice");
       try {
-        slot = decode_phase_done(*m, phase).sums;
+        slot = decode_phase_done(m, phase).sums;
       } catch (const std::runtime_error& e) {
-        fail(from, bad, std::string("scheduler: ") + e.what());
+        receiver_.fail(from, bad, e.what());
       }
       ++reported;
     }

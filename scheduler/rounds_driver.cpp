@@ -9,12 +9,17 @@
 namespace gyre::scheduler {
 
 RoundsDriver::RoundsDriver(runtime::Mailbox& mailbox, std::vector<int> workers, RoundsOptions options)
-    : group_(mailbox.group()), mailbox_(mailbox), workers_(std::move(workers)), options_(std::move(options)) {
+    : group_(mailbox.group()),
+      workers_(std::move(workers)),
+      options_(std::move(options)),
+      receiver_(mailbox, me(), options_.timeout, workers_, runtime::Receiver::Role::kHub) {
   if (workers_.empty()) throw std::invalid_argument("a rounds job needs at least one worker");
 }
 
+void RoundsDriver::fail(const std::string& why) { fail(why, group_.rank(), runtime::FailureCause::kError); }
+
 void RoundsDriver::fail(const std::string& why, int rank, runtime::FailureCause cause) {
-  runtime::fail_job(group_, workers_, runtime::JobFailed(rank == -2 ? group_.rank() : rank, cause, why));
+  receiver_.fail(runtime::JobFailed(rank, cause, why));
 }
 
 void RoundsDriver::queue(std::span<const Step> steps) { queued_.insert(queued_.end(), steps.begin(), steps.end()); }
@@ -34,20 +39,9 @@ std::uint64_t RoundsDriver::send(Task task, std::size_t partial_size) {
   return request.round;
 }
 
-net::Message RoundsDriver::receive(net::Clock::time_point deadline, const std::function<std::string()>& silent,
-                                   int blamed) {
-  std::optional<net::Message> m;
-  try {
-    m = mailbox_.receive([](const net::Message&) { return true; }, deadline);
-  } catch (const runtime::JobFailed& e) {
-    runtime::fail_job(group_, workers_, e);  // a worker's notice: pass it on to the others
-  } catch (const net::GroupClosed& e) {
-    fail(me() + ": transport closed: " + e.what(), -1, runtime::FailureCause::kPeerLost);
-  }
-  if (!m)
-    fail(me() + ": no " + silent() + " within " + std::to_string(options_.timeout.count()) + " ms", blamed,
-         runtime::FailureCause::kTimeout);
-  return std::move(*m);
+net::Message RoundsDriver::receive(net::Clock::time_point deadline, const std::function<runtime::Silence()>& silent) {
+  // The rounds' messages, whatever their type: the callers refuse those a worker may not send.
+  return receiver_.receive([](const net::Message& m) { return channels::kRounds.contains(m.type); }, silent, deadline);
 }
 
 RoundsDriver::Folded RoundsDriver::receive_oldest() {
@@ -56,10 +50,7 @@ RoundsDriver::Folded RoundsDriver::receive_oldest() {
   const auto deadline = net::Clock::now() + options_.timeout;
   while (oldest.replies < workers_.size()) {
     if (fold_parked(oldest)) continue;
-    net::Message m = receive(
-        deadline,
-        [&] { return "partial for round " + std::to_string(oldest.folded.round) + " from " + missing_workers(oldest); },
-        workers_[oldest.replies]);
+    net::Message m = receive(deadline, [&] { return missing_workers(oldest); });
     if (m.type != kRoundPartial)
       fail(me() + ": unexpected message type " + std::to_string(m.type) + " from rank " + std::to_string(m.sender),
            m.sender, runtime::FailureCause::kBadMessage);
@@ -77,15 +68,11 @@ std::vector<std::vector<double>> RoundsDriver::ask(Task task, std::size_t most) 
   std::size_t answered = 0;
   const auto deadline = net::Clock::now() + options_.timeout;
   const auto silent = [&] {
-    std::string out;
-    for (std::size_t w = 0; w < workers_.size(); ++w)
-      if (!answers[w]) out += (out.empty() ? "rank " : ", rank ") + std::to_string(workers_[w]);
-    return "answer to query " + std::to_string(number) + " from " + out;
+    return runtime::silence_of("answer to query " + std::to_string(number), workers_,
+                               [&](std::size_t w) { return !answers[w]; });
   };
   while (answered < workers_.size()) {
-    const auto first_missing = static_cast<std::size_t>(
-        std::find_if(answers.begin(), answers.end(), [](const auto& a) { return !a; }) - answers.begin());
-    net::Message m = receive(deadline, silent, workers_[first_missing]);
+    net::Message m = receive(deadline, silent);
     if (m.type == kRoundPartial) {
       park(std::move(m));
       continue;
@@ -160,15 +147,12 @@ bool RoundsDriver::fold_parked(InFlight& round) {
   }
 }
 
-std::string RoundsDriver::missing_workers(const InFlight& round) const {
-  std::string out;
-  for (std::size_t w = round.replies; w < workers_.size(); ++w) {
-    const bool have = std::any_of(parked_.begin(), parked_.end(), [&](const net::Message& m) {
-      return m.sender == workers_[w] && m.tag == round.folded.round;
-    });
-    if (!have) out += (out.empty() ? "rank " : ", rank ") + std::to_string(workers_[w]);
-  }
-  return out.empty() ? "no rank" : out;
+runtime::Silence RoundsDriver::missing_workers(const InFlight& round) const {
+  return runtime::silence_of("partial for round " + std::to_string(round.folded.round), workers_, [&](std::size_t w) {
+    return w >= round.replies && std::none_of(parked_.begin(), parked_.end(), [&](const net::Message& m) {
+             return m.sender == workers_[w] && m.tag == round.folded.round;
+           });
+  });
 }
 
 void RoundsDriver::stop() {

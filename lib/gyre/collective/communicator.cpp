@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "gyre/runtime/receiver.hpp"
+
 namespace gyre::collective {
 namespace {
 
@@ -44,13 +46,10 @@ void Communicator::send(int to_index, std::uint64_t op, std::uint32_t step, std:
 Buffer Communicator::receive(int from_index, std::uint64_t op, std::uint32_t step) {
   const int sender = members_[static_cast<std::size_t>(from_index)];
   const std::uint64_t tag = message_tag(op, step);
-  auto m = inbox_.receive(
-      [&](const net::Message& x) { return x.type == kCollectiveMessage && x.sender == sender && x.tag == tag; },
-      net::Clock::now() + options_.timeout);
-  if (!m)
-    throw std::runtime_error("collective: no part from rank " + std::to_string(sender) + " within " +
-                             std::to_string(options_.timeout.count()) + " ms");
-  return std::move(m->body);
+  net::Message m = runtime::Receiver(inbox_, "collective", options_.timeout)
+                       .receive([&](const net::Message& x) { return x.type == kCollectiveMessage && x.sender == sender && x.tag == tag; },
+                                [&] { return runtime::Silence{sender, "part from rank " + std::to_string(sender)}; });
+  return std::move(m.body);
 }
 
 void Communicator::receive(int from_index, std::uint64_t op, std::uint32_t step, std::span<std::byte> into) {

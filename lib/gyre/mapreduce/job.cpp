@@ -21,15 +21,12 @@ void run(const runtime::Job& job, const std::function<void(Context&)>& program, 
     try {
       Context context(m.mailbox, job.workers, options);
       program(context);
-    } catch (const runtime::JobFailed&) {
-      throw;  // heard from another rank, which has told everyone
-    } catch (const net::GroupClosed&) {
-      throw;
     } catch (const BadMessage& e) {
       runtime::fail_job(m.group, others,
                         runtime::JobFailed(e.sender(), runtime::FailureCause::kBadMessage,
                                            "rank " + std::to_string(m.rank) + ": " + e.what(), std::current_exception()));
     } catch (const std::exception& e) {
+      if (runtime::is_job_failure(e)) throw;  // heard from another rank, which has told everyone
       // Bad input is told as such, so that every rank (not only the one that read it) can
       // answer as for bad input; a fault of the whole file is found by every rank, and which
       // one's notice arrives first is a race.

@@ -15,10 +15,15 @@ namespace gyre::net {
 using Clock = std::chrono::steady_clock;
 
 // Raised by receive() once the group is closed or a peer has failed; the message names the
-// cause (for a failed peer, its rank).
+// cause, and peer() the failed peer's rank when a peer's failure closed it (else -1: this
+// member closed it, or it never connected).
 class GYRE_API GroupClosed : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit GroupClosed(const std::string& reason, int peer = -1) : std::runtime_error(reason), peer_(peer) {}
+  int peer() const noexcept { return peer_; }
+
+ private:
+  int peer_;
 };
 
 // One direction of a connection to one peer. Sends never block on the receiver (messages are

@@ -10,6 +10,7 @@
 #include <deque>
 #include <future>
 #include <mutex>
+#include <utility>
 #include <thread>
 
 #include <unistd.h>
@@ -108,6 +109,7 @@ struct State : std::enable_shared_from_this<State> {
   std::condition_variable changed;
   std::deque<Message> inbox;
   std::string closed;  // reason, once closed
+  int closed_by = -1;  // the peer whose failure closed it, if one did
   int connected = 0;
   std::atomic<std::uint64_t> bytes_sent{0};  // written by the io thread, read by anyone
 
@@ -127,11 +129,12 @@ struct State : std::enable_shared_from_this<State> {
     }
     changed.notify_all();
   }
-  void close(const std::string& reason) {
+  void close(const std::string& reason, int peer = -1) {
     {
       std::lock_guard lock(mutex);
       if (!closed.empty()) return;
       closed = reason.empty() ? "closed" : reason;
+      closed_by = peer;
     }
     changed.notify_all();
   }
@@ -198,10 +201,10 @@ void Connection::fail(const std::string& why) {
   close_socket();
   if (was_peer) {
     state->log("dropping " + who_text + ": " + why);
-    state->close(who_text + " failed: " + why);
+    state->close(who_text + " failed: " + why, peer);
   } else if (dialed >= 0) {
     // The rank we must reach broke off the handshake: waiting is pointless.
-    state->close(state->name(dialed) + " ended the handshake: " + why);
+    state->close(state->name(dialed) + " ended the handshake: " + why, dialed);
   }
 }
 
@@ -293,8 +296,7 @@ void State::dial(int rank, std::chrono::steady_clock::time_point deadline) {
           return self->dial_later(rank, deadline);
         case Kind::kImpostor:
           c->close_socket();
-          return self->close(self->name(rank) + " at " + c->address +
-                             " could not prove it holds the job token");
+          return self->close(self->name(rank) + " at " + c->address + " could not prove it holds the job token", rank);
         case Kind::kFailed: return c->fail(r.error);
         case Kind::kProven: return self->await_verdict(c, rank);
       }
@@ -309,7 +311,7 @@ void State::await_verdict(const std::shared_ptr<Connection>& c, int rank) {
     if (!error.empty()) return c->fail(error);
     if (const auto reason = refusal_reason(m)) {
       c->close_socket();
-      return self->close(self->name(rank) + " refused " + self->name(self->options.rank) + ": " + *reason);
+      return self->close(self->name(rank) + " refused " + self->name(self->options.rank) + ": " + *reason, rank);
     }
     if (!is_welcome(m)) return c->fail("expected a welcome, got message type " + std::to_string(m.type));
     c->dialed = -1;
@@ -470,7 +472,7 @@ class TcpGroup final : public Group {
       return std::nullopt;
     // What arrived before the close is still handed out: a peer's last word (often the
     // scheduler's failure message, which names the root cause) must not be lost to the close.
-    if (state_->inbox.empty()) throw GroupClosed(state_->closed);
+    if (state_->inbox.empty()) throw GroupClosed(state_->closed, state_->closed_by);
     Message m = std::move(state_->inbox.front());
     state_->inbox.pop_front();
     return m;
@@ -532,20 +534,24 @@ std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector
   const int needed = static_cast<int>(peers.size()) - 1;
   std::unique_lock lock(state->mutex);
   state->changed.wait_until(lock, deadline, [&] { return state->connected == needed || !state->closed.empty(); });
-  if (!state->closed.empty()) throw GroupClosed(state->name(options.rank) + ": " + state->closed);
+  if (!state->closed.empty()) throw GroupClosed(state->name(options.rank) + ": " + state->closed, state->closed_by);
   if (state->connected < needed) {
     lock.unlock();
-    std::promise<std::string> missing;
+    std::promise<std::pair<std::string, int>> missing;  // the ranks' text, and the first of them
     auto f = missing.get_future();
     asio::post(state->io(), [&] {
       std::string m;
+      int first = -1;
       for (int r = 0; r < state->size(); ++r)
-        if (r != options.rank && !state->connections[static_cast<std::size_t>(r)])
+        if (r != options.rank && !state->connections[static_cast<std::size_t>(r)]) {
           m += (m.empty() ? "" : ", ") + state->name(r) + " (" + peers[static_cast<std::size_t>(r)].str() + ")";
-      missing.set_value(m);
+          if (first < 0) first = r;
+        }
+      missing.set_value({m, first});
     });
+    const auto [text, first] = f.get();
     throw GroupClosed(state->name(options.rank) + ": no connection within " +
-                      std::to_string(options.connect_timeout.count()) + " ms to " + f.get());
+                      std::to_string(options.connect_timeout.count()) + " ms to " + text, first);
   }
   return group;
 }

@@ -92,13 +92,17 @@ JobFailed read_failure(const net::Message& m) {
   return JobFailed(h.rank, static_cast<FailureCause>(h.cause), text);
 }
 
+bool is_job_failure(const std::exception& error) noexcept {
+  return dynamic_cast<const JobFailed*>(&error) != nullptr || dynamic_cast<const net::GroupClosed*>(&error) != nullptr;
+}
+
 JobFailed as_job_failure(const std::exception_ptr& error, int member) {
   try {
     std::rethrow_exception(error);
   } catch (const JobFailed& e) {
     return e;
   } catch (const net::GroupClosed& e) {
-    return JobFailed(-1, FailureCause::kPeerLost, e.what());
+    return JobFailed(e.peer(), FailureCause::kPeerLost, e.what());
   } catch (const InputError& e) {
     return JobFailed(member, FailureCause::kBadInput, e.what(), error);
   } catch (const std::invalid_argument& e) {

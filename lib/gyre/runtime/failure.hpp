@@ -29,7 +29,7 @@ enum class FailureCause : std::uint8_t {
 GYRE_API std::string_view to_string(FailureCause cause) noexcept;
 
 // Raised on every member of a failed job. what() is the full text, naming the member that
-// failed first; rank() is that member (-1 when nobody knows, e.g. a closed transport).
+// failed first; rank() is that member (-1 when nobody knows: a transport closed by no peer's failure).
 //
 // Inside one process a part's failure may also keep the exception that started it
 // (`original`): an exception of the embedder's own type that a kernel threw. The runner
@@ -64,6 +64,10 @@ GYRE_API bool is_failure_notice(const net::Message& m) noexcept;
 // The failure a notice carries. A notice that does not decode is a failure all the same,
 // blamed on its sender as kBadMessage.
 GYRE_API JobFailed read_failure(const net::Message& m);
+
+// Whether `error` is the job's failure already: a JobFailed, or a closed transport. A member
+// rethrows it as it is; whoever found it has told everyone.
+GYRE_API bool is_job_failure(const std::exception& error) noexcept;
 
 // `error` as the job's failure, for members that did not see it happen: a JobFailed as it is, a
 // closed transport as a lost peer, anything else as `member`'s own error (its refusal of the

@@ -11,7 +11,7 @@ std::optional<net::Message> Mailbox::take(const Accept& accept) {
       return m;
     }
   if (failed_) throw *failed_;
-  if (closed_) throw net::GroupClosed(*closed_);
+  if (closed_) throw *closed_;
   return std::nullopt;
 }
 
@@ -28,11 +28,11 @@ std::optional<net::Message> Mailbox::receive(const Accept& accept, net::Clock::t
     reading_ = true;
     lock.unlock();
     std::optional<net::Message> m;
-    std::optional<std::string> closed;
+    std::optional<net::GroupClosed> closed;
     try {
       m = group_.receive(deadline);
     } catch (const net::GroupClosed& e) {
-      closed = e.what();
+      closed = e;
     }
     lock.lock();
     reading_ = false;
@@ -60,7 +60,7 @@ std::optional<net::Message> Mailbox::receive_arrived(const Accept& accept) {
     try {
       m = group_.receive(now);
     } catch (const net::GroupClosed& e) {
-      if (!closed_) closed_ = e.what();
+      if (!closed_) closed_ = e;
     }
     if (m && is_failure_notice(*m)) {
       if (!failed_) failed_ = read_failure(*m);

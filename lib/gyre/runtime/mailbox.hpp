@@ -47,7 +47,7 @@ class GYRE_API Mailbox {
   std::deque<net::Message> set_aside_;
   bool reading_ = false;
   std::optional<JobFailed> failed_;
-  std::optional<std::string> closed_;
+  std::optional<net::GroupClosed> closed_;
 };
 
 }  // namespace gyre::runtime

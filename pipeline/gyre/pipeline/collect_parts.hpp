@@ -12,6 +12,7 @@
 #include "gyre/net/message.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/runtime/receiver.hpp"
 
 namespace gyre::pipeline {
 
@@ -24,20 +25,18 @@ void collect_parts(runtime::Mailbox& inbox, std::uint16_t type, std::span<const 
                    const std::string& who, Take&& take) {
   std::vector<int> awaited(from.begin(), from.end());
   const auto deadline = net::Clock::now() + timeout;
+  const runtime::Receiver receiver(inbox, who, timeout);
+  const auto silent = [&] { return runtime::silence_of("part", awaited, [](std::size_t) { return true; }); };
   while (!awaited.empty()) {
-    auto m = inbox.receive([type](const net::Message& x) { return x.type == type; }, deadline);
-    if (!m)
-      throw runtime::JobFailed(awaited.front(), runtime::FailureCause::kTimeout,
-                               who + ": nothing from rank " + std::to_string(awaited.front()) + " within " +
-                                   std::to_string(timeout.count()) + " ms");
-    const int sender = m->sender;
+    const net::Message m = receiver.receive([type](const net::Message& x) { return x.type == type; }, silent, deadline);
+    const int sender = m.sender;
     const std::string from_text = who + ": rank " + std::to_string(sender);
     const auto it = std::find(awaited.begin(), awaited.end(), sender);
     if (it == awaited.end())
       throw runtime::JobFailed(sender, runtime::FailureCause::kBadMessage, from_text + " sent a part it does not owe");
     awaited.erase(it);
     try {
-      take(*m);
+      take(m);
     } catch (const std::runtime_error& e) {
       throw runtime::JobFailed(sender, runtime::FailureCause::kBadMessage, from_text + " sent a bad part: " + e.what());
     }

@@ -28,11 +28,8 @@ void run_steps(Handle& handle, const Program& program, Key keys, net::Group& gro
       if (program.stop(handle)) break;
     }
     handle.stop();
-  } catch (const net::GroupClosed&) {
-    throw;  // the job failed elsewhere, and everyone has been told
-  } catch (const runtime::JobFailed&) {
-    throw;
   } catch (const std::exception& e) {
+    if (runtime::is_job_failure(e)) throw;  // the job failed elsewhere, and everyone has been told
     runtime::fail_job(group, others,
                       runtime::JobFailed(group.rank(), runtime::FailureCause::kError,
                                          who + " " + std::to_string(group.rank()) + ": " + e.what()));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 
 namespace gyre::scheduler {
@@ -29,11 +30,8 @@ class PhaseTally {
   void run(const PhasePolicy& policy);
 
  private:
-  [[noreturn]] void fail(int rank, runtime::FailureCause cause, const std::string& why);
-
-  runtime::Mailbox& mailbox_;
   std::vector<int> workers_;
-  std::chrono::milliseconds timeout_;
+  runtime::Receiver receiver_;  // tells the workers of any failure
 };
 
 }  // namespace gyre::scheduler

@@ -12,6 +12,7 @@
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/scheduler/phase_report.hpp"
 #include "gyre/scheduler/protocol.hpp"
 
@@ -63,12 +64,9 @@ class GYRE_API RotationDriver {
   void run(const PhasePolicy& policy, const PhasePayload& payload = {});
 
  private:
-  [[noreturn]] void fail(int rank, runtime::FailureCause cause, const std::string& why);
-
   net::Group& group_;
-  runtime::Mailbox& mailbox_;
   std::vector<int> workers_;
-  std::chrono::milliseconds timeout_;
+  runtime::Receiver receiver_;  // tells the workers of any failure
 };
 
 }  // namespace gyre::scheduler

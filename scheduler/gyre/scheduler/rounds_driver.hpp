@@ -12,6 +12,7 @@
 #include "gyre/base/export.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/mailbox.hpp"
+#include "gyre/runtime/receiver.hpp"
 #include "gyre/scheduler/rounds_protocol.hpp"
 
 namespace gyre::scheduler {
@@ -66,9 +67,10 @@ class GYRE_API RoundsDriver {
 
   // Tells every worker the job is over.
   void stop();
-  // Tells the workers, then throws: `rank` is the member at fault (this scheduler's by default).
-  [[noreturn]] void fail(const std::string& why, int rank = -2,
-                         runtime::FailureCause cause = runtime::FailureCause::kError);
+  // Tells the workers, then throws: this scheduler's own failure (kError).
+  [[noreturn]] void fail(const std::string& why);
+  // The same for a failure member `rank` is at fault for.
+  [[noreturn]] void fail(const std::string& why, int rank, runtime::FailureCause cause);
 
   const RoundsOptions& options() const noexcept { return options_; }
   const std::vector<int>& workers() const noexcept { return workers_; }
@@ -78,18 +80,18 @@ class GYRE_API RoundsDriver {
     Folded folded;
     std::size_t replies = 0;
   };
-  // The next message for this driver, failing the job on a notice, a closed transport or
-  // silence until `deadline` (`silent()` names who was expected).
-  net::Message receive(net::Clock::time_point deadline, const std::function<std::string()>& silent, int blamed);
+  // The next partial or answer, failing the job on a notice, a closed transport or silence
+  // until `deadline` (`silent()` names who was expected).
+  net::Message receive(net::Clock::time_point deadline, const std::function<runtime::Silence()>& silent);
   void park(net::Message m);
   bool fold_parked(InFlight& round);
-  std::string missing_workers(const InFlight& round) const;
+  runtime::Silence missing_workers(const InFlight& round) const;
   std::string me() const { return options_.name + " scheduler"; }
 
   net::Group& group_;
-  runtime::Mailbox& mailbox_;
   std::vector<int> workers_;
   RoundsOptions options_;
+  runtime::Receiver receiver_;  // tells the workers of any failure
   std::deque<InFlight> in_flight_;
   std::vector<net::Message> parked_;
   std::vector<Step> queued_;

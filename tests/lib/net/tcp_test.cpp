@@ -183,6 +183,7 @@ TEST_CASE("a frame over the receiver's limit from an established peer drops it, 
     const std::string what = e.what();
     CHECK(what.find("rank 1") != std::string::npos);
     CHECK(what.find("over the limit") != std::string::npos);
+    CHECK(e.peer() == 1);  // the peer whose loss closed the group, for the job's failure
   }
 }
 
@@ -198,6 +199,7 @@ TEST_CASE("a missing peer is named when the connect timeout passes") {
     FAIL("joining must fail");
   } catch (const GroupClosed& e) {
     CHECK(std::string(e.what()).find("to rank 0 (") != std::string::npos);
+    CHECK(e.peer() == 0);
   }
 }
 

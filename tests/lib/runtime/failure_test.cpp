@@ -91,8 +91,10 @@ TEST_CASE("as_job_failure: a JobFailed as it is, a closed transport as a lost pe
   CHECK(relayed.rank() == 1);
   CHECK(relayed.cause() == FailureCause::kTimeout);
   CHECK(std::string(relayed.what()) == "rank 1: late");
-  const JobFailed dropped = as(net::GroupClosed("rank 2 (10.0.0.2:9) failed: silent for 5838 ms"));
+  const JobFailed dropped = as(net::GroupClosed("rank 2 (10.0.0.2:9) failed: silent for 5838 ms", 2));
   CHECK(dropped.cause() == FailureCause::kPeerLost);
+  CHECK(dropped.rank() == 2);  // the lost peer, not -1
+  CHECK(as(net::GroupClosed("closed by this member")).rank() == -1);
   CHECK(std::string(dropped.what()).find("silent for 5838 ms") != std::string::npos);
   CHECK(as(std::invalid_argument("--rank must be positive")).cause() == FailureCause::kBadInput);
   const JobFailed own = as(std::runtime_error("out of patience"));
