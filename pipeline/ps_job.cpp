@@ -45,7 +45,7 @@ void collect_hand_overs(runtime::Mailbox& inbox, const PsLayout& layout, std::ch
 PsJobResult run_server(runtime::Mailbox& inbox, const PsLayout& layout, int index, const PsProgram& program,
                        const PsJobOptions& o, bool hand_over) {
   net::Group& group = inbox.group();
-  PsServer server(inbox, layout, index, PsServerOptions{o.timeout, program.pull, program.initial, o.ordered_folds});
+  PsServer server(inbox, layout, index, PsServerOptions{o.timeout, program.pull, program.initial, o.ordered_folds.value_or(o.barrier.bsp())});
   server.run();
   PsJobResult r;
   r.values.resize(static_cast<std::size_t>(layout.keys));

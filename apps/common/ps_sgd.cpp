@@ -235,9 +235,8 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     pipeline::ps::PsJobOptions o;
     o.barrier = c.barrier;
     o.seed = c.seed;
-    // BSP reads wait for the step's every push anyway: folding them in a fixed order makes
-    // the run repeat bit for bit, with any number of workers (and a resume continue it).
-    o.ordered_folds = c.barrier.global() && lag_of(c.barrier) == 1;
+    // Under BSP the servers fold each step's pushes in worker order (the default): the run
+    // repeats bit for bit, with any number of workers (and a resume continues it).
     if (auto r = engines.ps(layout, program, o)) outcome.emplace(std::move(r->values), r->workers);
   } else {
     pipeline::p2p::P2pLayout layout;

@@ -173,6 +173,41 @@ TEST_CASE_TEMPLATE("reads respect the barrier: BSP sees every push of the previo
   CHECK(wrong == 0);
 }
 
+TEST_CASE("a barrier is textbook BSP only when every worker waits for every other's previous step") {
+  CHECK(scheduler::Barrier(scheduler::BarrierSpec::parse("bsp")).bsp());
+  for (const char* looser : {"ssp:1", "asp", "pbsp:2", "pssp:2:1"}) {
+    CAPTURE(looser);
+    CHECK_FALSE(scheduler::Barrier(scheduler::BarrierSpec::parse(looser)).bsp());
+  }
+}
+
+// Issue 39: under BSP the servers fold a step's pushes in worker order by default, so a sum
+// whose value depends on the order (1e16 + 1 − 1e16 + 1 in doubles) is the same bits as the
+// serial fold, although worker 0, slowed every step, pushes last.
+TEST_CASE_TEMPLATE("BSP folds each step's pushes in worker order by default: order-sensitive sums repeat bit for bit", B,
+                   GYRE_TEST_BACKENDS) {
+  constexpr int kSteps = 12;
+  const std::vector<double> pushes{1e16, 1.0, -1e16, 1.0};
+  PsProgram p;
+  p.push = [&](PsWorker& w, std::span<const Key>) {
+    if (w.index() == 0) std::this_thread::sleep_for(3ms);
+    return KeyValues{{Key{0}, Value(3, pushes[static_cast<std::size_t>(w.index())])}};
+  };
+  p.stop = [](PsWorker& w) { return w.clock() >= kSteps; };
+  PsJobOptions o;
+  o.barrier = scheduler::BarrierSpec::parse("bsp");
+  o.timeout = 20s;
+  const auto l = ps_layout(4, 1, Sharding::kRange);
+  double serial = 0;
+  for (int step = 0; step < kSteps; ++step)
+    for (double d : pushes) serial += d;
+  for (int run = 0; run < 2; ++run) {
+    CAPTURE(run);
+    const auto r = run_ps(ps_job(l, B::runtime_backend()), l, p, o);
+    for (double x : r.values[0]) CHECK(std::memcmp(&x, &serial, sizeof x) == 0);
+  }
+}
+
 TEST_CASE("worker verbs: set, keys, worker_num, read-my-writes before the barrier, the cache under SSP") {
   PsProgram p;
   std::atomic<int> failures{0};

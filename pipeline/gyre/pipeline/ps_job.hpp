@@ -36,7 +36,11 @@ struct PsJobOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::uint64_t seed = 1;
   std::int64_t cache_clocks = 0;  // see PsWorkerOptions
-  bool ordered_folds = false;     // see PsServerOptions::ordered (bitwise repeatable BSP runs)
+  // Whether the servers fold each step's pushes in worker order once all have come
+  // (PsServerOptions::ordered): every worker's step then reads the same sums, and a run repeats
+  // bit for bit. Unset: on under BSP (textbook BSP), off under any looser rule (folded as they
+  // arrive). Off under BSP lets a fast worker's pushes in early, in arrival order.
+  std::optional<bool> ordered_folds;
 };
 
 struct PsJobResult {

@@ -94,6 +94,11 @@ class GYRE_API Barrier {
   bool global() const noexcept { return rule_->slowest_suffices(); }
   // The clock every looked-at peer must have reached for a worker at `clock` to go on.
   std::int64_t required(std::int64_t clock) const { return rule_->required(clock); }
+  // Textbook BSP: every worker waits for every other's previous step, whatever its clock.
+  bool bsp() const {
+    constexpr std::int64_t probe = std::int64_t{1} << 40;
+    return global() && required(probe) == probe;
+  }
 
   // The peers that decide `self`'s next step, among `workers` (0 … workers−1): none for a
   // global rule (it reads slowest()) or one looking at nobody, every other worker for a rule
