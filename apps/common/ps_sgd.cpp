@@ -53,7 +53,6 @@ runtime::Backend backend_of(const Settings& s) {
   if (s.transport == Transport::kInproc) return runtime::ThreadsBackend{};
   runtime::LoopbackBackend loopback;
   loopback.tcp.job_id = "gyre-" + s.name;
-  loopback.tcp.token = "loopback";
   return loopback;
 }
 

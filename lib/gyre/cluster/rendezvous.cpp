@@ -13,6 +13,7 @@
 #include "gyre/net/accept_loop.hpp"
 #include "gyre/net/descriptors.hpp"
 #include "gyre/net/frame_io.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/net/handshake.hpp"
 #include "gyre/net/listen.hpp"
 #include "gyre/wire/body.hpp"
@@ -225,9 +226,12 @@ void Coordinator::serve() {
   impl_->io.run_for(impl_->options.timeout);
   if (impl_->answered == impl_->members) return;
   std::string missing;
+  int first_missing = -1;
   for (int i = 0; i < impl_->members; ++i)
-    if (!impl_->table[static_cast<std::size_t>(i)])
+    if (!impl_->table[static_cast<std::size_t>(i)]) {
       missing += (missing.empty() ? "" : ", ") + net::member_name(impl_->options.member_names, i);
+      if (first_missing < 0) first_missing = i;
+    }
   std::string refused;
   for (const auto& r : impl_->refusals) refused += (refused.empty() ? "" : "; ") + r;
   const std::string why = "no registration from " + (missing.empty() ? "?" : missing) + " within " +
@@ -241,7 +245,7 @@ void Coordinator::serve() {
     if (v && !v->closed)
       asio::async_write(v->socket, frame->buffers(), [v, frame](boost::system::error_code, std::size_t) { v->close(); });
   impl_->io.run_for(std::chrono::seconds(1));
-  throw std::runtime_error("rendezvous: " + why + (refused.empty() ? "" : "; refused meanwhile: " + refused));
+  throw net::SetupFailed("rendezvous: " + why + (refused.empty() ? "" : "; refused meanwhile: " + refused), first_missing);
 }
 
 std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, int member, std::uint16_t port,
@@ -342,13 +346,14 @@ std::vector<net::TcpEndpoint> rendezvous(const net::TcpEndpoint& coordinator, in
     // Nothing ever listened: rank 0 is not running there, or it was, and its job formed (and
     // stopped listening) without this process, which happens to a rank number given twice.
     const std::string me = net::member_name(options.member_names, member);
-    throw std::runtime_error("rendezvous with " + coordinator.str() + " failed: nothing listened there for " +
+    throw net::SetupFailed("rendezvous with " + coordinator.str() + " failed: nothing listened there for " +
                              std::to_string(options.timeout.count()) + " ms; either " +
                              net::member_name(options.member_names, 0) +
                              " is not running there, or its job formed without this process (is " + me +
-                             " given to two processes?)");
+                             " given to two processes?)",
+                           0);
   }
-  throw std::runtime_error("rendezvous with " + coordinator.str() + " failed" +
+  throw net::SetupFailed("rendezvous with " + coordinator.str() + " failed" +
                            (!failure.empty() ? ": " + failure
                                              : " (no table within " + std::to_string(options.timeout.count()) + " ms" +
                                                    (note.empty() ? "" : "; last: " + note) + ")"));

@@ -50,8 +50,9 @@ class Coordinator {
   Coordinator(int members, RendezvousOptions options, const net::TcpListener& listening);
   ~Coordinator();
   net::TcpEndpoint endpoint() const;  // with the real port when bound to port 0
-  // Blocks until every member has its table; throws std::runtime_error naming the members
-  // that did not register within the timeout, and the refusals it made meanwhile.
+  // Blocks until every member has its table; throws net::SetupFailed naming the members that
+  // did not register within the timeout (peer(): the first of them), and the refusals it made
+  // meanwhile.
   void serve();
 
  private:
@@ -62,7 +63,7 @@ class Coordinator {
 
 // A member's side: registers `port` as member `member` of `members` with the coordinator
 // (retrying the connection until the timeout, since rank 0 may start last or be busy) and
-// returns the table, indexed by member id. Throws std::runtime_error at once if the
+// returns the table, indexed by member id. Throws net::SetupFailed at once if the
 // coordinator cannot prove it holds the token ("the coordinator at HOST:PORT could not prove
 // it holds the job token") or refuses this member (with the coordinator's reason), and after
 // the timeout if no table came; std::invalid_argument if the coordinator's host is not an IP

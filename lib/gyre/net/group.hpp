@@ -26,6 +26,15 @@ class GYRE_API GroupClosed : public std::runtime_error {
   int peer_;
 };
 
+// Raised while a group forms, when it cannot: a member never joined (peer(): the first one
+// missing), a member was refused or refused this one (peer(): that member; a token it could not
+// prove, another job or configuration, a rank given twice), or the coordinator could not be
+// reached or answered with a refusal (-1: its text names who is missing).
+class GYRE_API SetupFailed : public GroupClosed {
+ public:
+  using GroupClosed::GroupClosed;
+};
+
 // One direction of a connection to one peer. Sends never block on the receiver (messages are
 // queued), and preserve order per link.
 class GYRE_API Link {

@@ -38,6 +38,19 @@ Nonce fresh_nonce() {
   return n;
 }
 
+}  // namespace
+
+std::string random_token() {
+  init_sodium();
+  std::array<unsigned char, 32> bytes;
+  randombytes_buf(bytes.data(), bytes.size());
+  std::string hex(2 * bytes.size(), '0');
+  sodium_bin2hex(hex.data(), hex.size() + 1, bytes.data(), bytes.size());
+  return hex;
+}
+
+namespace {
+
 std::string text_of(const std::array<char, 64>& field) {
   return std::string(field.data(), strnlen(field.data(), field.size()));
 }

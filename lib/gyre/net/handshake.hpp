@@ -72,6 +72,10 @@ void async_dial_handshake(boost::asio::ip::tcp::socket& socket, std::shared_ptr<
 
 // After a handshake the acceptor's verdict: a welcome, or a refusal whose reason the (now
 // authenticated) dialer reports. Read with kVerdictLimits.
+// A secret for a job whose members are all this process's own (a loopback group): 32 random
+// bytes in hex, which keep other local processes out as a shared token would.
+std::string random_token();
+
 Message welcome();
 Message refusal(const std::string& reason);
 inline constexpr wire::FrameLimits kVerdictLimits{0, 4096};

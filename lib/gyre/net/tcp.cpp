@@ -534,7 +534,7 @@ std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector
   const int needed = static_cast<int>(peers.size()) - 1;
   std::unique_lock lock(state->mutex);
   state->changed.wait_until(lock, deadline, [&] { return state->connected == needed || !state->closed.empty(); });
-  if (!state->closed.empty()) throw GroupClosed(state->name(options.rank) + ": " + state->closed, state->closed_by);
+  if (!state->closed.empty()) throw SetupFailed(state->name(options.rank) + ": " + state->closed, state->closed_by);
   if (state->connected < needed) {
     lock.unlock();
     std::promise<std::pair<std::string, int>> missing;  // the ranks' text, and the first of them
@@ -550,7 +550,7 @@ std::unique_ptr<Group> connect_tcp_group(TcpListener listener, const std::vector
       missing.set_value({m, first});
     });
     const auto [text, first] = f.get();
-    throw GroupClosed(state->name(options.rank) + ": no connection within " +
+    throw SetupFailed(state->name(options.rank) + ": no connection within " +
                       std::to_string(options.connect_timeout.count()) + " ms to " + text, first);
   }
   return group;

@@ -72,8 +72,9 @@ class GYRE_API TcpListener {
 // refusal with its reason. A connection that fails the handshake, speaks garbage or stays
 // silent past hello_timeout is logged and closed, as is any beyond 64 waiting to authenticate
 // at once; accept errors (e.g. out of file descriptors) pause accepting with back-off. The group
-// keeps waiting for the real peer until connect_timeout, then throws naming the missing ranks;
-// it gives up at once if a rank it dials cannot prove it holds the token or refuses it.
+// keeps waiting for the real peer until connect_timeout, then throws SetupFailed naming the
+// missing ranks; it gives up at once (SetupFailed naming it) if a rank it dials cannot prove it
+// holds the token or refuses it.
 // Once up: sends are queued per connection (one write in flight, header, meta and body as one
 // scatter/gather write); a frame whose lengths exceed the limits or whose CRC fails drops that
 // connection; a peer whose connection ends without a goodbye closes the group with an error

@@ -22,7 +22,7 @@ struct NoticeHeader {
 
 bool known(std::uint8_t cause) {
   return cause >= static_cast<std::uint8_t>(FailureCause::kError) &&
-         cause <= static_cast<std::uint8_t>(FailureCause::kBadInput);
+         cause <= static_cast<std::uint8_t>(FailureCause::kSetup);
 }
 
 }  // namespace
@@ -35,6 +35,7 @@ std::string_view to_string(FailureCause cause) noexcept {
     case FailureCause::kBadMessage: return "bad message";
     case FailureCause::kCancelled: return "cancelled";
     case FailureCause::kBadInput: return "bad input";
+    case FailureCause::kSetup: return "setup";
   }
   return "unknown";
 }
@@ -101,6 +102,8 @@ JobFailed as_job_failure(const std::exception_ptr& error, int member) {
     std::rethrow_exception(error);
   } catch (const JobFailed& e) {
     return e;
+  } catch (const net::SetupFailed& e) {
+    return JobFailed(e.peer(), FailureCause::kSetup, e.what());
   } catch (const net::GroupClosed& e) {
     return JobFailed(e.peer(), FailureCause::kPeerLost, e.what());
   } catch (const InputError& e) {

@@ -25,6 +25,7 @@ enum class FailureCause : std::uint8_t {
   kBadMessage = 4,  // a member sent something its receiver's plan does not allow
   kCancelled = 5,   // the embedder cancelled the job
   kBadInput = 6,    // a part refused its input or settings (InputError, std::invalid_argument)
+  kSetup = 7,       // the job never formed: a member never joined, or was refused (net::SetupFailed)
 };
 GYRE_API std::string_view to_string(FailureCause cause) noexcept;
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "gyre/cluster/rendezvous.hpp"
+#include "gyre/net/handshake.hpp"
 #include "gyre/net/inproc.hpp"
 #include "gyre/runtime/parts.hpp"
 
@@ -96,19 +97,24 @@ std::vector<std::pair<int, std::unique_ptr<net::Group>>> join_here(const Job& jo
   std::vector<std::future<std::unique_ptr<net::Group>>> joining;
   for (std::size_t i = 0; i < here.size(); ++i)
     joining.push_back(std::async(std::launch::async, [&, i] { return join(job, p, here[i], std::move(listeners[i])); }));
+  // The coordinator's failure first: only it knows which members never registered.
   RootCause cause;
+  if (served.valid()) try {
+      served.get();
+    } catch (...) {
+      cause.offer(std::current_exception());
+    }
   std::vector<std::pair<int, std::unique_ptr<net::Group>>> groups;
   for (std::size_t i = 0; i < here.size(); ++i) try {
       groups.emplace_back(here[i], joining[i].get());
     } catch (...) {
       cause.offer(std::current_exception());
     }
-  if (served.valid()) try {
-      served.get();
-    } catch (...) {
-      cause.offer(std::current_exception());
+  if (cause) try {
+      cause.rethrow();
+    } catch (const net::SetupFailed&) {
+      throw as_job_failure(std::current_exception(), p.launch.rank);
     }
-  if (cause) cause.rethrow();
   return groups;
 }
 
@@ -190,6 +196,8 @@ void run_job(const Job& job, const std::function<void(const Member&)>& part, Job
   std::vector<std::unique_ptr<net::Group>> groups;
   if (const auto* l = std::get_if<LoopbackBackend>(&job.backend)) {
     net::TcpOptions to = l->tcp;
+    // Every member is this process's own: without a token of the caller's, one is drawn here.
+    if (to.token.empty()) to.token = net::random_token();
     to.member_names = member_names(job);
     groups = net::make_loopback_tcp_groups(job.members(), to);
   } else {

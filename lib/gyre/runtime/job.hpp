@@ -25,7 +25,7 @@ struct ThreadsBackend {};
 // Every member a thread of this process, linked by tcp over loopback: the real wire without
 // launching processes (tests, benchmarks). `tcp` is every member's options, rank filled in.
 struct LoopbackBackend {
-  net::TcpOptions tcp;
+  net::TcpOptions tcp;  // an empty token: the job draws one of its own (its members are all here)
 };
 
 // One process per worker (mpirun, srun, or by hand), linked by tcp. Process r hosts worker r
@@ -90,6 +90,8 @@ struct Member {
 // on a thread of its own, and returns once all have ended. If any part throws, the job stops
 // everywhere and the root cause is rethrown: inside one process the original exception (an
 // embedder's own type survives), elsewhere the runtime::JobFailed that names the member.
+// A job across processes that never forms throws JobFailed with cause kSetup, naming the member
+// that never joined or was refused (rank(); -1 when only the coordinator's text says who).
 //
 // On one machine a failing part's group is closed, so that parts waiting on it stop too.
 // Across processes nothing is closed on failure: the engines tell the job themselves, and a

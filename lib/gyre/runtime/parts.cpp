@@ -15,6 +15,8 @@ namespace {
 int weight(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
+  } catch (const net::SetupFailed&) {
+    return 3;  // explains itself: which member never joined, or why it was refused
   } catch (const net::GroupClosed&) {
     return 1;
   } catch (const JobFailed&) {

@@ -197,7 +197,7 @@ TEST_CASE("a missing peer is named when the connect timeout passes") {
   try {
     connect_tcp_group(std::move(l1), endpoints, o);
     FAIL("joining must fail");
-  } catch (const GroupClosed& e) {
+  } catch (const gyre::net::SetupFailed& e) {
     CHECK(std::string(e.what()).find("to rank 0 (") != std::string::npos);
     CHECK(e.peer() == 0);
   }

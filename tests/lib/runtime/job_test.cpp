@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gyre/cluster/rendezvous.hpp"
+#include "gyre/net/handshake.hpp"
 #include "gyre/net/tcp.hpp"
 #include "gyre/runtime/job.hpp"
 #include "lib/net/backends.hpp"
@@ -72,6 +73,21 @@ TEST_CASE_TEMPLATE("every member of a job runs once, on this process's backend, 
     ring_call(m, 5);
   });
   CHECK(ran == std::multiset<int>{0, 1, 2, 3, 4});
+}
+
+TEST_CASE("a loopback job without a token of the caller's draws its own") {
+  runtime::Job job;
+  job.workers = 3;
+  job.backend = runtime::LoopbackBackend{};
+  std::atomic<int> ran{0};
+  runtime::run(job, [&](const runtime::Member& m) {
+    ring_call(m, 3);
+    ++ran;
+  });
+  CHECK(ran == 3);
+  const std::string a = net::random_token(), b = net::random_token();
+  CHECK(a.size() == 64);
+  CHECK(a != b);
 }
 
 TEST_CASE("members are named for messages, and the roles are dealt over the processes from process 0") {
@@ -169,6 +185,45 @@ TEST_CASE("a job that cannot run is refused before anything starts, an empty tok
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(cluster::rendezvous({"127.0.0.1", 1}, 0, 1, 2, ro), doctest::Contains("an empty token"),
                        std::invalid_argument);
+}
+
+// Issue 39: a job that never forms is a typed failure naming who is missing or refused.
+TEST_CASE("across processes, a member that never joins, or holds another token, fails the job as kSetup naming it") {
+  const auto outcome = [](const std::vector<runtime::ProcessesBackend>& processes) {
+    std::vector<std::future<std::string>> runs;
+    for (const auto& p : processes)
+      runs.push_back(std::async(std::launch::async, [p] {
+        runtime::Job job;
+        job.workers = p.launch.size;
+        job.backend = p;
+        try {
+          runtime::run(job, [](const runtime::Member&) {});
+        } catch (const JobFailed& e) {
+          return std::to_string(e.rank()) + " " + std::string(runtime::to_string(e.cause()));
+        } catch (const std::exception& e) {
+          return std::string("untyped: ") + e.what();
+        }
+        return std::string("formed");
+      }));
+    std::vector<std::string> out;
+    for (auto& r : runs) out.push_back(r.get());
+    return out;
+  };
+  SUBCASE("rank 1 never starts") {
+    auto p0 = process(0, 2, gyre::test::free_port());
+    p0.connect_timeout = 500ms;
+    const auto got = outcome({p0});
+    CHECK(got.at(0) == "1 setup");
+  }
+  SUBCASE("rank 1 holds another token") {
+    const std::uint16_t port = gyre::test::free_port();
+    auto p0 = process(0, 2, port), p1 = process(1, 2, port);
+    p0.connect_timeout = p1.connect_timeout = 2s;
+    p1.token = "another-token";
+    const auto got = outcome({p0, p1});
+    CHECK(got.at(0) == "1 setup");  // the coordinator names the rank it never registered
+    CHECK(got.at(1).ends_with(" setup"));
+  }
 }
 
 TEST_CASE("a part that fails stops the job; across processes the others get JobFailed naming the member") {
