@@ -55,8 +55,12 @@ std::optional<PhaseKind> ask_policy(const PhasePolicy& policy, const PhaseResult
   try {
     return policy(last);
   } catch (const std::exception& e) {
-    runtime::fail_job(group, workers,  // the workers wait
-                      runtime::JobFailed(group.rank(), runtime::FailureCause::kError, std::string("scheduler: ") + e.what()));
+    // The workers wait: they are told. The policy's own exception rides along, for an embedder
+    // in this process (run() rethrows it).
+    const auto error = std::current_exception();
+    runtime::fail_job(group, workers,
+                      runtime::JobFailed(group.rank(), runtime::FailureCause::kError, std::string("scheduler: ") + e.what(),
+                                         runtime::is_own_type(error) ? error : nullptr));
   }
 }
 

@@ -16,7 +16,9 @@ RoundsDriver::RoundsDriver(runtime::Mailbox& mailbox, std::vector<int> workers, 
   if (workers_.empty()) throw std::invalid_argument("a rounds job needs at least one worker");
 }
 
-void RoundsDriver::fail(const std::string& why) { fail(why, group_.rank(), runtime::FailureCause::kError); }
+void RoundsDriver::fail(const std::string& why, std::exception_ptr original) {
+  receiver_.fail(runtime::JobFailed(group_.rank(), runtime::FailureCause::kError, why, std::move(original)));
+}
 
 void RoundsDriver::fail(const std::string& why, int rank, runtime::FailureCause cause) {
   receiver_.fail(runtime::JobFailed(rank, cause, why));

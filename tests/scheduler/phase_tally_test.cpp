@@ -98,3 +98,30 @@ TEST_CASE_TEMPLATE("a policy that throws (a diverged model) fails the job with i
   job.report(1, 0, 1);
   CHECK_THROWS_WITH_AS(tally.get(), doctest::Contains("scheduler: training diverged"), runtime::JobFailed);
 }
+
+namespace {
+struct PolicyDiverged : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+}  // namespace
+
+TEST_CASE_TEMPLATE("a policy's exception of the embedder's own type rides along with the job's failure", B, GYRE_TEST_BACKENDS) {
+  TallyJob<B> job(1);
+  auto tally = std::async(std::launch::async, [&] {
+    PhaseTally(*job.mailboxes[0], job.ranks, 20s).run([](const PhaseResult* last) -> std::optional<PhaseKind> {
+      if (last) throw PolicyDiverged("loss 1e30");
+      return PhaseKind::kTrain;
+    });
+  });
+  job.report(1, 0, 1);
+  try {
+    tally.get();
+    FAIL("the policy's throw must fail the job");
+  } catch (const runtime::JobFailed& e) {
+    REQUIRE(e.original());
+    CHECK_THROWS_AS(std::rethrow_exception(e.original()), PolicyDiverged);
+  }
+  runtime::Mailbox& worker = *job.mailboxes[1];  // the worker is told, with the text
+  CHECK_THROWS_WITH_AS(worker.receive([](const net::Message&) { return false; }, net::Clock::now() + 5s),
+                       doctest::Contains("loss 1e30"), runtime::JobFailed);
+}

@@ -108,7 +108,8 @@ void run_rounds(RoundsDriver& driver, App& app) {
   } catch (const runtime::JobFailed&) {
     throw;
   } catch (const std::exception& e) {
-    driver.fail(me + ": " + e.what());
+    const auto error = std::current_exception();
+    driver.fail(me + ": " + e.what(), runtime::is_own_type(error) ? error : nullptr);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <span>
 #include <string>
@@ -67,8 +68,9 @@ class GYRE_API RoundsDriver {
 
   // Tells every worker the job is over.
   void stop();
-  // Tells the workers, then throws: this scheduler's own failure (kError).
-  [[noreturn]] void fail(const std::string& why);
+  // Tells the workers, then throws: this scheduler's own failure (kError), keeping the
+  // exception of the embedder's own type that caused it, if any (JobFailed::original).
+  [[noreturn]] void fail(const std::string& why, std::exception_ptr original = nullptr);
   // The same for a failure member `rank` is at fault for.
   [[noreturn]] void fail(const std::string& why, int rank, runtime::FailureCause cause);
 
