@@ -10,22 +10,30 @@
 namespace gyre::lda {
 
 EpochHeldout::EpochHeldout(const LdaPlan& plan, const HeldoutSet& documents)
-    : plan_(plan), documents_(documents), word_topic_(static_cast<std::size_t>(plan.vocab) * plan.config.topics, 0) {}
+    : plan_(plan), documents_(documents), rows_(plan.vocab) {}
 
 void EpochHeldout::watch(LdaKernel& kernel) {
   kernel.show_final_blocks([this](const model::Block& block) { copy_rows(block); });
 }
 
 void EpochHeldout::copy_rows(const model::Block& block) {
-  const std::uint32_t K = plan_.config.topics;
   const auto& words = plan_.blocks.rows.at(block.id());
-  const BlockRows rows(block, K);
-  for (std::size_t row = 0; row < block.rows(); ++row)
-    rows.copy_dense(row, std::span(word_topic_).subspan(static_cast<std::size_t>(words.at(row)) * K, K));
+  const BlockRows rows(block, plan_.config.topics);
+  for (std::size_t row = 0; row < block.rows(); ++row) {
+    Row& out = rows_.at(words.at(row));
+    out.topics.clear();
+    out.counts.clear();
+    rows.for_each(row, [&](std::uint32_t k, std::int32_t n) {
+      out.topics.push_back(k);
+      out.counts.push_back(n);
+    });
+  }
 }
 
 EpochReport EpochHeldout::add_to(EpochReport report) const {
-  const FixedTopics model(plan_.config.topics, plan_.config.alpha_value(), plan_.config.beta, word_topic_);
+  TopicCountRows word_topic(plan_.config.topics);
+  for (const Row& row : rows_) word_topic.add_sparse(row.topics, row.counts);
+  const FixedTopics model(plan_.config.topics, plan_.config.alpha_value(), plan_.config.beta, word_topic);
   // On the job's threads, idle between epochs, not on every core of the machine.
   oneapi::tbb::task_arena arena(plan_.config.workers * plan_.config.threads);
   report.heldout_perplexity =

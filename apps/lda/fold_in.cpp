@@ -33,19 +33,58 @@ FixedTopics::FixedTopics(std::uint32_t topics, double alpha, double beta, const 
     throw std::invalid_argument("alpha and beta must be finite and > 0");
   const std::vector<std::int64_t> totals = word_topic.column_sums();  // n_k, exact
   const double vbeta = static_cast<double>(V_) * beta;
-  std::vector<double> empty(K_);  // φ̂ of a count of zero, per topic
-  for (std::uint32_t k = 0; k < K_; ++k) empty[k] = beta / (static_cast<double>(totals[k]) + vbeta);
-  phi_.resize(static_cast<std::size_t>(V_) * K_);
+  zero_phi_.resize(K_);
+  for (std::uint32_t k = 0; k < K_; ++k) zero_phi_[k] = beta / (static_cast<double>(totals[k]) + vbeta);
+  row_begin_.reserve(V_ + std::size_t{1});
+  row_begin_.push_back(0);
+  row_topics_.reserve(word_topic.entries());
+  row_phi_.reserve(word_topic.entries());
   for (std::uint32_t w = 0; w < V_; ++w) {
-    double* row = phi_.data() + static_cast<std::size_t>(w) * K_;
-    std::copy(empty.begin(), empty.end(), row);
     const auto ks = word_topic.topics_of(w);
     const auto ns = word_topic.counts_of(w);
-    for (std::size_t i = 0; i < ks.size(); ++i) row[ks[i]] = (ns[i] + beta) / (static_cast<double>(totals[ks[i]]) + vbeta);
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      row_topics_.push_back(ks[i]);
+      row_phi_.push_back((ns[i] + beta) / (static_cast<double>(totals[ks[i]]) + vbeta));
+    }
+    row_begin_.push_back(row_topics_.size());
   }
+  // argmax_k φ̂_k(w), the lowest k on a tie, without making V rows of K: the best topic a word
+  // has no count of is the first of the topics ordered by zero-count φ̂ (descending, then by
+  // k) that is not among its non-zero ones; the row's own φ̂ compete with it.
+  std::vector<std::uint32_t> by_zero_phi(K_);
+  std::iota(by_zero_phi.begin(), by_zero_phi.end(), 0u);
+  std::sort(by_zero_phi.begin(), by_zero_phi.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return zero_phi_[a] != zero_phi_[b] ? zero_phi_[a] > zero_phi_[b] : a < b;
+  });
   top_.resize(V_);
-  for (std::uint32_t w = 0; w < V_; ++w)
-    top_[w] = static_cast<std::uint32_t>(std::max_element(phi(w), phi(w) + K_) - phi(w));
+  for (std::uint32_t w = 0; w < V_; ++w) {
+    const auto first = row_topics_.begin() + static_cast<std::ptrdiff_t>(row_begin_[w]);
+    const auto last = row_topics_.begin() + static_cast<std::ptrdiff_t>(row_begin_[w + 1]);
+    std::uint32_t best = K_;
+    double best_phi = 0;
+    const auto offer = [&](std::uint32_t k, double phi) {
+      if (best == K_ || phi > best_phi || (phi == best_phi && k < best)) best = k, best_phi = phi;
+    };
+    for (const std::uint32_t k : by_zero_phi)
+      if (!std::binary_search(first, last, k)) {
+        offer(k, zero_phi_[k]);
+        break;
+      }
+    for (auto it = first; it != last; ++it)
+      offer(*it, row_phi_[static_cast<std::size_t>(it - row_topics_.begin())]);
+    top_[w] = best;
+  }
+}
+
+void FixedTopics::phi(std::uint32_t word, std::span<double> row) const {
+  std::copy(zero_phi_.begin(), zero_phi_.end(), row.begin());
+  for (std::uint64_t i = row_begin_[word]; i < row_begin_[word + 1]; ++i) row[row_topics_[i]] = row_phi_[i];
+}
+
+const double* FixedTopics::phi(std::uint32_t word, std::vector<double>& scratch) const {
+  scratch.resize(K_);
+  phi(word, std::span<double>(scratch));
+  return scratch.data();
 }
 
 void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int sweeps, Rng& rng,
@@ -58,11 +97,11 @@ void fold_in(const FixedTopics& model, std::span<const std::uint32_t> words, int
     topics[i] = model.top_topic(words[i]);
     ++doc_topic[topics[i]];
   }
-  std::vector<double> running(K);
+  std::vector<double> running(K), row;
   for (int sweep = 0; sweep < sweeps; ++sweep)
     for (std::size_t i = 0; i < words.size(); ++i) {
       --doc_topic[topics[i]];
-      const double* phi = model.phi(words[i]);
+      const double* phi = model.phi(words[i], row);
       double total = 0;
       for (std::uint32_t k = 0; k < K; ++k) running[k] = total += (doc_topic[k] + model.alpha()) * phi[k];
       topics[i] = draw_from_running(running, rng);

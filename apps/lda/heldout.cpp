@@ -33,8 +33,9 @@ double HeldoutSet::perplexity(const FixedTopics& model, std::uint64_t round) con
     fold_in(model, folded, sweeps_, rng, counts);
     topic_proportions(counts, model.alpha(), theta);
     double sum = 0;
+    std::vector<double> row;
     for (std::size_t i = 1; i < words.size(); i += 2) {
-      const double* phi = model.phi(words[i]);
+      const double* phi = model.phi(words[i], row);
       sum += std::log(std::inner_product(theta.begin(), theta.end(), phi, 0.0));
     }
     doc_loglik[d] = sum;

@@ -13,8 +13,8 @@ namespace gyre::lda {
 // Under rotation no worker holds the whole model at an epoch's end, and under allreduce every
 // worker holds a replica; either way each block is shown to the kernel's final-block observer
 // exactly once per phase, with its counts as the phase leaves them (LdaKernel::add_word_loglik).
-// Copying those rows into one V × K table gives the model after the epoch without stopping or
-// touching the sampler: training is bitwise the same with or without this. Blocks of different
+// Copying those rows (sparse, as the blocks hold them: a word's non-zero counts) gives the model
+// after the epoch without stopping or touching the sampler: training is bitwise the same with or without this. Blocks of different
 // words write different rows, so workers on several threads may show theirs at once. It needs
 // every worker in this process (a rank of a multi-process job sees only its own blocks).
 class EpochHeldout {
@@ -32,7 +32,11 @@ class EpochHeldout {
 
   const LdaPlan& plan_;
   const HeldoutSet& documents_;
-  std::vector<std::int32_t> word_topic_;  // V × K
+  struct Row {  // a word's non-zero counts, ascending topics
+    std::vector<std::uint32_t> topics;
+    std::vector<std::int32_t> counts;
+  };
+  std::vector<Row> rows_;  // V
 };
 
 }  // namespace gyre::lda

@@ -11,9 +11,12 @@
 namespace gyre::lda {
 
 // The word-topic law of a trained model, φ̂_k(w) = (n_wk + β)/(n_k + Vβ) with n_k = Σ_w n_wk,
-// tabulated word-major (a word's K values side by side: folding a token in reads one row), and
-// the doc-topic prior α of the documents folded in against it. It is fixed: folding documents in
-// never changes it, so any number of threads may read it at once.
+// and the doc-topic prior α of the documents folded in against it. It is fixed: folding
+// documents in never changes it, so any number of threads may read it at once.
+//
+// Held sparse, as the counts are: φ̂ of a zero count once per topic, and each word's non-zero
+// counts' φ̂ (12 bytes a non-zero), so that K = 10⁴–10⁶ fits where V × K doubles would not (spam
+// at K = 10 000: 13 GB). A word's row is made on demand, the same bits as a table would hold.
 class FixedTopics {
  public:
   // `word_topic`: a row per word (V of them) of K topics. Throws std::invalid_argument if K is not
@@ -27,16 +30,21 @@ class FixedTopics {
   std::uint32_t vocab() const noexcept { return V_; }
   double alpha() const noexcept { return alpha_; }
   double beta() const noexcept { return beta_; }
-  // φ̂_0(w) … φ̂_{K−1}(w).
-  const double* phi(std::uint32_t word) const noexcept { return phi_.data() + static_cast<std::size_t>(word) * K_; }
+  // φ̂_0(w) … φ̂_{K−1}(w), made in `row` (K values).
+  void phi(std::uint32_t word, std::span<double> row) const;
+  // The same in `scratch` (resized to K), returned as a pointer to its first value.
+  const double* phi(std::uint32_t word, std::vector<double>& scratch) const;
   // argmax_k φ̂_k(word), the lowest k on a tie.
   std::uint32_t top_topic(std::uint32_t word) const noexcept { return top_[word]; }
 
  private:
   std::uint32_t K_, V_;
   double alpha_, beta_;
-  std::vector<double> phi_;  // V × K
-  std::vector<std::uint32_t> top_;  // V
+  std::vector<double> zero_phi_;              // K: φ̂_k of a zero count
+  std::vector<std::uint64_t> row_begin_;       // V + 1, into row_topics_ and row_phi_
+  std::vector<std::uint32_t> row_topics_;      // each word's non-zero topics, ascending
+  std::vector<double> row_phi_;                // and their φ̂
+  std::vector<std::uint32_t> top_;             // V
 };
 
 // The topic counts n_dk (K of them, into `doc_topic`) of a document whose tokens are `words`

@@ -3,6 +3,7 @@
 
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "gyre/base/input_error.hpp"
 #include "gyre/data/corpus.hpp"
 #include "gyre/data/planted_corpus.hpp"
+#include "lda/fold_in.hpp"
 #include "lda/heldout.hpp"
 #include "lda/inference.hpp"
 #include "lda/vocabulary_map.hpp"
@@ -116,6 +118,34 @@ TEST_CASE("held-out perplexity by document completion equals the estimator writt
         lda::HeldoutSet(test_documents(), 4, 7).perplexity(model, 1));
   CHECK(lda::HeldoutSet(test_documents(), 0, 7).perplexity(model, 0) ==
         lda::HeldoutSet(test_documents(), 0, 7).perplexity(model, 1));
+}
+
+// The law is held sparse (issue 38): each word's row is made from φ̂ of a zero count and the
+// word's own non-zero counts, and its top topic found without making the row. Both must be what
+// a V × K table would hold: the same bits, the lowest k on a tie (ties are forced: words of
+// equal counts in topics of equal totals).
+TEST_CASE("the sparse word-topic law makes the rows and top topics a V x K table would hold") {
+  constexpr std::uint32_t K = 7;
+  const double beta = 0.01;
+  std::vector<std::vector<std::int32_t>> dense{
+      {0, 0, 0, 0, 0, 0, 0}, {3, 0, 0, 3, 0, 0, 0}, {0, 5, 0, 0, 0, 5, 0}, {1, 1, 1, 1, 1, 1, 1},
+      {0, 0, 0, 0, 0, 0, 9}, {2, 0, 7, 0, 0, 0, 0}, {0, 0, 0, 0, 4, 0, 0}, {0, 0, 0, 0, 0, 0, 0}};
+  lda::TopicCountRows rows(K);
+  for (const auto& row : dense) rows.add_dense(row);
+  const lda::FixedTopics model(K, 0.1, beta, rows);
+  std::vector<std::int64_t> totals(K, 0);
+  for (const auto& row : dense)
+    for (std::uint32_t k = 0; k < K; ++k) totals[k] += row[k];
+  const double vbeta = static_cast<double>(dense.size()) * beta;
+  std::vector<double> made;
+  for (std::uint32_t w = 0; w < dense.size(); ++w) {
+    CAPTURE(w);
+    std::vector<double> table(K);
+    for (std::uint32_t k = 0; k < K; ++k) table[k] = (dense[w][k] + beta) / (static_cast<double>(totals[k]) + vbeta);
+    const double* row = model.phi(w, made);
+    for (std::uint32_t k = 0; k < K; ++k) CHECK(row[k] == table[k]);  // the same bits
+    CHECK(model.top_topic(w) == static_cast<std::uint32_t>(std::max_element(table.begin(), table.end()) - table.begin()));
+  }
 }
 
 TEST_CASE("held-out documents with no token to predict are refused") {
