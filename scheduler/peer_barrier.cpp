@@ -195,9 +195,14 @@ void PeerBarrier::finish() {
   std::unique_lock lock(mutex_);
   const int others = static_cast<int>(workers_.size()) - 1;
   const auto all_finished = [&] { return std::count(peer_finished_.begin(), peer_finished_.end(), 1) == others; };
-  if (!finished_changed_.wait_for(lock, options_.timeout, [&] { return all_finished() || service_error_; }))
-    throw std::runtime_error("barrier " + barrier_.name() + ": peers did not finish within " +
-                             std::to_string(options_.timeout.count()) + " ms");
+  if (!finished_changed_.wait_for(lock, options_.timeout, [&] { return all_finished() || service_error_; })) {
+    const auto silent = runtime::silence_of("word that it finished", workers_, [&](std::size_t p) {
+      return static_cast<int>(p) != self_ && peer_finished_[p] == 0;
+    });
+    throw runtime::JobFailed(silent.blamed, runtime::FailureCause::kTimeout,
+                             "barrier " + barrier_.name() + ": no " + silent.what + " within " +
+                                 std::to_string(options_.timeout.count()) + " ms");
+  }
   if (service_error_) rethrow_service_error();
   lock.unlock();
   stop_ = true;
