@@ -165,7 +165,7 @@ void PeerBarrier::take_answer(net::Clock::time_point deadline) {
       if (net::Clock::now() < deadline) continue;
       std::vector<int> asked;
       for (const auto& q : asked_) asked.push_back(workers_[static_cast<std::size_t>(q.peer)]);
-      const auto silent = runtime::silence_of("clock", asked, [](std::size_t) { return true; });
+      const auto silent = runtime::silence_of("clock", asked);
       throw runtime::JobFailed(silent.blamed, runtime::FailureCause::kTimeout,
                                "barrier " + barrier_.name() + ": no " + silent.what + " within " +
                                    std::to_string(options_.timeout.count()) + " ms");

@@ -36,6 +36,10 @@ Silence silence_of(std::string what, const std::vector<int>& ranks, Owes owes) {
     }
   return s;
 }
+// The same when every one of `ranks` owes it.
+inline Silence silence_of(std::string what, const std::vector<int>& ranks) {
+  return silence_of(std::move(what), ranks, [](std::size_t) { return true; });
+}
 
 // Every engine member waits the same way: for a message of the channels its plan expects, until
 // a deadline. Whatever ends the wait otherwise becomes the job's failure, the same on every
@@ -71,8 +75,6 @@ class GYRE_API Receiver {
   [[noreturn]] void fail(int rank, FailureCause cause, const std::string& why) const;
 
   const std::string& who() const noexcept { return who_; }
-  std::chrono::milliseconds timeout() const noexcept { return timeout_; }
-  Mailbox& mailbox() const noexcept { return mailbox_; }
   net::Group& group() const noexcept { return mailbox_.group(); }
 
  private:

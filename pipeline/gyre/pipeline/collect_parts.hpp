@@ -26,7 +26,7 @@ void collect_parts(runtime::Mailbox& inbox, std::uint16_t type, std::span<const 
   std::vector<int> awaited(from.begin(), from.end());
   const auto deadline = net::Clock::now() + timeout;
   const runtime::Receiver receiver(inbox, who, timeout);
-  const auto silent = [&] { return runtime::silence_of("part", awaited, [](std::size_t) { return true; }); };
+  const auto silent = [&] { return runtime::silence_of("part", awaited); };
   while (!awaited.empty()) {
     const net::Message m = receiver.receive([type](const net::Message& x) { return x.type == type; }, silent, deadline);
     const int sender = m.sender;
