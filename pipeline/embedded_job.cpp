@@ -33,9 +33,17 @@ std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::Rotati
                                                          std::vector<EmbeddedWorker> workers,
                                                          const scheduler::PhasePolicy& policy,
                                                          const EmbeddedJobOptions& options, runtime::Backend backend) {
+  return run_embedded(rotation_job(schedule.workers(), std::move(backend)), schedule, std::move(workers), policy, options);
+}
+
+std::vector<std::vector<model::OwnedBlock>> run_embedded(const runtime::Job& job,
+                                                         const scheduler::RotationSchedule& schedule,
+                                                         std::vector<EmbeddedWorker> workers,
+                                                         const scheduler::PhasePolicy& policy,
+                                                         const EmbeddedJobOptions& options) {
   const int P = schedule.workers();
   if (static_cast<int>(workers.size()) != P) throw std::invalid_argument("one EmbeddedWorker per scheduled worker");
-  if (std::holds_alternative<runtime::ProcessesBackend>(backend))
+  if (std::holds_alternative<runtime::ProcessesBackend>(job.backend))
     throw std::invalid_argument("run_embedded runs every member here; across processes, use run_rotation");
   const std::vector<model::BlockShape> layout = layout_of(workers, schedule.blocks());
   RotationOptions o = options;
@@ -50,7 +58,7 @@ std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::Rotati
 
   std::vector<std::vector<model::OwnedBlock>> results(static_cast<std::size_t>(P));
   run_rotation(
-      rotation_job(P, std::move(backend)), schedule, layout,
+      job, schedule, layout,
       [&](int rank) { return std::move(workers[static_cast<std::size_t>(rank)]); }, policy, o,
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         results[static_cast<std::size_t>(m.rank)] = std::move(held);

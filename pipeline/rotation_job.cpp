@@ -9,7 +9,7 @@
 namespace gyre::pipeline {
 
 runtime::Job rotation_job(int workers, runtime::Backend backend) {
-  return runtime::Job{workers, {"the scheduler"}, std::move(backend), {}};
+  return runtime::Job{workers, {"the scheduler"}, std::move(backend), {}, {}};
 }
 
 void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& schedule,

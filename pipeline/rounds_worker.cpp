@@ -64,7 +64,7 @@ void serve_rounds(runtime::Mailbox& mailbox, int driver_rank, const scheduler::R
 }
 
 runtime::Job rounds_job(int workers, runtime::Backend backend) {
-  return runtime::Job{workers, {"the scheduler"}, std::move(backend), {}};
+  return runtime::Job{workers, {"the scheduler"}, std::move(backend), {}, {}};
 }
 
 }  // namespace gyre::pipeline

@@ -118,6 +118,10 @@ struct WorkerEngine::State {
 
   Item update(const Item& item) {
     const auto [kind, visit] = lookup(item.seq);
+    // A cancel stops the kernel here, not after the visits already queued in the graph.
+    if (inbox.cancelled())
+      throw runtime::JobFailed(rank(), runtime::FailureCause::kCancelled,
+                               "cancelled before the visit of block " + std::to_string(visit.block));
     model::Block& block = **item.block;
     if (block.id() != visit.block)
       throw std::logic_error("worker " + std::to_string(rank()) + ": got block " + std::to_string(block.id()) +

@@ -103,7 +103,7 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, cons
 }
 
 runtime::Job lasso_job(int workers, runtime::Backend backend) {
-  return runtime::Job{workers, {"the scheduler"}, std::move(backend), {}};
+  return runtime::Job{workers, {"the scheduler"}, std::move(backend), {}, {}};
 }
 
 std::optional<LassoRun> solve(const runtime::Job& job, const data::RegressionSet& set, const LassoConfig& config,

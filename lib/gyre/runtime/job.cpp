@@ -120,51 +120,22 @@ std::vector<std::pair<int, std::unique_ptr<net::Group>>> join_here(const Job& jo
 
 }  // namespace
 
-// What cancel() reaches: the groups of the members this process runs, once they exist.
-struct JobHandle::State {
-  std::mutex mutex;
-  std::condition_variable ended_signal;
-  std::vector<net::Group*> groups;
-  bool cancelled = false;
-  bool ended = false;
-  std::exception_ptr error;
-  std::thread thread;
-
-  void add(net::Group& g) {
-    std::lock_guard lock(mutex);
-    groups.push_back(&g);
-    if (cancelled) g.close(kCancelledText);
-  }
-  // Before the groups die: cancel() must not reach them after.
-  void forget_groups() {
-    std::lock_guard lock(mutex);
-    groups.clear();
-  }
-  void cancel() {
-    std::lock_guard lock(mutex);
-    if (cancelled || ended) return;
-    cancelled = true;
-    for (net::Group* g : groups) g->close(kCancelledText);
-  }
-  static constexpr const char* kCancelledText = "the job was cancelled";
-};
-
 namespace {
 
 // Declared after a run's groups, so that it runs before they are destroyed.
-struct ForgetGroups {
-  JobHandle::State* handle;
-  ~ForgetGroups() {
-    if (handle) handle->forget_groups();
+struct DetachGroups {
+  JobControl* control;
+  ~DetachGroups() {
+    if (control) control->detach_all();
   }
 };
 
-void run_processes(const Job& job, const ProcessesBackend& p, const std::function<void(const Member&)>& part,
-                   JobHandle::State* handle) {
+void run_processes(const Job& job, const ProcessesBackend& p, const std::function<void(const Member&)>& part) {
+  JobControl* control = job.control.get();
   auto groups = join_here(job, p);
-  const ForgetGroups forget{handle};
-  if (handle)
-    for (auto& [member, group] : groups) handle->add(*group);
+  const DetachGroups detach{control};
+  if (control)
+    for (auto& [member, group] : groups) control->attach(*group);
   // The worker on this thread, what this process hosts beside it on threads of their own.
   // A member that fails, however it learned of it (its own error, a notice, its transport
   // dropping a peer), tells the others here through their own inboxes: they may be waiting on
@@ -173,10 +144,11 @@ void run_processes(const Job& job, const ProcessesBackend& p, const std::functio
   // links stay open, so that they tell their peers the cause instead of seeming to crash.
   std::vector<std::function<void()>> beside;
   const auto run_member = [&](std::size_t i) {
-    Mailbox mailbox(*groups[i].second);
+    Mailbox mailbox(*groups[i].second, control);
     try {
       part(Member{groups[i].first, *groups[i].second, mailbox});
     } catch (...) {
+      if (control) control->note_failure(std::current_exception());
       const JobFailed failure = as_job_failure(std::current_exception(), groups[i].first);
       for (std::size_t j = 0; j < groups.size(); ++j)
         if (j != i) try {
@@ -190,9 +162,11 @@ void run_processes(const Job& job, const ProcessesBackend& p, const std::functio
   run_beside([&] { run_member(0); }, beside);
 }
 
-void run_job(const Job& job, const std::function<void(const Member&)>& part, JobHandle::State* handle) {
+}  // namespace
+
+void run(const Job& job, const std::function<void(const Member&)>& part) {
   job.validate();
-  if (const auto* p = std::get_if<ProcessesBackend>(&job.backend)) return run_processes(job, *p, part, handle);
+  if (const auto* p = std::get_if<ProcessesBackend>(&job.backend)) return run_processes(job, *p, part);
   std::vector<std::unique_ptr<net::Group>> groups;
   if (const auto* l = std::get_if<LoopbackBackend>(&job.backend)) {
     net::TcpOptions to = l->tcp;
@@ -206,53 +180,73 @@ void run_job(const Job& job, const std::function<void(const Member&)>& part, Job
   for (const auto& [member, faults] : job.faults)
     if (member >= 0 && member < job.members())
       groups[static_cast<std::size_t>(member)] = net::with_faults(std::move(groups[static_cast<std::size_t>(member)]), faults);
-  const ForgetGroups forget{handle};
-  if (handle)
-    for (auto& g : groups) handle->add(*g);
+  JobControl* control = job.control.get();
+  const DetachGroups detach{control};
+  if (control)
+    for (auto& g : groups) control->attach(*g);
   run_parts(groups, [&](int rank) {
     net::Group& group = *groups[static_cast<std::size_t>(rank)];
-    Mailbox mailbox(group);
-    part(Member{rank, group, mailbox});
+    Mailbox mailbox(group, control);
+    try {
+      part(Member{rank, group, mailbox});
+    } catch (...) {
+      if (control) control->note_failure(std::current_exception());
+      throw;
+    }
   });
 }
 
+namespace {
+// A deadline that never comes, finite so that no clock arithmetic on it overflows.
+std::chrono::steady_clock::time_point far_future() { return std::chrono::steady_clock::now() + std::chrono::hours(24 * 365); }
 }  // namespace
 
-void run(const Job& job, const std::function<void(const Member&)>& part) { run_job(job, part, nullptr); }
+// The thread a handle's job runs on, kept apart from the handle so that an abandoned job can
+// outlive it: the thread owns the job, the program and this record.
+struct JobHandle::Running {
+  std::thread thread;
+};
 
-JobHandle::JobHandle(Job job, std::function<void(const Member&)> part) : state_(std::make_shared<State>()) {
-  state_->thread = std::thread([state = state_, job = std::move(job), part = std::move(part)] {
+JobHandle::JobHandle(Job job, std::function<void(const Job&)> program, StartOptions options)
+    : control_(std::make_shared<JobControl>()), running_(std::make_shared<Running>()), options_(options) {
+  job.control = control_;
+  running_->thread = std::thread([control = control_, job = std::move(job), program = std::move(program)] {
     std::exception_ptr error;
     try {
-      run_job(job, part, state.get());
+      program(job);
     } catch (...) {
       error = std::current_exception();
     }
-    std::lock_guard lock(state->mutex);
-    // After a cancel the parts' errors are echoes of the closing: the outcome is the cancel.
-    state->error = state->cancelled ? std::make_exception_ptr(JobFailed(-1, FailureCause::kCancelled,
-                                                                        State::kCancelledText))
-                                    : error;
-    state->ended = true;
-    state->ended_signal.notify_all();
+    control->finish(error);
   });
 }
 
+JobHandle::JobHandle(Job job, std::function<void(const Member&)> part, StartOptions options)
+    : JobHandle(std::move(job), std::function<void(const Job&)>([part = std::move(part)](const Job& j) { run(j, part); }),
+                options) {}
+
 JobHandle::~JobHandle() {
-  cancel();
-  if (state_->thread.joinable()) state_->thread.join();
+  if (!control_) return;  // moved from
+  control_->cancel();
+  if (control_->wait(far_future(), options_.grace) == JobControl::Outcome::kEnded)
+    running_->thread.join();
+  else
+    running_->thread.detach();  // abandoned: the thread owns what it uses and ends on its own
 }
 
-void JobHandle::cancel() { state_->cancel(); }
+void JobHandle::cancel() { control_->cancel(); }
 
 bool JobHandle::wait_for(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(state_->mutex);
-  return state_->ended_signal.wait_for(lock, timeout, [&] { return state_->ended; });
+  return control_->wait(std::chrono::steady_clock::now() + timeout, options_.grace) != JobControl::Outcome::kRunning;
 }
 
 void JobHandle::wait() {
-  if (state_->thread.joinable()) state_->thread.join();
-  if (state_->error) std::rethrow_exception(state_->error);
+  control_->wait(far_future(), options_.grace);
+  if (const auto error = control_->outcome()) std::rethrow_exception(error);
+}
+
+bool JobHandle::join_for(std::chrono::milliseconds timeout) {
+  return control_->wait_ended(std::chrono::steady_clock::now() + timeout);
 }
 
 }  // namespace gyre::runtime

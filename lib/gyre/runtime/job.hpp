@@ -5,7 +5,9 @@
 #include <functional>
 #include <memory>
 #include <map>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "gyre/net/faults.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/net/tcp.hpp"
+#include "gyre/runtime/job_control.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
 namespace gyre::runtime {
@@ -62,6 +65,9 @@ struct GYRE_API Job {
   // Faults injected into the links of the members named here, on any backend (tests,
   // benchmarks); across processes, only those of the members this process hosts apply.
   std::map<int, net::FaultSpec> faults;
+  // How the job is stopped from outside: start() sets it; a caller that runs the job on a
+  // thread of its own may set one to cancel it from another. Null: nothing outside stops it.
+  std::shared_ptr<JobControl> control;
 
   int members() const noexcept { return workers + static_cast<int>(roles.size()); }
   // Across processes, the process that runs `member`: worker r runs in process r; the roles
@@ -98,31 +104,91 @@ struct Member {
 // connection cut early would make the peers blame this process instead.
 GYRE_API void run(const Job& job, const std::function<void(const Member&)>& part);
 
+struct StartOptions {
+  // How long a handle waits, once the job has begun to stop (a cancel, or a member's failure),
+  // for members that have not ended, before it abandons them and returns: a kernel hung inside
+  // a visit cannot be interrupted, and a service must not hang on it. An abandoned job's
+  // threads run on until the kernel returns, owning the program and what it holds by value.
+  std::chrono::milliseconds grace{std::chrono::milliseconds(500)};
+};
+
 // A job started in the background, for a service that must stay responsive: cancel() stops
-// it, wait() collects its outcome. The destructor cancels a job still running and waits.
+// it, wait() collects its outcome. Any engine is started so (see start()): each runs through
+// run(), which the job's control reaches. The destructor cancels a job still running and waits
+// for it, at most the grace.
 class GYRE_API JobHandle {
  public:
-  // Starts run(job, part) on a thread of its own.
-  JobHandle(Job job, std::function<void(const Member&)> part);
+  // Starts program(job) on a thread of its own, job.control set to this handle's.
+  JobHandle(Job job, std::function<void(const Job&)> program, StartOptions options = {});
+  // Starts run(job, part).
+  JobHandle(Job job, std::function<void(const Member&)> part, StartOptions options = {});
   ~JobHandle();
   JobHandle(const JobHandle&) = delete;
   JobHandle& operator=(const JobHandle&) = delete;
+  JobHandle(JobHandle&&) noexcept = default;
+  JobHandle& operator=(JobHandle&&) noexcept = default;
 
-  // Closes the links of every member this process runs, so that every wait on a mailbox ends
-  // and each part stops at its next message (a kernel in the middle of a visit finishes the
-  // visit first). Then wait() throws JobFailed with cause kCancelled. Idempotent; a job that
-  // has already ended keeps its outcome. Across processes, a cancel during the rendezvous
-  // takes effect once the links exist (at most the connect timeout later).
+  // Closes the links of every member this process runs, so that every wait on a mailbox ends;
+  // a rotation kernel stops before its next visit, a step loop at its next step. Then wait()
+  // throws JobFailed with cause kCancelled. Idempotent; a job that has already ended keeps its
+  // outcome. Across processes, a cancel during the rendezvous takes effect once the links
+  // exist (at most the connect timeout later).
   void cancel();
-  // True once the job has ended (within `timeout`).
+  // True once the outcome is known (within `timeout`): the job has ended, or it has been
+  // stopping for longer than the grace and was abandoned.
   bool wait_for(std::chrono::milliseconds timeout);
-  // Waits for the end; rethrows what run() would have thrown.
+  // Waits for the outcome; rethrows what run() would have thrown (for an abandoned job, what
+  // stopped it: the cancel, or the first member's failure).
   void wait();
-
-  struct State;
+  // Whether the job's threads have all returned (within `timeout`), abandoned or not: for a
+  // caller that must know before its process exits or what the program refers to dies.
+  bool join_for(std::chrono::milliseconds timeout);
 
  private:
-  std::shared_ptr<State> state_;
+  struct Running;
+  std::shared_ptr<JobControl> control_;
+  std::shared_ptr<Running> running_;
+  StartOptions options_;
 };
+
+// A handle over an engine that returns a value on this process (a gathered model, a result
+// that only rank 0 has): wait() returns it.
+template <class Result>
+class Handle {
+ public:
+  Handle(Job job, std::function<Result(const Job&)> program, StartOptions options = {})
+      : result_(std::make_shared<std::optional<Result>>()),
+        handle_(std::move(job),
+                std::function<void(const Job&)>([result = result_, program = std::move(program)](const Job& j) {
+                  *result = program(j);
+                }),
+                options) {}
+
+  void cancel() { handle_.cancel(); }
+  bool wait_for(std::chrono::milliseconds timeout) { return handle_.wait_for(timeout); }
+  Result wait() {
+    handle_.wait();
+    return std::move(**result_);
+  }
+  bool join_for(std::chrono::milliseconds timeout) { return handle_.join_for(timeout); }
+
+ private:
+  std::shared_ptr<std::optional<Result>> result_;
+  JobHandle handle_;
+};
+
+// Starts any engine in the background: `program` is given the job, its control set, and runs
+// the engine on it (pipeline::run_rotation(job, …), run_rounds, run_ps, mapreduce::run, …).
+//   auto h = runtime::start(job, [&](const runtime::Job& j) { return run_ps(j, layout, program); });
+//   … h.cancel(); … auto result = h.wait();
+template <class Program>
+auto start(Job job, Program program, StartOptions options = {}) {
+  using Result = std::invoke_result_t<Program&, const Job&>;
+  if constexpr (std::is_void_v<Result>) {
+    return JobHandle(std::move(job), std::function<void(const Job&)>(std::move(program)), options);
+  } else {
+    return Handle<Result>(std::move(job), std::function<Result(const Job&)>(std::move(program)), options);
+  }
+}
 
 }  // namespace gyre::runtime

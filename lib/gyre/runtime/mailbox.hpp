@@ -11,6 +11,7 @@
 #include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/failure.hpp"
+#include "gyre/runtime/job_control.hpp"
 
 namespace gyre::runtime {
 
@@ -25,7 +26,8 @@ class GYRE_API Mailbox {
  public:
   using Accept = std::function<bool(const net::Message&)>;
 
-  explicit Mailbox(net::Group& group) : group_(group) {}
+  // `control`: the job's (Job::control), for cancelled(); null when nothing outside stops it.
+  explicit Mailbox(net::Group& group, const JobControl* control = nullptr) : group_(group), control_(control) {}
 
   // The oldest message `accept` takes, or nullopt once `deadline` passes. Throws JobFailed
   // once a failure notice has arrived, net::GroupClosed once the group is closed (after
@@ -37,11 +39,15 @@ class GYRE_API Mailbox {
   std::optional<net::Message> receive_arrived(const Accept& accept);
 
   net::Group& group() noexcept { return group_; }
+  // Whether the job has been cancelled: engines look before each visit or step, so that a
+  // kernel stops at its next boundary rather than finishing the work already queued.
+  bool cancelled() const { return control_ && control_->cancelled(); }
 
  private:
   std::optional<net::Message> take(const Accept& accept);  // under mutex_; throws on failure/close
 
   net::Group& group_;
+  const JobControl* control_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<net::Message> set_aside_;

@@ -25,5 +25,12 @@ GYRE_API std::vector<std::vector<model::OwnedBlock>> run_embedded(const schedule
                                                                   const scheduler::PhasePolicy& policy,
                                                                   const EmbeddedJobOptions& options,
                                                                   runtime::Backend backend = runtime::ThreadsBackend{});
+// The same on `job` (rotation_job(P, backend), or the job runtime::start() hands its program,
+// whose control cancels the run).
+GYRE_API std::vector<std::vector<model::OwnedBlock>> run_embedded(const runtime::Job& job,
+                                                                  const scheduler::RotationSchedule& schedule,
+                                                                  std::vector<EmbeddedWorker> workers,
+                                                                  const scheduler::PhasePolicy& policy,
+                                                                  const EmbeddedJobOptions& options);
 
 }  // namespace gyre::pipeline
