@@ -1,10 +1,6 @@
 // apps/common/cluster_flags.cpp — parsing and checking of the shared multi-process flags.
 #include "app/cluster_flags.hpp"
 
-#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
-
-#include <boost/asio/ip/address.hpp>
-
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -12,42 +8,26 @@
 #include <stdexcept>
 
 #include "gyre/base/input_error.hpp"
+#include "gyre/net/endpoint.hpp"
 #include "gyre/net/faults.hpp"
 #include "gyre/net/tcp.hpp"
 
 namespace gyre::app {
 namespace {
 
-bool is_loopback(const std::string& host) {
-  boost::system::error_code ec;
-  const auto address = boost::asio::ip::make_address(host, ec);
-  return !ec && address.is_loopback();
-}
-
 // Names the flag and the value in every message: the library's own errors cannot know them.
 void check_ip_address(const std::string& flag, const std::string& value, const std::string& host) {
-  boost::system::error_code ec;
-  (void)boost::asio::ip::make_address(host, ec);
-  if (ec) throw std::invalid_argument(flag + " '" + value + "': '" + host + "' is not an IP address");
+  if (!net::is_ip_address(host)) throw std::invalid_argument(flag + " '" + value + "': '" + host + "' is not an IP address");
 }
 
 net::TcpEndpoint parse_coordinator(const std::string& text, int processes) {
-  const auto colon = text.rfind(':');
-  if (text.empty() || colon == std::string::npos)
+  if (text.empty())
     throw std::invalid_argument("a job of " + std::to_string(processes) + " processes needs --coordinator HOST:PORT");
-  net::TcpEndpoint out;
-  out.host = text.substr(0, colon);
-  if (out.host.size() > 2 && out.host.front() == '[' && out.host.back() == ']')  // [IPv6]:PORT
-    out.host = out.host.substr(1, out.host.size() - 2);
-  const char* first = text.data() + colon + 1;
-  const char* last = text.data() + text.size();
-  unsigned port = 0;
-  const auto [end, ec] = std::from_chars(first, last, port);
-  if (ec != std::errc() || end != last || first == last || port < 1 || port > 65535)
-    throw std::invalid_argument("--coordinator '" + text + "': expected HOST:PORT with PORT in 1..65535");
-  out.port = static_cast<std::uint16_t>(port);
-  check_ip_address("--coordinator", text, out.host);
-  return out;
+  try {
+    return net::parse_endpoint(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--coordinator ") + e.what());
+  }
 }
 
 }  // namespace
@@ -116,7 +96,7 @@ pipeline::ClusterJobOptions ClusterFlags::job_options(const cluster::Launch& lau
   // A job whose coordinator is on loopback runs on this machine alone: its data plane is not
   // opened to the network unless --listen-host says so.
   std::string listen = listen_host_;
-  if (listen.empty()) listen = is_loopback(o.coordinator.host) ? o.coordinator.host : "0.0.0.0";
+  if (listen.empty()) listen = net::is_loopback_address(o.coordinator.host) ? o.coordinator.host : "0.0.0.0";
   check_ip_address("--listen-host", listen, listen);
   o.listen_host = listen;
   o.job_id = job_id_;

@@ -41,6 +41,7 @@
 #include "gyre/pipeline/rounds_job.hpp"
 #include "gyre/scheduler/dependency_check.hpp"
 #include "gyre/scheduler/parameter_sampler.hpp"
+#include "gyre/runtime/backend_from.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"

@@ -9,7 +9,8 @@ namespace gyre::cluster {
 namespace {
 
 constexpr const char* kKnown[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-                                  "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "GYRE_TOKEN"};
+                                  "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "GYRE_TOKEN",
+                                  "GYRE_COORDINATOR"};
 
 std::optional<int> number(const Environment& env, const char* name) {
   const auto it = env.find(name);

@@ -32,7 +32,7 @@ GYRE_API std::optional<Launch> from_launcher(const Environment& env);
 // 0..count-1 ("process rank 3 outside 0..1").
 GYRE_API Launch resolve_launch(std::optional<int> flag_rank, std::optional<int> flag_size, const Environment& env);
 
-// Copies the variables above (and GYRE_TOKEN) out of a process environment block.
+// Copies the variables above (and GYRE_TOKEN, GYRE_COORDINATOR) out of a process environment block.
 GYRE_API Environment environment_of(char** envp);
 
 }  // namespace gyre::cluster
