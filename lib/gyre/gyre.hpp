@@ -36,6 +36,7 @@
 #include "gyre/pipeline/embedded_job.hpp"
 #include "gyre/pipeline/p2p_job.hpp"
 #include "gyre/pipeline/ps_job.hpp"
+#include "gyre/pipeline/rotate.hpp"
 #include "gyre/pipeline/rotation_job.hpp"
 #include "gyre/pipeline/rotation_kernel.hpp"
 #include "gyre/pipeline/rounds_job.hpp"

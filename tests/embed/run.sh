@@ -30,15 +30,17 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 run_both() {
   local name=$1 program=$2 port
   "$program" >"$work/$name.threads" || fail "$name: the run in one process failed"
-  if [ "$(grep -c '^epoch ' "$work/$name.threads")" -ne 5 ] || [ "$(grep -c '^block ' "$work/$name.threads")" -ne 4 ]; then
-    fail "$name: expected 5 epochs and 4 blocks, got: $(cat "$work/$name.threads")"
+  # 2 workers × 5 epochs: every block visited 10 times.
+  if [ "$(grep -c '^epoch ' "$work/$name.threads")" -ne 5 ] || [ "$(grep -c '^block .*(10 visits)$' "$work/$name.threads")" -ne 4 ]; then
+    fail "$name: expected 5 epochs and 4 blocks of 10 visits, got: $(cat "$work/$name.threads")"
   fi
   port=$(free_port)
   GYRE_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-  export GYRE_TOKEN
-  "$program" 1 2 "$port" >"$work/$name.rank1" &
+  export GYRE_TOKEN GYRE_COORDINATOR=127.0.0.1:$port
+  # As a launcher starts them (PMI's variables, as MPICH's mpiexec sets them).
+  PMI_RANK=1 PMI_SIZE=2 "$program" >"$work/$name.rank1" &
   pids+=($!)
-  "$program" 0 2 "$port" >"$work/$name.processes" || fail "$name: process 0 of 2 failed"
+  PMI_RANK=0 PMI_SIZE=2 "$program" >"$work/$name.processes" || fail "$name: process 0 of 2 failed"
   wait "${pids[-1]}" || fail "$name: process 1 of 2 failed"
   [ ! -s "$work/$name.rank1" ] || fail "$name: process 1 printed $(cat "$work/$name.rank1")"
   diff -u "$work/$name.threads" "$work/$name.processes" || fail "$name: one process and two processes disagree"
