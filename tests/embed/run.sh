@@ -84,6 +84,40 @@ python3 "$src/tests/embed/check_exports.py" "$inc" "$lib"
 g++ -Wall -Wextra -Wpedantic -Werror "$src/tests/embed/embed.cpp" $(pkg --cflags --libs) -o "$work/embed-installed"
 LD_LIBRARY_PATH=$(dirname "$lib") run_both installed "$work/embed-installed"
 
+# An embedder's own apps from the install: matrix factorisation on the rotation engine and ridge
+# regression on the rounds engine, each in one process, as two processes (the same output), and
+# started in the background and cancelled mid-run. Their plumbing stays small.
+for app in embed_mf embed_ridge; do
+  # shellcheck disable=SC2046
+  g++ -Wall -Wextra -Wpedantic -Werror -O1 "$src/tests/embed/$app.cpp" $(pkg --cflags --libs) -o "$work/$app"
+  LD_LIBRARY_PATH=$(dirname "$lib") "$work/$app" >"$work/$app.threads" || fail "$app: the run in one process failed: $(cat "$work/$app.threads")"
+  port=$(free_port)
+  LD_LIBRARY_PATH=$(dirname "$lib") PMI_RANK=1 PMI_SIZE=2 GYRE_COORDINATOR=127.0.0.1:$port "$work/$app" >"$work/$app.rank1" &
+  pids+=($!)
+  LD_LIBRARY_PATH=$(dirname "$lib") PMI_RANK=0 PMI_SIZE=2 GYRE_COORDINATOR=127.0.0.1:$port "$work/$app" >"$work/$app.processes" ||
+    fail "$app: process 0 of 2 failed: $(cat "$work/$app.processes")"
+  wait "${pids[-1]}" || fail "$app: process 1 of 2 failed"
+  [ ! -s "$work/$app.rank1" ] || fail "$app: process 1 printed $(cat "$work/$app.rank1")"
+  diff -u "$work/$app.threads" "$work/$app.processes" || fail "$app: one process and two processes disagree"
+  if LD_LIBRARY_PATH=$(dirname "$lib") timeout 60 "$work/$app" cancel >"$work/$app.cancel"; then fail "$app: a cancelled run succeeded"; fi
+  grep -q "^$app: the job was cancelled$" "$work/$app.cancel" || fail "$app: the cancelled run said $(cat "$work/$app.cancel")"
+  echo "$app: one process and two processes agree; cancelled mid-run: $(grep -c . "$work/$app.cancel") lines before the cancel"
+done
+python3 - "$work/embed_mf.threads" "$work/embed_ridge.threads" <<'PY' || fail "the embedder's apps did not converge"
+import re, sys
+rmse = [float(x) for x in re.findall(r'rmse ([0-9.]+)', open(sys.argv[1]).read())]
+gradient = float(re.search(r'largest gradient entry (\S+)', open(sys.argv[2]).read()).group(1))
+print(f"matrix factorisation: rmse {rmse[0]:.4f} -> {rmse[-1]:.4f} in {len(rmse)} epochs; ridge: largest gradient entry {gradient:.2g}")
+sys.exit(0 if len(rmse) == 10 and rmse[-1] < rmse[0] / 5 and gradient < 1e-9 else 1)
+PY
+plumbing=$(python3 "$src/tests/embed/plumbing_lines.py" "$src/tests/embed/embed_mf.cpp" "$src/tests/embed/embed_ridge.cpp")
+echo "$plumbing"
+python3 - "$plumbing" <<'PY' || fail "an embedder's plumbing grew (at most 27 lines on rotation, 21 on rounds)"
+import re, sys
+counts = dict(re.findall(r'(\S+): (\d+) lines', sys.argv[1]))
+sys.exit(0 if int(counts['embed_mf.cpp']) <= 27 and int(counts['embed_ridge.cpp']) <= 21 else 1)
+PY
+
 echo "== as a meson subproject, with -Dgyre:apps=false -Dgyre:tools=false -Dgyre:tests=false"
 mkdir -p "$work/sub/subprojects"
 cp "$src/tests/embed/meson.build" "$src/tests/embed/embed.cpp" "$work/sub/"

@@ -63,4 +63,15 @@ void run_rounds_job(const runtime::Job& job, const scheduler::RoundsOptions& opt
   });
 }
 
+// The same with the driver running `app` (scheduler::run_rounds(driver, app)): the rounds engine
+// in one call. `limits`: the parameters and task kinds that exist (RoundsOptions::limits). The
+// app runs where the driver does, in the process that hosts worker 0.
+template <class ShardFor, scheduler::RoundsApp App>
+void run_rounds_app(const runtime::Job& job, scheduler::RoundsLimits limits, ShardFor&& shard_for, App& app,
+                    scheduler::RoundsOptions options = {}) {
+  options.limits = limits;
+  run_rounds_job(job, options, std::forward<ShardFor>(shard_for),
+                 [&](scheduler::RoundsDriver& driver) { scheduler::run_rounds(driver, app); });
+}
+
 }  // namespace gyre::pipeline
