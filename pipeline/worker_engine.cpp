@@ -2,7 +2,6 @@
 #include "gyre/pipeline/worker_engine.hpp"
 
 #include <oneapi/tbb/flow_graph.h>
-#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -15,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "gyre/base/thread_arena.hpp"
 #include "gyre/collective/communicator.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/runtime/receiver.hpp"
@@ -66,7 +66,7 @@ struct WorkerEngine::State {
   const std::vector<model::BlockShape> layout;
   RotationKernel& kernel;
   WorkerOptions options;
-  oneapi::tbb::task_arena arena;
+  ThreadArena arena;
   runtime::Mailbox& inbox;  // the member's: shared by the dispatch loop, the kernel's collectives, later consumers
   collective::Communicator workers;  // ranks 0..P−1, ring in rank order
 

@@ -4,15 +4,15 @@
 #include <algorithm>
 
 #include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/task_arena.h>
 
+#include "gyre/base/thread_arena.hpp"
 #include "gyre/data/regression_partition.hpp"
 
 namespace gyre::lasso {
 
 struct RowParts::Arena {
   explicit Arena(int threads) : arena(threads) {}
-  tbb::task_arena arena;
+  ThreadArena arena;
 };
 
 RowParts::RowParts(const data::RegressionSet& rows, int threads)

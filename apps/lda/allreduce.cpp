@@ -1,12 +1,12 @@
 // apps/lda/allreduce.cpp — Harp's allreduce model for LDA: sample own documents against a replica, sum the replicas' changes.
 #include "lda/allreduce.hpp"
 
-#include <oneapi/tbb/task_arena.h>
 
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
+#include "gyre/base/thread_arena.hpp"
 #include "gyre/collective/communicator.hpp"
 #include "gyre/pipeline/phase_follower.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
@@ -122,7 +122,7 @@ class ReplicaWorker {
   runtime::Mailbox& inbox_;
   std::chrono::milliseconds timeout_;
   collective::Communicator workers_;
-  oneapi::tbb::task_arena arena_;
+  ThreadArena arena_;
   std::vector<model::Block> replica_, start_;
   std::vector<std::uint32_t> change_;  // one block's changes, then their sum
 };

@@ -1,7 +1,7 @@
 // apps/lda/epoch_heldout.cpp — the model after each epoch gathered from final blocks in this process, and its held-out perplexity.
+#include "gyre/base/thread_arena.hpp"
 #include "lda/epoch_heldout.hpp"
 
-#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 
@@ -35,7 +35,7 @@ EpochReport EpochHeldout::add_to(EpochReport report) const {
   for (const Row& row : rows_) word_topic.add_sparse(row.topics, row.counts);
   const FixedTopics model(plan_.config.topics, plan_.config.alpha_value(), plan_.config.beta, word_topic);
   // On the job's threads, idle between epochs, not on every core of the machine.
-  oneapi::tbb::task_arena arena(plan_.config.workers * plan_.config.threads);
+  ThreadArena arena(plan_.config.workers * plan_.config.threads);
   report.heldout_perplexity =
       arena.execute([&] { return documents_.perplexity(model, static_cast<std::uint64_t>(report.epoch)); });
   return report;

@@ -2,7 +2,6 @@
 #include "infer_command.hpp"
 
 #include <CLI/CLI.hpp>
-#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include "app/command_line.hpp"
 #include "app/entry_point.hpp"
 #include "corpus_flags.hpp"
+#include "gyre/base/thread_arena.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_directory.hpp"
@@ -61,7 +61,7 @@ int infer_command(int argc, char** argv) {
     check_outputs(outputs, inputs);
     LdaModel model = read_model(model_dir);
     // The documents are parsed, then sampled, on --threads threads.
-    oneapi::tbb::task_arena arena(threads);
+    ThreadArena arena(threads);
     data::CorpusOptions options = corpus_options(format, vocab_path, stop_words);
     options.threads = static_cast<std::size_t>(threads);
     MappedCorpus documents;

@@ -14,6 +14,7 @@
 #include <string>
 #include <type_traits>
 
+#include "gyre/base/thread_arena.hpp"
 #include "gyre/pipeline/cell_grid.hpp"
 #include "lda/log_gamma.hpp"
 #include "lda/metropolis_hastings.hpp"
@@ -350,7 +351,7 @@ TopicSampler<Topic>::TopicSampler(const LdaConfig& config, const data::Corpus& s
   // starting state is the same however the corpus is sharded.
   if (const auto& warm = config.warm_start; warm && !config.start) {  // a resume restores its topics
     // Folding in costs K a token and sweep: the worker's threads share it.
-    oneapi::tbb::task_arena(config.threads).execute([&] {
+    ThreadArena(config.threads).execute([&] {
       oneapi::tbb::parallel_for(std::uint32_t{0}, tokens_.docs(), [&](std::uint32_t d) {
         Rng rng(stream_seed(config.seed, 0x1A17, shard.doc_ids[d]));
         const std::uint32_t begin = tokens_.doc_begin(d), end = tokens_.doc_begin(d + 1);

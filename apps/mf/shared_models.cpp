@@ -1,10 +1,10 @@
 // apps/mf/shared_models.cpp — the members of an MF job under the locking, allreduce and no-sync models, and the model they leave.
 #include "mf/shared_models.hpp"
 
-#include <oneapi/tbb/task_arena.h>
 
 #include <stdexcept>
 
+#include "gyre/base/thread_arena.hpp"
 #include "gyre/scheduler/lock_service.hpp"
 #include "gyre/scheduler/phase_tally.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
@@ -58,7 +58,7 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
     }
     auto& shard = train_shards[static_cast<std::size_t>(rank)];
     const auto kernel = make_kernel(plan, std::move(shard), plan.test_shards[static_cast<std::size_t>(rank)]);
-    oneapi::tbb::task_arena arena(std::max(1, config.threads));
+    ThreadArena arena(config.threads);
     kernels[static_cast<std::size_t>(rank)] = kernel.get();
     ModelWorker worker{plan, rank, *kernel, arena, m.mailbox, timeout, checkpointing.at_phase_end};
     // What this worker hands to the gather: worker 0 the whole item model, the others nothing

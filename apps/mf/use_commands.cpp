@@ -2,7 +2,6 @@
 #include "use_commands.hpp"
 
 #include <CLI/CLI.hpp>
-#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include "app/command_line.hpp"
 #include "app/entry_point.hpp"
 #include "app/export_command.hpp"
+#include "gyre/base/thread_arena.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_file.hpp"
@@ -45,7 +45,7 @@ struct UseFlags {
       check_outputs(outputs, all);
       const Scorer scorer(read_model(model_dir), model_dir);
       OutputFile file(out);
-      oneapi::tbb::task_arena arena(threads);
+      ThreadArena arena(threads);
       arena.execute([&] { body(scorer, file.stream()); });
       file.commit();
       return 0;

@@ -3,10 +3,10 @@
 
 #include "mf/cell_order.hpp"
 
+#include "gyre/base/thread_arena.hpp"
 #include "gyre/pipeline/cell_grid.hpp"
 
 #include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -68,7 +68,7 @@ WorkerRatings::WorkerRatings(std::vector<data::Rating> shard, const LocalUsers& 
     return pipeline::CellIndex::of(b, group_of[users.local_of[r.user]], sub_of_row[b][blocks.row_of[r.item]], G);
   }));
   // Cells are independent: sorted in parallel, in an arena of the caller's thread count.
-  oneapi::tbb::task_arena arena(std::max(1, threads));
+  ThreadArena arena(threads);
   arena.execute([&] {
     oneapi::tbb::parallel_for(std::size_t{0}, cells, [&](std::size_t c) {
       const auto g = static_cast<std::uint32_t>(c / G % G), s = static_cast<std::uint32_t>(c % G);

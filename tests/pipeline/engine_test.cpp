@@ -1,7 +1,11 @@
 // tests/pipeline/engine_test.cpp — the worker engine under rotation: visits, ownership, versions, failures.
 #include <doctest/doctest.h>
 
+#include <oneapi/tbb/task_arena.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -331,4 +335,45 @@ TEST_CASE_TEMPLATE("a phase start carries the scheduler's payload to every worke
         [&] { pipeline::run_embedded(schedule, std::move(again), policy, options, B::runtime_backend()); });
     CHECK_MESSAGE(text.find("the payload of phase 0 has 65537 bytes, over the 65536") != std::string::npos, text);
   }
+}
+
+TEST_CASE("a worker asking for more threads than the machine has gets them, and TBB prints no warning past the log sink") {
+  const int threads = 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) + 1;
+  const scheduler::RotationSchedule schedule(2, 1, RingOrder::kFixed, 1);
+  struct Sized final : pipeline::RotationKernel {
+    std::atomic<int> concurrency{0};
+    void train(model::Block&, const Visit&) override { concurrency = oneapi::tbb::this_task_arena::max_concurrency(); }
+    void evaluate(const model::Block&, const Visit&) override {}
+    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+  };
+  std::vector<Sized> kernels(2);
+  std::vector<pipeline::EmbeddedWorker> workers(2);
+  for (int w = 0; w < 2; ++w) {
+    workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
+    for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
+  }
+  pipeline::EmbeddedJobOptions options;
+  options.threads_per_worker = threads;
+  options.timeout = std::chrono::seconds(60);
+  int phases = 0;
+  auto policy = [&](const scheduler::PhaseResult*) -> std::optional<PhaseKind> {
+    if (phases++ == 1) return std::nullopt;
+    return PhaseKind::kTrain;
+  };
+  // stderr, caught at the descriptor: TBB writes there directly.
+  std::fflush(stderr);
+  FILE* caught = std::tmpfile();
+  REQUIRE(caught != nullptr);
+  const int saved = ::dup(2);
+  ::dup2(::fileno(caught), 2);
+  pipeline::run_embedded(schedule, std::move(workers), policy, options);
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::string text(4096, '\0');
+  std::rewind(caught);
+  text.resize(std::fread(text.data(), 1, text.size(), caught));
+  std::fclose(caught);
+  CHECK_MESSAGE(text.find("TBB Warning") == std::string::npos, text);
+  for (const auto& k : kernels) CHECK(k.concurrency.load() == threads);
 }
