@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gyre/runtime/backend_from.hpp"
 #include "gyre/pipeline/collect_parts.hpp"
 #include "gyre/pipeline/step_loop.hpp"
 #include "gyre/runtime/failure.hpp"
@@ -89,7 +90,7 @@ runtime::Job p2p_job(const P2pLayout& layout, runtime::Backend backend) {
   return job;
 }
 
-P2pJobResult run_p2p(const runtime::Job& job, const P2pLayout& layout, const P2pProgram& program,
+std::optional<P2pJobResult> run_p2p(const runtime::Job& job, const P2pLayout& layout, const P2pProgram& program,
                      const P2pJobOptions& options) {
   layout.validate();
   if (!program.push || !program.stop) throw std::invalid_argument("peer-to-peer: the program needs push and stop");
@@ -110,24 +111,13 @@ P2pJobResult run_p2p(const runtime::Job& job, const P2pLayout& layout, const P2p
       result.peers[static_cast<std::size_t>(peer)] = out.report;
     }
   });
-  // Across processes only process 0 holds the result; elsewhere it stays empty.
-  if (across_processes && std::get<runtime::ProcessesBackend>(job.backend).launch.rank != 0) return result;
+  // Across processes only process 0 holds the result.
+  if (!runtime::reports(job.backend)) return std::nullopt;
   // Keys nobody pushed to or set hold their initial value.
   for (Key k = 0; k < layout.keys; ++k)
     if (auto& v = result.values[static_cast<std::size_t>(k)]; v.empty())
       v = program.initial ? program.initial(k) : Value(layout.value_size, 0.0);
   return result;
-}
-
-std::optional<P2pJobResult> run_p2p_cluster(const runtime::ProcessesBackend& processes, const P2pLayout& layout,
-                                            const P2pProgram& program, const P2pJobOptions& options) {
-  P2pJobResult result = run_p2p(p2p_job(layout, processes), layout, program, options);
-  if (processes.launch.rank != 0) return std::nullopt;  // process 0 hosts peer 0, which collected the others' parts
-  return result;
-}
-
-P2pJobResult run_p2p_embedded(const P2pLayout& layout, const P2pProgram& program, const P2pJobOptions& options) {
-  return run_p2p(p2p_job(layout, runtime::ThreadsBackend{}), layout, program, options);
 }
 
 }  // namespace gyre::pipeline::p2p

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gyre/runtime/backend_from.hpp"
 #include "gyre/pipeline/collect_parts.hpp"
 #include "gyre/pipeline/ps_messages.hpp"
 #include "gyre/pipeline/step_loop.hpp"
@@ -89,8 +90,8 @@ runtime::Job ps_job(const PsLayout& layout, runtime::Backend backend) {
   return job;
 }
 
-PsJobResult run_ps(const runtime::Job& job, const PsLayout& layout, const PsProgram& program,
-                   const PsJobOptions& options) {
+std::optional<PsJobResult> run_ps(const runtime::Job& job, const PsLayout& layout, const PsProgram& program,
+                                  const PsJobOptions& options) {
   check(layout, program);
   if (job.workers != layout.workers || job.members() != layout.workers + layout.servers)
     throw std::invalid_argument("parameter server: the job must have the layout's workers, then its servers");
@@ -104,18 +105,8 @@ PsJobResult run_ps(const runtime::Job& job, const PsLayout& layout, const PsProg
     std::lock_guard lock(mutex);
     merge(result, std::move(server));
   });
-  return result;
-}
-
-PsJobResult run_ps_embedded(const PsLayout& layout, const PsProgram& program, const PsJobOptions& options) {
-  return run_ps(ps_job(layout, runtime::ThreadsBackend{}), layout, program, options);
-}
-
-std::optional<PsJobResult> run_ps_cluster(const runtime::ProcessesBackend& processes, const PsLayout& layout,
-                                          const PsProgram& program, const PsJobOptions& options) {
-  const int rank = processes.launch.rank;
-  PsJobResult result = run_ps(ps_job(layout, processes), layout, program, options);
-  if (rank != 0) return std::nullopt;  // process 0 hosts server 0, which collected the others' parts
+  // Process 0 hosts server 0, which collected the others' parts.
+  if (!runtime::reports(job.backend)) return std::nullopt;
   return result;
 }
 

@@ -299,11 +299,11 @@ void Settings::validate() const {
 Run train(const Model& model, const Settings& settings, const Options& options) {
   Engines engines;
   engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
-    return std::optional(pipeline::ps::run_ps(pipeline::ps::ps_job(layout, backend_of(settings)), layout, program, o));
+    return pipeline::ps::run_ps(pipeline::ps::ps_job(layout, backend_of(settings)), layout, program, o);
   };
   engines.local_workers = settings.workers;
   engines.p2p = [&](const auto& layout, const auto& program, const auto& o) {
-    return std::optional(pipeline::p2p::run_p2p(pipeline::p2p::p2p_job(layout, backend_of(settings)), layout, program, o));
+    return pipeline::p2p::run_p2p(pipeline::p2p::p2p_job(layout, backend_of(settings)), layout, program, o);
   };
   return *train_with(model, settings, options, engines);
 }
@@ -312,10 +312,10 @@ std::optional<Run> train_cluster(const Model& model, const Settings& settings, c
                                  const pipeline::ClusterJobOptions& cluster) {
   Engines engines;
   engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
-    return pipeline::ps::run_ps_cluster(pipeline::processes_backend(cluster), layout, program, o);
+    return pipeline::ps::run_ps(pipeline::ps::ps_job(layout, pipeline::processes_backend(cluster)), layout, program, o);
   };
   engines.p2p = [&](const auto& layout, const auto& program, const auto& o) {
-    return pipeline::p2p::run_p2p_cluster(pipeline::processes_backend(cluster), layout, program, o);
+    return pipeline::p2p::run_p2p(pipeline::p2p::p2p_job(layout, pipeline::processes_backend(cluster)), layout, program, o);
   };
   engines.local_workers = 1;
   return train_with(model, settings, options, engines);

@@ -138,7 +138,7 @@ P2pJobResult run_counted(const P2pLayout& l, scheduler::Barrier barrier, int ste
     return updates;
   };
   p.stop = [steps](P2pPeer& peer) { return peer.clock() >= steps; };
-  return run_p2p(p2p_job(l, B::runtime_backend()), l, p, p2p_options(std::move(barrier), seed));
+  return run_p2p(p2p_job(l, B::runtime_backend()), l, p, p2p_options(std::move(barrier), seed)).value();
 }
 
 scheduler::Barrier checked(const scheduler::Barrier& b, ClockTable& table, std::int64_t s, double share) {
@@ -347,7 +347,7 @@ P2pJobResult run_read_bound(const P2pLayout& l, const scheduler::Barrier& barrie
     return KeyValues{{static_cast<Key>(peer.index()), Value(l.value_size, 1.0)}};
   };
   p.stop = [steps](P2pPeer& peer) { return peer.clock() >= steps; };
-  return run_p2p(p2p_job(l, std::move(backend)), l, p, p2p_options(barrier, seed));
+  return run_p2p(p2p_job(l, std::move(backend)), l, p, p2p_options(barrier, seed)).value();
 }
 
 }  // namespace
@@ -400,7 +400,7 @@ TEST_CASE("p2p across processes: peer 0 collects every peer's keys, push counts 
       b.token = "test-token";
       b.connect_timeout = 20s;
       b.log = [](const std::string&) {};
-      return run_p2p_cluster(b, l, p, p2p_options(scheduler::BarrierSpec::parse("ssp:1"), 3));
+      return run_p2p(p2p_job(l, b), l, p, p2p_options(scheduler::BarrierSpec::parse("ssp:1"), 3));
     }));
   std::vector<std::optional<P2pJobResult>> results;
   for (auto& f : processes) results.push_back(f.get());

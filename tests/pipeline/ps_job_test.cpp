@@ -70,7 +70,7 @@ PsJobResult run_counting_program(CountingProgram& counting, const PsLayout& l, c
   o.barrier = scheduler::BarrierSpec::parse(barrier);
   o.timeout = 20s;
   o.seed = seed;
-  return run_ps(ps_job(l, B::runtime_backend()), l, counting.program(seed), o);
+  return run_ps(ps_job(l, B::runtime_backend()), l, counting.program(seed), o).value();
 }
 
 struct QuorumOutcome {
@@ -111,7 +111,7 @@ QuorumOutcome run_slow_and_fast(const scheduler::Barrier& barrier) {
   o.barrier = barrier;
   o.timeout = 20s;
   const auto l = ps_layout(kWorkers, 2, Sharding::kRange);
-  const auto r = run_ps(ps_job(l, B::runtime_backend()), l, p, o);
+  const auto r = run_ps(ps_job(l, B::runtime_backend()), l, p, o).value();
   for (const auto& w : r.workers) CHECK(w.steps == 20);
   return {breaches.load(), max_lead.load()};
 }
@@ -203,7 +203,7 @@ TEST_CASE_TEMPLATE("BSP folds each step's pushes in worker order by default: ord
     for (double d : pushes) serial += d;
   for (int run = 0; run < 2; ++run) {
     CAPTURE(run);
-    const auto r = run_ps(ps_job(l, B::runtime_backend()), l, p, o);
+    const auto r = run_ps(ps_job(l, B::runtime_backend()), l, p, o).value();
     for (double x : r.values[0]) CHECK(std::memcmp(&x, &serial, sizeof x) == 0);
   }
 }
@@ -233,7 +233,8 @@ TEST_CASE("worker verbs: set, keys, worker_num, read-my-writes before the barrie
   p.stop = [](PsWorker& w) { return w.clock() >= 3; };
   PsJobOptions o;
   o.barrier = scheduler::BarrierSpec::parse("ssp:1");
-  const auto r = run_ps_embedded(ps_layout(2, 3, Sharding::kRange), p, o);
+  const auto l = ps_layout(2, 3, Sharding::kRange);
+  const auto r = run_ps(ps_job(l, runtime::ThreadsBackend{}), l, p, o).value();
   CHECK(failures == 0);
   CHECK(r.values[9] == Value(3, 11.0));
   CHECK(r.values[5] == Value(3, -1.0));

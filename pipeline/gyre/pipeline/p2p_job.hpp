@@ -34,8 +34,6 @@ struct P2pJobOptions {
   std::uint64_t seed = 1;
 };
 
-// Across processes, peer 0 collects every other peer's keys, counts and report at the end, so
-// process 0's result is whole and the other processes' results are empty.
 struct P2pJobResult {
   std::vector<Value> values;                  // by key
   std::vector<std::uint64_t> pushes_applied;  // by key: pushes its owner folded in
@@ -45,16 +43,12 @@ struct P2pJobResult {
 // The job of a peer-to-peer run: layout.peers workers and no other role.
 GYRE_API runtime::Job p2p_job(const P2pLayout& layout, runtime::Backend backend);
 
-// Runs this process's peers of `job` (every peer, on one machine) to the end. If any peer fails
-// the whole job stops and the root cause is rethrown (runtime::run), naming it. The result is
-// the whole model, on one machine or in process 0.
-GYRE_API P2pJobResult run_p2p(const runtime::Job& job, const P2pLayout& layout, const P2pProgram& program,
-                              const P2pJobOptions& options);
-// This process's peer of a job across processes (mpirun, srun, or by hand): the whole result
-// in process 0, nullopt in the others.
-GYRE_API std::optional<P2pJobResult> run_p2p_cluster(const runtime::ProcessesBackend& processes, const P2pLayout& layout,
-                                                     const P2pProgram& program, const P2pJobOptions& options);
-// On threads of this process.
-GYRE_API P2pJobResult run_p2p_embedded(const P2pLayout& layout, const P2pProgram& program, const P2pJobOptions& options);
+// Runs this process's peers of `job` (every peer, on one machine; across processes, one per
+// process) to the end. If any peer fails the whole job stops and the root cause is rethrown
+// (runtime::run), naming it. Returns the whole model on one machine or in process 0, where
+// peer 0 collects every other peer's keys, counts and report at the end; nullopt in the other
+// processes.
+GYRE_API std::optional<P2pJobResult> run_p2p(const runtime::Job& job, const P2pLayout& layout, const P2pProgram& program,
+                                             const P2pJobOptions& options);
 
 }  // namespace gyre::pipeline::p2p

@@ -54,17 +54,12 @@ struct PsJobResult {
 // in process s mod P (so S servers spread over the processes).
 GYRE_API runtime::Job ps_job(const PsLayout& layout, runtime::Backend backend);
 
-// Runs this process's members of `job` (every member, on one machine) to the end. If any part
-// fails the whole job stops and the root cause is rethrown (runtime::run). The result is the
-// whole model where server 0 runs (across processes the other servers hand their parts to it
-// at the end); elsewhere it holds only what this process's servers held.
-GYRE_API PsJobResult run_ps(const runtime::Job& job, const PsLayout& layout, const PsProgram& program,
-                            const PsJobOptions& options);
-// On threads of this process.
-GYRE_API PsJobResult run_ps_embedded(const PsLayout& layout, const PsProgram& program, const PsJobOptions& options);
-// One process's part of a multi-process job (mpirun, srun, or by hand): `layout` must have one
-// worker per process. Returns the whole model on process 0, nullopt elsewhere.
-GYRE_API std::optional<PsJobResult> run_ps_cluster(const runtime::ProcessesBackend& processes, const PsLayout& layout,
-                                                   const PsProgram& program, const PsJobOptions& options);
+// Runs this process's members of `job` (every member, on one machine; across processes, one
+// worker per process) to the end. If any part fails the whole job stops and the root cause is
+// rethrown (runtime::run). Returns the whole model where server 0 runs: on one machine, or in
+// process 0, which the other servers hand their parts to at the end; nullopt in the other
+// processes, which hold no whole model.
+GYRE_API std::optional<PsJobResult> run_ps(const runtime::Job& job, const PsLayout& layout, const PsProgram& program,
+                                           const PsJobOptions& options);
 
 }  // namespace gyre::pipeline::ps
