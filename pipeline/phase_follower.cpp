@@ -30,10 +30,7 @@ void follow_phases(runtime::Mailbox& inbox, int scheduler_rank, std::chrono::mil
       receiver.fail(runtime::JobFailed(rank, runtime::FailureCause::kError, me + ": " + e.what(),
                                        runtime::is_own_type(std::current_exception()) ? std::current_exception() : nullptr));
     }
-    net::Message done;
-    done.type = scheduler::kPhaseDone;
-    done.meta = wire::encode(scheduler::PhaseDone{next, sums});
-    inbox.group().send(scheduler_rank, std::move(done));
+    inbox.group().send(scheduler_rank, scheduler::encode_phase_done(next, sums));
   }
 }
 

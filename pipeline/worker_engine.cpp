@@ -207,10 +207,7 @@ struct WorkerEngine::State {
         std::lock_guard lock(mutex);
         ++phases_done;
       }
-      net::Message m;
-      m.type = scheduler::kPhaseDone;
-      m.meta = wire::encode(scheduler::PhaseDone{visit.phase, kernel.take_phase_sums(kind)});
-      group.send(options.scheduler_rank, std::move(m));
+      group.send(options.scheduler_rank, scheduler::encode_phase_done(visit.phase, kernel.take_phase_sums(kind)));
     }
   }
 

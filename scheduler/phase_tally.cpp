@@ -47,8 +47,11 @@ void PhaseTally::run(const PhasePolicy& policy) {
       PhaseResult result;
       result.phase = first;
       result.kind = *kind;
-      for (const auto& s : pending.front())  // in rank order: reproducible sums
-        for (std::size_t i = 0; i < kPhaseSums; ++i) result.sums[i] += (*s)[i];
+      for (std::size_t i = 0; i < pending.front().size(); ++i) try {  // in rank order: reproducible sums
+          add_phase_sums(result.sums, i == 0, *pending.front()[i], workers_[i], first);
+        } catch (const std::runtime_error& e) {
+          receiver_.fail(workers_[i], bad, e.what());
+        }
       const auto now = net::Clock::now();
       result.seconds = std::chrono::duration<double>(now - last_done).count();
       last_done = now;

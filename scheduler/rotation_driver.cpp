@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "gyre/wire/body.hpp"
 #include "gyre/wire/codec.hpp"
 
 namespace gyre::scheduler {
@@ -43,11 +44,35 @@ PhaseGo decode_phase_go(const net::Message& m, int scheduler_rank, std::uint64_t
 }
 
 PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected) {
-  const auto done = decode_from<PhaseDone>(m, "phase report");
-  if (done.phase != expected)
-    throw std::runtime_error("rank " + std::to_string(m.sender) + " reported phase " + std::to_string(done.phase) +
-                             " during phase " + std::to_string(expected));
-  return done;
+  const auto record = decode_from<PhaseDoneRecord>(m, "phase report");
+  const std::string from = "rank " + std::to_string(m.sender);
+  if (record.phase != expected)
+    throw std::runtime_error(from + " reported phase " + std::to_string(record.phase) + " during phase " +
+                             std::to_string(expected));
+  wire::Reader body(m.body.bytes(), from + "'s report of phase " + std::to_string(record.phase) + ": ");
+  return PhaseDone{record.phase, body.get_rest<double>("sums", kMaxPhaseSums)};
+}
+
+net::Message encode_phase_done(std::uint64_t phase, const PhaseSums& sums) {
+  if (sums.size() > kMaxPhaseSums)
+    throw std::length_error("a phase report of " + std::to_string(sums.size()) + " sums, over the " +
+                            std::to_string(kMaxPhaseSums));
+  net::Message m;
+  m.type = kPhaseDone;
+  m.meta = wire::encode(PhaseDoneRecord{phase});
+  wire::Writer body(sums.size() * sizeof(double));
+  body.put_array(std::span<const double>(sums));
+  m.body = body.finish();
+  return m;
+}
+
+void add_phase_sums(PhaseSums& total, bool first, const PhaseSums& report, int from, std::uint64_t phase) {
+  if (first) total.assign(report.size(), 0.0);
+  if (report.size() != total.size())
+    throw std::runtime_error("rank " + std::to_string(from) + " reported " + std::to_string(report.size()) +
+                             " sums for phase " + std::to_string(phase) + ", the workers before it " +
+                             std::to_string(total.size()));
+  for (std::size_t i = 0; i < total.size(); ++i) total[i] += report[i];
 }
 
 std::optional<PhaseKind> ask_policy(const PhasePolicy& policy, const PhaseResult* last, net::Group& group,
@@ -118,8 +143,11 @@ void RotationDriver::run(const PhasePolicy& policy, const PhasePayload& payload)
     PhaseResult result;
     result.phase = phase;
     result.kind = *kind;
-    for (const auto& r : reports)
-      for (std::size_t i = 0; i < kPhaseSums; ++i) result.sums[i] += (*r)[i];
+    for (std::size_t i = 0; i < reports.size(); ++i) try {  // in rank order: reproducible sums
+        add_phase_sums(result.sums, i == 0, *reports[i], workers_[i], phase);
+      } catch (const std::runtime_error& e) {
+        receiver_.fail(workers_[i], runtime::FailureCause::kBadMessage, e.what());
+      }
     result.seconds = std::chrono::duration<double>(net::Clock::now() - start).count();
     kind = ask_policy(policy, &result, group_, workers_);
   }

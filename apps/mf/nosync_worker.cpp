@@ -39,10 +39,7 @@ struct Mirror {
 
 // Tells the scheduler's PhaseTally that this worker has ended a phase.
 void report(ModelWorker& w, std::uint64_t phase, scheduler::PhaseKind kind) {
-  net::Message m;
-  m.type = scheduler::kPhaseDone;
-  m.meta = wire::encode(scheduler::PhaseDone{phase, w.kernel.take_phase_sums(kind)});
-  w.inbox.group().send(w.driver_rank(), std::move(m));
+  w.inbox.group().send(w.driver_rank(), scheduler::encode_phase_done(phase, w.kernel.take_phase_sums(kind)));
 }
 
 // The replicas end apart; the model is their mean.

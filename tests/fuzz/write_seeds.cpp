@@ -88,7 +88,9 @@ void phases() {
   go.meta = wire::encode(scheduler::PhaseGo{1, 0});
   write("phase_go_frame.bin", go);
   auto done = message(scheduler::kPhaseDone, 1, 2);
-  done.meta = wire::encode(scheduler::PhaseDone{2, {1.0, 2.0}});
+  const auto encoded = scheduler::encode_phase_done(2, {1.0, 2.0});
+  done.meta = encoded.meta;
+  done.body = bytes_of(encoded.body.data(), encoded.body.size());
   write("phase_done_frame.bin", done);
   auto failure = runtime::failure_message(
       runtime::JobFailed(2, runtime::FailureCause::kError, "worker 2: disk on fire"));

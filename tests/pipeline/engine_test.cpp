@@ -47,7 +47,7 @@ class CountingKernel final : public pipeline::RotationKernel {
   void evaluate(const model::Block&, const Visit&) override { ++sums_[1]; }
   scheduler::PhaseSums take_phase_sums(PhaseKind) override {
     auto s = sums_;
-    sums_ = {};
+    sums_ = scheduler::PhaseSums(2);
     return s;
   }
   std::function<void()> fail_on_train;
@@ -56,7 +56,7 @@ class CountingKernel final : public pipeline::RotationKernel {
   int rank_;
   std::atomic<int>* inside_;
   std::atomic<int>* max_inside_;
-  scheduler::PhaseSums sums_{};
+  scheduler::PhaseSums sums_ = scheduler::PhaseSums(2);  // visits trained, evaluated
 };
 
 struct RunResult {

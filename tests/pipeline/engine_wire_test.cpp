@@ -186,12 +186,7 @@ TEST_CASE_TEMPLATE("phase signals from a worker, and bad phase reports, fail the
   }
   SUBCASE("a phase reported twice") {
     const auto o = hostile_job<B>(2, 1, 1, [](net::Group& g, const RotationSchedule&) {
-      for (int i = 0; i < 2; ++i) {
-        net::Message m;
-        m.type = scheduler::kPhaseDone;
-        m.meta = wire::encode(scheduler::PhaseDone{0, {}});
-        g.send(2, std::move(m));
-      }
+      for (int i = 0; i < 2; ++i) g.send(2, scheduler::encode_phase_done(0, {}));
     });
     check_failed_with(o, "scheduler: rank 1 reported phase 0 twice");
   }

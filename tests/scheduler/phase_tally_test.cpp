@@ -23,10 +23,7 @@ struct TallyJob {
     for (int r = 1; r <= workers; ++r) ranks.push_back(r);
   }
   void report(int rank, std::uint64_t phase, double value) {
-    net::Message m;
-    m.type = kPhaseDone;
-    m.meta = wire::encode(PhaseDone{phase, {value, 1.0}});
-    groups[static_cast<std::size_t>(rank)]->send(0, std::move(m));
+    groups[static_cast<std::size_t>(rank)]->send(0, encode_phase_done(phase, {value, 1.0}));
   }
   std::vector<std::unique_ptr<net::Group>> groups;
   std::vector<std::unique_ptr<runtime::Mailbox>> mailboxes;

@@ -29,7 +29,7 @@ constexpr bool from_doubles(std::index_sequence<I...>) {
 template <class R>
 concept PhaseReport = std::is_aggregate_v<R> && std::is_trivially_copyable_v<R> && std::is_standard_layout_v<R> &&
                       sizeof(R) % sizeof(double) == 0 && alignof(R) == alignof(double) &&
-                      sizeof(R) <= sizeof(PhaseSums) &&
+                      sizeof(R) / sizeof(double) <= kMaxPhaseSums &&
                       detail::from_doubles<R>(std::make_index_sequence<sizeof(R) / sizeof(double)>{});
 
 template <PhaseReport R>
@@ -38,15 +38,14 @@ using ReportDoubles = std::array<double, sizeof(R) / sizeof(double)>;
 template <PhaseReport R>
 PhaseSums to_sums(const R& report) {
   const auto fields = std::bit_cast<ReportDoubles<R>>(report);
-  PhaseSums sums{};
-  std::copy(fields.begin(), fields.end(), sums.begin());
-  return sums;
+  return PhaseSums(fields.begin(), fields.end());
 }
 
+// Fields past the end of `sums` (a report shorter than R) read as zero.
 template <PhaseReport R>
 R report_of(const PhaseSums& sums) {
   ReportDoubles<R> fields{};
-  std::copy_n(sums.begin(), fields.size(), fields.begin());
+  std::copy_n(sums.begin(), std::min(fields.size(), sums.size()), fields.begin());
   return std::bit_cast<R>(fields);
 }
 

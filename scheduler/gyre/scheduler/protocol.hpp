@@ -1,9 +1,8 @@
 // gyre/scheduler/protocol.hpp — control-plane messages between the scheduler and the workers.
 #pragma once
 
-#include <cereal/types/array.hpp>
 
-#include <array>
+#include <vector>
 #include <cstdint>
 
 #include "gyre/wire/channels.hpp"
@@ -24,9 +23,11 @@ enum class PhaseKind : std::uint8_t {
   kEvaluate = 1,  // visits only read them (held-out error of the current model)
 };
 
-// Kernels report a fixed number of sums per phase; what each means is the app's business.
-inline constexpr std::size_t kPhaseSums = 8;
-using PhaseSums = std::array<double, kPhaseSums>;
+// Kernels report sums per phase: as many as the app likes, the same number from every worker,
+// at most kMaxPhaseSums (the scheduler refuses more before it sizes anything from them); what
+// each means is the app's business.
+using PhaseSums = std::vector<double>;
+inline constexpr std::size_t kMaxPhaseSums = 64 * 1024;
 
 // A phase start may carry what the control plane decided for it (an epoch's learning rate, a
 // step size), for kernels in every process to read: at most this many bytes, opaque to the engine.
@@ -39,11 +40,17 @@ struct PhaseGo {
   void serialize(Archive& ar) { ar(phase, kind); }
 };
 
+// A kPhaseDone carries its phase in the meta (this record) and its sums in the body, as
+// little-endian doubles: encode_phase_done / decode_phase_done (rotation_driver.hpp).
+struct PhaseDoneRecord {
+  std::uint64_t phase = 0;
+  template <class Archive>
+  void serialize(Archive& ar) { ar(phase); }
+};
+
 struct PhaseDone {
   std::uint64_t phase = 0;
-  PhaseSums sums{};
-  template <class Archive>
-  void serialize(Archive& ar) { ar(phase, sums); }
+  PhaseSums sums;
 };
 
 }  // namespace gyre::scheduler

@@ -25,6 +25,11 @@ namespace gyre::scheduler {
 // a kPhaseDone only for the phase it is running (`expected`).
 GYRE_API PhaseGo decode_phase_go(const net::Message& m, int scheduler_rank, std::uint64_t expected);
 GYRE_API PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected);
+// A worker's kPhaseDone for `phase`; std::length_error past kMaxPhaseSums.
+GYRE_API net::Message encode_phase_done(std::uint64_t phase, const PhaseSums& sums);
+// Adds `report` (from rank `from`) into `total`, element by element; the first report sizes the
+// total. std::runtime_error naming `from` when its length differs from the others'.
+GYRE_API void add_phase_sums(PhaseSums& total, bool first, const PhaseSums& report, int from, std::uint64_t phase);
 
 struct PhaseResult {
   std::uint64_t phase = 0;
