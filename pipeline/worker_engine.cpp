@@ -195,14 +195,13 @@ struct WorkerEngine::State {
     }
     if (++visits_done == per_phase()) {
       visits_done = 0;
-      if (options.at_phase_end) {
-        std::vector<const model::Block*> blocks;
-        {
-          std::lock_guard lock(mutex);
-          for (auto& entry : held) blocks.push_back(&**entry.second);
-        }
-        options.at_phase_end(visit.phase, kind, blocks);
+      std::vector<const model::Block*> blocks;
+      {
+        std::lock_guard lock(mutex);
+        for (auto& entry : held) blocks.push_back(&**entry.second);
       }
+      kernel.end_phase(visit.phase, kind, blocks);
+      if (options.at_phase_end) options.at_phase_end(visit.phase, kind, blocks);
       {
         std::lock_guard lock(mutex);
         ++phases_done;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "gyre/pipeline/embedded_job.hpp"
+#include "gyre/pipeline/rotate.hpp"
 #include "gyre/wire/body.hpp"
 #include "lib/net/backends.hpp"
 #include "support/job_failure.hpp"
@@ -376,4 +377,88 @@ TEST_CASE("a worker asking for more threads than the machine has gets them, and 
   std::fclose(caught);
   CHECK_MESSAGE(text.find("TBB Warning") == std::string::npos, text);
   for (const auto& k : kernels) CHECK(k.concurrency.load() == threads);
+}
+
+TEST_CASE_TEMPLATE("a kernel's end_phase comes once per phase, after its visits and before its report, with the blocks it keeps",
+                   B, GYRE_TEST_BACKENDS) {
+  const int P = 3, d = 2;
+  const scheduler::RotationSchedule schedule(P, d, RingOrder::kFixed, 1);
+  struct Ending final : pipeline::RotationKernel {
+    int visits = 0;
+    std::vector<std::string> events;
+    void train(model::Block& b, const Visit&) override {
+      ++visits;
+      b.row(0)[0] += 1.0f;
+    }
+    void evaluate(const model::Block&, const Visit&) override {}
+    void end_phase(std::uint64_t phase, PhaseKind, std::span<const model::Block* const> held) override {
+      float seen = 0;
+      for (const auto* b : held) seen += b->row(0)[0];
+      events.push_back("end " + std::to_string(phase) + " after " + std::to_string(visits) + " visits, holding " +
+                       std::to_string(held.size()) + " blocks");
+      CHECK(seen >= 0);
+    }
+    scheduler::PhaseSums take_phase_sums(PhaseKind) override {
+      events.push_back("report");
+      return {};
+    }
+  };
+  std::vector<Ending> kernels(P);
+  std::vector<pipeline::EmbeddedWorker> workers(P);
+  for (int w = 0; w < P; ++w) {
+    workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
+    for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
+  }
+  pipeline::EmbeddedJobOptions options;
+  options.timeout = std::chrono::seconds(60);
+  pipeline::run_embedded(schedule, std::move(workers), pipeline::train_phases(2), options, B::runtime_backend());
+  const int per_phase = static_cast<int>(schedule.visits_per_phase());
+  for (const auto& k : kernels) {
+    REQUIRE(k.events.size() == 4);
+    CHECK(k.events[0] == "end 0 after " + std::to_string(per_phase) + " visits, holding " + std::to_string(d) + " blocks");
+    CHECK(k.events[1] == "report");
+    CHECK(k.events[2] == "end 1 after " + std::to_string(2 * per_phase) + " visits, holding " + std::to_string(d) + " blocks");
+    CHECK(k.events[3] == "report");
+  }
+}
+
+TEST_CASE_TEMPLATE("blocks of another element type rotate as they are: rows of doubles and of a struct, bit for bit", B,
+                   GYRE_TEST_BACKENDS) {
+  struct Tally {
+    float weight;
+    std::int32_t count;
+  };
+  static_assert(model::BlockElement<double> && model::BlockElement<Tally>);
+  static_assert(!model::BlockElement<std::int16_t>);
+  constexpr std::size_t kCols = 3;
+  const int P = 2;
+  // Each visit adds a third (not exact in binary: the order of the additions shows) to every
+  // double and counts itself in the tally row.
+  struct Typed final : pipeline::RotationKernel {
+    void train(model::Block& b, const Visit&) override {
+      for (double& x : b.row_as<double>(0).first(kCols)) x += 1.0 / 3;
+      auto& t = b.row_as<Tally>(1)[0];
+      t.weight += 0.5f;
+      ++t.count;
+    }
+    void evaluate(const model::Block&, const Visit&) override {}
+    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+  };
+  std::vector<Typed> kernels(P);
+  const pipeline::RotationModel shape{2, {2, model::stride_for<double>(kCols)}, [](model::Block& b) {
+                                        b.row_as<double>(0)[0] = 1e-17 * b.id();
+                                      }};
+  CHECK(shape.shape.stride == 8);
+  const std::vector<model::Block> blocks = pipeline::rotate(pipeline::rotation_job(P, B::runtime_backend()), shape,
+                                       [&](int w) -> pipeline::RotationKernel& { return kernels[static_cast<std::size_t>(w)]; },
+                                       pipeline::train_phases(5));
+  REQUIRE(blocks.size() == 4);
+  for (const auto& b : blocks) {
+    double expected = 1e-17 * b.id();
+    for (int v = 0; v < 5 * P; ++v) expected += 1.0 / 3;
+    CHECK(b.row_as<double>(0)[0] == expected);  // the same bits as the additions in order
+    CHECK(b.row_as<double>(0)[1] == b.row_as<double>(0)[2]);
+    CHECK(b.row_as<Tally>(1)[0].count == 5 * P);
+    CHECK(b.row_as<Tally>(1)[0].weight == 0.5f * 5 * P);
+  }
 }

@@ -1,10 +1,11 @@
-// gyre/model/block.hpp — a parameter block: BlockId, dense float rows (or rows packed by the app), and its version clock.
+// gyre/model/block.hpp — a parameter block: BlockId, dense rows of floats or any 4-byte-word type (or rows packed by the app), and its version clock.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 
 #include "gyre/base/buffer.hpp"
 
@@ -17,6 +18,20 @@ using BlockId = std::uint32_t;
 inline constexpr std::size_t kRowAlign = 8;
 inline constexpr std::size_t padded_width(std::size_t cols) {
   return (cols + kRowAlign - 1) / kRowAlign * kRowAlign;
+}
+
+// What a block may hold besides floats: any trivially copyable type made of 4-byte words (a
+// double, an int32, a struct of floats and counts). The wire keeps every 4-byte word
+// little-endian, so a field wider than 4 bytes is exact between hosts of one byte order (every
+// host gyre runs on is little-endian).
+template <class T>
+concept BlockElement = std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0 && alignof(T) <= 32;
+
+// The stride (in 4-byte slots) of rows of `cols` elements of T: padded so that every row starts
+// on a 32-byte boundary, as padded_width does for floats.
+template <BlockElement T>
+constexpr std::size_t stride_for(std::size_t cols) {
+  return padded_width(cols * (sizeof(T) / 4));
 }
 
 // A block's rows and row pitch, as the job's plan lays them out: every rank derives the same
@@ -74,6 +89,20 @@ class Block {
   float* row(std::size_t r) noexcept { return data() + r * stride_; }
   const float* row(std::size_t r) const noexcept { return data() + r * stride_; }
   std::span<float> values() noexcept { return {data(), rows_ * stride_}; }
+  // The same rows as elements of T (see BlockElement): a row of stride s slots holds
+  // s·4/sizeof(T) of them. The app decides what a slot holds; the transport moves bytes.
+  template <BlockElement T>
+  std::span<T> row_as(std::size_t r) noexcept {
+    return {reinterpret_cast<T*>(storage_.data() + r * stride_ * 4), stride_ * 4 / sizeof(T)};
+  }
+  template <BlockElement T>
+  std::span<const T> row_as(std::size_t r) const noexcept {
+    return {reinterpret_cast<const T*>(storage_.data() + r * stride_ * 4), stride_ * 4 / sizeof(T)};
+  }
+  template <BlockElement T>
+  std::span<T> values_as() noexcept {
+    return {reinterpret_cast<T*>(storage_.data()), storage_.size() / sizeof(T)};
+  }
   // The same storage as 32-bit integers, for apps whose rows are counts (LDA): the payload is
   // bytes to the transport, so only the app decides what a slot holds.
   std::int32_t* counts() noexcept { return reinterpret_cast<std::int32_t*>(storage_.data()); }

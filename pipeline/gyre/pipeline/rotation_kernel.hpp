@@ -25,6 +25,11 @@ class GYRE_API RotationKernel {
   // Called before the first visit of every phase with what the scheduler sent with its start
   // (RotationOptions::phase_payload; empty if it sends nothing).
   virtual void start_phase(std::uint64_t /*phase*/, scheduler::PhaseKind /*kind*/, std::span<const std::byte> /*payload*/) {}
+  // Called once every visit of this worker's phase is done, before its report is taken, with
+  // the blocks it keeps into the next phase (read-only: no visit runs until the next phase
+  // starts). This worker's part of a consistent cut: local state to reconcile, a snapshot.
+  virtual void end_phase(std::uint64_t /*phase*/, scheduler::PhaseKind /*kind*/,
+                         std::span<const model::Block* const> /*held*/) {}
   // Sums accumulated over this worker's visits of the phase just finished; resets them.
   virtual scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) = 0;
   // Called once before the first visit with the collectives over all workers (ring order =
