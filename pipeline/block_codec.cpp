@@ -6,6 +6,7 @@
 
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/wire/body.hpp"
+#include "gyre/wire/codec.hpp"
 
 namespace gyre::pipeline {
 namespace {

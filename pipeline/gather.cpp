@@ -10,6 +10,7 @@
 #include "gyre/scheduler/protocol.hpp"
 #include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/wire/body.hpp"
+#include "gyre/wire/codec.hpp"
 
 namespace gyre::pipeline {
 namespace {

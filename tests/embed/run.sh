@@ -77,6 +77,9 @@ echo '#include <gyre/gyre.hpp>' | g++ -std=c++20 -M -MT x -I "$inc" -x c++ - >"$
 reached=$(grep -oE "$inc/gyre/[^[:space:]]+[.]hpp" "$work/deps" | sed "s|^$inc/||" | sort -u)
 [ "$headers" = "$reached" ] || fail "installed headers that <gyre/gyre.hpp> does not include: $(comm -23 <(echo "$headers") <(echo "$reached") | tr '\n' ' ')"
 echo "$(echo "$headers" | wc -l) installed headers, each compiles alone and is part of <gyre/gyre.hpp>"
+# The installed API names no cereal, Asio or oneTBB type: none of their headers is included.
+private=$(cd "$inc" && grep -lE '#include <(cereal|boost|oneapi|tbb)/' $headers || true)
+[ -z "$private" ] || fail "installed headers that include cereal, Asio or oneTBB: $private"
 python3 "$src/tests/embed/check_exports.py" "$inc" "$lib"
 
 # No -std flag of our own: gyre.pc's Cflags must bring C++20.

@@ -15,7 +15,7 @@
 #include "gyre/collective/communicator.hpp"
 #include "gyre/mapreduce/codec.hpp"
 #include "gyre/runtime/mailbox.hpp"
-#include "gyre/wire/codec.hpp"
+#include "gyre/wire/decode_error.hpp"
 
 namespace gyre::mapreduce {
 

@@ -14,7 +14,7 @@
 
 #include "gyre/base/export.hpp"
 #include "gyre/base/buffer.hpp"
-#include "gyre/wire/codec.hpp"
+#include "gyre/wire/decode_error.hpp"
 
 namespace gyre::wire {
 

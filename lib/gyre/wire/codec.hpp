@@ -13,13 +13,9 @@
 #include <vector>
 
 #include "gyre/base/export.hpp"
+#include "gyre/wire/decode_error.hpp"
 
 namespace gyre::wire {
-
-class GYRE_API DecodeError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 namespace detail {
 // Reads straight from the received bytes: no copy, and cereal cannot read past the end.
