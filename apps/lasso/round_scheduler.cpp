@@ -13,6 +13,7 @@
 #include "gyre/scheduler/rounds.hpp"
 #include "lasso/lasso_worker.hpp"
 #include "lasso/loss_model.hpp"
+#include "lasso/round_stages.hpp"
 
 namespace gyre::lasso {
 
@@ -30,7 +31,13 @@ using scheduler::Task;
 // The Lasso control plane as a rounds app: per λ, intervals of rounds of scheduled
 // coordinates (Jacobi steps from the summed partials), each interval ended by an exact check
 // (a full gradient) that certifies the iterate and re-prioritises the coordinates. What the
-// sums are and how a coordinate steps is the loss's (LossModel).
+// sums are and how a coordinate steps is the loss's (LossModel). What it sends next is one
+// Stage (round_stages.hpp); schedule() and check_task() act on it, the pulls move it:
+//
+//   kStart ─check→ (λ_max) ─→ per λ: decide ─→ kRefine ─refinement→ decide
+//                                        ├──→ kCycle ─cycle→ kCheck ─check→ decide
+//                                        ├──→ kRounds ─rounds…→ (interval over) kCheck ─check→ decide
+//                                        └──→ next λ, or kDone
 class LassoRounds {
  public:
   LassoRounds(scheduler::RoundsDriver& driver, LossModel& loss, const SchedulerData& data,
@@ -38,7 +45,8 @@ class LassoRounds {
               const Checkpoints* checkpoints)
       : driver_(driver), loss_(loss), stats_(data.stats), config_(config), on_check_(std::move(on_check)),
         p_(stats_.features()), gamma_(p_, 0.0), busy_(p_, 0),
-        sampler_(config.schedule, stats_.usable, config.eta, config.seed, config.warmup_sweeps), start_(data.started) {
+        sampler_(config.schedule, stats_.usable, config.eta, config.seed, config.warmup_sweeps), start_(data.started),
+        snapshots_(checkpoints && checkpoints->target.store ? &checkpoints->target : nullptr) {
     for (std::uint32_t j = 0; j < p_; ++j) {
       if (stats_.usable[j]) ++usable_;
       else busy_[j] = 1;  // never proposed
@@ -53,7 +61,6 @@ class LassoRounds {
     depth_ = std::max(1, config.depth);
     check_every_ = config.check_every > 0 ? config.check_every : std::max<std::uint64_t>(usable_, 1);
     max_updates_ = config.max_updates > 0 ? config.max_updates : 10000 * std::max<std::uint64_t>(usable_, 1);
-    if (checkpoints && checkpoints->target.store) checkpoints_ = &checkpoints->target;
   }
 
   int depth() const { return depth_; }
@@ -69,20 +76,41 @@ class LassoRounds {
   }
 
   Next schedule() {
-    if (snapshot_due()) return Next::check();
+    if (snapshots_.due(stage_)) return Next::check();
     switch (stage_) {
       case Stage::kStart:
         if (!(config_.alpha > 0 && config_.alpha <= 1)) throw std::invalid_argument("alpha must be in (0, 1]");
         return Next::check();  // λ_max comes from the gradient at β = 0
       case Stage::kDone:
         return Next::stop();
+      case Stage::kRefine:
+      case Stage::kCycle:
+      case Stage::kCheck:
+        return Next::check();
       case Stage::kRounds:
         break;
     }
-    if (refinement_ || cycle_next_ || check_next_) return Next::check();
-    if (interval_over_ || since_check_ >= check_every_) {
-      interval_over_ = false;
-      if (since_check_ > 0) return Next::check();
+    return next_round();
+  }
+
+  // Every step so far is applied (a refinement follows its check with no step between). The
+  // stage stays what it was only at the start, until the pull has λ_max.
+  Task check_task() {
+    if (snapshots_.due(stage_)) return snapshots_.task();
+    const Stage sending = stage_;
+    if (stage_ != Stage::kStart) stage_ = Stage::kRounds;  // until the pull decides
+    if (sending == Stage::kRefine) return *std::exchange(refinement_, std::nullopt);
+    if (sending == Stage::kCycle) return cycle_task();
+    return Task{static_cast<std::uint8_t>(RoundKind::kCheck), loss_.check_scalar(gamma_), {}};
+  }
+
+  // The interval's next round of scheduled coordinates, or its end in a check.
+  Next next_round() {
+    if (interval_.take_end(check_every_)) {
+      if (interval_.coordinates_sent() > 0) {
+        stage_ = Stage::kCheck;
+        return Next::check();
+      }
       finish_lambda(false);  // no coordinate can move: the budget cannot buy more
       return schedule();
     }
@@ -95,21 +123,12 @@ class LassoRounds {
       sampler_.restore(dropped);
     }
     if (!kept.empty()) {
-      since_check_ += kept.size();
+      interval_.sent(kept.size());
       return Next::send(loss_.round_task(std::move(kept)));
     }
     if (driver_.in_flight() > 0) return Next::wait();
-    interval_over_ = true;  // nothing to propose
+    interval_.end();  // nothing to propose
     return schedule();
-  }
-
-  // Every step so far is applied (a refinement follows its check with no step between).
-  Task check_task() {
-    if (snapshot_due()) return snapshot_task();
-    if (refinement_) return *std::exchange(refinement_, std::nullopt);
-    if (std::exchange(cycle_next_, false)) return cycle_task();
-    check_next_ = false;
-    return Task{static_cast<std::uint8_t>(RoundKind::kCheck), loss_.check_scalar(gamma_), {}};
   }
 
   std::vector<Step> pull(const Task& task, std::span<const double> sums) {
@@ -140,12 +159,11 @@ class LassoRounds {
     // the sum of a sweep's is (a logistic path checked after every 1.5 updates without it).
     // The rounds in flight together are judged together: the one after a full round may
     // hold only the leftovers.
-    recent_.push_back(pull_partials(task, sums));
-    if (static_cast<int>(recent_.size()) > depth_) recent_.pop_front();
+    interval_.pulled(pull_partials(task, sums), depth_);
     if (config_.schedule == ScheduleKind::priority && !sampler_.warming_up() &&
-        since_check_ >= std::max<std::uint64_t>(batch_, nonzero_) &&
-        *std::max_element(recent_.begin(), recent_.end()) <= config_.tol * certificate_.objective)
-      interval_over_ = true;
+        interval_.coordinates_sent() >= std::max<std::uint64_t>(batch_, nonzero_) &&
+        interval_.largest_recent() <= config_.tol * certificate_.objective)
+      interval_.end();
     return std::exchange(pending_, {});
   }
 
@@ -154,7 +172,7 @@ class LassoRounds {
   // The scheduler's part of a checkpoint: everything the rounds to come depend on.
   void save(StateWriter& out) const {
     out.put(kStateVersion);
-    out.put(reported_);
+    out.put(snapshots_.checks_reported());
     out.put(rounds());
     out.put(seconds());
     out.put(std::chrono::duration<double>(Clock::now() - began_).count());
@@ -163,7 +181,7 @@ class LassoRounds {
     out.put(depth_);
     out.put(updates_);
     out.put(checks_);
-    out.put(static_cast<std::uint8_t>(stage_));
+    out.put(kSavedBetweenChecks);
     out.put(run_.lambda_max);
     out.put<std::uint64_t>(run_.path.size());
     for (const LambdaSolution& s : run_.path) {
@@ -184,13 +202,13 @@ class LassoRounds {
     out.put(updates_before_);
     out.put(rounds_before_);
     out.put(checks_before_);
-    out.put(since_check_);
-    out.put<std::uint8_t>(interval_over_);
+    out.put(interval_.coordinates_sent());
+    out.put<std::uint8_t>(interval_.over());
     out.put(nonzero_);
-    out.put<std::uint8_t>(cycle_next_);
-    out.put<std::uint8_t>(check_next_);
+    out.put<std::uint8_t>(stage_ == Stage::kCycle);
+    out.put<std::uint8_t>(stage_ == Stage::kCheck);
     out.put(stalled_);
-    out.put_all(std::vector<double>(recent_.begin(), recent_.end()));
+    out.put_all(interval_.recent());
     const scheduler::ParameterSampler::State sampler = sampler_.state();
     out.put(sampler.rng);
     out.put_all(sampler.order);
@@ -207,8 +225,8 @@ class LassoRounds {
   // no step queued, the workers' residuals restored from their parts.
   void restore(StateReader& in) {
     if (in.get<std::uint32_t>() != kStateVersion) in.fail("a gyre-lasso scheduler state of version 1");
-    reported_ = last_snapshot_ = in.get<std::uint64_t>();
-    resumed_rounds_ = in.get<std::uint64_t>();
+    const auto reported = in.get<std::uint64_t>();
+    snapshots_.resume(reported, in.get<std::uint64_t>());
     const auto now = Clock::now();
     start_ = now - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(in.get<double>()));
     began_ = now - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(in.get<double>()));
@@ -217,9 +235,8 @@ class LassoRounds {
     depth_ = in.get<int>();
     updates_ = in.get<std::uint64_t>();
     checks_ = in.get<std::uint64_t>();
-    if (in.get<std::uint8_t>() != static_cast<std::uint8_t>(Stage::kRounds) || batch_ < 1 || depth_ < 1)
+    if (in.get<std::uint8_t>() != kSavedBetweenChecks || batch_ < 1 || depth_ < 1)
       in.fail("a scheduler between the checks of a λ");
-    stage_ = Stage::kRounds;
     run_.lambda_max = in.get<double>();
     const auto solved = in.get<std::uint64_t>();
     if (solved > config_.lambdas.size() + static_cast<std::uint64_t>(std::max(1, config_.path_length)))
@@ -246,14 +263,14 @@ class LassoRounds {
     updates_before_ = in.get<std::uint64_t>();
     rounds_before_ = in.get<std::uint64_t>();
     checks_before_ = in.get<std::uint64_t>();
-    since_check_ = in.get<std::uint64_t>();
-    interval_over_ = in.get<std::uint8_t>() != 0;
+    const auto sent = in.get<std::uint64_t>();
+    const bool over = in.get<std::uint8_t>() != 0;
     nonzero_ = in.get<std::uint64_t>();
-    cycle_next_ = in.get<std::uint8_t>() != 0;
-    check_next_ = in.get<std::uint8_t>() != 0;
+    const bool cycle_next = in.get<std::uint8_t>() != 0, check_next = in.get<std::uint8_t>() != 0;
+    if (cycle_next && check_next) in.fail("a scheduler that sends either a cycle or a check next");
+    stage_ = cycle_next ? Stage::kCycle : check_next ? Stage::kCheck : Stage::kRounds;
     stalled_ = in.get<int>();
-    const std::vector<double> recent = in.get_all<double>();
-    recent_.assign(recent.begin(), recent.end());
+    interval_.restore(sent, over, in.get_all<double>());
     scheduler::ParameterSampler::State sampler;
     sampler.rng = in.get<std::uint64_t>();
     sampler.order = in.get_all<std::uint32_t>();
@@ -272,7 +289,8 @@ class LassoRounds {
   }
 
  private:
-  enum class Stage { kStart, kRounds, kDone };
+  // A checkpoint's stage byte: between two checks of a λ, as version 1 wrote it.
+  static constexpr std::uint8_t kSavedBetweenChecks = 1;
   // The most an interval may multiply F before the solve is taken to have diverged.
   static constexpr double kMaxGrowth = 10;
 
@@ -285,30 +303,18 @@ class LassoRounds {
   }
 
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-  // Rounds of coordinates and checks over the run's life: snapshot rounds are not counted (a
-  // run with checkpoints reports what one without does), a resumed run starts where it stopped.
-  std::uint64_t rounds() const { return driver_.rounds_sent() - snapshot_rounds_ + resumed_rounds_; }
+  // Rounds of coordinates and checks over the run's life (Snapshots::rounds).
+  std::uint64_t rounds() const { return snapshots_.rounds(driver_.rounds_sent()); }
 
-  // A checkpoint is due once every --checkpoint-every checks, right after the check is decided:
-  // no round is in flight then. A λ path that is over needs none.
-  bool snapshot_due() const {
-    return checkpoints_ && stage_ == Stage::kRounds && !refinement_ &&
-           reported_ >= last_snapshot_ + static_cast<std::uint64_t>(std::max(1, checkpoints_->every));
-  }
-  // The workers apply what is queued, write their parts, then answer.
-  Task snapshot_task() {
-    last_snapshot_ = reported_;
-    ++snapshot_rounds_;
-    return Task{static_cast<std::uint8_t>(RoundKind::kSnapshot), static_cast<double>(reported_), {}};
-  }
   // Every worker's part is written (each answered after writing it): the scheduler's, then the
   // manifest that makes the checkpoint whole.
   void write_snapshot(std::uint64_t number) {
     const int P = static_cast<int>(driver_.workers().size());
     StateWriter out;
     save(out);
-    checkpoints_->store->write_part(number, P, out.bytes());
-    checkpoints_->store->commit(checkpoint::Manifest{number, P + 1, checkpoints_->settings, manifest_state(number), {}});
+    const CheckpointTarget& target = snapshots_.target();
+    target.store->write_part(number, P, out.bytes());
+    target.store->commit(checkpoint::Manifest{number, P + 1, target.settings, manifest_state(number), {}});
   }
 
   // Jacobi steps for the round's coordinates, from sums taken on the workers' state at its send
@@ -400,7 +406,7 @@ class LassoRounds {
     }
     updates_ += static_cast<std::uint64_t>(values.back());
     stalled_ = moved ? 0 : stalled_ + 1;
-    check_next_ = true;
+    stage_ = Stage::kCheck;
   }
 
   // λ_max: at β = 0 every gradient is at most λα exactly when λ ≥ max|g_j|/α.
@@ -443,7 +449,10 @@ class LassoRounds {
   // After each exact check: is this λ done, or does another interval of rounds start?
   void decide() {
     if (!std::exchange(refined_, false))
-      if ((refinement_ = loss_.refinement(certificate_, penalty_, config_.tol))) return;  // its pull decides
+      if ((refinement_ = loss_.refinement(certificate_, penalty_, config_.tol))) {
+        stage_ = Stage::kRefine;  // its pull decides
+        return;
+      }
     report();
     const bool converged = certificate_.duality_gap <= config_.tol * certificate_.objective;
     // Cycles over every coordinate that move nothing: rounding has the last word.
@@ -454,10 +463,8 @@ class LassoRounds {
     if (!cycles_) reprioritise();  // the rounds' priorities; cycles take the active set instead
     const std::vector<Step> unscheduled = loss_.unscheduled_steps(false);
     pending_.insert(pending_.end(), unscheduled.begin(), unscheduled.end());
-    cycle_next_ = cycles_;
-    since_check_ = 0;
-    interval_over_ = false;
-    recent_.clear();
+    stage_ = cycles_ ? Stage::kCycle : Stage::kRounds;
+    interval_.reset();
   }
 
   // `converged`: gap ≤ tol·F at the last check (else the update budget ran out).
@@ -496,7 +503,7 @@ class LassoRounds {
     if (!std::isfinite(c.objective) || !std::isfinite(c.duality_gap))
       throw std::runtime_error("the objective at lambda " + std::to_string(penalty_.lambda) + " is " +
                                std::to_string(c.objective) + "; no coefficients are written");
-    ++reported_;
+    snapshots_.reported();
     if (!on_check_) return;
     CheckReport r;
     r.lambda_index = static_cast<int>(lambda_index_);
@@ -508,7 +515,7 @@ class LassoRounds {
     r.updates = updates_;
     r.batch = batch_;
     r.depth = depth_;
-    r.check = reported_;
+    r.check = snapshots_.checks_reported();
     on_check_(r);
   }
 
@@ -541,27 +548,18 @@ class LassoRounds {
   double last_objective_ = 0;
   Clock::time_point began_;
   std::uint64_t updates_before_ = 0, rounds_before_ = 0, checks_before_ = 0;
-  // The interval of rounds between two checks.
-  std::uint64_t since_check_ = 0;       // coordinates sent
-  bool interval_over_ = false;
+  Interval interval_;                   // the rounds between two checks
   std::uint64_t nonzero_ = 0;           // coefficients ≠ 0: an interval updates at least as many
-  // A round that tightens the last check's certificate, to be sent (LossModel::refinement), or
-  // pulled: decide() then takes the certificate as it is.
+  // A round that tightens the last check's certificate (kRefine, LossModel::refinement);
+  // refined_ once it is pulled: decide() then takes the certificate as it is.
   std::optional<Task> refinement_;
   bool refined_ = false;
   // Active-set cycles on the worker (cycles_: one worker, and the loss has them), each followed
   // by a check.
   bool cycles_ = false;
-  bool cycle_next_ = false, check_next_ = false;
   int stalled_ = 0;  // cycles in a row that moved nothing
-  std::deque<double> recent_;           // largest decrease of F in each of the last rounds pulled
-  // Checkpoints (null: none are taken).
   static constexpr std::uint32_t kStateVersion = 1;
-  const CheckpointTarget* checkpoints_ = nullptr;
-  std::uint64_t reported_ = 0;          // checks reported, over the run's life
-  std::uint64_t last_snapshot_ = 0;     // reported_ at the last checkpoint (or the resumed one)
-  std::uint64_t snapshot_rounds_ = 0;   // snapshot rounds this process sent
-  std::uint64_t resumed_rounds_ = 0;    // rounds() of the checkpoint this run continues
+  Snapshots snapshots_;
 };
 
 }  // namespace
