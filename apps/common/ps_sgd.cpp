@@ -6,12 +6,15 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <thread>
 
 #include "gyre/base/limits.hpp"
 #include "gyre/base/random.hpp"
+#include "gyre/collective/communicator.hpp"
+#include "gyre/collective/model_averager.hpp"
 #include "gyre/net/faults.hpp"
 #include "gyre/net/inproc.hpp"
 #include "gyre/net/tcp.hpp"
@@ -48,6 +51,14 @@ class StepDelay {
   Random random_;
   std::uint64_t draws_ = 0;
 };
+
+// A model-averaging job: the workers and no other member.
+runtime::Job averaging_job(const Settings& s, runtime::Backend backend) {
+  runtime::Job job;
+  job.workers = s.workers;
+  job.backend = std::move(backend);
+  return job;
+}
 
 runtime::Backend backend_of(const Settings& s) {
   if (s.transport == Transport::kInproc) return runtime::ThreadsBackend{};
@@ -90,6 +101,37 @@ struct Engines {
   std::function<std::optional<pipeline::p2p::P2pJobResult>(const pipeline::p2p::P2pLayout&, const pipeline::p2p::P2pProgram&,
                                                            const pipeline::p2p::P2pJobOptions&)>
       p2p;
+  // Model averaging: runs `part` for every worker this process hosts (the job has no other member).
+  std::function<void(const std::function<void(const runtime::Member&)>& part)> workers;
+};
+
+// A worker's own replica of the model under model averaging, read the way the other engines'
+// workers read theirs (index, clock, get), under the mutex its averager blends under.
+struct ReplicaWorker {
+  int rank = 0;
+  std::int64_t steps = 0;
+  std::uint32_t block = 1;
+  std::vector<double>& replica;
+  std::mutex& mutex;
+  int index() const { return rank; }
+  std::int64_t clock() const { return steps; }
+  std::vector<pipeline::ps::Versioned> get(std::span<const Key> keys) const {
+    std::vector<pipeline::ps::Versioned> out;
+    std::lock_guard lock(mutex);
+    for (Key k : keys) {
+      pipeline::ps::Value v(block, 0.0);
+      for (std::uint32_t i = 0; i < block; ++i)
+        if (const std::size_t j = k * block + i; j < replica.size()) v[i] = replica[j];
+      out.push_back({std::move(v), steps});
+    }
+    return out;
+  }
+};
+
+// What a worker reports under model averaging: its steps; nobody is held at a barrier.
+struct ReplicaReport {
+  std::int64_t steps = 0;
+  std::chrono::nanoseconds held{0};
 };
 
 // What either engine hands back: the values by key, and per worker its steps and time held.
@@ -237,7 +279,7 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     // Under BSP the servers fold each step's pushes in worker order (the default): the run
     // repeats bit for bit, with any number of workers (and a resume continues it).
     if (auto r = engines.ps(layout, program, o)) outcome.emplace(std::move(r->values), r->workers);
-  } else {
+  } else if (c.engine == Engine::kP2p) {
     pipeline::p2p::P2pLayout layout;
     layout.peers = c.workers;
     layout.value_size = c.block;
@@ -250,6 +292,45 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     o.barrier = c.barrier;
     o.seed = c.seed;
     if (auto r = engines.p2p(layout, program, o)) outcome.emplace(std::move(r->values), r->peers);
+  } else {
+    engines.workers([&](const runtime::Member& member) {
+      const int P = c.workers;
+      std::vector<double> replica(m.width, 0.0);
+      if (!start_values.empty()) replica = start_values;
+      std::mutex replica_mutex;
+      std::vector<int> ranks(static_cast<std::size_t>(P));
+      std::iota(ranks.begin(), ranks.end(), 0);
+      ReplicaWorker worker{member.rank, 0, c.block, replica, replica_mutex};
+      std::vector<Key> keys(key_count);
+      std::iota(keys.begin(), keys.end(), Key{0});
+      {
+        collective::ModelAverager averager(member.mailbox, ranks, replica, replica_mutex);
+        while (!stop(worker.clock())) {
+          // A step pushes −η/P·gradient for servers that add every worker's; a replica takes
+          // the whole step −η·gradient itself.
+          const auto pushed = step(worker, keys);
+          std::lock_guard lock(replica_mutex);
+          for (const auto& [k, delta] : pushed)
+            for (std::uint32_t i = 0; i < c.block; ++i)
+              if (const std::size_t j = k * c.block + i; j < m.width) replica[j] += delta[i] * P;
+          ++worker.steps;
+          averager.round_soon();
+        }
+        averager.stop();
+      }
+      // The model is the replicas' mean; with it, every worker's steps (its own slot).
+      std::vector<double> totals(m.width + static_cast<std::size_t>(P), 0.0);
+      std::copy(replica.begin(), replica.end(), totals.begin());
+      totals[m.width + static_cast<std::size_t>(member.rank)] = static_cast<double>(worker.steps);
+      collective::Communicator(member.mailbox, ranks).allreduce_sum(std::span<double>(totals));
+      if (member.rank != 0) return;  // the process hosting worker 0 reports
+      std::vector<pipeline::ps::Value> values(key_count, pipeline::ps::Value(c.block, 0.0));
+      for (std::size_t j = 0; j < m.width; ++j) values[j / c.block][j % c.block] = totals[j] / P;
+      std::vector<ReplicaReport> reports(static_cast<std::size_t>(P));
+      for (int w = 0; w < P; ++w)
+        reports[static_cast<std::size_t>(w)].steps = static_cast<std::int64_t>(totals[m.width + static_cast<std::size_t>(w)]);
+      outcome.emplace(std::move(values), reports);
+    });
   }
   if (!outcome) return std::nullopt;
   run.seconds = seconds();
@@ -305,6 +386,7 @@ Run train(const Model& model, const Settings& settings, const Options& options) 
   engines.p2p = [&](const auto& layout, const auto& program, const auto& o) {
     return pipeline::p2p::run_p2p(pipeline::p2p::p2p_job(layout, backend_of(settings)), layout, program, o);
   };
+  engines.workers = [&](const auto& part) { runtime::run(averaging_job(settings, backend_of(settings)), part); };
   return *train_with(model, settings, options, engines);
 }
 
@@ -316,6 +398,9 @@ std::optional<Run> train_cluster(const Model& model, const Settings& settings, c
   };
   engines.p2p = [&](const auto& layout, const auto& program, const auto& o) {
     return pipeline::p2p::run_p2p(pipeline::p2p::p2p_job(layout, pipeline::processes_backend(cluster)), layout, program, o);
+  };
+  engines.workers = [&](const auto& part) {
+    runtime::run(averaging_job(settings, pipeline::processes_backend(cluster)), part);
   };
   engines.local_workers = 1;
   return train_with(model, settings, options, engines);

@@ -21,8 +21,9 @@ void PsSgdFlags::add_to(CLI::App& app, ps_sgd::Settings& s) {
   app.add_option("--workers,-p", workers_, "data-parallel workers (default: all cores, or one per process)")
       ->check(CLI::Range(1, kMaxWorkers));
   app.add_option("--engine", engine_,
-                 "ps (parameters on parameter servers) or p2p (peer to peer: every worker owns a part, no server)")
-      ->check(CLI::IsMember({"ps", "p2p"}))->capture_default_str();
+                 "ps (parameters on parameter servers), p2p (peer to peer: every worker owns a part, no server) or "
+                 "average (a replica per worker, blended with the others' in the background: no barrier)")
+      ->check(CLI::IsMember({"ps", "p2p", "average"}))->capture_default_str();
   app.add_option("--servers", s.servers, "parameter-server shards (--engine ps)")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--barrier", barrier_, "bsp, ssp:S, asp, pbsp:BETA or pssp:BETA:S")->capture_default_str();
   app.add_option("--sampling", sampling_,
@@ -56,13 +57,15 @@ void PsSgdFlags::apply(const ClusterFlags::Job& job, ps_sgd::Settings& s) const 
     throw std::invalid_argument("--transport tcp is for one process; several processes always use tcp");
   s.barrier = scheduler::Barrier(scheduler::BarrierSpec::parse(barrier_), scheduler::parse_sampling(sampling_));
   s.transport = transport_ == "tcp" ? ps_sgd::Transport::kTcp : ps_sgd::Transport::kInproc;
-  s.engine = engine_ == "p2p" ? ps_sgd::Engine::kP2p : ps_sgd::Engine::kPs;
+  s.engine = engine_ == "p2p" ? ps_sgd::Engine::kP2p : engine_ == "average" ? ps_sgd::Engine::kAverage : ps_sgd::Engine::kPs;
 }
 
 std::string PsSgdFlags::describe(const ClusterFlags::Job& job, const ps_sgd::Settings& s) const {
   return std::to_string(s.workers) + " workers, " +
-         (s.engine == ps_sgd::Engine::kP2p ? std::string("peer to peer") : std::to_string(s.servers) + " servers") +
-         ", barrier " + s.barrier.name() +
+         (s.engine == ps_sgd::Engine::kP2p       ? std::string("peer to peer")
+          : s.engine == ps_sgd::Engine::kAverage ? std::string("model averaging")
+                                                 : std::to_string(s.servers) + " servers") +
+         (s.engine == ps_sgd::Engine::kAverage ? std::string() : ", barrier " + s.barrier.name()) +
          (sampling_ == "per-check" ? " (per-check sampling)" : "") + ", " +
          (job.cluster ? std::string("processes over tcp") : transport_);
 }

@@ -19,17 +19,19 @@
 //    for an app's own reader of a file by byte ranges, settle_ranges and run_loading.
 //  - A kernel's own tools: model::Block (the rows it updates), collective::Communicator
 //    (allreduce, allgather, broadcast over the workers: a part's or a kernel's state that does
-//    not rotate), Random (seeded, reproducible draws).
+//    not rotate), collective::ModelAverager (a replica per worker blended with the others' in
+//    the background: model averaging, with abort and resume), Random (seeded, reproducible draws).
 //  - A protocol of the embedder's own on a member's links: the channel registry
 //    (channels::user_channel) and the body codec (wire::Writer, wire::Reader, bounded reads).
 // Left out, and not installed: the data readers and shard files, the reports, the lock service,
-// model averaging, partition-table collectives, the gather to rank 0, the worker engine's
+// partition-table collectives, the gather to rank 0, the worker engine's
 // insides and the transport's (Asio, libsodium): the apps' and tools' business, or internal.
 #pragma once
 
 #include "gyre/base/export.hpp"
 #include "gyre/base/random.hpp"
 #include "gyre/collective/communicator.hpp"
+#include "gyre/collective/model_averager.hpp"
 #include "gyre/mapreduce/mapreduce.hpp"
 #include "gyre/model/block.hpp"
 #include "gyre/pipeline/cluster_job.hpp"

@@ -244,7 +244,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Every fixed-size record that crosses the wire, straight from the bytes.
   map_reduce_values(input);
   try_decode<scheduler::PhaseGo>(input);
-  try_decode<scheduler::PhaseDone>(input);
+  try_decode<scheduler::PhaseDoneRecord>(input);
   try_decode<pipeline::BlockMeta>(input);
   try_decode<net::HelloRecord>(input);
   try_decode<net::ChallengeRecord>(input);

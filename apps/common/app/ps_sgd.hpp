@@ -15,9 +15,10 @@
 namespace gyre::app::ps_sgd {
 
 enum class Transport { kInproc, kTcp };  // tcp: every rank in this process, over loopback
-// Where the parameters live: on parameter servers, or owned by the workers themselves
-// (peer-to-peer, no server; one process only for now: nothing gathers the owners' parts).
-enum class Engine { kPs, kP2p };
+// Where the parameters live: on parameter servers, owned by the workers themselves (peer to
+// peer, no server), or a replica on every worker that a background averager blends with the
+// others' (model averaging: no server and no barrier, so nobody waits for a straggler).
+enum class Engine { kPs, kP2p, kAverage };
 
 // What every data-parallel SGD app sets the same way (an app's config derives from this).
 struct Settings {

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "gyre/base/export.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/channels.hpp"
 
@@ -25,7 +26,7 @@ inline constexpr std::uint16_t kAveragerMessage = channels::kAverager.at(0);
 // Why a snapshot that arrived must be refused, naming its sender, or nullopt when it is sound:
 // from one of `peers`, a header of a known kind, exactly `model_size` doubles, all finite.
 // Looked at before anything is allocated for it or blended from it.
-std::optional<std::string> check_snapshot(const net::Message& m, std::span<const int> peers, std::size_t model_size);
+GYRE_API std::optional<std::string> check_snapshot(const net::Message& m, std::span<const int> peers, std::size_t model_size);
 
 struct AveragerOptions {
   // Period of a round: each round this rank starts exchanges with `fanout` peers.
@@ -66,7 +67,7 @@ struct AveragerCounters {
 // or stop() while holding `mutex`.
 //
 // Snapshots are the model's doubles as they lie in memory: members must share the byte order.
-class ModelAverager {
+class GYRE_API ModelAverager {
  public:
   // `members`: group ranks taking part, this rank among them. The thread starts at once; its
   // first round is one interval later.

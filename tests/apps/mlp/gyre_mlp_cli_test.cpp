@@ -2,12 +2,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "support/cli_checks.hpp"
 #include "support/input_errors.hpp"
+#include "support/multiprocess.hpp"
 
 using gyre::test::gyre_mlp;
 using gyre::test::build_path;
@@ -15,6 +17,7 @@ using gyre::test::contains;
 using gyre::test::json_lines;
 using gyre::test::read_text;
 using gyre::test::run_command;
+using gyre::test::run_ranks;
 using gyre::test::TempDir;
 using gyre::test::write_text;
 
@@ -57,6 +60,54 @@ TEST_CASE("gyre-mlp: evaluations as it goes, a summary, metrics with updates and
   const auto model = read_text(dir / "m.txt");
   CHECK(model.rfind("# gyre-mlp: inputs 4 hidden 5 classes 3", 0) == 0);
   CHECK(std::count(model.begin(), model.end(), '\n') == 1 + 4 * 5 + 5 + 5 * 3 + 3);
+}
+
+namespace {
+
+// "worker steps: median M, 5th F, 95th N" → {M, F, N}.
+std::vector<long> worker_steps(const std::string& output) {
+  const auto at = output.find("worker steps: median ");
+  REQUIRE_MESSAGE(at != std::string::npos, output);
+  long median = 0, low = 0, high = 0;
+  REQUIRE(std::sscanf(output.c_str() + at, "worker steps: median %ld, 5th %ld, 95th %ld", &median, &low, &high) == 3);
+  return {median, low, high};
+}
+
+}  // namespace
+
+TEST_CASE("gyre-mlp --engine average: a replica per worker, averaged in the background; the fast workers do not wait "
+          "for a straggler, in one process and across three") {
+  TempDir dir;
+  write_text(dir / "train.csv", planted_csv(300));
+  // Worker 2 pauses 10 ms a step, the others 1 ms; 1.5 s of training.
+  const std::vector<std::string> common{gyre_mlp(), "--train", (dir / "train.csv").string(), "--classes", "3", "--hidden", "5",
+                                        "--engine", "average", "--steps", "1000000", "--seconds", "1.5", "--eval-every",
+                                        "100000", "--step-delay", "fixed:1", "--slow-workers", "2", "--slow-factor", "10"};
+  auto one = common;
+  one.insert(one.end(), {"-p", "3"});
+  const auto r = run_command(one);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(contains(r.output, "3 workers, model averaging, inproc"));
+  CHECK(contains(r.output, "held at the barrier 0% of worker time"));
+  const auto steps = worker_steps(r.output);
+  CHECK_MESSAGE(steps[0] > 3 * steps[1], r.output);  // the fast workers' steps against the straggler's
+  CHECK(contains(r.output, "accuracy 1.0000 after"));
+  // The same under BSP on the parameter server: everyone at the straggler's pace.
+  auto bsp = one;
+  bsp[std::find(bsp.begin(), bsp.end(), "average") - bsp.begin()] = "ps";
+  const auto held = run_command(bsp);
+  REQUIRE_MESSAGE(held.exit_code == 0, held.output);
+  const auto bsp_steps = worker_steps(held.output);
+  CHECK_MESSAGE(bsp_steps[0] == bsp_steps[1], held.output);
+  CHECK_MESSAGE(steps[0] > 3 * bsp_steps[0], std::string(r.output + held.output));
+
+  const auto ranks = run_ranks(common, 3);
+  for (const auto& rank : ranks) CHECK_MESSAGE(rank.exit_code == 0, rank.output);
+  CHECK_MESSAGE(contains(ranks[0].output, "3 workers, model averaging, processes over tcp"), ranks[0].output);
+  const auto across = worker_steps(ranks[0].output);
+  CHECK_MESSAGE(across[0] > 3 * across[1], ranks[0].output);
+  CHECK_MESSAGE(contains(ranks[0].output, "accuracy 1.0000 after"), ranks[0].output);
+  CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
 }
 
 TEST_CASE("gyre-mlp: a wrong feature count, a bad label or a bad setting is refused with exit 2, nothing written") {
