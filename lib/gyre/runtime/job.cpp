@@ -201,8 +201,7 @@ namespace {
 std::chrono::steady_clock::time_point far_future() { return std::chrono::steady_clock::now() + std::chrono::hours(24 * 365); }
 }  // namespace
 
-// The thread a handle's job runs on, kept apart from the handle so that an abandoned job can
-// outlive it: the thread owns the job, the program and this record.
+// The thread a handle's job runs on; the thread owns the job and the program.
 struct JobHandle::Running {
   std::thread thread;
 };
@@ -225,13 +224,12 @@ JobHandle::JobHandle(Job job, std::function<void(const Member&)> part, StartOpti
     : JobHandle(std::move(job), std::function<void(const Job&)>([part = std::move(part)](const Job& j) { run(j, part); }),
                 options) {}
 
+// Joins even an abandoned job: its program may refer to the caller's objects, which must not
+// die under it. A caller that cannot wait keeps the handle (join_for tells when it may go).
 JobHandle::~JobHandle() {
   if (!control_) return;  // moved from
   control_->cancel();
-  if (control_->wait(far_future(), options_.grace) == JobControl::Outcome::kEnded)
-    running_->thread.join();
-  else
-    running_->thread.detach();  // abandoned: the thread owns what it uses and ends on its own
+  running_->thread.join();
 }
 
 void JobHandle::cancel() { control_->cancel(); }

@@ -106,16 +106,17 @@ GYRE_API void run(const Job& job, const std::function<void(const Member&)>& part
 
 struct StartOptions {
   // How long a handle waits, once the job has begun to stop (a cancel, or a member's failure),
-  // for members that have not ended, before it abandons them and returns: a kernel hung inside
-  // a visit cannot be interrupted, and a service must not hang on it. An abandoned job's
-  // threads run on until the kernel returns, owning the program and what it holds by value.
+  // for members that have not ended, before wait() and wait_for() abandon them and return: a
+  // kernel hung inside a visit cannot be interrupted, and a service must not hang on it. An
+  // abandoned job's threads run on until the kernel returns; the handle's destructor joins them.
   std::chrono::milliseconds grace{std::chrono::milliseconds(500)};
 };
 
 // A job started in the background, for a service that must stay responsive: cancel() stops
 // it, wait() collects its outcome. Any engine is started so (see start()): each runs through
-// run(), which the job's control reaches. The destructor cancels a job still running and waits
-// for it, at most the grace.
+// run(), which the job's control reaches. The destructor cancels a job still running and joins
+// its threads, even abandoned ones (the program may refer to the caller's objects): a caller
+// that must not block keeps the handle until join_for() says they are gone.
 class GYRE_API JobHandle {
  public:
   // Starts program(job) on a thread of its own, job.control set to this handle's.
