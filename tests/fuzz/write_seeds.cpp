@@ -26,6 +26,7 @@
 #include "gyre/scheduler/lock_protocol.hpp"
 #include "gyre/scheduler/peer_barrier.hpp"
 #include "gyre/scheduler/protocol.hpp"
+#include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/wire/codec.hpp"
 #include "gyre/wire/frame.hpp"
 #include "gyre/scheduler/rounds_protocol.hpp"
