@@ -201,15 +201,11 @@ namespace {
 std::chrono::steady_clock::time_point far_future() { return std::chrono::steady_clock::now() + std::chrono::hours(24 * 365); }
 }  // namespace
 
-// The thread a handle's job runs on; the thread owns the job and the program.
-struct JobHandle::Running {
-  std::thread thread;
-};
-
 JobHandle::JobHandle(Job job, std::function<void(const Job&)> program, StartOptions options)
-    : control_(std::make_shared<JobControl>()), running_(std::make_shared<Running>()), options_(options) {
+    : control_(std::make_shared<JobControl>()), options_(options) {
   job.control = control_;
-  running_->thread = std::thread([control = control_, job = std::move(job), program = std::move(program)] {
+  // The thread owns the job and the program.
+  thread_ = std::thread([control = control_, job = std::move(job), program = std::move(program)] {
     std::exception_ptr error;
     try {
       program(job);
@@ -229,7 +225,7 @@ JobHandle::JobHandle(Job job, std::function<void(const Member&)> part, StartOpti
 JobHandle::~JobHandle() {
   if (!control_) return;  // moved from
   control_->cancel();
-  running_->thread.join();
+  thread_.join();
 }
 
 void JobHandle::cancel() { control_->cancel(); }

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -127,7 +128,7 @@ class GYRE_API JobHandle {
   JobHandle(const JobHandle&) = delete;
   JobHandle& operator=(const JobHandle&) = delete;
   JobHandle(JobHandle&&) noexcept = default;
-  JobHandle& operator=(JobHandle&&) noexcept = default;
+  JobHandle& operator=(JobHandle&&) = delete;  // would have to join the job it replaces
 
   // Closes the links of every member this process runs, so that every wait on a mailbox ends;
   // a rotation kernel stops before its next visit, a step loop at its next step. Then wait()
@@ -146,9 +147,8 @@ class GYRE_API JobHandle {
   bool join_for(std::chrono::milliseconds timeout);
 
  private:
-  struct Running;
   std::shared_ptr<JobControl> control_;
-  std::shared_ptr<Running> running_;
+  std::thread thread_;  // runs the program; joined by the destructor, abandoned or not
   StartOptions options_;
 };
 
