@@ -17,7 +17,7 @@
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_file.hpp"
 #include "gyre/base/temp_paths.hpp"
-#include "gyre/scheduler/barrier_simulation.hpp"
+#include "gyre/simulation/barrier_simulation.hpp"
 
 extern char** environ;
 

@@ -11,8 +11,8 @@
 #include "app/cluster_flags.hpp"
 #include "gyre/base/crc32c.hpp"
 #include "gyre/base/input_error.hpp"
-#include "gyre/data/text_input.hpp"
 #include "gyre/data/byte_ranges.hpp"
+#include "gyre/data/text_input.hpp"
 
 namespace gyre::app {
 namespace fs = std::filesystem;

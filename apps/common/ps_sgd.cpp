@@ -11,15 +11,15 @@
 #include <stdexcept>
 #include <thread>
 
+#include "gyre/averaging/model_averager.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/random.hpp"
 #include "gyre/collective/communicator.hpp"
-#include "gyre/collective/model_averager.hpp"
 #include "gyre/net/faults.hpp"
 #include "gyre/net/inproc.hpp"
 #include "gyre/net/tcp.hpp"
-#include "gyre/pipeline/p2p_job.hpp"
-#include "gyre/pipeline/ps_job.hpp"
+#include "gyre/ps/p2p_job.hpp"
+#include "gyre/ps/ps_job.hpp"
 
 namespace gyre::app::ps_sgd {
 namespace {
@@ -107,25 +107,51 @@ struct Engines {
 
 // A worker's own replica of the model under model averaging, read the way the other engines'
 // workers read theirs (index, clock, get), under the mutex its averager blends under.
-struct ReplicaWorker {
-  int rank = 0;
+// A worker of the averaging engine seen as the step sees the others' (ps::Worker): it reads and
+// writes its own replica, which the averager blends with the other workers' in the background.
+class ReplicaWorker final : public pipeline::ps::Worker {
+ public:
+  ReplicaWorker(int rank, int workers, std::uint32_t block, std::vector<double>& replica, std::mutex& mutex)
+      : rank_(rank), workers_(workers), block_(block), replica_(replica), mutex_(mutex) {}
+
   std::int64_t steps = 0;
-  std::uint32_t block = 1;
-  std::vector<double>& replica;
-  std::mutex& mutex;
-  int index() const { return rank; }
-  std::int64_t clock() const { return steps; }
-  std::vector<pipeline::ps::Versioned> get(std::span<const Key> keys) const {
+
+  int index() const noexcept override { return rank_; }
+  int workers() const noexcept override { return workers_; }
+  std::int64_t clock() const noexcept override { return steps; }
+  pipeline::ps::Versioned get(Key key) override { return get(std::span<const Key>(&key, 1)).front(); }
+  std::vector<pipeline::ps::Versioned> get(std::span<const Key> keys) override {
     std::vector<pipeline::ps::Versioned> out;
-    std::lock_guard lock(mutex);
+    std::lock_guard lock(mutex_);
     for (Key k : keys) {
-      pipeline::ps::Value v(block, 0.0);
-      for (std::uint32_t i = 0; i < block; ++i)
-        if (const std::size_t j = k * block + i; j < replica.size()) v[i] = replica[j];
+      pipeline::ps::Value v(block_, 0.0);
+      for (std::uint32_t i = 0; i < block_; ++i)
+        if (const std::size_t j = k * block_ + i; j < replica_.size()) v[i] = replica_[j];
       out.push_back({std::move(v), steps});
     }
     return out;
   }
+  void set(Key key, pipeline::ps::Value value) override {
+    std::lock_guard lock(mutex_);
+    for (std::uint32_t i = 0; i < block_ && i < value.size(); ++i)
+      if (const std::size_t j = key * block_ + i; j < replica_.size()) replica_[j] = value[i];
+  }
+  void push(Key key, std::span<const double> delta) override {
+    std::lock_guard lock(mutex_);
+    for (std::uint32_t i = 0; i < block_ && i < delta.size(); ++i)
+      if (const std::size_t j = key * block_ + i; j < replica_.size()) replica_[j] += delta[i];
+  }
+  std::vector<Key> keys() override {
+    std::vector<Key> all((replica_.size() + block_ - 1) / block_);
+    std::iota(all.begin(), all.end(), Key{0});
+    return all;
+  }
+
+ private:
+  int rank_, workers_;
+  std::uint32_t block_;
+  std::vector<double>& replica_;
+  std::mutex& mutex_;
 };
 
 // What a worker reports under model averaging: its steps; nobody is held at a barrier.
@@ -220,8 +246,8 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
       if (const std::size_t j = k * c.block + i; j < m.width) v[i] = start_values[j];
     return v;
   };
-  // One step of either engine's worker (PsWorker or P2pPeer: index, clock, get).
-  const auto step = [&](auto& worker, std::span<const Key> keys) {
+  // One step of either engine's worker.
+  const auto step = [&](pipeline::ps::Worker& worker, std::span<const Key> keys) {
     auto& mine = state[static_cast<std::size_t>(worker.index())];
     const WorkerDraws drawn{mine.rows_drawn, mine.delay.draws()};  // before this step's
     const std::int64_t clock = start + worker.clock();                // over the model's life
@@ -271,8 +297,8 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     layout.keys = key_count;
     pipeline::ps::PsProgram program;
     if (!start_values.empty()) program.initial = initial;
-    program.push = [&](pipeline::ps::PsWorker& worker, std::span<const Key> keys) { return step(worker, keys); };
-    program.stop = [&](pipeline::ps::PsWorker& worker) { return stop(worker.clock()); };
+    program.push = step;
+    program.stop = [&](pipeline::ps::Worker& worker) { return stop(worker.clock()); };
     pipeline::ps::PsJobOptions o;
     o.barrier = c.barrier;
     o.seed = c.seed;
@@ -286,8 +312,8 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     layout.keys = key_count;
     pipeline::p2p::P2pProgram program;
     if (!m.initial.empty()) program.initial = initial;
-    program.push = [&](pipeline::p2p::P2pPeer& peer, std::span<const Key> keys) { return step(peer, keys); };
-    program.stop = [&](pipeline::p2p::P2pPeer& peer) { return stop(peer.clock()); };
+    program.push = step;
+    program.stop = [&](pipeline::ps::Worker& peer) { return stop(peer.clock()); };
     pipeline::p2p::P2pJobOptions o;
     o.barrier = c.barrier;
     o.seed = c.seed;
@@ -300,7 +326,7 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
       std::mutex replica_mutex;
       std::vector<int> ranks(static_cast<std::size_t>(P));
       std::iota(ranks.begin(), ranks.end(), 0);
-      ReplicaWorker worker{member.rank, 0, c.block, replica, replica_mutex};
+      ReplicaWorker worker(member.rank, P, c.block, replica, replica_mutex);
       std::vector<Key> keys(key_count);
       std::iota(keys.begin(), keys.end(), Key{0});
       {

@@ -13,7 +13,7 @@
 #include "app/job_settings.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/report/metrics_log.hpp"
-#include "gyre/scheduler/barrier_simulation.hpp"
+#include "gyre/simulation/barrier_simulation.hpp"
 
 namespace gyre::app {
 

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "gyre/pipeline/rounds_job.hpp"
+#include "gyre/rounds/rounds_job.hpp"
 
 namespace gyre::lasso {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <utility>
 
-#include "gyre/scheduler/dependency_check.hpp"
-#include "gyre/scheduler/parameter_sampler.hpp"
-#include "gyre/scheduler/rounds.hpp"
+#include "gyre/rounds/dependency_check.hpp"
+#include "gyre/rounds/parameter_sampler.hpp"
+#include "gyre/rounds/rounds.hpp"
 #include "lasso/lasso_worker.hpp"
 #include "lasso/loss_model.hpp"
 #include "lasso/round_stages.hpp"

@@ -8,8 +8,8 @@
 
 #include "gyre/base/thread_arena.hpp"
 #include "gyre/collective/communicator.hpp"
-#include "gyre/pipeline/phase_follower.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/rotation/phase_follower.hpp"
+#include "gyre/rotation/rotation_driver.hpp"
 #include "lda/checkpoint.hpp"
 #include "lda/distributed.hpp"
 #include "lda/epoch_heldout.hpp"

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "gyre/data/corpus_partition.hpp"
-#include "gyre/pipeline/rotation_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 #include "gyre/wire/codec.hpp"
 #include "lda/allreduce.hpp"
-#include "gyre/pipeline/parts_output.hpp"
+#include "gyre/runtime/parts_output.hpp"
 #include "lda/checkpoint.hpp"
 #include "lda/model_io.hpp"
 

@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "gyre/base/thread_arena.hpp"
-#include "gyre/pipeline/cell_grid.hpp"
+#include "gyre/rotation/cell_grid.hpp"
 #include "lda/log_gamma.hpp"
 #include "lda/metropolis_hastings.hpp"
 #include "lda/random.hpp"

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "gyre/pipeline/cell_grid.hpp"
+#include "gyre/rotation/cell_grid.hpp"
 
 namespace gyre::lda {
 

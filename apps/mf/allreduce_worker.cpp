@@ -5,7 +5,7 @@
 
 #include "gyre/collective/communicator.hpp"
 #include "gyre/collective/partition_collectives.hpp"
-#include "gyre/pipeline/phase_follower.hpp"
+#include "gyre/rotation/phase_follower.hpp"
 #include "mf/item_replica.hpp"
 #include "mf/model_workers.hpp"
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "gyre/pipeline/rotation_job.hpp"
-#include "gyre/pipeline/parts_output.hpp"
+#include "gyre/rotation/rotation_job.hpp"
+#include "gyre/runtime/parts_output.hpp"
 #include "mf/checkpoint.hpp"
 #include "mf/model_io.hpp"
 #include "mf/shared_models.hpp"

@@ -3,8 +3,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "gyre/pipeline/phase_follower.hpp"
-#include "gyre/scheduler/lock_client.hpp"
+#include "gyre/locks/lock_client.hpp"
+#include "gyre/rotation/phase_follower.hpp"
 #include "mf/item_replica.hpp"
 #include "mf/model_workers.hpp"
 

@@ -4,9 +4,10 @@
 #include <mutex>
 #include <numeric>
 
+#include "gyre/averaging/model_averager.hpp"
 #include "gyre/collective/communicator.hpp"
-#include "gyre/collective/model_averager.hpp"
-#include "gyre/scheduler/protocol.hpp"
+#include "gyre/rotation/protocol.hpp"
+#include "gyre/rotation/rotation_driver.hpp"
 #include "gyre/wire/codec.hpp"
 #include "mf/item_replica.hpp"
 #include "mf/model_workers.hpp"

@@ -5,9 +5,9 @@
 #include <stdexcept>
 
 #include "gyre/base/thread_arena.hpp"
-#include "gyre/scheduler/lock_service.hpp"
-#include "gyre/scheduler/phase_tally.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/locks/lock_service.hpp"
+#include "gyre/rotation/phase_tally.hpp"
+#include "gyre/rotation/rotation_driver.hpp"
 #include "mf/checkpoint.hpp"
 #include "mf/distributed.hpp"
 #include "mf/item_replica.hpp"

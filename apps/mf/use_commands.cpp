@@ -13,10 +13,10 @@
 #include "app/command_line.hpp"
 #include "app/entry_point.hpp"
 #include "app/export_command.hpp"
-#include "gyre/base/thread_arena.hpp"
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/base/output_file.hpp"
+#include "gyre/base/thread_arena.hpp"
 #include "mf/model_io.hpp"
 #include "mf/model_use.hpp"
 

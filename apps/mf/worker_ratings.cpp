@@ -4,7 +4,7 @@
 #include "mf/cell_order.hpp"
 
 #include "gyre/base/thread_arena.hpp"
-#include "gyre/pipeline/cell_grid.hpp"
+#include "gyre/rotation/cell_grid.hpp"
 
 #include <oneapi/tbb/parallel_for.h>
 

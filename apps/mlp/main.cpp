@@ -16,7 +16,7 @@
 #include "gyre/base/output_file.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/report/metrics_log.hpp"
-#include "gyre/scheduler/barrier_simulation.hpp"
+#include "gyre/simulation/barrier_simulation.hpp"
 #include "mlp/trainer.hpp"
 
 extern char** environ;

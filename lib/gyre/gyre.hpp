@@ -5,45 +5,46 @@
 //    process, LoopbackBackend, ProcessesBackend across processes: launch, coordinator, token,
 //    log sink), runtime::run and JobHandle (cancel, wait), the member's Mailbox, JobFailed and
 //    its cause. Every engine starts through runtime::run.
-//  - The engines an embedder drives (pipeline/): rotation (RotationKernel, run_rotation,
-//    run_embedded, ClusterJobOptions), the parameter server (PsProgram, run_ps), the peer-to-peer
-//    engine (P2pProgram, run_p2p: every peer owns a part of the keys, no server) and the rounds
-//    (run_rounds_job, serve_rounds: an app's schedule / push / pull). Their headers bring the
-//    scheduler's pieces they name: RotationSchedule, Visit, PhasePolicy and PhaseResult,
-//    BarrierSpec and BarrierRule (a barrier of the embedder's own), RoundsDriver, Task and
-//    Step; a rounds app's scheduling tools come with them (ParameterSampler: cyclic, random
-//    or priority; DependencyCheck: STRADS's ρ filter).
+//  - The engines an embedder drives, a folder each: rotation/ (RotationKernel, rotate,
+//    run_rotation, run_embedded; the phases a PhasePolicy sees, the RotationSchedule and its
+//    Visit), rounds/ (run_rounds_app, serve_rounds: an app's schedule / push / pull, with
+//    RoundsDriver, Task and Step, and a rounds app's scheduling tools: ParameterSampler,
+//    cyclic, random or priority; DependencyCheck, STRADS's ρ filter), and ps/ (one ps::Program
+//    written against ps::Worker, run on the parameter server, run_ps, or peer to peer, run_p2p:
+//    every worker owns a part of the keys; BarrierSpec and BarrierRule, a barrier of the
+//    embedder's own).
 //  - The map-reduce engine (mapreduce/): typed distributed collections over the same runtime,
 //    with Owl Actor's verbs (load by byte ranges, map, flatmap, filter, fold, reduce,
 //    reduce_by_key, shuffle, union, join, collect, count, broadcast, save), mapreduce::run;
 //    for an app's own reader of a file by byte ranges, settle_ranges and run_loading.
 //  - A kernel's own tools: model::Block (the rows it updates), collective::Communicator
 //    (allreduce, allgather, broadcast over the workers: a part's or a kernel's state that does
-//    not rotate), collective::ModelAverager (a replica per worker blended with the others' in
+//    not rotate), collective::ModelAverager (averaging/: a replica per worker blended with the others' in
 //    the background: model averaging, with abort and resume), Random (seeded, reproducible draws).
 //  - A protocol of the embedder's own on a member's links: the channel registry
 //    (channels::user_channel) and the body codec (wire::Writer, wire::Reader, bounded reads).
-// Left out, and not installed: the data readers and shard files, the reports, the lock service,
-// partition-table collectives, the gather to rank 0, the worker engine's
-// insides and the transport's (Asio, libsodium): the apps' and tools' business, or internal.
+// Left out, and not installed: the engines' insides (the rotation driver and worker flow graph,
+// the parameter server's servers and workers, the peers and owners, their messages), the lock
+// service, partition-table collectives, the gather to rank 0 and the transport's (Asio,
+// libsodium); the data readers, reports and checkpoints are support/, the apps' and tools'.
 #pragma once
 
+#include "gyre/averaging/model_averager.hpp"
 #include "gyre/base/export.hpp"
 #include "gyre/base/random.hpp"
 #include "gyre/collective/communicator.hpp"
-#include "gyre/collective/model_averager.hpp"
 #include "gyre/mapreduce/mapreduce.hpp"
 #include "gyre/model/block.hpp"
-#include "gyre/pipeline/cluster_job.hpp"
-#include "gyre/pipeline/embedded_job.hpp"
-#include "gyre/pipeline/p2p_job.hpp"
-#include "gyre/pipeline/ps_job.hpp"
-#include "gyre/pipeline/rotate.hpp"
-#include "gyre/pipeline/rotation_job.hpp"
-#include "gyre/pipeline/rotation_kernel.hpp"
-#include "gyre/pipeline/rounds_job.hpp"
-#include "gyre/scheduler/dependency_check.hpp"
-#include "gyre/scheduler/parameter_sampler.hpp"
+#include "gyre/ps/p2p_job.hpp"
+#include "gyre/ps/ps_job.hpp"
+#include "gyre/rotation/cluster_job.hpp"
+#include "gyre/rotation/embedded_job.hpp"
+#include "gyre/rotation/rotate.hpp"
+#include "gyre/rotation/rotation_job.hpp"
+#include "gyre/rotation/rotation_kernel.hpp"
+#include "gyre/rounds/dependency_check.hpp"
+#include "gyre/rounds/parameter_sampler.hpp"
+#include "gyre/rounds/rounds_job.hpp"
 #include "gyre/runtime/backend_from.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/job.hpp"

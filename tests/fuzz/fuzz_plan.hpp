@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
+#include "gyre/locks/lock_protocol.hpp"
 #include "gyre/model/block.hpp"
-#include "gyre/pipeline/p2p_protocol.hpp"
-#include "gyre/pipeline/ps_layout.hpp"
-#include "gyre/scheduler/lock_protocol.hpp"
-#include "gyre/scheduler/rotation_schedule.hpp"
+#include "gyre/ps/p2p_protocol.hpp"
+#include "gyre/ps/ps_layout.hpp"
+#include "gyre/rotation/rotation_schedule.hpp"
 #include "gyre/wire/channels.hpp"
 
 namespace gyre_fuzz {

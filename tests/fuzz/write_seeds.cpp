@@ -13,23 +13,23 @@
 #include <vector>
 
 #include "fuzz_plan.hpp"
+#include "gyre/averaging/model_averager.hpp"
 #include "gyre/base/crc32c.hpp"
 #include "gyre/collective/communicator.hpp"
-#include "gyre/collective/model_averager.hpp"
 #include "gyre/collective/partition_wire.hpp"
-#include "gyre/pipeline/block_codec.hpp"
+#include "gyre/locks/lock_protocol.hpp"
 #include "gyre/mapreduce/codec.hpp"
-#include "gyre/pipeline/gather.hpp"
-#include "gyre/pipeline/p2p_protocol.hpp"
-#include "gyre/pipeline/ps_messages.hpp"
+#include "gyre/ps/p2p_protocol.hpp"
+#include "gyre/ps/peer_barrier.hpp"
+#include "gyre/ps/ps_messages.hpp"
+#include "gyre/rotation/block_codec.hpp"
+#include "gyre/rotation/gather.hpp"
+#include "gyre/rotation/protocol.hpp"
+#include "gyre/rotation/rotation_driver.hpp"
+#include "gyre/rounds/rounds_protocol.hpp"
 #include "gyre/runtime/failure.hpp"
-#include "gyre/scheduler/lock_protocol.hpp"
-#include "gyre/scheduler/peer_barrier.hpp"
-#include "gyre/scheduler/protocol.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/wire/codec.hpp"
 #include "gyre/wire/frame.hpp"
-#include "gyre/scheduler/rounds_protocol.hpp"
 
 using namespace gyre;
 using namespace gyre_fuzz;

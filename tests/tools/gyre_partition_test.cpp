@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "gyre/data/manifest.hpp"
-#include "gyre/data/ratings_partition.hpp"
 #include "gyre/data/ratings.hpp"
+#include "gyre/data/ratings_partition.hpp"
 #include "support/input_errors.hpp"
 #include "support/run_command.hpp"
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "app/ps_sgd_checkpoint.hpp"
-#include "gyre/pipeline/cluster_job.hpp"
-#include "gyre/scheduler/barrier.hpp"
+#include "gyre/ps/barrier.hpp"
+#include "gyre/rotation/cluster_job.hpp"
 
 namespace gyre::app::ps_sgd {
 

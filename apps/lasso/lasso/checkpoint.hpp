@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "gyre/checkpoint/epoch_checkpoints.hpp"
 #include "gyre/checkpoint/part_bytes.hpp"
-#include "gyre/pipeline/epoch_checkpoints.hpp"
 #include "lasso/active_set_cycle.hpp"
 
 namespace gyre::lasso {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gyre/scheduler/parameter_sampler.hpp"
+#include "gyre/rounds/parameter_sampler.hpp"
 
 namespace gyre::lasso {
 

@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cstdint>
 
+#include "gyre/rounds/inner_products.hpp"
+#include "gyre/rounds/rounds_driver.hpp"
 #include "gyre/runtime/mailbox.hpp"
-#include "gyre/scheduler/inner_products.hpp"
-#include "gyre/scheduler/rounds_driver.hpp"
 #include "lasso/margin_shard.hpp"
 #include "lasso/residual_shard.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gyre/data/regression.hpp"
-#include "gyre/scheduler/rounds_protocol.hpp"
+#include "gyre/rounds/rounds_protocol.hpp"
 #include "lasso/checkpoint.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/penalty.hpp"

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gyre/data/regression.hpp"
-#include "gyre/scheduler/inner_products.hpp"
-#include "gyre/scheduler/rounds_protocol.hpp"
+#include "gyre/rounds/inner_products.hpp"
+#include "gyre/rounds/rounds_protocol.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/active_set_cycle.hpp"
 #include "lasso/checkpoint.hpp"

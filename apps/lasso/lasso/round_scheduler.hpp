@@ -6,8 +6,8 @@
 #include <functional>
 #include <vector>
 
+#include "gyre/rounds/inner_products.hpp"
 #include "gyre/runtime/mailbox.hpp"
-#include "gyre/scheduler/inner_products.hpp"
 #include "lasso/checkpoint.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/config.hpp"

@@ -6,7 +6,7 @@
 #include <deque>
 #include <vector>
 
-#include "gyre/scheduler/rounds_protocol.hpp"
+#include "gyre/rounds/rounds_protocol.hpp"
 #include "lasso/checkpoint.hpp"
 #include "lasso/residual_shard.hpp"
 

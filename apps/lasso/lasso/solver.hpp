@@ -9,9 +9,9 @@
 
 #include "gyre/data/regression.hpp"
 #include "gyre/net/group.hpp"
+#include "gyre/rounds/inner_products.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"
-#include "gyre/scheduler/inner_products.hpp"
 #include "lasso/checkpoint.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/config.hpp"

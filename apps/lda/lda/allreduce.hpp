@@ -11,9 +11,9 @@
 
 #include "gyre/data/corpus.hpp"
 #include "gyre/model/block.hpp"
+#include "gyre/rotation/protocol.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"
-#include "gyre/scheduler/protocol.hpp"
 #include "lda/trainer.hpp"
 
 namespace gyre::lda {

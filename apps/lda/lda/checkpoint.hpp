@@ -7,8 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "gyre/checkpoint/epoch_checkpoints.hpp"
 #include "gyre/checkpoint/store.hpp"
-#include "gyre/pipeline/epoch_checkpoints.hpp"
 #include "lda/lda_kernel.hpp"
 #include "lda/trainer.hpp"
 

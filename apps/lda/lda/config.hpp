@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gyre/scheduler/rotation_schedule.hpp"
+#include "gyre/rotation/rotation_schedule.hpp"
 
 namespace gyre::lda {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "gyre/data/corpus.hpp"
-#include "gyre/pipeline/cluster_job.hpp"
-#include "gyre/pipeline/gather.hpp"
+#include "gyre/rotation/cluster_job.hpp"
+#include "gyre/rotation/gather.hpp"
 #include "lda/corpus_input.hpp"
 #include "lda/trainer.hpp"
 

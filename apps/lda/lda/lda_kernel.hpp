@@ -9,8 +9,8 @@
 
 #include "gyre/data/corpus.hpp"
 #include "gyre/model/row_blocks.hpp"
-#include "gyre/pipeline/rotation_kernel.hpp"
-#include "gyre/scheduler/phase_report.hpp"
+#include "gyre/rotation/phase.hpp"
+#include "gyre/rotation/rotation_kernel.hpp"
 #include "lda/config.hpp"
 #include "lda/topic_count_rows.hpp"
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "gyre/checkpoint/epoch_checkpoints.hpp"
 #include "gyre/data/corpus.hpp"
 #include "gyre/model/row_blocks.hpp"
-#include "gyre/pipeline/embedded_job.hpp"
-#include "gyre/pipeline/epoch_checkpoints.hpp"
+#include "gyre/rotation/embedded_job.hpp"
 #include "lda/config.hpp"
 #include "lda/topic_count_rows.hpp"
 #include "lda/heldout.hpp"

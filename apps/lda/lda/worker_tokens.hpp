@@ -9,7 +9,7 @@
 
 #include "gyre/data/corpus.hpp"
 #include "gyre/model/row_blocks.hpp"
-#include "gyre/pipeline/cell_grid.hpp"
+#include "gyre/rotation/cell_grid.hpp"
 
 namespace gyre::lda {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "gyre/checkpoint/epoch_checkpoints.hpp"
 #include "gyre/checkpoint/store.hpp"
-#include "gyre/pipeline/epoch_checkpoints.hpp"
 #include "mf/mf_kernel.hpp"
 #include "mf/trainer.hpp"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "gyre/scheduler/rotation_schedule.hpp"
+#include "gyre/rotation/rotation_schedule.hpp"
 
 namespace gyre::mf {
 

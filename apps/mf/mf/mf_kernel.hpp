@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "gyre/base/buffer.hpp"
-#include "gyre/pipeline/cell_grid.hpp"
-#include "gyre/pipeline/rotation_kernel.hpp"
-#include "gyre/scheduler/phase_report.hpp"
+#include "gyre/rotation/cell_grid.hpp"
+#include "gyre/rotation/phase.hpp"
+#include "gyre/rotation/rotation_kernel.hpp"
 #include "mf/config.hpp"
 #include "mf/item_blocks.hpp"
 #include "mf/sgd_update.hpp"

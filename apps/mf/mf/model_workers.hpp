@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gyre/model/block.hpp"
+#include "gyre/rotation/protocol.hpp"
 #include "gyre/runtime/mailbox.hpp"
-#include "gyre/scheduler/protocol.hpp"
 #include "mf/mf_kernel.hpp"
 #include "mf/trainer.hpp"
 

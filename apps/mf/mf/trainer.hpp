@@ -8,11 +8,11 @@
 #include <optional>
 #include <vector>
 
+#include "gyre/checkpoint/epoch_checkpoints.hpp"
 #include "gyre/data/id_space.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/ratings_stats.hpp"
-#include "gyre/pipeline/embedded_job.hpp"
-#include "gyre/pipeline/epoch_checkpoints.hpp"
+#include "gyre/rotation/embedded_job.hpp"
 #include "mf/config.hpp"
 #include "mf/item_blocks.hpp"
 #include "mf/mf_kernel.hpp"

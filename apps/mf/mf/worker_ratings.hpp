@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gyre/data/ratings.hpp"
-#include "gyre/pipeline/cell_grid.hpp"
+#include "gyre/rotation/cell_grid.hpp"
 #include "mf/item_blocks.hpp"
 
 namespace gyre::mf {

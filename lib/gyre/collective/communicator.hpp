@@ -8,8 +8,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/base/buffer.hpp"
+#include "gyre/base/export.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/channels.hpp"
 

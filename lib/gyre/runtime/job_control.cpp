@@ -1,6 +1,8 @@
 // gyre/runtime/job_control.cpp — cancel by closing links; stopping noted; a waiter's grace.
 #include "gyre/runtime/job_control.hpp"
 
+#include <string>
+
 #include "gyre/runtime/failure.hpp"
 
 namespace gyre::runtime {
@@ -10,6 +12,19 @@ void JobControl::cancel() {
   if (cancelled_ || ended_) return;
   cancelled_ = true;
   if (!stopping_since_) stopping_since_ = std::chrono::steady_clock::now();
+  // Members in other processes are told why before the links close, so that they fail as
+  // cancelled (naming the rank that cancelled) rather than as having lost a peer. Best effort: a
+  // peer that is gone, or a notice lost to the close, leaves them the lost peer.
+  for (net::Group* g : groups_) {
+    const JobFailed why(g->rank(), FailureCause::kCancelled, "rank " + std::to_string(g->rank()) + ": " + kCancelledText);
+    for (int peer = 0; peer < g->size(); ++peer) {
+      if (peer == g->rank()) continue;
+      try {
+        g->send(peer, failure_message(why));
+      } catch (const std::exception&) {
+      }
+    }
+  }
   for (net::Group* g : groups_) g->close(kCancelledText);
   changed_.notify_all();
 }

@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/base/buffer.hpp"
+#include "gyre/base/export.hpp"
 #include "gyre/wire/decode_error.hpp"
 
 namespace gyre::wire {

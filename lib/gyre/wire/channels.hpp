@@ -71,20 +71,20 @@ constexpr bool well_formed(std::span<const Channel> table) {
 
 // The library's channels (the first protocols were numbered before the registry; their types
 // are unchanged, so the wire format is too).
-inline constexpr Channel kRotation{"rotation", 0x0001, 0x000F};  // scheduler/protocol.hpp: blocks, phases, stop
+inline constexpr Channel kRotation{"rotation", 0x0001, 0x000F};  // rotation/protocol.hpp: blocks, phases, stop
 inline constexpr Channel kRuntime{"runtime", 0x0010, 0x001F};    // runtime/failure.hpp: the failure notice
-inline constexpr Channel kRounds{"rounds", 0x0020, 0x002F};      // scheduler/rounds_protocol.hpp
-inline constexpr Channel kClock{"clock", 0x0030, 0x003F};        // scheduler/peer_barrier.hpp
-inline constexpr Channel kPs{"ps", 0x0040, 0x004F};              // pipeline/ps_protocol.hpp
-inline constexpr Channel kLock{"lock", 0x0050, 0x005F};          // scheduler/lock_protocol.hpp
+inline constexpr Channel kRounds{"rounds", 0x0020, 0x002F};      // rounds/rounds_protocol.hpp
+inline constexpr Channel kClock{"clock", 0x0030, 0x003F};        // ps/peer_barrier.hpp
+inline constexpr Channel kPs{"ps", 0x0040, 0x004F};              // ps/ps_protocol.hpp
+inline constexpr Channel kLock{"lock", 0x0050, 0x005F};          // locks/lock_protocol.hpp
 inline constexpr Channel kMf{"app:mf", 0x0060, 0x006F};          // reserved for apps/mf (none used yet)
 inline constexpr Channel kLda{"app:lda", 0x0070, 0x007F};        // reserved for apps/lda (none used yet)
 inline constexpr Channel kLogreg{"app:logreg", 0x0080, 0x008F};  // reserved for apps/logreg (none used yet)
-inline constexpr Channel kP2p{"p2p", 0x0090, 0x009F};            // pipeline/p2p_protocol.hpp
+inline constexpr Channel kP2p{"p2p", 0x0090, 0x009F};            // ps/p2p_protocol.hpp
 // One type: collective parts are matched by tag (operation and step), not by type.
 inline constexpr Channel kCollective{"collective", 0x0100, 0x0100};  // collective/communicator.hpp
 inline constexpr Channel kAverager{"averager", 0x0101, 0x010F};      // collective/model_averager.hpp
-inline constexpr Channel kGather{"gather", 0x0201, 0x020F};          // pipeline/gather.hpp, parts_output.hpp
+inline constexpr Channel kGather{"gather", 0x0201, 0x020F};          // rotation/gather.hpp, parts_output.hpp
 inline constexpr Channel kUser{"user", 0x1000, 0x7FFF};              // users' own protocols: user_channel below
 // The transport's own (net/tcp.cpp refuses to send these for the layers above).
 inline constexpr Channel kTcp{"tcp", 0xFF00, 0xFF0F};                // net/tcp.cpp: goodbye, heartbeat

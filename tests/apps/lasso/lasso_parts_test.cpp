@@ -1,5 +1,5 @@
 // tests/apps/lasso/lasso_parts_test.cpp — the Lasso pieces alone: the coordinate step and the duality gap.
-// (The sampler, the dependency check and the round messages are the rounds engine's: tests/scheduler/rounds_parts_test.cpp.)
+// (The sampler, the dependency check and the round messages are the rounds engine's: tests/lib/rounds/rounds_parts_test.cpp.)
 #include <doctest/doctest.h>
 
 #include <algorithm>

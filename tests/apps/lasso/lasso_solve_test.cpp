@@ -7,7 +7,7 @@
 
 #include "gyre/data/planted_regression.hpp"
 #include "gyre/net/faults.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/rotation/rotation_driver.hpp"
 #include "lasso/solver.hpp"
 #include "lasso_checks.hpp"
 #include "lib/net/backends.hpp"

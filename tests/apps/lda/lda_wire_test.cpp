@@ -7,11 +7,11 @@
 #include <optional>
 
 #include "gyre/data/corpus.hpp"
-#include "gyre/net/inproc.hpp"
-#include "gyre/pipeline/block_codec.hpp"
-#include "gyre/pipeline/worker_engine.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
 #include "gyre/data/corpus_partition.hpp"
+#include "gyre/net/inproc.hpp"
+#include "gyre/rotation/block_codec.hpp"
+#include "gyre/rotation/rotation_driver.hpp"
+#include "gyre/rotation/worker_engine.hpp"
 #include "lda/allreduce.hpp"
 #include "lda/trainer.hpp"
 #include "lda/word_topic_block.hpp"

@@ -5,8 +5,8 @@
 #include <future>
 
 #include "gyre/data/planted_ratings.hpp"
-#include "gyre/pipeline/worker_engine.hpp"
-#include "gyre/scheduler/rotation_driver.hpp"
+#include "gyre/rotation/rotation_driver.hpp"
+#include "gyre/rotation/worker_engine.hpp"
 #include "lib/net/backends.hpp"
 #include "mf/trainer.hpp"
 #include "support/job_failure.hpp"

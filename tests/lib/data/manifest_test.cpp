@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "gyre/data/manifest.hpp"
-#include "gyre/data/ratings_partition.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/planted_ratings.hpp"
+#include "gyre/data/ratings_partition.hpp"
 #include "gyre/data/shard_file.hpp"
 #include "support/input_errors.hpp"
 #include "support/partition_manifest.hpp"

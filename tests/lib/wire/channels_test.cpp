@@ -6,17 +6,17 @@
 #include <set>
 #include <string_view>
 
+#include "gyre/averaging/model_averager.hpp"
 #include "gyre/collective/communicator.hpp"
-#include "gyre/collective/model_averager.hpp"
+#include "gyre/locks/lock_protocol.hpp"
 #include "gyre/net/handshake.hpp"
-#include "gyre/pipeline/gather.hpp"
-#include "gyre/pipeline/parts_output.hpp"
-#include "gyre/pipeline/p2p_protocol.hpp"
-#include "gyre/pipeline/ps_protocol.hpp"
+#include "gyre/ps/p2p_protocol.hpp"
+#include "gyre/ps/peer_barrier.hpp"
+#include "gyre/ps/ps_protocol.hpp"
+#include "gyre/rotation/gather.hpp"
+#include "gyre/rotation/protocol.hpp"
 #include "gyre/runtime/failure.hpp"
-#include "gyre/scheduler/lock_protocol.hpp"
-#include "gyre/scheduler/peer_barrier.hpp"
-#include "gyre/scheduler/protocol.hpp"
+#include "gyre/runtime/parts_output.hpp"
 #include "gyre/wire/channels.hpp"
 #include "support/channel_holders.hpp"
 

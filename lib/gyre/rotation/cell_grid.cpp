@@ -1,0 +1,79 @@
+// gyre/rotation/cell_grid.cpp — grid locks, the diagonal sweep and grid sizing.
+#include "gyre/rotation/cell_grid.hpp"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gyre::pipeline {
+
+GridLocks::GridLocks(std::uint32_t groups)
+    : group_busy_(std::make_unique<std::atomic<bool>[]>(groups)), sub_busy_(std::make_unique<std::atomic<bool>[]>(groups)) {}
+
+bool GridLocks::try_acquire(std::uint32_t group, std::uint32_t sub) noexcept {
+  if (group_busy_[group].exchange(true, std::memory_order_acquire)) return false;
+  if (sub_busy_[sub].exchange(true, std::memory_order_acquire)) {
+    group_busy_[group].store(false, std::memory_order_release);
+    return false;
+  }
+  return true;
+}
+
+void GridLocks::release(std::uint32_t group, std::uint32_t sub) noexcept {
+  sub_busy_[sub].store(false, std::memory_order_release);
+  group_busy_[group].store(false, std::memory_order_release);
+}
+
+void diagonal_sweep(std::uint32_t groups, GridLocks& locks, const std::function<void(std::uint32_t, std::uint32_t)>& cell,
+                    const std::function<void(std::uint32_t)>& round_done) {
+  const std::uint32_t G = groups;
+  for (std::uint32_t round = 0; round < G; ++round) {
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<std::uint32_t>(0, G, 1),
+        [&](const oneapi::tbb::blocked_range<std::uint32_t>& range) {
+          for (std::uint32_t g = range.begin(); g != range.end(); ++g) {
+            const std::uint32_t sub = (g + round) % G;
+            if (!locks.try_acquire(g, sub))
+              throw std::logic_error("cell (" + std::to_string(g) + "," + std::to_string(sub) +
+                                     ") already owned: two threads on one row");
+            try {
+              cell(g, sub);
+            } catch (...) {
+              locks.release(g, sub);
+              throw;
+            }
+            locks.release(g, sub);
+          }
+        },
+        oneapi::tbb::simple_partitioner());
+    if (round_done) round_done(round);
+  }
+}
+
+std::vector<std::uint32_t> balanced_cuts(const std::vector<std::uint64_t>& counts, std::uint32_t parts) {
+  std::uint64_t total = 0;
+  for (auto c : counts) total += c;
+  std::vector<std::uint32_t> cuts{0};
+  std::uint64_t seen = 0;
+  std::uint32_t i = 0;
+  const auto n = static_cast<std::uint32_t>(counts.size());
+  for (std::uint32_t p = 1; p < parts; ++p) {
+    const std::uint64_t target = total * p / parts;
+    while (i < n && seen + counts[i] / 2 < target) seen += counts[i++];
+    cuts.push_back(std::max(cuts.back(), i));
+  }
+  cuts.push_back(n);
+  return cuts;
+}
+
+std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint64_t row_bytes) {
+  constexpr std::uint64_t kL2Budget = 384 * 1024;  // of a 512 KiB–1 MiB L2: leave room for the streamed rows
+  const std::uint64_t for_cache = (max_block_rows * row_bytes + kL2Budget - 1) / kL2Budget;
+  const std::uint64_t for_balance = threads > 1 ? 2 * static_cast<std::uint64_t>(threads) : 1;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(std::max(for_cache, for_balance), 1, 64));
+}
+
+}  // namespace gyre::pipeline

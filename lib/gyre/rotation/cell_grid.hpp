@@ -1,0 +1,108 @@
+// gyre/rotation/cell_grid.hpp — a worker's G×G grid of (local row group × block sub-range) cells, and sweeping it on T threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace gyre::pipeline {
+
+// Inside a worker, the rows that stay (MF users, LDA documents) are cut into G groups and a
+// visiting block's rows into G sub-ranges; cell (g, s) holds the work that touches both. Two
+// cells that share neither a group nor a sub-range touch disjoint state, so they may run at
+// once: that is the exclusive ownership of rows inside a worker.
+
+// Ownership of the grid's groups and sub-ranges. The diagonal sweep never contends by
+// construction, so an acquisition that finds its group or sub-range taken is a bug: the sweep
+// then fails rather than race.
+class GridLocks {
+ public:
+  explicit GridLocks(std::uint32_t groups);
+  bool try_acquire(std::uint32_t group, std::uint32_t sub) noexcept;
+  void release(std::uint32_t group, std::uint32_t sub) noexcept;
+
+ private:
+  std::unique_ptr<std::atomic<bool>[]> group_busy_;
+  std::unique_ptr<std::atomic<bool>[]> sub_busy_;
+};
+
+// Runs cell(g, s) for every cell, in G rounds: round r pairs group g with sub-range (g + r) mod
+// G, and the G cells of a round run in parallel on the calling arena's threads. After each
+// round, round_done(r) runs on the calling thread (apps fold per-cell results there in cell
+// order, which keeps results independent of the thread count's timing).
+void diagonal_sweep(std::uint32_t groups, GridLocks& locks, const std::function<void(std::uint32_t, std::uint32_t)>& cell,
+                    const std::function<void(std::uint32_t)>& round_done = {});
+
+// Cuts [0, counts.size()) into `parts` contiguous ranges of about equal total count; returns
+// the parts+1 boundaries.
+std::vector<std::uint32_t> balanced_cuts(const std::vector<std::uint64_t>& counts, std::uint32_t parts);
+
+// G for a worker: enough sub-ranges that a sub-range's block rows fit in L2 next to the rows
+// being streamed, and at least 2·T cells per round so threads balance.
+std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint64_t row_bytes);
+
+// Where each of a worker's B·G·G cells starts in one array of entries: cell (b, g, s) has
+// index (b·G + g)·G + s, so the cells of a block are contiguous.
+class CellIndex {
+ public:
+  CellIndex() = default;
+  CellIndex(std::uint32_t groups, std::vector<std::uint64_t> begin) : groups_(groups), begin_(std::move(begin)) {}
+
+  static std::size_t of(std::uint32_t block, std::uint32_t group, std::uint32_t sub, std::uint32_t groups) noexcept {
+    return (static_cast<std::size_t>(block) * groups + group) * groups + sub;
+  }
+  // [first, last) entry offsets of one cell, or of all cells of a block.
+  std::pair<std::uint64_t, std::uint64_t> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const noexcept {
+    const std::size_t c = of(block, group, sub, groups_);
+    return {begin_[c], begin_[c + 1]};
+  }
+  std::pair<std::uint64_t, std::uint64_t> block(std::uint32_t b) const noexcept {
+    return {begin_[of(b, 0, 0, groups_)], begin_[of(b + 1, 0, 0, groups_)]};
+  }
+
+ private:
+  std::uint32_t groups_ = 1;
+  std::vector<std::uint64_t> begin_{0};
+};
+
+// Counting sort into `cells` buckets of the items that for_each(emit) produces by calling
+// emit(cell, item) once per item, in the same order each time (it is called twice: to count,
+// then to place). Returns the cells+1 offsets; `out` holds the items bucket by bucket, in
+// production order within a bucket. Producing the items twice beats holding them twice.
+template <class Item, class ForEach>
+std::vector<std::uint64_t> bucket_by_cell(ForEach for_each, std::size_t cells, std::vector<Item>& out) {
+  std::vector<std::uint64_t> begin(cells + 1, 0);
+  for_each([&](std::size_t cell, const Item&) { ++begin[cell + 1]; });
+  for (std::size_t c = 0; c < cells; ++c) begin[c + 1] += begin[c];
+  std::vector<std::uint64_t> fill(begin.begin(), begin.end() - 1);
+  out.resize(begin[cells]);
+  for_each([&](std::size_t cell, const Item& item) { out[fill[cell]++] = item; });
+  return begin;
+}
+
+// The same in place: permutes `items` so that bucket c holds the items with cell_of(item) == c,
+// by swapping each misplaced item into the next free slot of its bucket (no second array,
+// so a shard's ratings are laid out without doubling their memory). Returns the cells+1
+// offsets. Not stable: callers that need an order sort inside each bucket.
+template <class Item, class CellOf>
+std::vector<std::uint64_t> permute_by_cell(std::span<Item> items, std::size_t cells, CellOf cell_of) {
+  std::vector<std::uint64_t> begin(cells + 1, 0);
+  for (const Item& x : items) ++begin[cell_of(x) + 1];
+  for (std::size_t c = 0; c < cells; ++c) begin[c + 1] += begin[c];
+  std::vector<std::uint64_t> next(begin.begin(), begin.end() - 1);
+  for (std::size_t c = 0; c < cells; ++c)
+    while (next[c] < begin[c + 1]) {
+      const std::size_t home = cell_of(items[next[c]]);
+      if (home == c)
+        ++next[c];
+      else
+        std::swap(items[next[c]], items[next[home]++]);
+    }
+  return begin;
+}
+
+}  // namespace gyre::pipeline

@@ -1,0 +1,64 @@
+// gyre/rotation/rotation_job.hpp — a rotation job on the runtime: the workers' engines and the scheduler, on any backend.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "gyre/base/export.hpp"
+#include "gyre/model/ownership.hpp"
+#include "gyre/net/group.hpp"
+#include "gyre/rotation/phase.hpp"
+#include "gyre/rotation/rotation_kernel.hpp"
+#include "gyre/rotation/rotation_schedule.hpp"
+#include "gyre/runtime/job.hpp"
+#include "gyre/runtime/mailbox.hpp"
+
+namespace gyre::pipeline {
+
+struct RotationOptions {
+  int threads_per_worker = 1;
+  // Visits in flight per worker (WorkerOptions::depth); zero: the schedule's blocks per worker.
+  // The number of blocks is the schedule's: P · blocks_per_worker.
+  int depth = 0;
+  // Peer liveness: the longest wait of a worker for work, and of the scheduler for a phase report.
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // The longest one visit may take (see WorkerOptions::visit_deadline); zero: none.
+  std::chrono::milliseconds visit_deadline{std::chrono::minutes(10)};
+  // Counts owners per block; the job fails if any block had two. Only where every worker runs
+  // in this process; null: no counting in release builds (debug builds count on their own).
+  model::OwnershipRegistry* registry = nullptr;
+  // What each phase starts with, for every worker's kernel (RotationKernel::start_phase); asked
+  // on the scheduler's side (see scheduler::PhasePayload). Empty: nothing.
+  scheduler::PhasePayload phase_payload;
+  // Called after every visit with the worker's rank (tests check the schedule with it).
+  std::function<void(int worker, const scheduler::Visit&)> on_visit;
+  // WorkerOptions::at_phase_end, with the worker's rank.
+  std::function<void(int worker, std::uint64_t phase, scheduler::PhaseKind kind, std::span<const model::Block* const> held)>
+      at_phase_end;
+};
+
+// A worker's part: its kernel (not owned) and the blocks it starts with
+// (schedule.held_at_start(rank, 0)).
+struct RotationWorker {
+  RotationKernel* kernel = nullptr;
+  std::vector<model::Block> initial_blocks;
+};
+
+// Called in a worker's part once its engine has ended, with the blocks it then holds, while
+// its links are still up: across processes the apps gather the model to rank 0 here.
+using AfterRotation = std::function<void(const runtime::Member& member, std::vector<model::OwnedBlock> held)>;
+
+// The job of a rotation run: `workers` workers, then "the scheduler".
+GYRE_API runtime::Job rotation_job(int workers, runtime::Backend backend);
+
+// Runs this process's members of `job` (rotation_job): worker w's engine over worker(w)'s
+// kernel, the scheduler running `policy`. `layout` is every block's shape by id, from this
+// process's plan: blocks that arrive in another shape (a peer with other data or flags) fail
+// the job. Throws as runtime::run does: the root cause, naming the member where it is known.
+GYRE_API void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& schedule,
+                           const std::vector<model::BlockShape>& layout, const std::function<RotationWorker(int rank)>& worker,
+                           const scheduler::PhasePolicy& policy, const RotationOptions& options, const AfterRotation& after);
+
+}  // namespace gyre::pipeline
