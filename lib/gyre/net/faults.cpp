@@ -67,6 +67,7 @@ class FaultyGroup final : public Group {
   }
   std::optional<Message> receive(Clock::time_point deadline) override { return inner_->receive(deadline); }
   void close(const std::string& reason) override { inner_->close(reason); }
+  void close_receivers(const std::string& reason) override { inner_->close_receivers(reason); }
   std::uint64_t bytes_sent() const noexcept override { return inner_->bytes_sent(); }
 
   void send_from_link(int peer, Message m) {

@@ -56,6 +56,10 @@ class GYRE_API Group {
   virtual std::optional<Message> receive(Clock::time_point deadline) = 0;
   // Wakes every receiver of this rank with GroupClosed; idempotent.
   virtual void close(const std::string& reason) = 0;
+  // The same for this rank's receivers, while its links stay up until the group ends, so that
+  // what it sent last (a cancel's notices) reaches the other processes ahead of any closed
+  // connection. Backends without connections close().
+  virtual void close_receivers(const std::string& reason) { close(reason); }
   // Bytes this rank has put on the wire so far (frames and transport overhead included);
   // 0 for backends without a wire.
   virtual std::uint64_t bytes_sent() const noexcept { return 0; }

@@ -478,6 +478,7 @@ class TcpGroup final : public Group {
     return m;
   }
   std::uint64_t bytes_sent() const noexcept override { return state_->bytes_sent.load(std::memory_order_relaxed); }
+  void close_receivers(const std::string& reason) override { state_->close(reason); }
   void close(const std::string& reason) override {
     state_->close(reason);
     // Without a goodbye, so that the peers see this rank fail.

@@ -12,9 +12,9 @@ void JobControl::cancel() {
   if (cancelled_ || ended_) return;
   cancelled_ = true;
   if (!stopping_since_) stopping_since_ = std::chrono::steady_clock::now();
-  // Members in other processes are told why before the links close, so that they fail as
-  // cancelled (naming the rank that cancelled) rather than as having lost a peer. Best effort: a
-  // peer that is gone, or a notice lost to the close, leaves them the lost peer.
+  // Members in other processes are told why, so that they fail as cancelled (naming the rank
+  // that cancelled) rather than as having lost a peer: the notices go first, and the links stay
+  // up until the job ends (close_receivers), so that no closed connection overtakes them.
   for (net::Group* g : groups_) {
     const JobFailed why(g->rank(), FailureCause::kCancelled, "rank " + std::to_string(g->rank()) + ": " + kCancelledText);
     for (int peer = 0; peer < g->size(); ++peer) {
@@ -25,7 +25,7 @@ void JobControl::cancel() {
       }
     }
   }
-  for (net::Group* g : groups_) g->close(kCancelledText);
+  for (net::Group* g : groups_) g->close_receivers(kCancelledText);
   changed_.notify_all();
 }
 

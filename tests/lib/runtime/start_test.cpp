@@ -300,6 +300,7 @@ TEST_CASE("across processes, cancel() in one process fails the others as cancell
   cancel_and_check(handle);
   REQUIRE(other.wait_for(20s) == std::future_status::ready);
   const std::string got = other.get();
+  INFO("the other process ended with: ", got);
   CHECK(got.starts_with("0 cancelled: "));
   CHECK(got.find("rank 0: the job was cancelled") != std::string::npos);
 }
