@@ -108,9 +108,7 @@ int main(int argc, char** argv, char** envp) try {
   const auto backend = runtime::backend_from(cluster::environment_of(envp), "embed-ridge");
   const auto job = pipeline::rounds_job(runtime::workers_on(backend, 2), backend);
   RidgeApp app;
-  auto solve = [&](const runtime::Job& j) {
-    pipeline::run_rounds_app(j, {kFeatures, 2}, [&](int w) { return RidgeShard(w, j.workers); }, app);
-  };
+  auto solve = [&](const runtime::Job& j) { pipeline::run_rounds_app<RidgeShard>(j, {kFeatures, 2}, app); };
   if (argc > 1 && std::string(argv[1]) == "cancel") {
     app.sweeps = 1'000'000'000;
     auto handle = runtime::start(job, solve);

@@ -3,7 +3,6 @@
 
 #include <string>
 
-#include "gyre/base/export.hpp"
 #include "gyre/net/tcp.hpp"
 
 namespace gyre::net {
@@ -11,8 +10,8 @@ namespace gyre::net {
 // "HOST:PORT" or "[IPv6]:PORT", HOST an IP address and PORT in 1..65535. Throws
 // std::invalid_argument quoting `text`: "'h:70000': expected HOST:PORT with PORT in 1..65535",
 // "'rank0:7700': 'rank0' is not an IP address".
-GYRE_API TcpEndpoint parse_endpoint(const std::string& text);
-GYRE_API bool is_ip_address(const std::string& host);
-GYRE_API bool is_loopback_address(const std::string& host);
+TcpEndpoint parse_endpoint(const std::string& text);
+bool is_ip_address(const std::string& host);
+bool is_loopback_address(const std::string& host);
 
 }  // namespace gyre::net

@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/ps/p2p_protocol.hpp"
 #include "gyre/ps/ps_server.hpp"
@@ -45,7 +44,7 @@ using ps::Fold;  // how a stored value takes an update; empty: adds it
 // A malformed or misaddressed message fails the job, naming its sender: the other peers are
 // told (runtime::fail_job), and this peer's group is closed so that its own waits end; the
 // peer then rethrows the owner's error (rethrow_if_failed) rather than the closed group.
-class GYRE_API P2pOwner {
+class P2pOwner {
  public:
   P2pOwner(runtime::Mailbox& inbox, P2pLayout layout, Fold fold, std::function<Value(Key)> initial, bool clocked = false);
   ~P2pOwner();  // stops the service thread

@@ -8,7 +8,6 @@
 #include <span>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/ps/p2p_job.hpp"
 #include "gyre/ps/p2p_owner.hpp"
 #include "gyre/ps/peer_barrier.hpp"
@@ -34,7 +33,7 @@ struct P2pPeerOptions {
 // until every peer's pushes up to that clock are in (P2pOwner), so what it reads includes every
 // peer's first c − s steps, as on the parameter server; under other rules owners answer with
 // what they have.
-class GYRE_API P2pPeer final : public ps::Worker {
+class P2pPeer final : public ps::Worker {
  public:
   P2pPeer(runtime::Mailbox& inbox, P2pLayout layout, scheduler::Barrier barrier, P2pPeerOptions options = {});
   ~P2pPeer() override;

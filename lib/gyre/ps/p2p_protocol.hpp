@@ -5,7 +5,6 @@
 #include <span>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/net/message.hpp"
 #include "gyre/ps/ps_layout.hpp"
 #include "gyre/ps/ps_protocol.hpp"
@@ -29,11 +28,11 @@ enum Message : std::uint16_t {
 // Decoders of what arrives from the wire. Each throws std::runtime_error saying what was wrong
 // (the caller names the sender): keys out of range, keys that `owner` does not own, values of
 // the wrong length, a reply that is not exactly the keys asked.
-GYRE_API KeyValues decode_owned_values(const net::Message& m, const P2pLayout& layout, int owner);
+KeyValues decode_owned_values(const net::Message& m, const P2pLayout& layout, int owner);
 // A kGet: its keys, and in `clock` the clock every other peer's pushes must have reached before
 // it is answered (std::numeric_limits<std::int64_t>::min(): answer at once).
-GYRE_API std::vector<Key> decode_owned_keys(const net::Message& m, const P2pLayout& layout, int owner, std::int64_t& clock);
-GYRE_API KeyValues decode_get_reply(const net::Message& m, std::span<const Key> asked, const P2pLayout& layout);
+std::vector<Key> decode_owned_keys(const net::Message& m, const P2pLayout& layout, int owner, std::int64_t& clock);
+KeyValues decode_get_reply(const net::Message& m, std::span<const Key> asked, const P2pLayout& layout);
 
 // What a peer hands to peer 0 at the end of a job across processes.
 struct HandOver {
@@ -41,9 +40,9 @@ struct HandOver {
   std::vector<std::uint64_t> applied;    // pushes folded into each of them, in the same order
   std::vector<std::uint64_t> counters;   // the peer's report, as p2p_job.cpp lays it out
 };
-GYRE_API net::Message encode_hand_over(const HandOver& h);
+net::Message encode_hand_over(const HandOver& h);
 // Checks the keys against `owner` (the sender), the values' lengths, one count per key and the
 // number of counters, before anything is kept.
-GYRE_API HandOver decode_hand_over(const net::Message& m, const P2pLayout& layout, int owner, std::size_t counters);
+HandOver decode_hand_over(const net::Message& m, const P2pLayout& layout, int owner, std::size_t counters);
 
 }  // namespace gyre::pipeline::p2p

@@ -10,7 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/ps/barrier.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/channels.hpp"
@@ -26,7 +25,7 @@ enum ClockMessage : std::uint16_t {
 
 // The clock a kClockQuery, kClockAnswer or kClockFinished carries (its body: one little-endian i64).
 // Throws wire::DecodeError naming the sender when the body is not that.
-GYRE_API std::int64_t decode_clock(const net::Message& m);
+std::int64_t decode_clock(const net::Message& m);
 
 struct PeerBarrierOptions {
   // Longest wait for a peer's answer; past it wait() throws naming the peers that were silent.
@@ -47,7 +46,7 @@ struct PeerBarrierOptions {
 // What peers send is checked against that protocol, and a breach ends the barrier with an
 // error naming the sender: a peer asks only while it has no question pending here and has
 // not finished, finishes once, and answers with a clock at least the one asked for.
-class GYRE_API PeerBarrier {
+class PeerBarrier {
  public:
   // `workers`: the group ranks of every worker under this barrier, this rank among them.
   PeerBarrier(runtime::Mailbox& inbox, std::vector<int> workers, Barrier barrier, PeerBarrierOptions options = {});

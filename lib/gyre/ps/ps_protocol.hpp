@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/net/message.hpp"
 #include "gyre/ps/worker.hpp"
 #include "gyre/wire/channels.hpp"
@@ -29,10 +28,10 @@ enum Message : std::uint16_t {
 // Bodies (little-endian, wire/body.hpp). Every decoder checks each count and length against the
 // bytes that remain before it allocates, and throws wire::DecodeError saying what was wrong (the
 // caller names the sender).
-GYRE_API Buffer encode_key_values(const KeyValues& kv, std::int64_t prefix);
+Buffer encode_key_values(const KeyValues& kv, std::int64_t prefix);
 // The key-values after an 8-byte prefix, returned in `prefix`.
-GYRE_API KeyValues decode_key_values(std::span<const std::byte> body, std::int64_t& prefix);
-GYRE_API Buffer encode_keys(std::span<const Key> keys, std::int64_t prefix);
-GYRE_API std::vector<Key> decode_keys(std::span<const std::byte> body, std::int64_t& prefix);
+KeyValues decode_key_values(std::span<const std::byte> body, std::int64_t& prefix);
+Buffer encode_keys(std::span<const Key> keys, std::int64_t prefix);
+std::vector<Key> decode_keys(std::span<const std::byte> body, std::int64_t& prefix);
 
 }  // namespace gyre::pipeline::ps

@@ -8,7 +8,6 @@
 #include <span>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/ps/ps_layout.hpp"
 #include "gyre/ps/ps_worker.hpp"
 #include "gyre/runtime/mailbox.hpp"
@@ -29,7 +28,7 @@ struct PsServerOptions {
 // are in (a worker sends its pushes, then its clock, on one ordered link). A read that asks for
 // clock c is answered once the server clock reaches c — how SSP reads stay within s clocks of
 // the truth — and at once for barriers without a bound.
-class GYRE_API PsServer {
+class PsServer {
  public:
   PsServer(runtime::Mailbox& inbox, PsLayout layout, int index, PsServerOptions options = {});
 

@@ -8,7 +8,6 @@
 #include <span>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/ps/peer_barrier.hpp"
 #include "gyre/ps/ps_job.hpp"
 #include "gyre/ps/ps_layout.hpp"
@@ -32,7 +31,7 @@ struct PsWorkerOptions {
 // steps older, and under ASP whatever the server has. Its own pushes not yet sent are added to
 // every value it returns (read-my-writes). barrier() sends the step's pushes and the clock to
 // the servers, then waits on the barrier rule (PeerBarrier, over the same group).
-class GYRE_API PsWorker final : public Worker {
+class PsWorker final : public Worker {
  public:
   PsWorker(runtime::Mailbox& inbox, PsLayout layout, scheduler::Barrier barrier, PsWorkerOptions options = {});
   ~PsWorker() override;

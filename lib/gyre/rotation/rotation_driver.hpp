@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/rotation/phase.hpp"
 #include "gyre/rotation/protocol.hpp"
@@ -23,23 +22,23 @@ namespace gyre::scheduler {
 // for the phase after the last one it started (`expected`), of a known kind, with a payload of
 // at most kMaxPhasePayload bytes. The driver takes
 // a kPhaseDone only for the phase it is running (`expected`).
-GYRE_API PhaseGo decode_phase_go(const net::Message& m, int scheduler_rank, std::uint64_t expected);
-GYRE_API PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected);
+PhaseGo decode_phase_go(const net::Message& m, int scheduler_rank, std::uint64_t expected);
+PhaseDone decode_phase_done(const net::Message& m, std::uint64_t expected);
 // A worker's kPhaseDone for `phase`; std::length_error past kMaxPhaseSums.
-GYRE_API net::Message encode_phase_done(std::uint64_t phase, const PhaseSums& sums);
+net::Message encode_phase_done(std::uint64_t phase, const PhaseSums& sums);
 // Adds `report` (from rank `from`) into `total`, element by element; the first report sizes the
 // total. std::runtime_error naming `from` when its length differs from the others'.
-GYRE_API void add_phase_sums(PhaseSums& total, bool first, const PhaseSums& report, int from, std::uint64_t phase);
+void add_phase_sums(PhaseSums& total, bool first, const PhaseSums& report, int from, std::uint64_t phase);
 
 // The policy's answer, on the scheduler's member (`group`). A policy that throws (a diverged
 // model) fails the job at `workers` with "scheduler: " and its text, naming the scheduler.
-GYRE_API std::optional<PhaseKind> ask_policy(const PhasePolicy& policy, const PhaseResult* last, net::Group& group,
+std::optional<PhaseKind> ask_policy(const PhasePolicy& policy, const PhaseResult* last, net::Group& group,
                                     const std::vector<int>& workers);
 
 // Runs on the scheduler's rank (its own thread in the embedded default). Phases are barriers:
 // phase k+1 starts when every worker has reported phase k, which is what makes "every
 // (worker, block) pair once per epoch" checkable and epoch metrics exact.
-class GYRE_API RotationDriver {
+class RotationDriver {
  public:
   // `mailbox` is the scheduler member's one receive path (runtime::Member::mailbox).
   RotationDriver(runtime::Mailbox& mailbox, std::vector<int> workers, std::chrono::milliseconds timeout);

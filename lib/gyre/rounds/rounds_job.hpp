@@ -74,4 +74,11 @@ void run_rounds_app(const runtime::Job& job, scheduler::RoundsLimits limits, Sha
                  [&](scheduler::RoundsDriver& driver) { scheduler::run_rounds(driver, app); });
 }
 
+// The same with worker w serving a Shard(w, workers), built where the worker runs.
+template <RoundsShard Shard, scheduler::RoundsApp App>
+  requires std::constructible_from<Shard, int, int>
+void run_rounds_app(const runtime::Job& job, scheduler::RoundsLimits limits, App& app, scheduler::RoundsOptions options = {}) {
+  run_rounds_app(job, limits, [&job](int worker) { return Shard(worker, job.workers); }, app, std::move(options));
+}
+
 }  // namespace gyre::pipeline

@@ -5,7 +5,6 @@
 #include <span>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/net/message.hpp"
 #include "gyre/rounds/task.hpp"
 #include "gyre/wire/channels.hpp"
@@ -33,21 +32,21 @@ struct RoundPartial {
   std::vector<double> values;
 };
 
-GYRE_API net::Message encode_request(const RoundRequest& request);
-GYRE_API net::Message encode_partial(const RoundPartial& partial);
+net::Message encode_request(const RoundRequest& request);
+net::Message encode_partial(const RoundPartial& partial);
 // A query is a request without updates (decode_request reads it), numbered on its own; its
 // answer is a partial of any length up to what the driver allows.
-GYRE_API net::Message encode_query(std::uint64_t number, const Task& task);
-GYRE_API net::Message encode_answer(const RoundPartial& answer);
+net::Message encode_query(std::uint64_t number, const Task& task);
+net::Message encode_answer(const RoundPartial& answer);
 
 // Both throw wire::DecodeError for a malformed message: counts that disagree with the body, an
 // id or kind out of `limits`, a non-finite scalar or step (it would turn every later residual
 // into NaN). Sizes are checked before anything is allocated.
-GYRE_API RoundRequest decode_request(const net::Message& message, const RoundsLimits& limits);
+RoundRequest decode_request(const net::Message& message, const RoundsLimits& limits);
 // `expected` values, which the driver knows from the task it sent; with `finite`, a NaN or an
 // infinity is refused too.
-GYRE_API RoundPartial decode_partial(const net::Message& message, std::size_t expected, bool finite);
+RoundPartial decode_partial(const net::Message& message, std::size_t expected, bool finite);
 // At most `most` values.
-GYRE_API RoundPartial decode_answer(const net::Message& message, std::size_t most, bool finite);
+RoundPartial decode_answer(const net::Message& message, std::size_t most, bool finite);
 
 }  // namespace gyre::scheduler

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/mailbox.hpp"
@@ -45,7 +44,7 @@ inline Silence silence_of(std::string what, const std::vector<int>& ranks) {
 // a deadline. Whatever ends the wait otherwise becomes the job's failure, the same on every
 // member: another member's failure notice as it came, a closed transport as kPeerLost blamed on
 // the peer whose loss closed it, silence as kTimeout naming who owes the message.
-class GYRE_API Receiver {
+class Receiver {
  public:
   // Whether the members this receiver steers wait on it (a driver, a server): a hub passes
   // another member's failure notice on to them, so that none waits out its own deadline on a
@@ -56,7 +55,7 @@ class GYRE_API Receiver {
   // told of a failure it finds (silence, a closed transport, fail()) before it throws.
   Receiver(Mailbox& mailbox, std::string who, std::chrono::milliseconds timeout, std::vector<int> tell = {},
            Role role = Role::kMember)
-      : mailbox_(mailbox), who_(std::move(who)), timeout_(timeout), tell_(std::move(tell)), role_(role) {}
+           : mailbox_(mailbox), who_(std::move(who)), timeout_(timeout), tell_(std::move(tell)), role_(role) {}
 
   // The oldest message `accept` takes, within the timeout (or until `deadline`); else throws
   // JobFailed as above, `silent()` saying who owes it.
@@ -89,6 +88,6 @@ class GYRE_API Receiver {
 };
 
 // The failure a closed transport means: kPeerLost, blamed on the peer whose loss closed it.
-GYRE_API JobFailed peer_lost(const net::GroupClosed& closed, const std::string& who);
+JobFailed peer_lost(const net::GroupClosed& closed, const std::string& who);
 
 }  // namespace gyre::runtime

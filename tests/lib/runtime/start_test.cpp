@@ -202,25 +202,26 @@ TEST_CASE_TEMPLATE("cancel() stops a rounds job whose app would never stop", B, 
 }
 
 TEST_CASE_TEMPLATE("cancel() stops a parameter-server job and a peer-to-peer job mid-run", B, GYRE_TEST_BACKENDS) {
+  using namespace pipeline::ps;
   auto steps = std::make_shared<std::atomic<int>>(0);
+  // One program that never stops, for both engines.
+  Program p;
+  p.push = [steps](Worker&, std::span<const Key> keys) {
+    ++*steps;
+    KeyValues updates;
+    for (auto k : keys) updates.emplace_back(k, Value(1, 1.0));
+    return updates;
+  };
+  p.stop = [](Worker&) { return false; };
   SUBCASE("parameter server") {
-    pipeline::ps::PsLayout l;
+    PsLayout l;
     l.workers = 2;
     l.servers = 1;
     l.keys = 4;
     l.value_size = 1;
-    pipeline::ps::PsProgram p;
-    p.push = [steps](pipeline::ps::Worker&, std::span<const pipeline::ps::Key> keys) {
-      ++*steps;
-      pipeline::ps::KeyValues updates;
-      for (auto k : keys) updates.emplace_back(k, pipeline::ps::Value(1, 1.0));
-      return updates;
-    };
-    p.stop = [](pipeline::ps::Worker&) { return false; };
-    pipeline::ps::PsJobOptions o;
+    PsJobOptions o;
     o.timeout = 20s;
-    auto handle = runtime::start(pipeline::ps::ps_job(l, B::runtime_backend()),
-                                 [=](const runtime::Job& job) { return pipeline::ps::run_ps(job, l, p, o); });
+    auto handle = runtime::start(ps_job(l, B::runtime_backend()), [=](const runtime::Job& job) { return run_ps(job, l, p, o); });
     wait_for_progress(*steps, 20);
     cancel_and_check(handle);
   }
@@ -228,14 +229,6 @@ TEST_CASE_TEMPLATE("cancel() stops a parameter-server job and a peer-to-peer job
     pipeline::p2p::P2pLayout l;
     l.peers = 3;
     l.keys = 6;
-    pipeline::p2p::P2pProgram p;
-    p.push = [steps](pipeline::ps::Worker&, std::span<const pipeline::p2p::Key> keys) {
-      ++*steps;
-      pipeline::p2p::KeyValues updates;
-      for (auto k : keys) updates.emplace_back(k, pipeline::p2p::Value(1, 1.0));
-      return updates;
-    };
-    p.stop = [](pipeline::ps::Worker&) { return false; };
     pipeline::p2p::P2pJobOptions o;
     o.timeout = 20s;
     auto handle = runtime::start(pipeline::p2p::p2p_job(l, B::runtime_backend()),
