@@ -68,7 +68,7 @@ TEST_CASE("every computation model learns the planted ratings and reports RMSE a
     }
     // No-sync (D) is held by its replicas' error (the next-to-last epoch's), what the last line
     // reported until issue 36; the last line is now the written mean's, which falls short of it
-    // when the replicas exchange rarely (README, gyre-mf --model D).
+    // when the replicas exchange rarely (docs/cli/gyre-mf.md, --model D).
     const auto& held = model == M::kNoSync ? t.epochs[t.epochs.size() - 2] : t.epochs.back();
     CHECK(*held.test_rmse < 0.8 * final_test_rmse(start));
     CHECK(t.epochs.back().train_rmse < t.epochs.front().train_rmse);

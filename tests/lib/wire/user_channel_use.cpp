@@ -1,6 +1,6 @@
 // tests/lib/wire/user_channel_use.cpp — compiled, never run: a user's protocol on gyre::channels, and the two misuses that must not compile.
 //
-// As it stands it is what README's "your own protocols" shows and must compile; meson.build
+// As it stands it is what docs/embedding.md's "Message types" section shows and must compile; meson.build
 // compiles it again with one GYRE_MISUSE_* macro defined and expects the helper's own diagnostic
 // (compile_check.sh), so the failure cannot come from anything else in the file.
 #include <array>
