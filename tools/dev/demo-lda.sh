@@ -2,7 +2,7 @@
 # tools/dev/demo-lda.sh — build, fetch the King James Bible (Debian package), learn 20 topics in one process on all cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-tools/dev/build.sh
+tools/dev/build.sh apps/lda/gyre-lda  # only what the demo runs
 tools/data/fetch-corpora.sh bible
 corpus="${GYRE_DATA_DIR:-$HOME/.cache/gyre/corpora}/bible/docs.txt"
 data=build/demo-lda
