@@ -243,7 +243,7 @@ void LassoRounds::decide() {
   report();
   const bool converged = certificate_.duality_gap <= config_.tol * certificate_.objective;
   // Cycles over every coordinate that move nothing: rounding has the last word.
-  if (converged || path_.updates_since_begin(spent()) >= max_updates_ || stalled_ >= 2) {
+  if (converged || path_.updates_since_begin(updates_) >= max_updates_ || stalled_ >= 2) {
     finish_lambda(converged);
     return;
   }

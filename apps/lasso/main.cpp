@@ -23,7 +23,7 @@ extern char** environ;
 #include "gyre/data/regression.hpp"
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
-#include "gyre/rotation/cluster_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 #include "lasso/model_io.hpp"
 #include "lasso/rows_input.hpp"
 #include "lasso/solver.hpp"

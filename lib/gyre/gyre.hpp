@@ -37,8 +37,6 @@
 #include "gyre/model/block.hpp"
 #include "gyre/ps/p2p_job.hpp"
 #include "gyre/ps/ps_job.hpp"
-#include "gyre/rotation/cluster_job.hpp"
-#include "gyre/rotation/embedded_job.hpp"
 #include "gyre/rotation/rotate.hpp"
 #include "gyre/rotation/rotation_job.hpp"
 #include "gyre/rotation/rotation_kernel.hpp"

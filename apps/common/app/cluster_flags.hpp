@@ -12,7 +12,7 @@
 
 #include "gyre/cluster/launch.hpp"
 #include "gyre/data/byte_ranges.hpp"
-#include "gyre/rotation/cluster_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 
 namespace gyre::app {
 

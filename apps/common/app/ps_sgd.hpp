@@ -10,7 +10,7 @@
 
 #include "app/ps_sgd_checkpoint.hpp"
 #include "gyre/ps/barrier.hpp"
-#include "gyre/rotation/cluster_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 
 namespace gyre::app::ps_sgd {
 

@@ -36,7 +36,7 @@ class LambdaPath {
   std::size_t index() const { return index_; }
   const Penalty& penalty() const { return penalty_; }
   // Updates spent on this λ so far.
-  std::uint64_t updates_since_begin(Spent now) const { return now.updates - before_.updates; }
+  std::uint64_t updates_since_begin(std::uint64_t updates) const { return updates - before_.updates; }
   LassoRun result() && { return std::move(run_); }
 
   // A checkpoint's parts, where the scheduler's state puts them: the time spent on this λ; the

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "gyre/data/corpus.hpp"
-#include "gyre/rotation/cluster_job.hpp"
 #include "gyre/rotation/gather.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 #include "lda/corpus_input.hpp"
 #include "lda/trainer.hpp"
 

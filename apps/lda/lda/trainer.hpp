@@ -13,7 +13,7 @@
 #include "gyre/checkpoint/epoch_checkpoints.hpp"
 #include "gyre/data/corpus.hpp"
 #include "gyre/model/row_blocks.hpp"
-#include "gyre/rotation/embedded_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 #include "lda/config.hpp"
 #include "lda/topic_count_rows.hpp"
 #include "lda/heldout.hpp"

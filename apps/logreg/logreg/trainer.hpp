@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gyre/data/regression.hpp"
-#include "gyre/rotation/cluster_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 #include "logreg/config.hpp"
 #include "logreg/model.hpp"
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gyre/data/ratings.hpp"
-#include "gyre/rotation/cluster_job.hpp"
 #include "gyre/rotation/gather.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 #include "mf/trainer.hpp"
 
 namespace gyre::mf {

@@ -12,7 +12,7 @@
 #include "gyre/data/id_space.hpp"
 #include "gyre/data/ratings.hpp"
 #include "gyre/data/ratings_stats.hpp"
-#include "gyre/rotation/embedded_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 #include "mf/config.hpp"
 #include "mf/item_blocks.hpp"
 #include "mf/mf_kernel.hpp"

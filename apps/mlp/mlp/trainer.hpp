@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "app/ps_sgd.hpp"
-#include "gyre/rotation/cluster_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 #include "mlp/dataset.hpp"
 #include "mlp/network.hpp"
 

@@ -1,5 +1,5 @@
 // gyre/rotation/cluster_job.cpp — an app's multi-process options as a rotation's engine options.
-#include "gyre/rotation/cluster_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 
 namespace gyre::pipeline {
 

@@ -1,5 +1,5 @@
 // gyre/rotation/embedded_job.cpp — a rotation job whose members all run here, and the blocks they end with.
-#include "gyre/rotation/embedded_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 
 #include <memory>
 #include <optional>

@@ -1,4 +1,4 @@
-// gyre/rotation/rotation_job.hpp — a rotation job on the runtime: the workers' engines and the scheduler, on any backend.
+// gyre/rotation/rotation_job.hpp — running a rotation job on the runtime: on any backend (run_rotation), all in this process (run_embedded), or as one process of many.
 #pragma once
 
 #include <chrono>
@@ -60,5 +60,47 @@ GYRE_API runtime::Job rotation_job(int workers, runtime::Backend backend);
 GYRE_API void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& schedule,
                            const std::vector<model::BlockShape>& layout, const std::function<RotationWorker(int rank)>& worker,
                            const scheduler::PhasePolicy& policy, const RotationOptions& options, const AfterRotation& after);
+
+// --- The embedded default: every member in this process ---
+
+using EmbeddedJobOptions = RotationOptions;
+using EmbeddedWorker = RotationWorker;
+
+// Runs one rotation job with every member in this process (runtime::ThreadsBackend by default,
+// or runtime::LoopbackBackend for the real wire): worker w on its own thread with an arena of
+// threads_per_worker, the scheduler (running `policy`) on another. Returns, per worker, the
+// blocks it holds at the end. If any part fails, every part stops and the root cause is
+// thrown: the kernel's own exception, or runtime::JobFailed with the first failure's text.
+// The initial blocks of all workers together must be every block of the schedule once; their
+// shapes are the layout every worker checks arriving blocks against (std::invalid_argument
+// otherwise). Across processes, use run_rotation.
+GYRE_API std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::RotationSchedule& schedule,
+                                                                  std::vector<EmbeddedWorker> workers,
+                                                                  const scheduler::PhasePolicy& policy,
+                                                                  const EmbeddedJobOptions& options,
+                                                                  runtime::Backend backend = runtime::ThreadsBackend{});
+// The same on `job` (rotation_job(P, backend), or the job runtime::start() hands its program,
+// whose control cancels the run).
+GYRE_API std::vector<std::vector<model::OwnedBlock>> run_embedded(const runtime::Job& job,
+                                                                  const scheduler::RotationSchedule& schedule,
+                                                                  std::vector<EmbeddedWorker> workers,
+                                                                  const scheduler::PhasePolicy& policy,
+                                                                  const EmbeddedJobOptions& options);
+
+// --- What an app knows of a multi-process job ---
+
+// How this process joins the job (the runtime's backend: launcher rank, coordinator, token,
+// settings, connection limits, injected faults) and what the engines need besides.
+struct ClusterJobOptions : runtime::ProcessesBackend {
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait of a worker for work
+  std::chrono::milliseconds visit_deadline{std::chrono::minutes(10)};  // longest visit (RotationOptions)
+  model::OwnershipRegistry* registry = nullptr;
+};
+
+// The runtime's part of the options.
+inline const runtime::ProcessesBackend& processes_backend(const ClusterJobOptions& options) { return options; }
+// The engine options for a rotation run, with `threads` per worker and `depth` visits in flight
+// (zero: the schedule's blocks per worker).
+GYRE_API RotationOptions rotation_options(const ClusterJobOptions& options, int threads, int depth = 0);
 
 }  // namespace gyre::pipeline

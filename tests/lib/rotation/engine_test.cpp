@@ -14,8 +14,8 @@
 #include <string>
 #include <thread>
 
-#include "gyre/rotation/embedded_job.hpp"
 #include "gyre/rotation/rotate.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 #include "gyre/wire/body.hpp"
 #include "lib/net/backends.hpp"
 #include "support/job_failure.hpp"

@@ -12,7 +12,7 @@
 #include "gyre/mapreduce/job.hpp"
 #include "gyre/ps/p2p_job.hpp"
 #include "gyre/ps/ps_job.hpp"
-#include "gyre/rotation/embedded_job.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 #include "gyre/rounds/rounds.hpp"
 #include "gyre/rounds/rounds_job.hpp"
 #include "lib/net/backends.hpp"
