@@ -150,7 +150,11 @@ inline CommandResult disturb_rank_1(const TempDir& dir, const std::string& comma
                                     const std::string& ready = "epoch   2") {
   const std::string coordinator = "127.0.0.1:" + std::to_string(free_port());
   std::ostringstream script;
-  script << "cd '" << dir.path().string() << "'\nexport GYRE_TOKEN=test-token\n";
+  // The logs of an earlier call in the same directory go first: a rank's `> logR.txt` truncates
+  // only when its shell gets to it, and a stale "ready" line in log0.txt would trigger `what`
+  // before the ranks had even met (seen under ASan on a loaded machine: rank 1 killed before it
+  // joined, the others waiting for it until the watchdog).
+  script << "cd '" << dir.path().string() << "'\nrm -f log0.txt log1.txt log2.txt\nexport GYRE_TOKEN=test-token\n";
   for (int r = 0; r < 3; ++r) {
     script << command << " --processes 3 --process-rank " << r << " --coordinator " << coordinator
            << " --listen-host 127.0.0.1 > log" << r << ".txt 2>&1 &\npid" << r << "=$!\n";
