@@ -5,6 +5,7 @@
 # install-and-subproject embed test, which compiles the library again; CI runs it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+tools/dev/install-deps.sh
 tools/dev/build.sh
 tools/data/fetch-corpora.sh bible >/dev/null
 tools/data/fetch-regression.sh diabetes >/dev/null

@@ -1,7 +1,6 @@
 // gyre/ps/p2p_owner.cpp — the owner's service thread: bounded decoding, exactly-once folding, reads, the end of the job.
 #include "gyre/ps/p2p_owner.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 #include <tuple>
 #include <string>
@@ -26,10 +25,8 @@ P2pOwner::P2pOwner(runtime::Mailbox& inbox, P2pLayout layout, Fold fold, std::fu
     : inbox_(inbox),
       layout_(layout),
       self_(inbox.group().rank()),
-      fold_(std::move(fold)),
-      initial_(std::move(initial)),
       clocked_(clocked),
-      clocks_(static_cast<std::size_t>(layout.peers), 0),
+      store_(layout.peers, clocked, std::move(fold), std::move(initial), layout.value_size),
       done_(static_cast<std::size_t>(layout.peers), 0) {
   layout_.validate();
   done_[static_cast<std::size_t>(self_)] = 1;
@@ -43,71 +40,33 @@ P2pOwner::~P2pOwner() {
   if (service_.joinable()) service_.join();
 }
 
-Value& P2pOwner::stored(Key key) {
-  auto it = values_.find(key);
-  if (it == values_.end()) it = values_.emplace(key, initial_ ? initial_(key) : Value(layout_.value_size, 0.0)).first;
-  if (it->second.size() != layout_.value_size)
-    throw std::logic_error("peer-to-peer: the initial value of key " + std::to_string(key) + " has " +
-                           std::to_string(it->second.size()) + " doubles, not " + std::to_string(layout_.value_size));
-  return it->second;
-}
-
-std::int64_t P2pOwner::slowest() const { return *std::min_element(clocks_.begin(), clocks_.end()); }
-
-void P2pOwner::fold(const Update& u) {
-  Value& v = stored(u.key);
-  if (u.set) {
-    v = u.value;
-    return;
-  }
-  if (fold_) fold_(u.key, v, u.value);
-  else
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] += u.value[i];
-  ++applied_[u.key];
-}
-
-void P2pOwner::take(Update u) {
-  if (clocked_ && u.step_end > slowest()) pending_[{u.step_end, u.peer}].push_back(std::move(u));
-  else fold(u);
-}
-
-void P2pOwner::advance(int peer, std::int64_t clock) {
-  clocks_[static_cast<std::size_t>(peer)] = clock;
-  const std::int64_t due = slowest();
-  // By (step, peer), and within one peer's step in the order sent: the same order on every run.
-  auto it = pending_.begin();
-  for (; it != pending_.end() && it->first.first <= due; ++it)
-    for (const Update& u : it->second) fold(u);
-  pending_.erase(pending_.begin(), it);
-}
-
 Value P2pOwner::read_at(Key key, std::int64_t clock, std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(mutex_);
-  if (clocked_ && !advanced_.wait_until(lock, deadline, [&] { return slowest() >= clock || error_ || ended_; })) {
-    const auto behind = std::min_element(clocks_.begin(), clocks_.end()) - clocks_.begin();
-    throw runtime::JobFailed(static_cast<int>(behind), runtime::FailureCause::kTimeout,
+  if (clocked_ && !advanced_.wait_until(lock, deadline, [&] { return store_.slowest() >= clock || error_ || ended_; })) {
+    const int behind = store_.slowest_member();
+    throw runtime::JobFailed(behind, runtime::FailureCause::kTimeout,
                              "peer-to-peer owner " + std::to_string(self_) + ": the pushes of rank " +
                                  std::to_string(behind) + " did not reach clock " + std::to_string(clock) + " in time");
   }
   if (error_) std::rethrow_exception(error_);
-  return stored(key);
+  return store_.at(key);
 }
 
 void P2pOwner::apply(Key key, std::span<const double> delta, std::int64_t step_end) {
   std::lock_guard lock(mutex_);
-  take({step_end, self_, false, key, Value(delta.begin(), delta.end())});
+  store_.take({step_end, self_, false, key, Value(delta.begin(), delta.end())});
 }
 
 void P2pOwner::store(Key key, Value value, std::int64_t step_end) {
   std::lock_guard lock(mutex_);
-  take({step_end, self_, true, key, std::move(value)});
+  store_.take({step_end, self_, true, key, std::move(value)});
 }
 
 void P2pOwner::reached(std::int64_t clock) {
   if (!clocked_) return;
   {
     std::lock_guard lock(mutex_);
-    advance(self_, clock);
+    store_.advance(self_, clock);
   }
   answer_due();
 }
@@ -124,14 +83,11 @@ void P2pOwner::answer_due() {
   std::vector<std::tuple<int, std::uint64_t, KeyValues>> due;
   {
     std::lock_guard lock(mutex_);
-    const std::int64_t reached = slowest();
-    std::erase_if(waiting_, [&](const Read& r) {
-      if (r.clock > reached) return false;
+    for (const ps::HeldRead& r : store_.take_due_reads()) {
       KeyValues kv;
-      for (Key k : r.keys) kv.emplace_back(k, stored(k));
-      due.emplace_back(r.peer, r.request, std::move(kv));
-      return true;
-    });
+      for (Key k : r.keys) kv.emplace_back(k, store_.at(k));
+      due.emplace_back(r.member, r.request, std::move(kv));
+    }
   }
   advanced_.notify_all();
   for (const auto& [peer, request, kv] : due) answer(peer, request, kv);
@@ -147,35 +103,34 @@ void P2pOwner::handle(const net::Message& m) {
     case kSet: {
       auto updates = decode_owned_values(m, layout_, self_);
       std::lock_guard lock(mutex_);
-      const std::int64_t clock = clocks_[static_cast<std::size_t>(sender)];
+      const std::int64_t clock = store_.clock_of(sender);
       if (clocked_ && step_end != clock + 1)
         throw std::runtime_error(std::string(m.type == kPush ? "pushed" : "set") + " for clock " + std::to_string(m.tag) +
                                  " after clock " + std::to_string(clock));
-      for (auto& [k, v] : updates) take({step_end, sender, m.type == kSet, k, std::move(v)});
+      for (auto& [k, v] : updates) store_.take({step_end, sender, m.type == kSet, k, std::move(v)});
       if (!clocked_ || m.type == kSet) return;
-      advance(sender, step_end);
+      store_.advance(sender, step_end);
       break;
     }
     case kGet: {
-      Read r{sender, m.tag, 0, {}};
+      ps::HeldRead r{sender, m.tag, 0, {}};
       r.keys = decode_owned_keys(m, layout_, self_, r.clock);
       KeyValues kv;
       {
         std::lock_guard lock(mutex_);
-        if (clocked_ && r.clock > slowest()) {
-          ++held_reads_;
-          waiting_.push_back(std::move(r));
+        if (clocked_ && r.clock > store_.slowest()) {
+          store_.hold(std::move(r));
           return;
         }
-        for (Key k : r.keys) kv.emplace_back(k, stored(k));
+        for (Key k : r.keys) kv.emplace_back(k, store_.at(k));
       }
-      return answer(r.peer, r.request, kv);
+      return answer(r.member, r.request, kv);
     }
     default: {  // kDone
       std::lock_guard lock(mutex_);
       done_[static_cast<std::size_t>(sender)] = 1;
       ++done_count_;
-      advance(sender, kFinished);
+      store_.advance(sender, kFinished);
     }
   }
   answer_due();
@@ -245,22 +200,22 @@ void P2pOwner::finish(std::chrono::steady_clock::time_point deadline) {
   if (service_.joinable()) service_.join();
   rethrow_if_failed();
   std::lock_guard lock(mutex_);
-  advance(self_, kFinished);  // every peer is done: what is still kept is folded in
+  store_.advance(self_, kFinished);  // every peer is done: what is still kept is folded in
 }
 
 std::map<Key, Value> P2pOwner::values() const {
   std::lock_guard lock(mutex_);
-  return values_;
+  return store_.values();
 }
 
 std::map<Key, std::uint64_t> P2pOwner::pushes_applied() const {
   std::lock_guard lock(mutex_);
-  return applied_;
+  return store_.pushes_folded();
 }
 
 std::uint64_t P2pOwner::held_reads() const {
   std::lock_guard lock(mutex_);
-  return held_reads_;
+  return store_.held_reads();
 }
 
 }  // namespace gyre::pipeline::p2p

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gyre/net/group.hpp"
+#include "gyre/ps/clocked_store.hpp"
 #include "gyre/ps/p2p_protocol.hpp"
 #include "gyre/ps/ps_server.hpp"
 #include "gyre/runtime/mailbox.hpp"
@@ -71,45 +72,19 @@ class P2pOwner {
   std::uint64_t held_reads() const;                     // other peers' reads held for their bound
 
  private:
-  struct Read {
-    int peer;
-    std::uint64_t request;
-    std::int64_t clock;
-    std::vector<Key> keys;
-  };
-  struct Update {
-    std::int64_t step_end;
-    int peer;
-    bool set;
-    Key key;
-    Value value;
-  };
   void serve();
   void handle(const net::Message& m);
-  // Under mutex_: takes in `u` (folded now, or kept until its step is due).
-  void take(Update u);
-  void fold(const Update& u);
-  // Under mutex_: moves peer's clock to `clock`; folds the updates now due, in order.
-  void advance(int peer, std::int64_t clock);
   // Answers the held reads now due (the values read under mutex_, sent after).
   void answer_due();
   void answer(int peer, std::uint64_t request, const KeyValues& kv);
-  std::int64_t slowest() const;  // under mutex_: the lowest clock over the peers
-  Value& stored(Key key);        // under mutex_
 
   runtime::Mailbox& inbox_;
   P2pLayout layout_;
   int self_;
-  Fold fold_;
-  std::function<Value(Key)> initial_;
-  mutable std::mutex mutex_;
-  std::map<Key, Value> values_;
-  std::map<Key, std::uint64_t> applied_;
   bool clocked_;
-  std::vector<std::int64_t> clocks_;  // per peer: the step its pushes have reached (when clocked_)
-  std::map<std::pair<std::int64_t, int>, std::vector<Update>> pending_;  // by (step, peer): not every peer has ended it
-  std::vector<Read> waiting_;         // held reads
-  std::uint64_t held_reads_ = 0;
+  mutable std::mutex mutex_;
+  // Under mutex_: the owned keys; the members are the peers, whose clocks move only when clocked_.
+  ps::ClockedStore store_;
   std::condition_variable advanced_;  // a clock moved, or the service ended
   std::vector<char> done_;            // per peer: said kDone
   int done_count_ = 0;

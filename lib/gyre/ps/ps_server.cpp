@@ -1,7 +1,6 @@
 // gyre/ps/ps_server.cpp — the server loop: pushes, sets, clock-gated reads, stop.
 #include "gyre/ps/ps_server.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -13,113 +12,84 @@
 namespace gyre::pipeline::ps {
 
 PsServer::PsServer(runtime::Mailbox& inbox, PsLayout layout, int index, PsServerOptions options)
-    : inbox_(inbox), layout_(layout), index_(index), options_(std::move(options)),
-      worker_clocks_(static_cast<std::size_t>(layout.workers), 0), reports_(static_cast<std::size_t>(layout.workers)) {
+    : inbox_(inbox),
+      layout_(layout),
+      index_(index),
+      options_(std::move(options)),
+      store_(layout.workers, options_.ordered, options_.pull, options_.initial, layout.value_size),
+      reports_(static_cast<std::size_t>(layout.workers)) {
   layout_.validate();
-  if (!options_.pull)
-    options_.pull = [](Key, Value& stored, std::span<const double> update) {
-      for (std::size_t i = 0; i < stored.size(); ++i) stored[i] += update[i];
-    };
   for (Key k = 0; k < layout_.keys; ++k) {
     if (layout_.server_of(k) != index_) continue;
-    Value v = options_.initial ? options_.initial(k) : Value(layout_.value_size, 0.0);
-    if (v.size() != layout_.value_size)
-      throw std::invalid_argument("parameter server: initial value of key " + std::to_string(k) + " has " +
-                                  std::to_string(v.size()) + " doubles, not " + std::to_string(layout_.value_size));
-    values_.emplace(k, std::move(v));
+    try {
+      store_.at(k);
+    } catch (const std::logic_error& e) {
+      throw std::invalid_argument(std::string("parameter server: ") + e.what());
+    }
   }
 }
 
 Value& PsServer::stored(Key key, int sender) {
-  const auto it = values_.find(key);
-  if (it == values_.end())
+  if (!store_.holds(key))
     throw std::runtime_error("key " + std::to_string(key) + " from rank " + std::to_string(sender) + " is not held by server " +
                              std::to_string(index_));
-  return it->second;
+  return store_.at(key);
 }
 
-void PsServer::answer(const Read& r) {
+void PsServer::answer(const HeldRead& r) {
   KeyValues kv;
   kv.reserve(r.keys.size());
-  for (Key k : r.keys) kv.emplace_back(k, stored(k, r.worker));
+  for (Key k : r.keys) kv.emplace_back(k, stored(k, r.member));
   net::Message m;
   m.type = kGetReply;
   m.tag = r.request;
-  m.body = encode_key_values(kv, clock_);
-  inbox_.group().send(r.worker, std::move(m));
+  m.body = encode_key_values(kv, store_.slowest());
+  inbox_.group().send(r.member, std::move(m));
 }
 
-void PsServer::fold_due() {
-  std::stable_sort(pending_.begin(), pending_.end(),
-                   [](const Pending& a, const Pending& b) { return a.step != b.step ? a.step < b.step : a.worker < b.worker; });
-  const auto due = std::find_if(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.step >= clock_; });
-  for (auto it = pending_.begin(); it != due; ++it) {
-    auto& s = stored(it->key, it->worker);
-    if (it->set)
-      s = std::move(it->value);
-    else
-      options_.pull(it->key, s, it->value);
-  }
-  pending_.erase(pending_.begin(), due);
-}
-
-void PsServer::advance_clock() {
-  clock_ = *std::min_element(worker_clocks_.begin(), worker_clocks_.end());
-  if (options_.ordered) fold_due();
-  std::erase_if(waiting_, [&](const Read& r) {
-    if (r.clock > clock_) return false;
-    answer(r);
-    return true;
-  });
+void PsServer::advance(int w, std::int64_t clock) {
+  store_.advance(w, clock);
+  for (const HeldRead& r : store_.take_due_reads()) answer(r);
 }
 
 void PsServer::handle(const net::Message& m) {
   const int w = m.sender;
   if (w < 0 || w >= layout_.workers) throw std::runtime_error("message from rank " + std::to_string(w) + ", not a worker");
-  auto& worker_clock = worker_clocks_[static_cast<std::size_t>(w)];
+  const std::int64_t worker_clock = store_.clock_of(w);
   switch (m.type) {
     case kPush:
     case kSet:
       for (auto& [k, v] : decode_updates(m, layout_, index_)) {
-        auto& s = stored(k, w);
-        if (options_.ordered)
-          pending_.push_back({worker_clock, w, m.type == kSet, k, std::move(v)});
-        else if (m.type == kSet)
-          s = std::move(v);
-        else
-          options_.pull(k, s, v);
+        stored(k, w);  // a key this server does not hold is refused now, not when it is due
+        store_.take({worker_clock + 1, w, m.type == kSet, k, std::move(v)});
         ++pushes_;
       }
       break;
     case kGet: {
-      Read r{w, m.tag, 0, {}};
+      HeldRead r{w, m.tag, 0, {}};
       r.keys = decode_read(m, layout_, index_, r.clock);  // a stray key is refused now, not when the read is due
-      if (r.clock <= clock_) {
+      if (r.clock <= store_.slowest())
         answer(r);
-      } else {
-        ++deferred_;
-        waiting_.push_back(std::move(r));
-      }
+      else
+        store_.hold(std::move(r));
       break;
     }
     case kClock:
       if (static_cast<std::int64_t>(m.tag) != worker_clock + 1)
         throw std::runtime_error("rank " + std::to_string(w) + " reported clock " + std::to_string(m.tag) + " after " +
                                  std::to_string(worker_clock));
-      ++worker_clock;
-      advance_clock();
+      advance(w, worker_clock + 1);
       break;
     case kStop: {
       if (worker_clock == scheduler::Barrier::kFinished) throw std::runtime_error("rank " + std::to_string(w) + " stopped twice");
       reports_[static_cast<std::size_t>(w)] = decode_report(m);
-      worker_clock = scheduler::Barrier::kFinished;
       ++stopped_;
-      advance_clock();
+      advance(w, scheduler::Barrier::kFinished);
       break;
     }
     case kKeys: {
       std::vector<Key> keys;
-      for (const auto& [k, v] : values_) keys.push_back(k);
+      for (const auto& [k, v] : store_.values()) keys.push_back(k);
       net::Message reply;
       reply.type = kKeysReply;
       reply.tag = m.tag;

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "gyre/ps/clocked_store.hpp"
 #include "gyre/ps/ps_layout.hpp"
 #include "gyre/ps/ps_worker.hpp"
 #include "gyre/runtime/mailbox.hpp"
@@ -36,46 +37,28 @@ class PsServer {
   // job, naming its sender (runtime::JobFailed); so does a worker's failure.
   void run();
 
-  std::int64_t clock() const noexcept { return clock_; }
-  const std::map<Key, Value>& values() const noexcept { return values_; }
+  std::int64_t clock() const { return store_.slowest(); }
+  const std::map<Key, Value>& values() const noexcept { return store_.values(); }
   std::uint64_t pushes() const noexcept { return pushes_; }
   // Each worker's report, as it came with its stop.
   const std::vector<PsWorkerReport>& reports() const noexcept { return reports_; }
-  std::uint64_t deferred_reads() const noexcept { return deferred_; }
+  std::uint64_t deferred_reads() const noexcept { return store_.held_reads(); }
 
  private:
-  struct Pending {  // an update held back by `ordered`
-    std::int64_t step;
-    int worker;
-    bool set;
-    Key key;
-    Value value;
-  };
-  struct Read {
-    int worker;
-    std::uint64_t request;
-    std::int64_t clock;
-    std::vector<Key> keys;
-  };
   void handle(const net::Message& m);
-  void answer(const Read& r);
-  void advance_clock();
-  void fold_due();
+  void answer(const HeldRead& r);
+  // Worker w has reached `clock`: folds what is due and answers the reads now due.
+  void advance(int w, std::int64_t clock);
   Value& stored(Key key, int sender);
 
   runtime::Mailbox& inbox_;
   PsLayout layout_;
   int index_;
   PsServerOptions options_;
-  std::map<Key, Value> values_;
-  std::vector<std::int64_t> worker_clocks_;
+  ClockedStore store_;  // the members are the workers
   std::vector<PsWorkerReport> reports_;
-  std::int64_t clock_ = 0;
   int stopped_ = 0;
-  std::vector<Read> waiting_;
-  std::vector<Pending> pending_;
   std::uint64_t pushes_ = 0;
-  std::uint64_t deferred_ = 0;
 };
 
 }  // namespace gyre::pipeline::ps

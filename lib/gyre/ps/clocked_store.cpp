@@ -1,0 +1,80 @@
+// gyre/ps/clocked_store.cpp — folding updates by (step, member), clocks, held reads.
+#include "gyre/ps/clocked_store.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gyre::pipeline::ps {
+
+ClockedStore::ClockedStore(int members, bool ordered, Fold fold, std::function<Value(Key)> initial, std::size_t value_size)
+    : ordered_(ordered),
+      fold_(std::move(fold)),
+      initial_(std::move(initial)),
+      value_size_(value_size),
+      clocks_(static_cast<std::size_t>(members), 0) {}
+
+Value& ClockedStore::at(Key key) {
+  auto it = values_.find(key);
+  if (it == values_.end()) {
+    Value v = initial_ ? initial_(key) : Value(value_size_, 0.0);
+    if (v.size() != value_size_)
+      throw std::logic_error("the initial value of key " + std::to_string(key) + " has " + std::to_string(v.size()) +
+                             " doubles, not " + std::to_string(value_size_));
+    it = values_.emplace(key, std::move(v)).first;
+  }
+  return it->second;
+}
+
+void ClockedStore::fold(const ClockedUpdate& u) {
+  Value& v = at(u.key);
+  if (u.set) {
+    v = u.value;
+    return;
+  }
+  if (fold_)
+    fold_(u.key, v, u.value);
+  else
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] += u.value[i];
+  ++pushes_folded_[u.key];
+}
+
+void ClockedStore::take(ClockedUpdate u) {
+  if (ordered_ && u.step_end > slowest())
+    pending_[{u.step_end, u.member}].push_back(std::move(u));
+  else
+    fold(u);
+}
+
+std::int64_t ClockedStore::slowest() const { return *std::min_element(clocks_.begin(), clocks_.end()); }
+
+int ClockedStore::slowest_member() const {
+  return static_cast<int>(std::min_element(clocks_.begin(), clocks_.end()) - clocks_.begin());
+}
+
+void ClockedStore::advance(int member, std::int64_t clock) {
+  clocks_[static_cast<std::size_t>(member)] = clock;
+  const std::int64_t due = slowest();
+  auto it = pending_.begin();
+  for (; it != pending_.end() && it->first.first <= due; ++it)
+    for (const ClockedUpdate& u : it->second) fold(u);
+  pending_.erase(pending_.begin(), it);
+}
+
+void ClockedStore::hold(HeldRead r) {
+  ++held_reads_;
+  waiting_.push_back(std::move(r));
+}
+
+std::vector<HeldRead> ClockedStore::take_due_reads() {
+  std::vector<HeldRead> due;
+  const std::int64_t reached = slowest();
+  std::erase_if(waiting_, [&](HeldRead& r) {
+    if (r.clock > reached) return false;
+    due.push_back(std::move(r));
+    return true;
+  });
+  return due;
+}
+
+}  // namespace gyre::pipeline::ps
