@@ -7,11 +7,13 @@
 
 namespace gyre::pipeline::ps {
 
-ClockedStore::ClockedStore(int members, bool ordered, Fold fold, std::function<Value(Key)> initial, std::size_t value_size)
+ClockedStore::ClockedStore(int members, bool ordered, Fold fold, std::function<Value(Key)> initial, std::size_t value_size,
+                           bool count_pushes)
     : ordered_(ordered),
       fold_(std::move(fold)),
       initial_(std::move(initial)),
       value_size_(value_size),
+      count_pushes_(count_pushes),
       clocks_(static_cast<std::size_t>(members), 0) {}
 
 Value& ClockedStore::at(Key key) {
@@ -36,7 +38,7 @@ void ClockedStore::fold(const ClockedUpdate& u) {
     fold_(u.key, v, u.value);
   else
     for (std::size_t i = 0; i < v.size(); ++i) v[i] += u.value[i];
-  ++pushes_folded_[u.key];
+  if (count_pushes_) ++pushes_folded_[u.key];
 }
 
 void ClockedStore::take(ClockedUpdate u) {

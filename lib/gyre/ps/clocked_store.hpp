@@ -37,14 +37,16 @@ struct HeldRead {
 class ClockedStore {
  public:
   // `fold` empty: a push is added; `initial` empty: a key starts at `value_size` zeros.
-  ClockedStore(int members, bool ordered, Fold fold, std::function<Value(Key)> initial, std::size_t value_size);
+  // `count_pushes`: keep pushes_folded() (a map update per push, which a server's loop is spared).
+  ClockedStore(int members, bool ordered, Fold fold, std::function<Value(Key)> initial, std::size_t value_size,
+               bool count_pushes = false);
 
   // The stored value of `key`, made from `initial` on first use (std::logic_error if that
   // value has the wrong size).
   Value& at(Key key);
   bool holds(Key key) const { return values_.contains(key); }
   const std::map<Key, Value>& values() const noexcept { return values_; }
-  // Per key: how many pushes (not sets) have been folded in.
+  // Per key: how many pushes (not sets) have been folded in; empty unless count_pushes.
   const std::map<Key, std::uint64_t>& pushes_folded() const noexcept { return pushes_folded_; }
 
   // Folded now, or kept until its step is due (when ordered).
@@ -69,6 +71,7 @@ class ClockedStore {
   Fold fold_;
   std::function<Value(Key)> initial_;
   std::size_t value_size_;
+  bool count_pushes_;
   std::map<Key, Value> values_;
   std::map<Key, std::uint64_t> pushes_folded_;
   std::vector<std::int64_t> clocks_;

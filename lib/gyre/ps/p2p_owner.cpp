@@ -26,7 +26,7 @@ P2pOwner::P2pOwner(runtime::Mailbox& inbox, P2pLayout layout, Fold fold, std::fu
       layout_(layout),
       self_(inbox.group().rank()),
       clocked_(clocked),
-      store_(layout.peers, clocked, std::move(fold), std::move(initial), layout.value_size),
+      store_(layout.peers, clocked, std::move(fold), std::move(initial), layout.value_size, /*count_pushes=*/true),
       done_(static_cast<std::size_t>(layout.peers), 0) {
   layout_.validate();
   done_[static_cast<std::size_t>(self_)] = 1;

@@ -21,7 +21,7 @@ ClockedStore recording_store(bool ordered, std::vector<double>& order) {
   return ClockedStore(3, ordered, [&order](Key, Value& v, std::span<const double> u) {
     v[0] += u[0];
     order.push_back(u[0]);
-  }, {}, 1);
+  }, {}, 1, /*count_pushes=*/true);
 }
 
 ClockedUpdate push(std::int64_t step_end, int member, double value, Key key = 7) {
@@ -93,6 +93,7 @@ TEST_CASE("keys start from the initial values, which must have the layout's size
   CHECK_FALSE(zeros.holds(5));
   zeros.take({1, 0, false, 4, Value{1, 2, 3}});
   CHECK(zeros.at(4) == Value{1, 2, 3});
+  CHECK(zeros.pushes_folded().empty());  // not counted unless asked
   ClockedStore wrong(1, false, {}, [](Key) { return Value(2, 1.0); }, 3);
   CHECK_THROWS_AS(wrong.at(0), std::logic_error);
 }
