@@ -28,10 +28,10 @@ Value& ClockedStore::at(Key key) {
   return it->second;
 }
 
-void ClockedStore::fold(const ClockedUpdate& u) {
+void ClockedStore::fold(ClockedUpdate& u) {
   Value& v = at(u.key);
   if (u.set) {
-    v = u.value;
+    v = std::move(u.value);
     return;
   }
   if (fold_)
@@ -48,18 +48,16 @@ void ClockedStore::take(ClockedUpdate u) {
     fold(u);
 }
 
-std::int64_t ClockedStore::slowest() const { return *std::min_element(clocks_.begin(), clocks_.end()); }
-
 int ClockedStore::slowest_member() const {
   return static_cast<int>(std::min_element(clocks_.begin(), clocks_.end()) - clocks_.begin());
 }
 
 void ClockedStore::advance(int member, std::int64_t clock) {
   clocks_[static_cast<std::size_t>(member)] = clock;
-  const std::int64_t due = slowest();
+  slowest_ = *std::min_element(clocks_.begin(), clocks_.end());
   auto it = pending_.begin();
-  for (; it != pending_.end() && it->first.first <= due; ++it)
-    for (const ClockedUpdate& u : it->second) fold(u);
+  for (; it != pending_.end() && it->first.first <= slowest_; ++it)
+    for (ClockedUpdate& u : it->second) fold(u);
   pending_.erase(pending_.begin(), it);
 }
 
@@ -70,9 +68,8 @@ void ClockedStore::hold(HeldRead r) {
 
 std::vector<HeldRead> ClockedStore::take_due_reads() {
   std::vector<HeldRead> due;
-  const std::int64_t reached = slowest();
   std::erase_if(waiting_, [&](HeldRead& r) {
-    if (r.clock > reached) return false;
+    if (r.clock > slowest_) return false;
     due.push_back(std::move(r));
     return true;
   });

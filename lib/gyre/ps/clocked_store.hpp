@@ -54,7 +54,7 @@ class ClockedStore {
   // `member` has reached `clock` (Barrier::kFinished: it will send no more); folds what is now due.
   void advance(int member, std::int64_t clock);
   std::int64_t clock_of(int member) const { return clocks_[static_cast<std::size_t>(member)]; }
-  std::int64_t slowest() const;
+  std::int64_t slowest() const noexcept { return slowest_; }
   // The member whose clock is lowest (the first of them).
   int slowest_member() const;
 
@@ -65,7 +65,7 @@ class ClockedStore {
   std::uint64_t held_reads() const noexcept { return held_reads_; }
 
  private:
-  void fold(const ClockedUpdate& u);
+  void fold(ClockedUpdate& u);  // a set's value is moved into the store
 
   bool ordered_;
   Fold fold_;
@@ -75,6 +75,7 @@ class ClockedStore {
   std::map<Key, Value> values_;
   std::map<Key, std::uint64_t> pushes_folded_;
   std::vector<std::int64_t> clocks_;
+  std::int64_t slowest_ = 0;  // the lowest of clocks_, kept as they move: take() and every read ask for it
   std::map<std::pair<std::int64_t, int>, std::vector<ClockedUpdate>> pending_;  // by (step end, member)
   std::vector<HeldRead> waiting_;
   std::uint64_t held_reads_ = 0;

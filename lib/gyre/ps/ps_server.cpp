@@ -29,10 +29,14 @@ PsServer::PsServer(runtime::Mailbox& inbox, PsLayout layout, int index, PsServer
   }
 }
 
-Value& PsServer::stored(Key key, int sender) {
+void PsServer::check_held(Key key, int sender) const {
   if (!store_.holds(key))
     throw std::runtime_error("key " + std::to_string(key) + " from rank " + std::to_string(sender) + " is not held by server " +
                              std::to_string(index_));
+}
+
+Value& PsServer::stored(Key key, int sender) {
+  check_held(key, sender);
   return store_.at(key);
 }
 
@@ -60,7 +64,7 @@ void PsServer::handle(const net::Message& m) {
     case kPush:
     case kSet:
       for (auto& [k, v] : decode_updates(m, layout_, index_)) {
-        stored(k, w);  // a key this server does not hold is refused now, not when it is due
+        check_held(k, w);  // a key this server does not hold is refused now, not when it is due
         store_.take({worker_clock + 1, w, m.type == kSet, k, std::move(v)});
         ++pushes_;
       }

@@ -49,6 +49,8 @@ class PsServer {
   void answer(const HeldRead& r);
   // Worker w has reached `clock`: folds what is due and answers the reads now due.
   void advance(int w, std::int64_t clock);
+  // Throws (naming the sender) unless this server holds `key`.
+  void check_held(Key key, int sender) const;
   Value& stored(Key key, int sender);
 
   runtime::Mailbox& inbox_;
