@@ -72,7 +72,13 @@ std::vector<std::byte> encode_part(const MfPlan& plan, const MfKernel& kernel, s
 }
 
 std::string control_state(const MfPlan& plan, std::uint64_t next_phase) {
-  return nlohmann::json{{"next_phase", next_phase}, {"mean", plan.mean}, {"scale", plan.scale}}.dump();
+  const RateState& rate = *plan.rate;  // as the policy left it after the epoch checkpointed
+  return nlohmann::json{{"next_phase", next_phase},
+                        {"mean", plan.mean},
+                        {"scale", plan.scale},
+                        {"rate_scale", rate.scale},
+                        {"held_out_rmse", std::isnan(rate.held_out_rmse) ? nlohmann::json(nullptr) : nlohmann::json(rate.held_out_rmse)}}
+      .dump();
 }
 
 Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, std::uint32_t users, std::uint32_t items,
@@ -81,15 +87,20 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
   float mean = 0, scale = 1;
   Resumed out;
   out.epoch = static_cast<int>(found.manifest.epoch);
-  const std::string expected = "gyre-mf's state (next_phase, mean, scale)";
+  RateState rate;
+  const std::string expected = "gyre-mf's state (next_phase, mean, scale, rate_scale, held_out_rmse)";
   try {
     const auto state = parse_json(found.manifest.state, manifest_file, expected);
     out.phase = state.at("next_phase").get<std::uint64_t>();
     mean = state.at("mean").get<float>();
     scale = state.at("scale").get<float>();
+    rate.scale = state.at("rate_scale").get<float>();
+    if (const auto& rmse = state.at("held_out_rmse"); !rmse.is_null()) rate.held_out_rmse = rmse.get<double>();
   } catch (const nlohmann::json::exception& e) {
     throw InputError(manifest_file, 0, expected, e.what());
   }
+  if (!(rate.scale > 0 && rate.scale <= 1))
+    throw InputError(manifest_file, 0, "\"rate_scale\" in (0, 1]", std::to_string(rate.scale));
   // As in model.json: each epoch is a training phase and at most one evaluation.
   if (out.phase < found.manifest.epoch || out.phase > 2 * found.manifest.epoch)
     throw InputError(manifest_file, 0,
@@ -153,7 +164,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
     in.finish();
   }
   m->trained = TrainingRecord{out.epoch,  config.learning_rate, config.lr_decay, config.lambda, config.lambda_bias,
-                              config.seed, out.phase,           config.update,   scale};
+                              config.seed, out.phase,           config.update,   scale, rate, config.lr_cut, config.held_out};
   out.start = std::move(m);
   return out;
 }

@@ -92,8 +92,9 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
   // Item blocks arriving from peers are checked against this rank's plan: a rank with other
   // data or --biases would send blocks of another shape.
   std::optional<pipeline::GatheredModel> parts;
-  auto policy = epoch_policy(plan, hooks.on_epoch);
+  auto [policy, payload] = epoch_control(plan, hooks.on_epoch);
   auto options = pipeline::rotation_options(cluster, config.threads, config.depth);
+  options.phase_payload = std::move(payload);
   take_checkpoints(plan, hooks.checkpoints, policy, options, [&](int) -> const MfKernel& { return *kernel; });
   pipeline::run_rotation(
       pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,

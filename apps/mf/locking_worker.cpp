@@ -13,7 +13,8 @@ namespace gyre::mf {
 std::vector<model::Block> run_locking_worker(ModelWorker& w, int lock_rank) {
   scheduler::LockClient locks(w.inbox, lock_rank, {w.timeout});
   const std::string service = "the lock service (rank " + std::to_string(lock_rank) + ")";
-  pipeline::follow_phases(w.inbox, w.driver_rank(), w.timeout, [&](std::uint64_t, scheduler::PhaseKind kind, std::span<const std::byte>) {
+  pipeline::follow_phases(w.inbox, w.driver_rank(), w.timeout, [&](std::uint64_t phase, scheduler::PhaseKind kind, std::span<const std::byte> payload) {
+    w.kernel.start_phase(phase, kind, payload);
     // Every block once per phase, in whatever order blocks come free: the service grants the
     // first free one of those still to do, in this worker's order, and waits if none is free.
     // Evaluation only reads, but the blocks are where their locks are, so it takes them too.

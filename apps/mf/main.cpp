@@ -40,9 +40,9 @@ namespace {
 
 std::string format_report(const gyre::mf::EpochReport& r) {
   char line[200];
-  std::snprintf(line, sizeof line, "epoch %3d  %8.2fs  train_rmse %.5f  test_rmse %s  %.3gM updates/s", r.epoch,
-                r.seconds, r.train_rmse, r.test_rmse ? std::to_string(*r.test_rmse).c_str() : "-",
-                r.updates_per_s / 1e6);
+  std::snprintf(line, sizeof line, "epoch %3d  %8.2fs  train_rmse %.5f  test_rmse %s  held_out_rmse %s  %.3gM updates/s",
+                r.epoch, r.seconds, r.train_rmse, r.test_rmse ? std::to_string(*r.test_rmse).c_str() : "-",
+                r.held_out_rmse ? std::to_string(*r.held_out_rmse).c_str() : "-", r.updates_per_s / 1e6);
   return line;
 }
 
@@ -88,6 +88,13 @@ int main(int argc, char** argv) {
       ->check(gyre::app::positive_number());
   app.add_option("--lr-decay", c.lr_decay, "learning rate factor per epoch")
       ->capture_default_str()->check(gyre::app::positive_number());
+  app.add_option("--lr-warmup", c.lr_warmup, "a fresh model's first epoch trains at this share of the rate")
+      ->capture_default_str()->check(CLI::Range(0.0f, 1.0f))->check(gyre::app::positive_number());
+  app.add_option("--lr-cut", c.lr_cut, "after an epoch whose held-out RMSE rose, the rate is multiplied by this (1: never)")
+      ->capture_default_str()->check(CLI::Range(0.0f, 1.0f))->check(gyre::app::positive_number());
+  app.add_option("--held-out", c.held_out,
+                 "share of the training ratings held out from training to steer --lr-cut and reported as held_out_rmse (0: none)")
+      ->capture_default_str()->check(CLI::Range(0.0f, 0.5f));
   float init_scale = 0;
   app.add_option("--init-scale", init_scale, "initial factors uniform in [-s, s] (default: sqrt(ratings' std dev / rank))")
       ->check(gyre::app::non_negative_number());
@@ -110,7 +117,7 @@ int main(int argc, char** argv) {
   app.add_option("--average-ms", c.average_ms, "no-sync model: interval of the averaging thread, ms")
       ->capture_default_str()->check(CLI::Range(0.001, 3.6e6));
   app.add_option("--out,-o", out_dir, "directory for model.json, user_factors.tsv, item_factors.tsv (across processes: every rank writes its part, *.part-R.tsv)");
-  app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, train_rmse, test_rmse, updates_per_s");
+  app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, train_rmse, test_rmse, held_out_rmse, updates_per_s");
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines on stdout");
   // Multi-process runs. The process rank is not --rank, which is the factor rank here.
   std::uint64_t max_memory = 0;
@@ -247,6 +254,7 @@ int main(int argc, char** argv) {
                         {"seconds", r.seconds},
                         {"train_rmse", r.train_rmse},
                         {"test_rmse", r.test_rmse ? nlohmann::json(*r.test_rmse) : nlohmann::json(nullptr)},
+                        {"held_out_rmse", r.held_out_rmse ? nlohmann::json(*r.held_out_rmse) : nlohmann::json(nullptr)},
                         {"updates_per_s", r.updates_per_s}});
       }
       if (!quiet) progress.print(format_report(r));

@@ -28,17 +28,34 @@ MfKernel::MfKernel(const MfConfig& config, data::RatingsSet train, data::Ratings
       mean_(config.biases ? mean : 0.0f),
       scale_(scale),
       users_(LocalUsers::of(train, test)),
+      held_out_(take_held_out(train.ratings, config), users_, blocks, 1, config.threads),
       train_(std::move(train.ratings), users_, blocks, groups, config.threads),
       test_(std::move(test.ratings), users_, blocks, 1, config.threads),
       user_factors_(users_.global_ids.size() * layout_.stride * sizeof(float)),
       locks_(groups),
-      epoch_(static_cast<std::uint32_t>(config.first_epoch)) {
+      epoch_(static_cast<std::uint32_t>(config.first_epoch)),
+      rate_(initial_rate_state(config)) {
   for (std::size_t u = 0; u < users_.global_ids.size(); ++u)
     start_row(config_, Side::kUser, users_.global_ids[u], user_data() + u * layout_.stride, layout_.width);
 }
 
+std::vector<data::Rating> MfKernel::take_held_out(std::vector<data::Rating>& train, const MfConfig& c) {
+  std::vector<data::Rating> held_out;
+  if (!(c.held_out > 0)) return held_out;
+  // In place and in order: the training ratings keep their order, and no second copy is made.
+  std::size_t kept = 0;
+  for (const data::Rating& r : train) {
+    if (is_held_out(c, r.user, r.item))
+      held_out.push_back(r);
+    else
+      train[kept++] = r;
+  }
+  train.resize(kept);
+  return held_out;
+}
+
 SgdStep MfKernel::step() const {
-  const float lr = config_.learning_rate * std::pow(config_.lr_decay, static_cast<float>(epoch_));
+  const float lr = epoch_rate(config_, epoch_, rate_.scale);
   SgdStep s{lr, config_.lambda, config_.lambda_bias, mean_, layout_.width, layout_.stride, config_.biases};
   if (config_.update == UpdateRule::kAdaGrad) {
     // LIBMF's AdaGrad on ratings divided by s, written for the unscaled ratings: factors scale
@@ -67,6 +84,8 @@ void MfKernel::train(model::Block& block, const scheduler::Visit&) {
   // Summed in cell order, not completion order, so the loss is reproducible too.
   sums_.train_loss += std::accumulate(loss.begin(), loss.end(), 0.0);
   sums_.train_count += static_cast<double>(train_.block_size(block.id()));
+  sums_.held_out_loss += block_loss(held_out_, block);
+  sums_.held_out_count += static_cast<double>(held_out_.block_size(block.id()));
 }
 
 std::uint32_t MfKernel::passes_for(std::uint64_t block_ratings, std::uint32_t groups) const {
@@ -127,7 +146,12 @@ void MfKernel::train_dynamic(model::Block& block, const SgdStep& s, const Slice&
 }
 
 void MfKernel::evaluate(const model::Block& block, const scheduler::Visit&) {
-  const auto ratings = test_.block(block.id());
+  sums_.test_loss += block_loss(test_, block);
+  sums_.test_count += static_cast<double>(test_.block_size(block.id()));
+}
+
+double MfKernel::block_loss(const WorkerRatings& set, const model::Block& block) {
+  const auto ratings = set.block(block.id());
   // Fixed chunks summed in order: the same bits for any thread count.
   constexpr std::size_t kChunk = 16384;
   const std::size_t chunks = (ratings.size() + kChunk - 1) / kChunk;
@@ -137,8 +161,7 @@ void MfKernel::evaluate(const model::Block& block, const scheduler::Visit&) {
     const std::size_t end = std::min(ratings.size(), (c + 1) * kChunk);
     partial[c] = squared_error(ratings.subspan(c * kChunk, end - c * kChunk), user_data(), block.data(), s);
   });
-  sums_.test_loss += std::accumulate(partial.begin(), partial.end(), 0.0);
-  sums_.test_count += static_cast<double>(ratings.size());
+  return std::accumulate(partial.begin(), partial.end(), 0.0);
 }
 
 std::size_t model_row_floats(const MfConfig& c) {
@@ -158,6 +181,14 @@ UserRows MfKernel::user_rows() const {
     std::copy_n(row + layout_.width, floats - rank, to + rank);
   }
   return out;
+}
+
+void MfKernel::start_phase(std::uint64_t, scheduler::PhaseKind, std::span<const std::byte> payload) {
+  if (!payload.empty()) rate_.scale = decode_rate_scale(payload);  // a driver that sends none keeps the scale
+}
+
+void MfKernel::steer_rate(const MfReport& own) {
+  if (own.held_out_count > 0) rate_ = next_rate_state(config_, rate_, std::sqrt(own.held_out_loss / own.held_out_count));
 }
 
 scheduler::PhaseSums MfKernel::take_phase_sums(scheduler::PhaseKind kind) {

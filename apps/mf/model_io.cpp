@@ -126,7 +126,10 @@ MfModel read_header(const std::filesystem::path& file, const nlohmann::json& hea
                                app::header_float(header, file, "lambda"),
                                app::header_float(header, file, "lambda_bias"),
                                app::header_count(header, file, "seed", 0, UINT64_MAX),
-                               app::header_count(header, file, "phases", 0, UINT64_MAX)};
+                               app::header_count(header, file, "phases", 0, UINT64_MAX),
+                               UpdateRule::kSgd,  // version 3 says which; before, SGD
+                               1.0f,
+                               RateState{}};
   if (m.trained) {
     // Each epoch is a training phase and at most one evaluation: a count outside that is not
     // one gyre-mf wrote, and would place the rotation's ring anywhere.
@@ -143,6 +146,22 @@ MfModel read_header(const std::filesystem::path& file, const nlohmann::json& hea
     m.trained->update = parse_update_rule(rule.get<std::string>());
     m.trained->scale = app::header_float(header, file, "rating_scale");
     if (!(m.trained->scale > 0)) throw InputError(file, 0, "\"rating_scale\" above 0", std::to_string(m.trained->scale));
+  }
+  // The learning rate's state, written since the held-out ratings steer it; a model from before
+  // goes on as a fresh schedule would (scale 1, nothing held out yet).
+  if (m.trained && header.contains("rate_scale")) {
+    m.trained->rate.scale = app::header_float(header, file, "rate_scale");
+    if (!(m.trained->rate.scale > 0 && m.trained->rate.scale <= 1))
+      throw InputError(file, 0, "\"rate_scale\" in (0, 1]", std::to_string(m.trained->rate.scale));
+    const auto& rmse = app::header_field(header, file, "held_out_rmse", "a number at or above 0, or null",
+                                         [](const nlohmann::json& v) { return v.is_null() || (v.is_number() && v.get<double>() >= 0); });
+    if (!rmse.is_null()) m.trained->rate.held_out_rmse = rmse.get<double>();
+    m.trained->lr_cut = app::header_float(header, file, "lr_cut");
+    m.trained->held_out = app::header_float(header, file, "held_out");
+    if (!(m.trained->lr_cut > 0 && m.trained->lr_cut <= 1))
+      throw InputError(file, 0, "\"lr_cut\" in (0, 1]", std::to_string(m.trained->lr_cut));
+    if (!(m.trained->held_out >= 0 && m.trained->held_out <= 0.5f))
+      throw InputError(file, 0, "\"held_out\" in [0, 0.5]", std::to_string(m.trained->held_out));
   }
   return m;
 }
@@ -275,6 +294,10 @@ nlohmann::json header_of(const MfModel& model, int version) {
     header["phases"] = t->phases;
     header["update"] = name_of(t->update);
     header["rating_scale"] = t->scale;
+    header["rate_scale"] = t->rate.scale;
+    header["lr_cut"] = t->lr_cut;
+    header["held_out"] = t->held_out;
+    header["held_out_rmse"] = std::isnan(t->rate.held_out_rmse) ? nlohmann::json(nullptr) : nlohmann::json(t->rate.held_out_rmse);
   }
   return header;
 }

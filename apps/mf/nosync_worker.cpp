@@ -39,8 +39,12 @@ struct Mirror {
 };
 
 // Tells the scheduler's PhaseTally that this worker has ended a phase.
+// After a training phase the rate moves on from this worker's own held-out ratings: its workers
+// never wait for the scheduler, so they cannot wait for its decision either.
 void report(ModelWorker& w, std::uint64_t phase, scheduler::PhaseKind kind) {
-  w.inbox.group().send(w.driver_rank(), scheduler::encode_phase_done(phase, w.kernel.take_phase_sums(kind)));
+  const auto sums = w.kernel.take_phase_sums(kind);
+  if (kind == scheduler::PhaseKind::kTrain) w.kernel.steer_rate(scheduler::report_of<MfReport>(sums));
+  w.inbox.group().send(w.driver_rank(), scheduler::encode_phase_done(phase, sums));
 }
 
 // The replicas end apart; the model is their mean.

@@ -32,7 +32,7 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
 
   // Checkpoints (the allreduce model only: the others depend on timing): each worker's part as a
   // training phase ends, worker 0's with the whole replica; the manifest from the driver's policy.
-  auto policy = epoch_policy(plan, hooks.on_epoch);
+  auto [policy, payload] = epoch_control(plan, hooks.on_epoch);
   pipeline::RotationOptions checkpointing;  // only its at_phase_end is used
   std::vector<const MfKernel*> kernels(static_cast<std::size_t>(P), nullptr);
   if (hooks.checkpoints.store) {
@@ -48,7 +48,7 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
       if (model == ComputationModel::kNoSync)
         scheduler::PhaseTally(m.mailbox, worker_ranks(P), timeout).run(policy);
       else
-        scheduler::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(policy);
+        scheduler::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(policy, payload);
       return;
     }
     if (rank == lock_rank) {

@@ -36,6 +36,9 @@ void validate(const MfConfig& c, std::size_t shards) {
        "learning rate, decay, regularisation, init scale and averaging interval must be finite numbers");
   need(c.learning_rate > 0 && c.lr_decay > 0 && c.lambda >= 0 && c.lambda_bias >= 0 && init_scale >= 0,
        "learning rate and decay must be positive, regularisation and init scale non-negative");
+  need(c.lr_warmup > 0 && c.lr_warmup <= 1 && c.lr_cut > 0 && c.lr_cut <= 1,
+       "the warm-up's share of the rate (--lr-warmup) and the cut (--lr-cut) must be in (0, 1]");
+  need(c.held_out >= 0 && c.held_out <= 0.5f, "the held-out share (--held-out) must be in [0, 0.5]");
   need(c.average_ms >= 1 && c.average_ms <= 3.6e6 && c.average_ms == std::round(c.average_ms),
        "the averaging interval (--average-ms) must be a whole number of milliseconds in [1, 3600000]");
   need(static_cast<int>(shards) == c.workers, "one training shard per worker");
@@ -44,8 +47,9 @@ void validate(const MfConfig& c, std::size_t shards) {
 // The scheduler-side epoch bookkeeping: which phase comes next and what to report.
 class EpochPolicy {
  public:
-  EpochPolicy(const MfConfig& c, bool has_test, std::function<void(const EpochReport&)> on_epoch)
-      : config_(c), has_test_(has_test), on_epoch_(std::move(on_epoch)) {}
+  EpochPolicy(const MfConfig& c, bool has_test, std::shared_ptr<RateState> rate,
+              std::function<void(const EpochReport&)> on_epoch)
+      : config_(c), has_test_(has_test), rate_(std::move(rate)), on_epoch_(std::move(on_epoch)) {}
 
   std::optional<scheduler::PhaseKind> operator()(const scheduler::PhaseResult* last) {
     using scheduler::PhaseKind;
@@ -60,6 +64,11 @@ class EpochPolicy {
       report_.train_rmse = s.train_count > 0 ? std::sqrt(s.train_loss / s.train_count) : 0.0;
       require_finite("train", report_.train_rmse);
       report_.updates_per_s = last->seconds > 0 ? s.train_count / last->seconds : 0.0;
+      if (s.held_out_count > 0) {
+        report_.held_out_rmse = std::sqrt(s.held_out_loss / s.held_out_count);
+        require_finite("held-out", *report_.held_out_rmse);
+        *rate_ = next_rate_state(config_, *rate_, *report_.held_out_rmse);
+      }
       if (has_test_ && evaluates_after(config_, config_.first_epoch + done_)) return PhaseKind::kEvaluate;
     } else {
       report_.test_rmse = s.test_count > 0 ? std::sqrt(s.test_loss / s.test_count) : 0.0;
@@ -86,6 +95,7 @@ class EpochPolicy {
 
   MfConfig config_;
   bool has_test_;
+  std::shared_ptr<RateState> rate_;
   std::function<void(const EpochReport&)> on_epoch_;
   int done_ = 0;
   double seconds_ = 0;
@@ -168,6 +178,7 @@ MfPlan plan_job(const MfConfig& config, const data::RatingsStats& train, const d
     plan.mean = config.start->mean;
     if (config.start->trained) plan.scale = config.start->trained->scale;
   }
+  plan.rate = std::make_shared<RateState>(initial_rate_state(config));
   if (!plan.config.init_scale) plan.config.init_scale = std::sqrt(plan.scale / static_cast<float>(config.rank));
 
   plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring,
@@ -200,8 +211,11 @@ std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker) {
   return out;
 }
 
-scheduler::PhasePolicy epoch_policy(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch) {
-  return EpochPolicy(plan.config, plan.has_test, std::move(on_epoch));
+EpochControl epoch_control(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch) {
+  EpochControl out;
+  out.policy = EpochPolicy(plan.config, plan.has_test, plan.rate, std::move(on_epoch));
+  out.payload = [rate = plan.rate](std::uint64_t, scheduler::PhaseKind) { return encode_rate_scale(rate->scale); };
+  return out;
 }
 
 MfModel model_header(const MfPlan& plan) {
@@ -220,7 +234,10 @@ MfModel model_header(const MfPlan& plan) {
                                  config.seed,
                                  config.first_phase + phases_of(config, plan.has_test),
                                  config.update,
-                                 plan.scale};
+                                 plan.scale,
+                                 *plan.rate,
+                                 config.lr_cut,
+                                 config.held_out};
   return model;
 }
 
@@ -322,7 +339,8 @@ MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> tra
   pipeline::EmbeddedJobOptions job = hooks.job;
   job.threads_per_worker = config.threads;
   job.depth = config.depth;
-  auto policy = epoch_policy(plan, hooks.on_epoch);
+  auto [policy, payload] = epoch_control(plan, hooks.on_epoch);
+  job.phase_payload = std::move(payload);
   take_checkpoints(plan, hooks.checkpoints, policy, job,
                    [&](int w) -> const MfKernel& { return *kernels[static_cast<std::size_t>(w)]; });
   auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), policy, job);

@@ -12,6 +12,7 @@
 #include "gyre/rotation/rotation_kernel.hpp"
 #include "mf/config.hpp"
 #include "mf/item_blocks.hpp"
+#include "mf/rate_schedule.hpp"
 #include "mf/sgd_update.hpp"
 #include "mf/worker_ratings.hpp"
 
@@ -23,6 +24,8 @@ struct MfReport {
   double train_count = 0;
   double test_loss = 0;
   double test_count = 0;
+  double held_out_loss = 0;  // MfConfig::held_out's ratings, each after its block's visit
+  double held_out_count = 0;
 };
 
 // Row layout shared by user rows and item block rows: the factors, padded with zeros to
@@ -54,6 +57,11 @@ class MfKernel final : public pipeline::RotationKernel {
   void train(model::Block& block, const scheduler::Visit& visit) override;
   void evaluate(const model::Block& block, const scheduler::Visit& visit) override;
   scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) override;
+  // The scale of the learning rate the scheduler decided for this phase (mf/rate_schedule.hpp).
+  void start_phase(std::uint64_t phase, scheduler::PhaseKind kind, std::span<const std::byte> payload) override;
+  // The no-sync model, whose workers never wait for the scheduler: moves the rate on from this
+  // worker's own held-out ratings, `own` being its report of the epoch just trained.
+  void steer_rate(const MfReport& own);
 
   const LocalUsers& users() const noexcept { return users_; }
   UserRows user_rows() const;
@@ -63,6 +71,7 @@ class MfKernel final : public pipeline::RotationKernel {
   }
   // Frees the ratings once training is over, before the model is gathered.
   void drop_ratings() noexcept {
+    held_out_.clear();
     train_.clear();
     test_.clear();
   }
@@ -83,6 +92,10 @@ class MfKernel final : public pipeline::RotationKernel {
   static std::span<const LocalRating> slice_of(std::span<const LocalRating> cell, const Slice& slice);
 
   SgdStep step() const;
+  // The squared error over `ratings`' cell of `block`, summed in a fixed order.
+  double block_loss(const WorkerRatings& ratings, const model::Block& block);
+  // Moves the held-out ratings out of `train` (MfConfig::held_out).
+  static std::vector<data::Rating> take_held_out(std::vector<data::Rating>& train, const MfConfig& c);
   void train_deterministic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss);
   void train_dynamic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss);
   float* user_data() noexcept { return reinterpret_cast<float*>(user_factors_.data()); }
@@ -92,11 +105,13 @@ class MfKernel final : public pipeline::RotationKernel {
   float mean_;
   float scale_;  // the training ratings' standard deviation: AdaGrad's unit
   LocalUsers users_;
+  WorkerRatings held_out_;  // one cell per block
   WorkerRatings train_;
   WorkerRatings test_;  // one cell per block
   Buffer user_factors_;
   pipeline::GridLocks locks_;
   std::uint32_t epoch_;  // training phases completed (warm start: counting the saved model's), for the learning-rate schedule
+  RateState rate_;
   MfReport sums_{};
 };
 

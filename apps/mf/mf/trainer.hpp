@@ -16,6 +16,7 @@
 #include "mf/config.hpp"
 #include "mf/item_blocks.hpp"
 #include "mf/mf_kernel.hpp"
+#include "mf/rate_schedule.hpp"
 
 namespace gyre::mf {
 
@@ -24,6 +25,9 @@ struct EpochReport {
   double seconds = 0;                // training time so far (evaluation phases excluded)
   double train_rmse = 0;             // over the epoch's updates, each error taken before its update
   std::optional<double> test_rmse;   // of the model after the epoch, when evaluated
+  // Of the held-out training ratings (MfConfig::held_out), each taken after the visit that
+  // trained its item block: the model as the epoch left it, as far as the schedule allows.
+  std::optional<double> held_out_rmse;
   double updates_per_s = 0;          // this epoch's rating updates per second of training
 };
 
@@ -39,6 +43,9 @@ struct TrainingRecord {
   std::uint64_t phases = 0;  // the rotation's phases (training and evaluation) in all
   UpdateRule update = UpdateRule::kSgd;  // models before version 3 were trained by SGD
   float scale = 1;                       // the training ratings' standard deviation (AdaGrad's unit)
+  RateState rate{};                      // after the last epoch; older models have none (a fresh state)
+  float lr_cut = 1;                      // older models: none
+  float held_out = 0;
 };
 
 // Compact factors: row r of `user_factors` is user `user_ids[r]`, `rank` floats.
@@ -82,6 +89,10 @@ struct MfPlan {
   std::uint32_t groups = 1;
   std::shared_ptr<const scheduler::RotationSchedule> schedule;
   std::vector<data::RatingsSet> test_shards;  // by worker
+  // The learning rate's state: the start model's (or a fresh one) when planned; then moved on
+  // by the epoch policy, in the process that runs it, so that the model written records where
+  // it ended. Kernels take a copy when made and the scale from each phase start.
+  std::shared_ptr<RateState> rate;
 };
 
 // From the statistics of the whole training set (read from a partition beside one shard, or
@@ -99,7 +110,12 @@ std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker);
 // test set: every --eval-every epochs, and the run's last. Counted over the model's life so that
 // a resumed or continued run evaluates, and so moves its blocks, where an uninterrupted one does.
 bool evaluates_after(const MfConfig& c, int epoch);
-scheduler::PhasePolicy epoch_policy(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch);
+// The policy, and what it sends with each phase start: the learning rate's scale.
+struct EpochControl {
+  scheduler::PhasePolicy policy;
+  scheduler::PhasePayload payload;
+};
+EpochControl epoch_control(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch);
 // A model's fields without its rows: rank, biases, mean, id spaces, the training record.
 MfModel model_header(const MfPlan& plan);
 // The model from every worker's user rows and every block.

@@ -163,6 +163,37 @@ TEST_CASE("every computation model across 3 processes: B and C bitwise as in one
   }
 }
 
+TEST_CASE("held-out rate cuts across 3 processes: B and C bitwise as in one process, the rate's state in model.json") {
+  // Noisy ratings that rank 32 without regularisation overfits, so the held-out RMSE rises and
+  // the rate is cut: every rank must train at the scale rank 0's scheduler decided, and the
+  // model written records where it ended.
+  TempDir dir;
+  const auto g = run_command({build_path("tools/gyre-gen").string(), "ratings", "--users", "400", "--items", "300", "--ratings",
+                              "20000", "--rank", "4", "--noise", "1", "--seed", "3", "--train", (dir / "train.tsv").string(),
+                              "--test", (dir / "test.tsv").string()});
+  REQUIRE_MESSAGE(g.exit_code == 0, g.output);
+  for (const std::string model : {"rotation", "allreduce"}) {
+    CAPTURE(model);
+    const std::vector<std::string> flags{gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
+                                         "--rank", "32", "--lambda", "0", "--epochs", "6", "--threads", "1", "--lr", "0.3",
+                                         "--lr-decay", "1", "--lr-warmup", "0.333", "--lr-cut", "0.3", "--held-out", "0.05",
+                                         "--model", model, "--quiet"};
+    auto single = flags;
+    single.insert(single.end(), {"--workers", "3", "--out", (dir / ("single-" + model)).string()});
+    const auto s = run_command(single);
+    REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+    const auto header = read_text(dir / ("single-" + model) / "model.json");
+    const auto at = header.find("\"rate_scale\":");
+    REQUIRE(at != std::string::npos);
+    CHECK(std::stod(header.substr(at + 13)) < 1);  // cut at least once
+    auto multi = flags;
+    multi.insert(multi.end(), {"--out", (dir / ("multi-" + model)).string()});
+    for (const auto& r : run_ranks(multi, 3)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+    const auto whole_model = exported_model(gyre_mf(), dir / ("multi-" + model));
+    for (const char* file : kModelFiles) CHECK(read_text(dir / ("single-" + model) / file) == read_text(whole_model / file));
+  }
+}
+
 // Each rank gets a copy of the partition without the other ranks' shards, so a rank that opened
 // one would fail: what it trains from is its shard, users.txt, items.txt and the manifest.
 TEST_CASE("3 processes each reading only its shard of a partition: B and C bitwise as one process reading the file") {

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,11 @@ using namespace gyre::test;
 
 namespace {
 
-// gyre-mf on dir's data with `extra` flags; requires success.
+// gyre-mf on dir's data with `extra` flags (and rank 4 unless they give one); requires success.
 void run_gyre_mf(const TempDir& dir, std::vector<std::string> extra) {
   std::vector<std::string> argv{gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
-                                "--rank", "4", "--quiet"};
+                                "--quiet"};
+  if (std::find(extra.begin(), extra.end(), "--rank") == extra.end()) argv.insert(argv.end(), {"--rank", "4"});
   argv.insert(argv.end(), extra.begin(), extra.end());
   const auto r = run_command(argv);
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -29,10 +31,12 @@ void check_same_model(const std::filesystem::path& a, const std::filesystem::pat
 }
 
 // 10 epochs straight and 5 + 5 through a saved model. `model_flags` are given to the first runs
-// only (the continuation takes them from model.json), `run_flags` to all three.
-void check_continuation(const std::vector<std::string>& model_flags, const std::vector<std::string>& run_flags) {
+// only (the continuation takes them from model.json), `run_flags` to all three. Returns the
+// saved half's model.json.
+nlohmann::json check_continuation(const std::vector<std::string>& model_flags, const std::vector<std::string>& run_flags,
+                                  const std::string& noise = "0.1") {
   TempDir dir;
-  generate_mf_ratings(dir, 5);
+  generate_mf_ratings(dir, 5, noise);
   auto with = [&](std::vector<std::string> more, bool model) {
     if (model) more.insert(more.end(), model_flags.begin(), model_flags.end());
     more.insert(more.end(), run_flags.begin(), run_flags.end());
@@ -50,6 +54,7 @@ void check_continuation(const std::vector<std::string>& model_flags, const std::
   // The continuation numbers its epochs on from the saved model's.
   CHECK(nlohmann::json::parse(read_text(dir / "m.jsonl").substr(0, read_text(dir / "m.jsonl").find('\n')))
             .at("epoch") == 6);
+  return nlohmann::json::parse(read_text(dir / "half" / "model.json"));
 }
 
 }  // namespace
@@ -64,6 +69,18 @@ TEST_CASE("gyre-mf --init-model: the same with biases and the global mean") {
 
 TEST_CASE("gyre-mf --init-model: the same with 3 workers, random ring orders and depth 2 (the ring goes on)") {
   check_continuation({}, {"--workers", "3", "--ring", "random", "--depth", "2"});
+}
+
+TEST_CASE("gyre-mf --init-model: the same under held-out rate cuts (the rate's state goes on from model.json)") {
+  // Noisy ratings, a rank and no regularisation that overfit them: the held-out RMSE rises
+  // within the first 5 epochs, so the continuation must start from the cut rate and compare
+  // its first epoch with the saved model's last held-out RMSE.
+  const auto half = check_continuation({"--lr", "0.3", "--lr-decay", "1", "--lambda", "0", "--lr-cut", "0.3", "--held-out", "0.05"},
+                                       {"--rank", "16", "--lr-warmup", "0.333"}, "1");
+  CHECK(half.at("lr_cut").get<double>() == doctest::Approx(0.3));
+  CHECK(half.at("held_out").get<double>() == doctest::Approx(0.05));
+  CHECK(half.at("rate_scale").get<double>() < 0.1);
+  CHECK(half.at("held_out_rmse").get<double>() > 1);
 }
 
 TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command line or the data") {

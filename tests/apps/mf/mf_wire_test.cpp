@@ -75,7 +75,7 @@ std::vector<std::string> run_mismatched(const Rank& r0, const Rank& r1) {
   parts.push_back(std::async(std::launch::async, [&] {
     return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[2]);
-      scheduler::RotationDriver(mailbox, {0, 1}, 20s).run(mf::epoch_policy(r0.plan, {}));
+      scheduler::RotationDriver(mailbox, {0, 1}, 20s).run(mf::epoch_control(r0.plan, {}).policy);
     });
   }));
   std::vector<std::string> out;

@@ -1,0 +1,59 @@
+// apps/mf/rate_schedule.cpp — the learning rate of each epoch, and the held-out ratings that steer it.
+#include "mf/rate_schedule.hpp"
+
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "mf/trainer.hpp"
+
+namespace gyre::mf {
+
+float epoch_rate(const MfConfig& c, std::uint32_t epoch, float scale) {
+  const float rate = c.learning_rate * std::pow(c.lr_decay, static_cast<float>(epoch)) * scale;
+  return epoch == 0 ? rate * c.lr_warmup : rate;
+}
+
+RateState next_rate_state(const MfConfig& c, const RateState& state, double held_out_rmse) {
+  RateState next{state.scale, held_out_rmse};
+  // NaN compares false: the first epoch, or no held-out ratings, cuts nothing.
+  if (held_out_rmse > state.held_out_rmse) next.scale *= c.lr_cut;
+  return next;
+}
+
+RateState initial_rate_state(const MfConfig& c) {
+  if (c.start && c.start->trained) return c.start->trained->rate;
+  return {};
+}
+
+bool is_held_out(const MfConfig& c, std::uint32_t user, std::uint32_t item) {
+  if (!(c.held_out > 0)) return false;
+  // splitmix64's finaliser over (user, item), keyed by the seed.
+  std::uint64_t h = (std::uint64_t{user} << 32 | item) ^ (c.seed * 0x9E3779B97F4A7C15ull);
+  h ^= h >> 30;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 27;
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 31;
+  // The top 53 bits as a uniform number in [0, 1).
+  return static_cast<double>(h >> 11) * 0x1.0p-53 < static_cast<double>(c.held_out);
+}
+
+std::vector<std::byte> encode_rate_scale(float scale) {
+  const auto bits = std::bit_cast<std::uint32_t>(scale);
+  std::vector<std::byte> out(4);
+  for (std::size_t i = 0; i < 4; ++i) out[i] = static_cast<std::byte>(bits >> (8 * i));
+  return out;
+}
+
+float decode_rate_scale(std::span<const std::byte> payload) {
+  if (payload.size() != 4)
+    throw std::runtime_error("a gyre-mf phase start carries the learning rate's scale in 4 bytes, not " +
+                             std::to_string(payload.size()));
+  std::uint32_t bits = 0;
+  for (std::size_t i = 0; i < 4; ++i) bits |= std::uint32_t{std::to_integer<std::uint8_t>(payload[i])} << (8 * i);
+  return std::bit_cast<float>(bits);
+}
+
+}  // namespace gyre::mf

@@ -1,0 +1,96 @@
+// tests/apps/mf/rate_schedule_test.cpp — each epoch's learning rate (warm-up, decay, cuts), the held-out ratings that steer it, its phase-start payload.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "mf/rate_schedule.hpp"
+#include "mf/trainer.hpp"
+
+using namespace gyre::mf;
+
+TEST_CASE("the rate of an epoch: the warm-up share for a fresh model's first epoch, the decay, the cuts") {
+  MfConfig c;
+  c.learning_rate = 0.3f;
+  c.lr_decay = 0.5f;
+  c.lr_warmup = 0.25f;
+  CHECK(epoch_rate(c, 0, 1.0f) == doctest::Approx(0.075));
+  CHECK(epoch_rate(c, 1, 1.0f) == doctest::Approx(0.15));
+  CHECK(epoch_rate(c, 2, 0.3f) == doctest::Approx(0.3 * 0.25 * 0.3));
+  c.lr_warmup = 1;  // the defaults: a fixed schedule
+  CHECK(epoch_rate(c, 0, 1.0f) == doctest::Approx(0.3));
+}
+
+TEST_CASE("a cut follows an epoch whose held-out RMSE rose, and only that") {
+  MfConfig c;
+  c.lr_cut = 0.3f;
+  RateState s;  // fresh: no held-out RMSE yet, so the first epoch cuts nothing
+  s = next_rate_state(c, s, 1.0);
+  CHECK(s.scale == 1.0f);
+  CHECK(s.held_out_rmse == 1.0);
+  s = next_rate_state(c, s, 0.9);  // fell
+  CHECK(s.scale == 1.0f);
+  s = next_rate_state(c, s, 0.95);  // rose
+  CHECK(s.scale == doctest::Approx(0.3));
+  s = next_rate_state(c, s, 0.95);  // the same: not a rise
+  CHECK(s.scale == doctest::Approx(0.3));
+  s = next_rate_state(c, s, 0.96);
+  CHECK(s.scale == doctest::Approx(0.09));
+  CHECK(s.held_out_rmse == 0.96);
+  c.lr_cut = 1;  // never
+  CHECK(next_rate_state(c, s, 2.0).scale == s.scale);
+}
+
+TEST_CASE("a run starts from the saved model's rate state, else a fresh one") {
+  MfConfig c;
+  CHECK(initial_rate_state(c).scale == 1.0f);
+  CHECK(std::isnan(initial_rate_state(c).held_out_rmse));
+  auto saved = std::make_shared<MfModel>();
+  saved->trained = TrainingRecord{};
+  saved->trained->rate = RateState{0.09f, 0.81};
+  c.start = saved;
+  CHECK(initial_rate_state(c).scale == 0.09f);
+  CHECK(initial_rate_state(c).held_out_rmse == 0.81);
+}
+
+TEST_CASE("about the held-out share of the ratings is held out, the same ones for a seed, others for another") {
+  MfConfig c;
+  c.held_out = 0.02f;
+  std::vector<bool> first;
+  std::size_t held = 0, differ = 0;
+  for (std::uint32_t u = 0; u < 400; ++u)
+    for (std::uint32_t i = 0; i < 250; ++i) {
+      first.push_back(is_held_out(c, u, i));
+      held += first.back() ? 1 : 0;
+    }
+  // 100,000 draws at p = 0.02: mean 2,000, standard deviation 44.
+  CHECK(held > 1800);
+  CHECK(held < 2200);
+  std::size_t at = 0, changed = 0;
+  for (std::uint32_t u = 0; u < 400; ++u)
+    for (std::uint32_t i = 0; i < 250; ++i) changed += is_held_out(c, u, i) != first[at++] ? 1 : 0;
+  CHECK(changed == 0);
+  c.seed = 2;
+  at = 0;
+  for (std::uint32_t u = 0; u < 400; ++u)
+    for (std::uint32_t i = 0; i < 250; ++i) differ += is_held_out(c, u, i) != first[at++] ? 1 : 0;
+  CHECK(differ > 3000);  // two independent 2% draws differ in about 3.9% of 100,000
+  c.held_out = 0;
+  CHECK_FALSE(is_held_out(c, 0, 0));
+}
+
+TEST_CASE("the scale travels in a phase start as 4 bytes; any other size is refused") {
+  for (float scale : {1.0f, 0.3f, 0.027f, std::numeric_limits<float>::denorm_min()}) {
+    const auto bytes = encode_rate_scale(scale);
+    REQUIRE(bytes.size() == 4);
+    CHECK(decode_rate_scale(bytes) == scale);
+  }
+  CHECK(encode_rate_scale(1.0f) == std::vector<std::byte>{std::byte{0}, std::byte{0}, std::byte{0x80}, std::byte{0x3F}});
+  const std::vector<std::byte> short_payload(3);
+  CHECK_THROWS_AS(decode_rate_scale(short_payload), std::runtime_error);
+}
