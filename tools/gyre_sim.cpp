@@ -32,7 +32,7 @@ struct Flags {
   std::string delay = "gamma:2:1";
   std::string barriers = "bsp,ssp:4,asp,pbsp:10,pssp:10:4";
   std::string sweep = "0:64:1";
-  std::string sampling = "per-step";
+  std::string sampling = "per-check";
   std::string csv, sweep_csv, plot;
 };
 

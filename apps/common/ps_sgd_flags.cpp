@@ -27,8 +27,8 @@ void PsSgdFlags::add_to(CLI::App& app, ps_sgd::Settings& s) {
   app.add_option("--servers", s.servers, "parameter-server shards (--engine ps)")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--barrier", barrier_, "bsp, ssp:S, asp, pbsp:BETA or pssp:BETA:S")->capture_default_str();
   app.add_option("--sampling", sampling_,
-                 "pBSP/pSSP: a held worker draws its peers per-step (once, then waits for those) or per-check (afresh "
-                 "each time it looks again)")
+                 "pBSP/pSSP: a held worker draws its peers per-check (afresh each time it looks again, as the Owl book "
+                 "states PSP) or per-step (once, then waits for those)")
       ->check(CLI::IsMember({"per-step", "per-check"}))->capture_default_str();
   app.add_option("--lr", s.learning_rate, "learning rate η")->capture_default_str()->check(positive_number());
   app.add_option("--decay", s.decay, "step c uses η / (1 + decay·c)")->capture_default_str()->check(non_negative_number());
@@ -66,7 +66,7 @@ std::string PsSgdFlags::describe(const ClusterFlags::Job& job, const ps_sgd::Set
           : s.engine == ps_sgd::Engine::kAverage ? std::string("model averaging")
                                                  : std::to_string(s.servers) + " servers") +
          (s.engine == ps_sgd::Engine::kAverage ? std::string() : ", barrier " + s.barrier.name()) +
-         (sampling_ == "per-check" ? " (per-check sampling)" : "") + ", " +
+         (sampling_ == "per-step" ? " (per-step sampling)" : "") + ", " +
          (job.cluster ? std::string("processes over tcp") : transport_);
 }
 

@@ -31,12 +31,12 @@ class PsSgdFlags {
   void apply(const ClusterFlags::Job& job, ps_sgd::Settings& settings) const;
 
   const std::optional<int>& workers() const { return workers_; }
-  // "N workers, S servers, barrier B[ (per-check sampling)], inproc|tcp|processes over tcp".
+  // "N workers, S servers, barrier B[ (per-step sampling)], inproc|tcp|processes over tcp".
   std::string describe(const ClusterFlags::Job& job, const ps_sgd::Settings& settings) const;
 
  private:
   std::optional<int> workers_;
-  std::string engine_ = "ps", barrier_ = "bsp", sampling_ = "per-step", transport_ = "inproc";
+  std::string engine_ = "ps", barrier_ = "bsp", sampling_ = "per-check", transport_ = "inproc";
 };
 
 // What the apps print and log per evaluation: a "step … updates … loss … accuracy" line on

@@ -47,7 +47,7 @@ TEST_CASE("gyre-logreg: evaluations as it goes, a summary, weights and metrics w
   CHECK(std::count(weights.begin(), weights.end(), '\n') == 102);
 }
 
-TEST_CASE("gyre-logreg --sampling per-check: pBSP re-samples at every re-check and runs every worker's steps") {
+TEST_CASE("gyre-logreg --sampling per-check (the default) and per-step: pBSP runs every worker's steps; a per-step run says so") {
   TempDir dir;
   generate_regression(dir);
   for (const char* transport : {"inproc", "tcp"}) {
@@ -57,8 +57,15 @@ TEST_CASE("gyre-logreg --sampling per-check: pBSP re-samples at every re-check a
                                 "uniform:0:2", "--transport", transport});
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
-    CHECK(contains(r.output, "4 workers, 1 servers, barrier pbsp:1 (per-check sampling), " + std::string(transport)));
+    CHECK(contains(r.output, "4 workers, 1 servers, barrier pbsp:1, " + std::string(transport)));  // the default: not named
     CHECK(contains(r.output, "worker steps: median 60, 5th 60, 95th 60"));
+    const auto step = run_command({gyre_logreg(), "--data", (dir / "gen/data.libsvm").string(), "-p", "4", "--barrier", "pbsp:1",
+                                   "--sampling", "per-step", "--steps", "60", "--eval-every", "60", "--step-delay",
+                                   "uniform:0:2", "--transport", transport});
+    INFO(step.output);
+    REQUIRE(step.exit_code == 0);
+    CHECK(contains(step.output, "4 workers, 1 servers, barrier pbsp:1 (per-step sampling), " + std::string(transport)));
+    CHECK(contains(step.output, "worker steps: median 60, 5th 60, 95th 60"));
   }
   const auto bad = run_command({gyre_logreg(), "--data", (dir / "gen/data.libsvm").string(), "--sampling", "often", "--out",
                                  (dir / "w.tsv").string()});

@@ -115,8 +115,8 @@ TEST_CASE_TEMPLATE("ASP and pBSP with β = 0 never wait and never ask anybody", 
   }
 }
 
-TEST_CASE_TEMPLATE("pBSP with a small sample asks only β peers per held step", B, GYRE_TEST_BACKENDS) {
-  const auto o = run_barrier<B>("pbsp:1", 5, 30, 9);
+TEST_CASE_TEMPLATE("per-step sampling: pBSP with a small sample asks only β peers per held step", B, GYRE_TEST_BACKENDS) {
+  const auto o = run_barrier<B>(Barrier(BarrierSpec::parse("pbsp:1"), Sampling::kPerStep), 5, 30, 9);
   CHECK(o.queries <= o.waits);  // one question per held step at most
   CHECK(o.queries > 0);
 }
