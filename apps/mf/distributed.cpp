@@ -92,9 +92,10 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
   // Item blocks arriving from peers are checked against this rank's plan: a rank with other
   // data or --biases would send blocks of another shape.
   std::optional<pipeline::GatheredModel> parts;
-  auto [policy, payload] = epoch_control(plan, hooks.on_epoch);
+  EpochControl control = epoch_control(plan, hooks.on_epoch);
+  auto& policy = control.policy;
   auto options = pipeline::rotation_options(cluster, config.threads, config.depth);
-  options.phase_payload = std::move(payload);
+  options.phase_payload = std::move(control.payload);
   take_checkpoints(plan, hooks.checkpoints, policy, options, [&](int) -> const MfKernel& { return *kernel; });
   pipeline::run_rotation(
       pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,

@@ -32,7 +32,9 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
 
   // Checkpoints (the allreduce model only: the others depend on timing): each worker's part as a
   // training phase ends, worker 0's with the whole replica; the manifest from the driver's policy.
-  auto [policy, payload] = epoch_control(plan, hooks.on_epoch);
+  EpochControl control = epoch_control(plan, hooks.on_epoch);  // not a structured binding: lambdas below use it
+  auto& policy = control.policy;
+  const auto& payload = control.payload;
   pipeline::RotationOptions checkpointing;  // only its at_phase_end is used
   std::vector<const MfKernel*> kernels(static_cast<std::size_t>(P), nullptr);
   if (hooks.checkpoints.store) {

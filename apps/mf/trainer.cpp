@@ -339,8 +339,9 @@ MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> tra
   pipeline::EmbeddedJobOptions job = hooks.job;
   job.threads_per_worker = config.threads;
   job.depth = config.depth;
-  auto [policy, payload] = epoch_control(plan, hooks.on_epoch);
-  job.phase_payload = std::move(payload);
+  EpochControl control = epoch_control(plan, hooks.on_epoch);
+  auto& policy = control.policy;
+  job.phase_payload = std::move(control.payload);
   take_checkpoints(plan, hooks.checkpoints, policy, job,
                    [&](int w) -> const MfKernel& { return *kernels[static_cast<std::size_t>(w)]; });
   auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), policy, job);
