@@ -3,7 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gyre_mf_run.hpp"
 #include "support/multiprocess.hpp"
@@ -142,4 +145,42 @@ TEST_CASE("gyre-mf --model runs each of Harp's computation models from the one f
   const auto bad = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), "--model", "E"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("expected A|locking, B|rotation, C|allreduce or D|nosync") != std::string::npos);
+}
+
+TEST_CASE("held-out ratings under every computation model: held_out_rmse each epoch, a cut once it rises; bad values refused") {
+  // Noisy ratings that rank 32 without regularisation overfits within a few epochs.
+  TempDir dir;
+  const auto g = run_command({build_path("tools/gyre-gen").string(), "ratings", "--users", "300", "--items", "200", "--ratings",
+                              "12000", "--rank", "4", "--noise", "1", "--seed", "5", "--train", (dir / "train.tsv").string(),
+                              "--test", (dir / "test.tsv").string()});
+  REQUIRE_MESSAGE(g.exit_code == 0, g.output);
+  for (const char* model : {"A", "B", "C", "D"}) {
+    CAPTURE(model);
+    const auto r = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
+                                "--rank", "32", "--lambda", "0", "--epochs", "8", "--workers", "2", "--model", model, "--lr",
+                                "0.3", "--lr-decay", "1", "--lr-warmup", "0.333", "--lr-cut", "0.3", "--held-out", "0.05",
+                                "--out", (dir / (std::string("m") + model)).string(), "--metrics", (dir / "m.jsonl").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("held_out_rmse 1.") != std::string::npos);
+    std::istringstream lines(read_text(dir / "m.jsonl"));
+    std::string line;
+    int epochs = 0;
+    while (std::getline(lines, line)) {
+      CHECK(nlohmann::json::parse(line).at("held_out_rmse").is_number());
+      ++epochs;
+    }
+    CHECK(epochs == 8);
+    const auto header = nlohmann::json::parse(read_text(dir / (std::string("m") + model) / "model.json"));
+    CHECK(header.at("rate_scale").get<double>() < 1);
+    CHECK(header.at("held_out_rmse").get<double>() > 1);
+  }
+  for (const std::vector<std::string>& flags : {std::vector<std::string>{"--lr-cut", "0"}, {"--lr-cut", "1.5"}, {"--held-out", "0.6"},
+                                                {"--held-out", "-0.1"}, {"--lr-warmup", "0"}}) {
+    CAPTURE(flags[0] + " " + flags[1]);
+    const auto bad = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), flags[0], flags[1], "--out",
+                                  (dir / "never").string()});
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.output.find(flags[0]) != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "never"));
+  }
 }
