@@ -150,10 +150,7 @@ TEST_CASE("gyre-mf --model runs each of Harp's computation models from the one f
 TEST_CASE("held-out ratings under every computation model: held_out_rmse each epoch, a cut once it rises; bad values refused") {
   // Noisy ratings that rank 32 without regularisation overfits within a few epochs.
   TempDir dir;
-  const auto g = run_command({build_path("tools/gyre-gen").string(), "ratings", "--users", "300", "--items", "200", "--ratings",
-                              "12000", "--rank", "4", "--noise", "1", "--seed", "5", "--train", (dir / "train.tsv").string(),
-                              "--test", (dir / "test.tsv").string()});
-  REQUIRE_MESSAGE(g.exit_code == 0, g.output);
+  generate_mf_ratings(dir, 5, "1");
   for (const char* model : {"A", "B", "C", "D"}) {
     CAPTURE(model);
     const auto r = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "gyre_mf_run.hpp"
 #include "support/checkpoint_runs.hpp"
 #include "support/multiprocess.hpp"
 #include "support/sanitizers.hpp"
@@ -168,10 +169,7 @@ TEST_CASE("held-out rate cuts across 3 processes: B and C bitwise as in one proc
   // the rate is cut: every rank must train at the scale rank 0's scheduler decided, and the
   // model written records where it ended.
   TempDir dir;
-  const auto g = run_command({build_path("tools/gyre-gen").string(), "ratings", "--users", "400", "--items", "300", "--ratings",
-                              "20000", "--rank", "4", "--noise", "1", "--seed", "3", "--train", (dir / "train.tsv").string(),
-                              "--test", (dir / "test.tsv").string()});
-  REQUIRE_MESSAGE(g.exit_code == 0, g.output);
+  gyre::test::generate_mf_ratings(dir, 3, "1");
   for (const std::string model : {"rotation", "allreduce"}) {
     CAPTURE(model);
     const std::vector<std::string> flags{gyre_mf(), "--train", (dir / "train.tsv").string(), "--test", (dir / "test.tsv").string(),
