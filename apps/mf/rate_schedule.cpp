@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gyre/base/random.hpp"
 #include "mf/trainer.hpp"
 
 namespace gyre::mf {
@@ -29,15 +30,8 @@ RateState initial_rate_state(const MfConfig& c) {
 
 bool is_held_out(const MfConfig& c, std::uint32_t user, std::uint32_t item) {
   if (!(c.held_out > 0)) return false;
-  // splitmix64's finaliser over (user, item), keyed by the seed.
-  std::uint64_t h = (std::uint64_t{user} << 32 | item) ^ (c.seed * 0x9E3779B97F4A7C15ull);
-  h ^= h >> 30;
-  h *= 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 27;
-  h *= 0x94D049BB133111EBull;
-  h ^= h >> 31;
-  // The top 53 bits as a uniform number in [0, 1).
-  return static_cast<double>(h >> 11) * 0x1.0p-53 < static_cast<double>(c.held_out);
+  const std::uint64_t h = splitmix64_finalise((std::uint64_t{user} << 32 | item) ^ (c.seed * kGoldenGamma));
+  return unit_double(h) < static_cast<double>(c.held_out);
 }
 
 std::vector<std::byte> encode_rate_scale(float scale) {
