@@ -24,11 +24,11 @@ extern char** environ;
 namespace {
 
 namespace fs = std::filesystem;
-using gyre::scheduler::BarrierSpec;
-using gyre::scheduler::SimulationResult;
+using gyre::ps::BarrierSpec;
+using gyre::simulation::SimulationResult;
 
 struct Flags {
-  gyre::scheduler::SimulationOptions sim;
+  gyre::simulation::SimulationOptions sim;
   std::string delay = "gamma:2:1";
   std::string barriers = "bsp,ssp:4,asp,pbsp:10,pssp:10:4";
   std::string sweep = "0:64:1";
@@ -139,10 +139,10 @@ void plot(std::ostream& png, const Flags& f, const std::vector<SimulationResult>
 
 int run(const Flags& flags) {
   Flags f = flags;
-  f.sim.steps = gyre::scheduler::StepTimes::parse(f.delay);
+  f.sim.steps = gyre::simulation::StepTimes::parse(f.delay);
   const auto specs = BarrierSpec::parse_list(f.barriers);
   const auto betas = sweep_values(f.sweep);
-  const auto sampling = gyre::scheduler::parse_sampling(f.sampling);
+  const auto sampling = gyre::ps::parse_sampling(f.sampling);
   const gyre::OutputSpec outputs[] = {{"--csv", f.csv}, {"--sweep-csv", f.sweep_csv}, {"--plot", f.plot}};
   gyre::check_outputs(outputs, {});
   std::cout << "gyre-sim: " << f.sim.workers << " workers, " << f.sim.time << " simulated s, step times "
@@ -150,11 +150,11 @@ int run(const Flags& flags) {
             << f.sampling << std::endl;
   std::vector<SimulationResult> runs, sweep;
   for (const auto& spec : specs) {
-    runs.push_back(gyre::scheduler::simulate(f.sim, {spec, sampling}));
+    runs.push_back(gyre::simulation::simulate(f.sim, {spec, sampling}));
     std::cout << "barrier " << spec.name() << ": " << summary(runs.back(), f.sim.time, f.sim.workers) << std::endl;
   }
   for (int beta : betas) {
-    sweep.push_back(gyre::scheduler::simulate(f.sim, {BarrierSpec{gyre::scheduler::BarrierKind::kPbsp, 0, beta}, sampling}));
+    sweep.push_back(gyre::simulation::simulate(f.sim, {BarrierSpec{gyre::ps::BarrierKind::kPbsp, 0, beta}, sampling}));
     std::cout << "sweep pbsp:" << beta << ": " << summary(sweep.back(), f.sim.time, f.sim.workers) << std::endl;
   }
   // Every output is written before any is published, so a failure leaves none of them.

@@ -9,7 +9,7 @@
 
 #include "gyre/base/input_error.hpp"
 #include "gyre/net/endpoint.hpp"
-#include "gyre/net/faults.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/net/tcp.hpp"
 
 namespace gyre::app {
@@ -85,9 +85,9 @@ ClusterFlags::Job ClusterFlags::job(const cluster::Environment& env, std::option
   return out;
 }
 
-pipeline::ClusterJobOptions ClusterFlags::job_options(const cluster::Launch& launch, const cluster::Environment& env,
+rotation::ClusterJobOptions ClusterFlags::job_options(const cluster::Launch& launch, const cluster::Environment& env,
                                                       std::uint64_t fault_seed) const {
-  pipeline::ClusterJobOptions o;
+  rotation::ClusterJobOptions o;
   o.launch = launch;
   o.coordinator = parse_coordinator(coordinator_, launch.size);
   // Rank 0 listens once, for the loading job and for training: between two listens an outgoing

@@ -15,16 +15,15 @@
 #include "gyre/base/limits.hpp"
 #include "gyre/base/random.hpp"
 #include "gyre/collective/communicator.hpp"
-#include "gyre/net/faults.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/net/inproc.hpp"
 #include "gyre/net/tcp.hpp"
-#include "gyre/ps/p2p_job.hpp"
 #include "gyre/ps/ps_job.hpp"
 
 namespace gyre::app::ps_sgd {
 namespace {
 
-using pipeline::ps::Key;
+using ps::Key;
 using Clock = std::chrono::steady_clock;
 
 // An injected pause per step (a straggling machine), drawn per worker from its own stream.
@@ -94,12 +93,12 @@ std::set<int> parse_slow_workers(const Settings& s) {
 // How the job runs on either engine: in this process, or this process's part of a job across
 // processes (the whole result on process 0, nullopt elsewhere).
 struct Engines {
-  std::function<std::optional<pipeline::ps::PsJobResult>(const pipeline::ps::PsLayout&, const pipeline::ps::PsProgram&,
-                                                         const pipeline::ps::PsJobOptions&)>
+  std::function<std::optional<ps::PsJobResult>(const ps::PsLayout&, const ps::PsProgram&,
+                                                         const ps::PsJobOptions&)>
       ps;
   int local_workers = 0;  // how many of the workers run in this process
-  std::function<std::optional<pipeline::p2p::P2pJobResult>(const pipeline::p2p::P2pLayout&, const pipeline::p2p::P2pProgram&,
-                                                           const pipeline::p2p::P2pJobOptions&)>
+  std::function<std::optional<ps::p2p::P2pJobResult>(const ps::p2p::P2pLayout&, const ps::p2p::P2pProgram&,
+                                                           const ps::p2p::P2pJobOptions&)>
       p2p;
   // Model averaging: runs `part` for every worker this process hosts (the job has no other member).
   std::function<void(const std::function<void(const runtime::Member&)>& part)> workers;
@@ -109,7 +108,7 @@ struct Engines {
 // workers read theirs (index, clock, get), under the mutex its averager blends under.
 // A worker of the averaging engine seen as the step sees the others' (ps::Worker): it reads and
 // writes its own replica, which the averager blends with the other workers' in the background.
-class ReplicaWorker final : public pipeline::ps::Worker {
+class ReplicaWorker final : public ps::Worker {
  public:
   ReplicaWorker(int rank, int workers, std::uint32_t block, std::vector<double>& replica, std::mutex& mutex)
       : rank_(rank), workers_(workers), block_(block), replica_(replica), mutex_(mutex) {}
@@ -119,19 +118,19 @@ class ReplicaWorker final : public pipeline::ps::Worker {
   int index() const noexcept override { return rank_; }
   int workers() const noexcept override { return workers_; }
   std::int64_t clock() const noexcept override { return steps; }
-  pipeline::ps::Versioned get(Key key) override { return get(std::span<const Key>(&key, 1)).front(); }
-  std::vector<pipeline::ps::Versioned> get(std::span<const Key> keys) override {
-    std::vector<pipeline::ps::Versioned> out;
+  ps::Versioned get(Key key) override { return get(std::span<const Key>(&key, 1)).front(); }
+  std::vector<ps::Versioned> get(std::span<const Key> keys) override {
+    std::vector<ps::Versioned> out;
     std::lock_guard lock(mutex_);
     for (Key k : keys) {
-      pipeline::ps::Value v(block_, 0.0);
+      ps::Value v(block_, 0.0);
       for (std::uint32_t i = 0; i < block_; ++i)
         if (const std::size_t j = k * block_ + i; j < replica_.size()) v[i] = replica_[j];
       out.push_back({std::move(v), steps});
     }
     return out;
   }
-  void set(Key key, pipeline::ps::Value value) override {
+  void set(Key key, ps::Value value) override {
     std::lock_guard lock(mutex_);
     for (std::uint32_t i = 0; i < block_ && i < value.size(); ++i)
       if (const std::size_t j = key * block_ + i; j < replica_.size()) replica_[j] = value[i];
@@ -162,11 +161,11 @@ struct ReplicaReport {
 
 // What either engine hands back: the values by key, and per worker its steps and time held.
 struct Outcome {
-  std::vector<pipeline::ps::Value> values;
+  std::vector<ps::Value> values;
   std::vector<std::int64_t> steps;
   std::vector<double> held_seconds;
   template <class Report>
-  Outcome(std::vector<pipeline::ps::Value> v, const std::vector<Report>& reports) : values(std::move(v)) {
+  Outcome(std::vector<ps::Value> v, const std::vector<Report>& reports) : values(std::move(v)) {
     for (const auto& w : reports) {
       steps.push_back(w.steps);
       held_seconds.push_back(std::chrono::duration<double>(w.held).count());
@@ -176,7 +175,7 @@ struct Outcome {
 
 // How many steps after an epoch's last clock worker 0 knows every worker has finished it: the
 // barrier's staleness + 1 (BSP 1, SSP(s) s + 1).
-std::int64_t lag_of(const scheduler::Barrier& barrier) {
+std::int64_t lag_of(const ps::Barrier& barrier) {
   constexpr std::int64_t far = std::int64_t{1} << 40;
   return far - barrier.required(far) + 1;
 }
@@ -241,13 +240,13 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
   const std::vector<double>& start_values = options.resumed ? options.resumed->parameters : m.initial;
 
   const auto initial = [&](Key k) {
-    pipeline::ps::Value v(c.block, 0.0);
+    ps::Value v(c.block, 0.0);
     for (std::uint32_t i = 0; i < c.block; ++i)
       if (const std::size_t j = k * c.block + i; j < m.width) v[i] = start_values[j];
     return v;
   };
   // One step of either engine's worker.
-  const auto step = [&](pipeline::ps::Worker& worker, std::span<const Key> keys) {
+  const auto step = [&](ps::Worker& worker, std::span<const Key> keys) {
     auto& mine = state[static_cast<std::size_t>(worker.index())];
     const WorkerDraws drawn{mine.rows_drawn, mine.delay.draws()};  // before this step's
     const std::int64_t clock = start + worker.clock();                // over the model's life
@@ -275,9 +274,9 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
       m.gradient(model, batch, std::span(gradient).first(m.width));
     }
     const double eta = c.learning_rate / (1 + c.decay * static_cast<double>(clock)) / c.workers;
-    pipeline::ps::KeyValues pushed;
+    ps::KeyValues pushed;
     for (Key k : keys) {
-      pipeline::ps::Value delta(c.block);
+      ps::Value delta(c.block);
       for (std::uint32_t i = 0; i < c.block; ++i) delta[i] = -eta * gradient[k * c.block + i];
       pushed.emplace_back(k, std::move(delta));
     }
@@ -290,31 +289,31 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
 
   std::optional<Outcome> outcome;
   if (c.engine == Engine::kPs) {
-    pipeline::ps::PsLayout layout;
+    ps::PsLayout layout;
     layout.workers = c.workers;
     layout.servers = c.servers;
     layout.value_size = c.block;
     layout.keys = key_count;
-    pipeline::ps::PsProgram program;
+    ps::PsProgram program;
     if (!start_values.empty()) program.initial = initial;
     program.push = step;
-    program.stop = [&](pipeline::ps::Worker& worker) { return stop(worker.clock()); };
-    pipeline::ps::PsJobOptions o;
+    program.stop = [&](ps::Worker& worker) { return stop(worker.clock()); };
+    ps::PsJobOptions o;
     o.barrier = c.barrier;
     o.seed = c.seed;
     // Under BSP the servers fold each step's pushes in worker order (the default): the run
     // repeats bit for bit, with any number of workers (and a resume continues it).
     if (auto r = engines.ps(layout, program, o)) outcome.emplace(std::move(r->values), r->workers);
   } else if (c.engine == Engine::kP2p) {
-    pipeline::p2p::P2pLayout layout;
+    ps::p2p::P2pLayout layout;
     layout.peers = c.workers;
     layout.value_size = c.block;
     layout.keys = key_count;
-    pipeline::p2p::P2pProgram program;
+    ps::p2p::P2pProgram program;
     if (!m.initial.empty()) program.initial = initial;
     program.push = step;
-    program.stop = [&](pipeline::ps::Worker& peer) { return stop(peer.clock()); };
-    pipeline::p2p::P2pJobOptions o;
+    program.stop = [&](ps::Worker& peer) { return stop(peer.clock()); };
+    ps::p2p::P2pJobOptions o;
     o.barrier = c.barrier;
     o.seed = c.seed;
     if (auto r = engines.p2p(layout, program, o)) outcome.emplace(std::move(r->values), r->peers);
@@ -330,7 +329,7 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
       std::vector<Key> keys(key_count);
       std::iota(keys.begin(), keys.end(), Key{0});
       {
-        collective::ModelAverager averager(member.mailbox, ranks, replica, replica_mutex);
+        averaging::ModelAverager averager(member.mailbox, ranks, replica, replica_mutex);
         while (!stop(worker.clock())) {
           // A step pushes −η/P·gradient for servers that add every worker's; a replica takes
           // the whole step −η·gradient itself.
@@ -350,7 +349,7 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
       totals[m.width + static_cast<std::size_t>(member.rank)] = static_cast<double>(worker.steps);
       collective::Communicator(member.mailbox, ranks).allreduce_sum(std::span<double>(totals));
       if (member.rank != 0) return;  // the process hosting worker 0 reports
-      std::vector<pipeline::ps::Value> values(key_count, pipeline::ps::Value(c.block, 0.0));
+      std::vector<ps::Value> values(key_count, ps::Value(c.block, 0.0));
       for (std::size_t j = 0; j < m.width; ++j) values[j / c.block][j % c.block] = totals[j] / P;
       std::vector<ReplicaReport> reports(static_cast<std::size_t>(P));
       for (int w = 0; w < P; ++w)
@@ -406,27 +405,27 @@ void Settings::validate() const {
 Run train(const Model& model, const Settings& settings, const Options& options) {
   Engines engines;
   engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
-    return pipeline::ps::run_ps(pipeline::ps::ps_job(layout, backend_of(settings)), layout, program, o);
+    return ps::run_ps(ps::ps_job(layout, backend_of(settings)), layout, program, o);
   };
   engines.local_workers = settings.workers;
   engines.p2p = [&](const auto& layout, const auto& program, const auto& o) {
-    return pipeline::p2p::run_p2p(pipeline::p2p::p2p_job(layout, backend_of(settings)), layout, program, o);
+    return ps::p2p::run_p2p(ps::p2p::p2p_job(layout, backend_of(settings)), layout, program, o);
   };
   engines.workers = [&](const auto& part) { runtime::run(averaging_job(settings, backend_of(settings)), part); };
   return *train_with(model, settings, options, engines);
 }
 
 std::optional<Run> train_cluster(const Model& model, const Settings& settings, const Options& options,
-                                 const pipeline::ClusterJobOptions& cluster) {
+                                 const rotation::ClusterJobOptions& cluster) {
   Engines engines;
   engines.ps = [&](const auto& layout, const auto& program, const auto& o) {
-    return pipeline::ps::run_ps(pipeline::ps::ps_job(layout, pipeline::processes_backend(cluster)), layout, program, o);
+    return ps::run_ps(ps::ps_job(layout, rotation::processes_backend(cluster)), layout, program, o);
   };
   engines.p2p = [&](const auto& layout, const auto& program, const auto& o) {
-    return pipeline::p2p::run_p2p(pipeline::p2p::p2p_job(layout, pipeline::processes_backend(cluster)), layout, program, o);
+    return ps::p2p::run_p2p(ps::p2p::p2p_job(layout, rotation::processes_backend(cluster)), layout, program, o);
   };
   engines.workers = [&](const auto& part) {
-    runtime::run(averaging_job(settings, pipeline::processes_backend(cluster)), part);
+    runtime::run(averaging_job(settings, rotation::processes_backend(cluster)), part);
   };
   engines.local_workers = 1;
   return train_with(model, settings, options, engines);

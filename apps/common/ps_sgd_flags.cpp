@@ -55,7 +55,7 @@ void PsSgdFlags::apply(const ClusterFlags::Job& job, ps_sgd::Settings& s) const 
   s.workers = job.cluster || workers_ ? job.workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (job.cluster && transport_ == "tcp")
     throw std::invalid_argument("--transport tcp is for one process; several processes always use tcp");
-  s.barrier = scheduler::Barrier(scheduler::BarrierSpec::parse(barrier_), scheduler::parse_sampling(sampling_));
+  s.barrier = ps::Barrier(ps::BarrierSpec::parse(barrier_), ps::parse_sampling(sampling_));
   s.transport = transport_ == "tcp" ? ps_sgd::Transport::kTcp : ps_sgd::Transport::kInproc;
   s.engine = engine_ == "p2p" ? ps_sgd::Engine::kP2p : engine_ == "average" ? ps_sgd::Engine::kAverage : ps_sgd::Engine::kPs;
 }
@@ -113,9 +113,9 @@ void use_checkpoints(const CheckpointFlags& flags, const CLI::App& app, const st
 void print_worker_steps(std::span<const std::int64_t> steps, std::span<const double> held_seconds, double seconds) {
   const double held = std::accumulate(held_seconds.begin(), held_seconds.end(), 0.0);
   std::printf("worker steps: median %lld, 5th %lld, 95th %lld; held at the barrier %.0f%% of worker time\n",
-              static_cast<long long>(scheduler::step_quantile(steps, 0.5)),
-              static_cast<long long>(scheduler::step_quantile(steps, 0.05)),
-              static_cast<long long>(scheduler::step_quantile(steps, 0.95)),
+              static_cast<long long>(simulation::step_quantile(steps, 0.5)),
+              static_cast<long long>(simulation::step_quantile(steps, 0.05)),
+              static_cast<long long>(simulation::step_quantile(steps, 0.95)),
               100 * held / (seconds * static_cast<double>(std::max<std::size_t>(steps.size(), 1))));
 }
 

@@ -11,11 +11,11 @@
 
 namespace gyre::lasso {
 
-using scheduler::Next;
-using scheduler::Step;
-using scheduler::Task;
+using rounds::Next;
+using rounds::Step;
+using rounds::Task;
 
-LassoRounds::LassoRounds(scheduler::RoundsDriver& driver, LossModel& loss, const SchedulerData& data,
+LassoRounds::LassoRounds(rounds::RoundsDriver& driver, LossModel& loss, const SchedulerData& data,
                          const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
                          const Checkpoints* checkpoints)
     : driver_(driver), loss_(loss), stats_(data.stats), config_(config), on_check_(std::move(on_check)),
@@ -30,7 +30,7 @@ LassoRounds::LassoRounds(scheduler::RoundsDriver& driver, LossModel& loss, const
   pace_ = Pace(config.batch > 0 ? config.batch : default_batch(usable_), config.depth);
   cycles_ = worker_cycles(config, driver.workers().size());
   if (!cycles_) {
-    scheduler::InnerProducts* source = data.inner_products;
+    rounds::InnerProducts* source = data.inner_products;
     if (!source) source = &inner_products_.emplace(driver, kInnerProductKinds, p_);
     check_.emplace(*source, stats_.samples, stats_.mean, inverse_norms(stats_), config.rho);
   }

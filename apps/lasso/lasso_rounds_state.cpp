@@ -28,7 +28,7 @@ void LassoRounds::save(StateWriter& out) const {
   out.put<std::uint8_t>(stage_ == Stage::kCheck);
   out.put(stalled_);
   out.put_all(interval_.recent());
-  const scheduler::ParameterSampler::State sampler = sampler_.state();
+  const rounds::ParameterSampler::State sampler = sampler_.state();
   out.put(sampler.rng);
   out.put_all(sampler.order);
   out.put(sampler.cursor);
@@ -65,7 +65,7 @@ void LassoRounds::restore(StateReader& in) {
   stage_ = cycle_next ? Stage::kCycle : check_next ? Stage::kCheck : Stage::kRounds;
   stalled_ = in.get<int>();
   interval_.restore(sent, over, in.get_all<double>());
-  scheduler::ParameterSampler::State sampler;
+  rounds::ParameterSampler::State sampler;
   sampler.rng = in.get<std::uint64_t>();
   sampler.order = in.get_all<std::uint32_t>();
   sampler.cursor = in.get<std::uint32_t>();

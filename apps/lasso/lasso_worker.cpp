@@ -3,14 +3,14 @@
 
 #include <stdexcept>
 
-#include "gyre/rounds/rounds_job.hpp"
+#include "gyre/rounds/rounds.hpp"
 
 namespace gyre::lasso {
 
-scheduler::RoundsOptions rounds_options(std::uint32_t parameters, std::chrono::milliseconds timeout) {
-  scheduler::RoundsOptions o;
+rounds::RoundsOptions rounds_options(std::uint32_t parameters, std::chrono::milliseconds timeout) {
+  rounds::RoundsOptions o;
   o.name = "lasso";
-  o.limits = scheduler::RoundsLimits{parameters, kRoundKinds};
+  o.limits = rounds::RoundsLimits{parameters, kRoundKinds};
   o.timeout = timeout;
   return o;
 }
@@ -21,7 +21,7 @@ namespace {
 template <class Shard>
 void serve(runtime::Mailbox& mailbox, Shard& shard, const WorkerLoopOptions& options, std::uint32_t parameters) {
   const int rank = mailbox.group().rank();
-  const auto push = [&](const scheduler::Task& task) {
+  const auto push = [&](const rounds::Task& task) {
     if (static_cast<RoundKind>(task.kind) != RoundKind::kSnapshot) return shard.push(task);
     if (!options.checkpoints || !options.checkpoints->store)
       throw std::invalid_argument("a snapshot round, but this worker has no --checkpoint directory");
@@ -30,14 +30,14 @@ void serve(runtime::Mailbox& mailbox, Shard& shard, const WorkerLoopOptions& opt
     options.checkpoints->store->write_part(static_cast<std::uint64_t>(task.scalar), rank, out.bytes());
     return std::vector<double>{0.0};
   };
-  std::function<std::vector<double>(const scheduler::Task&)> answer;
+  std::function<std::vector<double>(const rounds::Task&)> answer;
   if (options.inner_products)
-    answer = [&](const scheduler::Task& task) {
-      return scheduler::answer_inner_products(*options.inner_products, task, kInnerProductKinds);
+    answer = [&](const rounds::Task& task) {
+      return rounds::answer_inner_products(*options.inner_products, task, kInnerProductKinds);
     };
-  pipeline::serve_rounds(
+  rounds::serve_rounds(
       mailbox, options.scheduler_rank, rounds_options(parameters, options.timeout),
-      [&](std::span<const scheduler::Step> steps) { shard.apply(steps); }, push, answer);
+      [&](std::span<const rounds::Step> steps) { shard.apply(steps); }, push, answer);
 }
 
 }  // namespace

@@ -21,20 +21,20 @@ class LogisticLossModel final : public LossModel {
   // The intercept's id is accepted either way, as the workers (MarginShard) do.
   std::uint32_t parameters() const override { return stats_.features() + 1; }
   // Workers' margins are exact, so rounds need no scalar.
-  scheduler::Task round_task(std::vector<std::uint32_t> coordinates) const override {
+  rounds::Task round_task(std::vector<std::uint32_t> coordinates) const override {
     const bool any_centred =
         std::any_of(coordinates.begin(), coordinates.end(), [&](std::uint32_t j) { return stepper_.centred(j); });
     if (!any_centred) return {static_cast<std::uint8_t>(RoundKind::kPartials), 0, std::move(coordinates)};
     coordinates.push_back(stats_.features());
     return {static_cast<std::uint8_t>(RoundKind::kCentredPartials), 0, std::move(coordinates)};
   }
-  std::size_t sums_per_parameter(const scheduler::Task& round) const override {
+  std::size_t sums_per_parameter(const rounds::Task& round) const override {
     return static_cast<RoundKind>(round.kind) == RoundKind::kCentredPartials ? 3 : 2;
   }
   std::size_t check_size() const override { return logistic_check_size(stats_.features()); }
   double check_scalar(std::span<const double>) override { return 0; }
 
-  void begin_round(const scheduler::Task& round, std::span<const double> sums) override {
+  void begin_round(const rounds::Task& round, std::span<const double> sums) override {
     round_centred_ = static_cast<RoundKind>(round.kind) == RoundKind::kCentredPartials;
     if (!round_centred_) return;
     const std::size_t last = 3 * (round.params.size() - 1);  // the intercept's
@@ -48,10 +48,10 @@ class LogisticLossModel final : public LossModel {
     return {move.gamma, move.decrease};
   }
   void stepped(std::uint32_t, double beta_step) override { shift_ -= centre_ * beta_step; }
-  std::vector<scheduler::Step> end_round() override {
+  std::vector<rounds::Step> end_round() override {
     if (shift_ == 0) return {};
     b_ += shift_;
-    return {scheduler::Step{stats_.features(), std::exchange(shift_, 0.0)}};
+    return {rounds::Step{stats_.features(), std::exchange(shift_, 0.0)}};
   }
 
   void read_check(std::span<const double> sums, double) override {
@@ -69,7 +69,7 @@ class LogisticLossModel final : public LossModel {
                                    penalty);
   }
 
-  std::optional<scheduler::Task> refinement(const Certificate& certified, const Penalty& penalty,
+  std::optional<rounds::Task> refinement(const Certificate& certified, const Penalty& penalty,
                                            double tol) const override {
     // Worth a pass over the rows when the bound's slack explains the excess and the exact gap,
     // about 2(1 − s)·(the penalty's part of F) on the grid, would pass.
@@ -79,7 +79,7 @@ class LogisticLossModel final : public LossModel {
     const double penalties = certified.objective - total_.loss / static_cast<double>(stats_.samples);
     if (!(excess > 0) || slack < excess || 2 * shortfall * penalties > target) return std::nullopt;
     const double shift = logistic_dual_point(total_, stats_, intercept_, penalty).shift;
-    return scheduler::Task{static_cast<std::uint8_t>(RoundKind::kDual), shift, {}};
+    return rounds::Task{static_cast<std::uint8_t>(RoundKind::kDual), shift, {}};
   }
   std::size_t refinement_size() const override { return refinement_scales().size(); }
   Certificate refine(const Certificate& certified, std::span<const double> sums,
@@ -90,7 +90,7 @@ class LogisticLossModel final : public LossModel {
   // The path starts where β = 0 is optimal for the largest λ: at b = logit(ȳ), which the first
   // check (at b = 0, where every p_i = 1/2 and Σ(p_i − y_i) = n/2 − Σy) gives exactly. After
   // that, one Newton step (safeguarded) per check.
-  std::vector<scheduler::Step> unscheduled_steps(bool at_start) override {
+  std::vector<rounds::Step> unscheduled_steps(bool at_start) override {
     if (!intercept_) return {};
     const std::uint32_t p = stats_.features();
     const double n = static_cast<double>(stats_.samples);
@@ -108,7 +108,7 @@ class LogisticLossModel final : public LossModel {
     const double delta = next - b_;
     b_ = next;
     if (delta == 0) return {};
-    return {scheduler::Step{p, delta}};
+    return {rounds::Step{p, delta}};
   }
   double intercept() const override { return b_; }
   std::vector<std::uint32_t> cycled_own_parameters() const override {

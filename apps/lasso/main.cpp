@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
       options.on_traffic = multi.traffic_reporter(job.launch);
       const lasso::HeldRows held{[&](int) -> const data::RegressionSet& { return rows.shard; },
                                  rows.y_offset, rows.samples, job.launch.rank == 0 ? &rows.stats : nullptr};
-      solved = lasso::solve_held(lasso::lasso_job(c.workers, pipeline::processes_backend(*cluster)), held, c, options);
+      solved = lasso::solve_held(lasso::lasso_job(c.workers, rotation::processes_backend(*cluster)), held, c, options);
     } else {
       solved = lasso::solve_embedded(whole, c, options);
     }

@@ -163,7 +163,7 @@ void MarginShard::exact_steps(const Penalty& penalty, std::span<const std::uint3
   const double n = static_cast<double>(samples());
   const bool intercept = std::find(params.begin(), params.end(), features()) != params.end();
   // Steps are taken one by one (Gauss–Seidel), part by part on this thread.
-  auto move = [&](std::span<const scheduler::Step> steps) {
+  auto move = [&](std::span<const rounds::Step> steps) {
     const bool every_row = std::any_of(steps.begin(), steps.end(), [&](const auto& s) { return s.param == features(); });
     for (std::size_t p = 0; p < parts_.size(); ++p) apply_part(p, steps, every_row);
   };
@@ -184,8 +184,8 @@ void MarginShard::exact_steps(const Penalty& penalty, std::span<const std::uint3
     if (delta == 0) return {0, m.gamma != 0};
     gamma_[j] = m.gamma;
     const double beta_step = delta / stepper.stats().scale[j], shift = -m.centre * beta_step;
-    const scheduler::Step steps[] = {{j, beta_step}, {features(), shift}};
-    move(std::span<const scheduler::Step>(steps, shift != 0 ? 2 : 1));
+    const rounds::Step steps[] = {{j, beta_step}, {features(), shift}};
+    move(std::span<const rounds::Step>(steps, shift != 0 ? 2 : 1));
     b_ += shift;
     return {m.decrease, m.gamma != 0};
   };
@@ -196,7 +196,7 @@ void MarginShard::exact_steps(const Penalty& penalty, std::span<const std::uint3
     const double next = intercept_step(b_, all.residual, all.weight, samples());
     if (next == b_) return 0;
     const double delta = next - b_;
-    const scheduler::Step step[] = {{features(), delta}};
+    const rounds::Step step[] = {{features(), delta}};
     move(step);
     b_ = next;
     return 0.5 * all.weight / n * delta * delta;

@@ -48,26 +48,26 @@ void MarginShard::check_ids(std::span<const std::uint32_t> params) const {
                               " features and the intercept");
 }
 
-void MarginShard::apply(std::span<const scheduler::Step> steps) {
+void MarginShard::apply(std::span<const rounds::Step> steps) {
   if (steps.empty()) return;
   bool every_row = false;
-  for (const scheduler::Step& s : steps) {
+  for (const rounds::Step& s : steps) {
     check_ids(std::span<const std::uint32_t>(&s.param, 1));
     every_row = every_row || s.param == features();
   }
   if (cycles_.stepper)
-    for (const scheduler::Step& s : steps) {
+    for (const rounds::Step& s : steps) {
       if (s.param == features()) b_ += s.delta;
       else gamma_[s.param] += s.delta * cycles_.stepper->stats().scale[s.param];
     }
   rows_.for_each([&](std::size_t p) { apply_part(p, steps, every_row); });
 }
 
-void MarginShard::apply_part(std::size_t p, std::span<const scheduler::Step> steps, bool every_row) {
+void MarginShard::apply_part(std::size_t p, std::span<const rounds::Step> steps, bool every_row) {
   {
     const auto& c = rows_.columns(p);
     Part& part = parts_[p];
-    for (const scheduler::Step& s : steps) {
+    for (const rounds::Step& s : steps) {
       if (s.param == features()) {
         for (double& m : part.margin) m += s.delta;
         continue;
@@ -241,7 +241,7 @@ std::vector<double> MarginShard::dual_sums(double shift, std::span<const double>
   return total;
 }
 
-std::vector<double> MarginShard::push(const scheduler::Task& task) {
+std::vector<double> MarginShard::push(const rounds::Task& task) {
   const RoundKind kind = static_cast<RoundKind>(task.kind);
   if (kind == RoundKind::kPartials || kind == RoundKind::kCentredPartials) {
     const bool with_moment = kind == RoundKind::kCentredPartials;

@@ -37,17 +37,17 @@ ResidualShard::ResidualShard(const data::RegressionSet& rows, double y_offset, i
 
 ResidualShard::~ResidualShard() = default;
 
-void ResidualShard::apply(std::span<const scheduler::Step> steps) {
+void ResidualShard::apply(std::span<const rounds::Step> steps) {
   if (steps.empty()) return;
   if (cycles_.stats)
-    for (const scheduler::Step& s : steps) {
+    for (const rounds::Step& s : steps) {
       gamma_[s.param] += s.delta * cycles_.stats->scale[s.param];
       mu_dot_beta_ += cycles_.stats->mean[s.param] * s.delta;
     }
   rows_.for_each([&](std::size_t p) {
     const auto& c = rows_.columns(p);
     Part& part = parts_[p];
-    for (const scheduler::Step& s : steps) subtract(c, part.residual, s.param, s.delta);
+    for (const rounds::Step& s : steps) subtract(c, part.residual, s.param, s.delta);
   });
 }
 
@@ -127,7 +127,7 @@ std::vector<double> ResidualShard::cycle(double lambda, std::span<const std::uin
   return out;
 }
 
-std::vector<double> ResidualShard::push(const scheduler::Task& task) {
+std::vector<double> ResidualShard::push(const rounds::Task& task) {
   if (static_cast<RoundKind>(task.kind) == RoundKind::kPartials) {
     std::vector<double> sums(task.params.size());
     partial_gradients(task.params, sums);

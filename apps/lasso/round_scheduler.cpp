@@ -21,7 +21,7 @@ LassoRun run_lasso_scheduler(runtime::Mailbox& mailbox, std::vector<int> workers
   const std::unique_ptr<LossModel> loss = config.loss == Loss::logistic
                                               ? logistic_loss_model(data.stats, config.intercept)
                                               : squared_loss_model(data.stats);
-  scheduler::RoundsDriver driver(mailbox, std::move(workers), rounds_options(loss->parameters(), timeout));
+  rounds::RoundsDriver driver(mailbox, std::move(workers), rounds_options(loss->parameters(), timeout));
   LassoRounds app(driver, *loss, data, config, std::move(on_check), checkpoints);
   if (checkpoints && checkpoints->resume) {
     try {
@@ -33,7 +33,7 @@ LassoRun run_lasso_scheduler(runtime::Mailbox& mailbox, std::vector<int> workers
       driver.fail(std::string("lasso scheduler: resuming: ") + e.what());
     }
   }
-  scheduler::run_rounds(driver, app);
+  rounds::run_rounds(driver, app);
   return std::move(app).result();
 }
 

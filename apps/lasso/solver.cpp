@@ -69,8 +69,8 @@ void resume_part(Shard& shard, runtime::Mailbox& mailbox, const Checkpoints* che
 
 ShardProducts::ShardProducts(const data::RegressionSet& rows, std::uint64_t samples)
     : columns(data::to_columns(rows)),
-      source(scheduler::SparseLines{rows.row_begin, rows.cols, rows.values},
-             scheduler::SparseLines{columns.col_begin, columns.rows, columns.values}, rows.sample_ids, samples) {}
+      source(rounds::SparseLines{rows.row_begin, rows.cols, rows.values},
+             rounds::SparseLines{columns.col_begin, columns.rows, columns.values}, rows.sample_ids, samples) {}
 
 bool asks_inner_products(const LassoConfig& config) {
   return !worker_cycles(config, static_cast<std::size_t>(config.workers)) && config.rho < 1;
@@ -149,9 +149,9 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
     // On threads the workers' shards are in this process: the scheduler sums their inner
     // products itself, as the workers would (SummedInnerProducts), overlapping their rounds.
     std::deque<ShardProducts> shards;
-    std::optional<scheduler::SummedInnerProducts> local;
+    std::optional<rounds::SummedInnerProducts> local;
     if (!across_processes && asks_inner_products(config)) {
-      std::vector<scheduler::ShardInnerProducts*> each;
+      std::vector<rounds::ShardInnerProducts*> each;
       for (int w = 0; w < P; ++w) each.push_back(&shards.emplace_back(rows.rows_of(w), rows.samples).source);
       local.emplace(std::move(each), rows.stats->features());
     }

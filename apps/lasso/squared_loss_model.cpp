@@ -14,10 +14,10 @@ class SquaredLossModel final : public LossModel {
   std::uint32_t parameters() const override { return stats_.features(); }
   // x_jᵀr per coordinate. Workers keep the uncentred residual; its mean m = −μᵀβ, the round's
   // scalar, turns x_jᵀr into x̃_jᵀr̃.
-  scheduler::Task round_task(std::vector<std::uint32_t> coordinates) const override {
+  rounds::Task round_task(std::vector<std::uint32_t> coordinates) const override {
     return {static_cast<std::uint8_t>(RoundKind::kPartials), -mu_dot_beta_, std::move(coordinates)};
   }
-  std::size_t sums_per_parameter(const scheduler::Task&) const override { return 1; }
+  std::size_t sums_per_parameter(const rounds::Task&) const override { return 1; }
   // Every feature's x_jᵀr, then Σ(r − m)² and Σ(r − m)(y − ȳ) (ResidualShard::push).
   std::size_t check_size() const override { return std::size_t{stats_.features()} + 2; }
   // μᵀβ is recomputed, so rounding does not drift over a long run.
@@ -53,7 +53,7 @@ class SquaredLossModel final : public LossModel {
     return coordinate_minimiser(gamma, gradients_[j], stats_.curvature[j], penalty) - gamma;
   }
   // The intercept is implicit: ȳ − μᵀβ.
-  std::vector<scheduler::Step> unscheduled_steps(bool) override { return {}; }
+  std::vector<rounds::Step> unscheduled_steps(bool) override { return {}; }
   double intercept() const override { return stats_.y_offset - mu_dot_beta_; }
 
   void save(StateWriter& out) const override {

@@ -55,8 +55,8 @@ class ReplicaWorker {
   void run() {
     const int P = plan_.config.workers;
     const auto parts = static_cast<std::uint32_t>(plan_.config.syncs_per_epoch);
-    const auto run_phase = [&](std::uint64_t phase, scheduler::PhaseKind kind, std::span<const std::byte>) {
-      if (kind != scheduler::PhaseKind::kTrain) throw std::logic_error("LDA has no evaluation phase");
+    const auto run_phase = [&](std::uint64_t phase, rotation::PhaseKind kind, std::span<const std::byte>) {
+      if (kind != rotation::PhaseKind::kTrain) throw std::logic_error("LDA has no evaluation phase");
       const bool initialising = phase == 0 && !plan_.config.start;  // a resumed run starts with a sweep
       for (std::uint32_t part = 0; part < (initialising ? 1 : parts); ++part) {
         arena_.execute([&] {
@@ -83,7 +83,7 @@ class ReplicaWorker {
         return kernel_.take_phase_sums(kind);
       });
     };
-    pipeline::follow_phases(inbox_, P, timeout_, run_phase);
+    rotation::follow_phases(inbox_, P, timeout_, run_phase);
   }
 
   std::vector<model::Block> take_replica() { return std::move(replica_); }
@@ -159,13 +159,13 @@ std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<d
   // Checkpoints: each worker's part as a sweep ends (worker 0's with the replica), the manifest
   // from the driver's policy.
   auto policy = epoch_policy(plan, on_epoch);
-  pipeline::RotationOptions checkpointing;  // only its at_phase_end is used
+  rotation::RotationOptions checkpointing;  // only its at_phase_end is used
   take_checkpoints(plan, hooks.checkpoints, policy, checkpointing,
                    [&](int w) -> const LdaKernel& { return *kernels[static_cast<std::size_t>(w)]; });
   std::optional<LdaModel> model;
   runtime::run(job, [&](const runtime::Member& m) {
     if (m.rank == P) {
-      scheduler::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(policy);
+      rotation::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(policy);
       return;
     }
     const data::Corpus& shard = shards[static_cast<std::size_t>(m.rank)];

@@ -44,16 +44,16 @@ std::vector<std::byte> encode_part(const LdaKernel& kernel, std::span<const mode
 
 }  // namespace
 
-void take_checkpoints(const LdaPlan& plan, const pipeline::CheckpointTarget& target, scheduler::PhasePolicy& policy,
-                      pipeline::RotationOptions& options, std::function<const LdaKernel&(int worker)> kernel_of) {
+void take_checkpoints(const LdaPlan& plan, const checkpoint::CheckpointTarget& target, rotation::PhasePolicy& policy,
+                      rotation::RotationOptions& options, std::function<const LdaKernel&(int worker)> kernel_of) {
   if (!target.store) return;
-  auto c = std::make_shared<pipeline::EpochCheckpoints>(target);
+  auto c = std::make_shared<checkpoint::EpochCheckpoints>(target);
   c->first_epoch = plan.config.start ? plan.config.start->epoch : 0;
   c->leading_phases = plan.config.start ? 0 : 1;  // a fresh run's first phase initialises
   c->last_epoch = plan.config.epochs;
   c->workers = plan.config.workers;
   c->first_phase = plan.config.start ? static_cast<std::uint64_t>(plan.config.start->epoch) + 1 : 0;
-  pipeline::take_checkpoints(
+  checkpoint::take_checkpoints(
       c,
       [kernel_of = std::move(kernel_of)](int worker, std::span<const model::Block* const> held) {
         return encode_part(kernel_of(worker), held);

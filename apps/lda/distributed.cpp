@@ -16,7 +16,7 @@
 
 namespace gyre::lda {
 
-std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const runtime::Member& member,
+std::optional<rotation::GatheredModel> gather_model(const LdaPlan& plan, const runtime::Member& member,
                                                     std::span<const std::uint64_t> doc_ids, const LdaKernel& kernel,
                                                     std::vector<model::OwnedBlock>& held, std::uint64_t doc_id_limit,
                                                     std::chrono::milliseconds timeout) {
@@ -24,24 +24,24 @@ std::optional<pipeline::GatheredModel> gather_model(const LdaPlan& plan, const r
   // word-topic blocks.
   // The rows travel sparse, as the kernel builds them: rank 0 holds every document's topics in
   // memory proportional to the tokens, not documents × K.
-  pipeline::GatherOptions gather;
+  rotation::GatherOptions gather;
   gather.workers = plan.config.workers;
   gather.layout = plan.block_shapes;
-  gather.row_bytes = pipeline::kAnyRowBytes;
+  gather.row_bytes = rotation::kAnyRowBytes;
   gather.id_limit = doc_id_limit;
   gather.timeout = timeout;
-  pipeline::LocalRows mine;
+  rotation::LocalRows mine;
   mine.ids.assign(doc_ids.begin(), doc_ids.end());
   mine.values = kernel.doc_topic_rows().encode();
-  return pipeline::gather_at_root(member.mailbox, held, std::move(mine), gather);
+  return rotation::gather_at_root(member.mailbox, held, std::move(mine), gather);
 }
 
 void write_parts(const LdaPlan& plan, const runtime::Member& member, std::span<const std::uint64_t> doc_ids,
                  const LdaKernel& kernel, std::vector<model::OwnedBlock>& held, const std::vector<std::string>& vocab,
                  std::span<const std::int64_t> topic_totals, const double& loglik_per_token,
                  const TrainHooks::Parts& parts, std::chrono::milliseconds timeout) {
-  pipeline::PartsOutput out{parts.directory, model_directory(), plan.config.workers, timeout};
-  pipeline::write_in_parts(
+  runtime::PartsOutput out{parts.directory, model_directory(), plan.config.workers, timeout};
+  runtime::write_in_parts(
       member.mailbox, out,
       [&](const std::filesystem::path& staging) {
         std::vector<model::Block> blocks;
@@ -60,7 +60,7 @@ void write_parts(const LdaPlan& plan, const runtime::Member& member, std::span<c
       });
 }
 
-LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, pipeline::GatheredModel parts,
+LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, rotation::GatheredModel parts,
                            std::span<const std::int64_t> topic_totals) {
   const std::uint32_t K = plan.config.topics;
   std::vector<DocTopicRows> docs;
@@ -78,7 +78,7 @@ LdaModel assemble_gathered(const LdaPlan& plan, std::vector<std::string> vocab, 
 }
 
 std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput input, const TrainHooks& hooks,
-                                          const pipeline::ClusterJobOptions& cluster) {
+                                          const rotation::ClusterJobOptions& cluster) {
   if (config.workers != cluster.launch.size) throw std::invalid_argument("one worker per process");
   if (hooks.heldout)
     throw std::invalid_argument("held-out evaluation after every epoch needs every worker in one process");
@@ -94,7 +94,7 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput i
     std::vector<data::Corpus> hosted(static_cast<std::size_t>(config.workers));
     hosted[static_cast<std::size_t>(rank)] = std::move(shard);
     const auto vocab = hosted[static_cast<std::size_t>(rank)].vocab;
-    return train_allreduce(plan, hosted, vocab, doc_id_limit, hooks, pipeline::processes_backend(cluster),
+    return train_allreduce(plan, hosted, vocab, doc_id_limit, hooks, rotation::processes_backend(cluster),
                            cluster.timeout);
   }
   auto kernel = make_kernel(plan, rank, shard);
@@ -107,14 +107,14 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput i
   };
   // Word-topic blocks arriving from peers are checked against this rank's plan (a rank with
   // another corpus or topic count would send blocks of another shape).
-  std::optional<pipeline::GatheredModel> parts;
+  std::optional<rotation::GatheredModel> parts;
   auto policy = epoch_policy(plan, on_epoch);
-  auto options = pipeline::rotation_options(cluster, config.threads, config.depth);
+  auto options = rotation::rotation_options(cluster, config.threads, config.depth);
   take_checkpoints(plan, hooks.checkpoints, policy, options, [&](int) -> const LdaKernel& { return *kernel; });
-  pipeline::run_rotation(
-      pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,
+  rotation::run_rotation(
+      rotation::rotation_job(config.workers, rotation::processes_backend(cluster)), *plan.schedule,
       plan.block_shapes,
-      [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; }, policy, options,
+      [&](int) { return rotation::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; }, policy, options,
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
         if (hooks.parts)

@@ -224,9 +224,9 @@ class TopicSampler final : public LdaKernel {
                std::span<const std::uint64_t> word_tokens, std::uint32_t groups, bool reports_totals);
 
   void attach(collective::Communicator& workers) override { workers_ = &workers; }
-  void train(model::Block& block, const scheduler::Visit& visit) override;
-  void evaluate(const model::Block& block, const scheduler::Visit& visit) override;
-  scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) override;
+  void train(model::Block& block, const rotation::Visit& visit) override;
+  void evaluate(const model::Block& block, const rotation::Visit& visit) override;
+  rotation::PhaseSums take_phase_sums(rotation::PhaseKind kind) override;
   void add_initial_topics(model::Block& block) override;
   void sweep(model::Block& block, std::uint32_t part) override;
   void sync_totals() override;
@@ -289,7 +289,7 @@ class TopicSampler final : public LdaKernel {
   std::size_t state_stride_ = 0;            // of token_state_, per group
   std::vector<std::int64_t> totals_;       // view of n_k
   std::vector<std::int64_t> pending_;      // own changes to n_k since the last allreduce
-  pipeline::GridLocks locks_;
+  rotation::GridLocks locks_;
   collective::Communicator* workers_ = nullptr;
   bool reports_totals_;
   bool blocks_trusted_ = false;
@@ -411,7 +411,7 @@ void TopicSampler<Topic>::restore(std::span<const std::uint32_t> topics, std::sp
 }
 
 template <class Topic>
-void TopicSampler<Topic>::train(model::Block& block, const scheduler::Visit& visit) {
+void TopicSampler<Topic>::train(model::Block& block, const rotation::Visit& visit) {
   if (phases_done_ == 0)
     add_initial_topics(block);
   else
@@ -420,13 +420,13 @@ void TopicSampler<Topic>::train(model::Block& block, const scheduler::Visit& vis
   // The block's last visit of the phase: its counts are final for this phase. After a sweep
   // they are the other workers' topic lists and this worker's tokens, so the sum is taken over
   // those, not over the V × K counts.
-  if (visit.next != scheduler::Visit::kKeep) return;
+  if (visit.next != rotation::Visit::kKeep) return;
   sums_.log_likelihood += phases_done_ == 0 ? word_loglik(block) : swept_word_loglik(block);
   if (final_block_observer_) final_block_observer_(block);
 }
 
 template <class Topic>
-void TopicSampler<Topic>::evaluate(const model::Block&, const scheduler::Visit&) {
+void TopicSampler<Topic>::evaluate(const model::Block&, const rotation::Visit&) {
   throw std::logic_error("LDA has no evaluation phase: the log-likelihood comes with every training phase");
 }
 
@@ -499,7 +499,7 @@ void TopicSampler<Topic>::add_initial_topics(model::Block& block) {
   }
   std::int32_t* counts = block.counts();
   const std::uint32_t G = tokens_.groups();
-  pipeline::diagonal_sweep(G, locks_, [&](std::uint32_t g, std::uint32_t s) {
+  rotation::diagonal_sweep(G, locks_, [&](std::uint32_t g, std::uint32_t s) {
     const auto [first_row, last_row] = tokens_.sub_rows(block.id(), s);
     for (std::uint32_t r = first_row; r < last_row; ++r)
       for (std::uint32_t part = 0; part < tokens_.parts(); ++part) {
@@ -621,7 +621,7 @@ void TopicSampler<Topic>::sweep(model::Block& block, std::uint32_t part) {
   const std::uint64_t stream = phases_done_ + (std::uint64_t{part} << 40);
   auto cell_view = [&](std::uint32_t g) { return cell_totals_.data() + static_cast<std::size_t>(g) * K_; };
   for (std::uint32_t g = 0; g < G; ++g) std::copy(totals_.begin(), totals_.end(), cell_view(g));
-  pipeline::diagonal_sweep(
+  rotation::diagonal_sweep(
       G, locks_,
       [&](std::uint32_t g, std::uint32_t s) {
         const CellState<Topic> state{tokens_.cell(block.id(), g, s, part),
@@ -773,10 +773,10 @@ double TopicSampler<Topic>::totals_loglik() const {
 }
 
 template <class Topic>
-scheduler::PhaseSums TopicSampler<Topic>::take_phase_sums(scheduler::PhaseKind) {
+rotation::PhaseSums TopicSampler<Topic>::take_phase_sums(rotation::PhaseKind) {
   sums_.log_likelihood += doc_loglik() + (reports_totals_ ? totals_loglik() : 0.0);
   ++phases_done_;
-  const auto out = scheduler::to_sums(sums_);
+  const auto out = rotation::to_sums(sums_);
   sums_ = {};
   return out;
 }

@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     // What a checkpoint records of this run and a resume compares: the flags that shape the
     // result and the inputs' digests.
-    pipeline::CheckpointTarget checkpoint_target;
+    checkpoint::CheckpointTarget checkpoint_target;
     std::optional<std::uint64_t> resumed_epoch;
     if (checkpoints.writes()) {
       auto settings = checkpoints.recorded_settings(app, local_flags, inputs);
@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
     checkpoints.prepare(resumed_epoch, launch.rank == 0);
     if (job.cluster)
       job.cluster->settings.emplace_back("resumed after epoch", resumed_epoch ? std::to_string(*resumed_epoch) : "none");
-    c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;
+    c.ring = ring == "random" ? rotation::RingOrder::kRandom : rotation::RingOrder::kFixed;
     if (!quiet) {
       std::printf("gyre-lda: %llu documents, %llu tokens, vocabulary %u, K=%u, P=%d T=%d d=%d B=%d",
                   static_cast<unsigned long long>(input.docs), static_cast<unsigned long long>(input.tokens),

@@ -11,7 +11,7 @@
 
 #include "gyre/base/input_error.hpp"
 #include "gyre/base/limits.hpp"
-#include "gyre/mapreduce/range_parse.hpp"
+#include "gyre/mapreduce/mapreduce.hpp"
 #include "gyre/model/row_blocks.hpp"
 
 namespace gyre::mapreduce {

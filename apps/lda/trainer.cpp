@@ -45,7 +45,7 @@ class EpochPolicy {
         on_epoch_(std::move(on_epoch)),
         done_(static_cast<int>(first_phase(plan.config))) {}
 
-  std::optional<scheduler::PhaseKind> operator()(const scheduler::PhaseResult* last) {
+  std::optional<rotation::PhaseKind> operator()(const rotation::PhaseResult* last) {
     if (last != nullptr) {
       seconds_ += last->seconds;
       EpochReport r;
@@ -59,7 +59,7 @@ class EpochPolicy {
       r.tokens_per_s = last->seconds > 0 ? last->report<LdaReport>().tokens_sampled / last->seconds : 0.0;
       if (on_epoch_) on_epoch_(r);
     }
-    if (done_ <= epochs_) return scheduler::PhaseKind::kTrain;
+    if (done_ <= epochs_) return rotation::PhaseKind::kTrain;
     return std::nullopt;
   }
 
@@ -87,8 +87,8 @@ LdaPlan plan_job(const LdaConfig& config, std::uint32_t vocab, const std::vector
   // Groups for balance only: the sampler reads one word row at a time (lda_kernel.cpp), so a
   // sub-range's rows need not fit in cache, and every further group costs a rebuild of each
   // document's counts per visit.
-  plan.groups = pipeline::choose_groups(config.threads, 0, 0);
-  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring, config.seed,
+  plan.groups = rotation::choose_groups(config.threads, 0, 0);
+  plan.schedule = std::make_shared<rotation::RotationSchedule>(config.workers, config.group_size(), config.ring, config.seed,
                                                                 first_phase(config));
   return plan;
 }
@@ -131,7 +131,7 @@ std::vector<model::Block> initial_blocks(const LdaPlan& plan, int worker) {
   return out;
 }
 
-scheduler::PhasePolicy epoch_policy(const LdaPlan& plan, std::function<void(const EpochReport&)> on_epoch) {
+rotation::PhasePolicy epoch_policy(const LdaPlan& plan, std::function<void(const EpochReport&)> on_epoch) {
   return EpochPolicy(plan, std::move(on_epoch));
 }
 
@@ -223,7 +223,7 @@ LdaModel train_in_process(const LdaConfig& config, const std::vector<data::Corpu
   std::optional<EpochHeldout> heldout;
   if (hooks.heldout) heldout.emplace(plan, *hooks.heldout);
   std::vector<std::unique_ptr<LdaKernel>> kernels;
-  std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
+  std::vector<rotation::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
   for (int w = 0; w < config.workers; ++w) {
     kernels.push_back(make_kernel(plan, w, shards[static_cast<std::size_t>(w)]));
     // Blocks restored from a checkpoint file are checked on their visits like a peer's.
@@ -239,13 +239,13 @@ LdaModel train_in_process(const LdaConfig& config, const std::vector<data::Corpu
     last_loglik = r.loglik_per_token;
     if (hooks.on_epoch) hooks.on_epoch(heldout ? heldout->add_to(r) : r);
   };
-  pipeline::EmbeddedJobOptions job = hooks.job;
+  rotation::EmbeddedJobOptions job = hooks.job;
   job.threads_per_worker = config.threads;
   job.depth = config.depth;
   auto policy = epoch_policy(plan, on_epoch);
   take_checkpoints(plan, hooks.checkpoints, policy, job,
                    [&](int w) -> const LdaKernel& { return *kernels[static_cast<std::size_t>(w)]; });
-  auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), policy, job, hooks.backend);
+  auto held = rotation::run_embedded(*plan.schedule, std::move(workers), policy, job, hooks.backend);
 
   std::vector<DocTopicRows> docs(static_cast<std::size_t>(config.workers));
   const std::vector<std::int64_t> totals = kernels.front()->topic_totals();

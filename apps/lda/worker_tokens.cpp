@@ -47,7 +47,7 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
   for (std::uint32_t g = 0; g < G; ++g) {
     std::vector<std::uint64_t> in_group;
     for (const std::uint32_t d : group_docs[g]) in_group.push_back(doc_tokens[d]);
-    const auto cuts = pipeline::balanced_cuts(in_group, parts_);
+    const auto cuts = rotation::balanced_cuts(in_group, parts_);
     for (std::uint32_t q = 0; q <= parts_; ++q)
       part_begin_.push_back(cuts[q] < group_docs[g].size() ? group_docs[g][cuts[q]] : D);
     for (std::uint32_t q = 0; q < parts_; ++q)
@@ -71,7 +71,7 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
     // 10-15% faster, by tokens + 1/2 a row 5-8% slower than that.
     std::vector<std::uint64_t> row_cost(row_tokens[b]);
     for (auto& c : row_cost) c = 2 * c + G;  // in half tokens
-    const auto cuts = pipeline::balanced_cuts(row_cost, G);
+    const auto cuts = rotation::balanced_cuts(row_cost, G);
     sub_cut_.insert(sub_cut_.end(), cuts.begin(), cuts.end());
     sub_of_row[b].resize(row_tokens[b].size());
     for (std::uint32_t s = 0; s < G; ++s)
@@ -91,14 +91,14 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
   // Tokens are produced in document order, so each cell ends up sorted by (document,
   // position) with no further sort.
   const std::size_t cells = static_cast<std::size_t>(B) * G * G;
-  cells_ = pipeline::CellIndex(G, pipeline::bucket_by_cell<TokenRef>(
+  cells_ = rotation::CellIndex(G, rotation::bucket_by_cell<TokenRef>(
                                       [&](auto&& emit) {
                                         for (std::uint32_t d = 0; d < D; ++d)
                                           for (std::uint32_t p = doc_begin_[d]; p < doc_begin_[d + 1]; ++p) {
                                             const std::uint32_t w = words[p];
                                             const std::uint32_t b = blocks.block_of[w];
                                             const std::uint32_t row = blocks.row_of[w];
-                                            emit(pipeline::CellIndex::of(b, group_of[d], sub_of_row[b][row], G),
+                                            emit(rotation::CellIndex::of(b, group_of[d], sub_of_row[b][row], G),
                                                  TokenRef{p, 0});
                                           }
                                       },
@@ -133,7 +133,7 @@ WorkerTokens::WorkerTokens(const data::Corpus& shard, const model::RowBlocks& bl
             rank_base[(block_row_begin_[b] + r) * (runs + 1) + g * parts_ + q] = walked;
             walked += last - first;
           }
-          cell_rows_begin_[pipeline::CellIndex::of(b, g, s, G) * parts_ + q + 1] = cell_rows_.size();
+          cell_rows_begin_[rotation::CellIndex::of(b, g, s, G) * parts_ + q + 1] = cell_rows_.size();
         }
   std::vector<std::uint32_t> next_slot(run_begin_);
   slot_pos_.resize(refs_.size());
@@ -174,7 +174,7 @@ std::span<const TokenRef> WorkerTokens::cell(std::uint32_t block, std::uint32_t 
 void WorkerTokens::release_index() {
   // Swapped with empty ones: assigning {} would keep the capacity.
   std::vector<TokenRef>().swap(refs_);
-  cells_ = pipeline::CellIndex();
+  cells_ = rotation::CellIndex();
   for (auto* v : {&slot_begin_, &sub_cut_, &run_begin_, &slot_pos_, &cell_rows_}) std::vector<std::uint32_t>().swap(*v);
   for (auto* v : {&block_row_begin_, &cell_rows_begin_}) std::vector<std::uint64_t>().swap(*v);
 }

@@ -58,7 +58,7 @@ LogregRun train(const data::RegressionSet& set, const data::RegressionSet& eval,
 
 std::optional<LogregRun> train_cluster(const data::RegressionSet& set, const data::RegressionSet& eval,
                                        const LogregConfig& config, const TrainOptions& options,
-                                       const pipeline::ClusterJobOptions& cluster) {
+                                       const rotation::ClusterJobOptions& cluster) {
   auto run = app::ps_sgd::train_cluster(model_of(set, eval, config), config, options, cluster);
   if (!run) return std::nullopt;
   return run_of(std::move(*run));

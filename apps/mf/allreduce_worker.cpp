@@ -53,9 +53,9 @@ void sum_changes(collective::Communicator& workers, ChangeCollective how, std::v
 
 void run_allreduce_worker(ModelWorker& w, std::vector<model::Block>& replica) {
   collective::Communicator workers(w.inbox, w.worker_ranks(), collective::CollectiveOptions{w.timeout});
-  pipeline::follow_phases(w.inbox, w.driver_rank(), w.timeout, [&](std::uint64_t phase, scheduler::PhaseKind kind, std::span<const std::byte> payload) {
+  rotation::follow_phases(w.inbox, w.driver_rank(), w.timeout, [&](std::uint64_t phase, rotation::PhaseKind kind, std::span<const std::byte> payload) {
     w.kernel.start_phase(phase, kind, payload);
-    if (kind == scheduler::PhaseKind::kEvaluate) {
+    if (kind == rotation::PhaseKind::kEvaluate) {
       for (const auto& b : replica) w.evaluate(b);
       return w.kernel.take_phase_sums(kind);
     }

@@ -37,15 +37,15 @@ void place_row(MfModel& m, Side side, std::uint32_t id, const float* row, std::s
 
 }  // namespace
 
-void take_checkpoints(const MfPlan& plan, const pipeline::CheckpointTarget& target, scheduler::PhasePolicy& policy,
-                      pipeline::RotationOptions& options, std::function<const MfKernel&(int worker)> kernel_of) {
+void take_checkpoints(const MfPlan& plan, const checkpoint::CheckpointTarget& target, rotation::PhasePolicy& policy,
+                      rotation::RotationOptions& options, std::function<const MfKernel&(int worker)> kernel_of) {
   if (!target.store) return;
-  auto c = std::make_shared<pipeline::EpochCheckpoints>(target);
+  auto c = std::make_shared<checkpoint::EpochCheckpoints>(target);
   c->first_epoch = plan.config.first_epoch;
   c->last_epoch = plan.config.first_epoch + plan.config.epochs;
   c->workers = plan.config.workers;
   c->first_phase = plan.config.first_phase;
-  pipeline::take_checkpoints(
+  checkpoint::take_checkpoints(
       c,
       [&plan, kernel_of = std::move(kernel_of)](int worker, std::span<const model::Block* const> held) {
         return encode_part(plan, kernel_of(worker), held);

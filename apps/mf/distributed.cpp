@@ -12,31 +12,31 @@
 
 namespace gyre::mf {
 
-std::optional<pipeline::GatheredModel> gather_model(const MfPlan& plan, const runtime::Member& member,
+std::optional<rotation::GatheredModel> gather_model(const MfPlan& plan, const runtime::Member& member,
                                                     MfKernel& kernel, std::vector<model::OwnedBlock>& held,
                                                     std::chrono::milliseconds timeout) {
   // User rows stay with their worker during training; rank 0 collects them with the blocks,
   // as model rows (no padding), the ratings freed first.
   kernel.drop_ratings();
-  pipeline::GatherOptions gather;
+  rotation::GatherOptions gather;
   gather.workers = plan.config.workers;
   gather.layout = plan.blocks.shapes(plan.layout.stride);
   gather.row_bytes = model_row_floats(plan.config) * sizeof(float);
   gather.id_limit = plan.users;
   gather.timeout = timeout;
-  pipeline::LocalRows mine;
+  rotation::LocalRows mine;
   {
     const UserRows rows = kernel.user_rows();
-    mine = pipeline::LocalRows::of(std::span<const std::uint32_t>(rows.ids), std::span<const float>(rows.rows));
+    mine = rotation::LocalRows::of(std::span<const std::uint32_t>(rows.ids), std::span<const float>(rows.rows));
   }
-  return pipeline::gather_at_root(member.mailbox, held, std::move(mine), gather);
+  return rotation::gather_at_root(member.mailbox, held, std::move(mine), gather);
 }
 
 void write_parts(const MfPlan& plan, const runtime::Member& member, MfKernel& kernel,
                  std::vector<model::OwnedBlock>& held, const PartsTarget& target, std::chrono::milliseconds timeout) {
   kernel.drop_ratings();
-  pipeline::PartsOutput out{target.directory, model_directory(), plan.config.workers, timeout};
-  pipeline::write_in_parts(
+  runtime::PartsOutput out{target.directory, model_directory(), plan.config.workers, timeout};
+  runtime::write_in_parts(
       member.mailbox, out,
       [&](const std::filesystem::path& staging) {
         // Written from the kernel's rows and the blocks as they are: no copy of the part is made.
@@ -66,7 +66,7 @@ void write_parts(const MfPlan& plan, const runtime::Member& member, MfKernel& ke
       });
 }
 
-MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& parts) {
+MfModel assemble_gathered(const MfPlan& plan, const rotation::GatheredModel& parts) {
   std::vector<UserRows> users;
   for (const auto& r : parts.rows) users.push_back({r.ids_as<std::uint32_t>(), r.values_as<float>()});
   std::vector<const model::Block*> all;
@@ -76,10 +76,10 @@ MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& par
 
 std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
                                          const data::RatingsStats& train, data::RatingsSet test, const TrainHooks& hooks,
-                                         const pipeline::ClusterJobOptions& cluster) {
+                                         const rotation::ClusterJobOptions& cluster) {
   if (config.workers != cluster.launch.size) throw std::invalid_argument("one worker per process");
   if (config.model != ComputationModel::kRotation)
-    return train_shared_models(config, std::move(train_shards), train, std::move(test), hooks, pipeline::processes_backend(cluster),
+    return train_shared_models(config, std::move(train_shards), train, std::move(test), hooks, rotation::processes_backend(cluster),
                                cluster.timeout);
   const int rank = cluster.launch.rank;
   MfPlan plan = plan_job(config, train, test);
@@ -91,16 +91,16 @@ std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<dat
 
   // Item blocks arriving from peers are checked against this rank's plan: a rank with other
   // data or --biases would send blocks of another shape.
-  std::optional<pipeline::GatheredModel> parts;
+  std::optional<rotation::GatheredModel> parts;
   EpochControl control = epoch_control(plan, hooks.on_epoch);
   auto& policy = control.policy;
-  auto options = pipeline::rotation_options(cluster, config.threads, config.depth);
+  auto options = rotation::rotation_options(cluster, config.threads, config.depth);
   options.phase_payload = std::move(control.payload);
   take_checkpoints(plan, hooks.checkpoints, policy, options, [&](int) -> const MfKernel& { return *kernel; });
-  pipeline::run_rotation(
-      pipeline::rotation_job(config.workers, pipeline::processes_backend(cluster)), *plan.schedule,
+  rotation::run_rotation(
+      rotation::rotation_job(config.workers, rotation::processes_backend(cluster)), *plan.schedule,
       plan.blocks.shapes(plan.layout.stride),
-      [&](int) { return pipeline::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; }, policy, options,
+      [&](int) { return rotation::RotationWorker{kernel.get(), initial_blocks(plan, rank)}; }, policy, options,
       [&](const runtime::Member& m, std::vector<model::OwnedBlock> held) {
         if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
         if (hooks.parts)

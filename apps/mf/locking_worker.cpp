@@ -11,20 +11,20 @@
 namespace gyre::mf {
 
 std::vector<model::Block> run_locking_worker(ModelWorker& w, int lock_rank) {
-  scheduler::LockClient locks(w.inbox, lock_rank, {w.timeout});
+  locks::LockClient locks(w.inbox, lock_rank, {w.timeout});
   const std::string service = "the lock service (rank " + std::to_string(lock_rank) + ")";
-  pipeline::follow_phases(w.inbox, w.driver_rank(), w.timeout, [&](std::uint64_t phase, scheduler::PhaseKind kind, std::span<const std::byte> payload) {
+  rotation::follow_phases(w.inbox, w.driver_rank(), w.timeout, [&](std::uint64_t phase, rotation::PhaseKind kind, std::span<const std::byte> payload) {
     w.kernel.start_phase(phase, kind, payload);
     // Every block once per phase, in whatever order blocks come free: the service grants the
     // first free one of those still to do, in this worker's order, and waits if none is free.
     // Evaluation only reads, but the blocks are where their locks are, so it takes them too.
     auto todo = w.block_order();
     while (!todo.empty()) {
-      scheduler::LockGuard held(locks, locks.acquire_any(todo));
+      locks::LockGuard held(locks, locks.acquire_any(todo));
       if (!held) throw std::runtime_error("the lock service stopped granting blocks");
       const auto id = held.keys().front();
       auto block = block_of(w.plan, id, std::move(held.values().front()), service);
-      if (kind == scheduler::PhaseKind::kEvaluate)
+      if (kind == rotation::PhaseKind::kEvaluate)
         w.evaluate(block);
       else
         w.train(block);
@@ -37,9 +37,9 @@ std::vector<model::Block> run_locking_worker(ModelWorker& w, int lock_rank) {
   std::vector<model::Block> model;
   if (w.rank == 0) {
     // Every phase is over, so every block is free: a copy of each for the gather.
-    std::vector<scheduler::LockKey> all(static_cast<std::size_t>(w.plan.schedule->blocks()));
-    std::iota(all.begin(), all.end(), scheduler::LockKey{0});
-    scheduler::LockGuard held(locks, locks.acquire(all));
+    std::vector<locks::LockKey> all(static_cast<std::size_t>(w.plan.schedule->blocks()));
+    std::iota(all.begin(), all.end(), locks::LockKey{0});
+    locks::LockGuard held(locks, locks.acquire(all));
     if (!held) throw std::runtime_error("the lock service stopped granting blocks before the model was gathered");
     for (std::size_t i = 0; i < all.size(); ++i) {
       const auto& value = held.values()[i];

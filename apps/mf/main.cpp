@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string> local_flags{"--out", "--metrics", "--quiet", "--threads", "--max-memory"};
     // How this process joins the job: the same for reading the input by ranges and for training.
-    std::optional<pipeline::ClusterJobOptions> cluster;
+    std::optional<rotation::ClusterJobOptions> cluster;
     if (distributed) {
       cluster = multi.job_options(launch, env, c.seed);
       cluster->settings = checkpoints.shared_settings(app, local_flags, {"--train", "--test", "--init-model"});
@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
     // What a checkpoint records of this run, and a resume compares: the flags that shape the
     // result and the inputs' digests (read in full: only when checkpointing).
     std::optional<std::uint64_t> resumed_epoch;
-    pipeline::CheckpointTarget checkpoint_target;
+    checkpoint::CheckpointTarget checkpoint_target;
     if (checkpoints.writes()) {
       checkpoint_target.settings = checkpoints.recorded_settings(app, local_flags, {"--train", "--test", "--init-model"});
       checkpoint_target.store = checkpoints.store();
@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
                         "a rank-" + std::to_string(c.rank) + " model of " + std::to_string(input.ids.users.size()) +
                             " users and " + std::to_string(input.ids.items.size()) + " items");
     c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
-    c.ring = ring == "random" ? scheduler::RingOrder::kRandom : scheduler::RingOrder::kFixed;
+    c.ring = ring == "random" ? rotation::RingOrder::kRandom : rotation::RingOrder::kFixed;
     c.local = local == "dynamic" ? mf::LocalSchedule::kDynamic : mf::LocalSchedule::kDeterministic;
     if (!input.note.empty()) std::fprintf(stderr, "gyre-mf: %s\n", input.note.c_str());
 

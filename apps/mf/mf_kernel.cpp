@@ -69,7 +69,7 @@ SgdStep MfKernel::step() const {
   return s;
 }
 
-void MfKernel::train(model::Block& block, const scheduler::Visit&) {
+void MfKernel::train(model::Block& block, const rotation::Visit&) {
   const SgdStep s = step();
   const std::uint32_t G = train_.groups();
   std::vector<double> loss(static_cast<std::size_t>(G) * G, 0.0);
@@ -103,7 +103,7 @@ std::span<const LocalRating> MfKernel::slice_of(std::span<const LocalRating> cel
 void MfKernel::train_deterministic(model::Block& block, const SgdStep& s, const Slice& slice,
                                    std::vector<double>& loss) {
   const std::uint32_t G = train_.groups();
-  pipeline::diagonal_sweep(G, locks_, [&](std::uint32_t g, std::uint32_t sub) {
+  rotation::diagonal_sweep(G, locks_, [&](std::uint32_t g, std::uint32_t sub) {
     loss[g * G + sub] += sgd_cell(slice_of(train_.cell(block.id(), g, sub), slice), user_data(), block.data(), s);
   });
 }
@@ -145,7 +145,7 @@ void MfKernel::train_dynamic(model::Block& block, const SgdStep& s, const Slice&
   });
 }
 
-void MfKernel::evaluate(const model::Block& block, const scheduler::Visit&) {
+void MfKernel::evaluate(const model::Block& block, const rotation::Visit&) {
   sums_.test_loss += block_loss(test_, block);
   sums_.test_count += static_cast<double>(test_.block_size(block.id()));
 }
@@ -183,7 +183,7 @@ UserRows MfKernel::user_rows() const {
   return out;
 }
 
-void MfKernel::start_phase(std::uint64_t, scheduler::PhaseKind, std::span<const std::byte> payload) {
+void MfKernel::start_phase(std::uint64_t, rotation::PhaseKind, std::span<const std::byte> payload) {
   if (!payload.empty()) rate_.scale = decode_rate_scale(payload);  // a driver that sends none keeps the scale
 }
 
@@ -191,9 +191,9 @@ void MfKernel::steer_rate(const MfReport& own) {
   if (own.held_out_count > 0) rate_ = next_rate_state(config_, rate_, std::sqrt(own.held_out_loss / own.held_out_count));
 }
 
-scheduler::PhaseSums MfKernel::take_phase_sums(scheduler::PhaseKind kind) {
-  if (kind == scheduler::PhaseKind::kTrain) ++epoch_;
-  const auto out = scheduler::to_sums(sums_);
+rotation::PhaseSums MfKernel::take_phase_sums(rotation::PhaseKind kind) {
+  if (kind == rotation::PhaseKind::kTrain) ++epoch_;
+  const auto out = rotation::to_sums(sums_);
   sums_ = {};
   return out;
 }

@@ -20,11 +20,11 @@ std::vector<model::BlockId> ModelWorker::block_order() const {
 }
 
 void ModelWorker::train(model::Block& block) {
-  arena.execute([&] { kernel.train(block, scheduler::Visit{}); });
+  arena.execute([&] { kernel.train(block, rotation::Visit{}); });
 }
 
 void ModelWorker::evaluate(const model::Block& block) {
-  arena.execute([&] { kernel.evaluate(block, scheduler::Visit{}); });
+  arena.execute([&] { kernel.evaluate(block, rotation::Visit{}); });
 }
 
 }  // namespace gyre::mf

@@ -41,10 +41,10 @@ struct Mirror {
 // Tells the scheduler's PhaseTally that this worker has ended a phase.
 // After a training phase the rate moves on from this worker's own held-out ratings: its workers
 // never wait for the scheduler, so they cannot wait for its decision either.
-void report(ModelWorker& w, std::uint64_t phase, scheduler::PhaseKind kind) {
+void report(ModelWorker& w, std::uint64_t phase, rotation::PhaseKind kind) {
   const auto sums = w.kernel.take_phase_sums(kind);
-  if (kind == scheduler::PhaseKind::kTrain) w.kernel.steer_rate(scheduler::report_of<MfReport>(sums));
-  w.inbox.group().send(w.driver_rank(), scheduler::encode_phase_done(phase, sums));
+  if (kind == rotation::PhaseKind::kTrain) w.kernel.steer_rate(rotation::report_of<MfReport>(sums));
+  w.inbox.group().send(w.driver_rank(), rotation::encode_phase_done(phase, sums));
 }
 
 // The replicas end apart; the model is their mean.
@@ -65,10 +65,10 @@ void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica) {
   const auto& c = w.plan.config;
   Mirror mirror(replica);
   std::mutex mutex;
-  collective::AveragerOptions options;
+  averaging::AveragerOptions options;
   options.interval = std::chrono::milliseconds(std::lround(c.average_ms));  // whole, validate() made sure
   options.timeout = std::max(w.timeout / 100, std::chrono::milliseconds(1000));
-  collective::ModelAverager averager(w.inbox, w.worker_ranks(), mirror.values, mutex, options);
+  averaging::ModelAverager averager(w.inbox, w.worker_ranks(), mirror.values, mutex, options);
   std::uint64_t phase = 0;
   for (int epoch = 1; epoch <= c.epochs; ++epoch) {
     for (auto id : w.block_order()) {
@@ -79,7 +79,7 @@ void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica) {
       w.train(replica[id]);
       mirror.store(replica[id]);
     }
-    report(w, phase++, scheduler::PhaseKind::kTrain);
+    report(w, phase++, rotation::PhaseKind::kTrain);
     averager.round_soon();  // at least one exchange an epoch, however short the epochs
     const bool last = epoch == c.epochs;
     if (last) {
@@ -95,7 +95,7 @@ void run_nosync_worker(ModelWorker& w, std::vector<model::Block>& replica) {
         for (auto& b : replica) mirror.load(b);
       }
       for (const auto& b : replica) w.evaluate(b);
-      report(w, phase++, scheduler::PhaseKind::kEvaluate);
+      report(w, phase++, rotation::PhaseKind::kEvaluate);
     }
   }
   if (c.epochs == 0) {

@@ -35,7 +35,7 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
   EpochControl control = epoch_control(plan, hooks.on_epoch);  // not a structured binding: lambdas below use it
   auto& policy = control.policy;
   const auto& payload = control.payload;
-  pipeline::RotationOptions checkpointing;  // only its at_phase_end is used
+  rotation::RotationOptions checkpointing;  // only its at_phase_end is used
   std::vector<const MfKernel*> kernels(static_cast<std::size_t>(P), nullptr);
   if (hooks.checkpoints.store) {
     if (model != ComputationModel::kAllreduce)
@@ -43,18 +43,18 @@ std::optional<MfModel> train_shared_models(const MfConfig& config, std::vector<d
     take_checkpoints(plan, hooks.checkpoints, policy, checkpointing,
                      [&](int w) -> const MfKernel& { return *kernels[static_cast<std::size_t>(w)]; });
   }
-  std::optional<pipeline::GatheredModel> gathered;
+  std::optional<rotation::GatheredModel> gathered;
   runtime::run(job, [&](const runtime::Member& m) {
     const int rank = m.rank;
     if (rank == P) {
       if (model == ComputationModel::kNoSync)
-        scheduler::PhaseTally(m.mailbox, worker_ranks(P), timeout).run(policy);
+        rotation::PhaseTally(m.mailbox, worker_ranks(P), timeout).run(policy);
       else
-        scheduler::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(policy, payload);
+        rotation::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(policy, payload);
       return;
     }
     if (rank == lock_rank) {
-      scheduler::LockService service(m.mailbox, worker_ranks(P), block_values(all_item_blocks(plan)), {timeout, timeout});
+      locks::LockService service(m.mailbox, worker_ranks(P), block_values(all_item_blocks(plan)), {timeout, timeout});
       service.run();
       return;
     }

@@ -11,8 +11,7 @@
 #include "gyre/data/id_space.hpp"
 #include "gyre/data/partition.hpp"
 #include "gyre/data/ratings.hpp"
-#include "gyre/mapreduce/job.hpp"
-#include "gyre/mapreduce/range_parse.hpp"
+#include "gyre/mapreduce/mapreduce.hpp"
 
 namespace gyre::mapreduce {
 

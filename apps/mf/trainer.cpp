@@ -51,8 +51,8 @@ class EpochPolicy {
               std::function<void(const EpochReport&)> on_epoch)
       : config_(c), has_test_(has_test), rate_(std::move(rate)), on_epoch_(std::move(on_epoch)) {}
 
-  std::optional<scheduler::PhaseKind> operator()(const scheduler::PhaseResult* last) {
-    using scheduler::PhaseKind;
+  std::optional<rotation::PhaseKind> operator()(const rotation::PhaseResult* last) {
+    using rotation::PhaseKind;
     if (last == nullptr) return next();
     const auto s = last->report<MfReport>();
     if (last->kind == PhaseKind::kTrain) {
@@ -88,8 +88,8 @@ class EpochPolicy {
                                " (a smaller learning rate or initial scale may help); no model is written");
   }
 
-  std::optional<scheduler::PhaseKind> next() const {
-    if (done_ < config_.epochs) return scheduler::PhaseKind::kTrain;
+  std::optional<rotation::PhaseKind> next() const {
+    if (done_ < config_.epochs) return rotation::PhaseKind::kTrain;
     return std::nullopt;
   }
 
@@ -181,7 +181,7 @@ MfPlan plan_job(const MfConfig& config, const data::RatingsStats& train, const d
   plan.rate = std::make_shared<RateState>(initial_rate_state(config));
   if (!plan.config.init_scale) plan.config.init_scale = std::sqrt(plan.scale / static_cast<float>(config.rank));
 
-  plan.schedule = std::make_shared<scheduler::RotationSchedule>(config.workers, config.group_size(), config.ring,
+  plan.schedule = std::make_shared<rotation::RotationSchedule>(config.workers, config.group_size(), config.ring,
                                                                 config.seed, config.first_phase);
   std::vector<std::uint64_t> item_ratings = train.item_ratings;
   item_ratings.resize(plan.items, 0);
@@ -190,7 +190,7 @@ MfPlan plan_job(const MfConfig& config, const data::RatingsStats& train, const d
   plan.layout = RowLayout::of(config);
   std::size_t max_rows = 0;
   for (const auto& b : plan.blocks.rows) max_rows = std::max(max_rows, b.size());
-  plan.groups = pipeline::choose_groups(config.threads, max_rows, plan.layout.stride * sizeof(float));
+  plan.groups = rotation::choose_groups(config.threads, max_rows, plan.layout.stride * sizeof(float));
   return plan;
 }
 
@@ -214,7 +214,7 @@ std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker) {
 EpochControl epoch_control(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch) {
   EpochControl out;
   out.policy = EpochPolicy(plan.config, plan.has_test, plan.rate, std::move(on_epoch));
-  out.payload = [rate = plan.rate](std::uint64_t, scheduler::PhaseKind) { return encode_rate_scale(rate->scale); };
+  out.payload = [rate = plan.rate](std::uint64_t, rotation::PhaseKind) { return encode_rate_scale(rate->scale); };
   return out;
 }
 
@@ -329,14 +329,14 @@ MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> tra
   MfPlan plan = plan_job(config, train_shards, test);
   test = {};  // split into the plan's test shards
   std::vector<std::unique_ptr<MfKernel>> kernels;
-  std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
+  std::vector<rotation::EmbeddedWorker> workers(static_cast<std::size_t>(config.workers));
   for (int w = 0; w < config.workers; ++w) {
     const auto at = static_cast<std::size_t>(w);
     kernels.push_back(make_kernel(plan, std::move(train_shards[at]), std::move(plan.test_shards[at])));
     workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
     workers[static_cast<std::size_t>(w)].initial_blocks = initial_blocks(plan, w);
   }
-  pipeline::EmbeddedJobOptions job = hooks.job;
+  rotation::EmbeddedJobOptions job = hooks.job;
   job.threads_per_worker = config.threads;
   job.depth = config.depth;
   EpochControl control = epoch_control(plan, hooks.on_epoch);
@@ -344,7 +344,7 @@ MfModel train_embedded(const MfConfig& config, std::vector<data::RatingsSet> tra
   job.phase_payload = std::move(control.payload);
   take_checkpoints(plan, hooks.checkpoints, policy, job,
                    [&](int w) -> const MfKernel& { return *kernels[static_cast<std::size_t>(w)]; });
-  auto held = pipeline::run_embedded(*plan.schedule, std::move(workers), policy, job);
+  auto held = rotation::run_embedded(*plan.schedule, std::move(workers), policy, job);
 
   std::vector<UserRows> users;
   for (auto& k : kernels) {  // one worker's state at a time, so that the model is not held twice

@@ -13,7 +13,7 @@
 #include <string>
 
 namespace gyre::mf {
-using pipeline::balanced_cuts;
+using rotation::balanced_cuts;
 
 LocalUsers LocalUsers::of(const data::RatingsSet& train, const data::RatingsSet& test) {
   LocalUsers lu;
@@ -63,9 +63,9 @@ WorkerRatings::WorkerRatings(std::vector<data::Rating> shard, const LocalUsers& 
 
   // Into cells in place by the global ids, then each cell's ids made local and sorted.
   const std::size_t cells = static_cast<std::size_t>(B) * G * G;
-  cells_ = pipeline::CellIndex(G, pipeline::permute_by_cell(std::span<data::Rating>(entries_), cells, [&](const data::Rating& r) {
+  cells_ = rotation::CellIndex(G, rotation::permute_by_cell(std::span<data::Rating>(entries_), cells, [&](const data::Rating& r) {
     const std::uint32_t b = blocks.block_of[r.item];
-    return pipeline::CellIndex::of(b, group_of[users.local_of[r.user]], sub_of_row[b][blocks.row_of[r.item]], G);
+    return rotation::CellIndex::of(b, group_of[users.local_of[r.user]], sub_of_row[b][blocks.row_of[r.item]], G);
   }));
   // Cells are independent: sorted in parallel, in an arena of the caller's thread count.
   ThreadArena arena(threads);

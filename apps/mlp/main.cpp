@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     if (!trained) return 0;  // not process 0
     const auto& run = trained->run;
     if (metrics)
-      metrics->write({{"step", scheduler::step_quantile(run.steps, 0.5)}, {"updates", run.updates}, {"seconds", run.seconds},
+      metrics->write({{"step", simulation::step_quantile(run.steps, 0.5)}, {"updates", run.updates}, {"seconds", run.seconds},
                       {"loss", run.fit.loss}, {"accuracy", run.fit.accuracy}, {"barrier", c.barrier.name()}, {"final", true}});
     app::print_worker_steps(run.steps, run.held_seconds, run.seconds);
     std::printf("final: loss %.6f, accuracy %.4f after %lld updates, %.3f s\n", run.fit.loss, run.fit.accuracy,

@@ -52,7 +52,7 @@ MlpRun train(const Dataset& set, const Dataset& eval, const MlpConfig& config, c
 }
 
 std::optional<MlpRun> train_cluster(const Dataset& set, const Dataset& eval, const MlpConfig& config,
-                                    const TrainOptions& options, const pipeline::ClusterJobOptions& cluster) {
+                                    const TrainOptions& options, const rotation::ClusterJobOptions& cluster) {
   MlpRun r;
   const auto model = model_of(set, eval, config, r.shape);
   auto run = app::ps_sgd::train_cluster(model, config, options, cluster);

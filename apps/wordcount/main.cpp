@@ -17,7 +17,7 @@
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/data/byte_ranges.hpp"
-#include "gyre/mapreduce/text_io.hpp"
+#include "gyre/mapreduce/mapreduce.hpp"
 #include "wordcount/word_count.hpp"
 
 extern char** environ;
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     if (job.cluster) options.on_traffic = multi.traffic_reporter(job.launch);
     runtime::Job rt;
     rt.workers = ranks;
-    if (job.cluster) rt.backend = pipeline::processes_backend(*job.cluster);
+    if (job.cluster) rt.backend = rotation::processes_backend(*job.cluster);
     auto counts = wordcount::count_words(rt, options, limits);
     if (!job.reports()) return 0;
     if (top > 0 && counts.size() > top) counts.resize(top);

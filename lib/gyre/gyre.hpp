@@ -19,7 +19,7 @@
 //    for an app's own reader of a file by byte ranges, settle_ranges and run_loading.
 //  - A kernel's own tools: model::Block (the rows it updates), collective::Communicator
 //    (allreduce, allgather, broadcast over the workers: a part's or a kernel's state that does
-//    not rotate), collective::ModelAverager (averaging/: a replica per worker blended with the others' in
+//    not rotate), averaging::ModelAverager (averaging/: a replica per worker blended with the others' in
 //    the background: model averaging, with abort and resume), Random (seeded, reproducible draws).
 //  - A protocol of the embedder's own on a member's links: the channel registry
 //    (channels::user_channel) and the body codec (wire::Writer, wire::Reader, bounded reads).
@@ -35,18 +35,14 @@
 #include "gyre/collective/communicator.hpp"
 #include "gyre/mapreduce/mapreduce.hpp"
 #include "gyre/model/block.hpp"
-#include "gyre/ps/p2p_job.hpp"
 #include "gyre/ps/ps_job.hpp"
-#include "gyre/rotation/rotate.hpp"
 #include "gyre/rotation/rotation_job.hpp"
 #include "gyre/rotation/rotation_kernel.hpp"
-#include "gyre/rounds/dependency_check.hpp"
+#include "gyre/rounds/inner_products.hpp"
 #include "gyre/rounds/parameter_sampler.hpp"
-#include "gyre/rounds/rounds_job.hpp"
-#include "gyre/runtime/backend_from.hpp"
-#include "gyre/runtime/failure.hpp"
+#include "gyre/rounds/rounds.hpp"
 #include "gyre/runtime/job.hpp"
+#include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/mailbox.hpp"
-#include "gyre/runtime/parts.hpp"
 #include "gyre/wire/body.hpp"
 #include "gyre/wire/channels.hpp"

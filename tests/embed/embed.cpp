@@ -12,18 +12,18 @@ constexpr int kEpochs = 5;
 
 // Worker w's data is the number w + 1. Visiting a block (which it owns for the call), it moves
 // every value halfway to its data, and reports the squared change at the end of the phase.
-struct HalfwayKernel : pipeline::RotationKernel {
+struct HalfwayKernel : rotation::RotationKernel {
   float data = 0;
   double change = 0;
-  void train(model::Block& block, const scheduler::Visit&) override {
+  void train(model::Block& block, const rotation::Visit&) override {
     for (float& x : block.values()) {
       const float step = (data - x) / 2;
       x += step;
       change += double{step} * step;
     }
   }
-  void evaluate(const model::Block&, const scheduler::Visit&) override {}
-  scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind) override { return {std::exchange(change, 0.0)}; }
+  void evaluate(const model::Block&, const rotation::Visit&) override {}
+  rotation::PhaseSums take_phase_sums(rotation::PhaseKind) override { return {std::exchange(change, 0.0)}; }
 };
 
 // Alone: two workers on threads of this process. Under mpirun or srun (with GYRE_COORDINATOR
@@ -33,10 +33,10 @@ int main(int, char**, char** envp) try {
   const int workers = runtime::workers_on(backend, 2);
   std::vector<HalfwayKernel> kernels(static_cast<std::size_t>(workers));
   for (int w = 0; w < workers; ++w) kernels[static_cast<std::size_t>(w)].data = static_cast<float>(w + 1);
-  const auto model = pipeline::rotate(
-      pipeline::rotation_job(workers, backend), {/*blocks_per_worker*/ 2, /*shape*/ {4, model::kRowAlign}, {}},
-      [&](int w) -> pipeline::RotationKernel& { return kernels[static_cast<std::size_t>(w)]; },
-      pipeline::train_phases(kEpochs, [](const scheduler::PhaseResult& r) {
+  const auto model = rotation::rotate(
+      rotation::rotation_job(workers, backend), {/*blocks_per_worker*/ 2, /*shape*/ {4, model::kRowAlign}, {}},
+      [&](int w) -> rotation::RotationKernel& { return kernels[static_cast<std::size_t>(w)]; },
+      rotation::train_phases(kEpochs, [](const rotation::PhaseResult& r) {
         std::printf("epoch %d: squared change %.9g\n", static_cast<int>(r.phase) + 1, r.sums[0]);
       }));
   for (const auto& block : model)  // every block, in the process that reports; none elsewhere

@@ -28,7 +28,7 @@ float rating(int u, int i) {
 }
 float start_value(int id, int f) { return 0.1f + 0.05f * static_cast<float>((id * 5 + f * 3) % 7); }
 
-struct CcdKernel : pipeline::RotationKernel {
+struct CcdKernel : rotation::RotationKernel {
   int worker, workers;
   std::vector<float> users;  // kRank per user u ≡ worker (mod workers), in order
   double loss = 0, ratings = 0;
@@ -43,7 +43,7 @@ struct CcdKernel : pipeline::RotationKernel {
     for (int f = 0; f < kRank; ++f) s += a[f] * b[f];
     return s;
   }
-  void train(model::Block& block, const scheduler::Visit&) override {
+  void train(model::Block& block, const rotation::Visit&) override {
     const int per_block = static_cast<int>(block.rows()), first = static_cast<int>(block.id()) * per_block;
     for (int f = 0; f < kRank; ++f) {
       for (int r = 0; r < per_block; ++r) {  // the items' coordinate f, given the users
@@ -77,9 +77,9 @@ struct CcdKernel : pipeline::RotationKernel {
           ratings += 1;
         }
   }
-  void evaluate(const model::Block&, const scheduler::Visit&) override {}
-  scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind) override {
-    scheduler::PhaseSums s{loss, ratings};
+  void evaluate(const model::Block&, const rotation::Visit&) override {}
+  rotation::PhaseSums take_phase_sums(rotation::PhaseKind) override {
+    rotation::PhaseSums s{loss, ratings};
     loss = ratings = 0;
     return s;
   }
@@ -98,13 +98,13 @@ int main(int argc, char** argv, char** envp) try {
   for (int w = 0; w < workers; ++w) kernels.emplace_back(w, workers);
   std::atomic<int> epochs{0};
   auto train = [&](const runtime::Job& job, std::uint64_t phases) {
-    return pipeline::rotate(job, {2, {static_cast<std::size_t>(kItems / (2 * workers)), model::kRowAlign}, start_items},
-                            [&](int w) -> pipeline::RotationKernel& { return kernels[static_cast<std::size_t>(w)]; },
-                            pipeline::train_phases(phases, [&](const scheduler::PhaseResult& r) {
+    return rotation::rotate(job, {2, {static_cast<std::size_t>(kItems / (2 * workers)), model::kRowAlign}, start_items},
+                            [&](int w) -> rotation::RotationKernel& { return kernels[static_cast<std::size_t>(w)]; },
+                            rotation::train_phases(phases, [&](const rotation::PhaseResult& r) {
                               std::printf("epoch %d: rmse %.6f\n", ++epochs, std::sqrt(r.sums[0] / r.sums[1]));
                             }));
   };
-  const auto job = pipeline::rotation_job(workers, backend);
+  const auto job = rotation::rotation_job(workers, backend);
   if (argc > 1 && std::string(argv[1]) == "cancel") {
     auto handle = runtime::start(job, [&](const runtime::Job& j) { return train(j, 1'000'000); });
     while (epochs < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));

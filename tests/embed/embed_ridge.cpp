@@ -18,7 +18,7 @@
 #include <vector>
 
 using namespace gyre;
-using scheduler::Next, scheduler::Step, scheduler::Task;
+using rounds::Next, rounds::Step, rounds::Task;
 
 constexpr std::uint32_t kFeatures = 6, kRows = 300;
 constexpr double kLambda = 2.0;
@@ -106,9 +106,9 @@ struct RidgeApp {
 // ---- plumbing ----
 int main(int argc, char** argv, char** envp) try {
   const auto backend = runtime::backend_from(cluster::environment_of(envp), "embed-ridge");
-  const auto job = pipeline::rounds_job(runtime::workers_on(backend, 2), backend);
+  const auto job = rounds::rounds_job(runtime::workers_on(backend, 2), backend);
   RidgeApp app;
-  auto solve = [&](const runtime::Job& j) { pipeline::run_rounds_app<RidgeShard>(j, {kFeatures, 2}, app); };
+  auto solve = [&](const runtime::Job& j) { rounds::run_rounds_app<RidgeShard>(j, {kFeatures, 2}, app); };
   if (argc > 1 && std::string(argv[1]) == "cancel") {
     app.sweeps = 1'000'000'000;
     auto handle = runtime::start(job, solve);

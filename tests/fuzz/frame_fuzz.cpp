@@ -20,15 +20,15 @@
 
 #include "fuzz_plan.hpp"
 #include "gyre/averaging/model_averager.hpp"
-#include "gyre/cluster/settings.hpp"
+#include "gyre/cluster/launch.hpp"
 #include "gyre/collective/communicator.hpp"
 #include "gyre/collective/partition_collectives.hpp"
 #include "gyre/locks/lock_client.hpp"
 #include "gyre/locks/lock_service.hpp"
-#include "gyre/mapreduce/codec.hpp"
+#include "gyre/mapreduce/collection.hpp"
 #include "gyre/net/handshake.hpp"
 #include "gyre/net/inproc.hpp"
-#include "gyre/net/message.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/ps/peer_barrier.hpp"
 #include "gyre/ps/ps_messages.hpp"
 #include "gyre/rotation/block_codec.hpp"
@@ -139,38 +139,37 @@ void collectives(const net::Message& m) {
 }
 
 void receive(net::Message m) {
-  namespace ps = pipeline::ps;
   const std::uint64_t tag = m.tag;
   switch (m.type) {
-    case scheduler::kBlockMessage:
+    case rotation::kBlockMessage:
       return refused_or_decoded([&] {
         const int sender = m.sender;
-        const auto decoded = pipeline::decode_block(std::move(m), layout());
-        pipeline::check_arrival(schedule(), receiver_of(tag), phases_started_of(tag), sender, decoded.block.id(),
+        const auto decoded = rotation::decode_block(std::move(m), layout());
+        rotation::check_arrival(schedule(), receiver_of(tag), phases_started_of(tag), sender, decoded.block.id(),
                                 decoded.seq);
       });
-    case scheduler::kPhaseGo:
-      return refused_or_decoded([&] { scheduler::decode_phase_go(m, kSchedulerRank, expected_phase_of(tag)); });
-    case scheduler::kPhaseDone:
-      return refused_or_decoded([&] { scheduler::decode_phase_done(m, expected_phase_of(tag)); });
+    case rotation::kPhaseGo:
+      return refused_or_decoded([&] { rotation::decode_phase_go(m, kSchedulerRank, expected_phase_of(tag)); });
+    case rotation::kPhaseDone:
+      return refused_or_decoded([&] { rotation::decode_phase_done(m, expected_phase_of(tag)); });
     case runtime::kFailureNotice:
-    case scheduler::kLockAbort:
+    case locks::kLockAbort:
       (void)runtime::read_failure(m);
       return;
-    case scheduler::kRoundTask:
-      return refused_or_decoded([&] { scheduler::decode_request(m, scheduler::RoundsLimits{kFeatures, 2}); });
-    case scheduler::kRoundPartial:
-      return refused_or_decoded([&] { scheduler::decode_partial(m, expected_sums_of(tag), true); });
-    case scheduler::kRoundQuery:
-      return refused_or_decoded([&] { scheduler::decode_request(m, scheduler::RoundsLimits{kFeatures, 2}); });
-    case scheduler::kQueryAnswer:
-      return refused_or_decoded([&] { scheduler::decode_answer(m, expected_sums_of(tag), true); });
-    case scheduler::kRoundsStop:
+    case rounds::kRoundTask:
+      return refused_or_decoded([&] { rounds::decode_request(m, rounds::RoundsLimits{kFeatures, 2}); });
+    case rounds::kRoundPartial:
+      return refused_or_decoded([&] { rounds::decode_partial(m, expected_sums_of(tag), true); });
+    case rounds::kRoundQuery:
+      return refused_or_decoded([&] { rounds::decode_request(m, rounds::RoundsLimits{kFeatures, 2}); });
+    case rounds::kQueryAnswer:
+      return refused_or_decoded([&] { rounds::decode_answer(m, expected_sums_of(tag), true); });
+    case rounds::kRoundsStop:
       return;
-    case scheduler::kClockQuery:
-    case scheduler::kClockAnswer:
-    case scheduler::kClockFinished:
-      return refused_or_decoded([&] { scheduler::decode_clock(m); });
+    case ps::kClockQuery:
+    case ps::kClockAnswer:
+    case ps::kClockFinished:
+      return refused_or_decoded([&] { ps::decode_clock(m); });
     case ps::kPush:
     case ps::kSet:
       return refused_or_decoded([&] { ps::decode_updates(m, ps_layout(), kUpdatedServer); });
@@ -193,45 +192,45 @@ void receive(net::Message m) {
         std::int64_t deferred = 0;
         ps::decode_hand_over(m, ps_layout(), kUpdatedServer, deferred);
       });
-    case scheduler::kLockAcquire:
+    case locks::kLockAcquire:
       return refused_or_decoded([&] {
-        scheduler::LockTable table(kLockKeys);
-        table.submit(scheduler::decode_lock_request(m, kLockKeys), scheduler::LockTable::Clock::now());
+        locks::LockTable table(kLockKeys);
+        table.submit(locks::decode_lock_request(m, kLockKeys), locks::LockTable::Clock::now());
       });
-    case scheduler::kLockRelease:
+    case locks::kLockRelease:
       return refused_or_decoded([&] {
-        scheduler::LockTable table(kLockKeys);
-        const auto now = scheduler::LockTable::Clock::now();
-        table.submit({m.sender, 0, scheduler::LockMode::kAll, scheduler::LockWait::kUntilFree, 0, held_locks()}, now);
-        table.release(m.sender, scheduler::decode_keys(m.body, kLockKeys), now);
+        locks::LockTable table(kLockKeys);
+        const auto now = locks::LockTable::Clock::now();
+        table.submit({m.sender, 0, locks::LockMode::kAll, locks::LockWait::kUntilFree, 0, held_locks()}, now);
+        table.release(m.sender, locks::decode_keys(m.body, kLockKeys), now);
       });
-    case scheduler::kLockValue:
-      return refused_or_decoded([&] { (void)scheduler::decode_value_key(m, kLockKeys); });
-    case scheduler::kLockGrant:
+    case locks::kLockValue:
+      return refused_or_decoded([&] { (void)locks::decode_value_key(m, kLockKeys); });
+    case locks::kLockGrant:
       return refused_or_decoded([&] {
-        const auto mode = tag % 2 == 0 ? scheduler::LockMode::kAll : scheduler::LockMode::kAny;
-        scheduler::decode_grant(m, mode, kGrantCount, lock_candidates());
+        const auto mode = tag % 2 == 0 ? locks::LockMode::kAll : locks::LockMode::kAny;
+        locks::decode_grant(m, mode, kGrantCount, lock_candidates());
       });
     case collective::kCollectiveMessage:
       map_reduce_values(m.body.bytes());  // the map-reduce verbs' parts ride on the collectives
       return collectives(m);
-    case collective::kAveragerMessage:
-      (void)collective::check_snapshot(m, averager_peers(), kAveragedDoubles);
+    case averaging::kAveragerMessage:
+      (void)averaging::check_snapshot(m, averager_peers(), kAveragedDoubles);
       return;
-    case pipeline::p2p::kPush:
-    case pipeline::p2p::kSet:
-      return refused_or_decoded([&] { pipeline::p2p::decode_owned_values(m, p2p_layout(), kP2pOwner); });
-    case pipeline::p2p::kGet:
+    case ps::p2p::kPush:
+    case ps::p2p::kSet:
+      return refused_or_decoded([&] { ps::p2p::decode_owned_values(m, p2p_layout(), kP2pOwner); });
+    case ps::p2p::kGet:
       return refused_or_decoded([&] {
         std::int64_t clock = 0;
-        pipeline::p2p::decode_owned_keys(m, p2p_layout(), kP2pOwner, clock);
+        ps::p2p::decode_owned_keys(m, p2p_layout(), kP2pOwner, clock);
       });
-    case pipeline::p2p::kHandOver:
-      return refused_or_decoded([&] { pipeline::p2p::decode_hand_over(m, p2p_layout(), kP2pOwner, kP2pCounters); });
-    case pipeline::p2p::kGetReply:
-      return refused_or_decoded([&] { pipeline::p2p::decode_get_reply(m, asked_keys(), p2p_layout()); });
-    case pipeline::kLocalRows:
-      return refused_or_decoded([&] { pipeline::decode_local_rows(m, kRowBytes, kRowIdLimit); });
+    case ps::p2p::kHandOver:
+      return refused_or_decoded([&] { ps::p2p::decode_hand_over(m, p2p_layout(), kP2pOwner, kP2pCounters); });
+    case ps::p2p::kGetReply:
+      return refused_or_decoded([&] { ps::p2p::decode_get_reply(m, asked_keys(), p2p_layout()); });
+    case rotation::kLocalRows:
+      return refused_or_decoded([&] { rotation::decode_local_rows(m, kRowBytes, kRowIdLimit); });
     default:
       return;
   }
@@ -243,9 +242,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::span<const std::byte> input(reinterpret_cast<const std::byte*>(data), size);
   // Every fixed-size record that crosses the wire, straight from the bytes.
   map_reduce_values(input);
-  try_decode<scheduler::PhaseGo>(input);
-  try_decode<scheduler::PhaseDoneRecord>(input);
-  try_decode<pipeline::BlockMeta>(input);
+  try_decode<rotation::PhaseGo>(input);
+  try_decode<rotation::PhaseDoneRecord>(input);
+  try_decode<rotation::BlockMeta>(input);
   try_decode<net::HelloRecord>(input);
   try_decode<net::ChallengeRecord>(input);
   try_decode<net::ProofRecord>(input);

@@ -9,7 +9,7 @@
 #include "gyre/locks/lock_protocol.hpp"
 #include "gyre/model/block.hpp"
 #include "gyre/ps/p2p_protocol.hpp"
-#include "gyre/ps/ps_layout.hpp"
+#include "gyre/ps/ps_job.hpp"
 #include "gyre/rotation/rotation_schedule.hpp"
 #include "gyre/wire/channels.hpp"
 
@@ -22,8 +22,8 @@ using namespace gyre;
 inline constexpr int kWorkers = 3;
 inline constexpr int kDepth = 2;
 inline constexpr int kSchedulerRank = kWorkers;
-inline const scheduler::RotationSchedule& schedule() {
-  static const scheduler::RotationSchedule s(kWorkers, kDepth, scheduler::RingOrder::kRandom, 7);
+inline const rotation::RotationSchedule& schedule() {
+  static const rotation::RotationSchedule s(kWorkers, kDepth, rotation::RingOrder::kRandom, 7);
   return s;
 }
 inline const std::vector<model::BlockShape>& layout() {
@@ -43,8 +43,8 @@ inline std::size_t expected_sums_of(std::uint64_t tag) { return static_cast<std:
 
 // Parameter server: 2 workers and 2 servers over 10 keys of 3 doubles. Updates and reads go to
 // server 0; key lists come from server 1; a read asked for keys 0, 2 and 5.
-inline pipeline::ps::PsLayout ps_layout() {
-  pipeline::ps::PsLayout l;
+inline ps::PsLayout ps_layout() {
+  ps::PsLayout l;
   l.workers = 2;
   l.servers = 2;
   l.keys = 10;
@@ -53,8 +53,8 @@ inline pipeline::ps::PsLayout ps_layout() {
 }
 inline constexpr int kUpdatedServer = 0;
 // Peer to peer: the same keys and values over 2 peers, read by peer 0 as their owner.
-inline pipeline::p2p::P2pLayout p2p_layout() {
-  pipeline::p2p::P2pLayout l;
+inline ps::p2p::P2pLayout p2p_layout() {
+  ps::p2p::P2pLayout l;
   l.peers = 2;
   l.keys = 10;
   l.value_size = 3;
@@ -63,21 +63,21 @@ inline pipeline::p2p::P2pLayout p2p_layout() {
 inline constexpr int kP2pOwner = 0;
 inline constexpr std::size_t kP2pCounters = 6;  // a hand-over's report
 inline constexpr int kListingServer = 1;
-inline const std::vector<pipeline::ps::Key>& asked_keys() {
-  static const std::vector<pipeline::ps::Key> k{0, 2, 5};
+inline const std::vector<ps::Key>& asked_keys() {
+  static const std::vector<ps::Key> k{0, 2, 5};
   return k;
 }
 
 // Lock service: 8 keys; a grant answers a request for 2 of {1, 3, 5}; a release comes from a
 // rank that holds {3, 6}.
 inline constexpr std::uint32_t kLockKeys = 8;
-inline const std::vector<scheduler::LockKey>& held_locks() {
-  static const std::vector<scheduler::LockKey> k{3, 6};
+inline const std::vector<locks::LockKey>& held_locks() {
+  static const std::vector<locks::LockKey> k{3, 6};
   return k;
 }
 inline constexpr std::uint32_t kGrantCount = 2;
-inline const std::vector<scheduler::LockKey>& lock_candidates() {
-  static const std::vector<scheduler::LockKey> k{1, 3, 5};
+inline const std::vector<locks::LockKey>& lock_candidates() {
+  static const std::vector<locks::LockKey> k{1, 3, 5};
   return k;
 }
 

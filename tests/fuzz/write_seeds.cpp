@@ -18,7 +18,7 @@
 #include "gyre/collective/communicator.hpp"
 #include "gyre/collective/partition_wire.hpp"
 #include "gyre/locks/lock_protocol.hpp"
-#include "gyre/mapreduce/codec.hpp"
+#include "gyre/mapreduce/collection.hpp"
 #include "gyre/ps/p2p_protocol.hpp"
 #include "gyre/ps/peer_barrier.hpp"
 #include "gyre/ps/ps_messages.hpp"
@@ -72,24 +72,24 @@ Buffer bytes_of(const void* p, std::size_t n) {
 // predecessor, in the plan's shape.
 void block() {
   const auto& s = schedule();
-  const scheduler::Visit v = s.visits(0, 0)[static_cast<std::size_t>(kDepth)];
+  const rotation::Visit v = s.visits(0, 0)[static_cast<std::size_t>(kDepth)];
   const auto ring = s.ring(0);
   const auto at = static_cast<std::size_t>(std::find(ring.begin(), ring.end(), 0) - ring.begin());
   const model::BlockShape shape = layout()[v.block];
   model::Block b(v.block, shape.rows, shape.stride);
   for (float& x : b.values()) x = 0.5f;
-  auto m = pipeline::encode_block(std::move(b), v.seq);
+  auto m = rotation::encode_block(std::move(b), v.seq);
   m.sender = ring[(at + ring.size() - 1) % ring.size()];
   m.tag = 0;
   write("block_frame.bin", m);
 }
 
 void phases() {
-  auto go = message(scheduler::kPhaseGo, kSchedulerRank, 1);
-  go.meta = wire::encode(scheduler::PhaseGo{1, 0});
+  auto go = message(rotation::kPhaseGo, kSchedulerRank, 1);
+  go.meta = wire::encode(rotation::PhaseGo{1, 0});
   write("phase_go_frame.bin", go);
-  auto done = message(scheduler::kPhaseDone, 1, 2);
-  const auto encoded = scheduler::encode_phase_done(2, {1.0, 2.0});
+  auto done = message(rotation::kPhaseDone, 1, 2);
+  const auto encoded = rotation::encode_phase_done(2, {1.0, 2.0});
   done.meta = encoded.meta;
   done.body = bytes_of(encoded.body.data(), encoded.body.size());
   write("phase_done_frame.bin", done);
@@ -100,30 +100,29 @@ void phases() {
 }
 
 void rounds() {
-  scheduler::RoundRequest r;
+  rounds::RoundRequest r;
   r.round = 3;
   r.updates = {{1, 0.25}, {7, -1.5}};
   r.task.params = {0, 4, 9};
-  auto request = scheduler::encode_request(r);
+  auto request = rounds::encode_request(r);
   request.sender = kSchedulerRank;
   write("round_request_frame.bin", request);
-  scheduler::RoundPartial sums;
+  rounds::RoundPartial sums;
   sums.round = 3;
   sums.values = {1.0, 2.0, 3.0};
-  auto reply = scheduler::encode_partial(sums);  // tag 3: three sums asked
+  auto reply = rounds::encode_partial(sums);  // tag 3: three sums asked
   reply.sender = 1;
   write("round_sums_frame.bin", reply);
 }
 
 void clocks() {
-  auto q = message(scheduler::kClockQuery, 1, 5);
+  auto q = message(ps::kClockQuery, 1, 5);
   const std::int64_t clock = 4;
   q.body = bytes_of(&clock, sizeof clock);
   write("clock_query_frame.bin", q);
 }
 
 void parameter_server() {
-  namespace ps = pipeline::ps;
   const auto l = ps_layout();
   std::vector<ps::Key> held;  // by the updated server
   for (ps::Key k = 0; k < l.keys; ++k)
@@ -154,18 +153,18 @@ void parameter_server() {
 }
 
 void locks() {
-  auto acquire = message(scheduler::kLockAcquire, 1, 1);
-  acquire.meta = wire::encode(scheduler::LockRequest{static_cast<std::uint8_t>(scheduler::LockMode::kAny), 0, 2});
-  acquire.body = scheduler::encode_keys(lock_candidates());
+  auto acquire = message(locks::kLockAcquire, 1, 1);
+  acquire.meta = wire::encode(locks::LockRequest{static_cast<std::uint8_t>(locks::LockMode::kAny), 0, 2});
+  acquire.body = locks::encode_keys(lock_candidates());
   write("lock_acquire_frame.bin", acquire);
-  auto release = message(scheduler::kLockRelease, 1);
-  release.body = scheduler::encode_keys(held_locks());
+  auto release = message(locks::kLockRelease, 1);
+  release.body = locks::encode_keys(held_locks());
   write("lock_release_frame.bin", release);
-  auto grant = message(scheduler::kLockGrant, 0, 1);  // odd tag: a kAny request's grant
-  const std::vector<scheduler::LockKey> granted{lock_candidates()[0], lock_candidates()[2]};
-  grant.body = scheduler::encode_keys(granted);
+  auto grant = message(locks::kLockGrant, 0, 1);  // odd tag: a kAny request's grant
+  const std::vector<locks::LockKey> granted{lock_candidates()[0], lock_candidates()[2]};
+  grant.body = locks::encode_keys(granted);
   write("lock_grant_frame.bin", grant);
-  write("lock_value_frame.bin", scheduler::encode_value(granted[0], Buffer(16)));
+  write("lock_value_frame.bin", locks::encode_value(granted[0], Buffer(16)));
 }
 
 void collectives() {
@@ -186,7 +185,7 @@ void collectives() {
   pull.body = collective::encode_partition_ids(ids);
   write("pull_ids_frame.bin", pull);
   // An averaging offer from rank 1.
-  auto offer = message(collective::kAveragerMessage, 1);
+  auto offer = message(averaging::kAveragerMessage, 1);
   offer.meta.resize(1 + sizeof(std::uint64_t));
   offer.meta[0] = std::byte{1};
   const std::uint64_t id = 1;
@@ -199,8 +198,8 @@ void collectives() {
 void gathered_rows() {
   const std::vector<std::uint32_t> ids{3, 99};
   const std::vector<std::int32_t> values(2 * kRowBytes / sizeof(std::int32_t), 7);
-  auto m = pipeline::encode_local_rows(
-      pipeline::LocalRows::of(std::span<const std::uint32_t>(ids), std::span<const std::int32_t>(values)), kRowBytes);
+  auto m = rotation::encode_local_rows(
+      rotation::LocalRows::of(std::span<const std::uint32_t>(ids), std::span<const std::int32_t>(values)), kRowBytes);
   m.sender = 2;
   write("local_rows_frame.bin", m);
 }
@@ -208,16 +207,16 @@ void gathered_rows() {
 }  // namespace
 
 void peer_to_peer() {
-  namespace p2p = pipeline::p2p;
+  namespace p2p = ps::p2p;
   const auto l = p2p_layout();
   std::vector<p2p::Key> owned;  // by the fuzzer's owner
   for (p2p::Key k = 0; k < l.keys; ++k)
     if (l.owner_of(k) == kP2pOwner) owned.push_back(k);
   auto push = message(p2p::kPush, 1, 3);
-  push.body = pipeline::ps::encode_key_values({{owned.front(), {1, 2, 3}}}, 0);
+  push.body = ps::encode_key_values({{owned.front(), {1, 2, 3}}}, 0);
   write("p2p_push_frame.bin", push);
   auto get = message(p2p::kGet, 1, 8);
-  get.body = pipeline::ps::encode_keys(owned, 2);  // held until every peer has ended step 2
+  get.body = ps::encode_keys(owned, 2);  // held until every peer has ended step 2
   write("p2p_get_frame.bin", get);
   p2p::HandOver h;
   h.values = {{owned.front(), {1, 2, 3}}};

@@ -45,7 +45,7 @@ class ClusterFlags {
   // out of range (--coordinator must be IP:PORT with PORT in 1..65535, --listen-host an IP
   // address; the message names the flag), gyre::InputError when the token file holds no token.
   // The settings are left empty: the app fills them in (see ClusterJobOptions::settings).
-  pipeline::ClusterJobOptions job_options(const cluster::Launch& launch, const cluster::Environment& env,
+  rotation::ClusterJobOptions job_options(const cluster::Launch& launch, const cluster::Environment& env,
                                           std::uint64_t fault_seed) const;
 
   // The setup gyre-lda and gyre-lasso share: for a multi-process job one worker per process and
@@ -54,7 +54,7 @@ class ClusterFlags {
   struct Job {
     cluster::Launch launch;
     int workers = 1;
-    std::optional<pipeline::ClusterJobOptions> cluster;  // set for a multi-process job
+    std::optional<rotation::ClusterJobOptions> cluster;  // set for a multi-process job
     bool reports() const { return launch.rank == 0; }    // rank 0 prints and writes for the job
   };
   Job job(const cluster::Environment& env, std::optional<int> workers_flag, std::uint64_t fault_seed) const;

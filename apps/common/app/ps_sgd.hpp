@@ -26,7 +26,7 @@ struct Settings {
   int workers = 1;
   int servers = 1;                 // parameter-server shards (kPs; under kP2p every worker owns a part)
   Engine engine = Engine::kPs;
-  scheduler::Barrier barrier;
+  ps::Barrier barrier;
   double learning_rate = 0.5;
   double decay = 0;                // step c uses learning_rate / (1 + decay·c)
   int batch = 64;                  // rows per worker per step
@@ -100,7 +100,7 @@ Run train(const Model& model, const Settings& settings, const Options& options =
 // This process's part of a multi-process job (settings.workers = processes); the run on
 // process 0, nullopt elsewhere.
 std::optional<Run> train_cluster(const Model& model, const Settings& settings, const Options& options,
-                                 const pipeline::ClusterJobOptions& cluster);
+                                 const rotation::ClusterJobOptions& cluster);
 
 // Stops a run whose parameters are no longer numbers, before a model of NaNs is written.
 void require_finite(double value, std::int64_t step);

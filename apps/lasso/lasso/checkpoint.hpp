@@ -26,7 +26,7 @@ namespace gyre::lasso {
 // then the scheduler writes its own (rank-P.part: β, priorities and the sampler's state, the λ
 // path so far and its position, batch and depth, the counters) and the manifest. A checkpoint's
 // number ("epoch" in the store) is the number of checks reported so far.
-using CheckpointTarget = pipeline::CheckpointTarget;  // store (null: none), every N checks, settings
+using CheckpointTarget = checkpoint::CheckpointTarget;  // store (null: none), every N checks, settings
 
 struct Checkpoints {
   CheckpointTarget target;

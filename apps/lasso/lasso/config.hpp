@@ -10,7 +10,7 @@
 namespace gyre::lasso {
 
 // cyclic, random, or priority (STRADS: ∝ |Δβ_j| + η, uniform during the warm-up).
-using ScheduleKind = scheduler::ParameterOrder;
+using ScheduleKind = rounds::ParameterOrder;
 
 ScheduleKind parse_schedule(const std::string& name);  // throws std::invalid_argument
 const char* schedule_name(ScheduleKind kind) noexcept;

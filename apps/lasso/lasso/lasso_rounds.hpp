@@ -9,7 +9,6 @@
 #include <span>
 #include <vector>
 
-#include "gyre/rounds/dependency_check.hpp"
 #include "gyre/rounds/inner_products.hpp"
 #include "gyre/rounds/parameter_sampler.hpp"
 #include "gyre/rounds/rounds.hpp"
@@ -36,11 +35,11 @@ namespace gyre::lasso {
 class LassoRounds {
  public:
   using Clock = std::chrono::steady_clock;
-  using Next = scheduler::Next;
-  using Step = scheduler::Step;
-  using Task = scheduler::Task;
+  using Next = rounds::Next;
+  using Step = rounds::Step;
+  using Task = rounds::Task;
 
-  LassoRounds(scheduler::RoundsDriver& driver, LossModel& loss, const SchedulerData& data,
+  LassoRounds(rounds::RoundsDriver& driver, LossModel& loss, const SchedulerData& data,
               const LassoConfig& config, std::function<void(const CheckReport&)> on_check,
               const Checkpoints* checkpoints);
 
@@ -121,7 +120,7 @@ class LassoRounds {
 
   void report();
 
-  scheduler::RoundsDriver& driver_;
+  rounds::RoundsDriver& driver_;
   LossModel& loss_;
   const ColumnStats& stats_;
   const LassoConfig& config_;
@@ -130,9 +129,9 @@ class LassoRounds {
   std::uint32_t usable_ = 0;
   std::vector<double> gamma_;
   std::vector<std::uint8_t> busy_;    // in flight, or unusable
-  std::optional<scheduler::WorkersInnerProducts> inner_products_;  // the dependency check's, asked of the workers
-  std::optional<scheduler::DependencyCheck> check_;  // for the rounds
-  scheduler::ParameterSampler sampler_;
+  std::optional<rounds::WorkersInnerProducts> inner_products_;  // the dependency check's, asked of the workers
+  std::optional<rounds::DependencyCheck> check_;  // for the rounds
+  rounds::ParameterSampler sampler_;
   Pace pace_;
   std::uint64_t check_every_ = 1, max_updates_ = 1;
   std::vector<Step> pending_;           // steps pulled since the last round was sent

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "gyre/rounds/inner_products.hpp"
-#include "gyre/rounds/rounds_driver.hpp"
+#include "gyre/rounds/rounds.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "lasso/margin_shard.hpp"
 #include "lasso/residual_shard.hpp"
@@ -15,7 +15,7 @@ namespace gyre::lasso {
 // What both sides of the Lasso rounds agree on: errors name "lasso scheduler" / "lasso worker
 // r"; ids are parameters (the features, and the logistic intercept after them); kinds are
 // RoundKind.
-scheduler::RoundsOptions rounds_options(std::uint32_t parameters, std::chrono::milliseconds timeout);
+rounds::RoundsOptions rounds_options(std::uint32_t parameters, std::chrono::milliseconds timeout);
 
 struct WorkerLoopOptions {
   int scheduler_rank = 0;
@@ -26,12 +26,12 @@ struct WorkerLoopOptions {
   const CheckpointTarget* checkpoints = nullptr;
   // The shard's inner products, for the scheduler's dependency check (queries of
   // kInnerProductKinds); null: the scheduler asks none (no check, or cycles).
-  scheduler::InnerProducts* inner_products = nullptr;
+  rounds::InnerProducts* inner_products = nullptr;
 };
 
 // Serves requests until the scheduler's stop; a snapshot round writes the shard's part (rank:
 // this member's) before it is answered. Throws runtime::JobFailed when the job fails
-// (pipeline::serve_rounds).
+// (rounds::serve_rounds).
 void run_lasso_worker(runtime::Mailbox& mailbox, ResidualShard& shard, const WorkerLoopOptions& options);
 // The same for the logistic loss: margins, and the intercept as parameter features().
 void run_lasso_worker(runtime::Mailbox& mailbox, MarginShard& shard, const WorkerLoopOptions& options);

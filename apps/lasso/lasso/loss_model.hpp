@@ -28,8 +28,8 @@ class LossModel {
   virtual std::uint32_t parameters() const = 0;
   // The round that asks for the scheduled coordinates' sums (a loss may add parameters of its
   // own, ids ≥ the features), and the sums a worker returns per parameter of it.
-  virtual scheduler::Task round_task(std::vector<std::uint32_t> coordinates) const = 0;
-  virtual std::size_t sums_per_parameter(const scheduler::Task& round) const = 0;
+  virtual rounds::Task round_task(std::vector<std::uint32_t> coordinates) const = 0;
+  virtual std::size_t sums_per_parameter(const rounds::Task& round) const = 0;
   // Sums a worker returns for a check, and the check's scalar (called with every step applied,
   // so a loss may recompute drifting state from `gamma`).
   virtual std::size_t check_size() const = 0;
@@ -40,14 +40,14 @@ class LossModel {
     double decrease;  // F's decrease the move makes, to second order
   };
   // A round's folded sums, before its coordinates step: what the loss's own parameters summed.
-  virtual void begin_round(const scheduler::Task&, std::span<const double>) {}
+  virtual void begin_round(const rounds::Task&, std::span<const double>) {}
   // Coordinate j's step from its folded sums, taken at the round's scalar.
   virtual Move step(std::uint32_t j, double gamma, std::span<const double> sums, double scalar,
                     const Penalty& penalty) = 0;
   // Bookkeeping after coordinate j moved by beta_step on the original scale.
   virtual void stepped(std::uint32_t j, double beta_step) = 0;
   // Steps of the loss's own parameters that the round's steps imply.
-  virtual std::vector<scheduler::Step> end_round() { return {}; }
+  virtual std::vector<rounds::Step> end_round() { return {}; }
 
   // A check's folded sums (taken at `scalar`) become the loss's view of the exact iterate.
   virtual void read_check(std::span<const double> sums, double scalar) = 0;
@@ -59,7 +59,7 @@ class LossModel {
   // A round that tightens the last check's certificate (RoundKind::kDual: one more pass over
   // the rows), when `certified` (certify()'s) fails the tolerance only by what the round can
   // remove; nullopt when it cannot help. refine() reads the round's folded sums.
-  virtual std::optional<scheduler::Task> refinement(const Certificate&, const Penalty&, double) const {
+  virtual std::optional<rounds::Task> refinement(const Certificate&, const Penalty&, double) const {
     return std::nullopt;
   }
   virtual std::size_t refinement_size() const { return 0; }
@@ -73,7 +73,7 @@ class LossModel {
   // Steps of the parameters the rounds do not schedule (a logistic intercept), from the last
   // check: taken before the rounds after it. At the start, a non-empty answer asks for another
   // check before the path begins.
-  virtual std::vector<scheduler::Step> unscheduled_steps(bool at_start) = 0;
+  virtual std::vector<rounds::Step> unscheduled_steps(bool at_start) = 0;
   // The intercept on the original scale.
   virtual double intercept() const = 0;
 

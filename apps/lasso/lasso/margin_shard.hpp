@@ -42,7 +42,7 @@ class MarginShard {
   std::uint32_t intercept_id() const noexcept { return rows_.features(); }
 
   // m_i += x_ij·Δβ_j for each step (the intercept's: every row), then p_i, w_i of the rows touched.
-  void apply(std::span<const scheduler::Step> steps);
+  void apply(std::span<const rounds::Step> steps);
   // Two values per listed parameter into `out` (2× its size): Σ_i x_ij(p_i − y_i), Σ_i x_ij² w_i;
   // `with_moment`, three (3× its size): and Σ_i x_ij w_i, from which a step along the column
   // centred by its weighted mean follows. The intercept's are Σ_i (p_i − y_i), Σ_i w_i (twice).
@@ -68,7 +68,7 @@ class MarginShard {
   // A round's sums (RoundKind: partials() without or with the moment, check() as
   // logistic_check_sums(), or dual_sums() at the task's scalar as the shift and the
   // refinement_scales()), for the rounds engine.
-  std::vector<double> push(const scheduler::Task& task);
+  std::vector<double> push(const rounds::Task& task);
 
   // Checkpoints: every part's margins with p − y and p(1 − p) (and, with cycles, the
   // coefficients and intercept the shard follows and its cycle depth); restore() reads them into
@@ -98,7 +98,7 @@ class MarginShard {
                    std::uint64_t& updates);
   void check_ids(std::span<const std::uint32_t> params) const;
   // apply()'s work on one part; every_row when a step is the intercept's.
-  void apply_part(std::size_t part, std::span<const scheduler::Step> steps, bool every_row);
+  void apply_part(std::size_t part, std::span<const rounds::Step> steps, bool every_row);
   // Σ(p − y) and Σw over every row.
   LogisticStepper::Totals totals() const;
   // partials() over one part's rows.

@@ -15,7 +15,7 @@
 
 namespace gyre::lasso {
 
-// What a Lasso round asks a worker for (scheduler::Task::kind); what the sums are depends on
+// What a Lasso round asks a worker for (rounds::Task::kind); what the sums are depends on
 // the loss (here for least squares; MarginShard::push for the logistic loss).
 enum class RoundKind : std::uint8_t {
   kPartials = 0,  // x_jᵀr for the task's features
@@ -30,7 +30,7 @@ enum class RoundKind : std::uint8_t {
   kSharedQuery = 7,  // shared-row products of the candidates (the first `scalar` ids) with the rest
 };
 inline constexpr std::uint8_t kRoundKinds = 8;
-inline constexpr scheduler::InnerProductKinds kInnerProductKinds{static_cast<std::uint8_t>(RoundKind::kGramQuery),
+inline constexpr rounds::InnerProductKinds kInnerProductKinds{static_cast<std::uint8_t>(RoundKind::kGramQuery),
                                                                  static_cast<std::uint8_t>(RoundKind::kSharedQuery)};
 
 // What one pass over every column of the shard sums (all over this shard's rows only).
@@ -62,7 +62,7 @@ class ResidualShard {
   std::uint32_t features() const noexcept { return rows_.features(); }
 
   // r −= x_j·Δβ_j for each step (Δβ_j on the original scale).
-  void apply(std::span<const scheduler::Step> steps);
+  void apply(std::span<const rounds::Step> steps);
   // x_jᵀr for each listed feature, into `out` (same size).
   void partial_gradients(std::span<const std::uint32_t> features, std::span<double> out);
   // Every column's x_jᵀr and the residual's sums about `residual_mean` (exact, recomputed).
@@ -77,7 +77,7 @@ class ResidualShard {
   // coordinate's new γ, then the number of coordinate updates.
   std::vector<double> cycle(double lambda, std::span<const std::uint32_t> active);
   // A round's sums (RoundKind), for the rounds engine.
-  std::vector<double> push(const scheduler::Task& task);
+  std::vector<double> push(const rounds::Task& task);
 
   // Checkpoints: the residual of every part (and, with cycles, the coefficients the shard
   // follows and its cycle depth). restore() reads them into a shard built from the same rows

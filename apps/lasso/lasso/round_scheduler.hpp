@@ -22,7 +22,7 @@ struct SchedulerData {
   std::chrono::steady_clock::time_point started;  // the solve's start: report seconds count from here
   // The inner products of the workers' shards where the scheduler's process holds them (a job
   // on threads): the same bits as asking the workers, without the round trip. Null: ask them.
-  scheduler::InnerProducts* inner_products = nullptr;
+  rounds::InnerProducts* inner_products = nullptr;
 };
 
 // One exact check (a full gradient) of the current iterate.

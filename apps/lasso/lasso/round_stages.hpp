@@ -76,10 +76,10 @@ class Snapshots {
     return target_ && between_checks && reported_ >= last_ + static_cast<std::uint64_t>(std::max(1, target_->every));
   }
   // The round that asks the workers to apply what is queued, write their parts, then answer.
-  scheduler::Task task() {
+  rounds::Task task() {
     last_ = reported_;
     ++snapshot_rounds_;
-    return scheduler::Task{static_cast<std::uint8_t>(RoundKind::kSnapshot), static_cast<double>(reported_), {}};
+    return rounds::Task{static_cast<std::uint8_t>(RoundKind::kSnapshot), static_cast<double>(reported_), {}};
   }
   const CheckpointTarget& target() const { return *target_; }
 

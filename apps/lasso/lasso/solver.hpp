@@ -91,12 +91,12 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, cons
 // ρ < 1), and so needs the shards' inner products.
 bool asks_inner_products(const LassoConfig& config);
 
-// A shard's rows by column too, and the inner products over them (scheduler::ShardInnerProducts;
+// A shard's rows by column too, and the inner products over them (rounds::ShardInnerProducts;
 // `samples`: the rows of every shard).
 struct ShardProducts {
   ShardProducts(const data::RegressionSet& rows, std::uint64_t samples);
   data::ColumnMatrix columns;
-  scheduler::ShardInnerProducts source;
+  rounds::ShardInnerProducts source;
 };
 
 // F(β, b) of LassoConfig, computed directly from the data: what tests and tools compare with.

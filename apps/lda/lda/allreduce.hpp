@@ -41,7 +41,7 @@ namespace gyre::lda {
 // with std::runtime_error.
 // `at_phase_end` (may be empty) is called as every phase ends, as the rotation engine's is, with
 // the replica on worker 0 and no blocks elsewhere (checkpoints).
-using AtPhaseEnd = std::function<void(int, std::uint64_t, scheduler::PhaseKind, std::span<const model::Block* const>)>;
+using AtPhaseEnd = std::function<void(int, std::uint64_t, rotation::PhaseKind, std::span<const model::Block* const>)>;
 std::vector<model::Block> run_allreduce_worker(const LdaPlan& plan, int rank, LdaKernel& kernel,
                                                runtime::Mailbox& inbox, std::chrono::milliseconds timeout,
                                                const AtPhaseEnd& at_phase_end = {});

@@ -17,8 +17,8 @@ namespace gyre::lda {
 // Makes a rotation run of `plan` write checkpoints to `target` (nothing when it has no store):
 // each worker's part (its token topics, the job's topic totals and the blocks it keeps) as a
 // due epoch's sweep ends; the manifest from `policy`'s side once the next sweep starts.
-void take_checkpoints(const LdaPlan& plan, const pipeline::CheckpointTarget& target, scheduler::PhasePolicy& policy,
-                      pipeline::RotationOptions& options, std::function<const LdaKernel&(int worker)> kernel_of);
+void take_checkpoints(const LdaPlan& plan, const checkpoint::CheckpointTarget& target, rotation::PhasePolicy& policy,
+                      rotation::RotationOptions& options, std::function<const LdaKernel&(int worker)> kernel_of);
 
 // The state of checkpoint `found` (whose settings the caller has checked against this run's):
 // every block's counts, the totals, and the token topics of the workers `hosted` says this

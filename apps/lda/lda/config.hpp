@@ -52,7 +52,7 @@ struct LdaConfig {
   int threads = 1;   // threads per worker
   int depth = 1;     // pipeline depth d: word blocks in flight per worker
   int blocks_per_worker = 0;  // m: B = workers · m word blocks (0: m = d)
-  scheduler::RingOrder ring = scheduler::RingOrder::kFixed;
+  rotation::RingOrder ring = rotation::RingOrder::kFixed;
   ComputationModel model = ComputationModel::kRotation;
   // C: sub-epochs per epoch. In each a worker samples 1/S of its documents' tokens (a run of
   // every document group), then the replicas are summed: S allreduces of the whole model per

@@ -9,7 +9,6 @@
 
 #include "gyre/data/corpus.hpp"
 #include "gyre/model/row_blocks.hpp"
-#include "gyre/rotation/phase.hpp"
 #include "gyre/rotation/rotation_kernel.hpp"
 #include "lda/config.hpp"
 #include "lda/topic_count_rows.hpp"
@@ -57,7 +56,7 @@ struct LdaReport {
 // kMaxTopics): the sampler is one template over the topic's width (lda_kernel.cpp), chosen when
 // the kernel is made, so the per-token state of the usual K does not grow for the few runs of
 // more topics.
-class LdaKernel : public pipeline::RotationKernel {
+class LdaKernel : public rotation::RotationKernel {
  public:
   // `blocks` is the job's word blocking; `word_tokens` the corpus's tokens per word id (V of
   // them); `reports_totals`: this worker adds the topic-totals part of the log-likelihood

@@ -41,7 +41,7 @@ struct LdaPlan {
   model::RowBlocks blocks;
   std::vector<model::BlockShape> block_shapes;  // packed (word_topic_block.hpp), by block id
   std::uint32_t groups = 1;
-  std::shared_ptr<const scheduler::RotationSchedule> schedule;
+  std::shared_ptr<const rotation::RotationSchedule> schedule;
 };
 
 // Word counts are the corpus's tokens per word id (data::count_words over every shard, or a
@@ -54,7 +54,7 @@ model::Block starting_block(const LdaPlan& plan, model::BlockId id);
 // Worker `worker`'s blocks at the start (starting_block of each).
 std::vector<model::Block> initial_blocks(const LdaPlan& plan, int worker);
 // The initialising phase, then config.epochs sweeps, an EpochReport after each.
-scheduler::PhasePolicy epoch_policy(const LdaPlan& plan, std::function<void(const EpochReport&)> on_epoch);
+rotation::PhasePolicy epoch_policy(const LdaPlan& plan, std::function<void(const EpochReport&)> on_epoch);
 
 // The trained state: word-topic and doc-topic counts (the sufficient statistics; the
 // distributions follow with the priors) and the topic totals. Both count matrices are sparse
@@ -94,7 +94,7 @@ struct TrainHooks {
   // Multi-process runs: bytes this rank's worker put on the wire during training.
   std::function<void(std::uint64_t)> on_traffic;
   // threads_per_worker is taken from the config; the allreduce model uses only the timeout.
-  pipeline::EmbeddedJobOptions job;
+  rotation::EmbeddedJobOptions job;
   // Called on every worker's kernel after training (tests inspect the counts).
   std::function<void(int worker, const LdaKernel&)> inspect;
   // The links between the job's members, all in this process: in-process queues, or tcp on
@@ -103,7 +103,7 @@ struct TrainHooks {
   // Held-out documents on the corpus's word ids: every EpochReport then carries their
   // perplexity. train_embedded only (every worker in this process); train_distributed refuses it.
   const HeldoutSet* heldout = nullptr;
-  pipeline::CheckpointTarget checkpoints;  // the rotation only (lda/checkpoint.hpp)
+  checkpoint::CheckpointTarget checkpoints;  // the rotation only (lda/checkpoint.hpp)
   // Multi-process runs: every rank writes its own part of the model there (lda/model_io.hpp,
   // version 2) and no rank gathers it; rank 0's `top` receives each topic's `top_words`.
   struct Parts {

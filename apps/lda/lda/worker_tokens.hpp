@@ -73,7 +73,7 @@ class WorkerTokens {
   // order: the rows a word-major pass over that cell visits.
   std::span<const std::uint32_t> cell_rows(std::uint32_t block, std::uint32_t group, std::uint32_t sub,
                                            std::uint32_t part) const noexcept {
-    const std::uint64_t* at = cell_rows_begin_.data() + pipeline::CellIndex::of(block, group, sub, groups_) * parts_ + part;
+    const std::uint64_t* at = cell_rows_begin_.data() + rotation::CellIndex::of(block, group, sub, groups_) * parts_ + part;
     return {cell_rows_.data() + at[0], cell_rows_.data() + at[1]};
   }
   // Frees everything but the documents' bounds (doc_begin, docs), which is all a finished
@@ -88,7 +88,7 @@ class WorkerTokens {
   std::vector<std::uint32_t> doc_begin_;  // local docs + 1
   std::vector<std::uint32_t> part_begin_;  // per group, parts + 1: each part's first local document (D: none)
   std::vector<TokenRef> refs_;
-  pipeline::CellIndex cells_;
+  rotation::CellIndex cells_;
   // Word-major slots: block b's rows start at slot_begin_[block_row_begin_[b]], one entry per
   // row plus one closing entry per block.
   std::vector<std::uint32_t> slot_begin_;

@@ -38,6 +38,6 @@ LogregRun train(const data::RegressionSet& train, const data::RegressionSet& eva
 // Returns the run on process 0, nullopt elsewhere.
 std::optional<LogregRun> train_cluster(const data::RegressionSet& train, const data::RegressionSet& eval,
                                        const LogregConfig& config, const TrainOptions& options,
-                                       const pipeline::ClusterJobOptions& cluster);
+                                       const rotation::ClusterJobOptions& cluster);
 
 }  // namespace gyre::logreg

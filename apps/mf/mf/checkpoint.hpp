@@ -19,8 +19,8 @@ namespace gyre::mf {
 // Makes a rotation run of `plan` write checkpoints to `target` (nothing when it has no store):
 // each worker's part (encode_part of kernel_of(worker)) as a due epoch's training ends, the
 // manifest from `policy`'s side once the next epoch is chosen.
-void take_checkpoints(const MfPlan& plan, const pipeline::CheckpointTarget& target, scheduler::PhasePolicy& policy,
-                      pipeline::RotationOptions& options, std::function<const MfKernel&(int worker)> kernel_of);
+void take_checkpoints(const MfPlan& plan, const checkpoint::CheckpointTarget& target, rotation::PhasePolicy& policy,
+                      rotation::RotationOptions& options, std::function<const MfKernel&(int worker)> kernel_of);
 
 // A worker's part: its user rows and the item rows of the blocks it keeps, by dense id, each
 // row whole (factors, bias, AdaGrad's sums).

@@ -98,7 +98,7 @@ struct MfConfig {
   int blocks_per_worker = 0;   // m: B = workers · m item blocks (0: m = d)
 
   int group_size() const { return blocks_per_worker > 0 ? blocks_per_worker : depth; }
-  scheduler::RingOrder ring = scheduler::RingOrder::kFixed;
+  rotation::RingOrder ring = rotation::RingOrder::kFixed;
   LocalSchedule local = LocalSchedule::kDeterministic;
   std::uint32_t passes = 0;    // passes over the grid per block visit (0: ~2k ratings per cell slice)
   int eval_every = 1;          // evaluate the test set every N epochs (and after the last)

@@ -23,20 +23,20 @@ namespace gyre::mf {
 // train_embedded produces.
 std::optional<MfModel> train_distributed(const MfConfig& config, std::vector<data::RatingsSet> train_shards,
                                          const data::RatingsStats& train, data::RatingsSet test, const TrainHooks& hooks,
-                                         const pipeline::ClusterJobOptions& cluster);
+                                         const rotation::ClusterJobOptions& cluster);
 
 // In worker `member`'s part once training has ended, while its links are up: rank 0 collects
 // every worker's user rows and the blocks each hands in (`held`; between them every block
 // once) and returns them; the others answer and return nullopt.
-std::optional<pipeline::GatheredModel> gather_model(const MfPlan& plan, const runtime::Member& member,
+std::optional<rotation::GatheredModel> gather_model(const MfPlan& plan, const runtime::Member& member,
                                                     MfKernel& kernel, std::vector<model::OwnedBlock>& held,
                                                     std::chrono::milliseconds timeout);
 // In worker `member`'s part once training has ended: every rank writes its user rows and the
 // items of the blocks it hands in (`held`) as its part of the model at `target`, rank 0 the
-// manifest (pipeline::write_in_parts); nothing is gathered.
+// manifest (runtime::write_in_parts); nothing is gathered.
 void write_parts(const MfPlan& plan, const runtime::Member& member, MfKernel& kernel,
                  std::vector<model::OwnedBlock>& held, const PartsTarget& target, std::chrono::milliseconds timeout);
 // The model from what gather_model collected at rank 0.
-MfModel assemble_gathered(const MfPlan& plan, const pipeline::GatheredModel& parts);
+MfModel assemble_gathered(const MfPlan& plan, const rotation::GatheredModel& parts);
 
 }  // namespace gyre::mf

@@ -8,7 +8,6 @@
 
 #include "gyre/base/buffer.hpp"
 #include "gyre/rotation/cell_grid.hpp"
-#include "gyre/rotation/phase.hpp"
 #include "gyre/rotation/rotation_kernel.hpp"
 #include "mf/config.hpp"
 #include "mf/item_blocks.hpp"
@@ -48,17 +47,17 @@ struct UserRows {
 inline constexpr std::size_t kModelTailFloats = 3;  // kBiasAt, kFactorSumAt, kBiasSumAt
 std::size_t model_row_floats(const MfConfig& c);
 
-class MfKernel final : public pipeline::RotationKernel {
+class MfKernel final : public rotation::RotationKernel {
  public:
   // Takes the worker's training and test ratings over (laid out in place: no second copy).
   MfKernel(const MfConfig& config, data::RatingsSet train, data::RatingsSet test,
            const ItemBlocks& blocks, float mean, float scale, std::uint32_t groups);
 
-  void train(model::Block& block, const scheduler::Visit& visit) override;
-  void evaluate(const model::Block& block, const scheduler::Visit& visit) override;
-  scheduler::PhaseSums take_phase_sums(scheduler::PhaseKind kind) override;
+  void train(model::Block& block, const rotation::Visit& visit) override;
+  void evaluate(const model::Block& block, const rotation::Visit& visit) override;
+  rotation::PhaseSums take_phase_sums(rotation::PhaseKind kind) override;
   // The scale of the learning rate the scheduler decided for this phase (mf/rate_schedule.hpp).
-  void start_phase(std::uint64_t phase, scheduler::PhaseKind kind, std::span<const std::byte> payload) override;
+  void start_phase(std::uint64_t phase, rotation::PhaseKind kind, std::span<const std::byte> payload) override;
   // The no-sync model, whose workers never wait for the scheduler: moves the rate on from this
   // worker's own held-out ratings, `own` being its report of the epoch just trained.
   void steer_rate(const MfReport& own);
@@ -109,7 +108,7 @@ class MfKernel final : public pipeline::RotationKernel {
   WorkerRatings train_;
   WorkerRatings test_;  // one cell per block
   Buffer user_factors_;
-  pipeline::GridLocks locks_;
+  rotation::GridLocks locks_;
   std::uint32_t epoch_;  // training phases completed (warm start: counting the saved model's), for the learning-rate schedule
   RateState rate_;
   MfReport sums_{};

@@ -31,7 +31,7 @@ struct ModelWorker {
   std::chrono::milliseconds timeout;
   // C: called as a training phase ends (after the replicas are equal again), as the rotation
   // engine's at_phase_end is, with the blocks worker 0 hands in: the whole replica (checkpoints).
-  std::function<void(int, std::uint64_t, scheduler::PhaseKind, std::span<const model::Block* const>)> at_phase_end;
+  std::function<void(int, std::uint64_t, rotation::PhaseKind, std::span<const model::Block* const>)> at_phase_end;
 
   int workers() const { return plan.config.workers; }
   int driver_rank() const { return plan.config.workers; }

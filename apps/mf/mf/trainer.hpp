@@ -87,7 +87,7 @@ struct MfPlan {
   ItemBlocks blocks;
   RowLayout layout{};
   std::uint32_t groups = 1;
-  std::shared_ptr<const scheduler::RotationSchedule> schedule;
+  std::shared_ptr<const rotation::RotationSchedule> schedule;
   std::vector<data::RatingsSet> test_shards;  // by worker
   // The learning rate's state: the start model's (or a fresh one) when planned; then moved on
   // by the epoch policy, in the process that runs it, so that the model written records where
@@ -112,8 +112,8 @@ std::vector<model::Block> initial_blocks(const MfPlan& plan, int worker);
 bool evaluates_after(const MfConfig& c, int epoch);
 // The policy, and what it sends with each phase start: the learning rate's scale.
 struct EpochControl {
-  scheduler::PhasePolicy policy;
-  scheduler::PhasePayload payload;
+  rotation::PhasePolicy policy;
+  rotation::PhasePayload payload;
 };
 EpochControl epoch_control(const MfPlan& plan, std::function<void(const EpochReport&)> on_epoch);
 // A model's fields without its rows: rank, biases, mean, id spaces, the training record.
@@ -133,8 +133,8 @@ struct TrainHooks {
   std::function<void(const EpochReport&)> on_epoch;
   // Multi-process runs: bytes this rank's worker put on the wire during the rotation.
   std::function<void(std::uint64_t)> on_traffic;
-  pipeline::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
-  pipeline::CheckpointTarget checkpoints;  // rotation only (mf/checkpoint.hpp)
+  rotation::EmbeddedJobOptions job;  // threads_per_worker is taken from the config
+  checkpoint::CheckpointTarget checkpoints;  // rotation only (mf/checkpoint.hpp)
   std::optional<PartsTarget> parts;        // train_distributed only
   bool discard_model = false;              // train_distributed: the model is neither written nor gathered
 };

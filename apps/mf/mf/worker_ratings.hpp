@@ -47,14 +47,14 @@ class WorkerRatings {
   // Frees the ratings (the grid's shape stays); cells are empty afterwards.
   void clear() noexcept {
     std::vector<LocalRating>().swap(entries_);
-    cells_ = pipeline::CellIndex(groups_, std::vector<std::uint64_t>(static_cast<std::size_t>(blocks()) * groups_ * groups_ + 1, 0));
+    cells_ = rotation::CellIndex(groups_, std::vector<std::uint64_t>(static_cast<std::size_t>(blocks()) * groups_ * groups_ + 1, 0));
   }
 
  private:
   std::uint32_t groups_;
   std::vector<LocalRating> entries_;
   std::vector<std::vector<std::uint32_t>> row_cuts_;  // per block: G+1 row boundaries
-  pipeline::CellIndex cells_;
+  rotation::CellIndex cells_;
 };
 
 }  // namespace gyre::mf

@@ -44,6 +44,6 @@ MlpRun train(const Dataset& train, const Dataset& eval, const MlpConfig& config,
 // This process's part of a multi-process job (config.workers = processes); the run on
 // process 0, nullopt elsewhere.
 std::optional<MlpRun> train_cluster(const Dataset& train, const Dataset& eval, const MlpConfig& config,
-                                    const TrainOptions& options, const pipeline::ClusterJobOptions& cluster);
+                                    const TrainOptions& options, const rotation::ClusterJobOptions& cluster);
 
 }  // namespace gyre::mlp

@@ -8,7 +8,7 @@
 #include "gyre/base/rank_text.hpp"
 #include "gyre/wire/body.hpp"
 
-namespace gyre::collective {
+namespace gyre::averaging {
 namespace {
 
 // Longest the thread waits in the inbox before looking at stop(): keeps stop() prompt with a
@@ -268,4 +268,4 @@ void ModelAverager::round() {
   }
 }
 
-}  // namespace gyre::collective
+}  // namespace gyre::averaging

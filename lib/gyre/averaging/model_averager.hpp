@@ -18,7 +18,7 @@
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/channels.hpp"
 
-namespace gyre::collective {
+namespace gyre::averaging {
 
 // Message type of averaging snapshots: the averager channel (0x0101).
 inline constexpr std::uint16_t kAveragerMessage = channels::kAverager.at(0);
@@ -140,4 +140,4 @@ class GYRE_API ModelAverager {
   std::thread thread_;
 };
 
-}  // namespace gyre::collective
+}  // namespace gyre::averaging

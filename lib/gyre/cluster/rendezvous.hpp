@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gyre/cluster/settings.hpp"
+#include "gyre/cluster/launch.hpp"
 #include "gyre/net/tcp.hpp"
 
 namespace gyre::cluster {

@@ -1,5 +1,5 @@
 // gyre/cluster/settings.cpp — job settings: canonical encoding, defensive decoding, digest, first difference.
-#include "gyre/cluster/settings.hpp"
+#include "gyre/cluster/launch.hpp"
 
 #include <sodium.h>
 

@@ -11,7 +11,7 @@
 #include "gyre/runtime/receiver.hpp"
 #include "gyre/wire/codec.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::locks {
 
 LockClient::LockClient(runtime::Mailbox& inbox, int service_rank, LockClientOptions options)
     : inbox_(inbox), service_(service_rank), options_(options), me_("rank " + std::to_string(inbox.group().rank())) {
@@ -219,4 +219,4 @@ void LockGuard::release() {
     client_->release(keys, std::move(values));
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::locks

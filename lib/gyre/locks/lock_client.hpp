@@ -11,7 +11,7 @@
 #include "gyre/locks/lock_protocol.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::locks {
 
 struct LockClientOptions {
   // Longest wait for the service's answer. Past it the client cannot know whether a grant is
@@ -114,4 +114,4 @@ class LockGuard {
   std::vector<Buffer> values_;
 };
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::locks

@@ -5,7 +5,7 @@
 
 #include "gyre/wire/body.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::locks {
 
 Buffer encode_keys(std::span<const LockKey> keys) { return wire::Writer(keys.size_bytes()).put_array(keys).finish(); }
 
@@ -38,4 +38,4 @@ std::string key_list(std::span<const LockKey> keys, std::size_t shown) {
   return out + "}";
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::locks

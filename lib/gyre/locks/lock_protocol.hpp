@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "gyre/base/buffer.hpp"
-#include "gyre/net/message.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/wire/channels.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::locks {
 
 // Keys name what is locked: block ids, or any integers in [0, keys) the job agrees on.
 using LockKey = std::uint32_t;
@@ -64,4 +64,4 @@ LockKey decode_value_key(const net::Message& m, std::uint32_t keys);
 // "{3,5,8}" for error messages; long lists are cut after `shown` keys ("{0,1,…} (40 keys)").
 std::string key_list(std::span<const LockKey> keys, std::size_t shown = 8);
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::locks

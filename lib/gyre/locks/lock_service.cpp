@@ -10,7 +10,7 @@
 #include "gyre/runtime/receiver.hpp"
 #include "gyre/wire/codec.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::locks {
 namespace {
 
 template <class Duration>
@@ -257,4 +257,4 @@ LockStats LockService::stats() const {
   return published_;
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::locks

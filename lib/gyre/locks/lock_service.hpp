@@ -10,7 +10,7 @@
 #include "gyre/locks/lock_table.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::locks {
 
 struct LockServiceOptions {
   // A rank that holds a key for longer than this is taken for dead and the job fails. A worker
@@ -102,4 +102,4 @@ class LockService {
   bool ended_ = false;
 };
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::locks

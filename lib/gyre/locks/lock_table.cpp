@@ -7,7 +7,7 @@
 
 #include "gyre/base/rank_text.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::locks {
 
 LockTable::LockTable(std::uint32_t keys)
     : holder_(keys, kFree), since_(keys), reserved_(keys, 0) {
@@ -167,4 +167,4 @@ std::string LockTable::describe_holders() const {
 
 LockStats LockTable::stats() const { return stats_; }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::locks

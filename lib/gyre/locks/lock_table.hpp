@@ -13,7 +13,7 @@
 
 #include "gyre/locks/lock_protocol.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::locks {
 
 struct LockStats {
   std::uint64_t grants = 0;    // requests granted
@@ -97,4 +97,4 @@ class LockTable {
   LockStats stats_;
 };
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::locks

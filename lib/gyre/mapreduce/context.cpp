@@ -1,5 +1,5 @@
 // gyre/mapreduce/context.cpp — the exchanges under the verbs: all to all, gathers, broadcast, each bounded by the byte limit.
-#include "gyre/mapreduce/context.hpp"
+#include "gyre/mapreduce/collection.hpp"
 
 #include <cstring>
 #include <numeric>
@@ -10,7 +10,7 @@ namespace {
 constexpr std::uint64_t kMaxLimit = std::uint64_t{1} << 30;  // wire::FrameLimits::max_body
 
 std::vector<int> first_ranks(int workers) {
-  if (workers < 1) throw std::invalid_argument("mapreduce::Context: a job needs at least one worker");
+  if (workers < 1) throw std::invalid_argument("Context: a job needs at least one worker");
   std::vector<int> ranks(static_cast<std::size_t>(workers));
   std::iota(ranks.begin(), ranks.end(), 0);
   return ranks;
@@ -52,7 +52,7 @@ Buffer Context::receive(int from, std::uint64_t op, std::uint64_t& received, std
 
 std::vector<Buffer> Context::exchange(std::vector<Buffer> outgoing, std::string_view verb) {
   if (outgoing.size() != static_cast<std::size_t>(size()))
-    throw std::invalid_argument("mapreduce::Context::exchange: one buffer per rank");
+    throw std::invalid_argument("Context::exchange: one buffer per rank");
   std::uint64_t sent = 0;
   for (int m = 0; m < size(); ++m)
     if (m != rank()) sent += outgoing[static_cast<std::size_t>(m)].size();

@@ -1,5 +1,5 @@
 // gyre/mapreduce/job.cpp — a map-reduce program on the runtime: one Context per worker, a failure told to every rank.
-#include "gyre/mapreduce/job.hpp"
+#include "gyre/mapreduce/mapreduce.hpp"
 
 #include <numeric>
 #include <stdexcept>

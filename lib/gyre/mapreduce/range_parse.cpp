@@ -1,12 +1,11 @@
 // gyre/mapreduce/range_parse.cpp — every rank's range tally gathered, and the first bad range made to throw its own error.
-#include "gyre/mapreduce/range_parse.hpp"
+#include "gyre/mapreduce/mapreduce.hpp"
 
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "gyre/mapreduce/job.hpp"
 
 namespace gyre::mapreduce {
 

@@ -1,5 +1,5 @@
 // gyre/mapreduce/text_io.cpp — load by byte ranges (data/byte_ranges) and rank 0's atomic write.
-#include "gyre/mapreduce/text_io.hpp"
+#include "gyre/mapreduce/mapreduce.hpp"
 
 #include "gyre/base/output_file.hpp"
 #include "gyre/data/byte_ranges.hpp"

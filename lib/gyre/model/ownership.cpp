@@ -1,5 +1,5 @@
 // gyre/model/ownership.cpp — owner counting for blocks.
-#include "gyre/model/ownership.hpp"
+#include "gyre/model/block.hpp"
 
 #include <stdexcept>
 

@@ -1,5 +1,5 @@
 // gyre/net/faults.cpp — delayed sends on a timer thread, and a send counter that cuts the link.
-#include "gyre/net/faults.hpp"
+#include "gyre/net/group.hpp"
 
 #include <atomic>
 #include <charconv>

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "gyre/base/crc32c.hpp"
-#include "gyre/net/message.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/wire/frame.hpp"
 
 namespace gyre::net {

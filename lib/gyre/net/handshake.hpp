@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "gyre/net/message.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/wire/channels.hpp"
 #include "gyre/wire/frame.hpp"
 

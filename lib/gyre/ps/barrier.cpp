@@ -6,7 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
-namespace gyre::scheduler {
+namespace gyre::ps {
 namespace {
 
 std::vector<std::string_view> split(std::string_view text, char by) {
@@ -194,4 +194,4 @@ Decision Barrier::decide(std::int64_t clock, std::span<const int> sample, const 
   return rule_->decide(clock, clocks);
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::ps

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 
 ClockedStore::ClockedStore(int members, bool ordered, Fold fold, std::function<Value(Key)> initial, std::size_t value_size,
                            bool count_pushes)
@@ -76,4 +76,4 @@ std::vector<HeldRead> ClockedStore::take_due_reads() {
   return due;
 }
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "gyre/ps/worker.hpp"
+#include "gyre/ps/ps_job.hpp"
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 
 // An update of one key, in the step of `member` that ends at clock `step_end`.
 struct ClockedUpdate {
@@ -81,4 +81,4 @@ class ClockedStore {
   std::uint64_t held_reads_ = 0;
 };
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

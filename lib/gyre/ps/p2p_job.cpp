@@ -1,5 +1,5 @@
 // gyre/ps/p2p_job.cpp — one thread per peer of a peer-to-peer job, the peer's step loop, the result gathered by key.
-#include "gyre/ps/p2p_job.hpp"
+#include "gyre/ps/ps_job.hpp"
 
 #include <map>
 #include <mutex>
@@ -9,11 +9,11 @@
 #include "gyre/ps/p2p_peer.hpp"
 #include "gyre/ps/p2p_protocol.hpp"
 #include "gyre/ps/step_loop.hpp"
-#include "gyre/runtime/backend_from.hpp"
+#include "gyre/runtime/job.hpp"
 #include "gyre/runtime/collect_parts.hpp"
 #include "gyre/runtime/failure.hpp"
 
-namespace gyre::pipeline::p2p {
+namespace gyre::ps::p2p {
 namespace {
 
 struct PeerOutcome {
@@ -122,4 +122,4 @@ std::optional<P2pJobResult> run_p2p(const runtime::Job& job, const P2pLayout& la
   return result;
 }
 
-}  // namespace gyre::pipeline::p2p
+}  // namespace gyre::ps::p2p

@@ -9,11 +9,11 @@
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/receiver.hpp"
 
-namespace gyre::pipeline::p2p {
+namespace gyre::ps::p2p {
 namespace {
 
 constexpr auto kPoll = std::chrono::milliseconds(50);  // how often the service looks at stop_
-constexpr std::int64_t kFinished = scheduler::Barrier::kFinished;  // a peer past its last push
+constexpr std::int64_t kFinished = Barrier::kFinished;  // a peer past its last push
 
 bool for_owner(const net::Message& m) {
   return m.type == kPush || m.type == kSet || m.type == kGet || m.type == kDone;
@@ -75,7 +75,7 @@ void P2pOwner::answer(int peer, std::uint64_t request, const KeyValues& kv) {
   net::Message reply;
   reply.type = kGetReply;
   reply.tag = request;
-  reply.body = ps::encode_key_values(kv, 0);
+  reply.body = encode_key_values(kv, 0);
   inbox_.group().send(peer, std::move(reply));
 }
 
@@ -83,7 +83,7 @@ void P2pOwner::answer_due() {
   std::vector<std::tuple<int, std::uint64_t, KeyValues>> due;
   {
     std::lock_guard lock(mutex_);
-    for (const ps::HeldRead& r : store_.take_due_reads()) {
+    for (const HeldRead& r : store_.take_due_reads()) {
       KeyValues kv;
       for (Key k : r.keys) kv.emplace_back(k, store_.at(k));
       due.emplace_back(r.member, r.request, std::move(kv));
@@ -113,7 +113,7 @@ void P2pOwner::handle(const net::Message& m) {
       break;
     }
     case kGet: {
-      ps::HeldRead r{sender, m.tag, 0, {}};
+      HeldRead r{sender, m.tag, 0, {}};
       r.keys = decode_owned_keys(m, layout_, self_, r.clock);
       KeyValues kv;
       {
@@ -218,4 +218,4 @@ std::uint64_t P2pOwner::held_reads() const {
   return store_.held_reads();
 }
 
-}  // namespace gyre::pipeline::p2p
+}  // namespace gyre::ps::p2p

@@ -20,7 +20,7 @@
 #include "gyre/ps/ps_server.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
-namespace gyre::pipeline::p2p {
+namespace gyre::ps::p2p {
 
 using ps::Fold;  // how a stored value takes an update; empty: adds it
 
@@ -84,7 +84,7 @@ class P2pOwner {
   bool clocked_;
   mutable std::mutex mutex_;
   // Under mutex_: the owned keys; the members are the peers, whose clocks move only when clocked_.
-  ps::ClockedStore store_;
+  ClockedStore store_;
   std::condition_variable advanced_;  // a clock moved, or the service ended
   std::vector<char> done_;            // per peer: said kDone
   int done_count_ = 0;
@@ -94,4 +94,4 @@ class P2pOwner {
   std::thread service_;
 };
 
-}  // namespace gyre::pipeline::p2p
+}  // namespace gyre::ps::p2p

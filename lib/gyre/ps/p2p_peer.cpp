@@ -10,15 +10,15 @@
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/receiver.hpp"
 
-namespace gyre::pipeline::p2p {
+namespace gyre::ps::p2p {
 
-P2pPeer::P2pPeer(runtime::Mailbox& inbox, P2pLayout layout, scheduler::Barrier barrier, P2pPeerOptions options)
+P2pPeer::P2pPeer(runtime::Mailbox& inbox, P2pLayout layout, Barrier barrier, P2pPeerOptions options)
     : inbox_(inbox), layout_(layout), index_(inbox.group().rank()), options_(std::move(options)), rule_(barrier) {
   layout_.validate();
   if (index_ < 0 || index_ >= layout_.peers) throw std::invalid_argument("peer-to-peer: this rank is not a peer");
   owner_ = std::make_unique<P2pOwner>(inbox_, layout_, options_.pull, options_.initial, rule_.global());
-  barrier_ = std::make_unique<scheduler::PeerBarrier>(inbox_, layout_.peer_ranks(), std::move(barrier),
-                                                      scheduler::PeerBarrierOptions{options_.timeout, options_.seed});
+  barrier_ = std::make_unique<PeerBarrier>(inbox_, layout_.peer_ranks(), std::move(barrier),
+                                                      PeerBarrierOptions{options_.timeout, options_.seed});
 }
 
 P2pPeer::~P2pPeer() = default;
@@ -72,7 +72,7 @@ std::vector<Versioned> P2pPeer::get(std::span<const Key> keys) {
       net::Message m;
       m.type = kGet;
       m.tag = next_request_++;
-      m.body = ps::encode_keys(list, needed);
+      m.body = encode_keys(list, needed);
       pending.emplace(m.tag, owner);
       inbox_.group().send(owner, std::move(m));
     }
@@ -124,7 +124,7 @@ void P2pPeer::set(Key key, Value value) {
   net::Message m;
   m.type = kSet;
   m.tag = static_cast<std::uint64_t>(clock_ + 1);  // the step it belongs to
-  m.body = ps::encode_key_values({{key, std::move(value)}}, 0);
+  m.body = encode_key_values({{key, std::move(value)}}, 0);
   guarded([&] { inbox_.group().send(o, std::move(m)); });
 }
 
@@ -152,7 +152,7 @@ void P2pPeer::flush() {
     net::Message m;
     m.type = kPush;
     m.tag = static_cast<std::uint64_t>(clock_ + 1);
-    m.body = ps::encode_key_values(kv, 0);
+    m.body = encode_key_values(kv, 0);
     inbox_.group().send(owner, std::move(m));
   }
   owner_->reached(clock_ + 1);
@@ -175,7 +175,7 @@ void P2pPeer::stop() {
   stopped_ = true;
   guarded([&] {
     flush();
-    owner_->reached(scheduler::Barrier::kFinished);  // nothing more from this peer: no read waits for it
+    owner_->reached(Barrier::kFinished);  // nothing more from this peer: no read waits for it
     barrier_->finish();
     for (int r : layout_.peer_ranks()) {
       if (r == index_) continue;
@@ -191,4 +191,4 @@ P2pPeerReport P2pPeer::report() const {
   return {clock_, held_, remote_reads_, pushes_sent_, barrier_->queries_sent(), owner_->held_reads()};
 }
 
-}  // namespace gyre::pipeline::p2p
+}  // namespace gyre::ps::p2p

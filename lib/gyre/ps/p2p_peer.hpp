@@ -8,13 +8,12 @@
 #include <span>
 #include <vector>
 
-#include "gyre/ps/p2p_job.hpp"
+#include "gyre/ps/ps_job.hpp"
 #include "gyre/ps/p2p_owner.hpp"
 #include "gyre/ps/peer_barrier.hpp"
-#include "gyre/ps/worker.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
-namespace gyre::pipeline::p2p {
+namespace gyre::ps::p2p {
 
 struct P2pPeerOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait for an owner's reply or a peer's clock
@@ -26,16 +25,16 @@ struct P2pPeerOptions {
 // No server: the peer owns a part of the keys (P2pOwner) and reads and pushes the rest straight
 // to their owners. push() sums a step's updates per key; barrier() sends each owner one kPush
 // with them (its own keys are folded in at once), ticks the clock and waits on the barrier rule
-// over the peers' clocks (scheduler::PeerBarrier: every peer for BSP/SSP, β sampled for
+// over the peers' clocks (PeerBarrier: every peer for BSP/SSP, β sampled for
 // pBSP/pSSP, any BarrierRule), so nothing needs global state. get() asks the owners for their
 // current values (read-my-writes: this step's unsent pushes are added). Under a global barrier
 // (BSP, SSP(s)) a read at clock c carries the barrier's bound, required(c), and owners hold it
 // until every peer's pushes up to that clock are in (P2pOwner), so what it reads includes every
 // peer's first c − s steps, as on the parameter server; under other rules owners answer with
 // what they have.
-class P2pPeer final : public ps::Worker {
+class P2pPeer final : public Worker {
  public:
-  P2pPeer(runtime::Mailbox& inbox, P2pLayout layout, scheduler::Barrier barrier, P2pPeerOptions options = {});
+  P2pPeer(runtime::Mailbox& inbox, P2pLayout layout, Barrier barrier, P2pPeerOptions options = {});
   ~P2pPeer() override;
 
   int workers() const noexcept override { return layout_.peers; }
@@ -73,8 +72,8 @@ class P2pPeer final : public ps::Worker {
   int index_;
   P2pPeerOptions options_;
   std::unique_ptr<P2pOwner> owner_;
-  std::unique_ptr<scheduler::PeerBarrier> barrier_;
-  scheduler::Barrier rule_;
+  std::unique_ptr<PeerBarrier> barrier_;
+  Barrier rule_;
   std::int64_t clock_ = 0;
   std::map<Key, Value> unsent_;
   std::uint64_t next_request_ = 0;
@@ -83,4 +82,4 @@ class P2pPeer final : public ps::Worker {
   bool stopped_ = false;
 };
 
-}  // namespace gyre::pipeline::p2p
+}  // namespace gyre::ps::p2p

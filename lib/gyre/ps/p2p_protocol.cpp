@@ -6,11 +6,11 @@
 #include <stdexcept>
 #include <string>
 
-namespace gyre::pipeline::p2p {
+namespace gyre::ps::p2p {
 namespace {
 
-ps::PsLayout as_servers(const P2pLayout& l) {
-  ps::PsLayout s;
+PsLayout as_servers(const P2pLayout& l) {
+  PsLayout s;
   s.workers = l.peers;
   s.servers = l.peers;
   s.keys = l.keys;
@@ -55,7 +55,7 @@ void P2pLayout::validate() const {
 
 KeyValues decode_owned_values(const net::Message& m, const P2pLayout& layout, int owner) {
   std::int64_t ignored = 0;
-  KeyValues kv = ps::decode_key_values(m.body.bytes(), ignored);
+  KeyValues kv = decode_key_values(m.body.bytes(), ignored);
   for (const auto& [k, v] : kv) {
     check_owned(layout, owner, k);
     check_length(layout, k, v);
@@ -64,14 +64,14 @@ KeyValues decode_owned_values(const net::Message& m, const P2pLayout& layout, in
 }
 
 std::vector<Key> decode_owned_keys(const net::Message& m, const P2pLayout& layout, int owner, std::int64_t& clock) {
-  std::vector<Key> keys = ps::decode_keys(m.body.bytes(), clock);
+  std::vector<Key> keys = decode_keys(m.body.bytes(), clock);
   for (Key k : keys) check_owned(layout, owner, k);
   return keys;
 }
 
 KeyValues decode_get_reply(const net::Message& m, std::span<const Key> asked, const P2pLayout& layout) {
   std::int64_t ignored = 0;
-  KeyValues kv = ps::decode_key_values(m.body.bytes(), ignored);
+  KeyValues kv = decode_key_values(m.body.bytes(), ignored);
   if (kv.size() != asked.size())
     throw std::runtime_error("answered " + std::to_string(kv.size()) + " keys for " + std::to_string(asked.size()));
   for (std::size_t i = 0; i < kv.size(); ++i) {
@@ -91,8 +91,8 @@ net::Message encode_hand_over(const HandOver& h) {
   for (std::size_t i = 0; i < kv.size(); ++i) kv[i].second.push_back(static_cast<double>(h.applied[i]));
   net::Message m;
   m.type = kHandOver;
-  m.body = ps::encode_key_values(kv, 0);
-  const Buffer counters = ps::encode_keys(h.counters, 0);
+  m.body = encode_key_values(kv, 0);
+  const Buffer counters = encode_keys(h.counters, 0);
   m.meta.assign(counters.bytes().begin(), counters.bytes().end());
   return m;
 }
@@ -100,11 +100,11 @@ net::Message encode_hand_over(const HandOver& h) {
 HandOver decode_hand_over(const net::Message& m, const P2pLayout& layout, int owner, std::size_t counters) {
   HandOver h;
   std::int64_t ignored = 0;
-  h.counters = ps::decode_keys(m.meta, ignored);
+  h.counters = decode_keys(m.meta, ignored);
   if (h.counters.size() != counters)
     throw std::runtime_error("a hand-over carries " + std::to_string(h.counters.size()) + " counters, not " +
                              std::to_string(counters));
-  h.values = ps::decode_key_values(m.body.bytes(), ignored);
+  h.values = decode_key_values(m.body.bytes(), ignored);
   h.applied.reserve(h.values.size());
   for (auto& [k, v] : h.values) {
     check_owned(layout, owner, k);
@@ -120,4 +120,4 @@ HandOver decode_hand_over(const net::Message& m, const P2pLayout& layout, int ow
   return h;
 }
 
-}  // namespace gyre::pipeline::p2p
+}  // namespace gyre::ps::p2p

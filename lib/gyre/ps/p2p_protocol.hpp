@@ -5,12 +5,12 @@
 #include <span>
 #include <vector>
 
-#include "gyre/net/message.hpp"
-#include "gyre/ps/ps_layout.hpp"
+#include "gyre/net/group.hpp"
+#include "gyre/ps/ps_job.hpp"
 #include "gyre/ps/ps_protocol.hpp"
 #include "gyre/wire/channels.hpp"
 
-namespace gyre::pipeline::p2p {
+namespace gyre::ps::p2p {
 
 // Message types: the p2p channel (0x90–). Bodies are the parameter server's (ps_protocol.hpp):
 // key-values or keys after an 8-byte prefix, every count checked against the bytes before allocating.
@@ -45,4 +45,4 @@ net::Message encode_hand_over(const HandOver& h);
 // number of counters, before anything is kept.
 HandOver decode_hand_over(const net::Message& m, const P2pLayout& layout, int owner, std::size_t counters);
 
-}  // namespace gyre::pipeline::p2p
+}  // namespace gyre::ps::p2p

@@ -9,7 +9,7 @@
 #include "gyre/runtime/receiver.hpp"
 #include "gyre/wire/body.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::ps {
 namespace {
 
 net::Message clock_message(ClockMessage type, std::uint64_t tag, std::int64_t value) {
@@ -209,4 +209,4 @@ void PeerBarrier::finish() {
   service_.join();
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::ps

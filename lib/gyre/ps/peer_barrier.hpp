@@ -14,7 +14,7 @@
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/channels.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::ps {
 
 // Message types of the clock exchange: the clock channel (0x30–).
 enum ClockMessage : std::uint16_t {
@@ -109,4 +109,4 @@ class PeerBarrier {
   std::thread service_;
 };
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::ps

@@ -10,12 +10,11 @@
 #include "gyre/ps/ps_server.hpp"
 #include "gyre/ps/ps_worker.hpp"
 #include "gyre/ps/step_loop.hpp"
-#include "gyre/runtime/backend_from.hpp"
-#include "gyre/runtime/collect_parts.hpp"
 #include "gyre/runtime/job.hpp"
+#include "gyre/runtime/collect_parts.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 namespace {
 
 void run_worker(runtime::Mailbox& inbox, const PsLayout& layout, const PsProgram& program, const PsJobOptions& o) {
@@ -112,4 +111,4 @@ std::optional<PsJobResult> run_ps(const runtime::Job& job, const PsLayout& layou
   return result;
 }
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

@@ -1,12 +1,12 @@
 // gyre/ps/ps_layout.cpp — key sharding over the servers.
-#include "gyre/ps/ps_layout.hpp"
+#include "gyre/ps/ps_job.hpp"
 
 #include <numeric>
 #include <stdexcept>
 
 #include "gyre/base/random.hpp"
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 
 int PsLayout::server_of(Key key) const {
   if (sharding == Sharding::kRange) {
@@ -37,4 +37,4 @@ void PsLayout::validate() const {
   if (value_size < 1 || value_size > (1u << 24)) throw std::invalid_argument("parameter server: value size must be 1 … 2^24");
 }
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

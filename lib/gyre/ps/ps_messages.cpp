@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 namespace {
 
 // A key from the wire, before anything looks it up: in range first, since server_of() of a
@@ -99,4 +99,4 @@ std::vector<Key> decode_key_list(const net::Message& m, const PsLayout& layout, 
   return keys;
 }
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

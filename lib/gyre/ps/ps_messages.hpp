@@ -5,12 +5,11 @@
 #include <span>
 #include <vector>
 
-#include "gyre/net/message.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/ps/ps_job.hpp"
-#include "gyre/ps/ps_layout.hpp"
 #include "gyre/ps/ps_protocol.hpp"
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 
 // Keys from the wire are indices into the servers' tables and the workers' caches, and their
 // values are folded element by element: every key is checked against the layout (in range,
@@ -37,4 +36,4 @@ KeyValues decode_reply(const net::Message& m, std::span<const Key> asked, const 
 // A kKeysReply from server `server`: keys in range that it holds, strictly increasing.
 std::vector<Key> decode_key_list(const net::Message& m, const PsLayout& layout, int server);
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

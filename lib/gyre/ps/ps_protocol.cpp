@@ -5,7 +5,7 @@
 
 #include "gyre/wire/body.hpp"
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 namespace {
 
 // Every error names the protocol; the caller adds the sender.
@@ -48,4 +48,4 @@ std::vector<Key> decode_keys(std::span<const std::byte> body, std::int64_t& pref
   return keys;
 }
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

@@ -6,11 +6,11 @@
 #include <utility>
 #include <vector>
 
-#include "gyre/net/message.hpp"
-#include "gyre/ps/worker.hpp"
+#include "gyre/net/group.hpp"
+#include "gyre/ps/ps_job.hpp"
 #include "gyre/wire/channels.hpp"
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 
 // Message types: the ps channel (0x40–). The server accepts kPush..kKeysReply as one range.
 enum Message : std::uint16_t {
@@ -34,4 +34,4 @@ KeyValues decode_key_values(std::span<const std::byte> body, std::int64_t& prefi
 Buffer encode_keys(std::span<const Key> keys, std::int64_t prefix);
 std::vector<Key> decode_keys(std::span<const std::byte> body, std::int64_t& prefix);
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

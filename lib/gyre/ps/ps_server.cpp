@@ -9,7 +9,7 @@
 #include "gyre/rotation/rotation_driver.hpp"
 #include "gyre/runtime/receiver.hpp"
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 
 PsServer::PsServer(runtime::Mailbox& inbox, PsLayout layout, int index, PsServerOptions options)
     : inbox_(inbox),
@@ -85,10 +85,10 @@ void PsServer::handle(const net::Message& m) {
       advance(w, worker_clock + 1);
       break;
     case kStop: {
-      if (worker_clock == scheduler::Barrier::kFinished) throw std::runtime_error("rank " + std::to_string(w) + " stopped twice");
+      if (worker_clock == Barrier::kFinished) throw std::runtime_error("rank " + std::to_string(w) + " stopped twice");
       reports_[static_cast<std::size_t>(w)] = decode_report(m);
       ++stopped_;
-      advance(w, scheduler::Barrier::kFinished);
+      advance(w, Barrier::kFinished);
       break;
     }
     case kKeys: {
@@ -125,4 +125,4 @@ void PsServer::run() {
   }
 }
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "gyre/ps/clocked_store.hpp"
-#include "gyre/ps/ps_layout.hpp"
+#include "gyre/ps/ps_job.hpp"
 #include "gyre/ps/ps_worker.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 
 struct PsServerOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest silence from every worker
@@ -63,4 +63,4 @@ class PsServer {
   std::uint64_t pushes_ = 0;
 };
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

@@ -9,14 +9,14 @@
 #include "gyre/ps/ps_messages.hpp"
 #include "gyre/runtime/receiver.hpp"
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 
-PsWorker::PsWorker(runtime::Mailbox& inbox, PsLayout layout, scheduler::Barrier barrier, PsWorkerOptions options)
+PsWorker::PsWorker(runtime::Mailbox& inbox, PsLayout layout, Barrier barrier, PsWorkerOptions options)
     : inbox_(inbox), layout_(layout), index_(inbox.group().rank()), options_(options), rule_(barrier) {
   layout_.validate();
   if (index_ < 0 || index_ >= layout_.workers) throw std::invalid_argument("parameter server: this rank is not a worker");
-  barrier_ = std::make_unique<scheduler::PeerBarrier>(inbox_, layout_.worker_ranks(), barrier,
-                                                      scheduler::PeerBarrierOptions{options_.timeout, options_.seed});
+  barrier_ = std::make_unique<PeerBarrier>(inbox_, layout_.worker_ranks(), barrier,
+                                                      PeerBarrierOptions{options_.timeout, options_.seed});
 }
 
 Worker::~Worker() = default;
@@ -202,4 +202,4 @@ void PsWorker::stop() {
   }
 }
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

@@ -10,11 +10,9 @@
 
 #include "gyre/ps/peer_barrier.hpp"
 #include "gyre/ps/ps_job.hpp"
-#include "gyre/ps/ps_layout.hpp"
-#include "gyre/ps/worker.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
-namespace gyre::pipeline::ps {
+namespace gyre::ps {
 
 struct PsWorkerOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
@@ -33,7 +31,7 @@ struct PsWorkerOptions {
 // the servers, then waits on the barrier rule (PeerBarrier, over the same group).
 class PsWorker final : public Worker {
  public:
-  PsWorker(runtime::Mailbox& inbox, PsLayout layout, scheduler::Barrier barrier, PsWorkerOptions options = {});
+  PsWorker(runtime::Mailbox& inbox, PsLayout layout, Barrier barrier, PsWorkerOptions options = {});
   ~PsWorker() override;
 
   int workers() const noexcept override { return layout_.workers; }
@@ -73,8 +71,8 @@ class PsWorker final : public Worker {
   PsLayout layout_;
   int index_;
   PsWorkerOptions options_;
-  scheduler::Barrier rule_;
-  std::unique_ptr<scheduler::PeerBarrier> barrier_;
+  Barrier rule_;
+  std::unique_ptr<PeerBarrier> barrier_;
   std::int64_t clock_ = 0;
   std::map<Key, Cached> cache_;
   std::map<Key, Value> unsent_;  // pushed this step, not yet sent
@@ -84,4 +82,4 @@ class PsWorker final : public Worker {
   bool stopped_ = false;
 };
 
-}  // namespace gyre::pipeline::ps
+}  // namespace gyre::ps

@@ -9,9 +9,9 @@
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/failure.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::ps {
 
-// Runs `handle` (a ps::PsWorker or a p2p::P2pPeer: index(), clock(), push(), barrier(), stop())
+// Runs `handle` (a PsWorker or a p2p::P2pPeer: index(), clock(), push(), barrier(), stop())
 // through `program`'s steps until its stop says so, then stops it. The program's own error (or a
 // bad reply) fails the job: across processes nothing closes this rank's links, so `others` are
 // told, or they would wait for this rank until their timeouts. `who` opens the failure's text.
@@ -36,4 +36,4 @@ void run_steps(Handle& handle, const Program& program, Key keys, net::Group& gro
   }
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::ps

@@ -8,7 +8,7 @@
 #include "gyre/wire/body.hpp"
 #include "gyre/wire/codec.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 namespace {
 
 std::string shape_text(std::uint64_t rows, std::uint64_t stride) {
@@ -19,7 +19,7 @@ std::string shape_text(std::uint64_t rows, std::uint64_t stride) {
 
 net::Message encode_block(model::Block block, std::uint64_t receiver_seq) {
   net::Message m;
-  m.type = scheduler::kBlockMessage;
+  m.type = kBlockMessage;
   m.tag = block.id();
   m.meta = wire::encode(BlockMeta{block.id(), block.version(), block.rows(), block.stride(), receiver_seq});
   m.body = block.release_storage();
@@ -55,7 +55,7 @@ DecodedBlock decode_block(net::Message message, std::span<const model::BlockShap
   return {model::Block(meta.id, meta.version, want, std::move(message.body)), meta.seq};
 }
 
-void check_arrival(const scheduler::RotationSchedule& schedule, int receiver, std::uint64_t phases_started, int sender,
+void check_arrival(const RotationSchedule& schedule, int receiver, std::uint64_t phases_started, int sender,
                    model::BlockId id, std::uint64_t seq) {
   const std::string block = "block " + std::to_string(id) + " from rank " + std::to_string(sender);
   const std::uint64_t per_phase = schedule.visits_per_phase();
@@ -68,7 +68,7 @@ void check_arrival(const scheduler::RotationSchedule& schedule, int receiver, st
   const auto index = static_cast<std::size_t>(seq % per_phase);
   if (index < static_cast<std::size_t>(schedule.blocks_per_worker()))
     throw wire::DecodeError(block + " is for " + visit + ", a first-step visit, whose blocks are held, not sent");
-  const scheduler::Visit expected = schedule.visits(receiver, phase).at(index);
+  const Visit expected = schedule.visits(receiver, phase).at(index);
   if (expected.block != id)
     throw wire::DecodeError(block + " is for " + visit + ", which is the visit of block " +
                             std::to_string(expected.block));
@@ -80,4 +80,4 @@ void check_arrival(const scheduler::RotationSchedule& schedule, int receiver, st
                             std::to_string(predecessor));
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

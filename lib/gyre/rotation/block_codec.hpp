@@ -5,10 +5,10 @@
 #include <span>
 
 #include "gyre/model/block.hpp"
-#include "gyre/net/message.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/rotation/rotation_schedule.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 
 // The block's floats (or a packed block's 32-bit words) travel as the message body (moved, not copied; little-endian, converted in
 // place on a big-endian host); the shape, version and the receiver's sequence number travel as
@@ -40,7 +40,7 @@ DecodedBlock decode_block(net::Message message, std::span<const model::BlockShap
 // bounded), past the phase's first step (whose blocks are held, not received), the schedule's
 // visit of that very block, and the sender must be the receiver's ring predecessor in that
 // phase. Throws wire::DecodeError naming the sender otherwise.
-void check_arrival(const scheduler::RotationSchedule& schedule, int receiver, std::uint64_t phases_started, int sender,
+void check_arrival(const RotationSchedule& schedule, int receiver, std::uint64_t phases_started, int sender,
                    model::BlockId id, std::uint64_t seq);
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 
 GridLocks::GridLocks(std::uint32_t groups)
     : group_busy_(std::make_unique<std::atomic<bool>[]>(groups)), sub_busy_(std::make_unique<std::atomic<bool>[]>(groups)) {}
@@ -76,4 +76,4 @@ std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(std::max(for_cache, for_balance), 1, 64));
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

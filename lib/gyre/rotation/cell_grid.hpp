@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 
 // Inside a worker, the rows that stay (MF users, LDA documents) are cut into G groups and a
 // visiting block's rows into G sub-ranges; cell (g, s) holds the work that touches both. Two
@@ -105,4 +105,4 @@ std::vector<std::uint64_t> permute_by_cell(std::span<Item> items, std::size_t ce
   return begin;
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

@@ -1,7 +1,7 @@
 // gyre/rotation/cluster_job.cpp — an app's multi-process options as a rotation's engine options.
 #include "gyre/rotation/rotation_job.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 
 RotationOptions rotation_options(const ClusterJobOptions& o, int threads, int depth) {
   RotationOptions r;
@@ -13,4 +13,4 @@ RotationOptions rotation_options(const ClusterJobOptions& o, int threads, int de
   return r;
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

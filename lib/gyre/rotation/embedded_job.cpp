@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 namespace {
 
 // One process, one plan: the blocks the workers start with are every block of the job once,
@@ -29,17 +29,17 @@ std::vector<model::BlockShape> layout_of(const std::vector<EmbeddedWorker>& work
 
 }  // namespace
 
-std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::RotationSchedule& schedule,
+std::vector<std::vector<model::OwnedBlock>> run_embedded(const RotationSchedule& schedule,
                                                          std::vector<EmbeddedWorker> workers,
-                                                         const scheduler::PhasePolicy& policy,
+                                                         const PhasePolicy& policy,
                                                          const EmbeddedJobOptions& options, runtime::Backend backend) {
   return run_embedded(rotation_job(schedule.workers(), std::move(backend)), schedule, std::move(workers), policy, options);
 }
 
 std::vector<std::vector<model::OwnedBlock>> run_embedded(const runtime::Job& job,
-                                                         const scheduler::RotationSchedule& schedule,
+                                                         const RotationSchedule& schedule,
                                                          std::vector<EmbeddedWorker> workers,
-                                                         const scheduler::PhasePolicy& policy,
+                                                         const PhasePolicy& policy,
                                                          const EmbeddedJobOptions& options) {
   const int P = schedule.workers();
   if (static_cast<int>(workers.size()) != P) throw std::invalid_argument("one EmbeddedWorker per scheduled worker");
@@ -75,4 +75,4 @@ std::vector<std::vector<model::OwnedBlock>> run_embedded(const runtime::Job& job
   return results;
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

@@ -12,7 +12,7 @@
 #include "gyre/wire/body.hpp"
 #include "gyre/wire/codec.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 namespace {
 
 struct RowsMeta {
@@ -121,7 +121,7 @@ std::optional<GatheredModel> gather_at_root(runtime::Mailbox& mailbox, std::vect
   };
   for (auto& b : held) add_block(b.release(), 0);
   held.clear();
-  const auto parts = [](const net::Message& m) { return m.type == kLocalRows || m.type == scheduler::kBlockMessage; };
+  const auto parts = [](const net::Message& m) { return m.type == kLocalRows || m.type == kBlockMessage; };
   while (have_rows < rows.size() || out.blocks.size() < blocks) {
     auto m = expect(mailbox, parts, options.timeout, missing(rows, out.blocks.size(), blocks));
     if (m.type == kLocalRows) {
@@ -130,7 +130,7 @@ std::optional<GatheredModel> gather_at_root(runtime::Mailbox& mailbox, std::vect
         throw std::runtime_error("unexpected local rows from rank " + std::to_string(m.sender));
       rows[from] = decode_local_rows(m, options.row_bytes, options.id_limit);
       ++have_rows;
-    } else if (m.type == scheduler::kBlockMessage) {
+    } else if (m.type == kBlockMessage) {
       const int from = m.sender;
       add_block(decode_block(std::move(m), options.layout).block, from);
     }
@@ -139,4 +139,4 @@ std::optional<GatheredModel> gather_at_root(runtime::Mailbox& mailbox, std::vect
   return out;
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

@@ -12,13 +12,12 @@
 #include <vector>
 
 #include "gyre/model/block.hpp"
-#include "gyre/model/ownership.hpp"
-#include "gyre/net/message.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/body.hpp"
 #include "gyre/wire/channels.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 
 // Rows a worker keeps to itself while the blocks rotate (MF's user factors, LDA's doc-topic
 // counts), keyed by the app's ids. The values travel as bytes so that any row type can:
@@ -90,4 +89,4 @@ inline constexpr std::uint16_t kLocalRows = channels::kGather.at(1);
 net::Message encode_local_rows(const LocalRows& rows, std::size_t row_bytes);
 LocalRows decode_local_rows(const net::Message& m, std::size_t row_bytes, std::uint64_t id_limit);
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

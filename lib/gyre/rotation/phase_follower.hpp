@@ -10,11 +10,11 @@
 #include "gyre/rotation/protocol.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 
 // Runs one phase, given what the scheduler sent with its start, and returns the sums the
 // scheduler's policy reads.
-using RunPhase = std::function<scheduler::PhaseSums(std::uint64_t phase, scheduler::PhaseKind kind,
+using RunPhase = std::function<rotation::PhaseSums(std::uint64_t phase, rotation::PhaseKind kind,
                                                     std::span<const std::byte> payload)>;
 
 // Answers the RotationDriver's protocol: each kPhaseGo runs `run` and reports kPhaseDone; kStop
@@ -25,4 +25,4 @@ using RunPhase = std::function<scheduler::PhaseSums(std::uint64_t phase, schedul
 // its failure handling are the rotation's.
 void follow_phases(runtime::Mailbox& inbox, int scheduler_rank, std::chrono::milliseconds timeout, const RunPhase& run);
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace gyre::scheduler {
+namespace gyre::rotation {
 
 PhaseTally::PhaseTally(runtime::Mailbox& mailbox, std::vector<int> workers, std::chrono::milliseconds timeout)
     : workers_(std::move(workers)), receiver_(mailbox, "scheduler", timeout, workers_, runtime::Receiver::Role::kHub) {}
@@ -62,4 +62,4 @@ void PhaseTally::run(const PhasePolicy& policy) {
   }
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rotation

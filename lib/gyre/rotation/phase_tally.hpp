@@ -10,7 +10,7 @@
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/runtime/receiver.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rotation {
 
 // Where the RotationDriver starts each phase and waits for it, in Harp's no-sync model every
 // worker runs its phases back to back and reports each one (kPhaseDone) as it ends it. The
@@ -34,4 +34,4 @@ class PhaseTally {
   runtime::Receiver receiver_;  // tells the workers of any failure
 };
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rotation

@@ -3,10 +3,10 @@
 
 #include <cstdint>
 
-#include "gyre/rotation/phase.hpp"
+#include "gyre/rotation/rotation_kernel.hpp"
 #include "gyre/wire/channels.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rotation {
 
 // The rotation channel (types 1–5).
 enum MessageType : std::uint16_t {
@@ -37,4 +37,4 @@ struct PhaseDone {
   PhaseSums sums;
 };
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rotation

@@ -1,18 +1,18 @@
 // gyre/rotation/rotate.cpp — rotate(): blocks from a shape, a rotation run, the blocks gathered to worker 0.
-#include "gyre/rotation/rotate.hpp"
+#include "gyre/rotation/rotation_job.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "gyre/rotation/gather.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 
 std::vector<model::Block> rotate(const runtime::Job& job, const RotationModel& model,
                                  const std::function<RotationKernel&(int worker)>& kernel,
-                                 const scheduler::PhasePolicy& policy, const RotationOptions& options) {
+                                 const PhasePolicy& policy, const RotationOptions& options) {
   if (model.blocks_per_worker < 1) throw std::invalid_argument("a rotation model needs at least one block per worker");
-  const scheduler::RotationSchedule schedule(job.workers, model.blocks_per_worker, model.order, model.seed);
+  const RotationSchedule schedule(job.workers, model.blocks_per_worker, model.order, model.seed);
   const std::vector<model::BlockShape> layout(static_cast<std::size_t>(schedule.blocks()), model.shape);
   std::vector<model::Block> blocks;
   run_rotation(
@@ -39,12 +39,12 @@ std::vector<model::Block> rotate(const runtime::Job& job, const RotationModel& m
   return blocks;
 }
 
-scheduler::PhasePolicy train_phases(std::uint64_t phases, std::function<void(const scheduler::PhaseResult&)> report) {
-  return [phases, report = std::move(report)](const scheduler::PhaseResult* last) -> std::optional<scheduler::PhaseKind> {
+PhasePolicy train_phases(std::uint64_t phases, std::function<void(const PhaseResult&)> report) {
+  return [phases, report = std::move(report)](const PhaseResult* last) -> std::optional<PhaseKind> {
     if (last != nullptr && report) report(*last);
     if ((last == nullptr ? 0 : last->phase + 1) >= phases) return std::nullopt;
-    return scheduler::PhaseKind::kTrain;
+    return PhaseKind::kTrain;
   };
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

@@ -7,7 +7,7 @@
 #include "gyre/wire/body.hpp"
 #include "gyre/wire/codec.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rotation {
 
 RotationDriver::RotationDriver(runtime::Mailbox& mailbox, std::vector<int> workers, std::chrono::milliseconds timeout)
     : group_(mailbox.group()), workers_(std::move(workers)), receiver_(mailbox, "scheduler", timeout, workers_, runtime::Receiver::Role::kHub) {}
@@ -158,4 +158,4 @@ void RotationDriver::run(const PhasePolicy& policy, const PhasePayload& payload)
   }
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rotation

@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "gyre/net/group.hpp"
-#include "gyre/rotation/phase.hpp"
+#include "gyre/rotation/rotation_kernel.hpp"
 #include "gyre/rotation/protocol.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/runtime/receiver.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rotation {
 
 // The phase messages as their receivers check them before acting on them; both throw
 // std::runtime_error naming the sender. A worker takes a kPhaseGo only from `scheduler_rank`,
@@ -53,4 +53,4 @@ class RotationDriver {
   runtime::Receiver receiver_;  // tells the workers of any failure
 };
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rotation

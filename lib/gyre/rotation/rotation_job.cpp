@@ -7,15 +7,15 @@
 #include "gyre/rotation/rotation_driver.hpp"
 #include "gyre/rotation/worker_engine.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 
 runtime::Job rotation_job(int workers, runtime::Backend backend) {
   return runtime::Job{workers, {"the scheduler"}, std::move(backend), {}, {}};
 }
 
-void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& schedule,
+void run_rotation(const runtime::Job& job, const RotationSchedule& schedule,
                   const std::vector<model::BlockShape>& layout, const std::function<RotationWorker(int rank)>& worker,
-                  const scheduler::PhasePolicy& policy, const RotationOptions& options, const AfterRotation& after) {
+                  const PhasePolicy& policy, const RotationOptions& options, const AfterRotation& after) {
   const int P = schedule.workers();
   if (job.workers != P || job.roles.size() != 1)
     throw std::invalid_argument("a rotation job has the schedule's workers and one scheduler");
@@ -25,7 +25,7 @@ void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& sc
     if (m.rank == P) {
       std::vector<int> workers(static_cast<std::size_t>(P));
       std::iota(workers.begin(), workers.end(), 0);
-      scheduler::RotationDriver(m.mailbox, workers, options.timeout).run(policy, options.phase_payload);
+      RotationDriver(m.mailbox, workers, options.timeout).run(policy, options.phase_payload);
       return;
     }
     RotationWorker w = worker(m.rank);
@@ -36,9 +36,9 @@ void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& sc
     wo.timeout = options.timeout;
     wo.visit_deadline = options.visit_deadline;
     wo.registry = options.registry;
-    if (options.on_visit) wo.on_visit = [&, rank = m.rank](const scheduler::Visit& v) { options.on_visit(rank, v); };
+    if (options.on_visit) wo.on_visit = [&, rank = m.rank](const Visit& v) { options.on_visit(rank, v); };
     if (options.at_phase_end)
-      wo.at_phase_end = [&, rank = m.rank](std::uint64_t phase, scheduler::PhaseKind kind,
+      wo.at_phase_end = [&, rank = m.rank](std::uint64_t phase, PhaseKind kind,
                                            std::span<const model::Block* const> held) {
         options.at_phase_end(rank, phase, kind, held);
       };
@@ -47,4 +47,4 @@ void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& sc
   });
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

@@ -1,21 +1,22 @@
-// gyre/rotation/rotation_job.hpp — running a rotation job on the runtime: on any backend (run_rotation), all in this process (run_embedded), or as one process of many.
+// gyre/rotation/rotation_job.hpp — running a rotation job on the runtime: on any backend (run_rotation), all in
+// this process (run_embedded), as one process of many, or in one call that makes the blocks (rotate).
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <vector>
 
 #include "gyre/base/export.hpp"
-#include "gyre/model/ownership.hpp"
+#include "gyre/model/block.hpp"
 #include "gyre/net/group.hpp"
-#include "gyre/rotation/phase.hpp"
 #include "gyre/rotation/rotation_kernel.hpp"
 #include "gyre/rotation/rotation_schedule.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 
 struct RotationOptions {
   int threads_per_worker = 1;
@@ -30,12 +31,12 @@ struct RotationOptions {
   // in this process; null: no counting in release builds (debug builds count on their own).
   model::OwnershipRegistry* registry = nullptr;
   // What each phase starts with, for every worker's kernel (RotationKernel::start_phase); asked
-  // on the scheduler's side (see scheduler::PhasePayload). Empty: nothing.
-  scheduler::PhasePayload phase_payload;
+  // on the scheduler's side (see PhasePayload). Empty: nothing.
+  PhasePayload phase_payload;
   // Called after every visit with the worker's rank (tests check the schedule with it).
-  std::function<void(int worker, const scheduler::Visit&)> on_visit;
+  std::function<void(int worker, const Visit&)> on_visit;
   // WorkerOptions::at_phase_end, with the worker's rank.
-  std::function<void(int worker, std::uint64_t phase, scheduler::PhaseKind kind, std::span<const model::Block* const> held)>
+  std::function<void(int worker, std::uint64_t phase, PhaseKind kind, std::span<const model::Block* const> held)>
       at_phase_end;
 };
 
@@ -57,9 +58,9 @@ GYRE_API runtime::Job rotation_job(int workers, runtime::Backend backend);
 // kernel, the scheduler running `policy`. `layout` is every block's shape by id, from this
 // process's plan: blocks that arrive in another shape (a peer with other data or flags) fail
 // the job. Throws as runtime::run does: the root cause, naming the member where it is known.
-GYRE_API void run_rotation(const runtime::Job& job, const scheduler::RotationSchedule& schedule,
+GYRE_API void run_rotation(const runtime::Job& job, const RotationSchedule& schedule,
                            const std::vector<model::BlockShape>& layout, const std::function<RotationWorker(int rank)>& worker,
-                           const scheduler::PhasePolicy& policy, const RotationOptions& options, const AfterRotation& after);
+                           const PhasePolicy& policy, const RotationOptions& options, const AfterRotation& after);
 
 // --- The embedded default: every member in this process ---
 
@@ -74,17 +75,17 @@ using EmbeddedWorker = RotationWorker;
 // The initial blocks of all workers together must be every block of the schedule once; their
 // shapes are the layout every worker checks arriving blocks against (std::invalid_argument
 // otherwise). Across processes, use run_rotation.
-GYRE_API std::vector<std::vector<model::OwnedBlock>> run_embedded(const scheduler::RotationSchedule& schedule,
+GYRE_API std::vector<std::vector<model::OwnedBlock>> run_embedded(const RotationSchedule& schedule,
                                                                   std::vector<EmbeddedWorker> workers,
-                                                                  const scheduler::PhasePolicy& policy,
+                                                                  const PhasePolicy& policy,
                                                                   const EmbeddedJobOptions& options,
                                                                   runtime::Backend backend = runtime::ThreadsBackend{});
 // The same on `job` (rotation_job(P, backend), or the job runtime::start() hands its program,
 // whose control cancels the run).
 GYRE_API std::vector<std::vector<model::OwnedBlock>> run_embedded(const runtime::Job& job,
-                                                                  const scheduler::RotationSchedule& schedule,
+                                                                  const RotationSchedule& schedule,
                                                                   std::vector<EmbeddedWorker> workers,
-                                                                  const scheduler::PhasePolicy& policy,
+                                                                  const PhasePolicy& policy,
                                                                   const EmbeddedJobOptions& options);
 
 // --- What an app knows of a multi-process job ---
@@ -103,4 +104,29 @@ inline const runtime::ProcessesBackend& processes_backend(const ClusterJobOption
 // (zero: the schedule's blocks per worker).
 GYRE_API RotationOptions rotation_options(const ClusterJobOptions& options, int threads, int depth = 0);
 
-}  // namespace gyre::pipeline
+// The rotation engine in one call: the blocks made, the kernels run, the model returned where it is whole.
+
+// What rotates: P · blocks_per_worker blocks of one shape (rows × stride floats), and how each starts.
+struct RotationModel {
+  int blocks_per_worker = 1;
+  model::BlockShape shape;
+  std::function<void(model::Block&)> init;  // a block's values before its first visit; empty: zeros
+  RingOrder order = RingOrder::kFixed;
+  std::uint64_t seed = 1;  // of the ring order
+};
+
+// Runs this process's members of `job` (rotation_job(P, backend), or the job runtime::start()
+// hands its program): worker w's engine over kernel(w), which the caller keeps alive; the
+// scheduler, wherever it runs, asks `policy` for each phase. Returns every block, in id order,
+// in the process that hosts worker 0 (runtime::reports(job.backend)); an empty vector in the
+// other processes, where the model is not whole. Throws as runtime::run does.
+GYRE_API std::vector<model::Block> rotate(const runtime::Job& job, const RotationModel& model,
+                                          const std::function<RotationKernel&(int worker)>& kernel,
+                                          const PhasePolicy& policy, const RotationOptions& options = {});
+
+// A policy that trains `phases` phases, calling report(result) after each (where the scheduler
+// runs: in the process that hosts worker 0).
+GYRE_API PhasePolicy train_phases(std::uint64_t phases,
+                                             std::function<void(const PhaseResult&)> report = {});
+
+}  // namespace gyre::rotation

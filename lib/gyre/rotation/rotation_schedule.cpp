@@ -6,7 +6,7 @@
 
 #include "gyre/base/random.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rotation {
 
 RotationSchedule::RotationSchedule(int workers, int blocks_per_worker, RingOrder order, std::uint64_t seed,
                                    std::uint64_t first_phase)
@@ -136,4 +136,4 @@ std::vector<Visit> RotationSchedule::visits(int worker, std::uint64_t phase) con
   return out;
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rotation

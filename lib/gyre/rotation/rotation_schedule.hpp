@@ -8,7 +8,7 @@
 #include "gyre/base/export.hpp"
 #include "gyre/model/block.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rotation {
 
 enum class RingOrder {
   kFixed,   // ring 0 → 1 → … → P−1 → 0 in every phase
@@ -88,4 +88,4 @@ class GYRE_API RotationSchedule {
   mutable std::vector<int> after_periods_;
 };
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rotation

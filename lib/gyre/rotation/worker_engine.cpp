@@ -23,10 +23,10 @@
 #include "gyre/runtime/receiver.hpp"
 #include "gyre/wire/codec.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 namespace flow = oneapi::tbb::flow;
-using scheduler::PhaseKind;
-using scheduler::Visit;
+using rotation::PhaseKind;
+using rotation::Visit;
 
 namespace {
 // Flow-graph messages must be copyable; the handle inside stays unique.
@@ -38,7 +38,7 @@ struct Item {
 }  // namespace
 
 struct WorkerEngine::State {
-  State(runtime::Mailbox& mailbox, const scheduler::RotationSchedule& s, std::vector<model::BlockShape> l, RotationKernel& k,
+  State(runtime::Mailbox& mailbox, const RotationSchedule& s, std::vector<model::BlockShape> l, RotationKernel& k,
         WorkerOptions o)
       : group(mailbox.group()),
         schedule(s),
@@ -58,11 +58,11 @@ struct WorkerEngine::State {
   // The kernel's collectives, and what comes for a later consumer of the mailbox (a gather
   // after the job, asked for before this worker's stop arrived), wait there for their taker.
   static bool for_engine(const net::Message& m) {
-    return m.type == scheduler::kBlockMessage || m.type == scheduler::kPhaseGo || m.type == scheduler::kStop;
+    return m.type == kBlockMessage || m.type == kPhaseGo || m.type == kStop;
   }
 
   net::Group& group;
-  const scheduler::RotationSchedule& schedule;
+  const RotationSchedule& schedule;
   const std::vector<model::BlockShape> layout;
   RotationKernel& kernel;
   WorkerOptions options;
@@ -206,7 +206,7 @@ struct WorkerEngine::State {
         std::lock_guard lock(mutex);
         ++phases_done;
       }
-      group.send(options.scheduler_rank, scheduler::encode_phase_done(visit.phase, kernel.take_phase_sums(kind)));
+      group.send(options.scheduler_rank, encode_phase_done(visit.phase, kernel.take_phase_sums(kind)));
     }
   }
 
@@ -223,7 +223,7 @@ struct WorkerEngine::State {
 
   // Records the phase plan and puts the blocks held since the last phase into the graph.
   std::vector<Item> start_phase(const net::Message& m) {
-    const auto go = scheduler::decode_phase_go(m, options.scheduler_rank, phases_started);
+    const auto go = decode_phase_go(m, options.scheduler_rank, phases_started);
     const auto kind = static_cast<PhaseKind>(go.kind);
     // No visit of this phase can run yet: its first ones are the held blocks put below.
     kernel.start_phase(go.phase, kind, m.body.bytes());
@@ -266,7 +266,7 @@ struct WorkerEngine::State {
   }
 };
 
-WorkerEngine::WorkerEngine(runtime::Mailbox& mailbox, const scheduler::RotationSchedule& schedule,
+WorkerEngine::WorkerEngine(runtime::Mailbox& mailbox, const RotationSchedule& schedule,
                            std::vector<model::BlockShape> layout, RotationKernel& kernel, WorkerOptions options)
     : state_(std::make_unique<State>(mailbox, schedule, std::move(layout), kernel, std::move(options))) {}
 
@@ -332,14 +332,14 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
           throw std::logic_error("the sequencer refused visit " + std::to_string(item.seq));
       };
       try {
-        if (m->type == scheduler::kStop) {
+        if (m->type == kStop) {
           if (m->sender == s.options.scheduler_rank) break;
           throw std::runtime_error("rank " + std::to_string(m->sender) + " sent a stop, but the scheduler is rank " +
                                    std::to_string(s.options.scheduler_rank));
         }
-        if (m->type == scheduler::kBlockMessage) {
+        if (m->type == kBlockMessage) {
           put(s.receive_block(std::move(*m)));
-        } else if (m->type == scheduler::kPhaseGo) {
+        } else if (m->type == kPhaseGo) {
           for (const Item& item : s.start_phase(*m)) put(item);
         }
       } catch (const std::exception& e) {
@@ -363,4 +363,4 @@ std::vector<model::OwnedBlock> WorkerEngine::run(std::vector<model::Block> initi
   return out;
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

@@ -7,13 +7,13 @@
 #include <span>
 #include <vector>
 
-#include "gyre/model/ownership.hpp"
+#include "gyre/model/block.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/rotation/rotation_kernel.hpp"
 #include "gyre/rotation/rotation_schedule.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::rotation {
 
 struct WorkerOptions {
   int threads = 1;          // size of this worker's task_arena: the cap on its threads
@@ -32,12 +32,12 @@ struct WorkerOptions {
   // Counts owners per block (tests, debug). Null: no counting.
   model::OwnershipRegistry* registry = nullptr;
   // Called after every visit, from the update node (tests use it to check the schedule).
-  std::function<void(const scheduler::Visit&)> on_visit;
+  std::function<void(const Visit&)> on_visit;
   // Called once every visit of a phase is done and before the scheduler hears of it, with the
   // blocks this worker keeps into the next phase: no visit runs until the next phase starts, so
   // these blocks and the kernel's state are this worker's part of a consistent cut (checkpoints).
   // A throw fails the job.
-  std::function<void(std::uint64_t phase, scheduler::PhaseKind kind, std::span<const model::Block* const> held)> at_phase_end;
+  std::function<void(std::uint64_t phase, PhaseKind kind, std::span<const model::Block* const> held)> at_phase_end;
 };
 
 // The graph, built once inside the worker's task_arena and reused for every phase:
@@ -59,7 +59,7 @@ class WorkerEngine {
  public:
   // `layout`: every block's shape by id (schedule.blocks() of them), as this rank's plan has it.
   // `mailbox` is the member's one receive path (runtime::Member::mailbox).
-  WorkerEngine(runtime::Mailbox& mailbox, const scheduler::RotationSchedule& schedule, std::vector<model::BlockShape> layout,
+  WorkerEngine(runtime::Mailbox& mailbox, const RotationSchedule& schedule, std::vector<model::BlockShape> layout,
                RotationKernel& kernel, WorkerOptions options);
   ~WorkerEngine();
   WorkerEngine(const WorkerEngine&) = delete;
@@ -76,4 +76,4 @@ class WorkerEngine {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::rotation

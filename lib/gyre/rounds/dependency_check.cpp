@@ -1,11 +1,11 @@
 // gyre/rounds/dependency_check.cpp — the candidates' correlations with what is in flight, from inner products asked of a source.
-#include "gyre/rounds/dependency_check.hpp"
+#include "gyre/rounds/inner_products.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-namespace gyre::scheduler {
+namespace gyre::rounds {
 
 DependencyCheck::DependencyCheck(InnerProducts& source, std::uint64_t samples, std::vector<double> mean,
                                  std::vector<double> inverse_norm, double rho, std::uint32_t gram_features)
@@ -101,4 +101,4 @@ void DependencyCheck::release(std::uint32_t j) {
   if (!gram_ && source_.answers_at_once()) source_.land(j);
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rounds

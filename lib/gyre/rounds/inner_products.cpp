@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-namespace gyre::scheduler {
+namespace gyre::rounds {
 
 ShardInnerProducts::ShardInnerProducts(SparseLines rows, SparseLines columns, std::span<const std::uint64_t> row_ids,
                                        std::uint64_t samples)
@@ -293,4 +293,4 @@ std::vector<double> answer_inner_products(InnerProducts& shard, const Task& task
   return out;
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rounds

@@ -9,7 +9,7 @@
 
 #include "gyre/base/random.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rounds {
 
 namespace {
 constexpr double kMassLeft = 0.01;  // share of the priority mass a round may leave undrawn
@@ -188,4 +188,4 @@ void ParameterSampler::restore(const State& s) {
   deferred_ = s.deferred;
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rounds

@@ -7,7 +7,7 @@
 
 #include "gyre/base/export.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rounds {
 
 enum class ParameterOrder {
   cyclic,    // in index order, U per round: plain (block) coordinate descent
@@ -92,4 +92,4 @@ class GYRE_API ParameterSampler {
   std::vector<std::uint32_t> deferred_;  // in order: dropped candidates, proposed again first
 };
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rounds

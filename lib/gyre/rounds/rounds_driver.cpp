@@ -1,5 +1,5 @@
 // gyre/rounds/rounds_driver.cpp — rounds in flight, replies parked until their turn, folded in worker order.
-#include "gyre/rounds/rounds_driver.hpp"
+#include "gyre/rounds/rounds.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -10,7 +10,7 @@
 
 #include "gyre/wire/codec.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rounds {
 
 struct RoundsDriver::State {
   using Folded = RoundsDriver::Folded;
@@ -218,4 +218,4 @@ void RoundsDriver::fail(const std::string& why, int rank, runtime::FailureCause 
 const RoundsOptions& RoundsDriver::options() const noexcept { return state_->options_; }
 const std::vector<int>& RoundsDriver::workers() const noexcept { return state_->workers_; }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rounds

@@ -7,7 +7,7 @@
 #include "gyre/wire/body.hpp"
 #include "gyre/wire/codec.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rounds {
 
 namespace {
 struct RequestHeader {
@@ -136,4 +136,4 @@ RoundPartial decode_answer(const net::Message& message, std::size_t most, bool f
   return p;
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rounds

@@ -5,11 +5,11 @@
 #include <span>
 #include <vector>
 
-#include "gyre/net/message.hpp"
-#include "gyre/rounds/task.hpp"
+#include "gyre/net/group.hpp"
+#include "gyre/rounds/rounds.hpp"
 #include "gyre/wire/channels.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::rounds {
 
 // The rounds channel (STRADS's schedule / push / pull). Its types are those Lasso's rounds had
 // before the engine existed.
@@ -49,4 +49,4 @@ RoundPartial decode_partial(const net::Message& message, std::size_t expected, b
 // At most `most` values.
 RoundPartial decode_answer(const net::Message& message, std::size_t most, bool finite);
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::rounds

@@ -1,5 +1,5 @@
 // gyre/runtime/backend_from.cpp — launcher variables to a backend.
-#include "gyre/runtime/backend_from.hpp"
+#include "gyre/runtime/job.hpp"
 
 #include <stdexcept>
 

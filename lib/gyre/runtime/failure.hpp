@@ -11,7 +11,6 @@
 
 #include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
-#include "gyre/net/message.hpp"
 #include "gyre/wire/channels.hpp"
 
 namespace gyre::runtime {

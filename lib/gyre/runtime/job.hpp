@@ -1,10 +1,14 @@
-// gyre/runtime/job.hpp — a job: its members, the backend that links them, and the one run() every engine starts through.
+// gyre/runtime/job.hpp — a job: its members, the backend that links them (one call builds it from what the
+// launcher set), the one run() every engine starts through, and the control a cancel reaches.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <functional>
-#include <memory>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -14,14 +18,58 @@
 
 #include "gyre/base/export.hpp"
 #include "gyre/cluster/launch.hpp"
-#include "gyre/cluster/settings.hpp"
-#include "gyre/net/faults.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/net/tcp.hpp"
-#include "gyre/runtime/job_control.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
 namespace gyre::runtime {
+
+// What reaches a running job from outside it: a cancel, and whether it is stopping.
+
+// Shared by a job's run() (Job::control) and whoever may stop it: a JobHandle, or a service's
+// own thread. Every engine runs through run(), so every engine is cancelled the same way: the
+// links of the members this process runs are closed, which ends every wait on a mailbox, and
+// the engines look at cancelled() (through Mailbox::cancelled) before each visit or step, so a
+// kernel stops at its next boundary rather than after the visits already queued.
+class GYRE_API JobControl {
+ public:
+  static constexpr const char* kCancelledText = "the job was cancelled";
+
+  // Idempotent; a job that has already ended keeps its outcome.
+  void cancel();
+  bool cancelled() const;
+
+  // --- run()'s side ---
+  // A member's links: closed at once if the job is already cancelled, or when it is.
+  void attach(net::Group& group);
+  // Before the groups die: cancel() must not reach them after.
+  void detach_all();
+  // A member has failed with `error`: the job is stopping. The first one is kept, for a handle
+  // that stops waiting for members that do not end (a kernel hung past its deadline).
+  void note_failure(std::exception_ptr error);
+  // The job has ended with `error` (null: it succeeded).
+  void finish(std::exception_ptr error);
+
+  // --- a waiter's side ---
+  enum class Outcome { kRunning, kEnded, kAbandoned };
+  // Waits until the job has ended, or until `grace` has passed since it began to stop (a cancel
+  // or a member's failure) with some member still running, or until `deadline`.
+  Outcome wait(std::chrono::steady_clock::time_point deadline, std::chrono::milliseconds grace);
+  // What the job ended with; or, abandoned, what stopped it (cancelled, or the first failure).
+  std::exception_ptr outcome() const;
+  // Until the job's threads have all returned, abandoned or not (within `deadline`).
+  bool wait_ended(std::chrono::steady_clock::time_point deadline);
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<net::Group*> groups_;
+  bool cancelled_ = false;
+  bool ended_ = false;
+  std::optional<std::chrono::steady_clock::time_point> stopping_since_;
+  std::exception_ptr first_failure_;
+  std::exception_ptr error_;
+};
 
 // Every member a thread of this process, linked by in-process queues: the embedded default.
 struct ThreadsBackend {};
@@ -96,7 +144,7 @@ struct Member {
 // Runs part(member) for every member this process hosts (all of them, on one machine), each
 // on a thread of its own, and returns once all have ended. If any part throws, the job stops
 // everywhere and the root cause is rethrown: inside one process the original exception (an
-// embedder's own type survives), elsewhere the runtime::JobFailed that names the member.
+// embedder's own type survives), elsewhere the JobFailed that names the member.
 // A job across processes that never forms throws JobFailed with cause kSetup, naming the member
 // that never joined or was refused (rank(); -1 when only the coordinator's text says who).
 //
@@ -179,8 +227,8 @@ class Handle {
 };
 
 // Starts any engine in the background: `program` is given the job, its control set, and runs
-// the engine on it (pipeline::run_rotation(job, …), run_rounds, run_ps, mapreduce::run, …).
-//   auto h = runtime::start(job, [&](const runtime::Job& j) { return run_ps(j, layout, program); });
+// the engine on it (rotation::run_rotation(job, …), run_rounds, run_ps, mapreduce::run, …).
+//   auto h = start(job, [&](const Job& j) { return run_ps(j, layout, program); });
 //   … h.cancel(); … auto result = h.wait();
 template <class Program>
 auto start(Job job, Program program, StartOptions options = {}) {
@@ -191,5 +239,22 @@ auto start(Job job, Program program, StartOptions options = {}) {
     return Handle<Result>(std::move(job), std::function<Result(const Job&)>(std::move(program)), options);
   }
 }
+
+// A process's backend in one call, from what its launcher set.
+
+// The backend this process runs a job on, from what its launcher put in `env`
+// (cluster::environment_of(envp): the library never reads the environment itself):
+//  - started by mpirun or srun (cluster::from_launcher), a ProcessesBackend for this process:
+//    the coordinator from GYRE_COORDINATOR (HOST:PORT, served by process 0), the token from
+//    GYRE_TOKEN, the data plane on loopback when the coordinator is, else on every address;
+//  - otherwise ThreadsBackend: every worker a thread of this process.
+// Throws std::invalid_argument naming the variable that is missing or malformed.
+GYRE_API Backend backend_from(const cluster::Environment& env, const std::string& job_id = "gyre");
+
+// The workers of a job on `backend`: one per process across processes, else `threads`.
+GYRE_API int workers_on(const Backend& backend, int threads);
+// Whether this process is the one that reports for the job (prints, writes): process 0, or
+// the only one.
+GYRE_API bool reports(const Backend& backend);
 
 }  // namespace gyre::runtime

@@ -1,5 +1,5 @@
 // gyre/runtime/job_control.cpp — cancel by closing links; stopping noted; a waiter's grace.
-#include "gyre/runtime/job_control.hpp"
+#include "gyre/runtime/job.hpp"
 
 #include <string>
 

@@ -1,7 +1,11 @@
 // gyre/runtime/mailbox.cpp — shared reading of a group's inbox with per-consumer matching.
 #include "gyre/runtime/mailbox.hpp"
 
+#include "gyre/runtime/job.hpp"
+
 namespace gyre::runtime {
+
+bool Mailbox::cancelled() const { return control_ && control_->cancelled(); }
 
 std::optional<net::Message> Mailbox::take(const Accept& accept) {
   for (auto it = set_aside_.begin(); it != set_aside_.end(); ++it)

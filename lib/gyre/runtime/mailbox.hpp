@@ -11,9 +11,10 @@
 #include "gyre/base/export.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/runtime/failure.hpp"
-#include "gyre/runtime/job_control.hpp"
 
 namespace gyre::runtime {
+
+class JobControl;  // job.hpp, which includes this header
 
 // A worker's engine waits for blocks and phase signals while its kernel, inside a visit, waits
 // for a collective's messages; both arrive through the one Group. Whoever waits reads the
@@ -41,7 +42,7 @@ class GYRE_API Mailbox {
   net::Group& group() noexcept { return group_; }
   // Whether the job has been cancelled: engines look before each visit or step, so that a
   // kernel stops at its next boundary rather than finishing the work already queued.
-  bool cancelled() const { return control_ && control_->cancelled(); }
+  bool cancelled() const;
 
  private:
   std::optional<net::Message> take(const Accept& accept);  // under mutex_; throws on failure/close

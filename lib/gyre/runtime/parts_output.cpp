@@ -7,7 +7,7 @@
 
 #include "gyre/runtime/collect_parts.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::runtime {
 namespace {
 
 net::Message text_message(std::uint16_t type, const std::string& text) {
@@ -25,14 +25,14 @@ std::string text_of(const net::Message& m) {
   return {reinterpret_cast<const char*>(m.body.data()), m.body.size()};
 }
 
-net::Message from_rank_0(runtime::Mailbox& mailbox, std::uint16_t type, std::chrono::milliseconds timeout,
+net::Message from_rank_0(Mailbox& mailbox, std::uint16_t type, std::chrono::milliseconds timeout,
                          const std::string& what) {
   const int rank = mailbox.group().rank();
-  net::Message m = runtime::Receiver(mailbox, "rank " + std::to_string(rank), timeout)
+  net::Message m = Receiver(mailbox, "rank " + std::to_string(rank), timeout)
                        .receive([type](const net::Message& x) { return x.type == type; },
-                                [&] { return runtime::Silence{0, what + " from rank 0"}; });
+                                [&] { return Silence{0, what + " from rank 0"}; });
   if (m.sender != 0)
-    throw runtime::JobFailed(m.sender, runtime::FailureCause::kBadMessage,
+    throw JobFailed(m.sender, FailureCause::kBadMessage,
                              "rank " + std::to_string(rank) + ": " + what + " from rank " + std::to_string(m.sender) +
                                  ", not rank 0");
   return m;
@@ -40,7 +40,7 @@ net::Message from_rank_0(runtime::Mailbox& mailbox, std::uint16_t type, std::chr
 
 }  // namespace
 
-void write_in_parts(runtime::Mailbox& mailbox, const PartsOutput& out, const WritePart& write_part,
+void write_in_parts(Mailbox& mailbox, const PartsOutput& out, const WritePart& write_part,
                     const WriteManifest& write_manifest) {
   net::Group& group = mailbox.group();
   const int rank = group.rank();
@@ -50,7 +50,7 @@ void write_in_parts(runtime::Mailbox& mailbox, const PartsOutput& out, const Wri
     try {
       staging = text_of(where);
     } catch (const std::runtime_error& e) {
-      throw runtime::JobFailed(0, runtime::FailureCause::kBadMessage, "rank 0 sent a bad staging path: " + std::string(e.what()));
+      throw JobFailed(0, FailureCause::kBadMessage, "rank 0 sent a bad staging path: " + std::string(e.what()));
     }
     std::error_code ec;
     if (!std::filesystem::is_directory(staging, ec))
@@ -76,4 +76,4 @@ void write_in_parts(runtime::Mailbox& mailbox, const PartsOutput& out, const Wri
   for (int r = 1; r < out.workers; ++r) group.send(r, text_message(kPartsCommitted, {}));
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::runtime

@@ -12,7 +12,7 @@
 #include "gyre/runtime/mailbox.hpp"
 #include "gyre/wire/channels.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::runtime {
 
 struct PartsOutput {
   std::filesystem::path directory;  // the output as the user named it (--out)
@@ -37,8 +37,8 @@ inline constexpr std::size_t kMaxPartNote = std::size_t{256} << 20;
 // directory or the whole new one, and no rank ever holds another's part. The ranks must see the
 // same file system at that path, as they do for checkpoints; a rank that does not see rank 0's
 // staging directory, or cannot write its part, fails the job with an error naming itself and
-// the directory. Throws runtime::JobFailed naming the rank awaited when one does not answer.
-void write_in_parts(runtime::Mailbox& mailbox, const PartsOutput& out, const WritePart& write_part,
+// the directory. Throws JobFailed naming the rank awaited when one does not answer.
+void write_in_parts(Mailbox& mailbox, const PartsOutput& out, const WritePart& write_part,
                     const WriteManifest& write_manifest);
 
 // Message types (0x0203–): rank 0 sends the staging path, every other rank its part's note (or
@@ -47,4 +47,4 @@ inline constexpr std::uint16_t kPartsWhere = channels::kGather.at(2);
 inline constexpr std::uint16_t kPartWritten = channels::kGather.at(3);
 inline constexpr std::uint16_t kPartsCommitted = channels::kGather.at(4);
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::runtime

@@ -9,9 +9,9 @@ namespace gyre::wire {
 void little_in_place(std::span<std::byte> values, std::size_t width) {
   if constexpr (kHostIsLittle) return;
   if (width != 1 && width != 2 && width != 4 && width != 8)
-    throw std::invalid_argument("wire::little_in_place: values of " + std::to_string(width) + " bytes");
+    throw std::invalid_argument("little_in_place: values of " + std::to_string(width) + " bytes");
   if (values.size() % width != 0)
-    throw std::invalid_argument("wire::little_in_place: " + std::to_string(values.size()) +
+    throw std::invalid_argument("little_in_place: " + std::to_string(values.size()) +
                                 " bytes are not whole values of " + std::to_string(width));
   for (std::size_t i = 0; i < values.size(); i += width)
     std::reverse(values.begin() + static_cast<std::ptrdiff_t>(i), values.begin() + static_cast<std::ptrdiff_t>(i + width));
@@ -21,7 +21,7 @@ Writer::Writer(std::size_t size) : owned_(size), out_(owned_.bytes()) {}
 
 Writer& Writer::put_bytes(std::span<const std::byte> bytes) {
   if (bytes.size() > remaining())
-    throw std::logic_error("wire::Writer: " + std::to_string(bytes.size()) + " bytes written where " +
+    throw std::logic_error("Writer: " + std::to_string(bytes.size()) + " bytes written where " +
                            std::to_string(remaining()) + " remain");
   if (!bytes.empty()) std::memcpy(out_.data() + at_, bytes.data(), bytes.size());
   at_ += bytes.size();
@@ -45,7 +45,7 @@ Writer& Writer::put_text(std::string_view text, std::uint32_t max) {
 
 Buffer Writer::finish() {
   if (at_ != out_.size())
-    throw std::logic_error("wire::Writer: finished after " + std::to_string(at_) + " of " +
+    throw std::logic_error("Writer: finished after " + std::to_string(at_) + " of " +
                            std::to_string(out_.size()) + " bytes");
   return std::move(owned_);
 }

@@ -1,4 +1,5 @@
-// gyre/wire/body.hpp — the one reader and writer of message bodies: little-endian fields, bulk arrays, every bound checked.
+// gyre/wire/body.hpp — the one reader and writer of message bodies (little-endian fields, bulk arrays, every bound
+// checked) and the DecodeError every decoder of a peer's bytes throws.
 #pragma once
 
 #include <bit>
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -14,9 +16,15 @@
 
 #include "gyre/base/buffer.hpp"
 #include "gyre/base/export.hpp"
-#include "gyre/wire/decode_error.hpp"
 
 namespace gyre::wire {
+
+// What every decoder of a peer's bytes throws when they do not hold what the plan says.
+
+class GYRE_API DecodeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // What travels as its little-endian bytes: integers, floating point and enums (bool has no
 // fixed size or representation across compilers, so it does not).
@@ -123,7 +131,7 @@ class GYRE_API Writer {
 
 // Reads a received body front to back. Every read is checked against the bytes that remain,
 // and every count against them (and a caller's cap) before anything is sized from it, so a
-// peer cannot choose an allocation. Errors are wire::DecodeError: `context` + what was wrong,
+// peer cannot choose an allocation. Errors are DecodeError: `context` + what was wrong,
 // where `what` names the field ("truncated at a key count").
 class GYRE_API Reader {
  public:

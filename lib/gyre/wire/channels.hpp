@@ -4,7 +4,7 @@
 // no other protocol uses. Receivers pick messages from a shared inbox by type alone, so two
 // protocols with one type between them would take each other's messages; the registry below
 // makes that a compile error instead of a silent mix-up. A protocol derives its types from its
-// channel (`kLockGrant = channels::kLock.at(1)`), which also fails to compile when it runs past
+// channel (`kLockGrant = kLock.at(1)`), which also fails to compile when it runs past
 // the channel's end.
 //
 // Type 0 is no protocol's: it is what an unset net::Message::type holds.
@@ -12,9 +12,9 @@
 // Your own protocols (an embedding service, a new app outside this tree) take their types from
 // the user range, 0x1000–0x7FFF, which gyre never uses:
 //
-//   inline constexpr auto kMyChannel = gyre::channels::user_channel<0x1000, 0x100F>("my-protocol");
+//   inline constexpr auto kMyChannel = user_channel<0x1000, 0x100F>("my-protocol");
 //   enum MyMessage : std::uint16_t { kAsk = kMyChannel.at(0), kAnswer = kMyChannel.at(1) };
-//   static_assert(gyre::channels::disjoint(std::array{kMyChannel, kMyOtherChannel}));
+//   static_assert(disjoint(std::array{kMyChannel, kMyOtherChannel}));
 //
 // A user channel outside that range fails to compile, so it cannot collide with gyre's.
 #pragma once
@@ -113,7 +113,7 @@ template <std::uint16_t First, std::uint16_t Last>
 consteval Channel user_channel(std::string_view name) {
   static_assert(First <= Last, "a user channel's first type must not be past its last");
   static_assert(kUser.first <= First && Last <= kUser.last,
-                "a user channel must lie in the user range (gyre::channels::kUser, 0x1000-0x7FFF)");
+                "a user channel must lie in the user range (kUser, 0x1000-0x7FFF)");
   return Channel{name, First, Last};
 }
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gyre/base/export.hpp"
-#include "gyre/wire/decode_error.hpp"
+#include "gyre/wire/body.hpp"
 
 namespace gyre::wire {
 

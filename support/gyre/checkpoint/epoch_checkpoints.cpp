@@ -3,15 +3,15 @@
 
 #include <optional>
 
-namespace gyre::pipeline {
+namespace gyre::checkpoint {
 
-std::function<void(int, std::uint64_t, scheduler::PhaseKind, std::span<const model::Block* const>)> part_writer(
+std::function<void(int, std::uint64_t, rotation::PhaseKind, std::span<const model::Block* const>)> part_writer(
     std::shared_ptr<const EpochCheckpoints> checkpoints, SavePart save) {
   // Training phases finished per worker; each entry is touched only by its worker's thread.
   auto trained = std::make_shared<std::vector<int>>(static_cast<std::size_t>(checkpoints->workers), 0);
-  return [checkpoints, save = std::move(save), trained](int worker, std::uint64_t, scheduler::PhaseKind kind,
+  return [checkpoints, save = std::move(save), trained](int worker, std::uint64_t, rotation::PhaseKind kind,
                                                         std::span<const model::Block* const> held) {
-    if (kind != scheduler::PhaseKind::kTrain) return;
+    if (kind != rotation::PhaseKind::kTrain) return;
     const int epoch = checkpoints->epoch_of(++trained->at(static_cast<std::size_t>(worker)));
     if (!checkpoints->due(epoch)) return;
     const std::vector<std::byte> part = save(worker, held);
@@ -23,18 +23,18 @@ namespace {
 
 class CommittingPolicy {
  public:
-  CommittingPolicy(scheduler::PhasePolicy inner, std::shared_ptr<const EpochCheckpoints> c, ControlState state)
+  CommittingPolicy(rotation::PhasePolicy inner, std::shared_ptr<const EpochCheckpoints> c, ControlState state)
       : inner_(std::move(inner)), checkpoints_(std::move(c)), state_(std::move(state)) {}
 
-  std::optional<scheduler::PhaseKind> operator()(const scheduler::PhaseResult* last) {
-    if (last != nullptr && last->kind == scheduler::PhaseKind::kTrain) {
+  std::optional<rotation::PhaseKind> operator()(const rotation::PhaseResult* last) {
+    if (last != nullptr && last->kind == rotation::PhaseKind::kTrain) {
       const int epoch = checkpoints_->epoch_of(++trained_);
       if (checkpoints_->due(epoch)) pending_ = epoch;
     }
     const auto next = inner_(last);
-    if (next == scheduler::PhaseKind::kTrain && pending_) {
+    if (next == rotation::PhaseKind::kTrain && pending_) {
       const std::uint64_t next_phase = checkpoints_->first_phase + issued_;
-      checkpoint::Manifest manifest;
+      Manifest manifest;
       manifest.epoch = static_cast<std::uint64_t>(*pending_);
       manifest.ranks = checkpoints_->workers;
       manifest.settings = checkpoints_->settings;
@@ -47,7 +47,7 @@ class CommittingPolicy {
   }
 
  private:
-  scheduler::PhasePolicy inner_;
+  rotation::PhasePolicy inner_;
   std::shared_ptr<const EpochCheckpoints> checkpoints_;
   ControlState state_;
   int trained_ = 0;
@@ -57,15 +57,15 @@ class CommittingPolicy {
 
 }  // namespace
 
-scheduler::PhasePolicy committing(scheduler::PhasePolicy inner, std::shared_ptr<const EpochCheckpoints> checkpoints,
+rotation::PhasePolicy committing(rotation::PhasePolicy inner, std::shared_ptr<const EpochCheckpoints> checkpoints,
                                   ControlState state) {
   return CommittingPolicy(std::move(inner), std::move(checkpoints), std::move(state));
 }
 
 void take_checkpoints(std::shared_ptr<const EpochCheckpoints> checkpoints, SavePart save, ControlState state,
-                      scheduler::PhasePolicy& policy, RotationOptions& options) {
+                      rotation::PhasePolicy& policy, rotation::RotationOptions& options) {
   options.at_phase_end = part_writer(checkpoints, std::move(save));
   policy = committing(std::move(policy), std::move(checkpoints), std::move(state));
 }
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::checkpoint

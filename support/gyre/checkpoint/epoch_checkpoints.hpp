@@ -12,12 +12,12 @@
 #include "gyre/checkpoint/store.hpp"
 #include "gyre/rotation/rotation_job.hpp"
 
-namespace gyre::pipeline {
+namespace gyre::checkpoint {
 
 // Where an app's run writes checkpoints, as its command line says: the store (null: none), every
 // how many epochs, and the run's settings, recorded for a resume's check.
 struct CheckpointTarget {
-  std::shared_ptr<const checkpoint::Store> store;
+  std::shared_ptr<const Store> store;
   int every = 1;
   cluster::JobSettings settings;
 };
@@ -25,7 +25,7 @@ struct CheckpointTarget {
 // When a run takes checkpoints, and where. Epochs are counted over the model's whole life, so a
 // resumed run keeps the cadence of the run it continues.
 struct EpochCheckpoints {
-  std::shared_ptr<const checkpoint::Store> store;
+  std::shared_ptr<const Store> store;
   int every = 1;         // a checkpoint after every epoch that is a multiple of this
   int first_epoch = 0;   // epochs done before this run (a resume's or a warm start's)
   int leading_phases = 0;  // training phases at the run's start that are no epoch (LDA's initialisation)
@@ -51,7 +51,7 @@ using SavePart = std::function<std::vector<std::byte>(int worker, std::span<cons
 // end of the training phase of a due epoch, writes `save`'s bytes as the worker's part. The
 // scheduler hears of the phase only afterwards, so once every worker has reported it every
 // part is on disk.
-std::function<void(int, std::uint64_t, scheduler::PhaseKind, std::span<const model::Block* const>)> part_writer(
+std::function<void(int, std::uint64_t, rotation::PhaseKind, std::span<const model::Block* const>)> part_writer(
     std::shared_ptr<const EpochCheckpoints> checkpoints, SavePart save);
 
 // The control plane's part: what the manifest records besides the epoch, given the phase (of
@@ -61,11 +61,11 @@ using ControlState = std::function<std::string(std::uint64_t next_phase)>;
 // `inner`, which also makes the checkpoint of a due epoch whole: once the next epoch's training
 // phase is chosen (after any evaluation of the epoch, so that the phase a resume starts at is
 // known), every part is on disk and the manifest is written.
-scheduler::PhasePolicy committing(scheduler::PhasePolicy inner, std::shared_ptr<const EpochCheckpoints> checkpoints,
+rotation::PhasePolicy committing(rotation::PhasePolicy inner, std::shared_ptr<const EpochCheckpoints> checkpoints,
                                   ControlState state);
 
 // Both: `options` writes the workers' parts, `policy` makes them whole.
 void take_checkpoints(std::shared_ptr<const EpochCheckpoints> checkpoints, SavePart save, ControlState state,
-                      scheduler::PhasePolicy& policy, RotationOptions& options);
+                      rotation::PhasePolicy& policy, rotation::RotationOptions& options);
 
-}  // namespace gyre::pipeline
+}  // namespace gyre::checkpoint

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "gyre/cluster/settings.hpp"
+#include "gyre/cluster/launch.hpp"
 
 namespace gyre::checkpoint {
 

@@ -10,7 +10,7 @@
 
 #include "gyre/base/random.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::simulation {
 namespace {
 
 double positive(std::string_view field, std::string_view spec, const char* what, bool allow_zero = false) {
@@ -25,7 +25,7 @@ double positive(std::string_view field, std::string_view spec, const char* what,
 // Clocks as the barriers see them: every worker's steps, and the lowest over all of them (a
 // worker's own clock is never below the lowest, so the lowest of all is the lowest of the others
 // whenever it matters: a worker only waits while it is ahead).
-class ClockTable final : public PeerClocks {
+class ClockTable final : public ps::PeerClocks {
  public:
   explicit ClockTable(int workers) : clocks_(static_cast<std::size_t>(workers), 0), at_(1, workers) {}
   std::int64_t clock(int worker) const override { return clocks_[static_cast<std::size_t>(worker)]; }
@@ -55,7 +55,7 @@ struct Event {
 
 class Simulation {
  public:
-  Simulation(const SimulationOptions& o, const Barrier& barrier)
+  Simulation(const SimulationOptions& o, const ps::Barrier& barrier)
       : o_(o), barrier_(barrier), table_(o.workers), samples_(static_cast<std::size_t>(o.workers)),
         held_since_(static_cast<std::size_t>(o.workers), -1), waiting_on_(static_cast<std::size_t>(o.workers)) {
     for (int w = 0; w < o.workers; ++w) {
@@ -122,7 +122,7 @@ class Simulation {
   bool try_go(int w, double now) {
     const auto clock = table_.clock(w);
     const auto& sample = samples_[static_cast<std::size_t>(w)];
-    if (barrier_.decide(clock, sample, table_) == Decision::kAdvance) {
+    if (barrier_.decide(clock, sample, table_) == ps::Decision::kAdvance) {
       auto& since = held_since_[static_cast<std::size_t>(w)];
       if (since >= 0) r_waited_ += now - since;
       since = -1;
@@ -161,7 +161,7 @@ class Simulation {
 
   // Under Sampling::kPerCheck a held worker looks again, at a new sample, whenever any other
   // worker completes a step: the finest a held worker could poll, since clocks change only then.
-  bool resampling() const { return barrier_.sampling() == Sampling::kPerCheck; }
+  bool resampling() const { return barrier_.sampling() == ps::Sampling::kPerCheck; }
   void recheck_all(int stepped, double now) {
     auto held = std::move(held_);
     held_.clear();
@@ -176,7 +176,7 @@ class Simulation {
   }
 
   const SimulationOptions& o_;
-  Barrier barrier_;
+  ps::Barrier barrier_;
   ClockTable table_;
   std::vector<Random> durations_;
   std::vector<Random> samplers_;
@@ -264,7 +264,7 @@ double SimulationResult::mean() const {
   return sum / static_cast<double>(steps.size());
 }
 
-SimulationResult simulate(const SimulationOptions& options, const Barrier& barrier) {
+SimulationResult simulate(const SimulationOptions& options, const ps::Barrier& barrier) {
   if (options.workers < 1 || options.workers > 1'000'000) throw std::invalid_argument("simulate: workers must be 1 … 1000000");
   if (!(options.time >= 0) || !std::isfinite(options.time)) throw std::invalid_argument("simulate: time must be ≥ 0");
   // Time and memory grow with the steps simulated; refuse a run that could not end rather than
@@ -281,4 +281,4 @@ SimulationResult simulate(const SimulationOptions& options, const Barrier& barri
   return Simulation(options, barrier).run();
 }
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::simulation

@@ -9,7 +9,7 @@
 
 #include "gyre/ps/barrier.hpp"
 
-namespace gyre::scheduler {
+namespace gyre::simulation {
 
 // How long one step of one worker takes, in simulated seconds: a gamma law, optionally mixed
 // with stragglers (with probability `straggle` a step takes `factor` times its draw).
@@ -59,6 +59,6 @@ struct SimulationResult {
 // Per-check sampling costs O(events·held·β): seconds for P = 200, long for P in the thousands.
 // Throws std::invalid_argument when P·time / mean step time exceeds kMaxSimulatedSteps.
 inline constexpr double kMaxSimulatedSteps = 2e8;
-SimulationResult simulate(const SimulationOptions& options, const Barrier& barrier);
+SimulationResult simulate(const SimulationOptions& options, const ps::Barrier& barrier);
 
-}  // namespace gyre::scheduler
+}  // namespace gyre::simulation

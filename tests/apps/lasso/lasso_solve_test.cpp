@@ -6,7 +6,7 @@
 #include <string>
 
 #include "gyre/data/planted_regression.hpp"
-#include "gyre/net/faults.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/rotation/rotation_driver.hpp"
 #include "lasso/solver.hpp"
 #include "lasso_checks.hpp"

@@ -21,7 +21,7 @@ namespace {
 struct Walk {
   std::vector<double> beta;
   double intercept = 0;
-  std::vector<std::vector<scheduler::Step>> rounds;
+  std::vector<std::vector<rounds::Step>> rounds;
 };
 
 Walk random_walk(std::uint32_t p, std::uint64_t seed, double size) {
@@ -31,9 +31,9 @@ Walk random_walk(std::uint32_t p, std::uint64_t seed, double size) {
   Walk w;
   w.beta.assign(p, 0.0);
   for (int round = 0; round < 12; ++round) {
-    std::vector<scheduler::Step> steps;
+    std::vector<rounds::Step> steps;
     for (int k = 0; k < 4; ++k) {
-      const scheduler::Step s{pick(rng), size * normal(rng)};
+      const rounds::Step s{pick(rng), size * normal(rng)};
       (s.param == p ? w.intercept : w.beta[s.param]) += s.delta;
       steps.push_back(s);
     }
@@ -129,7 +129,7 @@ TEST_CASE("an intercept step moves every margin, and saturated margins (|m| ≈ 
   MarginShard shard(set, 2);
   const std::uint32_t b = shard.intercept_id();
   for (double at : {800.0, -800.0}) {
-    shard.apply(std::vector<scheduler::Step>{{b, at}});
+    shard.apply(std::vector<rounds::Step>{{b, at}});
     const LogisticShardCheck c = shard.check();
     const auto m = std::vector<double>(set.samples(), at);
     const LogisticShardCheck want = direct_check(set, m);
@@ -145,7 +145,7 @@ TEST_CASE("an intercept step moves every margin, and saturated margins (|m| ≈ 
       CHECK(std::isfinite(dual));
       CHECK(dual <= 0);
     }
-    shard.apply(std::vector<scheduler::Step>{{b, -at}});
+    shard.apply(std::vector<rounds::Step>{{b, -at}});
   }
   // Back at m = 0: p = 1/2 everywhere.
   const LogisticShardCheck c = shard.check();
@@ -158,7 +158,7 @@ TEST_CASE("the margin shard refuses labels other than 0/1 and parameters beyond 
   MarginShard shard(set, 1);
   std::vector<double> out(2);
   CHECK_THROWS_AS(shard.partials(std::vector<std::uint32_t>{4}, out), std::out_of_range);
-  CHECK_THROWS_AS(shard.apply(std::vector<scheduler::Step>{{5, 1.0}}), std::out_of_range);
+  CHECK_THROWS_AS(shard.apply(std::vector<rounds::Step>{{5, 1.0}}), std::out_of_range);
   set.y[3] = -1;
   CHECK_THROWS_AS(MarginShard(set, 1), std::invalid_argument);
 }

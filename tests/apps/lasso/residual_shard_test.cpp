@@ -87,7 +87,7 @@ TEST_CASE("a cycle is refused by a worker not given every row's statistics") {
   ResidualShard shard(set, 0.0, 1);
   const std::uint32_t one[] = {1};
   CHECK_THROWS_AS(shard.cycle(0.1, one), std::invalid_argument);
-  CHECK_THROWS_AS(shard.push(scheduler::Task{static_cast<std::uint8_t>(RoundKind::kCycle), 0.1, {1}}),
+  CHECK_THROWS_AS(shard.push(rounds::Task{static_cast<std::uint8_t>(RoundKind::kCycle), 0.1, {1}}),
                   std::invalid_argument);
   ColumnStats other = compute_column_stats(dense_regression(30, 3, 5), true, false);
   CHECK_THROWS_AS(shard.enable_cycles(CycleSettings{&other, 1, 1e-7}), std::invalid_argument);

@@ -170,7 +170,7 @@ TEST_CASE("a sweep of one document part resamples that part's tokens only, and a
   auto blocks = lda::initial_blocks(plan, 0);
   for (auto& b : blocks) kernel->add_initial_topics(b);
   kernel->sync_totals();
-  kernel->take_phase_sums(scheduler::PhaseKind::kTrain);
+  kernel->take_phase_sums(rotation::PhaseKind::kTrain);
 
   const lda::WorkerTokens t(c, plan.blocks, plan.groups, 3);
   const auto part = part_of_docs(t, static_cast<std::uint32_t>(blocks.size()));
@@ -189,7 +189,7 @@ TEST_CASE("a sweep of one document part resamples that part's tokens only, and a
     CHECK(moved_elsewhere == 0);
   }
   kernel->sync_totals();
-  CHECK(scheduler::report_of<lda::LdaReport>(kernel->take_phase_sums(scheduler::PhaseKind::kTrain)).tokens_sampled ==
+  CHECK(rotation::report_of<lda::LdaReport>(kernel->take_phase_sums(rotation::PhaseKind::kTrain)).tokens_sampled ==
         static_cast<double>(c.tokens()));
   CHECK_THROWS_AS(kernel->sweep(blocks[0], 3), std::logic_error);
 }

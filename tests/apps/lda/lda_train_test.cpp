@@ -110,7 +110,7 @@ Run train_inspected(const lda::LdaConfig& c, const std::vector<data::Corpus>& sh
     r.z[static_cast<std::size_t>(w)] = k.assignments();
     r.totals[static_cast<std::size_t>(w)] = k.topic_totals();
   };
-  hooks.job.on_visit = [&](int w, const scheduler::Visit& v) {
+  hooks.job.on_visit = [&](int w, const rotation::Visit& v) {
     std::lock_guard lock(m);
     ++r.visits[{w, v.phase, v.block}];
   };

@@ -114,7 +114,7 @@ TEST_CASE("while the first phase builds the counts, a row with a negative count 
 TEST_CASE("in a sampling phase, a row must hold its word's tokens exactly, and each topic at least this worker's") {
   SoloWorker w;
   w.kernel->train(w.block, w.visit);  // builds the counts: every token of the corpus is here
-  w.kernel->take_phase_sums(scheduler::PhaseKind::kTrain);
+  w.kernel->take_phase_sums(rotation::PhaseKind::kTrain);
   w.visit.phase = 1;
   SUBCASE("the block as the first phase left it is sampled") {
     CHECK_NOTHROW(w.kernel->train(w.block, w.visit));
@@ -189,25 +189,25 @@ ToldOfBadBlock send_bad_block(const std::function<Buffer(const model::BlockShape
   auto worker = std::async(std::launch::async, [&] {
     return gyre::test::job_failure([&] {
       auto kernel = lda::make_kernel(plan, 0, corpus);
-      pipeline::WorkerOptions o;
+      rotation::WorkerOptions o;
       o.scheduler_rank = 2;
       o.timeout = 20s;
       runtime::Mailbox mailbox(*groups[0]);
-      pipeline::WorkerEngine(mailbox, *plan.schedule, layout, *kernel, o).run(lda::initial_blocks(plan, 0));
+      rotation::WorkerEngine(mailbox, *plan.schedule, layout, *kernel, o).run(lda::initial_blocks(plan, 0));
     });
   });
   auto driver = std::async(std::launch::async, [&] {
     return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[2]);
-      scheduler::RotationDriver(mailbox, {0, 1}, 20s).run(lda::epoch_policy(plan, {}));
+      rotation::RotationDriver(mailbox, {0, 1}, 20s).run(lda::epoch_policy(plan, {}));
     });
   });
 
-  const scheduler::Visit v = plan.schedule->visits(0, 0).at(1);
+  const rotation::Visit v = plan.schedule->visits(0, 0).at(1);
   const model::BlockShape shape = layout[v.block];
   Buffer body = words(shape);
   const std::size_t bytes = body.size();
-  net::Message m = pipeline::encode_block(
+  net::Message m = rotation::encode_block(
       model::Block::packed(v.block, shape.rows, std::max(bytes, shape.max_bytes), std::move(body)), v.seq);
   groups[1]->send(0, std::move(m));
   ToldOfBadBlock told;
@@ -328,7 +328,7 @@ TEST_CASE_TEMPLATE("allreduce model: summed changes that do not fit the corpus f
     auto driver = std::async(std::launch::async, [&] {
       return gyre::test::job_failure([&] {
         runtime::Mailbox mailbox(*groups[2]);
-        scheduler::RotationDriver(mailbox, {0, 1}, 20s).run(lda::epoch_policy(plan, {}));
+        rotation::RotationDriver(mailbox, {0, 1}, 20s).run(lda::epoch_policy(plan, {}));
       });
     });
     std::optional<std::string> told;

@@ -172,13 +172,13 @@ data::Corpus mixed_corpus() {
 struct InitialisedWorker : gyre::test::SoloKernel {
   InitialisedWorker(const lda::LdaPlan& plan, const data::Corpus& corpus) : SoloKernel(plan, corpus) {
     kernel->train(block, visit);
-    kernel->take_phase_sums(scheduler::PhaseKind::kTrain);
+    kernel->take_phase_sums(rotation::PhaseKind::kTrain);
   }
   // A sweep of `b` (phase 1, then 2, ...), and the phase's log-likelihood.
   double sweep(model::Block& b) {
     ++visit.phase;
     kernel->train(b, visit);
-    return scheduler::report_of<lda::LdaReport>(kernel->take_phase_sums(scheduler::PhaseKind::kTrain)).log_likelihood;
+    return rotation::report_of<lda::LdaReport>(kernel->take_phase_sums(rotation::PhaseKind::kTrain)).log_likelihood;
   }
 };
 

@@ -21,12 +21,12 @@ struct SoloKernel {
   runtime::Mailbox inbox{*groups[0]};
   collective::Communicator workers{inbox, {0}};
   model::Block block;
-  scheduler::Visit visit;
+  rotation::Visit visit;
 
   SoloKernel(const lda::LdaPlan& plan, const data::Corpus& corpus)
       : kernel(lda::make_kernel(plan, 0, corpus)),
         block(std::move(lda::initial_blocks(plan, 0).front())),
-        visit{block.id(), 0, 0, 0, 0, scheduler::Visit::kKeep} {
+        visit{block.id(), 0, 0, 0, 0, rotation::Visit::kKeep} {
     kernel->attach(workers);
   }
 };

@@ -28,7 +28,7 @@ logreg::LogregConfig three_workers(const std::string& barrier, logreg::Transport
   logreg::LogregConfig c;
   c.workers = 3;
   c.servers = 2;
-  c.barrier = scheduler::BarrierSpec::parse(barrier);
+  c.barrier = ps::BarrierSpec::parse(barrier);
   c.max_steps = 150;
   c.eval_every = 50;
   c.block = 16;

@@ -73,7 +73,7 @@ TEST_CASE("on planted rank-8 data with noise 0.1, test RMSE falls below 0.15 wit
 TEST_CASE("same seed, P, d and T give bitwise identical factors across runs") {
   auto c = mf_config(2, 2, 2);
   c.epochs = 4;
-  c.ring = scheduler::RingOrder::kRandom;
+  c.ring = rotation::RingOrder::kRandom;
   const auto a = train_recorded(c);
   const auto b = train_recorded(c);
   CHECK(same_bits(a.model.user_factors, b.model.user_factors));
@@ -87,7 +87,7 @@ TEST_CASE("same seed, P, d and T give bitwise identical factors across runs") {
 TEST_CASE("the depth only bounds the blocks in flight: with the same blocks per worker, every depth gives the same bits") {
   auto c = mf_config(3, 1, 1);
   c.epochs = 3;
-  c.ring = scheduler::RingOrder::kRandom;
+  c.ring = rotation::RingOrder::kRandom;
   c.blocks_per_worker = 4;
   const auto one = train_recorded(c);
   for (int depth : {2, 4}) {
@@ -117,7 +117,7 @@ TEST_CASE("biases and the dynamic (FPSGD) local schedule also converge") {
 }
 
 TEST_CASE("sub-block locks refuse a second owner of a user group or item sub-block") {
-  gyre::pipeline::GridLocks locks(3);
+  gyre::rotation::GridLocks locks(3);
   CHECK(locks.try_acquire(0, 1));
   CHECK_FALSE(locks.try_acquire(0, 2));  // same user group
   CHECK_FALSE(locks.try_acquire(2, 1));  // same item sub-block

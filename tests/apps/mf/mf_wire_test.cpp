@@ -62,11 +62,11 @@ std::vector<std::string> run_mismatched(const Rank& r0, const Rank& r1) {
     const int rank = r == &r0 ? 0 : 1;
     parts.push_back(std::async(std::launch::async, [&, r, rank] {
       return gyre::test::job_failure([&] {
-        pipeline::WorkerOptions o;
+        rotation::WorkerOptions o;
         o.scheduler_rank = 2;
         o.timeout = 20s;
         runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(rank)]);
-        pipeline::WorkerEngine engine(mailbox, *r->plan.schedule,
+        rotation::WorkerEngine engine(mailbox, *r->plan.schedule,
                                       r->plan.blocks.shapes(r->plan.layout.stride), *r->kernel, o);
         engine.run(mf::initial_blocks(r->plan, rank));
       });
@@ -75,7 +75,7 @@ std::vector<std::string> run_mismatched(const Rank& r0, const Rank& r1) {
   parts.push_back(std::async(std::launch::async, [&] {
     return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[2]);
-      scheduler::RotationDriver(mailbox, {0, 1}, 20s).run(mf::epoch_control(r0.plan, {}).policy);
+      rotation::RotationDriver(mailbox, {0, 1}, 20s).run(mf::epoch_control(r0.plan, {}).policy);
     });
   }));
   std::vector<std::string> out;

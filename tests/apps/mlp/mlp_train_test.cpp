@@ -60,7 +60,7 @@ TEST_CASE("every barrier trains the perceptron, with a straggler; one worker und
     CAPTURE(barrier);
     mlp::MlpConfig c;
     c.workers = 4;
-    c.barrier = scheduler::BarrierSpec::parse(barrier);
+    c.barrier = ps::BarrierSpec::parse(barrier);
     c.max_steps = 200;
     c.eval_every = 50;
     c.step_delay = "fixed:1";

@@ -39,7 +39,7 @@ class CountingGroup final : public net::Group {
     CountingLink(net::Link& inner, std::atomic<std::uint64_t>& sent) : inner_(inner), sent_(sent) {}
     int peer() const noexcept override { return inner_.peer(); }
     void send(net::Message m) override {
-      if (m.type == collective::kAveragerMessage) ++sent_;
+      if (m.type == averaging::kAveragerMessage) ++sent_;
       inner_.send(std::move(m));
     }
 
@@ -62,7 +62,7 @@ struct Worker {
   runtime::Mailbox inbox;
   std::mutex mutex;
   std::vector<double> model;
-  std::unique_ptr<collective::ModelAverager> averager;  // declared last: stops first
+  std::unique_ptr<averaging::ModelAverager> averager;  // declared last: stops first
 };
 
 // n ranks of backend B, each with a model of `dim` values all equal to start(rank), and an
@@ -70,7 +70,7 @@ struct Worker {
 // empty).
 template <class B>
 struct Job {
-  Job(int n, std::size_t dim, collective::AveragerOptions options,
+  Job(int n, std::size_t dim, averaging::AveragerOptions options,
       const std::function<double(int)>& start = [](int r) { return static_cast<double>(r); },
       std::vector<int> members = {}, std::vector<int> running = {}) {
     if (members.empty())
@@ -81,11 +81,11 @@ struct Job {
       workers.push_back(std::make_unique<Worker>(*groups[static_cast<std::size_t>(r)], std::vector<double>(dim, start(r))));
     for (int r : running) {
       auto& w = *workers[static_cast<std::size_t>(r)];
-      w.averager = std::make_unique<collective::ModelAverager>(w.inbox, members, std::span<double>(w.model), w.mutex,
+      w.averager = std::make_unique<averaging::ModelAverager>(w.inbox, members, std::span<double>(w.model), w.mutex,
                                                                options);
     }
   }
-  collective::ModelAverager& averager(int r) { return *workers[static_cast<std::size_t>(r)]->averager; }
+  averaging::ModelAverager& averager(int r) { return *workers[static_cast<std::size_t>(r)]->averager; }
   std::vector<std::unique_ptr<CountingGroup>> groups;
   std::vector<std::unique_ptr<Worker>> workers;  // after groups: destroyed before them
 };
@@ -274,7 +274,7 @@ TEST_CASE_TEMPLATE("a malformed snapshot is refused naming its sender, and avera
   auto& a1 = job.averager(1);
   auto offer = [&](int from, std::vector<double> values, std::size_t bytes, std::size_t meta_bytes = 9) {
     net::Message m;
-    m.type = collective::kAveragerMessage;
+    m.type = averaging::kAveragerMessage;
     m.meta.assign(meta_bytes, std::byte{0});
     if (meta_bytes > 0) m.meta[0] = std::byte{1};
     if (meta_bytes == 9) m.meta[1] = std::byte{42};  // exchange 42 (little-endian)
@@ -310,7 +310,7 @@ TEST_CASE_TEMPLATE("a malformed snapshot is refused naming its sender, and avera
   CHECK(job.workers[1]->read() == std::vector<double>(dim, 2.0));
   runtime::Mailbox inbox0(*job.groups[0]);
   auto answer = inbox0.receive(
-      [](const net::Message& m) { return m.type == collective::kAveragerMessage && m.meta.size() == 9 && m.meta[0] == std::byte{2}; },
+      [](const net::Message& m) { return m.type == averaging::kAveragerMessage && m.meta.size() == 9 && m.meta[0] == std::byte{2}; },
       net::Clock::now() + 2s);
   REQUIRE(answer);
   CHECK(answer->meta[1] == std::byte{42});
@@ -335,8 +335,8 @@ TEST_CASE("an averager refuses members that do not make sense") {
   runtime::Mailbox inbox(*groups[0]);
   std::mutex mutex;
   std::vector<double> model(2);
-  auto make = [&](std::vector<int> members, collective::AveragerOptions options = {}) {
-    collective::ModelAverager a(inbox, std::move(members), std::span<double>(model), mutex, options);
+  auto make = [&](std::vector<int> members, averaging::AveragerOptions options = {}) {
+    averaging::ModelAverager a(inbox, std::move(members), std::span<double>(model), mutex, options);
   };
   CHECK_THROWS_AS(make({1, 2}), std::invalid_argument);     // not including this rank
   CHECK_THROWS_AS(make({0, 1, 1}), std::invalid_argument);  // a rank twice
@@ -347,7 +347,7 @@ TEST_CASE("an averager refuses members that do not make sense") {
 
 TEST_CASE_TEMPLATE("round_soon() starts an exchange at once, whatever the interval, even while the model is held", B,
                    GYRE_TEST_BACKENDS) {
-  collective::AveragerOptions options;
+  averaging::AveragerOptions options;
   options.interval = std::chrono::hours(1);  // no round would come by itself
   Job<B> job(2, 4, options);
   {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "gyre/cluster/settings.hpp"
+#include "gyre/cluster/launch.hpp"
 #include "gyre/wire/codec.hpp"
 
 using namespace gyre::cluster;

@@ -11,13 +11,13 @@
 
 #include "gyre/locks/lock_client.hpp"
 #include "gyre/locks/lock_service.hpp"
-#include "gyre/net/faults.hpp"
+#include "gyre/net/group.hpp"
 #include "gyre/rotation/rotation_driver.hpp"
 #include "gyre/wire/codec.hpp"
 #include "lib/net/backends.hpp"
 
 using namespace gyre;
-using namespace gyre::scheduler;
+using namespace gyre::locks;
 using namespace std::chrono_literals;
 using Keys = std::vector<LockKey>;
 using runtime::JobFailed;

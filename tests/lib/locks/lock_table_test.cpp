@@ -5,7 +5,7 @@
 
 #include "gyre/locks/lock_table.hpp"
 
-using namespace gyre::scheduler;
+using namespace gyre::locks;
 using Keys = std::vector<LockKey>;
 
 namespace {

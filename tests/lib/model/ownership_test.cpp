@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-#include "gyre/model/ownership.hpp"
+#include "gyre/model/block.hpp"
 
 using namespace gyre::model;
 

@@ -1,7 +1,7 @@
 // tests/lib/net/faults_test.cpp — injected delays keep per-link order, cut links fail the job; on every backend.
 #include <doctest/doctest.h>
 
-#include "gyre/net/faults.hpp"
+#include "gyre/net/group.hpp"
 #include "lib/net/backends.hpp"
 
 using namespace gyre::net;

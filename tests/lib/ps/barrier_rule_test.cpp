@@ -12,7 +12,8 @@
 #include "lib/ps/quorum_rule.hpp"
 #include "lib/ps/small_run.hpp"
 
-using namespace gyre::scheduler;
+using namespace gyre::ps;
+using namespace gyre::simulation;
 using gyre_test::QuorumRule;
 using gyre_test::small_run;
 

@@ -10,7 +10,8 @@
 #include "gyre/simulation/barrier_simulation.hpp"
 #include "lib/ps/small_run.hpp"
 
-using namespace gyre::scheduler;
+using namespace gyre::ps;
+using namespace gyre::simulation;
 using gyre_test::small_run;
 
 namespace {

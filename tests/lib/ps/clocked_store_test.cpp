@@ -8,11 +8,11 @@
 #include "gyre/ps/barrier.hpp"
 #include "gyre/ps/clocked_store.hpp"
 
-using gyre::pipeline::ps::ClockedStore;
-using gyre::pipeline::ps::ClockedUpdate;
-using gyre::pipeline::ps::HeldRead;
-using gyre::pipeline::ps::Key;
-using gyre::pipeline::ps::Value;
+using gyre::ps::ClockedStore;
+using gyre::ps::ClockedUpdate;
+using gyre::ps::HeldRead;
+using gyre::ps::Key;
+using gyre::ps::Value;
 
 namespace {
 
@@ -74,7 +74,7 @@ TEST_CASE("a read is held until every member has reached its clock; a finished m
   store.advance(1, 1);
   CHECK(store.take_due_reads().empty());
   CHECK(store.slowest_member() == 2);
-  store.advance(2, gyre::scheduler::Barrier::kFinished);
+  store.advance(2, gyre::ps::Barrier::kFinished);
   auto due = store.take_due_reads();
   REQUIRE(due.size() == 1);
   CHECK(due[0].request == 11);

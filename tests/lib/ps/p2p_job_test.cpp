@@ -12,7 +12,7 @@
 #include <random>
 #include <thread>
 
-#include "gyre/ps/p2p_job.hpp"
+#include "gyre/ps/ps_job.hpp"
 #include "gyre/ps/p2p_owner.hpp"
 #include "gyre/ps/p2p_protocol.hpp"
 #include "gyre/runtime/failure.hpp"
@@ -20,7 +20,7 @@
 #include "support/multiprocess.hpp"
 
 using namespace gyre;
-using namespace gyre::pipeline::p2p;
+using namespace gyre::ps::p2p;
 using namespace std::chrono_literals;
 
 namespace {
@@ -34,7 +34,7 @@ P2pLayout p2p_layout(int peers, Key keys, Sharding sharding) {
   return l;
 }
 
-P2pJobOptions p2p_options(scheduler::Barrier barrier, std::uint64_t seed) {
+P2pJobOptions p2p_options(ps::Barrier barrier, std::uint64_t seed) {
   P2pJobOptions o;
   o.barrier = std::move(barrier);
   o.timeout = 20s;
@@ -60,18 +60,18 @@ struct ClockTable {
   std::atomic<std::int64_t> max_lead{0};  // over the slowest peer, at the start of a step
 };
 
-class CheckedRule final : public scheduler::BarrierRule {
+class CheckedRule final : public ps::BarrierRule {
  public:
   // `staleness`: the s of the bound; `share`: the part of the looked-at peers the rule promises within it.
-  CheckedRule(std::shared_ptr<const scheduler::BarrierRule> inner, ClockTable& table, std::int64_t staleness, double share)
+  CheckedRule(std::shared_ptr<const ps::BarrierRule> inner, ClockTable& table, std::int64_t staleness, double share)
       : inner_(std::move(inner)), table_(table), s_(staleness), share_(share) {}
   std::string name() const override { return "checked:" + inner_->name(); }
   int peers() const override { return inner_->peers(); }
   bool slowest_suffices() const override { return inner_->slowest_suffices(); }
   std::int64_t required(std::int64_t clock) const override { return inner_->required(clock); }
-  scheduler::Decision decide(std::int64_t clock, std::span<const std::int64_t> peers) const override {
+  ps::Decision decide(std::int64_t clock, std::span<const std::int64_t> peers) const override {
     const auto d = inner_->decide(clock, peers);
-    if (d != scheduler::Decision::kAdvance) return d;
+    if (d != ps::Decision::kAdvance) return d;
     ++table_.advances;
     const std::int64_t bound = clock - s_;
     const auto near = static_cast<std::size_t>(std::count_if(peers.begin(), peers.end(), [&](std::int64_t c) { return c >= bound; }));
@@ -88,23 +88,23 @@ class CheckedRule final : public scheduler::BarrierRule {
   }
 
  private:
-  std::shared_ptr<const scheduler::BarrierRule> inner_;
+  std::shared_ptr<const ps::BarrierRule> inner_;
   ClockTable& table_;
   std::int64_t s_;
   double share_;
 };
 
 // "Go when at least `share` of the looked-at peers are within s steps": an embedder's rule.
-class ShareRule final : public scheduler::BarrierRule {
+class ShareRule final : public ps::BarrierRule {
  public:
   ShareRule(int peers, std::int64_t s, double share) : peers_(peers), s_(s), share_(share) {}
   std::string name() const override { return "share:" + std::to_string(peers_) + ":" + std::to_string(s_); }
   int peers() const override { return peers_; }
   std::int64_t required(std::int64_t clock) const override { return clock - s_; }
-  scheduler::Decision decide(std::int64_t clock, std::span<const std::int64_t> peers) const override {
+  ps::Decision decide(std::int64_t clock, std::span<const std::int64_t> peers) const override {
     const auto near = std::count_if(peers.begin(), peers.end(), [&](std::int64_t c) { return c >= required(clock); });
-    return static_cast<double>(near) >= share_ * static_cast<double>(peers.size()) - 1e-9 ? scheduler::Decision::kAdvance
-                                                                                         : scheduler::Decision::kWait;
+    return static_cast<double>(near) >= share_ * static_cast<double>(peers.size()) - 1e-9 ? ps::Decision::kAdvance
+                                                                                         : ps::Decision::kWait;
   }
 
  private:
@@ -116,7 +116,7 @@ class ShareRule final : public scheduler::BarrierRule {
 // P peers, `steps` steps; peer 0 and 1 straggle more. Each step every peer pushes 1 to a random
 // half of the keys (counted in `sent`), and records its completed steps in the table.
 template <class B>
-P2pJobResult run_counted(const P2pLayout& l, scheduler::Barrier barrier, int steps, ClockTable& table,
+P2pJobResult run_counted(const P2pLayout& l, ps::Barrier barrier, int steps, ClockTable& table,
                          std::vector<std::atomic<std::uint64_t>>& sent, std::uint64_t seed) {
   P2pProgram p;
   p.push = [&, seed](Worker& peer, std::span<const Key> keys) {
@@ -143,10 +143,10 @@ P2pJobResult run_counted(const P2pLayout& l, scheduler::Barrier barrier, int ste
   return run_p2p(p2p_job(l, B::runtime_backend()), l, p, p2p_options(std::move(barrier), seed)).value();
 }
 
-scheduler::Barrier checked(const scheduler::Barrier& b, ClockTable& table, std::int64_t s, double share) {
+ps::Barrier checked(const ps::Barrier& b, ClockTable& table, std::int64_t s, double share) {
   // The built-in rule behind `b`, shared without copying: b outlives the run in the caller.
-  auto inner = std::shared_ptr<const scheduler::BarrierRule>(std::shared_ptr<const scheduler::BarrierRule>{}, &b.rule());
-  return scheduler::Barrier(std::make_shared<CheckedRule>(inner, table, s, share), b.sampling());
+  auto inner = std::shared_ptr<const ps::BarrierRule>(std::shared_ptr<const ps::BarrierRule>{}, &b.rule());
+  return ps::Barrier(std::make_shared<CheckedRule>(inner, table, s, share), b.sampling());
 }
 
 }  // namespace
@@ -157,7 +157,7 @@ TEST_CASE_TEMPLATE("p2p: every push is applied exactly once by its key's owner, 
     const auto l = p2p_layout(4, 13, sharding);
     ClockTable table(4);
     std::vector<std::atomic<std::uint64_t>> sent(13);
-    const auto r = run_counted<B>(l, scheduler::BarrierSpec::parse("pssp:2:1"), 12, table, sent, 5);
+    const auto r = run_counted<B>(l, ps::BarrierSpec::parse("pssp:2:1"), 12, table, sent, 5);
     std::uint64_t total = 0;
     for (Key k = 0; k < 13; ++k) {
       CAPTURE(k);
@@ -178,26 +178,26 @@ TEST_CASE_TEMPLATE("p2p: SSP and pSSP staleness bounds hold under random straggl
     for (const char* spec : {"ssp:1", "pssp:2:1", "pssp:1:0", "bsp"}) {
       CAPTURE(seed);
       CAPTURE(spec);
-      const auto bs = scheduler::BarrierSpec::parse(spec);
-      const scheduler::Barrier plain(bs);
+      const auto bs = ps::BarrierSpec::parse(spec);
+      const ps::Barrier plain(bs);
       ClockTable table(5);
       std::vector<std::atomic<std::uint64_t>> sent(7);
       run_counted<B>(p2p_layout(5, 7, Sharding::kHash), checked(plain, table, bs.staleness, 1.0), 15, table, sent, seed);
       CHECK(table.breaches == 0);
       CHECK(table.rule_breaches == 0);
-      if (bs.kind == scheduler::BarrierKind::kSsp || bs.kind == scheduler::BarrierKind::kBsp)
+      if (bs.kind == ps::BarrierKind::kSsp || bs.kind == ps::BarrierKind::kBsp)
         CHECK(table.max_lead <= bs.staleness);  // the table is never behind the clocks the barrier heard
     }
   // The check has teeth: without a barrier the same stragglers fall well behind.
   ClockTable loose(5);
   std::vector<std::atomic<std::uint64_t>> sent(7);
-  run_counted<B>(p2p_layout(5, 7, Sharding::kHash), scheduler::BarrierSpec::parse("asp"), 15, loose, sent, 1);
+  run_counted<B>(p2p_layout(5, 7, Sharding::kHash), ps::BarrierSpec::parse("asp"), 15, loose, sent, 1);
   CHECK(loose.max_lead > 2);
 }
 
 TEST_CASE_TEMPLATE("p2p: an embedder's barrier (75% of sampled peers within s) drives a real run", B, GYRE_TEST_BACKENDS) {
-  for (auto sampling : {scheduler::Sampling::kPerStep, scheduler::Sampling::kPerCheck}) {
-    const scheduler::Barrier share(std::make_shared<ShareRule>(4, 1, 0.75), sampling);
+  for (auto sampling : {ps::Sampling::kPerStep, ps::Sampling::kPerCheck}) {
+    const ps::Barrier share(std::make_shared<ShareRule>(4, 1, 0.75), sampling);
     ClockTable table(6);
     std::vector<std::atomic<std::uint64_t>> sent(9);
     const auto r = run_counted<B>(p2p_layout(6, 9, Sharding::kRange), checked(share, table, 1, 0.75), 15, table, sent, 9);
@@ -221,7 +221,7 @@ TEST_CASE_TEMPLATE("p2p: a peer that throws fails the job everywhere, naming it,
   p.stop = [](Worker& peer) { return peer.clock() >= 50; };
   const auto l = p2p_layout(4, 6, Sharding::kRange);
   const auto started = std::chrono::steady_clock::now();
-  CHECK_THROWS_WITH(run_p2p(p2p_job(l, B::runtime_backend()), l, p, p2p_options(scheduler::BarrierSpec{}, 1)),
+  CHECK_THROWS_WITH(run_p2p(p2p_job(l, B::runtime_backend()), l, p, p2p_options(ps::BarrierSpec{}, 1)),
                     doctest::Contains("peer 2 exploded"));
   CHECK(std::chrono::steady_clock::now() - started < 10s);
 }
@@ -236,7 +236,7 @@ TEST_CASE_TEMPLATE("p2p: a silent peer fails the job at the barrier's timeout, n
   };
   p.stop = [](Worker& peer) { return peer.clock() >= 10; };
   const auto l = p2p_layout(3, 4, Sharding::kRange);
-  auto o = p2p_options(scheduler::BarrierSpec{}, 1);
+  auto o = p2p_options(ps::BarrierSpec{}, 1);
   o.timeout = 300ms;
   const auto started = std::chrono::steady_clock::now();
   std::string what;
@@ -259,7 +259,7 @@ TEST_CASE_TEMPLATE("p2p: a malformed push fails the job naming its sender, befor
       if (m.rank == 0) {
         // A key count promising 2^32 − 1 key-values in a body of 16 bytes.
         net::Message bad;
-        bad.type = pipeline::p2p::kPush;
+        bad.type = ps::p2p::kPush;
         Buffer body(16);
         auto* b = reinterpret_cast<unsigned char*>(body.data());
         std::fill(b, b + 16, 0);
@@ -281,18 +281,18 @@ TEST_CASE_TEMPLATE("p2p: a malformed push fails the job naming its sender, befor
 TEST_CASE("p2p: decoders refuse keys another peer owns, out-of-range keys, wrong lengths and replies that were not asked") {
   const auto l = p2p_layout(3, 9, Sharding::kRange);  // peer 0: 0-2, 1: 3-5, 2: 6-8
   net::Message m;
-  m.body = gyre::pipeline::ps::encode_key_values({{4, Value(2, 1.0)}}, 0);
+  m.body = gyre::ps::encode_key_values({{4, Value(2, 1.0)}}, 0);
   CHECK(decode_owned_values(m, l, 1).size() == 1);
   CHECK_THROWS_WITH(decode_owned_values(m, l, 0), doctest::Contains("owned by peer 1"));
-  m.body = gyre::pipeline::ps::encode_key_values({{9, Value(2, 1.0)}}, 0);
+  m.body = gyre::ps::encode_key_values({{9, Value(2, 1.0)}}, 0);
   CHECK_THROWS_WITH(decode_owned_values(m, l, 2), doctest::Contains("outside"));
-  m.body = gyre::pipeline::ps::encode_key_values({{7, Value(3, 1.0)}}, 0);
+  m.body = gyre::ps::encode_key_values({{7, Value(3, 1.0)}}, 0);
   CHECK_THROWS_WITH(decode_owned_values(m, l, 2), doctest::Contains("3 doubles"));
-  m.body = gyre::pipeline::ps::encode_key_values({{1, Value(2, 1.0)}}, 0);
+  m.body = gyre::ps::encode_key_values({{1, Value(2, 1.0)}}, 0);
   const Key asked[] = {2};
   CHECK_THROWS_WITH(decode_get_reply(m, asked, l), doctest::Contains("where key 2"));
   const Key keys[] = {6, 8};
-  m.body = gyre::pipeline::ps::encode_keys(keys, 5);
+  m.body = gyre::ps::encode_keys(keys, 5);
   std::int64_t clock = 0;
   CHECK(decode_owned_keys(m, l, 2, clock) == std::vector<Key>{6, 8});
   CHECK(clock == 5);  // the read's bound travels in the header
@@ -314,10 +314,10 @@ TEST_CASE("p2p: a hand-over carries the owner's values, push counts and report, 
   CHECK_THROWS_WITH(decode_hand_over(m, l, 2, 6), doctest::Contains("owned by peer 1"));
   CHECK_THROWS_WITH(decode_hand_over(m, l, 1, 5), doctest::Contains("6 counters, not 5"));
   // A count that is not a whole number of pushes.
-  m.body = gyre::pipeline::ps::encode_key_values({{4, Value{1.0, 1.0, 0.5}}}, 0);
+  m.body = gyre::ps::encode_key_values({{4, Value{1.0, 1.0, 0.5}}}, 0);
   CHECK_THROWS_WITH(decode_hand_over(m, l, 1, 6), doctest::Contains("took in"));
   // Values without their count.
-  m.body = gyre::pipeline::ps::encode_key_values({{4, Value{1.0, 1.0}}}, 0);
+  m.body = gyre::ps::encode_key_values({{4, Value{1.0, 1.0}}}, 0);
   CHECK_THROWS_WITH(decode_hand_over(m, l, 1, 6), doctest::Contains("in a hand-over, not 3"));
 }
 
@@ -329,7 +329,7 @@ namespace {
 // that did not.
 // `bound` is the barrier whose required() is checked (the run's own, but for the control run).
 template <class Backend>
-P2pJobResult run_read_bound(const P2pLayout& l, const scheduler::Barrier& barrier, const scheduler::Barrier& bound, int steps,
+P2pJobResult run_read_bound(const P2pLayout& l, const ps::Barrier& barrier, const ps::Barrier& bound, int steps,
                             std::atomic<int>& short_reads, std::atomic<int>& reads, std::uint64_t seed, Backend backend) {
   P2pProgram p;
   p.push = [&, seed](Worker& peer, std::span<const Key>) {
@@ -362,7 +362,7 @@ TEST_CASE_TEMPLATE("p2p: under BSP and SSP a read includes every peer's pushes u
       CAPTURE(seed);
       CAPTURE(spec);
       std::atomic<int> short_reads{0}, reads{0};
-      const scheduler::Barrier barrier(scheduler::BarrierSpec::parse(spec));
+      const ps::Barrier barrier(ps::BarrierSpec::parse(spec));
       const auto r = run_read_bound(l, barrier, barrier, 12, short_reads, reads, seed, B::runtime_backend());
       CHECK(reads.load() == 4 * 12 * 4);
       CHECK(short_reads.load() == 0);
@@ -371,7 +371,7 @@ TEST_CASE_TEMPLATE("p2p: under BSP and SSP a read includes every peer's pushes u
   // The check has teeth: ASP's owners answer at once, and the straggler's key falls behind the
   // bound SSP(1) would promise.
   std::atomic<int> short_reads{0}, reads{0};
-  (void)run_read_bound(l, scheduler::BarrierSpec::parse("asp"), scheduler::BarrierSpec::parse("ssp:1"), 12, short_reads, reads, 1,
+  (void)run_read_bound(l, ps::BarrierSpec::parse("asp"), ps::BarrierSpec::parse("ssp:1"), 12, short_reads, reads, 1,
                        B::runtime_backend());
   CHECK(short_reads.load() > 0);
 }
@@ -402,7 +402,7 @@ TEST_CASE("p2p across processes: peer 0 collects every peer's keys, push counts 
       b.token = "test-token";
       b.connect_timeout = 20s;
       b.log = [](const std::string&) {};
-      return run_p2p(p2p_job(l, b), l, p, p2p_options(scheduler::BarrierSpec::parse("ssp:1"), 3));
+      return run_p2p(p2p_job(l, b), l, p, p2p_options(ps::BarrierSpec::parse("ssp:1"), 3));
     }));
   std::vector<std::optional<P2pJobResult>> results;
   for (auto& f : processes) results.push_back(f.get());

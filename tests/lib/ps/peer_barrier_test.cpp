@@ -14,10 +14,10 @@
 
 using namespace gyre;
 using namespace std::chrono_literals;
-using scheduler::Barrier;
-using scheduler::BarrierSpec;
-using scheduler::PeerBarrier;
-using scheduler::Sampling;
+using ps::Barrier;
+using ps::BarrierSpec;
+using ps::PeerBarrier;
+using ps::Sampling;
 
 namespace {
 
@@ -134,7 +134,7 @@ TEST_CASE_TEMPLATE("an embedder's rule runs over the data plane and is obeyed: h
                    GYRE_TEST_BACKENDS) {
   for (std::uint64_t seed : {1u, 2u}) {
     CAPTURE(seed);
-    const auto every = run_barrier<B>(Barrier(std::make_shared<gyre_test::QuorumRule>(scheduler::BarrierRule::kEveryPeer, 2)), 5, 30, seed);
+    const auto every = run_barrier<B>(Barrier(std::make_shared<gyre_test::QuorumRule>(ps::BarrierRule::kEveryPeer, 2)), 5, 30, seed);
     CHECK(every.short_of_quorum == 0);
     CHECK(every.waits > 0);
   }
@@ -158,7 +158,7 @@ TEST_CASE_TEMPLATE("a silent peer makes wait() fail naming it; a malformed quest
   CHECK_THROWS_WITH(ba.wait(), doctest::Contains("no clock from rank(s) 2"));
   // Rank 2 sends rank 1 a clock question with a 3-byte body.
   net::Message bad;
-  bad.type = scheduler::kClockQuery;
+  bad.type = ps::kClockQuery;
   bad.body = Buffer(3);
   groups[2]->send(1, std::move(bad));
   CHECK_THROWS_WITH(bb.wait(), doctest::Contains("from rank 2 has 3 bytes where 8 were expected"));
@@ -169,7 +169,7 @@ TEST_CASE_TEMPLATE("a peer that breaks the clock protocol fails the barrier nami
   auto groups = B::make(2);
   runtime::Mailbox inbox(*groups[0]);
   PeerBarrier barrier(inbox, ranks(2), BarrierSpec::parse("bsp"), {5s, 1});
-  auto clock_message = [](scheduler::ClockMessage type, std::uint64_t tag, std::int64_t value) {
+  auto clock_message = [](ps::ClockMessage type, std::uint64_t tag, std::int64_t value) {
     net::Message m;
     m.type = type;
     m.tag = tag;
@@ -182,20 +182,20 @@ TEST_CASE_TEMPLATE("a peer that breaks the clock protocol fails the barrier nami
     auto peer = std::async(std::launch::async, [&] {
       auto q = groups[1]->receive(net::Clock::now() + 5s);
       REQUIRE(q);
-      REQUIRE(q->type == scheduler::kClockQuery);
-      groups[1]->send(0, clock_message(scheduler::kClockAnswer, q->tag, scheduler::decode_clock(*q) - 1));
+      REQUIRE(q->type == ps::kClockQuery);
+      groups[1]->send(0, clock_message(ps::kClockAnswer, q->tag, ps::decode_clock(*q) - 1));
     });
     CHECK_THROWS_WITH(barrier.wait(), doctest::Contains("rank 1 answered clock 0 to a question for clock 1"));
     peer.get();
   }
   SUBCASE("a second finish") {
-    groups[1]->send(0, clock_message(scheduler::kClockFinished, 0, 0));
-    groups[1]->send(0, clock_message(scheduler::kClockFinished, 0, 0));
+    groups[1]->send(0, clock_message(ps::kClockFinished, 0, 0));
+    groups[1]->send(0, clock_message(ps::kClockFinished, 0, 0));
     CHECK_THROWS_WITH(barrier.wait(), doctest::Contains("clock message from rank 1 after it finished"));
   }
   SUBCASE("a second question before the first is answered") {
-    groups[1]->send(0, clock_message(scheduler::kClockQuery, 0, 100));
-    groups[1]->send(0, clock_message(scheduler::kClockQuery, 1, 100));
+    groups[1]->send(0, clock_message(ps::kClockQuery, 0, 100));
+    groups[1]->send(0, clock_message(ps::kClockQuery, 1, 100));
     CHECK_THROWS_WITH(barrier.wait(), doctest::Contains("clock message from rank 1 while its last question is unanswered"));
   }
 }

@@ -14,7 +14,7 @@
 #include "lib/ps/quorum_rule.hpp"
 
 using namespace gyre;
-using namespace gyre::pipeline::ps;
+using namespace gyre::ps;
 using namespace std::chrono_literals;
 
 namespace {
@@ -69,7 +69,7 @@ template <class B>
 PsJobResult run_counting_program(CountingProgram& counting, const PsLayout& l, const std::string& barrier,
                                  std::uint64_t seed) {
   PsJobOptions o;
-  o.barrier = scheduler::BarrierSpec::parse(barrier);
+  o.barrier = ps::BarrierSpec::parse(barrier);
   o.timeout = 20s;
   o.seed = seed;
   return run_ps(ps_job(l, B::runtime_backend()), l, counting.program(seed), o).value();
@@ -85,7 +85,7 @@ struct QuorumOutcome {
 // the start of every step counts the others at its clock − 2 or later: a lower bound on their
 // number when its barrier let it go, since clocks only grow.
 template <class B>
-QuorumOutcome run_slow_and_fast(const scheduler::Barrier& barrier) {
+QuorumOutcome run_slow_and_fast(const ps::Barrier& barrier) {
   constexpr int kWorkers = 5;
   std::vector<std::atomic<std::int64_t>> table(kWorkers);
   std::atomic<int> breaches{0};
@@ -124,14 +124,14 @@ TEST_CASE_TEMPLATE("an embedder's barrier in the job options drives the workers 
   // "Go when at least half the other workers are within 2 steps": the fast pair runs ahead of
   // the slow three, as far as that allows and no further.
   const auto quorum = run_slow_and_fast<B>(
-      scheduler::Barrier(std::make_shared<gyre_test::QuorumRule>(scheduler::BarrierRule::kEveryPeer, 2)));
+      ps::Barrier(std::make_shared<gyre_test::QuorumRule>(ps::BarrierRule::kEveryPeer, 2)));
   CHECK(quorum.breaches == 0);
   CHECK(quorum.max_lead >= 1);  // looser than BSP
   // The check can fail: without a barrier the fast pair leaves the slow three behind at once.
-  CHECK(run_slow_and_fast<B>(scheduler::BarrierSpec::parse("asp")).breaches > 0);
+  CHECK(run_slow_and_fast<B>(ps::BarrierSpec::parse("asp")).breaches > 0);
   // Sampled (two of the four others, drawn afresh at each re-check): it bounds the drawn peers,
   // which the table does not see, so here only that every worker gets through its 20 steps.
-  run_slow_and_fast<B>(scheduler::Barrier(std::make_shared<gyre_test::QuorumRule>(2, 2), scheduler::Sampling::kPerCheck));
+  run_slow_and_fast<B>(ps::Barrier(std::make_shared<gyre_test::QuorumRule>(2, 2), ps::Sampling::kPerCheck));
 }
 
 TEST_CASE_TEMPLATE("every push is folded in exactly once, with range and hash sharding", B, GYRE_TEST_BACKENDS) {
@@ -168,7 +168,7 @@ TEST_CASE_TEMPLATE("reads respect the barrier: BSP sees every push of the previo
   };
   exact.stop = [](Worker& w) { return w.clock() >= 8; };
   PsJobOptions o;
-  o.barrier = scheduler::BarrierSpec::parse("bsp");
+  o.barrier = ps::BarrierSpec::parse("bsp");
   o.timeout = 20s;
   const auto l = ps_layout(3, 1, Sharding::kHash);
   run_ps(ps_job(l, B::runtime_backend()), l, exact, o);
@@ -176,10 +176,10 @@ TEST_CASE_TEMPLATE("reads respect the barrier: BSP sees every push of the previo
 }
 
 TEST_CASE("a barrier is textbook BSP only when every worker waits for every other's previous step") {
-  CHECK(scheduler::Barrier(scheduler::BarrierSpec::parse("bsp")).bsp());
+  CHECK(ps::Barrier(ps::BarrierSpec::parse("bsp")).bsp());
   for (const char* looser : {"ssp:1", "asp", "pbsp:2", "pssp:2:1"}) {
     CAPTURE(looser);
-    CHECK_FALSE(scheduler::Barrier(scheduler::BarrierSpec::parse(looser)).bsp());
+    CHECK_FALSE(ps::Barrier(ps::BarrierSpec::parse(looser)).bsp());
   }
 }
 
@@ -197,7 +197,7 @@ TEST_CASE_TEMPLATE("BSP folds each step's pushes in worker order by default: ord
   };
   p.stop = [](Worker& w) { return w.clock() >= kSteps; };
   PsJobOptions o;
-  o.barrier = scheduler::BarrierSpec::parse("bsp");
+  o.barrier = ps::BarrierSpec::parse("bsp");
   o.timeout = 20s;
   const auto l = ps_layout(4, 1, Sharding::kRange);
   double serial = 0;
@@ -234,7 +234,7 @@ TEST_CASE("worker verbs: set, keys, workers, read-my-writes before the barrier, 
   };
   p.stop = [](Worker& w) { return w.clock() >= 3; };
   PsJobOptions o;
-  o.barrier = scheduler::BarrierSpec::parse("ssp:1");
+  o.barrier = ps::BarrierSpec::parse("ssp:1");
   const auto l = ps_layout(2, 3, Sharding::kRange);
   const auto r = run_ps(ps_job(l, runtime::ThreadsBackend{}), l, p, o).value();
   CHECK(failures == 0);
@@ -251,7 +251,7 @@ TEST_CASE_TEMPLATE("a malformed push fails the job naming its sender; a worker's
   };
   p.stop = [](Worker& w) { return w.clock() >= 100; };
   PsJobOptions o;
-  o.barrier = scheduler::BarrierSpec::parse("bsp");
+  o.barrier = ps::BarrierSpec::parse("bsp");
   o.timeout = 10s;
   const auto two = ps_layout(2, 1, Sharding::kRange);
   CHECK_THROWS_WITH(run_ps(ps_job(two, B::runtime_backend()), two, p, o), doctest::Contains("worker 1 exploded"));
@@ -265,7 +265,7 @@ TEST_CASE_TEMPLATE("a malformed push fails the job naming its sender; a worker's
                          runtime::JobFailed);
   });
   net::Message bad;
-  bad.type = pipeline::ps::kPush;
+  bad.type = ps::kPush;
   bad.body = Buffer(13);
   std::memset(bad.body.data(), 0x7f, 13);
   groups[0]->send(2, std::move(bad));

@@ -12,7 +12,7 @@
 #include "support/job_failure.hpp"
 
 using namespace gyre;
-using namespace gyre::pipeline::ps;
+using namespace gyre::ps;
 using namespace std::chrono_literals;
 
 namespace {
@@ -47,7 +47,7 @@ std::string server_refuses(net::Message bad) {
   return what;
 }
 
-net::Message push(const KeyValues& kv, std::uint16_t type = pipeline::ps::kPush) {
+net::Message push(const KeyValues& kv, std::uint16_t type = ps::kPush) {
   net::Message m;
   m.type = type;
   m.body = encode_key_values(kv, 0);
@@ -63,7 +63,7 @@ TEST_CASE_TEMPLATE("a server refuses keys outside the layout or held elsewhere, 
     CHECK_MESSAGE(what.find("from rank 0: key 99 is outside 0 … 9") != std::string::npos, what);
   }
   SUBCASE("a key of the other server") {
-    const auto what = server_refuses<B>(push({{7, {1, 2, 3}}}, pipeline::ps::kSet));
+    const auto what = server_refuses<B>(push({{7, {1, 2, 3}}}, ps::kSet));
     CHECK_MESSAGE(what.find("from rank 0: key 7 is held by server 1, not server 0") != std::string::npos, what);
   }
   SUBCASE("a value of another length") {
@@ -72,7 +72,7 @@ TEST_CASE_TEMPLATE("a server refuses keys outside the layout or held elsewhere, 
   }
   SUBCASE("a read of a key beyond the last") {
     net::Message get;
-    get.type = pipeline::ps::kGet;
+    get.type = ps::kGet;
     const std::vector<Key> keys{0, 1ull << 40};
     get.body = encode_keys(keys, 0);
     const auto what = server_refuses<B>(std::move(get));
@@ -90,7 +90,7 @@ TEST_CASE_TEMPLATE("a worker refuses a reply with keys it did not ask for, and a
   l.value_size = 2;
   auto groups = B::make(2);
   runtime::Mailbox inbox(*groups[0]);
-  PsWorker worker(inbox, l, scheduler::BarrierSpec::parse("asp"), {5s, 1, 0});
+  PsWorker worker(inbox, l, ps::BarrierSpec::parse("asp"), {5s, 1, 0});
   // The fake server answers the next request of `type` with `body`.
   auto answer = [&](std::uint16_t asked, std::uint16_t type, Buffer body) {
     return std::async(std::launch::async, [&groups, asked, type, body = std::move(body)]() mutable {
@@ -108,18 +108,18 @@ TEST_CASE_TEMPLATE("a worker refuses a reply with keys it did not ask for, and a
     });
   };
   SUBCASE("a value for another key than the one asked") {
-    auto server = answer(pipeline::ps::kGet, pipeline::ps::kGetReply, encode_key_values({{2, {1, 2}}}, 0));
+    auto server = answer(ps::kGet, ps::kGetReply, encode_key_values({{2, {1, 2}}}, 0));
     CHECK_THROWS_WITH_AS(worker.get(1), "parameter server: rank 1 answered a bad value for key 2", std::runtime_error);
     server.get();
   }
   SUBCASE("a value of another length") {
-    auto server = answer(pipeline::ps::kGet, pipeline::ps::kGetReply, encode_key_values({{1, {1, 2, 3}}}, 0));
+    auto server = answer(ps::kGet, ps::kGetReply, encode_key_values({{1, {1, 2, 3}}}, 0));
     CHECK_THROWS_WITH_AS(worker.get(1), "parameter server: rank 1 answered a bad value for key 1", std::runtime_error);
     server.get();
   }
   SUBCASE("a key list beyond the layout") {
     const std::vector<Key> listed{0, 9};
-    auto server = answer(pipeline::ps::kKeys, pipeline::ps::kKeysReply, encode_keys(listed, 0));
+    auto server = answer(ps::kKeys, ps::kKeysReply, encode_keys(listed, 0));
     CHECK_THROWS_WITH_AS(worker.keys(), "parameter server: rank 1 listed its keys wrongly: key 9 is outside 0 … 3",
                          std::runtime_error);
     server.get();
@@ -128,7 +128,7 @@ TEST_CASE_TEMPLATE("a worker refuses a reply with keys it did not ask for, and a
 
 TEST_CASE("stop reports round-trip; a report of another field count is refused") {
   net::Message m;
-  m.type = pipeline::ps::kStop;
+  m.type = ps::kStop;
   m.body = encode_report({7, std::chrono::nanoseconds(123), 4, 5, 6});
   const auto r = decode_report(m);
   CHECK(r.steps == 7);

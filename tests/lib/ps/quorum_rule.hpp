@@ -6,14 +6,14 @@
 #include <span>
 #include <string>
 
-#include "gyre/ps/barrier_rule.hpp"
+#include "gyre/ps/barrier.hpp"
 
 namespace gyre_test {
 
 // Looser than SSP(W): the slower half of the looked-at peers may be any distance behind. So
 // its bound is not on the slowest but on the median: at least ⌈n/2⌉ of the n looked-at peers
 // are at clock c − W or later when a worker at clock c starts a step.
-class QuorumRule final : public gyre::scheduler::BarrierRule {
+class QuorumRule final : public gyre::ps::BarrierRule {
  public:
   QuorumRule(int peers, std::int64_t within) : peers_(peers), within_(within) {}
   std::string name() const override {
@@ -21,10 +21,10 @@ class QuorumRule final : public gyre::scheduler::BarrierRule {
   }
   int peers() const override { return peers_; }
   std::int64_t required(std::int64_t clock) const override { return clock - within_; }
-  gyre::scheduler::Decision decide(std::int64_t clock, std::span<const std::int64_t> peers) const override {
+  gyre::ps::Decision decide(std::int64_t clock, std::span<const std::int64_t> peers) const override {
     const auto near = std::count_if(peers.begin(), peers.end(), [&](std::int64_t c) { return c >= required(clock); });
-    return 2 * static_cast<std::size_t>(near) >= peers.size() ? gyre::scheduler::Decision::kAdvance
-                                                               : gyre::scheduler::Decision::kWait;
+    return 2 * static_cast<std::size_t>(near) >= peers.size() ? gyre::ps::Decision::kAdvance
+                                                               : gyre::ps::Decision::kWait;
   }
 
  private:

@@ -7,11 +7,11 @@
 
 namespace gyre_test {
 
-inline gyre::scheduler::SimulationOptions small_run(int workers, double time, std::uint64_t seed) {
-  gyre::scheduler::SimulationOptions o;
+inline gyre::simulation::SimulationOptions small_run(int workers, double time, std::uint64_t seed) {
+  gyre::simulation::SimulationOptions o;
   o.workers = workers;
   o.time = time;
-  o.steps = gyre::scheduler::StepTimes::parse("gamma:2:1:0.05:4");
+  o.steps = gyre::simulation::StepTimes::parse("gamma:2:1:0.05:4");
   o.seed = seed;
   return o;
 }

@@ -14,22 +14,21 @@
 #include <string>
 #include <thread>
 
-#include "gyre/rotation/rotate.hpp"
 #include "gyre/rotation/rotation_job.hpp"
 #include "gyre/wire/body.hpp"
 #include "lib/net/backends.hpp"
 #include "support/job_failure.hpp"
 
 using namespace gyre;
-using scheduler::PhaseKind;
-using scheduler::RingOrder;
-using scheduler::Visit;
+using rotation::PhaseKind;
+using rotation::RingOrder;
+using rotation::Visit;
 
 namespace {
 
 // Counts visits and stamps each block row with the workers that touched it, so a test can tell
 // lost or doubled updates from the block contents alone.
-class CountingKernel final : public pipeline::RotationKernel {
+class CountingKernel final : public rotation::RotationKernel {
  public:
   explicit CountingKernel(int rank, std::atomic<int>* inside = nullptr, std::atomic<int>* max_inside = nullptr)
       : rank_(rank), inside_(inside), max_inside_(max_inside) {}
@@ -46,9 +45,9 @@ class CountingKernel final : public pipeline::RotationKernel {
     if (inside_ != nullptr) --*inside_;
   }
   void evaluate(const model::Block&, const Visit&) override { ++sums_[1]; }
-  scheduler::PhaseSums take_phase_sums(PhaseKind) override {
+  rotation::PhaseSums take_phase_sums(PhaseKind) override {
     auto s = sums_;
-    sums_ = scheduler::PhaseSums(2);
+    sums_ = rotation::PhaseSums(2);
     return s;
   }
   std::function<void()> fail_on_train;
@@ -57,21 +56,21 @@ class CountingKernel final : public pipeline::RotationKernel {
   int rank_;
   std::atomic<int>* inside_;
   std::atomic<int>* max_inside_;
-  scheduler::PhaseSums sums_ = scheduler::PhaseSums(2);  // visits trained, evaluated
+  rotation::PhaseSums sums_ = rotation::PhaseSums(2);  // visits trained, evaluated
 };
 
 struct RunResult {
   std::vector<std::vector<model::OwnedBlock>> held;
   std::map<std::tuple<std::uint64_t, int, model::BlockId>, int> visits;  // (phase, worker, block) → count
-  std::vector<scheduler::PhaseResult> phases;
+  std::vector<rotation::PhaseResult> phases;
 };
 
 template <class Backend>
 RunResult run_counting_kernels(int P, int d, RingOrder order, int epochs, model::OwnershipRegistry* registry,
                                int threads = 1, int in_flight = 0) {
-  const scheduler::RotationSchedule schedule(P, d, order, 11);
+  const rotation::RotationSchedule schedule(P, d, order, 11);
   std::vector<std::unique_ptr<CountingKernel>> kernels;
-  std::vector<pipeline::EmbeddedWorker> workers(static_cast<std::size_t>(P));
+  std::vector<rotation::EmbeddedWorker> workers(static_cast<std::size_t>(P));
   for (int w = 0; w < P; ++w) {
     kernels.push_back(std::make_unique<CountingKernel>(w));
     workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
@@ -79,7 +78,7 @@ RunResult run_counting_kernels(int P, int d, RingOrder order, int epochs, model:
   }
   RunResult result;
   std::mutex mutex;
-  pipeline::EmbeddedJobOptions options;
+  rotation::EmbeddedJobOptions options;
   options.registry = registry;
   options.threads_per_worker = threads;
   options.depth = in_flight;
@@ -89,12 +88,12 @@ RunResult run_counting_kernels(int P, int d, RingOrder order, int epochs, model:
     ++result.visits[{v.phase, w, v.block}];
   };
   int phase = 0;
-  auto policy = [&](const scheduler::PhaseResult* last) -> std::optional<PhaseKind> {
+  auto policy = [&](const rotation::PhaseResult* last) -> std::optional<PhaseKind> {
     if (last != nullptr) result.phases.push_back(*last);
     if (phase >= 2 * epochs) return std::nullopt;
     return (phase++ % 2 == 0) ? PhaseKind::kTrain : PhaseKind::kEvaluate;  // train, evaluate, train, …
   };
-  result.held = pipeline::run_embedded(schedule, std::move(workers), policy, options, Backend::runtime_backend());
+  result.held = rotation::run_embedded(schedule, std::move(workers), policy, options, Backend::runtime_backend());
   return result;
 }
 
@@ -164,8 +163,8 @@ constexpr model::BlockId kAnyBlock = ~model::BlockId{0};
 template <class B, class Error>
 void expect_kernel_failure(Error error, model::BlockId block, const std::function<void()>& rethrown) {
   const int P = 3;
-  const scheduler::RotationSchedule schedule(P, 1, RingOrder::kFixed, 1);
-  struct Throwing final : pipeline::RotationKernel {
+  const rotation::RotationSchedule schedule(P, 1, RingOrder::kFixed, 1);
+  struct Throwing final : rotation::RotationKernel {
     Error error;
     model::BlockId block;
     Throwing(Error e, model::BlockId b) : error(std::move(e)), block(b) {}
@@ -173,20 +172,20 @@ void expect_kernel_failure(Error error, model::BlockId block, const std::functio
       if (v.step == 1 && (block == kAnyBlock || v.block == block)) throw error;
     }
     void evaluate(const model::Block&, const Visit&) override {}
-    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+    rotation::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
   };
   std::vector<Throwing> kernels(P, Throwing(error, block));
-  std::vector<pipeline::EmbeddedWorker> workers(P);
+  std::vector<rotation::EmbeddedWorker> workers(P);
   for (int w = 0; w < P; ++w) {
     workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
     for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
   }
-  pipeline::EmbeddedJobOptions options;
+  rotation::EmbeddedJobOptions options;
   options.timeout = std::chrono::seconds(20);
-  auto policy = [](const scheduler::PhaseResult*) -> std::optional<PhaseKind> { return PhaseKind::kTrain; };
+  auto policy = [](const rotation::PhaseResult*) -> std::optional<PhaseKind> { return PhaseKind::kTrain; };
   const auto start = std::chrono::steady_clock::now();
   try {
-    pipeline::run_embedded(schedule, std::move(workers), policy, options, B::runtime_backend());
+    rotation::run_embedded(schedule, std::move(workers), policy, options, B::runtime_backend());
     FAIL("the job should have failed");
   } catch (...) {
     rethrown();
@@ -225,24 +224,24 @@ TEST_CASE_TEMPLATE("in one process the kernel's own exception type reaches the e
 
 TEST_CASE("the update of one worker is serial even with several threads in its arena") {
   const int P = 2, d = 4;
-  const scheduler::RotationSchedule schedule(P, d, RingOrder::kFixed, 1);
+  const rotation::RotationSchedule schedule(P, d, RingOrder::kFixed, 1);
   std::atomic<int> inside{0}, max_inside{0};
   std::vector<std::unique_ptr<CountingKernel>> kernels;
-  std::vector<pipeline::EmbeddedWorker> workers(P);
+  std::vector<rotation::EmbeddedWorker> workers(P);
   std::vector<std::atomic<int>> in(P);
   for (int w = 0; w < P; ++w) {
     kernels.push_back(std::make_unique<CountingKernel>(w, &in[static_cast<std::size_t>(w)], &max_inside));
     workers[static_cast<std::size_t>(w)].kernel = kernels.back().get();
     for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
   }
-  pipeline::EmbeddedJobOptions options;
+  rotation::EmbeddedJobOptions options;
   options.threads_per_worker = 2;
   int phases = 0;
-  auto policy = [&](const scheduler::PhaseResult*) -> std::optional<PhaseKind> {
+  auto policy = [&](const rotation::PhaseResult*) -> std::optional<PhaseKind> {
     if (phases++ == 5) return std::nullopt;
     return PhaseKind::kTrain;
   };
-  pipeline::run_embedded(schedule, std::move(workers), policy, options);
+  rotation::run_embedded(schedule, std::move(workers), policy, options);
   CHECK(max_inside.load() == 1);
   (void)inside;
 }
@@ -250,33 +249,33 @@ TEST_CASE("the update of one worker is serial even with several threads in its a
 TEST_CASE_TEMPLATE("a visit past the visit deadline fails the job naming the worker that ran it, not its waiting peers", B,
                    GYRE_TEST_BACKENDS) {
   const int P = 3;
-  const scheduler::RotationSchedule schedule(P, 1, RingOrder::kFixed, 1);
+  const rotation::RotationSchedule schedule(P, 1, RingOrder::kFixed, 1);
   // Worker 1's first visit of phase 1 hangs for a while; its peers soon wait for its block.
-  struct Slow final : pipeline::RotationKernel {
+  struct Slow final : rotation::RotationKernel {
     int rank = 0;
     void train(model::Block&, const Visit& v) override {
       if (rank == 1 && v.phase == 1 && v.step == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     }
     void evaluate(const model::Block&, const Visit&) override {}
-    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+    rotation::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
   };
   std::vector<Slow> kernels(P);
-  std::vector<pipeline::EmbeddedWorker> workers(P);
+  std::vector<rotation::EmbeddedWorker> workers(P);
   for (int w = 0; w < P; ++w) {
     kernels[static_cast<std::size_t>(w)].rank = w;
     workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
     for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
   }
-  pipeline::EmbeddedJobOptions options;
+  rotation::EmbeddedJobOptions options;
   options.timeout = std::chrono::milliseconds(700);  // peer liveness: shorter than the hang, longer than the deadline
   options.visit_deadline = std::chrono::milliseconds(200);
   int phases = 0;
-  auto policy = [&](const scheduler::PhaseResult*) -> std::optional<PhaseKind> {
+  auto policy = [&](const rotation::PhaseResult*) -> std::optional<PhaseKind> {
     if (phases++ == 3) return std::nullopt;
     return PhaseKind::kTrain;
   };
   const auto text = gyre::test::job_failure([&] {
-    pipeline::run_embedded(schedule, std::move(workers), policy, options, B::runtime_backend());
+    rotation::run_embedded(schedule, std::move(workers), policy, options, B::runtime_backend());
   });
   CHECK_MESSAGE(text.find("worker 1: its visit of block") != std::string::npos, text);
   CHECK_MESSAGE(text.find("past the visit deadline of 200 ms") != std::string::npos, text);
@@ -286,9 +285,9 @@ TEST_CASE_TEMPLATE("a visit past the visit deadline fails the job naming the wor
 TEST_CASE_TEMPLATE("a phase start carries the scheduler's payload to every worker's kernel before the phase's first visit",
                    B, GYRE_TEST_BACKENDS) {
   const int P = 3;
-  const scheduler::RotationSchedule schedule(P, 2, RingOrder::kRandom, 5);
+  const rotation::RotationSchedule schedule(P, 2, RingOrder::kRandom, 5);
   // The kernel learns each phase's learning rate from the payload, and checks every visit uses it.
-  struct Paid final : pipeline::RotationKernel {
+  struct Paid final : rotation::RotationKernel {
     std::map<std::uint64_t, double> rate;  // by phase
     int wrong = 0;
     void start_phase(std::uint64_t phase, PhaseKind, std::span<const std::byte> payload) override {
@@ -298,18 +297,18 @@ TEST_CASE_TEMPLATE("a phase start carries the scheduler's payload to every worke
       if (!rate.count(v.phase) || rate[v.phase] != 0.5 / static_cast<double>(v.phase + 1)) ++wrong;
     }
     void evaluate(const model::Block&, const Visit&) override {}
-    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+    rotation::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
   };
   std::vector<Paid> kernels(P);
-  std::vector<pipeline::EmbeddedWorker> workers(P);
+  std::vector<rotation::EmbeddedWorker> workers(P);
   for (int w = 0; w < P; ++w) {
     workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
     for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
   }
-  pipeline::EmbeddedJobOptions options;
+  rotation::EmbeddedJobOptions options;
   options.timeout = std::chrono::seconds(20);
   int phases = 0;
-  auto policy = [&](const scheduler::PhaseResult*) -> std::optional<PhaseKind> {
+  auto policy = [&](const rotation::PhaseResult*) -> std::optional<PhaseKind> {
     if (phases++ == 4) return std::nullopt;
     return PhaseKind::kTrain;
   };
@@ -318,46 +317,46 @@ TEST_CASE_TEMPLATE("a phase start carries the scheduler's payload to every worke
     wire::Writer(std::span<std::byte>(bytes)).put(0.5 / static_cast<double>(phase + 1)).finish();
     return bytes;
   };
-  pipeline::run_embedded(schedule, std::move(workers), policy, options, B::runtime_backend());
+  rotation::run_embedded(schedule, std::move(workers), policy, options, B::runtime_backend());
   for (const auto& k : kernels) {
     CHECK(k.wrong == 0);
     CHECK(k.rate.size() == 4);
   }
 
   SUBCASE("a payload over the limit fails the job on the scheduler's side") {
-    std::vector<pipeline::EmbeddedWorker> again(P);
+    std::vector<rotation::EmbeddedWorker> again(P);
     for (int w = 0; w < P; ++w) {
       again[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
       for (auto id : schedule.held_at_start(w, 0)) again[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
     }
     phases = 0;
-    options.phase_payload = [](std::uint64_t, PhaseKind) { return std::vector<std::byte>(scheduler::kMaxPhasePayload + 1); };
+    options.phase_payload = [](std::uint64_t, PhaseKind) { return std::vector<std::byte>(rotation::kMaxPhasePayload + 1); };
     const auto text = gyre::test::job_failure(
-        [&] { pipeline::run_embedded(schedule, std::move(again), policy, options, B::runtime_backend()); });
+        [&] { rotation::run_embedded(schedule, std::move(again), policy, options, B::runtime_backend()); });
     CHECK_MESSAGE(text.find("the payload of phase 0 has 65537 bytes, over the 65536") != std::string::npos, text);
   }
 }
 
 TEST_CASE("a worker asking for more threads than the machine has gets them, and TBB prints no warning past the log sink") {
   const int threads = 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) + 1;
-  const scheduler::RotationSchedule schedule(2, 1, RingOrder::kFixed, 1);
-  struct Sized final : pipeline::RotationKernel {
+  const rotation::RotationSchedule schedule(2, 1, RingOrder::kFixed, 1);
+  struct Sized final : rotation::RotationKernel {
     std::atomic<int> concurrency{0};
     void train(model::Block&, const Visit&) override { concurrency = oneapi::tbb::this_task_arena::max_concurrency(); }
     void evaluate(const model::Block&, const Visit&) override {}
-    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+    rotation::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
   };
   std::vector<Sized> kernels(2);
-  std::vector<pipeline::EmbeddedWorker> workers(2);
+  std::vector<rotation::EmbeddedWorker> workers(2);
   for (int w = 0; w < 2; ++w) {
     workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
     for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
   }
-  pipeline::EmbeddedJobOptions options;
+  rotation::EmbeddedJobOptions options;
   options.threads_per_worker = threads;
   options.timeout = std::chrono::seconds(60);
   int phases = 0;
-  auto policy = [&](const scheduler::PhaseResult*) -> std::optional<PhaseKind> {
+  auto policy = [&](const rotation::PhaseResult*) -> std::optional<PhaseKind> {
     if (phases++ == 1) return std::nullopt;
     return PhaseKind::kTrain;
   };
@@ -367,7 +366,7 @@ TEST_CASE("a worker asking for more threads than the machine has gets them, and 
   REQUIRE(caught != nullptr);
   const int saved = ::dup(2);
   ::dup2(::fileno(caught), 2);
-  pipeline::run_embedded(schedule, std::move(workers), policy, options);
+  rotation::run_embedded(schedule, std::move(workers), policy, options);
   std::fflush(stderr);
   ::dup2(saved, 2);
   ::close(saved);
@@ -382,8 +381,8 @@ TEST_CASE("a worker asking for more threads than the machine has gets them, and 
 TEST_CASE_TEMPLATE("a kernel's end_phase comes once per phase, after its visits and before its report, with the blocks it keeps",
                    B, GYRE_TEST_BACKENDS) {
   const int P = 3, d = 2;
-  const scheduler::RotationSchedule schedule(P, d, RingOrder::kFixed, 1);
-  struct Ending final : pipeline::RotationKernel {
+  const rotation::RotationSchedule schedule(P, d, RingOrder::kFixed, 1);
+  struct Ending final : rotation::RotationKernel {
     int visits = 0;
     std::vector<std::string> events;
     void train(model::Block& b, const Visit&) override {
@@ -398,20 +397,20 @@ TEST_CASE_TEMPLATE("a kernel's end_phase comes once per phase, after its visits 
                        std::to_string(held.size()) + " blocks");
       CHECK(seen >= 0);
     }
-    scheduler::PhaseSums take_phase_sums(PhaseKind) override {
+    rotation::PhaseSums take_phase_sums(PhaseKind) override {
       events.push_back("report");
       return {};
     }
   };
   std::vector<Ending> kernels(P);
-  std::vector<pipeline::EmbeddedWorker> workers(P);
+  std::vector<rotation::EmbeddedWorker> workers(P);
   for (int w = 0; w < P; ++w) {
     workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
     for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
   }
-  pipeline::EmbeddedJobOptions options;
+  rotation::EmbeddedJobOptions options;
   options.timeout = std::chrono::seconds(60);
-  pipeline::run_embedded(schedule, std::move(workers), pipeline::train_phases(2), options, B::runtime_backend());
+  rotation::run_embedded(schedule, std::move(workers), rotation::train_phases(2), options, B::runtime_backend());
   const int per_phase = static_cast<int>(schedule.visits_per_phase());
   for (const auto& k : kernels) {
     REQUIRE(k.events.size() == 4);
@@ -434,7 +433,7 @@ TEST_CASE_TEMPLATE("blocks of another element type rotate as they are: rows of d
   const int P = 2;
   // Each visit adds a third (not exact in binary: the order of the additions shows) to every
   // double and counts itself in the tally row.
-  struct Typed final : pipeline::RotationKernel {
+  struct Typed final : rotation::RotationKernel {
     void train(model::Block& b, const Visit&) override {
       for (double& x : b.row_as<double>(0).first(kCols)) x += 1.0 / 3;
       auto& t = b.row_as<Tally>(1)[0];
@@ -442,16 +441,16 @@ TEST_CASE_TEMPLATE("blocks of another element type rotate as they are: rows of d
       ++t.count;
     }
     void evaluate(const model::Block&, const Visit&) override {}
-    scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+    rotation::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
   };
   std::vector<Typed> kernels(P);
-  const pipeline::RotationModel shape{2, {2, model::stride_for<double>(kCols)}, [](model::Block& b) {
+  const rotation::RotationModel shape{2, {2, model::stride_for<double>(kCols)}, [](model::Block& b) {
                                         b.row_as<double>(0)[0] = 1e-17 * b.id();
                                       }};
   CHECK(shape.shape.stride == 8);
-  const std::vector<model::Block> blocks = pipeline::rotate(pipeline::rotation_job(P, B::runtime_backend()), shape,
-                                       [&](int w) -> pipeline::RotationKernel& { return kernels[static_cast<std::size_t>(w)]; },
-                                       pipeline::train_phases(5));
+  const std::vector<model::Block> blocks = rotation::rotate(rotation::rotation_job(P, B::runtime_backend()), shape,
+                                       [&](int w) -> rotation::RotationKernel& { return kernels[static_cast<std::size_t>(w)]; },
+                                       rotation::train_phases(5));
   REQUIRE(blocks.size() == 4);
   for (const auto& b : blocks) {
     double expected = 1e-17 * b.id();

@@ -17,17 +17,17 @@
 
 using namespace gyre;
 using namespace std::chrono_literals;
-using scheduler::PhaseKind;
-using scheduler::RotationSchedule;
+using rotation::PhaseKind;
+using rotation::RotationSchedule;
 
 namespace {
 
 constexpr model::BlockShape kShape{2, 8};  // every block of these jobs
 
-struct NoopKernel final : pipeline::RotationKernel {
-  void train(model::Block&, const scheduler::Visit&) override {}
-  void evaluate(const model::Block&, const scheduler::Visit&) override {}
-  scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+struct NoopKernel final : rotation::RotationKernel {
+  void train(model::Block&, const rotation::Visit&) override {}
+  void evaluate(const model::Block&, const rotation::Visit&) override {}
+  rotation::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
 };
 
 struct HostileJobOutcome {
@@ -43,7 +43,7 @@ struct HostileJobOutcome {
 template <class B>
 HostileJobOutcome hostile_job(int P, int d, int hostile,
                               const std::function<void(net::Group&, const RotationSchedule&)>& attack) {
-  const RotationSchedule schedule(P, d, scheduler::RingOrder::kFixed, 1);
+  const RotationSchedule schedule(P, d, rotation::RingOrder::kFixed, 1);
   const std::vector<model::BlockShape> layout(static_cast<std::size_t>(schedule.blocks()), kShape);
   auto groups = B::make(P + 1);
   const auto start = std::chrono::steady_clock::now();
@@ -53,11 +53,11 @@ HostileJobOutcome hostile_job(int P, int d, int hostile,
     parts.push_back(std::async(std::launch::async, [&, w] {
       return gyre::test::job_failure([&] {
         NoopKernel kernel;
-        pipeline::WorkerOptions o;
+        rotation::WorkerOptions o;
         o.scheduler_rank = P;
         o.timeout = 20s;
         runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(w)]);
-        pipeline::WorkerEngine engine(mailbox, schedule, layout, kernel, o);
+        rotation::WorkerEngine engine(mailbox, schedule, layout, kernel, o);
         std::vector<model::Block> initial;
         for (auto id : schedule.held_at_start(w, 0)) initial.emplace_back(id, kShape.rows, kShape.stride);
         engine.run(std::move(initial));
@@ -69,8 +69,8 @@ HostileJobOutcome hostile_job(int P, int d, int hostile,
       std::vector<int> workers;
       for (int w = 0; w < P; ++w) workers.push_back(w);
       runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(P)]);
-      scheduler::RotationDriver(mailbox, workers, 20s)
-          .run([](const scheduler::PhaseResult*) { return std::optional(PhaseKind::kTrain); });
+      rotation::RotationDriver(mailbox, workers, 20s)
+          .run([](const rotation::PhaseResult*) { return std::optional(PhaseKind::kTrain); });
     });
   }));
 
@@ -100,8 +100,8 @@ void check_failed_with(const HostileJobOutcome& o, const std::string& what) {
 // Worker 0's visit at index `i` of phase 0, and its block sent there by `from`.
 void send_block(net::Group& from, const RotationSchedule& s, std::size_t i, model::BlockId id, model::BlockShape shape,
                 std::optional<std::uint64_t> seq = {}) {
-  const scheduler::Visit v = s.visits(0, 0).at(i);
-  from.send(0, pipeline::encode_block(model::Block(id, shape.rows, shape.stride), seq.value_or(v.seq)));
+  const rotation::Visit v = s.visits(0, 0).at(i);
+  from.send(0, rotation::encode_block(model::Block(id, shape.rows, shape.stride), seq.value_or(v.seq)));
 }
 
 model::BlockId visit_block(const RotationSchedule& s, std::size_t i) { return s.visits(0, 0).at(i).block; }
@@ -161,8 +161,8 @@ TEST_CASE_TEMPLATE("phase signals from a worker, and bad phase reports, fail the
   SUBCASE("a phase start") {
     const auto o = hostile_job<B>(2, 1, 1, [](net::Group& g, const RotationSchedule&) {
       net::Message m;
-      m.type = scheduler::kPhaseGo;
-      m.meta = wire::encode(scheduler::PhaseGo{0, 0});
+      m.type = rotation::kPhaseGo;
+      m.meta = wire::encode(rotation::PhaseGo{0, 0});
       g.send(0, std::move(m));
     });
     check_failed_with(o, "rank 1 sent a phase start, but the scheduler is rank 2");
@@ -170,7 +170,7 @@ TEST_CASE_TEMPLATE("phase signals from a worker, and bad phase reports, fail the
   SUBCASE("a stop") {
     const auto o = hostile_job<B>(2, 1, 1, [](net::Group& g, const RotationSchedule&) {
       net::Message m;
-      m.type = scheduler::kStop;
+      m.type = rotation::kStop;
       g.send(0, std::move(m));
     });
     check_failed_with(o, "rank 1 sent a stop, but the scheduler is rank 2");
@@ -178,7 +178,7 @@ TEST_CASE_TEMPLATE("phase signals from a worker, and bad phase reports, fail the
   SUBCASE("a malformed phase report") {
     const auto o = hostile_job<B>(2, 1, 1, [](net::Group& g, const RotationSchedule&) {
       net::Message m;
-      m.type = scheduler::kPhaseDone;
+      m.type = rotation::kPhaseDone;
       m.meta.resize(3);
       g.send(2, std::move(m));
     });
@@ -186,23 +186,23 @@ TEST_CASE_TEMPLATE("phase signals from a worker, and bad phase reports, fail the
   }
   SUBCASE("a phase reported twice") {
     const auto o = hostile_job<B>(2, 1, 1, [](net::Group& g, const RotationSchedule&) {
-      for (int i = 0; i < 2; ++i) g.send(2, scheduler::encode_phase_done(0, {}));
+      for (int i = 0; i < 2; ++i) g.send(2, rotation::encode_phase_done(0, {}));
     });
     check_failed_with(o, "scheduler: rank 1 reported phase 0 twice");
   }
 }
 
 TEST_CASE("initial blocks and layouts that do not fit the schedule are the caller's error") {
-  const RotationSchedule schedule(2, 1, scheduler::RingOrder::kFixed, 1);
+  const RotationSchedule schedule(2, 1, rotation::RingOrder::kFixed, 1);
   auto groups = net::make_inproc_groups(3);
   NoopKernel kernel;
   runtime::Mailbox mailbox(*groups[0]);
   SUBCASE("a layout of another block count") {
-    pipeline::WorkerEngine engine(mailbox, schedule, {kShape}, kernel, {});
+    rotation::WorkerEngine engine(mailbox, schedule, {kShape}, kernel, {});
     CHECK_THROWS_AS(engine.run({}), std::invalid_argument);
   }
   SUBCASE("an initial block in another shape") {
-    pipeline::WorkerEngine engine(mailbox, schedule, {kShape, kShape}, kernel, {});
+    rotation::WorkerEngine engine(mailbox, schedule, {kShape, kShape}, kernel, {});
     std::vector<model::Block> initial;
     initial.emplace_back(0, 5, 8);
     CHECK_THROWS_WITH_AS(engine.run(std::move(initial)), doctest::Contains("initial block 0"), std::invalid_argument);

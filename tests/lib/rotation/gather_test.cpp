@@ -26,9 +26,9 @@ struct RotatedWorker {
   }
 };
 
-std::optional<pipeline::GatheredModel> gather(RotatedWorker& w, pipeline::LocalRows rows,
-                                              const pipeline::GatherOptions& o) {
-  return pipeline::gather_at_root(*w.mailbox, w.held, std::move(rows), o);
+std::optional<rotation::GatheredModel> gather(RotatedWorker& w, rotation::LocalRows rows,
+                                              const rotation::GatherOptions& o) {
+  return rotation::gather_at_root(*w.mailbox, w.held, std::move(rows), o);
 }
 
 // Worker w holds blocks w and w+P, whose first slot says which block it is, and two rows of
@@ -44,11 +44,11 @@ RotatedWorker worker(std::unique_ptr<net::Group> group, int w) {
   return run;
 }
 
-pipeline::LocalRows worker_rows(int w) {
+rotation::LocalRows worker_rows(int w) {
   const std::vector<std::uint32_t> ids{static_cast<std::uint32_t>(10 * w), static_cast<std::uint32_t>(10 * w + 1)};
   std::vector<std::int32_t> values(6);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = w * 100 + static_cast<std::int32_t>(i);
-  return pipeline::LocalRows::of(std::span<const std::uint32_t>(ids), std::span<const std::int32_t>(values));
+  return rotation::LocalRows::of(std::span<const std::uint32_t>(ids), std::span<const std::int32_t>(values));
 }
 
 // The plan's layout of `blocks` blocks, all of worker()'s shape.
@@ -56,8 +56,8 @@ std::vector<model::BlockShape> block_layout(std::uint32_t blocks) {
   return std::vector<model::BlockShape>(blocks, model::BlockShape{2, model::kRowAlign});
 }
 
-pipeline::GatherOptions gather_options() {
-  pipeline::GatherOptions o;
+rotation::GatherOptions gather_options() {
+  rotation::GatherOptions o;
   o.workers = kWorkers;
   o.layout = block_layout(kBlocks);
   o.row_bytes = 3 * sizeof(std::int32_t);
@@ -69,13 +69,13 @@ pipeline::GatherOptions gather_options() {
 
 TEST_CASE("rank 0 gathers every block once and every worker's rows, in rank order; the others get nullopt") {
   auto groups = net::make_inproc_groups(kWorkers);
-  std::vector<std::future<std::optional<pipeline::GatheredModel>>> ranks;
+  std::vector<std::future<std::optional<rotation::GatheredModel>>> ranks;
   for (int w = kWorkers - 1; w >= 0; --w)  // rank 0 last: the others wait for its request
     ranks.push_back(std::async(std::launch::async, [&groups, w] {
       auto run = worker(std::move(groups[static_cast<std::size_t>(w)]), w);
       return gather(run, worker_rows(w), gather_options());
     }));
-  std::optional<pipeline::GatheredModel> root;
+  std::optional<rotation::GatheredModel> root;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     auto result = ranks[i].get();
     if (i + 1 == ranks.size()) {
@@ -107,20 +107,20 @@ TEST_CASE("rows of any size (kAnyRowBytes): each worker's body arrives as sent, 
   auto groups = net::make_inproc_groups(kWorkers);
   // Worker w sends w + 1 ids and 5·w bytes: the sizes differ by rank and need not divide.
   const auto body_of = [](int w) {
-    pipeline::LocalRows r;
+    rotation::LocalRows r;
     for (int i = 0; i <= w; ++i) r.ids.push_back(static_cast<std::uint64_t>(10 * w + i));
     for (int i = 0; i < 5 * w; ++i) r.values.push_back(static_cast<std::byte>(w * 16 + i));
     return r;
   };
   auto o = gather_options();
-  o.row_bytes = pipeline::kAnyRowBytes;
-  std::vector<std::future<std::optional<pipeline::GatheredModel>>> ranks;
+  o.row_bytes = rotation::kAnyRowBytes;
+  std::vector<std::future<std::optional<rotation::GatheredModel>>> ranks;
   for (int w = kWorkers - 1; w >= 0; --w)
     ranks.push_back(std::async(std::launch::async, [&groups, &body_of, &o, w] {
       auto run = worker(std::move(groups[static_cast<std::size_t>(w)]), w);
       return gather(run, body_of(w), o);
     }));
-  std::optional<pipeline::GatheredModel> root;
+  std::optional<rotation::GatheredModel> root;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     auto result = ranks[i].get();
     if (i + 1 == ranks.size()) root = std::move(result);
@@ -141,7 +141,7 @@ TEST_CASE("a rank whose rows have another width, or that sends a block twice, is
       auto o = gather_options();
       o.workers = 2;
       o.row_bytes = 2 * sizeof(std::int32_t);  // disagrees with rank 0
-      auto r = pipeline::LocalRows::of(std::span<const std::uint32_t>(std::vector<std::uint32_t>{1, 2, 3}),
+      auto r = rotation::LocalRows::of(std::span<const std::uint32_t>(std::vector<std::uint32_t>{1, 2, 3}),
                                        std::span<const std::int32_t>(std::vector<std::int32_t>(6)));
       return gather(run, std::move(r), o);
     });

@@ -5,7 +5,7 @@
 #include "gyre/wire/codec.hpp"
 
 using namespace gyre;
-using namespace gyre::scheduler;
+using namespace gyre::rotation;
 
 namespace {
 

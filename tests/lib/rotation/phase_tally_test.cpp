@@ -10,7 +10,7 @@
 #include "lib/net/backends.hpp"
 
 using namespace gyre;
-using namespace gyre::scheduler;
+using namespace gyre::rotation;
 using namespace std::chrono_literals;
 
 namespace {

@@ -9,9 +9,9 @@
 
 #include "gyre/rotation/rotation_schedule.hpp"
 
-using gyre::scheduler::RingOrder;
-using gyre::scheduler::RotationSchedule;
-using gyre::scheduler::Visit;
+using gyre::rotation::RingOrder;
+using gyre::rotation::RotationSchedule;
+using gyre::rotation::Visit;
 
 namespace {
 
@@ -80,9 +80,9 @@ TEST_CASE("every (worker, block) pair exactly once per phase, random ring per ph
 }
 
 TEST_CASE("the blocks move as visited across the random rings' period, and from any phase a warm start names") {
-  const auto period = static_cast<int>(gyre::scheduler::kRingPeriod);
+  const auto period = static_cast<int>(gyre::rotation::kRingPeriod);
   check_schedule(3, 1, RingOrder::kRandom, 5, period + 40);
-  check_schedule(4, 2, RingOrder::kRandom, 9, 6, gyre::scheduler::kRingPeriod - 3);
+  check_schedule(4, 2, RingOrder::kRandom, 9, 6, gyre::rotation::kRingPeriod - 3);
   for (const RingOrder order : {RingOrder::kFixed, RingOrder::kRandom})
     for (const std::uint64_t first : {std::uint64_t{2'000'000'000}, std::uint64_t{INT64_MAX} - 2, UINT64_MAX - 3})
       check_schedule(5, 2, order, 3, 3, first);
@@ -93,8 +93,8 @@ TEST_CASE("where the groups stand after k phases is the walk of k phases, for k 
   const int P = 5;
   const RotationSchedule s(P, 1, RingOrder::kRandom, 11);
   std::vector<int> holder = {0, 1, 2, 3, 4};  // of group g
-  for (std::uint64_t k = 0; k <= 3 * gyre::scheduler::kRingPeriod + 7; ++k) {
-    if (k % 97 == 0 || k % gyre::scheduler::kRingPeriod < 2) {
+  for (std::uint64_t k = 0; k <= 3 * gyre::rotation::kRingPeriod + 7; ++k) {
+    if (k % 97 == 0 || k % gyre::rotation::kRingPeriod < 2) {
       CAPTURE(k);
       for (int g = 0; g < P; ++g)
         CHECK(s.held_at_start(holder[static_cast<std::size_t>(g)], k) == s.group_blocks(g));
@@ -105,7 +105,7 @@ TEST_CASE("where the groups stand after k phases is the walk of k phases, for k 
       w = r[static_cast<std::size_t>((at + P - 1) % P)];
     }
   }
-  CHECK(s.ring(5) == s.ring(5 + gyre::scheduler::kRingPeriod));  // the period the shortcut relies on
+  CHECK(s.ring(5) == s.ring(5 + gyre::rotation::kRingPeriod));  // the period the shortcut relies on
 }
 
 TEST_CASE("random ring orders are seeded permutations that change per phase") {

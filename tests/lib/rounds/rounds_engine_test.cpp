@@ -8,7 +8,6 @@
 #include <limits>
 
 #include "gyre/rounds/rounds.hpp"
-#include "gyre/rounds/rounds_job.hpp"
 #include "gyre/rounds/rounds_protocol.hpp"
 #include "gyre/wire/channels.hpp"
 #include "lib/net/backends.hpp"
@@ -17,7 +16,7 @@
 #include "support/job_failure.hpp"
 
 using namespace gyre;
-using namespace gyre::scheduler;
+using namespace gyre::rounds;
 using namespace std::chrono_literals;
 using gyre::test::channel_holders;
 using gyre::test::same_bits;
@@ -114,7 +113,7 @@ struct QuadraticApp {
   }
 };
 static_assert(RoundsApp<QuadraticApp>);
-static_assert(pipeline::RoundsShard<QuadraticShard>);
+static_assert(rounds::RoundsShard<QuadraticShard>);
 
 RoundsOptions quadratic_options() {
   RoundsOptions o;
@@ -127,9 +126,9 @@ RoundsOptions quadratic_options() {
 QuadraticApp solve_quadratic(runtime::Backend backend, int workers, int depth,
                              std::map<int, net::FaultSpec> faults = {}) {
   QuadraticApp app(depth);
-  runtime::Job job = pipeline::rounds_job(workers, std::move(backend));
+  runtime::Job job = rounds::rounds_job(workers, std::move(backend));
   job.faults = std::move(faults);
-  pipeline::run_rounds_job(
+  rounds::run_rounds_job(
       job, quadratic_options(), [&](int rank) { return QuadraticShard(rank, workers); },
       [&](RoundsDriver& driver) { run_rounds(driver, app); });
   return app;
@@ -177,7 +176,7 @@ std::string worker_refuses(int ranks, int from, net::Message bad) {
     return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[0]);
       QuadraticShard shard(0, 1);
-      pipeline::serve_rounds(mailbox, driver_rank, quadratic_options(), shard);
+      rounds::serve_rounds(mailbox, driver_rank, quadratic_options(), shard);
     });
   });
   groups[static_cast<std::size_t>(from)]->send(0, std::move(bad));
@@ -205,7 +204,7 @@ std::string driver_refuses(const std::function<void(net::Group&, const RoundRequ
     return gyre::test::job_failure([&] {
       runtime::Mailbox mailbox(*groups[0]);
       QuadraticShard shard(0, 2);
-      pipeline::serve_rounds(mailbox, 2, quadratic_options(), shard);
+      rounds::serve_rounds(mailbox, 2, quadratic_options(), shard);
     });
   });
   auto driver = std::async(std::launch::async, [&] {
@@ -362,7 +361,7 @@ TEST_CASE_TEMPLATE("a query is answered by every worker between rounds, in worke
     workers.push_back(std::async(std::launch::async, [&, w] {
       runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(w)]);
       QuadraticShard shard(w, 2);
-      pipeline::serve_rounds(
+      rounds::serve_rounds(
           mailbox, 2, quadratic_options(), [&](std::span<const Step> steps) { shard.apply(steps); },
           [&](const Task& task) { return shard.push(task); },
           [&](const Task& task) { return answer_of(w, shard, task); });
@@ -406,7 +405,7 @@ TEST_CASE_TEMPLATE("a worker without answers refuses a query; the scheduler refu
       return gyre::test::job_failure([&] {
         runtime::Mailbox mailbox(*groups[0]);
         QuadraticShard shard(0, 2);
-        pipeline::serve_rounds(
+        rounds::serve_rounds(
             mailbox, 2, quadratic_options(), [&](std::span<const Step> steps) { shard.apply(steps); },
             [&](const Task& task) { return shard.push(task); },
             [&](const Task& task) { return answer_of(0, shard, task); });
@@ -462,8 +461,8 @@ TEST_CASE("an app that throws fails the job on every member, with the app's text
   Throwing app;
   std::string what;
   try {
-    pipeline::run_rounds_job(
-        pipeline::rounds_job(2, runtime::ThreadsBackend{}), quadratic_options(), [](int rank) { return QuadraticShard(rank, 2); },
+    rounds::run_rounds_job(
+        rounds::rounds_job(2, runtime::ThreadsBackend{}), quadratic_options(), [](int rank) { return QuadraticShard(rank, 2); },
         [&](RoundsDriver& driver) { run_rounds(driver, app); });
   } catch (const runtime::JobFailed& e) {
     what = e.what();

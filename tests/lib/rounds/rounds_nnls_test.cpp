@@ -11,9 +11,9 @@
 
 namespace {
 
-using gyre::scheduler::Next;
-using gyre::scheduler::Step;
-using gyre::scheduler::Task;
+using gyre::rounds::Next;
+using gyre::rounds::Step;
+using gyre::rounds::Task;
 
 constexpr std::uint32_t kNnlsColumns = 6, kNnlsRows = 300;
 
@@ -97,13 +97,13 @@ struct NnlsApp {
 };
 
 std::vector<double> solve_nnls(gyre::runtime::Backend backend, int workers) {
-  gyre::scheduler::RoundsOptions options;
+  gyre::rounds::RoundsOptions options;
   options.name = "nnls";
   options.limits = {kNnlsColumns, 2};
   NnlsApp app;
-  gyre::pipeline::run_rounds_job(gyre::pipeline::rounds_job(workers, std::move(backend)), options,
+  gyre::rounds::run_rounds_job(gyre::rounds::rounds_job(workers, std::move(backend)), options,
                                  [&](int rank) { return NnlsShard(rank, workers); },
-                                 [&](gyre::scheduler::RoundsDriver& d) { gyre::scheduler::run_rounds(d, app); });
+                                 [&](gyre::rounds::RoundsDriver& d) { gyre::rounds::run_rounds(d, app); });
   return app.x;
 }
 // ---- End of the app. ----

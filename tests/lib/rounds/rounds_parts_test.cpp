@@ -13,13 +13,13 @@
 
 #include "gyre/data/regression.hpp"
 #include "gyre/data/regression_partition.hpp"
-#include "gyre/rounds/dependency_check.hpp"
+#include "gyre/rounds/inner_products.hpp"
 #include "gyre/rounds/parameter_sampler.hpp"
 #include "gyre/rounds/rounds_protocol.hpp"
 #include "gyre/wire/codec.hpp"
 
 using namespace gyre;
-using namespace gyre::scheduler;
+using namespace gyre::rounds;
 
 namespace {
 

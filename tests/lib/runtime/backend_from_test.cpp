@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "gyre/net/endpoint.hpp"
-#include "gyre/runtime/backend_from.hpp"
+#include "gyre/runtime/job.hpp"
 
 using namespace gyre;
 

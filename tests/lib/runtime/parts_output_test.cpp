@@ -44,7 +44,7 @@ std::vector<std::string> write_job(const fs::path& out, int failing = -1) {
     ranks.push_back(std::async(std::launch::async, [&, r] {
       runtime::Mailbox mailbox(*groups[static_cast<std::size_t>(r)]);
       try {
-        pipeline::write_in_parts(
+        runtime::write_in_parts(
             mailbox, {out, kind(), kRanks, std::chrono::seconds(10)},
             [r, failing](const fs::path& staging) {
               if (r == failing) throw std::runtime_error("disk full on rank " + std::to_string(r));

@@ -9,24 +9,22 @@
 #include <numeric>
 #include <thread>
 
-#include "gyre/mapreduce/job.hpp"
-#include "gyre/ps/p2p_job.hpp"
+#include "gyre/mapreduce/mapreduce.hpp"
 #include "gyre/ps/ps_job.hpp"
 #include "gyre/rotation/rotation_job.hpp"
 #include "gyre/rounds/rounds.hpp"
-#include "gyre/rounds/rounds_job.hpp"
 #include "lib/net/backends.hpp"
 #include "support/multiprocess.hpp"
 
 using namespace gyre;
 using namespace std::chrono_literals;
-using scheduler::PhaseKind;
-using scheduler::Visit;
+using rotation::PhaseKind;
+using rotation::Visit;
 
 namespace {
 
 // Counts its visits; sleeps `hang` in one visit of worker 0 (phase 1), and `pause` in every visit.
-struct StartedKernel final : pipeline::RotationKernel {
+struct StartedKernel final : rotation::RotationKernel {
   std::atomic<int>* visits = nullptr;
   std::chrono::milliseconds pause{0};
   std::chrono::milliseconds hang{0};
@@ -38,18 +36,18 @@ struct StartedKernel final : pipeline::RotationKernel {
     ++*visits;
   }
   void evaluate(const model::Block&, const Visit&) override {}
-  scheduler::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
+  rotation::PhaseSums take_phase_sums(PhaseKind) override { return {}; }
 };
 
 // What a rotation program owns, so that an abandoned job's thread never outlives it: the
 // kernels, the schedule and the count of visits.
 struct RotationRun {
   static constexpr int kWorkers = 3;
-  scheduler::RotationSchedule schedule{kWorkers, 2, scheduler::RingOrder::kFixed, 5};
+  rotation::RotationSchedule schedule{kWorkers, 2, rotation::RingOrder::kFixed, 5};
   std::vector<StartedKernel> kernels = std::vector<StartedKernel>(kWorkers);
   std::atomic<int> visits{0};
   std::optional<int> phases;  // train this many phases; nullopt: until cancelled
-  pipeline::EmbeddedJobOptions options;
+  rotation::EmbeddedJobOptions options;
 
   RotationRun() {
     for (int w = 0; w < kWorkers; ++w) {
@@ -60,24 +58,24 @@ struct RotationRun {
   }
 
   std::vector<std::vector<model::OwnedBlock>> operator()(const runtime::Job& job) {
-    std::vector<pipeline::EmbeddedWorker> workers(kWorkers);
+    std::vector<rotation::EmbeddedWorker> workers(kWorkers);
     for (int w = 0; w < kWorkers; ++w) {
       workers[static_cast<std::size_t>(w)].kernel = &kernels[static_cast<std::size_t>(w)];
       for (auto id : schedule.held_at_start(w, 0)) workers[static_cast<std::size_t>(w)].initial_blocks.emplace_back(id, 1, 8);
     }
     int started = 0;
-    auto policy = [&](const scheduler::PhaseResult*) -> std::optional<PhaseKind> {
+    auto policy = [&](const rotation::PhaseResult*) -> std::optional<PhaseKind> {
       if (phases && started >= *phases) return std::nullopt;
       ++started;
       return PhaseKind::kTrain;
     };
-    return pipeline::run_embedded(job, schedule, std::move(workers), policy, options);
+    return rotation::run_embedded(job, schedule, std::move(workers), policy, options);
   }
 };
 
 template <class B>
 runtime::Job rotation_job_on() {
-  return pipeline::rotation_job(RotationRun::kWorkers, B::runtime_backend());
+  return rotation::rotation_job(RotationRun::kWorkers, B::runtime_backend());
 }
 
 // Waits (bounded) until `count` reaches `at_least`: the job is running its kernels.
@@ -171,30 +169,30 @@ TEST_CASE_TEMPLATE("cancel() during a hung visit returns within the grace", B, G
 
 TEST_CASE_TEMPLATE("cancel() stops a rounds job whose app would never stop", B, GYRE_TEST_BACKENDS) {
   struct Shard {
-    void apply(std::span<const scheduler::Step>) {}
-    std::vector<double> push(const scheduler::Task& t) { return std::vector<double>(t.params.size(), 1.0); }
+    void apply(std::span<const rounds::Step>) {}
+    std::vector<double> push(const rounds::Task& t) { return std::vector<double>(t.params.size(), 1.0); }
   };
   struct Forever {
     std::atomic<int>* pulled;
-    scheduler::Next schedule() { return scheduler::Next::send(scheduler::Task{0, 0.0, {0, 1}}); }
-    scheduler::Task check_task() { return {}; }
-    std::size_t partial_size(const scheduler::Task& t) { return t.params.size(); }
-    std::vector<scheduler::Step> pull(const scheduler::Task&, std::span<const double>) {
+    rounds::Next schedule() { return rounds::Next::send(rounds::Task{0, 0.0, {0, 1}}); }
+    rounds::Task check_task() { return {}; }
+    std::size_t partial_size(const rounds::Task& t) { return t.params.size(); }
+    std::vector<rounds::Step> pull(const rounds::Task&, std::span<const double>) {
       ++*pulled;
       return {};
     }
     int depth() { return 2; }
   };
   auto pulled = std::make_shared<std::atomic<int>>(0);
-  scheduler::RoundsOptions options;
+  rounds::RoundsOptions options;
   options.timeout = 20s;
   options.limits.params = 2;
-  auto handle = runtime::start(pipeline::rounds_job(2, B::runtime_backend()), [pulled, options](const runtime::Job& job) {
-    pipeline::run_rounds_job(
+  auto handle = runtime::start(rounds::rounds_job(2, B::runtime_backend()), [pulled, options](const runtime::Job& job) {
+    rounds::run_rounds_job(
         job, options, [](int) { return Shard{}; },
-        [&](scheduler::RoundsDriver& driver) {
+        [&](rounds::RoundsDriver& driver) {
           Forever app{pulled.get()};
-          scheduler::run_rounds(driver, app);
+          rounds::run_rounds(driver, app);
         });
   });
   wait_for_progress(*pulled, 20);
@@ -202,7 +200,7 @@ TEST_CASE_TEMPLATE("cancel() stops a rounds job whose app would never stop", B, 
 }
 
 TEST_CASE_TEMPLATE("cancel() stops a parameter-server job and a peer-to-peer job mid-run", B, GYRE_TEST_BACKENDS) {
-  using namespace pipeline::ps;
+  using namespace ps;
   auto steps = std::make_shared<std::atomic<int>>(0);
   // One program that never stops, for both engines.
   Program p;
@@ -226,13 +224,13 @@ TEST_CASE_TEMPLATE("cancel() stops a parameter-server job and a peer-to-peer job
     cancel_and_check(handle);
   }
   SUBCASE("peer to peer") {
-    pipeline::p2p::P2pLayout l;
+    ps::p2p::P2pLayout l;
     l.peers = 3;
     l.keys = 6;
-    pipeline::p2p::P2pJobOptions o;
+    ps::p2p::P2pJobOptions o;
     o.timeout = 20s;
-    auto handle = runtime::start(pipeline::p2p::p2p_job(l, B::runtime_backend()),
-                                 [=](const runtime::Job& job) { return pipeline::p2p::run_p2p(job, l, p, o); });
+    auto handle = runtime::start(ps::p2p::p2p_job(l, B::runtime_backend()),
+                                 [=](const runtime::Job& job) { return ps::p2p::run_p2p(job, l, p, o); });
     wait_for_progress(*steps, 20);
     cancel_and_check(handle);
   }
