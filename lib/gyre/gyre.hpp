@@ -22,7 +22,7 @@
 //    not rotate), averaging::ModelAverager (averaging/: a replica per worker blended with the others' in
 //    the background: model averaging, with abort and resume), Random (seeded, reproducible draws).
 //  - A protocol of the embedder's own on a member's links: the channel registry
-//    (channels::user_channel) and the body codec (wire::Writer, wire::Reader, bounded reads).
+//    (wire::channels::user_channel) and the body codec (wire::Writer, wire::Reader, bounded reads).
 // Left out, and not installed: the engines' insides (the rotation driver and worker flow graph,
 // the parameter server's servers and workers, the peers and owners, their messages), the lock
 // service, partition-table collectives, the gather to rank 0 and the transport's (Asio,
@@ -38,9 +38,8 @@
 #include "gyre/ps/ps_job.hpp"
 #include "gyre/rotation/rotation_job.hpp"
 #include "gyre/rotation/rotation_kernel.hpp"
-#include "gyre/rounds/inner_products.hpp"
-#include "gyre/rounds/parameter_sampler.hpp"
 #include "gyre/rounds/rounds.hpp"
+#include "gyre/rounds/scheduling.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/failure.hpp"
 #include "gyre/runtime/mailbox.hpp"

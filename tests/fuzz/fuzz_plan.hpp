@@ -125,11 +125,11 @@ inline constexpr std::array kChannelPlans{
     ChannelPlan{"handshake", "hello, challenge and proof records, straight from the bytes"},
 };
 constexpr bool plans_every_channel() {
-  if (kChannelPlans.size() != channels::kRegistry.size()) return false;
+  if (kChannelPlans.size() != wire::channels::kRegistry.size()) return false;
   for (std::size_t i = 0; i < kChannelPlans.size(); ++i)
-    if (kChannelPlans[i].channel != channels::kRegistry[i].name) return false;
+    if (kChannelPlans[i].channel != wire::channels::kRegistry[i].name) return false;
   return true;
 }
-static_assert(plans_every_channel(), "kChannelPlans must list every channel of gyre::channels::kRegistry, in order");
+static_assert(plans_every_channel(), "kChannelPlans must list every channel of gyre::wire::channels::kRegistry, in order");
 
 }  // namespace gyre_fuzz

@@ -10,7 +10,7 @@ namespace gyre::test {
 // How many registered channels hold `type`.
 constexpr int channel_holders(std::uint16_t type) {
   int n = 0;
-  for (const channels::Channel& c : channels::kRegistry) n += c.contains(type) ? 1 : 0;
+  for (const wire::channels::Channel& c : wire::channels::kRegistry) n += c.contains(type) ? 1 : 0;
   return n;
 }
 

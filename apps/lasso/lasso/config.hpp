@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gyre/rounds/parameter_sampler.hpp"
+#include "gyre/rounds/scheduling.hpp"
 
 namespace gyre::lasso {
 

@@ -9,8 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "gyre/rounds/inner_products.hpp"
-#include "gyre/rounds/parameter_sampler.hpp"
+#include "gyre/rounds/scheduling.hpp"
 #include "gyre/rounds/rounds.hpp"
 #include "lasso/checkpoint.hpp"
 #include "lasso/config.hpp"

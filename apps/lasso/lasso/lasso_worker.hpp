@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "gyre/rounds/inner_products.hpp"
+#include "gyre/rounds/scheduling.hpp"
 #include "gyre/rounds/rounds.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "lasso/margin_shard.hpp"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gyre/data/regression.hpp"
-#include "gyre/rounds/inner_products.hpp"
+#include "gyre/rounds/scheduling.hpp"
 #include "gyre/rounds/rounds_protocol.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/active_set_cycle.hpp"

@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "gyre/rounds/inner_products.hpp"
+#include "gyre/rounds/scheduling.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "lasso/checkpoint.hpp"
 #include "lasso/column_stats.hpp"

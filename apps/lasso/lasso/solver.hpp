@@ -9,7 +9,7 @@
 
 #include "gyre/data/regression.hpp"
 #include "gyre/net/group.hpp"
-#include "gyre/rounds/inner_products.hpp"
+#include "gyre/rounds/scheduling.hpp"
 #include "gyre/runtime/job.hpp"
 #include "gyre/runtime/mailbox.hpp"
 #include "lasso/checkpoint.hpp"

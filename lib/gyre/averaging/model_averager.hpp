@@ -21,7 +21,7 @@
 namespace gyre::averaging {
 
 // Message type of averaging snapshots: the averager channel (0x0101).
-inline constexpr std::uint16_t kAveragerMessage = channels::kAverager.at(0);
+inline constexpr std::uint16_t kAveragerMessage = wire::channels::kAverager.at(0);
 
 // Why a snapshot that arrived must be refused, naming its sender, or nullopt when it is sound:
 // from one of `peers`, a header of a known kind, exactly `model_size` doubles, all finite.

@@ -28,8 +28,8 @@ using asio::ip::tcp;
 namespace {
 
 // After the handshake: meta = Registration, body = the member's encoded settings.
-constexpr std::uint16_t kRegister = channels::kRendezvous.at(0);
-constexpr std::uint16_t kTable = channels::kRendezvous.at(1);
+constexpr std::uint16_t kRegister = wire::channels::kRendezvous.at(0);
+constexpr std::uint16_t kTable = wire::channels::kRendezvous.at(1);
 constexpr std::size_t kHostBytes = 46;  // longest IPv6 text form + NUL
 constexpr std::size_t kEntryBytes = kHostBytes + 2;
 constexpr std::size_t kMaxRefusalsKept = 8;

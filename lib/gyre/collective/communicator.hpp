@@ -16,7 +16,7 @@
 namespace gyre::collective {
 
 // Message type of collective traffic, the collective channel's one type (0x0100).
-inline constexpr std::uint16_t kCollectiveMessage = channels::kCollective.at(0);
+inline constexpr std::uint16_t kCollectiveMessage = wire::channels::kCollective.at(0);
 
 struct CollectiveOptions {
   // Longest wait for one peer's part; past it the collective throws, naming the peer.

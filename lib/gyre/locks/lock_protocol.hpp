@@ -17,18 +17,18 @@ using LockKey = std::uint32_t;
 
 // The lock channel (0x50–).
 enum LockMessageType : std::uint16_t {
-  kLockAcquire = channels::kLock.at(0),   // client → service: tag = request id, meta = LockRequest, body = keys
-  kLockGrant = channels::kLock.at(1),     // service → client: tag = request id, body = the keys now held
-  kLockNoneFree = channels::kLock.at(2),  // service → client: tag = request id; a no-wait request found nothing free
-  kLockRelease = channels::kLock.at(3),   // client → service: body = keys; no answer unless it is wrong
-  kLockFinish = channels::kLock.at(4),    // client → service: no more requests from this rank
-  kLockStop = channels::kLock.at(5),      // service → client, once per client: the service is done, no more grants
-  kLockAbort = channels::kLock.at(6),     // client → service: meta = Failure; the client gave up, fail the job
-  kLockWake = channels::kLock.at(7),      // service → itself: stop() was called (so run() needs no polling)
+  kLockAcquire = wire::channels::kLock.at(0),   // client → service: tag = request id, meta = LockRequest, body = keys
+  kLockGrant = wire::channels::kLock.at(1),     // service → client: tag = request id, body = the keys now held
+  kLockNoneFree = wire::channels::kLock.at(2),  // service → client: tag = request id; a no-wait request found nothing free
+  kLockRelease = wire::channels::kLock.at(3),   // client → service: body = keys; no answer unless it is wrong
+  kLockFinish = wire::channels::kLock.at(4),    // client → service: no more requests from this rank
+  kLockStop = wire::channels::kLock.at(5),      // service → client, once per client: the service is done, no more grants
+  kLockAbort = wire::channels::kLock.at(6),     // client → service: meta = Failure; the client gave up, fail the job
+  kLockWake = wire::channels::kLock.at(7),      // service → itself: stop() was called (so run() needs no polling)
   // The value a key guards (see LockService): service → client, one per granted key just before
   // the grant (tag = request id); client → service, one per key just before the release that
   // hands it back. meta = the key (u32 little-endian), body = the value.
-  kLockValue = channels::kLock.at(8),
+  kLockValue = wire::channels::kLock.at(8),
 };
 
 enum class LockMode : std::uint8_t {

@@ -18,8 +18,8 @@ using asio::ip::tcp;
 
 namespace {
 
-constexpr std::uint16_t kWelcome = channels::kHandshake.at(3);
-constexpr std::uint16_t kRefusal = channels::kHandshake.at(4);
+constexpr std::uint16_t kWelcome = wire::channels::kHandshake.at(3);
+constexpr std::uint16_t kRefusal = wire::channels::kHandshake.at(4);
 // Before a peer is authenticated, only frames this small are read.
 constexpr wire::FrameLimits kHandshakeLimits{256, 0};
 

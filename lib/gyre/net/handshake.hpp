@@ -83,9 +83,9 @@ bool is_welcome(const Message& m);
 std::optional<std::string> refusal_reason(const Message& m);  // nullopt unless `m` is a refusal
 
 // The records on the wire, for tests that play a side by hand.
-inline constexpr std::uint16_t kHelloType = channels::kHandshake.at(0);
-inline constexpr std::uint16_t kChallengeType = channels::kHandshake.at(1);
-inline constexpr std::uint16_t kProofType = channels::kHandshake.at(2);
+inline constexpr std::uint16_t kHelloType = wire::channels::kHandshake.at(0);
+inline constexpr std::uint16_t kChallengeType = wire::channels::kHandshake.at(1);
+inline constexpr std::uint16_t kProofType = wire::channels::kHandshake.at(2);
 inline constexpr std::size_t kNonceBytes = 32;
 inline constexpr std::size_t kMacBytes = 32;
 struct HelloRecord {

@@ -29,9 +29,9 @@ using asio::ip::tcp;
 namespace {
 
 // Transport-private message types, of the tcp channel at their old numbers (0xFF00 and 0xFF01
-// are unused); the layers above send no type in channels::kTransport.
-constexpr std::uint16_t kGoodbye = channels::kTcp.at(2);
-constexpr std::uint16_t kHeartbeat = channels::kTcp.at(3);
+// are unused); the layers above send no type in wire::channels::kTransport.
+constexpr std::uint16_t kGoodbye = wire::channels::kTcp.at(2);
+constexpr std::uint16_t kHeartbeat = wire::channels::kTcp.at(3);
 
 }  // namespace
 
@@ -363,7 +363,7 @@ void State::read_loop(const std::shared_ptr<Connection>& c) {
       // nothing else to do: hearing it was the point
     } else if (m.type == kGoodbye) {
       c->said_goodbye = true;
-    } else if (channels::kTransport.contains(m.type)) {
+    } else if (wire::channels::kTransport.contains(m.type)) {
       return c->fail("unexpected transport message " + std::to_string(m.type));
     } else {
       self->deliver(std::move(m));
@@ -382,7 +382,7 @@ class TcpLink final : public Link {
       state_->deliver(std::move(message));
       return;
     }
-    if (channels::kTransport.contains(message.type))
+    if (wire::channels::kTransport.contains(message.type))
       throw std::invalid_argument("message types from 0xFF00 are the transport's");
     auto frame = state_->frame(std::move(message));  // CRC on the caller's thread, not the io thread
     auto state = state_;

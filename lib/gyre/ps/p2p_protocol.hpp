@@ -15,14 +15,14 @@ namespace gyre::ps::p2p {
 // Message types: the p2p channel (0x90–). Bodies are the parameter server's (ps_protocol.hpp):
 // key-values or keys after an 8-byte prefix, every count checked against the bytes before allocating.
 enum Message : std::uint16_t {
-  kPush = channels::kP2p.at(0),      // peer → owner: updates to fold in once; tag = the clock the step ends at
-  kSet = channels::kP2p.at(1),       // peer → owner: values to store as they are
-  kGet = channels::kP2p.at(2),       // peer → owner: tag = request; body: keys (sorted, distinct)
-  kGetReply = channels::kP2p.at(3),  // owner → peer: tag = request; body: key-values in the order asked
-  kDone = channels::kP2p.at(4),      // peer → every other peer: nothing more from me (after my last push)
+  kPush = wire::channels::kP2p.at(0),      // peer → owner: updates to fold in once; tag = the clock the step ends at
+  kSet = wire::channels::kP2p.at(1),       // peer → owner: values to store as they are
+  kGet = wire::channels::kP2p.at(2),       // peer → owner: tag = request; body: keys (sorted, distinct)
+  kGetReply = wire::channels::kP2p.at(3),  // owner → peer: tag = request; body: key-values in the order asked
+  kDone = wire::channels::kP2p.at(4),      // peer → every other peer: nothing more from me (after my last push)
   // Across processes, after the end, peer → peer 0: the values it owns (body), and in the meta
   // its report and how many pushes each of those keys took in, so that process 0 has the whole result.
-  kHandOver = channels::kP2p.at(5),
+  kHandOver = wire::channels::kP2p.at(5),
 };
 
 // Decoders of what arrives from the wire. Each throws std::runtime_error saying what was wrong

@@ -18,9 +18,9 @@ namespace gyre::ps {
 
 // Message types of the clock exchange: the clock channel (0x30–).
 enum ClockMessage : std::uint16_t {
-  kClockQuery = channels::kClock.at(0),     // "tell me once your clock reaches T"; tag: the asker's query number
-  kClockAnswer = channels::kClock.at(1),    // the clock, sent as soon as it is ≥ T; tag echoes the query
-  kClockFinished = channels::kClock.at(2),  // "I take no more steps and ask nothing more"
+  kClockQuery = wire::channels::kClock.at(0),     // "tell me once your clock reaches T"; tag: the asker's query number
+  kClockAnswer = wire::channels::kClock.at(1),    // the clock, sent as soon as it is ≥ T; tag echoes the query
+  kClockFinished = wire::channels::kClock.at(2),  // "I take no more steps and ask nothing more"
 };
 
 // The clock a kClockQuery, kClockAnswer or kClockFinished carries (its body: one little-endian i64).

@@ -14,15 +14,15 @@ namespace gyre::ps {
 
 // Message types: the ps channel (0x40–). The server accepts kPush..kKeysReply as one range.
 enum Message : std::uint16_t {
-  kPush = channels::kPs.at(0),      // worker → server: updates to fold in (body: key-values)
-  kSet = channels::kPs.at(1),       // worker → server: values to store as they are (body: key-values)
-  kGet = channels::kPs.at(2),       // worker → server: tag = request; body: the clock the reply must include, keys
-  kGetReply = channels::kPs.at(3),  // server → worker: tag = request; body: the server clock, key-values
-  kClock = channels::kPs.at(4),     // worker → server: tag = the clock the worker has completed
-  kStop = channels::kPs.at(5),      // worker → server: this worker is done
-  kKeys = channels::kPs.at(6),      // worker → server: tag = request; which keys do you hold?
-  kKeysReply = channels::kPs.at(7), // server → worker: tag = request; body: keys
-  kHandOver = channels::kPs.at(8),  // server s > 0 → server 0, across processes, at the end: body: its deferred reads, key-values
+  kPush = wire::channels::kPs.at(0),      // worker → server: updates to fold in (body: key-values)
+  kSet = wire::channels::kPs.at(1),       // worker → server: values to store as they are (body: key-values)
+  kGet = wire::channels::kPs.at(2),       // worker → server: tag = request; body: the clock the reply must include, keys
+  kGetReply = wire::channels::kPs.at(3),  // server → worker: tag = request; body: the server clock, key-values
+  kClock = wire::channels::kPs.at(4),     // worker → server: tag = the clock the worker has completed
+  kStop = wire::channels::kPs.at(5),      // worker → server: this worker is done
+  kKeys = wire::channels::kPs.at(6),      // worker → server: tag = request; which keys do you hold?
+  kKeysReply = wire::channels::kPs.at(7), // server → worker: tag = request; body: keys
+  kHandOver = wire::channels::kPs.at(8),  // server s > 0 → server 0, across processes, at the end: body: its deferred reads, key-values
 };
 
 // Bodies (little-endian, wire/body.hpp). Every decoder checks each count and length against the

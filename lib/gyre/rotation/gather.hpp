@@ -81,8 +81,8 @@ std::optional<GatheredModel> gather_at_root(runtime::Mailbox& mailbox, std::vect
 
 // Message types of the gather channel (0x0201–), after the rotation: rank 0 asks, then every
 // other rank answers with its rows and its held blocks (as block messages).
-inline constexpr std::uint16_t kCollectRequest = channels::kGather.at(0);
-inline constexpr std::uint16_t kLocalRows = channels::kGather.at(1);
+inline constexpr std::uint16_t kCollectRequest = wire::channels::kGather.at(0);
+inline constexpr std::uint16_t kLocalRows = wire::channels::kGather.at(1);
 
 // A worker's local rows as a message, and as rank 0 decodes it: rows of `row_bytes`, ids below
 // `id_limit`; decoding throws std::runtime_error naming the sender otherwise.

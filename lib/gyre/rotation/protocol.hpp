@@ -10,10 +10,10 @@ namespace gyre::rotation {
 
 // The rotation channel (types 1–5).
 enum MessageType : std::uint16_t {
-  kBlockMessage = channels::kRotation.at(0),  // a rotating block (worker → worker); see rotation/block_codec
-  kPhaseGo = channels::kRotation.at(1),       // scheduler → worker: start phase k; body: the phase's payload
-  kPhaseDone = channels::kRotation.at(2),     // worker → scheduler: phase k finished, with the kernel's sums
-  kStop = channels::kRotation.at(3),          // scheduler → worker: the job is over, hand back your state
+  kBlockMessage = wire::channels::kRotation.at(0),  // a rotating block (worker → worker); see rotation/block_codec
+  kPhaseGo = wire::channels::kRotation.at(1),       // scheduler → worker: start phase k; body: the phase's payload
+  kPhaseDone = wire::channels::kRotation.at(2),     // worker → scheduler: phase k finished, with the kernel's sums
+  kStop = wire::channels::kRotation.at(3),          // scheduler → worker: the job is over, hand back your state
   // The job's failure notice is the runtime's (runtime::kFailureNotice, gyre/runtime/failure.hpp).
 };
 

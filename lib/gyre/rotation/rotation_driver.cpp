@@ -122,7 +122,7 @@ void RotationDriver::run(const PhasePolicy& policy, const PhasePayload& payload)
     };
     while (reported < workers_.size()) {
       // The rotation's messages, whatever their type: a worker sends the scheduler reports only.
-      const auto m = receiver_.receive([](const net::Message& x) { return channels::kRotation.contains(x.type); }, missing);
+      const auto m = receiver_.receive([](const net::Message& x) { return wire::channels::kRotation.contains(x.type); }, missing);
       const int from = m.sender;
       const auto bad = runtime::FailureCause::kBadMessage;
       if (m.type != kPhaseDone)

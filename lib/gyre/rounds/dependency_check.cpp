@@ -1,5 +1,5 @@
 // gyre/rounds/dependency_check.cpp — the candidates' correlations with what is in flight, from inner products asked of a source.
-#include "gyre/rounds/inner_products.hpp"
+#include "gyre/rounds/scheduling.hpp"
 
 #include <algorithm>
 #include <cmath>

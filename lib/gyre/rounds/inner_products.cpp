@@ -1,5 +1,5 @@
 // gyre/rounds/inner_products.cpp — a shard's Gram columns and shared-row products, and the same summed over every worker's shard.
-#include "gyre/rounds/inner_products.hpp"
+#include "gyre/rounds/scheduling.hpp"
 
 #include <algorithm>
 #include <cmath>

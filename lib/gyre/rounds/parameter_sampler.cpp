@@ -1,5 +1,5 @@
 // gyre/rounds/parameter_sampler.cpp — sum tree sampling without replacement, permutations, warm-up.
-#include "gyre/rounds/parameter_sampler.hpp"
+#include "gyre/rounds/scheduling.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -81,7 +81,7 @@ std::uint64_t RoundsDriver::State::send(Task task, std::size_t partial_size) {
 
 net::Message RoundsDriver::State::receive(net::Clock::time_point deadline, const std::function<runtime::Silence()>& silent) {
   // The rounds' messages, whatever their type: the callers refuse those a worker may not send.
-  return receiver_.receive([](const net::Message& m) { return channels::kRounds.contains(m.type); }, silent, deadline);
+  return receiver_.receive([](const net::Message& m) { return wire::channels::kRounds.contains(m.type); }, silent, deadline);
 }
 
 RoundsDriver::Folded RoundsDriver::State::receive_oldest() {

@@ -14,11 +14,11 @@ namespace gyre::rounds {
 // The rounds channel (STRADS's schedule / push / pull). Its types are those Lasso's rounds had
 // before the engine existed.
 enum RoundsMessage : std::uint16_t {
-  kRoundTask = channels::kRounds.at(0),     // driver → worker: apply these updates, then push this task
-  kRoundPartial = channels::kRounds.at(1),  // worker → driver: the task's partial over the worker's shard
-  kRoundsStop = channels::kRounds.at(2),    // driver → worker: the job is over
-  kRoundQuery = channels::kRounds.at(3),    // driver → worker: answer this task between rounds
-  kQueryAnswer = channels::kRounds.at(4),   // worker → driver: the query's answer over the shard
+  kRoundTask = wire::channels::kRounds.at(0),     // driver → worker: apply these updates, then push this task
+  kRoundPartial = wire::channels::kRounds.at(1),  // worker → driver: the task's partial over the worker's shard
+  kRoundsStop = wire::channels::kRounds.at(2),    // driver → worker: the job is over
+  kRoundQuery = wire::channels::kRounds.at(3),    // driver → worker: answer this task between rounds
+  kQueryAnswer = wire::channels::kRounds.at(4),   // worker → driver: the query's answer over the shard
 };
 
 struct RoundRequest {

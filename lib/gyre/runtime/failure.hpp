@@ -55,7 +55,7 @@ GYRE_API bool is_own_type(const std::exception_ptr& error);
 
 // The notice that tells the other members; its text travels whole (up to this many bytes,
 // which no real message approaches; a longer one is cut with a note saying so).
-inline constexpr std::uint16_t kFailureNotice = channels::kRuntime.at(0);
+inline constexpr std::uint16_t kFailureNotice = wire::channels::kRuntime.at(0);
 inline constexpr std::size_t kMaxFailureText = 64 * 1024;
 
 // A message of `type` carrying `failure` (kFailureNotice, or a protocol's own abort type).

@@ -43,8 +43,8 @@ void write_in_parts(Mailbox& mailbox, const PartsOutput& out, const WritePart& w
 
 // Message types (0x0203–): rank 0 sends the staging path, every other rank its part's note (or
 // why it could not write it), rank 0 the outcome of the commit.
-inline constexpr std::uint16_t kPartsWhere = channels::kGather.at(2);
-inline constexpr std::uint16_t kPartWritten = channels::kGather.at(3);
-inline constexpr std::uint16_t kPartsCommitted = channels::kGather.at(4);
+inline constexpr std::uint16_t kPartsWhere = wire::channels::kGather.at(2);
+inline constexpr std::uint16_t kPartWritten = wire::channels::kGather.at(3);
+inline constexpr std::uint16_t kPartsCommitted = wire::channels::kGather.at(4);
 
 }  // namespace gyre::runtime

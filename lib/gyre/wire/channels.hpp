@@ -25,7 +25,7 @@
 #include <span>
 #include <string_view>
 
-namespace gyre::channels {
+namespace gyre::wire::channels {
 
 namespace detail {
 // Not constexpr on purpose: reaching it in a constant expression is the compile error, and its
@@ -117,4 +117,4 @@ consteval Channel user_channel(std::string_view name) {
   return Channel{name, First, Last};
 }
 
-}  // namespace gyre::channels
+}  // namespace gyre::wire::channels

@@ -249,15 +249,15 @@ TEST_CASE("the rounds reach the quadratic's optimum with the same bits on every 
 TEST_CASE("the round messages lie in the registered rounds channel, at the numbers Lasso's rounds always had") {
   static_assert(kRoundTask == 0x20 && kRoundPartial == 0x21 && kRoundsStop == 0x22);
   bool registered = false;
-  for (const channels::Channel& c : channels::kRegistry)
-    registered = registered || (c.name == channels::kRounds.name && c.first == channels::kRounds.first &&
-                                c.last == channels::kRounds.last);
+  for (const wire::channels::Channel& c : wire::channels::kRegistry)
+    registered = registered || (c.name == wire::channels::kRounds.name && c.first == wire::channels::kRounds.first &&
+                                c.last == wire::channels::kRounds.last);
   CHECK(registered);
   for (const std::uint16_t type : {static_cast<std::uint16_t>(kRoundTask), static_cast<std::uint16_t>(kRoundPartial),
                                    static_cast<std::uint16_t>(kRoundsStop), static_cast<std::uint16_t>(kRoundQuery),
                                    static_cast<std::uint16_t>(kQueryAnswer)}) {
     CAPTURE(type);
-    CHECK(channels::kRounds.contains(type));
+    CHECK(wire::channels::kRounds.contains(type));
     CHECK(channel_holders(type) == 1);
   }
 }

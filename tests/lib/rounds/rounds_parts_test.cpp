@@ -13,8 +13,7 @@
 
 #include "gyre/data/regression.hpp"
 #include "gyre/data/regression_partition.hpp"
-#include "gyre/rounds/inner_products.hpp"
-#include "gyre/rounds/parameter_sampler.hpp"
+#include "gyre/rounds/scheduling.hpp"
 #include "gyre/rounds/rounds_protocol.hpp"
 #include "gyre/wire/codec.hpp"
 

@@ -20,7 +20,7 @@
 #include "gyre/wire/channels.hpp"
 #include "support/channel_holders.hpp"
 
-namespace channels = gyre::channels;
+namespace channels = gyre::wire::channels;
 using channels::Channel;
 using gyre::test::channel_holders;
 

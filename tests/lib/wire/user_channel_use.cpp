@@ -1,4 +1,4 @@
-// tests/lib/wire/user_channel_use.cpp — compiled, never run: a user's protocol on gyre::channels, and the two misuses that must not compile.
+// tests/lib/wire/user_channel_use.cpp — compiled, never run: a user's protocol on gyre::wire::channels, and the two misuses that must not compile.
 //
 // As it stands it is what docs/embedding.md's "Message types" section shows and must compile; meson.build
 // compiles it again with one GYRE_MISUSE_* macro defined and expects the helper's own diagnostic
@@ -10,7 +10,7 @@
 
 namespace {
 
-namespace channels = gyre::channels;
+namespace channels = gyre::wire::channels;
 
 #ifdef GYRE_MISUSE_LIBRARY_RANGE
 // Types 0x50–0x57 are the lock service's: a user channel there would take its messages.
