@@ -19,6 +19,7 @@
 #include "lda/log_gamma.hpp"
 #include "lda/metropolis_hastings.hpp"
 #include "lda/random.hpp"
+#include "lda/topic_order.hpp"
 #include "lda/warm_start.hpp"
 #include "lda/word_topic_block.hpp"
 #include "lda/worker_tokens.hpp"
@@ -698,6 +699,7 @@ double TopicSampler<Topic>::swept_word_loglik(const model::Block& block) const {
     const double base = lg_beta_(0);
     std::vector<std::int32_t> n(K_, 0);
     std::vector<Topic> seen;
+    TopicOrder order(K_);
     for (std::size_t r = lo; r < hi; ++r) {
       seen.clear();
       const auto count = [&](Topic k) {
@@ -706,7 +708,7 @@ double TopicSampler<Topic>::swept_word_loglik(const model::Block& block) const {
       for (std::uint64_t i = remote_begin_[r]; i < remote_begin_[r + 1]; ++i) count(remote_topics_[i]);
       for (std::uint32_t i = slots[r]; i < slots[r + 1]; ++i) count(zw_[i]);
       // In topic order and row by row, as word_loglik adds a row's non-zero counts: the same bits.
-      std::sort(seen.begin(), seen.end());
+      order.sort(std::span(seen));
       double row = 0;
       for (const Topic k : seen) {
         row += lg_beta_(n[k]) - base;

@@ -107,7 +107,7 @@ void RowPacker::write_row(Scratch& s, std::uint32_t* out) const {
     std::memcpy(out + 1, s.counts.data(), K_ * sizeof(std::uint32_t));
     return;
   }
-  std::sort(s.touched.begin(), s.touched.end());
+  s.order.sort(std::span(s.touched));
   out[0] = static_cast<std::uint32_t>(n);
   for (std::size_t i = 0; i < n; ++i) {
     out[1 + i] = s.touched[i];

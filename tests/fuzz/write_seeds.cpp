@@ -99,7 +99,7 @@ void phases() {
   write("failure_frame.bin", failure);
 }
 
-void rounds() {
+void round_messages() {
   rounds::RoundRequest r;
   r.round = 3;
   r.updates = {{1, 0.25}, {7, -1.5}};
@@ -152,7 +152,7 @@ void parameter_server() {
   write("ps_hand_over_frame.bin", hand_over);
 }
 
-void locks() {
+void lock_messages() {
   auto acquire = message(locks::kLockAcquire, 1, 1);
   acquire.meta = wire::encode(locks::LockRequest{static_cast<std::uint8_t>(locks::LockMode::kAny), 0, 2});
   acquire.body = locks::encode_keys(lock_candidates());
@@ -245,10 +245,10 @@ int main(int argc, char** argv) {
   out_dir = argv[1];
   block();
   phases();
-  rounds();
+  round_messages();
   clocks();
   parameter_server();
-  locks();
+  lock_messages();
   collectives();
   gathered_rows();
   peer_to_peer();

@@ -14,6 +14,7 @@
 #include "gyre/base/buffer.hpp"
 #include "gyre/model/block.hpp"
 #include "gyre/model/row_blocks.hpp"
+#include "lda/topic_order.hpp"
 
 namespace gyre::lda {
 
@@ -129,6 +130,7 @@ class RowPacker {
   struct Scratch {
     std::vector<std::int32_t> counts;
     std::vector<std::uint32_t> touched;
+    TopicOrder order;
     template <class Fill>
     void gather(std::size_t r, Fill& fill) {
       fill(r, [this](std::uint32_t k, std::int32_t n) {
@@ -147,7 +149,10 @@ class RowPacker {
   // its segment table, which -Werror makes an error.)
   Scratch& scratch() {
     Scratch& s = scratch_[static_cast<std::size_t>(oneapi::tbb::this_task_arena::current_thread_index())];
-    if (s.counts.size() != K_) s.counts.assign(K_, 0);
+    if (s.counts.size() != K_) {
+      s.counts.assign(K_, 0);
+      s.order = TopicOrder(K_);
+    }
     return s;
   }
   bool dense(std::size_t nonzero) const noexcept {
