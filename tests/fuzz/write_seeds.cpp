@@ -209,8 +209,8 @@ void gathered_rows() {
 void peer_to_peer() {
   namespace p2p = ps::p2p;
   const auto l = p2p_layout();
-  std::vector<p2p::Key> owned;  // by the fuzzer's owner
-  for (p2p::Key k = 0; k < l.keys; ++k)
+  std::vector<ps::Key> owned;  // by the fuzzer's owner
+  for (ps::Key k = 0; k < l.keys; ++k)
     if (l.owner_of(k) == kP2pOwner) owned.push_back(k);
   auto push = message(p2p::kPush, 1, 3);
   push.body = ps::encode_key_values({{owned.front(), {1, 2, 3}}}, 0);

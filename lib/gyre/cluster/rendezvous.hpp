@@ -18,7 +18,7 @@ struct RendezvousOptions {
   // challenge-response in which member and coordinator both prove they hold it.
   std::string token;
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
-  // The job's settings (see settings.hpp). A member sends its own once authenticated; the
+  // The job's settings (see launch.hpp). A member sends its own once authenticated; the
   // coordinator refuses a member whose settings differ from its own, telling it the first
   // difference, and keeps waiting for the real member.
   JobSettings settings;

@@ -220,8 +220,8 @@ class GYRE_API Context {
 // The values of a collection are spread over the ranks of a job: each rank holds its partition
 // (local()), and a verb called on every rank acts on the whole. The verbs here act on each
 // partition alone, in order (map, flatmap, filter, union_with): no rank waits for another.
-// Those that communicate are free functions: shuffle, reduce_by_key and join (keyed.hpp), fold,
-// reduce, count, collect and broadcast (aggregate.hpp), load and save (text_io.hpp). A
+// Those that communicate are free functions: shuffle, reduce_by_key and join, fold,
+// reduce, count, collect and broadcast (below), load and save (mapreduce.hpp). A
 // collection refers to its rank's Context, which must outlive it.
 template <class T>
 class Collection {

@@ -57,7 +57,7 @@ class GYRE_API BarrierRule {
 
 // A worker's clock is the number of steps it has completed. Before starting step c+1 a worker
 // at clock c asks its barrier; the barrier looks at some peers' clocks and says go or wait.
-// The built-in rules, each a BarrierRule (barrier_rule.hpp) made by Barrier(BarrierSpec):
+// The built-in rules, each a BarrierRule (above) made by Barrier(BarrierSpec):
 enum class BarrierKind {
   kBsp,   // every peer has completed c steps (SSP with s = 0)
   kSsp,   // every peer has completed c − s steps
@@ -151,7 +151,7 @@ class GYRE_API Barrier {
   // The rule's decision on the clocks of `sample` (or on slowest(), for a global rule).
   Decision decide(std::int64_t clock, std::span<const int> sample, const PeerClocks& peers) const;
 
-  // What an engine throws when the rule breaks its contract (barrier_rule.hpp) instead of
+  // What an engine throws when the rule breaks its contract (BarrierRule, above) instead of
   // waiting for ever: it says wait though every looked-at peer is at required().
   std::logic_error waits_for_nothing() const {
     return std::logic_error("barrier " + name() + " says wait though every looked-at peer reached the clock it requires");

@@ -22,7 +22,6 @@
 
 namespace gyre::ps::p2p {
 
-using ps::Fold;  // how a stored value takes an update; empty: adds it
 
 // Every peer owns the keys layout.owner_of() gives it. While the peer computes, its owner
 // serves the other peers from a service thread over the peer's mailbox: a kPush is folded in

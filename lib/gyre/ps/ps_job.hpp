@@ -100,11 +100,6 @@ struct GYRE_API PsLayout {
 
 namespace gyre::ps::p2p {
 
-using ps::Key;
-using ps::KeyValues;
-using ps::Sharding;
-using ps::Value;
-
 // Peers are ranks 0 … peers−1; every one computes and every one owns a part of the keys
 // 0 … keys−1 (each value_size doubles), by contiguous ranges or by hash, as the parameter
 // server deals keys to its servers (ps::PsLayout::server_of, here with one "server" per peer).
@@ -123,7 +118,7 @@ struct GYRE_API P2pLayout {
 
 namespace gyre::ps {
 
-// The app's side (worker.hpp): the same program runs peer to peer (p2p_job.hpp).
+// The app's side (Worker, above): the same program runs peer to peer (run_p2p, below).
 using PsProgram = Program;
 
 // What a worker did, sent to the servers with its stop (so process 0 can report on every worker).
@@ -172,12 +167,8 @@ namespace gyre::ps::p2p {
 
 // A peer-to-peer job (Owl's third engine): every peer computes and owns a part of the model; no server.
 
-using ps::Fold;
-using ps::Versioned;
-using ps::Worker;
-
-// The app's side (worker.hpp), in Actor's verbs: schedule, push, pull (the owners' fold),
-// barrier (the options' rule), stop. The same program runs on the parameter server (ps_job.hpp):
+// The app's side (Worker, above), in Actor's verbs: schedule, push, pull (the owners' fold),
+// barrier (the options' rule), stop. The same program runs on the parameter server (run_ps, above):
 // peer to peer is the parameter server with a server co-located with each worker, which owns
 // that server's keys.
 using P2pProgram = ps::Program;

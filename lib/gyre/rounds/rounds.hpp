@@ -14,7 +14,7 @@
 //   std::size_t partial_size(const Task&);
 //   std::vector<Step> pull(const Task&, std::span<const double> folded);
 //   int depth();                      // rounds in flight allowed now (may change as it runs)
-// and on each worker a shard (rounds/rounds_job.hpp: serve_rounds):
+// and on each worker a shard (serve_rounds, below):
 //   void apply(std::span<const Step>);
 //   std::vector<double> push(const Task&);
 #pragma once

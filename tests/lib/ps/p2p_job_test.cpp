@@ -20,6 +20,7 @@
 #include "support/multiprocess.hpp"
 
 using namespace gyre;
+using namespace gyre::ps;
 using namespace gyre::ps::p2p;
 using namespace std::chrono_literals;
 
