@@ -116,6 +116,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"ring", "regroup", "pushpull"}))->capture_default_str();
   app.add_option("--average-ms", c.average_ms, "no-sync model: interval of the averaging thread, ms")
       ->capture_default_str()->check(CLI::Range(0.001, 3.6e6));
+  app.add_option("--max-lead", c.max_lead,
+                 "no-sync model: epochs a replica may run ahead of the slowest one (-1: unbounded)")
+      ->capture_default_str()->check(CLI::Range(-1, 1000000));
   app.add_option("--out,-o", out_dir, "directory for model.json, user_factors.tsv, item_factors.tsv (across processes: every rank writes its part, *.part-R.tsv)");
   app.add_option("--metrics", metrics_path, "JSON lines, one per epoch: epoch, seconds, train_rmse, test_rmse, held_out_rmse, updates_per_s");
   app.add_flag("--quiet,-q", quiet, "no per-epoch lines on stdout");

@@ -41,6 +41,7 @@ void validate(const MfConfig& c, std::size_t shards) {
   need(c.held_out >= 0 && c.held_out <= 0.5f, "the held-out share (--held-out) must be in [0, 0.5]");
   need(c.average_ms >= 1 && c.average_ms <= 3.6e6 && c.average_ms == std::round(c.average_ms),
        "the averaging interval (--average-ms) must be a whole number of milliseconds in [1, 3600000]");
+  need(c.max_lead >= -1, "the no-sync lead (--max-lead) must be -1 (unbounded) or a number of epochs >= 0");
   need(static_cast<int>(shards) == c.workers, "one training shard per worker");
 }
 

@@ -41,8 +41,8 @@ enum class ComputationModel {
   kRotation,   // B: blocks travel the ring, d in flight per worker (the default)
   kAllreduce,  // C: every worker has a replica; after each epoch the workers' mean change is
                //    applied to every replica, summed by one of the collectives below
-  kNoSync,     // D: every worker has a replica and never waits; a thread averages it with the
-               //    peers' every `average_ms`
+  kNoSync,     // D: every worker has a replica and waits only to stay within `max_lead` epochs
+               //    of the slowest; a thread averages it with the peers' every `average_ms`
 };
 // How the allreduce model sums the workers' changes (the same sums, different traffic).
 enum class ChangeCollective {
@@ -105,6 +105,7 @@ struct MfConfig {
   ComputationModel model = ComputationModel::kRotation;
   ChangeCollective collective = ChangeCollective::kRing;  // C
   double average_ms = 20;      // D: interval of the averaging thread
+  int max_lead = 1;            // D: epochs a replica may run ahead of the slowest (SSP over epochs); -1: unbounded
 
   // Warm start (--init-model): the saved model's rows by dense id, loaded instead of the
   // seeded start (mf/warm_start.hpp), the epochs it had done, so that the learning-rate

@@ -65,6 +65,12 @@ void ModelAverager::abort() {
 
 void ModelAverager::round_soon() { round_due_.store(true, std::memory_order_relaxed); }
 
+bool ModelAverager::wait_blended(std::uint64_t count, net::Clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  progress_.wait_until(lock, deadline, [&] { return counters_.blended >= count || ended_; });
+  return counters_.blended >= count;
+}
+
 void ModelAverager::resume() {
   std::lock_guard lock(mutex_);
   aborted_ = false;
@@ -114,7 +120,11 @@ void ModelAverager::run() {
       bool asked = false;
       {
         std::lock_guard lock(mutex_);
-        if (stopping_) return;
+        if (stopping_) {
+          ended_ = true;
+          progress_.notify_all();
+          return;
+        }
         asked = round_due_.exchange(false, std::memory_order_relaxed);
       }
       // Rounds are checked before every receive, so a steady stream of snapshots cannot
@@ -141,6 +151,8 @@ void ModelAverager::run() {
     std::lock_guard lock(mutex_);
     failure_ = std::current_exception();
     error_ = "model averager on " + rank_text(inbox_.group().rank()) + ": " + what;
+    ended_ = true;
+    progress_.notify_all();
   }
 }
 
@@ -211,6 +223,7 @@ void ModelAverager::answer(int peer, std::uint64_t id, const Buffer& offered) {
     }
   }
   ++counters_.blended;
+  progress_.notify_all();
   send(peer, kAnswer, id, mine);
 }
 
@@ -223,6 +236,7 @@ void ModelAverager::apply(std::size_t slot, const Buffer& answered) {
   }
   offers_[slot].reset();
   ++counters_.blended;
+  progress_.notify_all();
 }
 
 void ModelAverager::send(int peer, std::uint8_t kind, std::uint64_t id, std::span<const double> values) {

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -89,6 +90,11 @@ class GYRE_API ModelAverager {
   // shorter than the interval asks for one per epoch, so that its replica mixes at all. Lock
   // free: it may be called while holding `mutex`.
   void round_soon();
+  // Returns once `count` snapshots in all have been blended into the model (counters().blended
+  // >= count: exchanges this rank offered or answered), true; or false once `deadline` passes or
+  // the thread has ended. A trainer that must not run on unmixed asks for the count it saw
+  // before a stretch of training plus the exchanges it wants, after round_soon().
+  bool wait_blended(std::uint64_t count, net::Clock::time_point deadline);
   bool aborted() const;
 
   // Ends the thread (within a few milliseconds, whatever the interval) and joins it; then
@@ -127,8 +133,10 @@ class GYRE_API ModelAverager {
   // Guards everything below. Rounds and blends hold it throughout, so abort(), which takes it,
   // returns only between them.
   mutable std::mutex mutex_;
+  std::condition_variable progress_;  // a blend, or the thread ending
   bool aborted_ = false;
   bool stopping_ = false;
+  bool ended_ = false;  // the thread has left run()
   std::atomic<bool> round_due_{false};  // outside mutex_: see round_soon()
   std::vector<std::optional<Offer>> offers_;  // per peer slot
   std::uint64_t next_offer_ = 1;

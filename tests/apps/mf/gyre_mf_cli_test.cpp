@@ -172,7 +172,7 @@ TEST_CASE("held-out ratings under every computation model: held_out_rmse each ep
     CHECK(header.at("held_out_rmse").get<double>() > 1);
   }
   for (const std::vector<std::string>& flags : {std::vector<std::string>{"--lr-cut", "0"}, {"--lr-cut", "1.5"}, {"--held-out", "0.6"},
-                                                {"--held-out", "-0.1"}, {"--lr-warmup", "0"}}) {
+                                                {"--held-out", "-0.1"}, {"--lr-warmup", "0"}, {"--max-lead", "-2"}}) {
     CAPTURE(flags[0] + " " + flags[1]);
     const auto bad = run_command({gyre_mf(), "--train", (dir / "train.tsv").string(), flags[0], flags[1], "--out",
                                   (dir / "never").string()});

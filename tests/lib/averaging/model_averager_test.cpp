@@ -361,3 +361,30 @@ TEST_CASE_TEMPLATE("round_soon() starts an exchange at once, whatever the interv
   CHECK(job.workers[1]->read()[0] == doctest::Approx(0.5));
   CHECK(job.averager(1).counters().rounds == 0);
 }
+
+TEST_CASE_TEMPLATE("wait_blended() returns once the count is reached, at its deadline when nobody answers, at once when ended",
+                   B, GYRE_TEST_BACKENDS) {
+  averaging::AveragerOptions options;
+  options.interval = std::chrono::hours(1);  // only round_soon() starts rounds
+  Job<B> job(3, 4, options, [](int r) { return static_cast<double>(r); }, {0, 1, 2}, {0, 1});
+  auto& a = job.averager(0);
+  // Already reached: no wait at all.
+  CHECK(a.wait_blended(0, net::Clock::now()));
+  // Rank 0's rounds go to its peers in turn; rank 1 answers, rank 2 runs no averager. Two
+  // exchanges asked for: the first (to rank 1) is blended, so the wait for one returns true.
+  a.round_soon();
+  CHECK(a.wait_blended(1, net::Clock::now() + 5s));
+  CHECK(a.counters().blended >= 1);
+  // The next round goes to the silent rank 2: a wait for one more ends at its deadline, false,
+  // and not long before it.
+  a.round_soon();
+  const auto before = a.counters().blended;
+  const auto asked = net::Clock::now();
+  CHECK_FALSE(a.wait_blended(before + 1, asked + 200ms));
+  CHECK(net::Clock::now() - asked >= 200ms);
+  // Once the thread has ended, a wait returns false at once, whatever its deadline.
+  a.stop();
+  const auto stopped = net::Clock::now();
+  CHECK_FALSE(a.wait_blended(a.counters().blended + 1, stopped + std::chrono::hours(1)));
+  CHECK(net::Clock::now() - stopped < 5s);
+}
