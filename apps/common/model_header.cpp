@@ -30,6 +30,8 @@ nlohmann::json read_model_header(const std::filesystem::path& file, const std::s
   return header;
 }
 
+nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
+
 float header_float(const nlohmann::json& header, const std::filesystem::path& file, const char* key) {
   const double v =
       header_field(header, file, key, "a finite number", [](const nlohmann::json& j) { return j.is_number(); })

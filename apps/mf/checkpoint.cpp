@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "app/model_header.hpp"
 #include "gyre/base/json_input.hpp"
 #include "gyre/checkpoint/part_bytes.hpp"
 #include "mf/warm_start.hpp"
@@ -77,7 +78,8 @@ std::string control_state(const MfPlan& plan, std::uint64_t next_phase) {
                         {"mean", plan.mean},
                         {"scale", plan.scale},
                         {"rate_scale", rate.scale},
-                        {"held_out_rmse", std::isnan(rate.held_out_rmse) ? nlohmann::json(nullptr) : nlohmann::json(rate.held_out_rmse)}}
+                        {"held_out_rmse", app::number_or_null(rate.held_out_rmse)},
+                        {"train_rmse", app::number_or_null(rate.train_rmse)}}
       .dump();
 }
 
@@ -96,11 +98,13 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
     scale = state.at("scale").get<float>();
     rate.scale = state.at("rate_scale").get<float>();
     if (const auto& rmse = state.at("held_out_rmse"); !rmse.is_null()) rate.held_out_rmse = rmse.get<double>();
+    // Checkpoints from before the rate could grow have no train_rmse: the first epoch resumed grows nothing.
+    if (state.contains("train_rmse") && !state.at("train_rmse").is_null()) rate.train_rmse = state.at("train_rmse").get<double>();
   } catch (const nlohmann::json::exception& e) {
     throw InputError(manifest_file, 0, expected, e.what());
   }
-  if (!(rate.scale > 0 && rate.scale <= 1))
-    throw InputError(manifest_file, 0, "\"rate_scale\" in (0, 1]", std::to_string(rate.scale));
+  if (!(rate.scale > 0 && rate.scale <= kMaxRateScale))
+    throw InputError(manifest_file, 0, "\"rate_scale\" in (0, 8]", std::to_string(rate.scale));
   // As in model.json: each epoch is a training phase and at most one evaluation.
   if (out.phase < found.manifest.epoch || out.phase > 2 * found.manifest.epoch)
     throw InputError(manifest_file, 0,
@@ -163,8 +167,10 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
     read_side(Side::kItem, items, "item");
     in.finish();
   }
-  m->trained = TrainingRecord{out.epoch,  config.learning_rate, config.lr_decay, config.lambda, config.lambda_bias,
-                              config.seed, out.phase,           config.update,   scale, rate, config.lr_cut, config.held_out};
+  m->trained = TrainingRecord{out.epoch,     config.learning_rate, config.lr_decay, config.lambda,
+                              config.lambda_bias, config.seed,     out.phase,       config.update,
+                              scale,         rate,                 config.lr_cut,   config.held_out,
+                              config.lr_grow};
   out.start = std::move(m);
   return out;
 }

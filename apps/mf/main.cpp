@@ -22,6 +22,7 @@ extern char** environ;
 #include "gyre/base/limits.hpp"
 #include "gyre/base/output_check.hpp"
 #include "gyre/cluster/launch.hpp"
+#include "mf/rate_schedule.hpp"
 #include "mf/split_input.hpp"
 #include "gyre/data/manifest.hpp"
 #include "gyre/data/ratings.hpp"
@@ -92,9 +93,13 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(0.0f, 1.0f))->check(gyre::app::positive_number());
   app.add_option("--lr-cut", c.lr_cut, "after an epoch whose held-out RMSE rose, the rate is multiplied by this (1: never)")
       ->capture_default_str()->check(CLI::Range(0.0f, 1.0f))->check(gyre::app::positive_number());
+  app.add_option("--lr-grow", c.lr_grow,
+                 "after an epoch that improved the held-out RMSE steadily, the rate is multiplied by this (1: never; at most 8 times in all)")
+      ->capture_default_str()->check(CLI::Range(1.0f, gyre::mf::kMaxRateScale));
   app.add_option("--held-out", c.held_out,
                  "share of the training ratings held out from training to steer --lr-cut and reported as held_out_rmse (0: none)")
       ->capture_default_str()->check(CLI::Range(0.0f, 0.5f));
+  app.add_option("--held-out-max", c.held_out_max, "at most this many ratings held out (0: no cap)")->capture_default_str();
   float init_scale = 0;
   app.add_option("--init-scale", init_scale, "initial factors uniform in [-s, s] (default: sqrt(ratings' std dev / rank))")
       ->check(gyre::app::non_negative_number());

@@ -188,7 +188,9 @@ void MfKernel::start_phase(std::uint64_t, rotation::PhaseKind, std::span<const s
 }
 
 void MfKernel::steer_rate(const MfReport& own) {
-  if (own.held_out_count > 0) rate_ = next_rate_state(config_, rate_, std::sqrt(own.held_out_loss / own.held_out_count));
+  if (own.held_out_count > 0)
+    rate_ = next_rate_state(config_, rate_, std::sqrt(own.held_out_loss / own.held_out_count),
+                            own.train_count > 0 ? std::sqrt(own.train_loss / own.train_count) : 0.0);
 }
 
 rotation::PhaseSums MfKernel::take_phase_sums(rotation::PhaseKind kind) {

@@ -151,11 +151,20 @@ MfModel read_header(const std::filesystem::path& file, const nlohmann::json& hea
   // goes on as a fresh schedule would (scale 1, nothing held out yet).
   if (m.trained && header.contains("rate_scale")) {
     m.trained->rate.scale = app::header_float(header, file, "rate_scale");
-    if (!(m.trained->rate.scale > 0 && m.trained->rate.scale <= 1))
-      throw InputError(file, 0, "\"rate_scale\" in (0, 1]", std::to_string(m.trained->rate.scale));
+    if (!(m.trained->rate.scale > 0 && m.trained->rate.scale <= kMaxRateScale))
+      throw InputError(file, 0, "\"rate_scale\" in (0, 8]", std::to_string(m.trained->rate.scale));
     const auto& rmse = app::header_field(header, file, "held_out_rmse", "a number at or above 0, or null",
                                          [](const nlohmann::json& v) { return v.is_null() || (v.is_number() && v.get<double>() >= 0); });
     if (!rmse.is_null()) m.trained->rate.held_out_rmse = rmse.get<double>();
+    // Models from before the rate could grow have neither: it did not grow, and a continued run grows nothing in its first epoch.
+    if (header.contains("lr_grow")) {
+      m.trained->lr_grow = app::header_float(header, file, "lr_grow");
+      if (!(m.trained->lr_grow >= 1 && m.trained->lr_grow <= kMaxRateScale))
+        throw InputError(file, 0, "\"lr_grow\" in [1, 8]", std::to_string(m.trained->lr_grow));
+      const auto& train = app::header_field(header, file, "train_rmse", "a number at or above 0, or null",
+                                            [](const nlohmann::json& v) { return v.is_null() || (v.is_number() && v.get<double>() >= 0); });
+      if (!train.is_null()) m.trained->rate.train_rmse = train.get<double>();
+    }
     m.trained->lr_cut = app::header_float(header, file, "lr_cut");
     m.trained->held_out = app::header_float(header, file, "held_out");
     if (!(m.trained->lr_cut > 0 && m.trained->lr_cut <= 1))
@@ -297,7 +306,9 @@ nlohmann::json header_of(const MfModel& model, int version) {
     header["rate_scale"] = t->rate.scale;
     header["lr_cut"] = t->lr_cut;
     header["held_out"] = t->held_out;
-    header["held_out_rmse"] = std::isnan(t->rate.held_out_rmse) ? nlohmann::json(nullptr) : nlohmann::json(t->rate.held_out_rmse);
+    header["held_out_rmse"] = app::number_or_null(t->rate.held_out_rmse);
+    header["lr_grow"] = t->lr_grow;
+    header["train_rmse"] = app::number_or_null(t->rate.train_rmse);
   }
   return header;
 }

@@ -1,6 +1,7 @@
 // apps/mf/rate_schedule.cpp — the learning rate of each epoch, and the held-out ratings that steer it.
 #include "mf/rate_schedule.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -16,10 +17,17 @@ float epoch_rate(const MfConfig& c, std::uint32_t epoch, float scale) {
   return epoch == 0 ? rate * c.lr_warmup : rate;
 }
 
-RateState next_rate_state(const MfConfig& c, const RateState& state, double held_out_rmse) {
-  RateState next{state.scale, held_out_rmse};
+RateState next_rate_state(const MfConfig& c, const RateState& state, double held_out_rmse, double train_rmse) {
+  RateState next{state.scale, held_out_rmse, train_rmse};
   // NaN compares false: the first epoch, or no held-out ratings, cuts nothing.
-  if (held_out_rmse > state.held_out_rmse) next.scale *= c.lr_cut;
+  if (held_out_rmse > state.held_out_rmse) {
+    next.scale *= c.lr_cut;
+  } else if (c.lr_grow > 1) {
+    const double held_gain = 1 - held_out_rmse / state.held_out_rmse;
+    const double train_gain = 1 - train_rmse / state.train_rmse;
+    if (held_gain >= kGrowGain && held_gain >= kGrowShare * train_gain)
+      next.scale = std::min(next.scale * c.lr_grow, kMaxRateScale);
+  }
   return next;
 }
 

@@ -38,6 +38,7 @@ void validate(const MfConfig& c, std::size_t shards) {
        "learning rate and decay must be positive, regularisation and init scale non-negative");
   need(c.lr_warmup > 0 && c.lr_warmup <= 1 && c.lr_cut > 0 && c.lr_cut <= 1,
        "the warm-up's share of the rate (--lr-warmup) and the cut (--lr-cut) must be in (0, 1]");
+  need(c.lr_grow >= 1 && c.lr_grow <= kMaxRateScale, "the growth (--lr-grow) must be in [1, 8]");
   need(c.held_out >= 0 && c.held_out <= 0.5f, "the held-out share (--held-out) must be in [0, 0.5]");
   need(c.average_ms >= 1 && c.average_ms <= 3.6e6 && c.average_ms == std::round(c.average_ms),
        "the averaging interval (--average-ms) must be a whole number of milliseconds in [1, 3600000]");
@@ -68,7 +69,7 @@ class EpochPolicy {
       if (s.held_out_count > 0) {
         report_.held_out_rmse = std::sqrt(s.held_out_loss / s.held_out_count);
         require_finite("held-out", *report_.held_out_rmse);
-        *rate_ = next_rate_state(config_, *rate_, *report_.held_out_rmse);
+        *rate_ = next_rate_state(config_, *rate_, *report_.held_out_rmse, report_.train_rmse);
       }
       if (has_test_ && evaluates_after(config_, config_.first_epoch + done_)) return PhaseKind::kEvaluate;
     } else {
@@ -180,6 +181,10 @@ MfPlan plan_job(const MfConfig& config, const data::RatingsStats& train, const d
     if (config.start->trained) plan.scale = config.start->trained->scale;
   }
   plan.rate = std::make_shared<RateState>(initial_rate_state(config));
+  // Every process holds out the same ratings: the share is fixed here, from the total.
+  if (config.held_out_max > 0 && count > 0)
+    plan.config.held_out = std::min(config.held_out, static_cast<float>(static_cast<double>(config.held_out_max) /
+                                                                        static_cast<double>(count)));
   if (!plan.config.init_scale) plan.config.init_scale = std::sqrt(plan.scale / static_cast<float>(config.rank));
 
   plan.schedule = std::make_shared<rotation::RotationSchedule>(config.workers, config.group_size(), config.ring,
@@ -238,7 +243,8 @@ MfModel model_header(const MfPlan& plan) {
                                  plan.scale,
                                  *plan.rate,
                                  config.lr_cut,
-                                 config.held_out};
+                                 config.held_out,
+                                 config.lr_grow};
   return model;
 }
 

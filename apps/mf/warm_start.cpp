@@ -62,6 +62,7 @@ void continue_settings(MfConfig& config, const MfModel& saved, const std::filesy
   adopt(config.learning_rate, t.learning_rate, "--lr", "learning_rate", dir, given);
   adopt(config.lr_decay, t.lr_decay, "--lr-decay", "lr_decay", dir, given);
   adopt(config.lr_cut, t.lr_cut, "--lr-cut", "lr_cut", dir, given);
+  adopt(config.lr_grow, t.lr_grow, "--lr-grow", "lr_grow", dir, given);
   adopt(config.held_out, t.held_out, "--held-out", "held_out", dir, given);
   adopt(config.lambda, t.lambda, "--lambda", "lambda", dir, given);
   adopt(config.lambda_bias, t.lambda_bias, "--lambda-bias", "lambda_bias", dir, given);

@@ -34,6 +34,8 @@ const nlohmann::json& header_field(const nlohmann::json& header, const std::file
 
 // A number that is finite as a float.
 float header_float(const nlohmann::json& header, const std::filesystem::path& file, const char* key);
+// `x` as a JSON number, or null when it is NaN (a figure not known yet).
+nlohmann::json number_or_null(double x);
 // A non-negative integer in lowest..highest.
 std::uint64_t header_count(const nlohmann::json& header, const std::filesystem::path& file, const char* key,
                            std::uint64_t lowest, std::uint64_t highest);

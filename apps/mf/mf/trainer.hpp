@@ -46,6 +46,7 @@ struct TrainingRecord {
   RateState rate{};                      // after the last epoch; older models have none (a fresh state)
   float lr_cut = 1;                      // older models: none
   float held_out = 0;
+  float lr_grow = 1;                     // older models: none
 };
 
 // Compact factors: row r of `user_factors` is user `user_ids[r]`, `rank` floats.

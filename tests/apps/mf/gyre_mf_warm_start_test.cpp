@@ -60,7 +60,13 @@ nlohmann::json check_continuation(const std::vector<std::string>& model_flags, c
 }  // namespace
 
 TEST_CASE("gyre-mf --init-model: 5 epochs, saved, then 5 more equal 10 epochs bitwise (default schedule)") {
-  check_continuation({}, {});
+  // The defaults hold ratings out and steer the rate by them: on these planted low-noise
+  // ratings it has grown by the 5th epoch, so the continuation must go on from the grown rate
+  // and from the saved model's last held-out and training RMSE.
+  const auto half = check_continuation({}, {});
+  CHECK(half.at("lr_grow").get<double>() == doctest::Approx(1.5));
+  CHECK(half.at("rate_scale").get<double>() > 1);
+  CHECK(half.at("train_rmse").get<double>() > 0);
 }
 
 TEST_CASE("gyre-mf --init-model: the same with biases and the global mean") {
@@ -75,7 +81,8 @@ TEST_CASE("gyre-mf --init-model: the same under held-out rate cuts (the rate's s
   // Noisy ratings, a rank and no regularisation that overfit them: the held-out RMSE rises
   // within the first 5 epochs, so the continuation must start from the cut rate and compare
   // its first epoch with the saved model's last held-out RMSE.
-  const auto half = check_continuation({"--lr", "0.3", "--lr-decay", "1", "--lambda", "0", "--lr-cut", "0.3", "--held-out", "0.05"},
+  const auto half = check_continuation({"--lr", "0.3", "--lr-decay", "1", "--lambda", "0", "--lr-cut", "0.3", "--held-out", "0.05",
+                                        "--lr-grow", "1"},
                                        {"--rank", "16", "--lr-warmup", "0.333"}, "1");
   CHECK(half.at("lr_cut").get<double>() == doctest::Approx(0.3));
   CHECK(half.at("held_out").get<double>() == doctest::Approx(0.05));
