@@ -60,7 +60,7 @@ std::vector<std::pair<int, PeerOutcome>> collect_hand_overs(runtime::Mailbox& in
 std::vector<std::pair<int, PeerOutcome>> run_peer(runtime::Mailbox& inbox, const P2pLayout& layout, const P2pProgram& program,
                                                   const P2pJobOptions& o, bool hand_over) {
   net::Group& group = inbox.group();
-  P2pPeer peer(inbox, layout, o.barrier, P2pPeerOptions{o.timeout, o.seed, program.pull, program.initial});
+  P2pPeer peer(inbox, layout, o.barrier, P2pPeerOptions{o.timeout, o.seed, program.pull, program.initial, o.tables});
   std::vector<int> others;
   for (int r : layout.peer_ranks())
     if (r != group.rank()) others.push_back(r);

@@ -13,10 +13,14 @@
 namespace gyre::ps::p2p {
 
 P2pPeer::P2pPeer(runtime::Mailbox& inbox, P2pLayout layout, Barrier barrier, P2pPeerOptions options)
-    : inbox_(inbox), layout_(layout), index_(inbox.group().rank()), options_(std::move(options)), rule_(barrier) {
+    : inbox_(inbox),
+      layout_(layout),
+      index_(inbox.group().rank()),
+      options_(std::move(options)),
+      rules_(barrier, options_.tables, layout_.keys) {
   layout_.validate();
   if (index_ < 0 || index_ >= layout_.peers) throw std::invalid_argument("peer-to-peer: this rank is not a peer");
-  owner_ = std::make_unique<P2pOwner>(inbox_, layout_, options_.pull, options_.initial, rule_.global());
+  owner_ = std::make_unique<P2pOwner>(inbox_, layout_, options_.pull, options_.initial, rules_.any_global());
   barrier_ = std::make_unique<PeerBarrier>(inbox_, layout_.peer_ranks(), std::move(barrier),
                                                       PeerBarrierOptions{options_.timeout, options_.seed});
 }
@@ -58,41 +62,41 @@ void P2pPeer::check_value(Key key, std::size_t size, const char* verb) const {
 
 std::vector<Versioned> P2pPeer::get(std::span<const Key> keys) {
   return guarded([&] {
-    std::map<int, std::vector<Key>> remote;  // owner → keys, sorted and distinct
+    // One read per owner and freshness: the owners hold each until every peer's pushes have
+    // reached the clock its keys' rule needs (a tight table's keys wait, a loose one's not).
+    std::map<std::pair<int, std::int64_t>, std::vector<Key>> remote;  // (owner, clock needed) → keys, sorted and distinct
     for (Key k : keys) {
       check_key(k);
-      if (const int o = layout_.owner_of(k); o != index_) remote[o].push_back(k);
+      if (const int o = layout_.owner_of(k); o != index_) remote[{o, rules_.needed(k, clock_)}].push_back(k);
     }
-    // The clock every peer's pushes must have reached for this read (the owners hold it till then).
-    const std::int64_t needed = rule_.global() ? rule_.required(clock_) : std::numeric_limits<std::int64_t>::min();
-    std::map<std::uint64_t, int> pending;  // request → owner
-    for (auto& [owner, list] : remote) {
+    std::map<std::uint64_t, std::pair<int, std::int64_t>> pending;  // request → its read
+    for (auto& [read, list] : remote) {
       std::sort(list.begin(), list.end());
       list.erase(std::unique(list.begin(), list.end()), list.end());
       net::Message m;
       m.type = kGet;
       m.tag = next_request_++;
-      m.body = encode_keys(list, needed);
-      pending.emplace(m.tag, owner);
-      inbox_.group().send(owner, std::move(m));
+      m.body = encode_keys(list, read.second);
+      pending.emplace(m.tag, read);
+      inbox_.group().send(read.first, std::move(m));
     }
     std::map<Key, Value> got;
     const auto deadline = net::Clock::now() + options_.timeout;
     const runtime::Receiver receiver(inbox_, "peer-to-peer peer " + std::to_string(index_), options_.timeout);
     const auto silent = [&] {
-      const int owner = pending.begin()->second;
+      const int owner = pending.begin()->second.first;
       return runtime::Silence{owner, "reply from rank " + std::to_string(owner)};
     };
     while (!pending.empty()) {
       const net::Message m = receiver.receive(
           [&](const net::Message& x) {
             const auto it = pending.find(x.tag);
-            return x.type == kGetReply && it != pending.end() && it->second == x.sender;
+            return x.type == kGetReply && it != pending.end() && it->second.first == x.sender;
           },
           silent, deadline);
       KeyValues kv;
       try {
-        kv = decode_get_reply(m, remote.at(m.sender), layout_);
+        kv = decode_get_reply(m, remote.at(pending.at(m.tag)), layout_);
       } catch (const std::runtime_error& e) {
         throw runtime::JobFailed(m.sender, runtime::FailureCause::kBadMessage,
                                  receiver.who() + ": rank " + std::to_string(m.sender) + " sent a bad reply: " + e.what());
@@ -104,7 +108,7 @@ std::vector<Versioned> P2pPeer::get(std::span<const Key> keys) {
     std::vector<Versioned> out;
     out.reserve(keys.size());
     for (Key k : keys) {
-      Versioned v{layout_.owner_of(k) == index_ ? owner_->read_at(k, needed, deadline) : got.at(k), clock_};
+      Versioned v{layout_.owner_of(k) == index_ ? owner_->read_at(k, rules_.needed(k, clock_), deadline) : got.at(k), clock_};
       if (const auto mine = unsent_.find(k); mine != unsent_.end())
         for (std::size_t i = 0; i < v.value.size(); ++i) v.value[i] += mine->second[i];
       out.push_back(std::move(v));
@@ -143,9 +147,9 @@ void P2pPeer::flush() {
     else by_owner[o].emplace_back(k, std::move(delta));
   }
   unsent_.clear();
-  // Under a global barrier every owner hears of every step, so that it knows when to answer
-  // the reads it holds (P2pOwner).
-  if (rule_.global())
+  // Under a global barrier (the job's or a table's) every owner hears of every step, so that it
+  // knows when to answer the reads it holds (P2pOwner).
+  if (rules_.any_global())
     for (int r : layout_.peer_ranks())
       if (r != index_) by_owner.try_emplace(r);
   for (auto& [owner, kv] : by_owner) {

@@ -11,6 +11,7 @@
 #include "gyre/ps/ps_job.hpp"
 #include "gyre/ps/p2p_owner.hpp"
 #include "gyre/ps/peer_barrier.hpp"
+#include "gyre/ps/table_rules.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
 namespace gyre::ps::p2p {
@@ -20,6 +21,7 @@ struct P2pPeerOptions {
   std::uint64_t seed = 1;                                      // pBSP/pSSP peer samples
   Fold pull;                                                   // how owners fold pushes in; empty: add
   std::function<Value(Key)> initial;                           // a key's value before any push; empty: zeros
+  std::vector<Table> tables;                                   // keys whose reads follow rules of their own (ps_job.hpp)
 };
 
 // No server: the peer owns a part of the keys (P2pOwner) and reads and pushes the rest straight
@@ -71,9 +73,9 @@ class P2pPeer final : public Worker {
   P2pLayout layout_;
   int index_;
   P2pPeerOptions options_;
+  TableRules rules_;  // which rule bounds a read of each key
   std::unique_ptr<P2pOwner> owner_;
   std::unique_ptr<PeerBarrier> barrier_;
-  Barrier rule_;
   std::int64_t clock_ = 0;
   std::map<Key, Value> unsent_;
   std::uint64_t next_request_ = 0;

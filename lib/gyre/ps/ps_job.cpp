@@ -19,7 +19,7 @@ namespace {
 
 void run_worker(runtime::Mailbox& inbox, const PsLayout& layout, const PsProgram& program, const PsJobOptions& o) {
   net::Group& group = inbox.group();
-  PsWorker worker(inbox, layout, o.barrier, PsWorkerOptions{o.timeout, o.seed, o.cache_clocks});
+  PsWorker worker(inbox, layout, o.barrier, PsWorkerOptions{o.timeout, o.seed, o.cache_clocks, o.tables});
   std::vector<int> others;
   for (int r : layout.all_ranks())
     if (r != group.rank()) others.push_back(r);

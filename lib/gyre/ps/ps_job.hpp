@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -121,6 +122,20 @@ namespace gyre::ps {
 // The app's side (Worker, above): the same program runs peer to peer (run_p2p, below).
 using PsProgram = Program;
 
+// A table: a run of keys whose reads follow a barrier rule of their own (Bösen's per-table
+// staleness), so that a small fast-changing table can be read tight while a large slow one is
+// read loose. The job's rule (the options' `barrier`) paces every worker's steps and bounds the
+// reads of keys in no table; a table's rule that bounds staleness (BSP, SSP) holds a read of a
+// worker at clock c until every worker's pushes up to its required(c) are in, whatever the
+// job's rule; one that does not (ASP, pBSP, pSSP) bounds no read. So the job's rule is best the
+// loosest: a worker then waits only where a table asks it to.
+struct Table {
+  std::string name;  // for messages
+  Key first = 0;     // keys first … first+count−1
+  Key count = 0;
+  Barrier barrier;
+};
+
 // What a worker did, sent to the servers with its stop (so process 0 can report on every worker).
 struct PsWorkerReport {
   std::int64_t steps = 0;
@@ -135,6 +150,8 @@ struct PsJobOptions {
   // For barriers without a staleness bound (ASP, pBSP; pSSP's sample only bounds the sampled
   // peers): how many clocks a cached value may be reused before it is read again.
   std::int64_t cache_clocks = 0;
+  // Keys whose reads follow rules of their own (Table, above); disjoint. Empty: one rule.
+  std::vector<Table> tables;
   // Whether the servers fold each step's pushes in worker order once all have come
   // (PsServerOptions::ordered): every worker's step then reads the same sums, and a run repeats
   // bit for bit. Unset: on under BSP (textbook BSP), off under any looser rule (folded as they
@@ -185,6 +202,7 @@ struct P2pJobOptions {
   Barrier barrier;  // a BarrierSpec, or an embedder's BarrierRule with its sampling
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::uint64_t seed = 1;
+  std::vector<Table> tables;  // as in ps::PsJobOptions
 };
 
 struct P2pJobResult {

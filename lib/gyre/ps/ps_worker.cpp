@@ -12,7 +12,11 @@
 namespace gyre::ps {
 
 PsWorker::PsWorker(runtime::Mailbox& inbox, PsLayout layout, Barrier barrier, PsWorkerOptions options)
-    : inbox_(inbox), layout_(layout), index_(inbox.group().rank()), options_(options), rule_(barrier) {
+    : inbox_(inbox),
+      layout_(layout),
+      index_(inbox.group().rank()),
+      options_(options),
+      rules_(barrier, options_.tables, layout_.keys) {
   layout_.validate();
   if (index_ < 0 || index_ >= layout_.workers) throw std::invalid_argument("parameter server: this rank is not a worker");
   barrier_ = std::make_unique<PeerBarrier>(inbox_, layout_.worker_ranks(), barrier,
@@ -28,50 +32,45 @@ void PsWorker::check_key(Key key) const {
     throw std::out_of_range("parameter server: key " + std::to_string(key) + " is outside 0 … " + std::to_string(layout_.keys - 1));
 }
 
-std::int64_t PsWorker::freshness_needed() const {
-  if (rule_.global()) return rule_.required(clock_);  // the server holds the read until every worker got there
-  return std::numeric_limits<std::int64_t>::min();  // no global bound: whatever the server has
-}
-
 std::vector<Versioned> PsWorker::get(std::span<const Key> keys) {
-  // A cached value is good while it is recent enough for the barrier (or, without a bound, for
-  // cache_clocks steps since it was read).
-  const auto bound = rule_.global() ? clock_ - rule_.required(clock_) : options_.cache_clocks;
-  std::map<int, std::vector<Key>> to_read;  // server → keys
+  // A cached value is good while it is recent enough for its key's rule (or, without a bound,
+  // for cache_clocks steps since it was read). One read per server and freshness: the server
+  // holds each until its clock gets there (the keys of a tight table wait, a loose one's not).
+  std::map<std::pair<int, std::int64_t>, std::vector<Key>> to_read;  // (server, clock needed) → keys
   for (Key k : keys) {
     check_key(k);
     const auto it = cache_.find(k);
-    if (it != cache_.end() && it->second.clock >= clock_ - bound) {
+    if (it != cache_.end() && it->second.clock >= clock_ - rules_.cache_bound(k, clock_, options_.cache_clocks)) {
       ++cache_hits_;
       continue;
     }
-    to_read[layout_.server_of(k)].push_back(k);
+    to_read[{layout_.server_of(k), rules_.needed(k, clock_)}].push_back(k);
   }
   // Each key once per read, sorted, so a reply's keys are checked by binary search.
-  for (auto& [server, list] : to_read) {
+  for (auto& [read, list] : to_read) {
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
   }
-  std::map<std::uint64_t, int> pending;  // request → server
-  for (const auto& [server, list] : to_read) {
+  std::map<std::uint64_t, std::pair<int, std::int64_t>> pending;  // request → its read
+  for (const auto& [read, list] : to_read) {
     net::Message m;
     m.type = kGet;
     m.tag = next_request_++;
-    m.body = encode_keys(list, freshness_needed());
-    pending.emplace(m.tag, server);
-    inbox_.group().send(layout_.server_rank(server), std::move(m));
+    m.body = encode_keys(list, read.second);
+    pending.emplace(m.tag, read);
+    inbox_.group().send(layout_.server_rank(read.first), std::move(m));
   }
   const auto deadline = net::Clock::now() + options_.timeout;
   const runtime::Receiver receiver(inbox_, "parameter server", options_.timeout);
   const auto silent = [&] {
-    const int server = layout_.server_rank(pending.begin()->second);
+    const int server = layout_.server_rank(pending.begin()->second.first);
     return runtime::Silence{server, "reply from rank " + std::to_string(server)};
   };
   while (!pending.empty()) {
     const net::Message m = receiver.receive(
         [&](const net::Message& x) {
           const auto it = pending.find(x.tag);
-          return x.type == kGetReply && it != pending.end() && layout_.server_rank(it->second) == x.sender;
+          return x.type == kGetReply && it != pending.end() && layout_.server_rank(it->second.first) == x.sender;
         },
         silent, deadline);
     std::int64_t server_clock = 0;
@@ -80,7 +79,7 @@ std::vector<Versioned> PsWorker::get(std::span<const Key> keys) {
       auto& c = cache_[k];
       c.value = std::move(v);
       // Without a bound the value is tagged with this worker's clock, so cache_clocks counts our steps.
-      c.clock = rule_.global() ? server_clock : clock_;
+      c.clock = rules_.of(k).global() ? server_clock : clock_;
       ++reads_;
     }
     pending.erase(m.tag);

@@ -10,6 +10,7 @@
 
 #include "gyre/ps/peer_barrier.hpp"
 #include "gyre/ps/ps_job.hpp"
+#include "gyre/ps/table_rules.hpp"
 #include "gyre/runtime/mailbox.hpp"
 
 namespace gyre::ps {
@@ -20,6 +21,7 @@ struct PsWorkerOptions {
   // For barriers without a staleness bound (ASP, pBSP, pSSP's sample only bounds the sampled
   // peers): how many clocks a cached value may be reused before it is read again.
   std::int64_t cache_clocks = 0;
+  std::vector<Table> tables;  // keys whose reads follow rules of their own (ps_job.hpp)
 };
 
 // The worker keeps a cache of what it read. get() serves a key from it while the cached value
@@ -64,14 +66,13 @@ class PsWorker final : public Worker {
     std::int64_t clock = 0;
   };
   void flush();
-  std::int64_t freshness_needed() const;
   void check_key(Key key) const;
 
   runtime::Mailbox& inbox_;
   PsLayout layout_;
   int index_;
   PsWorkerOptions options_;
-  Barrier rule_;
+  TableRules rules_;  // which rule bounds a read of each key
   std::unique_ptr<PeerBarrier> barrier_;
   std::int64_t clock_ = 0;
   std::map<Key, Cached> cache_;

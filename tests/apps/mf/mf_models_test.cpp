@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "gyre/data/planted_ratings.hpp"
 #include "support/sanitizers.hpp"
@@ -30,7 +31,8 @@ const data::PlantedRatings& planted_rank6_ratings() {
 }
 
 TrainedMf train_model(mf::ComputationModel model, int epochs,
-                      mf::ChangeCollective collective = mf::ChangeCollective::kRing, int threads = 2) {
+                      mf::ChangeCollective collective = mf::ChangeCollective::kRing, int threads = 2,
+                      const std::function<void(mf::MfConfig&)>& adjust = {}) {
   mf::MfConfig c;
   c.rank = 6;
   c.epochs = epochs;
@@ -42,6 +44,7 @@ TrainedMf train_model(mf::ComputationModel model, int epochs,
   c.model = model;
   c.collective = collective;
   c.average_ms = 2;
+  if (adjust) adjust(c);
   TrainedMf t;
   mf::TrainHooks hooks;
   hooks.on_epoch = [&](const mf::EpochReport& r) { t.epochs.push_back(r); };
@@ -85,21 +88,11 @@ TEST_CASE("no-sync: the written mean is as accurate as the replicas, however sel
   // (nosync_worker.cpp, lead_rule()).
   for (int lead : {1, -1}) {
     CAPTURE(lead);
-    mf::MfConfig c;
-    c.rank = 6;
-    c.epochs = 12;
-    c.workers = 3;
-    c.threads = 1;
-    c.depth = 2;
-    c.seed = 4;
-    c.lambda = 0.01f;
-    c.model = mf::ComputationModel::kNoSync;
-    c.average_ms = 1000;
-    c.max_lead = lead;
-    std::vector<mf::EpochReport> epochs;
-    mf::TrainHooks hooks;
-    hooks.on_epoch = [&](const mf::EpochReport& r) { epochs.push_back(r); };
-    mf::train_embedded(c, mf::shard_by_user(planted_rank6_ratings().train, 3), planted_rank6_ratings().test, hooks);
+    const auto t = train_model(mf::ComputationModel::kNoSync, 12, mf::ChangeCollective::kRing, 1, [&](mf::MfConfig& c) {
+      c.average_ms = 1000;
+      c.max_lead = lead;
+    });
+    const auto& epochs = t.epochs;
     REQUIRE(epochs.size() == 12);
     const double replicas = *epochs[10].test_rmse, mean = *epochs[11].test_rmse;
     MESSAGE("replicas " << replicas << ", mean " << mean);

@@ -90,7 +90,7 @@ TEST_CASE_TEMPLATE("a worker refuses a reply with keys it did not ask for, and a
   l.value_size = 2;
   auto groups = B::make(2);
   runtime::Mailbox inbox(*groups[0]);
-  PsWorker worker(inbox, l, ps::BarrierSpec::parse("asp"), {5s, 1, 0});
+  PsWorker worker(inbox, l, ps::BarrierSpec::parse("asp"), {5s, 1, 0, {}});
   // The fake server answers the next request of `type` with `body`.
   auto answer = [&](std::uint16_t asked, std::uint16_t type, Buffer body) {
     return std::async(std::launch::async, [&groups, asked, type, body = std::move(body)]() mutable {
