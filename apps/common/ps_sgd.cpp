@@ -200,6 +200,25 @@ std::shared_ptr<const EpochCheckpointer> checkpointer_of(const Model& m, const S
                                                    lag_of(c.barrier), start, options.on_epoch);
 }
 
+// A table of keys per layer with that layer's rule (Settings::layer_barriers): key k is in the
+// layer of parameter k·block, so a layer that begins inside a key starts at the next one (and a
+// layer narrower than that has no key of its own: it is read by its neighbour's rule).
+std::vector<ps::Table> layer_tables(const Model& m, const Settings& c, Key key_count) {
+  std::vector<ps::Table> tables;
+  if (c.layer_barriers.empty()) return tables;
+  if (c.engine == Engine::kAverage) throw std::invalid_argument(c.name + ": staleness per layer needs a barrier (--engine ps or p2p)");
+  const std::vector<std::size_t> starts = m.layers.empty() ? std::vector<std::size_t>{0} : m.layers;
+  if (c.layer_barriers.size() != starts.size())
+    throw std::invalid_argument(c.name + ": " + std::to_string(c.layer_barriers.size()) + " staleness rules for a model of " +
+                                std::to_string(starts.size()) + " layers");
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    const Key first = (starts[i] + c.block - 1) / c.block;
+    const Key end = i + 1 < starts.size() ? std::min<Key>((starts[i + 1] + c.block - 1) / c.block, key_count) : key_count;
+    if (first < end) tables.push_back(ps::Table{"layer " + std::to_string(i + 1), first, end - first, c.layer_barriers[i]});
+  }
+  return tables;
+}
+
 std::optional<Run> train_with(const Model& m, const Settings& c, const Options& options, const Engines& engines) {
   c.validate();
   if (m.width == 0) throw std::invalid_argument(c.name + ": a model without parameters");
@@ -287,6 +306,7 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     return start + engine_clock >= c.max_steps || (c.max_seconds > 0 && seconds() >= c.max_seconds);
   };
 
+  const auto tables = layer_tables(m, c, key_count);
   std::optional<Outcome> outcome;
   if (c.engine == Engine::kPs) {
     ps::PsLayout layout;
@@ -300,6 +320,7 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     program.stop = [&](ps::Worker& worker) { return stop(worker.clock()); };
     ps::PsJobOptions o;
     o.barrier = c.barrier;
+    o.tables = tables;
     o.seed = c.seed;
     // Under BSP the servers fold each step's pushes in worker order (the default): the run
     // repeats bit for bit, with any number of workers (and a resume continues it).
@@ -315,6 +336,7 @@ std::optional<Run> train_with(const Model& m, const Settings& c, const Options& 
     program.stop = [&](ps::Worker& peer) { return stop(peer.clock()); };
     ps::p2p::P2pJobOptions o;
     o.barrier = c.barrier;
+    o.tables = tables;
     o.seed = c.seed;
     if (auto r = engines.p2p(layout, program, o)) outcome.emplace(std::move(r->values), r->peers);
   } else {

@@ -2,10 +2,13 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/cluster_flags.hpp"
 #include "app/command_line.hpp"
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
   c.max_steps = 500;
   c.eval_every = 20;
   app::PsSgdFlags sgd;
+  std::vector<std::int64_t> staleness;
   int classes = 10;
   bool quiet = false;
   app.add_option("--train", train_path, "training data: CSV lines \"label,x1,...,xd\" (tools/data/convert-digits.py)")
@@ -54,6 +58,10 @@ int main(int argc, char** argv) {
   app.add_option("--l2", c.l2, "L2 penalty λ on the weights")->capture_default_str()->check(app::non_negative_number());
   app.add_option("--init-seed", c.init_seed, "seed of the starting weights (0: --seed)")->capture_default_str();
   sgd.add_to(app, c);
+  app.add_option("--staleness", staleness,
+                 "staleness per layer, hidden then output, e.g. 0,3: each layer's reads follow SSP(S) (0: BSP) as a "
+                 "table of its own; the steps follow --barrier, by default SSP of the largest")
+      ->delimiter(',')->expected(2)->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
   app.add_option("--out,-o", out_path, "the trained parameters, one per line");
   app.add_option("--metrics", metrics_path,
                  "JSON lines, one per evaluation: step, updates, seconds, loss, accuracy, barrier");
@@ -68,6 +76,14 @@ int main(int argc, char** argv) {
   return app::run_entry_point("gyre-mlp", [&] {
     auto job = multi.job(env, sgd.workers(), c.seed);
     sgd.apply(job, c);
+    std::string rules = c.barrier.name();  // as the metrics name them
+    if (!staleness.empty()) {
+      c.layer_barriers.clear();
+      for (const auto s : staleness) c.layer_barriers.emplace_back(ps::BarrierSpec{s == 0 ? ps::BarrierKind::kBsp : ps::BarrierKind::kSsp, s});
+      if (app.count("--barrier") == 0)
+        c.barrier = ps::Barrier(ps::BarrierSpec{ps::BarrierKind::kSsp, *std::max_element(staleness.begin(), staleness.end())});
+      rules = c.barrier.name() + ", layers " + c.layer_barriers[0].name() + "," + c.layer_barriers[1].name();
+    }
     quiet = quiet || !job.reports();
     c.validate();
     {
@@ -79,11 +95,13 @@ int main(int argc, char** argv) {
     const auto test = test_path.empty() ? set : mlp::read_dataset(test_path, classes, set.features());
     if (job.reports())
       std::printf("gyre-mlp: %lld samples, %d features, %d classes, %d hidden; %s\n", static_cast<long long>(set.samples()),
-                  set.features(), classes, c.hidden, sgd.describe(job, c).c_str());
+                  set.features(), classes, c.hidden,
+                  (sgd.describe(job, c) + (staleness.empty() ? "" : ", reads per layer " + c.layer_barriers[0].name() + "," +
+                                                                        c.layer_barriers[1].name())).c_str());
     std::fflush(stdout);
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);
-    auto options = app::progress(metrics.get(), quiet, c.barrier.name());
+    auto options = app::progress(metrics.get(), quiet, rules);
     app::use_checkpoints(checkpoints, app, {"--out", "--metrics", "--quiet"}, {"--train", "--test"}, job, c, options);
     std::optional<mlp::MlpRun> trained;
     if (job.cluster)
@@ -94,7 +112,7 @@ int main(int argc, char** argv) {
     const auto& run = trained->run;
     if (metrics)
       metrics->write({{"step", simulation::step_quantile(run.steps, 0.5)}, {"updates", run.updates}, {"seconds", run.seconds},
-                      {"loss", run.fit.loss}, {"accuracy", run.fit.accuracy}, {"barrier", c.barrier.name()}, {"final", true}});
+                      {"loss", run.fit.loss}, {"accuracy", run.fit.accuracy}, {"barrier", rules}, {"final", true}});
     app::print_worker_steps(run.steps, run.held_seconds, run.seconds);
     std::printf("final: loss %.6f, accuracy %.4f after %lld updates, %.3f s\n", run.fit.loss, run.fit.accuracy,
                 static_cast<long long>(run.updates), run.seconds);

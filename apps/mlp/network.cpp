@@ -71,6 +71,11 @@ std::size_t Shape::parameters() const {
   return Offsets(*this).end;
 }
 
+std::vector<std::size_t> layer_starts(const Shape& s) {
+  const Offsets o(s);
+  return {o.w1, o.w2};
+}
+
 std::vector<double> initial_parameters(const Shape& s, std::uint64_t seed) {
   const Offsets o(s);
   std::vector<double> p(s.parameters(), 0.0);

@@ -28,6 +28,7 @@ app::ps_sgd::Model model_of(const Dataset& set, const Dataset& eval, const MlpCo
   app::ps_sgd::Model m;
   m.width = shape.parameters();
   m.initial = initial_parameters(shape, c.init_seed ? c.init_seed : c.seed);
+  m.layers = layer_starts(shape);
   m.shards.resize(static_cast<std::size_t>(c.workers));
   for (std::int64_t i = 0; i < set.samples(); ++i)
     m.shards[static_cast<std::size_t>(i % c.workers)].push_back(static_cast<std::uint32_t>(i));

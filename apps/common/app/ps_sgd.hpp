@@ -27,6 +27,10 @@ struct Settings {
   int servers = 1;                 // parameter-server shards (kPs; under kP2p every worker owns a part)
   Engine engine = Engine::kPs;
   ps::Barrier barrier;
+  // Bösen's per-table staleness: one rule per layer of the model (Model::layers), which bounds
+  // the reads of that layer's keys (ps::Table), while `barrier` paces the steps. Empty: the
+  // barrier bounds every read.
+  std::vector<ps::Barrier> layer_barriers;
   double learning_rate = 0.5;
   double decay = 0;                // step c uses learning_rate / (1 + decay·c)
   int batch = 64;                  // rows per worker per step
@@ -71,6 +75,9 @@ struct Model {
   std::size_t width = 0;                          // parameters
   std::vector<double> initial;                    // empty: zeros; else `width` starting values
   std::vector<std::vector<std::uint32_t>> shards; // per worker: its rows
+  // Where each layer's parameters begin, ascending from 0 (Settings::layer_barriers); a key
+  // belongs to the layer of its first parameter. Empty: one layer.
+  std::vector<std::size_t> layers;
   // The step direction of one minibatch: sets `gradient` (width entries, zeroed on entry) to the
   // mean loss gradient over `rows` plus the penalty's gradient.
   std::function<void(std::span<const double> parameters, std::span<const std::uint32_t> rows, std::span<double> gradient)>

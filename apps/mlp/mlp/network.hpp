@@ -22,6 +22,10 @@ struct Shape {
   std::size_t parameters() const;
 };
 
+// Where each layer's parameters begin: the hidden layer's (W1, b1) at 0, the output layer's
+// (W2, b2) after them.
+std::vector<std::size_t> layer_starts(const Shape& shape);
+
 // Glorot-uniform weights from `seed`, zero biases.
 std::vector<double> initial_parameters(const Shape& shape, std::uint64_t seed);
 

@@ -110,6 +110,38 @@ TEST_CASE("gyre-mlp --engine average: a replica per worker, averaged in the back
   CHECK_MESSAGE(ranks[1].output.empty(), ranks[1].output);
 }
 
+TEST_CASE("gyre-mlp --staleness: each layer a table of its own rule; the steps at the loosest; both engines, and bad lists refused") {
+  TempDir dir;
+  write_text(dir / "train.csv", planted_csv(300));
+  for (const char* engine : {"ps", "p2p"}) {
+    CAPTURE(engine);
+    const auto r = run_command({gyre_mlp(), "--train", (dir / "train.csv").string(), "--classes", "3", "--hidden", "5", "-p",
+                                "3", "--engine", engine, "--staleness", "0,3", "--steps", "60", "--eval-every", "30",
+                                "--step-delay", "uniform:0:1", "--slow-workers", "2", "--metrics", (dir / "m.jsonl").string()});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.output, "barrier ssp:3, inproc, reads per layer bsp,ssp:3"));
+    CHECK(contains(r.output, "after 180 updates"));
+    const auto metrics = json_lines(read_text(dir / "m.jsonl"));
+    CHECK(metrics.back()["barrier"] == "ssp:3, layers bsp,ssp:3");
+    CHECK(metrics.back()["accuracy"].get<double>() > 0.9);
+  }
+  // An explicit --barrier paces the steps instead of the loosest layer's rule.
+  const auto paced = run_command({gyre_mlp(), "--train", (dir / "train.csv").string(), "--classes", "3", "--hidden", "5", "-p",
+                                  "2", "--staleness", "2,0", "--barrier", "asp", "--steps", "20", "--quiet"});
+  CHECK_MESSAGE(contains(paced.output, "barrier asp, inproc, reads per layer ssp:2,bsp"), paced.output);
+  const auto out = (dir / "never.txt").string();
+  for (const char* list : {"1", "0,1,2", "0,-1"}) {
+    const auto bad = run_command({gyre_mlp(), "--train", (dir / "train.csv").string(), "--staleness", list, "--out", out});
+    CHECK(bad.exit_code == 2);
+    CHECK_MESSAGE(contains(bad.output, "--staleness"), bad.output);
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  gyre::test::expect_refused("gyre-mlp", {gyre_mlp(), "--train", (dir / "train.csv").string(), "--classes", "3", "--staleness",
+                                          "0,1", "--engine", "average", "--out", out},
+                             dir, "staleness per layer", "--engine ps or p2p");
+}
+
 TEST_CASE("gyre-mlp: a wrong feature count, a bad label or a bad setting is refused with exit 2, nothing written") {
   TempDir dir;
   const auto out = (dir / "m.txt").string();
