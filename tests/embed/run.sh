@@ -128,10 +128,12 @@ mkdir -p "$work/sub/subprojects"
 cp "$src/tests/embed/meson.build" "$src/tests/embed/embed.cpp" "$work/sub/"
 ln -s "$src" "$work/sub/subprojects/gyre"
 # --force-fallback-for: the subproject even where a gyre.pc is installed. --buildtype=plain: no
-# debug information, which only made this build slower (the runs below need none). Not a unity build:
-# with -Dunity=subprojects, meson 1.0.1 links libgyre.so from a unity object it never makes.
+# debug information, which only made this build slower (the runs below need none). -Dunity=subprojects:
+# gyre's sources compiled in unity chunks, as in gyre's own builds (unity is the outer project's
+# option); libgyre.so links its objects whole (gyre's meson.build), which keeps clear of meson
+# 1.0.1's unity-object bug that once made this build non-unity.
 meson setup "$work/sub/build" "$work/sub" --force-fallback-for=gyre -Dgyre:apps=false -Dgyre:tools=false \
-  -Dgyre:tests=false --buildtype=plain >/dev/null
+  -Dgyre:tests=false --buildtype=plain -Dunity=subprojects >/dev/null
 targets=$(meson introspect "$work/sub/build" --targets | python3 -c "import json,sys; print(' '.join(sorted(t['name'] for t in json.load(sys.stdin))))")
 [ "$targets" = "embed gyre gyre_internal" ] || fail "the subproject builds more than the library: $targets"
 ninja -C "$work/sub/build" -j2 >/dev/null
