@@ -153,17 +153,19 @@ MfModel read_header(const std::filesystem::path& file, const nlohmann::json& hea
     m.trained->rate.scale = app::header_float(header, file, "rate_scale");
     if (!(m.trained->rate.scale > 0 && m.trained->rate.scale <= kMaxRateScale))
       throw InputError(file, 0, "\"rate_scale\" in (0, 8]", std::to_string(m.trained->rate.scale));
-    const auto& rmse = app::header_field(header, file, "held_out_rmse", "a number at or above 0, or null",
-                                         [](const nlohmann::json& v) { return v.is_null() || (v.is_number() && v.get<double>() >= 0); });
-    if (!rmse.is_null()) m.trained->rate.held_out_rmse = rmse.get<double>();
+    // An RMSE the rate state remembers: a number at or above 0, or null (NaN: none yet).
+    const auto read_rmse = [&](const char* key, double& into) {
+      const auto& v = app::header_field(header, file, key, "a number at or above 0, or null",
+                                        [](const nlohmann::json& j) { return j.is_null() || (j.is_number() && j.get<double>() >= 0); });
+      if (!v.is_null()) into = v.get<double>();
+    };
+    read_rmse("held_out_rmse", m.trained->rate.held_out_rmse);
     // Models from before the rate could grow have neither: it did not grow, and a continued run grows nothing in its first epoch.
     if (header.contains("lr_grow")) {
       m.trained->lr_grow = app::header_float(header, file, "lr_grow");
       if (!(m.trained->lr_grow >= 1 && m.trained->lr_grow <= kMaxRateScale))
         throw InputError(file, 0, "\"lr_grow\" in [1, 8]", std::to_string(m.trained->lr_grow));
-      const auto& train = app::header_field(header, file, "train_rmse", "a number at or above 0, or null",
-                                            [](const nlohmann::json& v) { return v.is_null() || (v.is_number() && v.get<double>() >= 0); });
-      if (!train.is_null()) m.trained->rate.train_rmse = train.get<double>();
+      read_rmse("train_rmse", m.trained->rate.train_rmse);
     }
     m.trained->lr_cut = app::header_float(header, file, "lr_cut");
     m.trained->held_out = app::header_float(header, file, "held_out");

@@ -77,12 +77,14 @@ int main(int argc, char** argv) {
     auto job = multi.job(env, sgd.workers(), c.seed);
     sgd.apply(job, c);
     std::string rules = c.barrier.name();  // as the metrics name them
+    std::string layers;                    // the layers' rules, "bsp,ssp:3"
     if (!staleness.empty()) {
       c.layer_barriers.clear();
       for (const auto s : staleness) c.layer_barriers.emplace_back(ps::BarrierSpec{s == 0 ? ps::BarrierKind::kBsp : ps::BarrierKind::kSsp, s});
       if (app.count("--barrier") == 0)
         c.barrier = ps::Barrier(ps::BarrierSpec{ps::BarrierKind::kSsp, *std::max_element(staleness.begin(), staleness.end())});
-      rules = c.barrier.name() + ", layers " + c.layer_barriers[0].name() + "," + c.layer_barriers[1].name();
+      layers = c.layer_barriers[0].name() + "," + c.layer_barriers[1].name();
+      rules = c.barrier.name() + ", layers " + layers;
     }
     quiet = quiet || !job.reports();
     c.validate();
@@ -96,8 +98,7 @@ int main(int argc, char** argv) {
     if (job.reports())
       std::printf("gyre-mlp: %lld samples, %d features, %d classes, %d hidden; %s\n", static_cast<long long>(set.samples()),
                   set.features(), classes, c.hidden,
-                  (sgd.describe(job, c) + (staleness.empty() ? "" : ", reads per layer " + c.layer_barriers[0].name() + "," +
-                                                                        c.layer_barriers[1].name())).c_str());
+                  (sgd.describe(job, c) + (layers.empty() ? "" : ", reads per layer " + layers)).c_str());
     std::fflush(stdout);
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && job.reports()) metrics = std::make_unique<report::MetricsLog>(metrics_path);

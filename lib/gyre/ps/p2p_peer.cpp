@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <limits>
 #include <stdexcept>
 #include <string>
 

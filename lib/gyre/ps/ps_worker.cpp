@@ -2,7 +2,6 @@
 #include "gyre/ps/ps_worker.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
