@@ -46,6 +46,7 @@ void take_checkpoints(const MfPlan& plan, const checkpoint::CheckpointTarget& ta
   c->last_epoch = plan.config.first_epoch + plan.config.epochs;
   c->workers = plan.config.workers;
   c->first_phase = plan.config.first_phase;
+  c->phases_per_epoch = static_cast<int>(plan.config.train_phases_per_epoch());
   checkpoint::take_checkpoints(
       c,
       [&plan, kernel_of = std::move(kernel_of)](int worker, std::span<const model::Block* const> held) {
@@ -105,12 +106,8 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
   }
   if (!(rate.scale > 0 && rate.scale <= kMaxRateScale))
     throw InputError(manifest_file, 0, "\"rate_scale\" in (0, 8]", std::to_string(rate.scale));
-  // As in model.json: each epoch is a training phase and at most one evaluation.
-  if (out.phase < found.manifest.epoch || out.phase > 2 * found.manifest.epoch)
-    throw InputError(manifest_file, 0,
-                     "\"next_phase\" between the epoch and twice it (" + std::to_string(found.manifest.epoch) + ".." +
-                         std::to_string(2 * found.manifest.epoch) + ")",
-                     std::to_string(out.phase));
+  // As in model.json: each epoch is its training phases and at most one evaluation.
+  check_phase_count(manifest_file, "next_phase", out.phase, found.manifest.epoch, config.train_phases_per_epoch());
   const RowLayout layout = RowLayout::of(config);
   auto m = std::make_shared<MfModel>();
   m->rank = config.rank;
@@ -170,7 +167,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
   m->trained = TrainingRecord{out.epoch,     config.learning_rate, config.lr_decay, config.lambda,
                               config.lambda_bias, config.seed,     out.phase,       config.update,
                               scale,         rate,                 config.lr_cut,   config.held_out,
-                              config.lr_grow};
+                              config.lr_grow, config.ccd_inner};
   out.start = std::move(m);
   return out;
 }

@@ -16,10 +16,18 @@ ComputationModel parse_computation_model(const std::string& text) {
 UpdateRule parse_update_rule(const std::string& text) {
   if (text == "adagrad") return UpdateRule::kAdaGrad;
   if (text == "sgd") return UpdateRule::kSgd;
-  throw std::invalid_argument("update rule '" + text + "': expected adagrad or sgd");
+  if (text == "ccd") return UpdateRule::kCcd;
+  throw std::invalid_argument("update rule '" + text + "': expected adagrad, sgd or ccd");
 }
 
-const char* name_of(UpdateRule rule) { return rule == UpdateRule::kAdaGrad ? "adagrad" : "sgd"; }
+const char* name_of(UpdateRule rule) {
+  switch (rule) {
+    case UpdateRule::kAdaGrad: return "adagrad";
+    case UpdateRule::kSgd: return "sgd";
+    case UpdateRule::kCcd: return "ccd";
+  }
+  return "?";
+}
 
 ChangeCollective parse_change_collective(const std::string& text) {
   if (text == "ring") return ChangeCollective::kRing;

@@ -83,8 +83,11 @@ int main(int argc, char** argv) {
   app.add_option("--lambda-bias", c.lambda_bias, "L2 regularisation of the biases")
       ->capture_default_str()->check(gyre::app::non_negative_number());
   app.add_option("--update", update,
-                 "adagrad (per-row adaptive rates, scaled by the ratings' spread) or sgd (one rate for all rows)")
-      ->check(CLI::IsMember({"adagrad", "sgd"}))->capture_default_str();
+                 "adagrad (per-row adaptive rates, scaled by the ratings' spread), sgd (one rate for all rows) or "
+                 "ccd (CCD++: one factor column at a time, solved exactly; no learning rate, no biases)")
+      ->check(CLI::IsMember({"adagrad", "sgd", "ccd"}))->capture_default_str();
+  app.add_option("--ccd-inner", c.ccd_inner, "ccd: passes over each factor column per epoch (LIBPMF's -T)")
+      ->capture_default_str()->check(CLI::Range(1u, mf::kMaxCcdInner));
   app.add_option("--lr", c.learning_rate, "learning rate: AdaGrad's, scale-free (default 0.1); SGD's first epoch's (default 0.05)")
       ->check(gyre::app::positive_number());
   app.add_option("--lr-decay", c.lr_decay, "learning rate factor per epoch")
@@ -141,6 +144,8 @@ int main(int argc, char** argv) {
   return app::run_entry_point("gyre-mf", [&] {
     c.update = mf::parse_update_rule(update);
     if (c.update == mf::UpdateRule::kSgd && app.count("--lr") == 0) c.learning_rate = mf::kSgdRate;
+    // CCD++ has no rate to steer: held-out ratings would only be left out of training.
+    if (c.update == mf::UpdateRule::kCcd && app.count("--held-out") == 0) c.held_out = 0;
     if (app.count("--init-scale") > 0) c.init_scale = init_scale;
     // A warm start takes its settings from the saved model, so it is read before anything
     // depends on them (the rank in the memory check, the banner).

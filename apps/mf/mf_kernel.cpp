@@ -18,7 +18,8 @@ namespace gyre::mf {
 
 RowLayout RowLayout::of(const MfConfig& c) {
   const std::size_t width = model::padded_width(c.rank);
-  return {width, width + (c.biases || c.update == UpdateRule::kAdaGrad ? model::kRowAlign : 0)};
+  const bool tail = c.biases || c.update == UpdateRule::kAdaGrad || c.update == UpdateRule::kCcd;
+  return {width, width + (tail ? model::kRowAlign : 0)};
 }
 
 MfKernel::MfKernel(const MfConfig& config, data::RatingsSet train, data::RatingsSet test,
@@ -34,7 +35,10 @@ MfKernel::MfKernel(const MfConfig& config, data::RatingsSet train, data::Ratings
       user_factors_(users_.global_ids.size() * layout_.stride * sizeof(float)),
       locks_(groups),
       epoch_(static_cast<std::uint32_t>(config.first_epoch)),
-      rate_(initial_rate_state(config)) {
+      rate_(initial_rate_state(config)),
+      train_phases_(static_cast<std::uint64_t>(config.first_epoch) * config.train_phases_per_epoch()) {
+  if (config.update == UpdateRule::kCcd)
+    ccd_.emplace(config_, layout_.width, layout_.stride, users_.global_ids.size(), train_.size());
   for (std::size_t u = 0; u < users_.global_ids.size(); ++u)
     start_row(config_, Side::kUser, users_.global_ids[u], user_data() + u * layout_.stride, layout_.width);
 }
@@ -69,7 +73,11 @@ SgdStep MfKernel::step() const {
   return s;
 }
 
-void MfKernel::train(model::Block& block, const rotation::Visit&) {
+void MfKernel::train(model::Block& block, const rotation::Visit& visit) {
+  if (ccd_) {
+    train_ccd(block, visit);
+    return;
+  }
   const SgdStep s = step();
   const std::uint32_t G = train_.groups();
   std::vector<double> loss(static_cast<std::size_t>(G) * G, 0.0);
@@ -83,6 +91,19 @@ void MfKernel::train(model::Block& block, const rotation::Visit&) {
   }
   // Summed in cell order, not completion order, so the loss is reproducible too.
   sums_.train_loss += std::accumulate(loss.begin(), loss.end(), 0.0);
+  sums_.train_count += static_cast<double>(train_.block_size(block.id()));
+  sums_.held_out_loss += block_loss(held_out_, block);
+  sums_.held_out_count += static_cast<double>(held_out_.block_size(block.id()));
+}
+
+void MfKernel::train_ccd(model::Block& block, const rotation::Visit& visit) {
+  const CcdPhase p = ccd_phase(config_, train_phases_);
+  const double loss = ccd_->visit(p, train_, block, user_data(), locks_, visit.step == 0,
+                                  visit.step + 1 == static_cast<std::uint32_t>(config_.workers));
+  // An epoch reports its last phase: each residual with every update of the epoch in it but
+  // the last column's users' entries.
+  if (!p.last) return;
+  sums_.train_loss += loss;
   sums_.train_count += static_cast<double>(train_.block_size(block.id()));
   sums_.held_out_loss += block_loss(held_out_, block);
   sums_.held_out_count += static_cast<double>(held_out_.block_size(block.id()));
@@ -165,8 +186,8 @@ double MfKernel::block_loss(const WorkerRatings& set, const model::Block& block)
 }
 
 std::size_t model_row_floats(const MfConfig& c) {
-  const RowLayout layout = RowLayout::of(c);
-  return static_cast<std::size_t>(c.rank) + (layout.stride > layout.width ? kModelTailFloats : 0);
+  // CCD++'s tail holds only a phase's sums, nothing a model keeps.
+  return static_cast<std::size_t>(c.rank) + (c.biases || c.update == UpdateRule::kAdaGrad ? kModelTailFloats : 0);
 }
 
 UserRows MfKernel::user_rows() const {
@@ -183,8 +204,20 @@ UserRows MfKernel::user_rows() const {
   return out;
 }
 
-void MfKernel::start_phase(std::uint64_t, rotation::PhaseKind, std::span<const std::byte> payload) {
+void MfKernel::start_phase(std::uint64_t, rotation::PhaseKind kind, std::span<const std::byte> payload) {
   if (!payload.empty()) rate_.scale = decode_rate_scale(payload);  // a driver that sends none keeps the scale
+  if (ccd_ && kind == rotation::PhaseKind::kTrain) {
+    const CcdPhase p = ccd_phase(config_, train_phases_);
+    if (!p.items) ccd_->start_users(p);
+  }
+}
+
+void MfKernel::end_phase(std::uint64_t, rotation::PhaseKind kind, std::span<const model::Block* const>) {
+  // Before a checkpoint takes the user rows: they are whole only once the column is set.
+  if (ccd_ && kind == rotation::PhaseKind::kTrain) {
+    const CcdPhase p = ccd_phase(config_, train_phases_);
+    if (!p.items) ccd_->finish_users(p, user_data());
+  }
 }
 
 void MfKernel::steer_rate(const MfReport& own) {
@@ -194,7 +227,7 @@ void MfKernel::steer_rate(const MfReport& own) {
 }
 
 rotation::PhaseSums MfKernel::take_phase_sums(rotation::PhaseKind kind) {
-  if (kind == rotation::PhaseKind::kTrain) ++epoch_;
+  if (kind == rotation::PhaseKind::kTrain && ++train_phases_ % config_.train_phases_per_epoch() == 0) ++epoch_;
   const auto out = rotation::to_sums(sums_);
   sums_ = {};
   return out;

@@ -111,6 +111,21 @@ void read_sums(const Table& table, const std::vector<std::uint32_t>& factor_ids,
                      std::to_string(ids.size()) + " rows for " + std::to_string(factor_ids.size()) + " factor rows");
 }
 
+}  // namespace
+
+void check_phase_count(const std::filesystem::path& file, const char* key, std::uint64_t phases, std::uint64_t epochs,
+                       std::uint64_t per_epoch) {
+  const std::uint64_t least = epochs * per_epoch, most = least + epochs;
+  if (phases < least || phases > most)
+    throw InputError(file, 0,
+                     "\"" + std::string(key) + "\" between " + std::to_string(least) + " and " + std::to_string(most) +
+                         " (" + std::to_string(epochs) + " epochs of " + std::to_string(per_epoch) +
+                         " training phases and at most one evaluation each)",
+                     std::to_string(phases));
+}
+
+namespace {
+
 MfModel read_header(const std::filesystem::path& file, const nlohmann::json& header, int version) {
   MfModel m;
   m.rank = static_cast<std::uint32_t>(app::header_count(header, file, "rank", 1, 4096));
@@ -130,20 +145,13 @@ MfModel read_header(const std::filesystem::path& file, const nlohmann::json& hea
                                UpdateRule::kSgd,  // version 3 says which; before, SGD
                                1.0f,
                                RateState{}};
-  if (m.trained) {
-    // Each epoch is a training phase and at most one evaluation: a count outside that is not
-    // one gyre-mf wrote, and would place the rotation's ring anywhere.
-    const std::uint64_t epochs = static_cast<std::uint64_t>(m.trained->epochs);
-    if (m.trained->phases < epochs || m.trained->phases > 2 * epochs)
-      throw InputError(file, 0, "\"phases\" between \"epochs\" and twice it (" + std::to_string(epochs) + ".." +
-                                    std::to_string(2 * epochs) + ")",
-                       std::to_string(m.trained->phases));
-  }
   if (version >= 3) {
-    const auto& rule = app::header_field(header, file, "update", "\"adagrad\" or \"sgd\"", [](const nlohmann::json& v) {
-      return v.is_string() && (v == "adagrad" || v == "sgd");
+    const auto& rule = app::header_field(header, file, "update", "\"adagrad\", \"sgd\" or \"ccd\"", [](const nlohmann::json& v) {
+      return v.is_string() && (v == "adagrad" || v == "sgd" || v == "ccd");
     });
     m.trained->update = parse_update_rule(rule.get<std::string>());
+    if (m.trained->update == UpdateRule::kCcd)
+      m.trained->ccd_inner = static_cast<std::uint32_t>(app::header_count(header, file, "ccd_inner", 1, kMaxCcdInner));
     m.trained->scale = app::header_float(header, file, "rating_scale");
     if (!(m.trained->scale > 0)) throw InputError(file, 0, "\"rating_scale\" above 0", std::to_string(m.trained->scale));
   }
@@ -174,6 +182,9 @@ MfModel read_header(const std::filesystem::path& file, const nlohmann::json& hea
     if (!(m.trained->held_out >= 0 && m.trained->held_out <= 0.5f))
       throw InputError(file, 0, "\"held_out\" in [0, 0.5]", std::to_string(m.trained->held_out));
   }
+  if (m.trained)
+    check_phase_count(file, "phases", m.trained->phases, static_cast<std::uint64_t>(m.trained->epochs),
+                      train_phases_per_epoch(m.trained->update, m.rank, m.trained->ccd_inner));
   return m;
 }
 
@@ -304,6 +315,7 @@ nlohmann::json header_of(const MfModel& model, int version) {
     header["seed"] = t->seed;
     header["phases"] = t->phases;
     header["update"] = name_of(t->update);
+    if (t->update == UpdateRule::kCcd) header["ccd_inner"] = t->ccd_inner;
     header["rating_scale"] = t->scale;
     header["rate_scale"] = t->rate.scale;
     header["lr_cut"] = t->lr_cut;

@@ -44,6 +44,11 @@ void validate(const MfConfig& c, std::size_t shards) {
        "the averaging interval (--average-ms) must be a whole number of milliseconds in [1, 3600000]");
   need(c.max_lead >= -1, "the no-sync lead (--max-lead) must be -1 (unbounded) or a number of epochs >= 0");
   need(static_cast<int>(shards) == c.workers, "one training shard per worker");
+  if (c.update == UpdateRule::kCcd) {
+    need(c.ccd_inner >= 1 && c.ccd_inner <= kMaxCcdInner, "CCD++'s inner passes (--ccd-inner) must be in 1.." + std::to_string(kMaxCcdInner));
+    need(!c.biases, "--update ccd fits factors only: it takes no --biases");
+    need(c.model == ComputationModel::kRotation, "--update ccd runs on the rotation (--model B) only");
+  }
 }
 
 // The scheduler-side epoch bookkeeping: which phase comes next and what to report.
@@ -58,14 +63,19 @@ class EpochPolicy {
     if (last == nullptr) return next();
     const auto s = last->report<MfReport>();
     if (last->kind == PhaseKind::kTrain) {
-      ++done_;
       seconds_ += last->seconds;
+      epoch_seconds_ += last->seconds;
+      // CCD++'s epoch is several phases; its last one reports for the epoch (MfKernel).
+      if (++sub_phases_ < config_.train_phases_per_epoch()) return PhaseKind::kTrain;
+      sub_phases_ = 0;
+      ++done_;
       report_ = EpochReport{};
       report_.epoch = config_.first_epoch + done_;
       report_.seconds = seconds_;
       report_.train_rmse = s.train_count > 0 ? std::sqrt(s.train_loss / s.train_count) : 0.0;
       require_finite("train", report_.train_rmse);
-      report_.updates_per_s = last->seconds > 0 ? s.train_count / last->seconds : 0.0;
+      report_.updates_per_s = epoch_seconds_ > 0 ? s.train_count / epoch_seconds_ : 0.0;
+      epoch_seconds_ = 0;
       if (s.held_out_count > 0) {
         report_.held_out_rmse = std::sqrt(s.held_out_loss / s.held_out_count);
         require_finite("held-out", *report_.held_out_rmse);
@@ -100,13 +110,15 @@ class EpochPolicy {
   std::shared_ptr<RateState> rate_;
   std::function<void(const EpochReport&)> on_epoch_;
   int done_ = 0;
+  std::uint64_t sub_phases_ = 0;  // training phases of the epoch under way
   double seconds_ = 0;
+  double epoch_seconds_ = 0;
   EpochReport report_;
 };
 
-// The phases EpochPolicy asks for: a training phase per epoch and the evaluations it adds.
+// The phases EpochPolicy asks for: an epoch's training phases and the evaluations it adds.
 std::uint64_t phases_of(const MfConfig& c, bool has_test) {
-  std::uint64_t phases = static_cast<std::uint64_t>(c.epochs);
+  std::uint64_t phases = static_cast<std::uint64_t>(c.epochs) * c.train_phases_per_epoch();
   for (int e = c.first_epoch + 1; has_test && e <= c.first_epoch + c.epochs; ++e) phases += evaluates_after(c, e) ? 1 : 0;
   return phases;
 }
@@ -244,7 +256,8 @@ MfModel model_header(const MfPlan& plan) {
                                  *plan.rate,
                                  config.lr_cut,
                                  config.held_out,
-                                 config.lr_grow};
+                                 config.lr_grow,
+                                 config.ccd_inner};
   return model;
 }
 

@@ -58,6 +58,7 @@ void continue_settings(MfConfig& config, const MfModel& saved, const std::filesy
   std::string update = name_of(config.update);
   adopt(update, std::string(name_of(t.update)), "--update", "update", dir, given);
   config.update = t.update;
+  if (t.update == UpdateRule::kCcd) adopt(config.ccd_inner, t.ccd_inner, "--ccd-inner", "ccd_inner", dir, given);
   adopt(config.seed, t.seed, "--seed", "seed", dir, given);
   adopt(config.learning_rate, t.learning_rate, "--lr", "learning_rate", dir, given);
   adopt(config.lr_decay, t.lr_decay, "--lr-decay", "lr_decay", dir, given);

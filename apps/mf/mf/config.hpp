@@ -30,8 +30,13 @@ enum class UpdateRule {
   kAdaGrad,
   // Plain SGD with the rate of epoch e = learning_rate · lr_decay^e for every row.
   kSgd,
+  // CCD++ (Yu, Hsieh, Si, Dhillon 2012; LIBPMF's and STRADS's MF): an epoch fits one factor
+  // column at a time, the items' then the users' entries of it, each exactly (a rank-one least
+  // squares with λ per rating), `ccd_inner` times per column. No learning rate. Each half of a
+  // column is a rotation phase (mf/ccd_update.hpp): 2·rank·ccd_inner phases an epoch.
+  kCcd,
 };
-UpdateRule parse_update_rule(const std::string& text);  // "adagrad", "sgd"; throws std::invalid_argument
+UpdateRule parse_update_rule(const std::string& text);  // "adagrad", "sgd", "ccd"; throws std::invalid_argument
 const char* name_of(UpdateRule rule);
 
 // Harp's four computation models, each a way to share the item factors between workers.
@@ -62,8 +67,14 @@ inline constexpr float kSgdRate = 0.05f;
 // Beyond these a run would not end in a lifetime: a typo, refused up front.
 inline constexpr int kMaxEpochs = 1'000'000;
 inline constexpr std::uint32_t kMaxPasses = 1024;
+inline constexpr std::uint32_t kMaxCcdInner = 100;
 
 struct MfModel;
+
+// The rotation's training phases an epoch takes: one, or CCD++'s two per column and inner pass.
+inline std::uint64_t train_phases_per_epoch(UpdateRule update, std::uint32_t rank, std::uint32_t ccd_inner) {
+  return update == UpdateRule::kCcd ? std::uint64_t{2} * rank * ccd_inner : 1;
+}
 
 struct MfConfig {
   std::uint32_t rank = 10;
@@ -94,6 +105,7 @@ struct MfConfig {
   // ratings' spread whatever the rank (plan_job fills it in).
   std::optional<float> init_scale;
   std::uint64_t seed = 1;
+  std::uint32_t ccd_inner = 1;  // CCD++: passes over each column (LIBPMF's -T)
 
   int epochs = 20;
   int workers = 1;             // rotation ring size (threads of this process in the embedded default)
@@ -102,6 +114,8 @@ struct MfConfig {
   int blocks_per_worker = 0;   // m: B = workers · m item blocks (0: m = d)
 
   int group_size() const { return blocks_per_worker > 0 ? blocks_per_worker : depth; }
+  // The rotation's training phases an epoch takes: one, or CCD++'s two per column and inner pass.
+  std::uint64_t train_phases_per_epoch() const;
   rotation::RingOrder ring = rotation::RingOrder::kFixed;
   LocalSchedule local = LocalSchedule::kDeterministic;
   std::uint32_t passes = 0;    // passes over the grid per block visit (0: ~2k ratings per cell slice)
@@ -119,5 +133,7 @@ struct MfConfig {
   int first_epoch = 0;
   std::uint64_t first_phase = 0;
 };
+
+inline std::uint64_t MfConfig::train_phases_per_epoch() const { return mf::train_phases_per_epoch(update, rank, ccd_inner); }
 
 }  // namespace gyre::mf

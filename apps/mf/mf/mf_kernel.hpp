@@ -4,11 +4,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "gyre/base/buffer.hpp"
 #include "gyre/rotation/cell_grid.hpp"
 #include "gyre/rotation/rotation_kernel.hpp"
+#include "mf/ccd_update.hpp"
 #include "mf/config.hpp"
 #include "mf/item_blocks.hpp"
 #include "mf/rate_schedule.hpp"
@@ -58,6 +60,7 @@ class MfKernel final : public rotation::RotationKernel {
   rotation::PhaseSums take_phase_sums(rotation::PhaseKind kind) override;
   // The scale of the learning rate the scheduler decided for this phase (mf/rate_schedule.hpp).
   void start_phase(std::uint64_t phase, rotation::PhaseKind kind, std::span<const std::byte> payload) override;
+  void end_phase(std::uint64_t phase, rotation::PhaseKind kind, std::span<const model::Block* const> held) override;
   // The no-sync model, whose workers never wait for the scheduler: moves the rate on from this
   // worker's own held-out ratings, `own` being its report of the epoch just trained.
   void steer_rate(const MfReport& own);
@@ -95,6 +98,7 @@ class MfKernel final : public rotation::RotationKernel {
   double block_loss(const WorkerRatings& ratings, const model::Block& block);
   // Moves the held-out ratings out of `train` (MfConfig::held_out).
   static std::vector<data::Rating> take_held_out(std::vector<data::Rating>& train, const MfConfig& c);
+  void train_ccd(model::Block& block, const rotation::Visit& visit);
   void train_deterministic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss);
   void train_dynamic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss);
   float* user_data() noexcept { return reinterpret_cast<float*>(user_factors_.data()); }
@@ -111,6 +115,8 @@ class MfKernel final : public rotation::RotationKernel {
   rotation::GridLocks locks_;
   std::uint32_t epoch_;  // training phases completed (warm start: counting the saved model's), for the learning-rate schedule
   RateState rate_;
+  std::uint64_t train_phases_;  // over the model's life; an epoch is MfConfig::train_phases_per_epoch() of them
+  std::optional<CcdSolver> ccd_;  // under UpdateRule::kCcd
   MfReport sums_{};
 };
 

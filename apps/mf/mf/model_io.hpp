@@ -68,6 +68,12 @@ using KeepUser = std::function<bool(std::uint32_t user)>;
 // length model.json records) or foreign (not its checksum), or two parts holding one id.
 MfModel read_model(const std::filesystem::path& dir, const KeepUser& keep_user = {});
 
+// A count of phases `file` records under `key` after `epochs` epochs of `per_epoch` training
+// phases each: at least the training phases, at most one evaluation an epoch more. A count
+// outside that is not one gyre-mf wrote, and would place the rotation's ring anywhere.
+void check_phase_count(const std::filesystem::path& file, const char* key, std::uint64_t phases, std::uint64_t epochs,
+                       std::uint64_t per_epoch);
+
 // What a gyre-mf model directory holds: an existing --out is replaced only if it holds nothing else.
 const DirectoryKind& model_directory();
 

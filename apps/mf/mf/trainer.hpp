@@ -47,6 +47,7 @@ struct TrainingRecord {
   float lr_cut = 1;                      // older models: none
   float held_out = 0;
   float lr_grow = 1;                     // older models: none
+  std::uint32_t ccd_inner = 1;           // CCD++'s passes per column
 };
 
 // Compact factors: row r of `user_factors` is user `user_ids[r]`, `rank` floats.

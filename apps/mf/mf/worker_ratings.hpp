@@ -44,6 +44,10 @@ class WorkerRatings {
   std::span<const LocalRating> cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const;
   std::span<const LocalRating> block(std::uint32_t b) const;
   std::uint64_t block_size(std::uint32_t b) const { return block(b).size(); }
+  // Where `cell`'s ratings start in the worker's layout: an index for state kept per rating.
+  std::uint64_t position_of(std::span<const LocalRating> cell) const noexcept {
+    return static_cast<std::uint64_t>(cell.data() - entries_.data());
+  }
   // Frees the ratings (the grid's shape stays); cells are empty afterwards.
   void clear() noexcept {
     std::vector<LocalRating>().swap(entries_);

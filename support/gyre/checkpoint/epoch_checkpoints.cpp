@@ -12,10 +12,10 @@ std::function<void(int, std::uint64_t, rotation::PhaseKind, std::span<const mode
   return [checkpoints, save = std::move(save), trained](int worker, std::uint64_t, rotation::PhaseKind kind,
                                                         std::span<const model::Block* const> held) {
     if (kind != rotation::PhaseKind::kTrain) return;
-    const int epoch = checkpoints->epoch_of(++trained->at(static_cast<std::size_t>(worker)));
-    if (!checkpoints->due(epoch)) return;
+    const auto epoch = checkpoints->due_after(++trained->at(static_cast<std::size_t>(worker)));
+    if (!epoch) return;
     const std::vector<std::byte> part = save(worker, held);
-    checkpoints->store->write_part(static_cast<std::uint64_t>(epoch), worker, part);
+    checkpoints->store->write_part(static_cast<std::uint64_t>(*epoch), worker, part);
   };
 }
 
@@ -28,8 +28,7 @@ class CommittingPolicy {
 
   std::optional<rotation::PhaseKind> operator()(const rotation::PhaseResult* last) {
     if (last != nullptr && last->kind == rotation::PhaseKind::kTrain) {
-      const int epoch = checkpoints_->epoch_of(++trained_);
-      if (checkpoints_->due(epoch)) pending_ = epoch;
+      if (const auto epoch = checkpoints_->due_after(++trained_)) pending_ = epoch;
     }
     const auto next = inner_(last);
     if (next == rotation::PhaseKind::kTrain && pending_) {

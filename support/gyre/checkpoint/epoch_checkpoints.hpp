@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,9 +39,16 @@ struct EpochCheckpoints {
   explicit EpochCheckpoints(const CheckpointTarget& target)
       : store(target.store), every(target.every), settings(target.settings) {}
 
-  bool due(int epoch) const { return epoch > first_epoch && epoch < last_epoch && epoch % every == 0; }
-  // The epoch that the run's `trained`-th training phase (from 1) ends.
-  int epoch_of(int trained) const { return first_epoch + trained - leading_phases; }
+  int phases_per_epoch = 1;  // training phases an epoch takes (gyre-mf's CCD++ takes several)
+
+  // Whether the run's `trained`-th training phase (from 1) ends a due epoch: that epoch, or none.
+  std::optional<int> due_after(int trained) const {
+    const int epoch_phases = trained - leading_phases;
+    if (epoch_phases <= 0 || epoch_phases % phases_per_epoch != 0) return std::nullopt;
+    const int epoch = first_epoch + epoch_phases / phases_per_epoch;
+    if (epoch > first_epoch && epoch < last_epoch && epoch % every == 0) return epoch;
+    return std::nullopt;
+  }
 };
 
 // A worker's part: what the app needs to rebuild the worker's state and the blocks it keeps
