@@ -226,3 +226,24 @@ TEST_CASE("under held-out rate cuts, rotation and allreduce: killed after epoch 
     expect_same_mf_model(dir / ("straight" + tag), dir / ("resumed" + tag));
   }
 }
+
+TEST_CASE("CCD++ (2·rank·inner phases an epoch): killed after epoch 4, resumed from epoch 3, bitwise the uninterrupted run") {
+  // A checkpoint is taken only where an epoch's last phase ends (users' entries of the last
+  // column set), and a resume takes the residuals afresh from the factors, as each epoch does.
+  TempDir dir;
+  generate_mf_ratings(dir, 8);
+  const std::vector<std::string> ccd{"--update", "ccd", "--ccd-inner", "2", "--eval-every", "2"};
+  auto argv = ccd;
+  argv.insert(argv.end(), {"--workers", "2", "--out", (dir / "straight").string(), "--quiet"});
+  const auto straight = run_mf(dir, argv);
+  REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
+  run_mf_killed(dir, "ck", ccd);
+  argv = ccd;
+  argv.insert(argv.end(), {"--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()});
+  const auto r = run_mf(dir, argv);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("resuming after epoch 3") != std::string::npos);
+  expect_same_files(dir / "straight", dir / "resumed", {"model.json", "user_factors.tsv", "item_factors.tsv"});
+  // 6 epochs of 2·4·2 training phases, evaluations after epochs 2, 4 and 6.
+  CHECK(read_text(dir / "resumed" / "model.json").find("\"phases\": 99") != std::string::npos);
+}

@@ -153,6 +153,23 @@ TEST_CASE("4 processes over tcp write factor files bitwise identical to --worker
   for (const char* file : kModelFiles) CHECK(read_text(single / file) == read_text(whole_model / file));
 }
 
+TEST_CASE("CCD++ over 3 processes on tcp writes factor files bitwise identical to --workers 3 in one process") {
+  TempDir dir;
+  generate_ratings(dir, "20000");
+  const std::vector<std::string> ccd{"--update", "ccd", "--ccd-inner", "2"};
+  auto single = common_mf_argv(dir);
+  single.insert(single.end(), ccd.begin(), ccd.end());
+  single.insert(single.end(), {"--workers", "3", "--out", (dir / "single").string()});
+  const auto s = run_command(single);
+  REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+  auto multi = common_mf_argv(dir);
+  multi.insert(multi.end(), ccd.begin(), ccd.end());
+  multi.insert(multi.end(), {"--out", (dir / "multi").string()});
+  for (const auto& r : run_ranks(multi, 3)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+  const auto whole_model = exported_model(gyre_mf(), dir / "multi");
+  for (const char* file : kModelFiles) CHECK(read_text(dir / "single" / file) == read_text(whole_model / file));
+}
+
 TEST_CASE("every computation model across 3 processes: B and C bitwise as in one process, A and D as accurate") {
   TempDir dir;
   generate_ratings(dir, "20000");

@@ -77,6 +77,13 @@ TEST_CASE("gyre-mf --init-model: the same with 3 workers, random ring orders and
   check_continuation({}, {"--workers", "3", "--ring", "random", "--depth", "2"});
 }
 
+TEST_CASE("gyre-mf --init-model: the same under CCD++ with 2 inner passes and 2 workers (its phases go on from model.json)") {
+  const auto half = check_continuation({"--update", "ccd", "--ccd-inner", "2"}, {"--workers", "2"});
+  CHECK(half.at("update") == "ccd");
+  CHECK(half.at("ccd_inner") == 2);
+  CHECK(half.at("phases") == 5 * (2 * 4 * 2 + 1));
+}
+
 TEST_CASE("gyre-mf --init-model: the same under held-out rate cuts (the rate's state goes on from model.json)") {
   // Noisy ratings, a rank and no regularisation that overfit them: the held-out RMSE rises
   // within the first 5 epochs, so the continuation must start from the cut rate and compare
