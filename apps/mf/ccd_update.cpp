@@ -20,7 +20,7 @@ Sums load_sums(const float* tail) {
   return s;
 }
 void store_sums(float* tail, const Sums& s) { std::memcpy(tail + kCcdSumsAt, &s, sizeof s); }
-static_assert(sizeof(Sums) == (kCcdChangeAt - kCcdSumsAt) * sizeof(float), "the sums fill the tail up to the change");
+static_assert(sizeof(Sums) + kCcdSumsAt * sizeof(float) <= model::kRowAlign * sizeof(float), "the sums fit in the tail");
 
 float dot(const float* a, const float* b, std::size_t n) {
   float s = 0;
@@ -38,8 +38,9 @@ CcdPhase ccd_phase(const MfConfig& c, std::uint64_t phase) {
   p.column = static_cast<std::uint32_t>(sub / halves);
   p.items = sub % 2 == 0;
   p.first = sub == 0;
+  p.opens_column = sub % halves == 0;
   p.last = sub == per - 1;
-  p.previous = sub == 0 ? c.rank - 1 : static_cast<std::uint32_t>((sub - 1) / halves);
+  p.previous = p.column > 0 ? p.column - 1 : 0;
   return p;
 }
 
@@ -48,55 +49,90 @@ CcdSolver::CcdSolver(const MfConfig& c, std::size_t width, std::size_t stride, s
       width_(width),
       stride_(stride),
       residuals_(ratings, 0.0f),
+      user_column_(users, 0.0f),
+      user_previous_(users, 0.0f),
       numerator_(users, 0.0),
-      denominator_(users, 0.0),
-      change_(users, 0.0f) {}
+      denominator_(users, 0.0) {}
 
-double CcdSolver::items_cell(const CcdPhase& p, std::span<const LocalRating> cell, float* residuals, float* users,
-                             float* items) const {
+void CcdSolver::start_phase(const CcdPhase& p, const float* users) {
+  for (std::size_t i = 0; i < user_column_.size(); ++i) {
+    user_column_[i] = users[i * stride_ + p.column];
+    user_previous_[i] = users[i * stride_ + p.previous];
+  }
+  if (p.items) return;
+  std::fill(numerator_.begin(), numerator_.end(), 0.0);
+  std::fill(denominator_.begin(), denominator_.end(), 0.0);
+}
+
+void CcdSolver::take_items(const CcdPhase& p, const model::Block& items, bool first_visit) {
+  const std::size_t rows = items.rows();
+  item_.column.resize(rows);
+  item_.previous.resize(rows);
+  item_.numerator.assign(rows, 0.0);
+  item_.denominator.assign(rows, 0.0);
+  for (std::size_t row = 0; row < rows; ++row) {
+    const float* v = items.row(row);
+    item_.column[row] = v[p.column];
+    item_.previous[row] = v[p.previous];
+    // The sums so far travel in the tail; the phase's first visit starts them.
+    if (p.items && !first_visit) {
+      const Sums sums = load_sums(v + width_);
+      item_.numerator[row] = sums.numerator;
+      item_.denominator[row] = sums.denominator;
+    }
+  }
+}
+
+void CcdSolver::put_items(const CcdPhase& p, model::Block& items, bool last_visit) const {
+  if (!p.items) return;
+  for (std::size_t row = 0; row < items.rows(); ++row) {
+    float* v = items.row(row);
+    const double h = item_.denominator[row];
+    if (!last_visit)
+      store_sums(v + width_, Sums{item_.numerator[row], h});
+    else if (h > 0)  // else no rating anywhere (or λ = 0 and the users' column all zero): the entry stays
+      v[p.column] = static_cast<float>(item_.numerator[row] / h);
+  }
+}
+
+double CcdSolver::items_cell(const CcdPhase& p, std::span<const LocalRating> cell, float* residuals, const float* users,
+                             const float* items) {
   double loss = 0;
+  const double lambda = lambda_;
   for (std::size_t k = 0; k < cell.size(); ++k) {
     const LocalRating& r = cell[k];
-    const float* u = users + std::size_t{r.user} * stride_;
-    float* v = items + std::size_t{r.item} * stride_;
     float& e = residuals[k];
-    // Each rating's residual is brought up to date before its sums take it.
+    const float ut = user_column_[r.user], vt = item_.column[r.item];
+    // The residual without this column: from the factors, or from the previous column's.
     if (p.first)
-      e = r.value - dot(u, v, width_);
-    else
-      e -= change_[r.user] * v[p.previous];
-    loss += static_cast<double>(e) * e;
-    const float ut = u[p.column];
-    const double without = static_cast<double>(e) + static_cast<double>(ut) * v[p.column];
-    Sums s = load_sums(v + width_);
-    s.numerator += without * ut;
-    s.denominator += static_cast<double>(lambda_) + static_cast<double>(ut) * ut;
-    store_sums(v + width_, s);
+      e = r.value - dot(users + std::size_t{r.user} * stride_, items + std::size_t{r.item} * stride_, width_) + ut * vt;
+    else if (p.opens_column)
+      e = e - user_previous_[r.user] * item_.previous[r.item] + ut * vt;
+    const double full = e - ut * vt;
+    loss += full * full;
+    item_.numerator[r.item] += static_cast<double>(e) * ut;
+    item_.denominator[r.item] += lambda + static_cast<double>(ut) * ut;
   }
   return loss;
 }
 
-double CcdSolver::users_cell(const CcdPhase& p, std::span<const LocalRating> cell, float* residuals, float* users,
-                             float* items) {
+double CcdSolver::users_cell(std::span<const LocalRating> cell, const float* residuals) {
   double loss = 0;
+  const double lambda = lambda_;
   for (std::size_t k = 0; k < cell.size(); ++k) {
     const LocalRating& r = cell[k];
-    const float* u = users + std::size_t{r.user} * stride_;
-    const float* v = items + std::size_t{r.item} * stride_;
-    float& e = residuals[k];
-    e -= u[p.previous] * v[width_ + kCcdChangeAt];
-    loss += static_cast<double>(e) * e;
-    const float vt = v[p.column];
-    const double without = static_cast<double>(e) + static_cast<double>(u[p.column]) * vt;
-    numerator_[r.user] += without * vt;
-    denominator_[r.user] += static_cast<double>(lambda_) + static_cast<double>(vt) * vt;
+    const float e = residuals[k], ut = user_column_[r.user], vt = item_.column[r.item];
+    const double full = e - ut * vt;
+    loss += full * full;
+    numerator_[r.user] += static_cast<double>(e) * vt;
+    denominator_[r.user] += lambda + static_cast<double>(vt) * vt;
   }
   return loss;
 }
 
-double CcdSolver::visit(const CcdPhase& p, const WorkerRatings& ratings, model::Block& items, float* users,
+double CcdSolver::visit(const CcdPhase& p, const WorkerRatings& ratings, model::Block& items, const float* users,
                         rotation::GridLocks& locks, bool first_visit, bool last_visit) {
-  if (p.items && first_visit) clear_item_sums(items);
+  take_items(p, items, first_visit);
   const std::uint32_t G = ratings.groups();
   std::vector<double> loss(static_cast<std::size_t>(G) * G, 0.0);
   // Diagonal rounds: no two cells at once share a user group or an item sub-block, so the sums
@@ -104,39 +140,15 @@ double CcdSolver::visit(const CcdPhase& p, const WorkerRatings& ratings, model::
   rotation::diagonal_sweep(G, locks, [&](std::uint32_t g, std::uint32_t sub) {
     const auto cell = ratings.cell(items.id(), g, sub);
     float* residuals = residuals_.data() + ratings.position_of(cell);
-    loss[g * G + sub] = p.items ? items_cell(p, cell, residuals, users, items.data())
-                                : users_cell(p, cell, residuals, users, items.data());
+    loss[g * G + sub] = p.items ? items_cell(p, cell, residuals, users, items.data()) : users_cell(cell, residuals);
   });
-  if (p.items && last_visit) finish_items(p, items);
+  put_items(p, items, last_visit);
   return std::accumulate(loss.begin(), loss.end(), 0.0);
 }
 
-void CcdSolver::clear_item_sums(model::Block& items) const {
-  for (std::size_t row = 0; row < items.rows(); ++row) store_sums(items.row(row) + width_, Sums{});
-}
-
-void CcdSolver::finish_items(const CcdPhase& p, model::Block& items) const {
-  oneapi::tbb::parallel_for(std::size_t{0}, items.rows(), [&](std::size_t row) {
-    float* v = items.row(row);
-    const Sums s = load_sums(v + width_);
-    // No rating anywhere (or λ = 0 and the users' column all zero): the entry stays.
-    const float next = s.denominator > 0 ? static_cast<float>(s.numerator / s.denominator) : v[p.column];
-    v[width_ + kCcdChangeAt] = next - v[p.column];
-    v[p.column] = next;
-  });
-}
-
-void CcdSolver::start_users(const CcdPhase&) {
-  std::fill(numerator_.begin(), numerator_.end(), 0.0);
-  std::fill(denominator_.begin(), denominator_.end(), 0.0);
-}
-
 void CcdSolver::finish_users(const CcdPhase& p, float* users) {
-  oneapi::tbb::parallel_for(std::size_t{0}, change_.size(), [&](std::size_t i) {
-    float* u = users + i * stride_;
-    const float next = denominator_[i] > 0 ? static_cast<float>(numerator_[i] / denominator_[i]) : u[p.column];
-    change_[i] = next - u[p.column];
-    u[p.column] = next;
+  oneapi::tbb::parallel_for(std::size_t{0}, numerator_.size(), [&](std::size_t i) {
+    if (denominator_[i] > 0) users[i * stride_ + p.column] = static_cast<float>(numerator_[i] / denominator_[i]);
   });
 }
 

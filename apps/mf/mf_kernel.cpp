@@ -207,8 +207,7 @@ UserRows MfKernel::user_rows() const {
 void MfKernel::start_phase(std::uint64_t, rotation::PhaseKind kind, std::span<const std::byte> payload) {
   if (!payload.empty()) rate_.scale = decode_rate_scale(payload);  // a driver that sends none keeps the scale
   if (ccd_ && kind == rotation::PhaseKind::kTrain) {
-    const CcdPhase p = ccd_phase(config_, train_phases_);
-    if (!p.items) ccd_->start_users(p);
+    ccd_->start_phase(ccd_phase(config_, train_phases_), user_data());
   }
 }
 

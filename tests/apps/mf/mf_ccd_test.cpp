@@ -32,7 +32,8 @@ struct Factors {
   std::vector<double> users, items;
 };
 
-// CCD++ as Yu et al. write it, serially and in doubles, from the rows gyre-mf starts from: for
+// CCD++ as Yu et al. write it, serially and in doubles, from the rows gyre-mf starts from (the
+// users' seeded and not negative, the items' zero, as LIBPMF starts): for
 // each column t, `inner` times, every item's entry then every user's, each the exact minimiser
 // of Σ (r − u·v)² + λ Σ_ratings (|u|² + |v|²) with the rest fixed; residuals kept per rating.
 Factors reference_ccd(const data::RatingsSet& train, std::uint32_t users, std::uint32_t items, std::uint32_t rank,
@@ -41,11 +42,8 @@ Factors reference_ccd(const data::RatingsSet& train, std::uint32_t users, std::u
   std::vector<float> row(rank);
   for (std::uint32_t u = 0; u < users; ++u) {
     mf::init_row(row.data(), rank, seed, mf::Side::kUser, u, scale);
+    for (float& x : row) x = std::abs(x);
     std::copy(row.begin(), row.end(), f.users.begin() + std::ptrdiff_t{u} * rank);
-  }
-  for (std::uint32_t i = 0; i < items; ++i) {
-    mf::init_row(row.data(), rank, seed, mf::Side::kItem, i, scale);
-    std::copy(row.begin(), row.end(), f.items.begin() + std::ptrdiff_t{i} * rank);
   }
   const auto& r = train.ratings;
   std::vector<double> e(r.size());
@@ -149,17 +147,19 @@ TEST_CASE("CCD++ on the rotation computes what a plain serial CCD++ computes, fo
 TEST_CASE("CCD++ converges on planted rank-4 data to the noise floor, and reports every epoch once") {
   const auto& p = small_planted();
   auto c = ccd_config(2, 2, 1);
-  c.epochs = 15;
+  c.epochs = 30;
   c.lambda = 0.01f;
   std::vector<mf::EpochReport> epochs;
   train(c, p, &epochs);
-  REQUIRE(epochs.size() == 15);
+  REQUIRE(epochs.size() == 30);
   for (std::size_t e = 0; e < epochs.size(); ++e) {
     CHECK(epochs[e].epoch == static_cast<int>(e) + 1);
     CHECK(epochs[e].updates_per_s > 0);
   }
   CHECK(epochs.front().test_rmse.value() > 0.3);
-  CHECK(epochs.back().test_rmse.value() < 0.2);
+  // 0.116 and 0.092 when written (noise 0.1); after 15 epochs still 0.256: from the users'
+  // non-negative start a centred problem takes a while to turn its columns' signs.
+  CHECK(epochs.back().test_rmse.value() < 0.15);
   CHECK(epochs.back().train_rmse < 0.1);
   // Exact coordinate minimisation never raises the regularised objective, so the training
   // error, bounded by it, only falls on this well-conditioned problem.
