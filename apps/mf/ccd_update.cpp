@@ -9,18 +9,16 @@
 namespace gyre::mf {
 namespace {
 
-// The tail's two sums, as doubles: a column's sums run over up to millions of ratings.
-struct Sums {
-  double numerator;
-  double denominator;
-};
-Sums load_sums(const float* tail) {
-  Sums s{};
+// The tail holds an item's sums while an items phase gathers them (doubles: a column's sums run
+// over up to millions of ratings).
+CcdSums load_sums(const float* tail) {
+  CcdSums s{};
   std::memcpy(&s, tail + kCcdSumsAt, sizeof s);
   return s;
 }
-void store_sums(float* tail, const Sums& s) { std::memcpy(tail + kCcdSumsAt, &s, sizeof s); }
-static_assert(sizeof(Sums) + kCcdSumsAt * sizeof(float) <= model::kRowAlign * sizeof(float), "the sums fit in the tail");
+void store_sums(float* tail, const CcdSums& s) { std::memcpy(tail + kCcdSumsAt, &s, sizeof s); }
+static_assert(sizeof(CcdSums) + kCcdSumsAt * sizeof(float) <= model::kRowAlign * sizeof(float),
+              "the sums fit in the tail");
 
 float dot(const float* a, const float* b, std::size_t n) {
   float s = 0;
@@ -51,35 +49,26 @@ CcdSolver::CcdSolver(const MfConfig& c, std::size_t width, std::size_t stride, s
       residuals_(ratings, 0.0f),
       user_column_(users, 0.0f),
       user_previous_(users, 0.0f),
-      numerator_(users, 0.0),
-      denominator_(users, 0.0) {}
+      user_sums_(users, Sums{}) {}
 
 void CcdSolver::start_phase(const CcdPhase& p, const float* users) {
-  for (std::size_t i = 0; i < user_column_.size(); ++i) {
-    user_column_[i] = users[i * stride_ + p.column];
-    user_previous_[i] = users[i * stride_ + p.previous];
+  // A users phase reads the column its items phase read, unchanged since.
+  if (!p.items) {
+    std::fill(user_sums_.begin(), user_sums_.end(), Sums{});
+    return;
   }
-  if (p.items) return;
-  std::fill(numerator_.begin(), numerator_.end(), 0.0);
-  std::fill(denominator_.begin(), denominator_.end(), 0.0);
+  for (std::size_t i = 0; i < user_column_.size(); ++i) user_column_[i] = users[i * stride_ + p.column];
+  if (p.opens_column && !p.first)
+    for (std::size_t i = 0; i < user_previous_.size(); ++i) user_previous_[i] = users[i * stride_ + p.previous];
 }
 
 void CcdSolver::take_items(const CcdPhase& p, const model::Block& items, bool first_visit) {
-  const std::size_t rows = items.rows();
-  item_.column.resize(rows);
-  item_.previous.resize(rows);
-  item_.numerator.assign(rows, 0.0);
-  item_.denominator.assign(rows, 0.0);
-  for (std::size_t row = 0; row < rows; ++row) {
+  items_.resize(items.rows());
+  for (std::size_t row = 0; row < items.rows(); ++row) {
     const float* v = items.row(row);
-    item_.column[row] = v[p.column];
-    item_.previous[row] = v[p.previous];
     // The sums so far travel in the tail; the phase's first visit starts them.
-    if (p.items && !first_visit) {
-      const Sums sums = load_sums(v + width_);
-      item_.numerator[row] = sums.numerator;
-      item_.denominator[row] = sums.denominator;
-    }
+    const Sums sums = p.items && !first_visit ? load_sums(v + width_) : Sums{};
+    items_[row] = ItemEntry{sums, v[p.column], v[p.previous]};
   }
 }
 
@@ -87,11 +76,11 @@ void CcdSolver::put_items(const CcdPhase& p, model::Block& items, bool last_visi
   if (!p.items) return;
   for (std::size_t row = 0; row < items.rows(); ++row) {
     float* v = items.row(row);
-    const double h = item_.denominator[row];
+    const Sums& s = items_[row].sums;
     if (!last_visit)
-      store_sums(v + width_, Sums{item_.numerator[row], h});
-    else if (h > 0)  // else no rating anywhere (or λ = 0 and the users' column all zero): the entry stays
-      v[p.column] = static_cast<float>(item_.numerator[row] / h);
+      store_sums(v + width_, s);
+    else if (s.denominator > 0)  // else no rating anywhere (or λ = 0 and the users' column all zero): the entry stays
+      v[p.column] = static_cast<float>(s.numerator / s.denominator);
   }
 }
 
@@ -101,31 +90,39 @@ double CcdSolver::items_cell(const CcdPhase& p, std::span<const LocalRating> cel
   const double lambda = lambda_;
   for (std::size_t k = 0; k < cell.size(); ++k) {
     const LocalRating& r = cell[k];
+    ItemEntry& item = items_[r.item];
     float& e = residuals[k];
-    const float ut = user_column_[r.user], vt = item_.column[r.item];
+    const float ut = user_column_[r.user], vt = item.column;
     // The residual without this column: from the factors, or from the previous column's.
     if (p.first)
       e = r.value - dot(users + std::size_t{r.user} * stride_, items + std::size_t{r.item} * stride_, width_) + ut * vt;
     else if (p.opens_column)
-      e = e - user_previous_[r.user] * item_.previous[r.item] + ut * vt;
-    const double full = e - ut * vt;
-    loss += full * full;
-    item_.numerator[r.item] += static_cast<double>(e) * ut;
-    item_.denominator[r.item] += lambda + static_cast<double>(ut) * ut;
+      e = e - user_previous_[r.user] * item.previous + ut * vt;
+    // Only the epoch's last phase reports the error: a sum over every rating is a chain of
+    // dependent additions, as long as the pass itself.
+    if (p.last) {
+      const double full = e - ut * vt;
+      loss += full * full;
+    }
+    item.sums.numerator += static_cast<double>(e) * ut;
+    item.sums.denominator += lambda + static_cast<double>(ut) * ut;
   }
   return loss;
 }
 
-double CcdSolver::users_cell(std::span<const LocalRating> cell, const float* residuals) {
+double CcdSolver::users_cell(const CcdPhase& p, std::span<const LocalRating> cell, const float* residuals) {
   double loss = 0;
   const double lambda = lambda_;
   for (std::size_t k = 0; k < cell.size(); ++k) {
     const LocalRating& r = cell[k];
-    const float e = residuals[k], ut = user_column_[r.user], vt = item_.column[r.item];
-    const double full = e - ut * vt;
-    loss += full * full;
-    numerator_[r.user] += static_cast<double>(e) * vt;
-    denominator_[r.user] += lambda + static_cast<double>(vt) * vt;
+    const float e = residuals[k], ut = user_column_[r.user], vt = items_[r.item].column;
+    if (p.last) {
+      const double full = e - ut * vt;
+      loss += full * full;
+    }
+    Sums& s = user_sums_[r.user];
+    s.numerator += static_cast<double>(e) * vt;
+    s.denominator += lambda + static_cast<double>(vt) * vt;
   }
   return loss;
 }
@@ -140,15 +137,16 @@ double CcdSolver::visit(const CcdPhase& p, const WorkerRatings& ratings, model::
   rotation::diagonal_sweep(G, locks, [&](std::uint32_t g, std::uint32_t sub) {
     const auto cell = ratings.cell(items.id(), g, sub);
     float* residuals = residuals_.data() + ratings.position_of(cell);
-    loss[g * G + sub] = p.items ? items_cell(p, cell, residuals, users, items.data()) : users_cell(cell, residuals);
+    loss[g * G + sub] = p.items ? items_cell(p, cell, residuals, users, items.data()) : users_cell(p, cell, residuals);
   });
   put_items(p, items, last_visit);
   return std::accumulate(loss.begin(), loss.end(), 0.0);
 }
 
 void CcdSolver::finish_users(const CcdPhase& p, float* users) {
-  oneapi::tbb::parallel_for(std::size_t{0}, numerator_.size(), [&](std::size_t i) {
-    if (denominator_[i] > 0) users[i * stride_ + p.column] = static_cast<float>(numerator_[i] / denominator_[i]);
+  oneapi::tbb::parallel_for(std::size_t{0}, user_sums_.size(), [&](std::size_t i) {
+    const Sums& s = user_sums_[i];
+    if (s.denominator > 0) user_column_[i] = users[i * stride_ + p.column] = static_cast<float>(s.numerator / s.denominator);
   });
 }
 

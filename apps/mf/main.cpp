@@ -52,7 +52,7 @@ std::string format_report(const gyre::mf::EpochReport& r) {
 int main(int argc, char** argv) {
   using namespace gyre;
   if (const auto exit_code = mf::run_use_command(argc, argv)) return *exit_code;
-  CLI::App app{"gyre-mf: matrix factorisation by SGD with rotating item blocks.\n"
+  CLI::App app{"gyre-mf: matrix factorisation by SGD or CCD++ with rotating item blocks.\n"
                "Defaults run one process on all cores: gyre-mf --train ratings.tsv\n"
                "Using a model: gyre-mf predict --help, gyre-mf recommend --help, gyre-mf export --help"};
   std::string train_path, test_path, out_dir, metrics_path, init_model;

@@ -44,6 +44,12 @@ CcdPhase ccd_phase(const MfConfig& c, std::uint64_t phase);
 // phase's sums so far, as two doubles.
 inline constexpr std::size_t kCcdSumsAt = 0;  // floats [0, 4)
 
+// A row's sums of a column's fit: Σ ê·(the other side's entry), Σ λ + (its square).
+struct CcdSums {
+  double numerator;
+  double denominator;
+};
+
 // A worker's CCD++ state: a residual per training rating, the users' sums, and the columns a
 // phase reads laid out densely (rows are `stride` floats apart: reading one entry of a row per
 // rating would read a cache line per rating; the dense columns are read in order).
@@ -56,24 +62,26 @@ class CcdSolver {
   void start_phase(const CcdPhase& p, const float* users);
   // One visit of `items` (block `block` of `ratings`) in phase `p`, on the diagonal rounds of
   // the worker's grid. `first_visit` and `last_visit`: the block's first and last visit of the
-  // phase. Returns the sum of the squared residuals the visit saw, each before the phase's update.
+  // phase. Returns the sum of the squared residuals the visit saw, each before the phase's
+  // update, in the epoch's last phase (0 in the others).
   double visit(const CcdPhase& p, const WorkerRatings& ratings, model::Block& items, const float* users,
                rotation::GridLocks& locks, bool first_visit, bool last_visit);
   // Sets the users' entries of the column from their sums, at the end of a users phase.
   void finish_users(const CcdPhase& p, float* users);
 
  private:
-  // A visit's view of the item side, by block row: the column, the previous column (when the
-  // phase opens a column), the items' sums (items phases).
-  struct ItemColumns {
-    std::vector<float> column, previous;
-    std::vector<double> numerator, denominator;
+  using Sums = CcdSums;
+  // A visit's view of an item, by block row, in one place: a rating reads and adds to all of it.
+  struct ItemEntry {
+    Sums sums;       // items phases
+    float column;    // the column's entry
+    float previous;  // the previous column's (a phase that opens a column)
   };
   void take_items(const CcdPhase& p, const model::Block& items, bool first_visit);
   void put_items(const CcdPhase& p, model::Block& items, bool last_visit) const;
   double items_cell(const CcdPhase& p, std::span<const LocalRating> cell, float* residuals, const float* users,
                     const float* items);
-  double users_cell(std::span<const LocalRating> cell, const float* residuals);
+  double users_cell(const CcdPhase& p, std::span<const LocalRating> cell, const float* residuals);
 
   float lambda_;
   std::size_t width_;
@@ -81,9 +89,8 @@ class CcdSolver {
   std::vector<float> residuals_;        // ê, by position in WorkerRatings' layout
   std::vector<float> user_column_;      // by local user: the phase's column
   std::vector<float> user_previous_;    // the previous column, when the phase opens one
-  std::vector<double> numerator_;       // by local user: Σ ê v_t
-  std::vector<double> denominator_;     // Σ λ + v_t²
-  ItemColumns item_;
+  std::vector<Sums> user_sums_;         // by local user, in a users phase
+  std::vector<ItemEntry> items_;        // by row of the visiting block
 };
 
 }  // namespace gyre::mf

@@ -14,16 +14,8 @@ using namespace gyre;
 namespace {
 
 const data::PlantedRatings& small_planted() {
-  static const data::PlantedRatings p = [] {
-    data::PlantedRatingsOptions o;
-    o.users = 300;
-    o.items = 200;
-    o.ratings = 12'000;
-    o.rank = 4;
-    o.noise = 0.1;
-    o.seed = 11;
-    return data::generate_planted_ratings(o);
-  }();
+  static const data::PlantedRatings p =
+      data::generate_planted_ratings({.users = 300, .items = 200, .ratings = 12'000, .rank = 4, .noise = 0.1, .seed = 11});
   return p;
 }
 
