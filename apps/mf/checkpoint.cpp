@@ -167,7 +167,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
   m->trained = TrainingRecord{out.epoch,     config.learning_rate, config.lr_decay, config.lambda,
                               config.lambda_bias, config.seed,     out.phase,       config.update,
                               scale,         rate,                 config.lr_cut,   config.held_out,
-                              config.lr_grow, config.ccd_inner};
+                              config.lr_grow, config.ccd_inner, config.held_out_max};
   out.start = std::move(m);
   return out;
 }

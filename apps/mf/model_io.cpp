@@ -181,6 +181,8 @@ MfModel read_header(const std::filesystem::path& file, const nlohmann::json& hea
       throw InputError(file, 0, "\"lr_cut\" in (0, 1]", std::to_string(m.trained->lr_cut));
     if (!(m.trained->held_out >= 0 && m.trained->held_out <= 0.5f))
       throw InputError(file, 0, "\"held_out\" in [0, 0.5]", std::to_string(m.trained->held_out));
+    if (header.contains("held_out_max"))
+      m.trained->held_out_max = app::header_count(header, file, "held_out_max", 0, UINT64_MAX);
   }
   if (m.trained)
     check_phase_count(file, "phases", m.trained->phases, static_cast<std::uint64_t>(m.trained->epochs),
@@ -320,6 +322,7 @@ nlohmann::json header_of(const MfModel& model, int version) {
     header["rate_scale"] = t->rate.scale;
     header["lr_cut"] = t->lr_cut;
     header["held_out"] = t->held_out;
+    if (t->held_out_max) header["held_out_max"] = *t->held_out_max;
     header["held_out_rmse"] = app::number_or_null(t->rate.held_out_rmse);
     header["lr_grow"] = t->lr_grow;
     header["train_rmse"] = app::number_or_null(t->rate.train_rmse);

@@ -257,7 +257,8 @@ MfModel model_header(const MfPlan& plan) {
                                  config.lr_cut,
                                  config.held_out,
                                  config.lr_grow,
-                                 config.ccd_inner};
+                                 config.ccd_inner,
+                                 config.held_out_max};
   return model;
 }
 

@@ -66,6 +66,8 @@ void continue_settings(MfConfig& config, const MfModel& saved, const std::filesy
   adopt(config.lr_cut, t.lr_cut, "--lr-cut", "lr_cut", dir, given);
   adopt(config.lr_grow, t.lr_grow, "--lr-grow", "lr_grow", dir, given);
   adopt(config.held_out, t.held_out, "--held-out", "held_out", dir, given);
+  // The cap decides which ratings are held out as much as the share does.
+  if (t.held_out_max) adopt(config.held_out_max, *t.held_out_max, "--held-out-max", "held_out_max", dir, given);
   adopt(config.lambda, t.lambda, "--lambda", "lambda", dir, given);
   adopt(config.lambda_bias, t.lambda_bias, "--lambda-bias", "lambda_bias", dir, given);
   config.first_epoch = t.epochs;

@@ -48,6 +48,7 @@ struct TrainingRecord {
   float held_out = 0;
   float lr_grow = 1;                     // older models: none
   std::uint32_t ccd_inner = 1;           // CCD++'s passes per column
+  std::optional<std::uint64_t> held_out_max{};  // models before it was recorded: none (the run's own)
 };
 
 // Compact factors: row r of `user_factors` is user `user_ids[r]`, `rank` floats.

@@ -111,8 +111,10 @@ TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command li
     CHECK_MESSAGE(r.output.find("--rank 6") != std::string::npos, r.output);
     CHECK(!std::filesystem::exists(dir / "out"));
   }
-  SUBCASE("biases that disagree, and a seed") {
-    for (const std::vector<std::string>& flag : {std::vector<std::string>{"--biases"}, {"--seed", "7"}}) {
+  SUBCASE("biases that disagree, a seed, and a held-out cap (it picks the held-out ratings as the share does)") {
+    CHECK(nlohmann::json::parse(read_text(dir / "m" / "model.json")).at("held_out_max") == 10000);
+    for (const std::vector<std::string>& flag :
+         {std::vector<std::string>{"--biases"}, {"--seed", "7"}, {"--held-out-max", "0"}}) {
       std::vector<std::string> argv{gyre_mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()};
       argv.insert(argv.end(), flag.begin(), flag.end());
       const auto r = run_command(argv);
