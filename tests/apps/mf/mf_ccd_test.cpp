@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "gyre/data/planted_ratings.hpp"
@@ -115,7 +116,9 @@ TEST_CASE("CCD++ on the rotation computes what a plain serial CCD++ computes, fo
   const auto& p = small_planted();
   for (const int inner : {1, 2}) {
     const Factors ref = reference_ccd(p.train, p.train.users, p.train.items, 4, 0.05, 4, inner, 9, 0.5f);
-    for (const auto& [P, T, d] : {std::tuple{1, 1, 1}, std::tuple{1, 2, 1}, std::tuple{3, 2, 2}, std::tuple{2, 1, 1}}) {
+    for (const auto& layout : {std::tuple{1, 1, 1}, std::tuple{1, 2, 1}, std::tuple{3, 2, 2}, std::tuple{2, 1, 1}}) {
+      // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+      const int P = std::get<0>(layout), T = std::get<1>(layout), d = std::get<2>(layout);
       CAPTURE(inner);
       CAPTURE(P);
       CAPTURE(T);
