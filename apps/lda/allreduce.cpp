@@ -16,7 +16,6 @@
 #include "lda/word_topic_block.hpp"
 
 namespace gyre::lda {
-namespace {
 
 std::vector<int> worker_ranks(int workers) {
   std::vector<int> r(static_cast<std::size_t>(workers));
@@ -24,14 +23,14 @@ std::vector<int> worker_ranks(int workers) {
   return r;
 }
 
-// Every word block of the plan, by id, as training starts it: dense, since the replicas' changes
-// are summed count by count.
 std::vector<model::Block> starting_blocks(const LdaPlan& plan) {
   std::vector<model::Block> all;
   for (model::BlockId id = 0; id < plan.blocks.rows.size(); ++id)
     all.push_back(unpack_block(starting_block(plan, id), plan.config.topics, model::padded_width(plan.config.topics)));
   return all;
 }
+
+namespace {
 
 // One worker: its kernel, its replica and the replica as the current sub-epoch started.
 class ReplicaWorker {
@@ -137,16 +136,23 @@ std::vector<model::Block> run_allreduce_worker(const LdaPlan& plan, int rank, Ld
   return worker.take_replica();
 }
 
-std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<data::Corpus>& shards,
-                                        const std::vector<std::string>& vocab, std::uint64_t doc_id_limit,
-                                        const TrainHooks& hooks, runtime::Backend backend,
-                                        std::chrono::milliseconds timeout) {
+std::optional<LdaModel> train_shared_models(const LdaPlan& plan, const std::vector<data::Corpus>& shards,
+                                            const std::vector<std::string>& vocab, std::uint64_t doc_id_limit,
+                                            const TrainHooks& hooks, runtime::Backend backend,
+                                            std::chrono::milliseconds timeout) {
   const int P = plan.config.workers;
+  const bool locking = plan.config.model == ComputationModel::kLocking;
+  if (plan.config.model == ComputationModel::kRotation)
+    throw std::invalid_argument("train_shared_models: the rotation is train_embedded's");
   if (shards.size() != static_cast<std::size_t>(P)) throw std::invalid_argument("one corpus shard per worker");
+  if (locking && hooks.checkpoints.store)
+    throw std::invalid_argument("--checkpoint and --resume work with --model rotation and allreduce only: locking depends on timing");
   runtime::Job job;
   job.workers = P;
   job.backend = std::move(backend);
   job.roles.push_back("the scheduler");
+  const int lock_rank = P + 1;
+  if (locking) job.roles.push_back("the lock service");
 
   std::optional<EpochHeldout> heldout;
   if (hooks.heldout) heldout.emplace(plan, *hooks.heldout);
@@ -168,14 +174,19 @@ std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<d
       rotation::RotationDriver(m.mailbox, worker_ranks(P), timeout).run(policy);
       return;
     }
+    if (m.rank == lock_rank) {
+      serve_word_blocks(plan, m.mailbox, timeout);
+      return;
+    }
     const data::Corpus& shard = shards[static_cast<std::size_t>(m.rank)];
     auto& kernel = kernels[static_cast<std::size_t>(m.rank)];
     kernel = make_kernel(plan, m.rank, shard);
     if (heldout) heldout->watch(*kernel);
-    auto replica = run_allreduce_worker(plan, m.rank, *kernel, m.mailbox, timeout, checkpointing.at_phase_end);
+    auto replica = locking ? run_locking_worker(plan, m.rank, *kernel, m.mailbox, timeout, lock_rank)
+                           : run_allreduce_worker(plan, m.rank, *kernel, m.mailbox, timeout, checkpointing.at_phase_end);
     if (hooks.on_traffic) hooks.on_traffic(m.group.bytes_sent());
-    // The replicas are equal: worker 0 hands in its blocks (packed, as the rotation's are),
-    // every worker its doc-topic rows.
+    // The replicas are equal (locking: worker 0 holds the one copy): worker 0 hands in its
+    // blocks (packed, as the rotation's are), every worker its doc-topic rows.
     std::vector<model::OwnedBlock> held;
     if (m.rank == 0)
       for (auto& b : replica)

@@ -90,11 +90,11 @@ std::optional<LdaModel> train_distributed(const LdaConfig& config, CorpusInput i
                                         : std::move(data::shard_corpus(input.corpus, static_cast<std::uint32_t>(config.workers))
                                                         [static_cast<std::size_t>(rank)]);
   input.corpus = data::Corpus{};
-  if (config.model == ComputationModel::kAllreduce) {
+  if (config.model != ComputationModel::kRotation) {
     std::vector<data::Corpus> hosted(static_cast<std::size_t>(config.workers));
     hosted[static_cast<std::size_t>(rank)] = std::move(shard);
     const auto vocab = hosted[static_cast<std::size_t>(rank)].vocab;
-    return train_allreduce(plan, hosted, vocab, doc_id_limit, hooks, rotation::processes_backend(cluster),
+    return train_shared_models(plan, hosted, vocab, doc_id_limit, hooks, rotation::processes_backend(cluster),
                            cluster.timeout);
   }
   auto kernel = make_kernel(plan, rank, shard);

@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, kMaxDepth));
   app.add_option("--ring", ring, "ring order per epoch")->check(CLI::IsMember({"fixed", "random"}))->capture_default_str();
   app.add_option("--model", model_name,
-                 "Harp's computation model for the word-topic counts: B|rotation (blocks travel the ring), "
+                 "Harp's computation model for the word-topic counts: A|locking (one copy at the lock service, any "
+                 "free block taken), B|rotation (blocks travel the ring), "
                  "C|allreduce (a replica per worker, changes summed --syncs-per-epoch times an epoch)")
       ->capture_default_str()
       // One spelling per model, so that ranks given "C" and "allreduce" form one job.
@@ -204,8 +205,13 @@ int main(int argc, char** argv) {
       if (app.count("--beta") == 0) c.beta = c.warm_start->beta();
     }
     // The allreduce model adds two copies of the word-topic counts per worker in this process
-    // (its replica, and the replica as the sub-epoch began).
-    const std::uint64_t replicas = c.model == lda::ComputationModel::kAllreduce ? 2 * (distributed ? 1 : c.workers) : 0;
+    // (its replica, and the replica as the sub-epoch began); the locking model one, dense, at the
+    // lock service (runtime::Job deals the roles out from process 0: the scheduler, then the
+    // service, beside worker 1), and at most as much again in the blocks its workers hold.
+    const bool hosts_lock_service = !distributed || launch.rank == (c.workers > 1 ? 1 : 0);
+    const std::uint64_t replicas = c.model == lda::ComputationModel::kAllreduce ? 2 * (distributed ? 1 : c.workers)
+                                   : c.model == lda::ComputationModel::kLocking ? (hosts_lock_service ? 2 : 1)
+                                                                                 : 0;
     // Across processes rank 0 gathers every document's sparse doc-topic row: at most 6 bytes a
     // token and 12 a document, as the encoded body and as the rows decoded from it.
     const std::uint64_t gathered_rows = distributed ? 2 * (input.tokens * 6 + input.docs * 12) : 0;
@@ -250,6 +256,7 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(input.docs), static_cast<unsigned long long>(input.tokens),
                   corpus.vocab_size(), c.topics, c.workers, c.threads, c.depth, c.workers * c.group_size());
       if (c.model == lda::ComputationModel::kAllreduce) std::printf(", allreduce model, S=%d", c.syncs_per_epoch);
+      if (c.model == lda::ComputationModel::kLocking) std::printf(", locking model");
       std::printf("\n");
     }
     std::optional<lda::HeldoutSet> heldout;

@@ -214,11 +214,11 @@ LdaModel train_in_process(const LdaConfig& config, const std::vector<data::Corpu
   if (static_cast<int>(shards.size()) != config.workers) throw std::invalid_argument("one corpus shard per worker");
   if (shards.empty()) throw std::invalid_argument("no corpus");
   const LdaPlan plan = plan_job(config, shards.front().vocab_size(), data::count_words(shards));
-  if (config.model == ComputationModel::kAllreduce) {
+  if (config.model != ComputationModel::kRotation) {
     std::uint64_t doc_id_limit = 0;
     for (const auto& s : shards)
       for (const std::uint64_t id : s.doc_ids) doc_id_limit = std::max(doc_id_limit, id + 1);
-    return *train_allreduce(plan, shards, shards.front().vocab, doc_id_limit, hooks, hooks.backend, hooks.job.timeout);
+    return *train_shared_models(plan, shards, shards.front().vocab, doc_id_limit, hooks, hooks.backend, hooks.job.timeout);
   }
   std::optional<EpochHeldout> heldout;
   if (hooks.heldout) heldout.emplace(plan, *hooks.heldout);

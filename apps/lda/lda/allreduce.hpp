@@ -1,4 +1,4 @@
-// apps/lda/lda/allreduce.hpp — LDA under Harp's allreduce model (C), on any backend: a replica of the counts per worker, changes summed.
+// apps/lda/lda/allreduce.hpp — LDA under Harp's allreduce (C) and locking (A) models, on any backend: a replica of the counts per worker, changes summed; or one copy at the lock service.
 #pragma once
 
 #include <chrono>
@@ -41,14 +41,34 @@ namespace gyre::lda {
 // with std::runtime_error.
 // `at_phase_end` (may be empty) is called as every phase ends, as the rotation engine's is, with
 // the replica on worker 0 and no blocks elsewhere (checkpoints).
+// Ranks 0 … workers−1; and every word block of the plan, by id, as training starts it, dense
+// (the replicas' changes are summed count by count; the lock service keeps blocks of a fixed size).
+std::vector<int> worker_ranks(int workers);
+std::vector<model::Block> starting_blocks(const LdaPlan& plan);
+
 using AtPhaseEnd = std::function<void(int, std::uint64_t, rotation::PhaseKind, std::span<const model::Block* const>)>;
 std::vector<model::Block> run_allreduce_worker(const LdaPlan& plan, int rank, LdaKernel& kernel,
                                                runtime::Mailbox& inbox, std::chrono::milliseconds timeout,
                                                const AtPhaseEnd& at_phase_end = {});
 
-std::optional<LdaModel> train_allreduce(const LdaPlan& plan, const std::vector<data::Corpus>& shards,
-                                        const std::vector<std::string>& vocab, std::uint64_t doc_id_limit,
-                                        const TrainHooks& hooks, runtime::Backend backend,
-                                        std::chrono::milliseconds timeout);
+// A (plan.config.model == kLocking): one copy of the word-topic counts, every block dense, kept
+// by the lock service (member P + 1; a key guards its block's counts and the counts travel with
+// the grant). In each phase a worker takes any block it has not done yet that nobody holds, in
+// its own order from its own first block, samples its documents' tokens of those words (the
+// initialising phase adds its initial topics) and hands the block back; then the workers sum
+// their topic totals' changes, and worker b mod P takes block b once more to count its part of
+// the log-likelihood. The order blocks come free in depends on timing, so runs are not
+// bitwise repeatable, and take no checkpoints. After the last phase worker 0 takes every block
+// and returns them; the others return nothing.
+std::vector<model::Block> run_locking_worker(const LdaPlan& plan, int rank, LdaKernel& kernel, runtime::Mailbox& inbox,
+                                             std::chrono::milliseconds timeout, int lock_rank);
+// The lock service of that job, on the calling member until every worker has finished.
+void serve_word_blocks(const LdaPlan& plan, runtime::Mailbox& inbox, std::chrono::milliseconds timeout);
+
+// The job of the allreduce or the locking model (plan.config.model), as described above.
+std::optional<LdaModel> train_shared_models(const LdaPlan& plan, const std::vector<data::Corpus>& shards,
+                                            const std::vector<std::string>& vocab, std::uint64_t doc_id_limit,
+                                            const TrainHooks& hooks, runtime::Backend backend,
+                                            std::chrono::milliseconds timeout);
 
 }  // namespace gyre::lda

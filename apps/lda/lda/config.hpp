@@ -10,14 +10,17 @@
 
 namespace gyre::lda {
 
-// How workers share the word-topic counts: two of Harp's computation models.
+// How workers share the word-topic counts: three of Harp's computation models.
 enum class ComputationModel {
+  kLocking,    // A: one copy of the counts, kept by the lock service; in each epoch a worker
+               //    takes any word block it has not sampled yet that nobody holds, samples its
+               //    own documents' tokens of those words, and hands it back
   kRotation,   // B: word blocks travel the ring; a block has one owner at a time (the default)
   kAllreduce,  // C: every worker has a replica of all counts and samples its own documents
                //    against it; syncs_per_epoch times an epoch the workers' changes are summed
                //    (exact integer sums) and every replica becomes start + sum of changes
 };
-// "B"/"rotation", "C"/"allreduce"; throws std::invalid_argument naming what is expected.
+// "A"/"locking", "B"/"rotation", "C"/"allreduce"; throws std::invalid_argument naming what is expected.
 ComputationModel parse_computation_model(const std::string& text);
 const char* name_of(ComputationModel model);
 inline constexpr int kMaxSyncsPerEpoch = 1024;

@@ -133,7 +133,7 @@ TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats b
     const auto r = train("bad", flags);
     CHECK(r.exit_code == 2);
     CHECK_MESSAGE(r.output.find("--model") != std::string::npos, r.output);
-    CHECK_MESSAGE(r.output.find("expected B|rotation or C|allreduce") != std::string::npos, r.output);
+    CHECK_MESSAGE(r.output.find("expected A|locking, B|rotation or C|allreduce") != std::string::npos, r.output);
   }
   for (const char* syncs : {"0", "1025", "x"}) {
     const auto r = train("bad", {"--model", "C", "--syncs-per-epoch", syncs});

@@ -54,6 +54,13 @@ lda::LdaConfig allreduce(int P, int T, int S, int epochs) {
   return c;
 }
 
+// Harp's locking model: one copy of the counts at the lock service.
+lda::LdaConfig locking(int P, int T, int epochs) {
+  auto c = toy_config(P, T, 1, epochs);
+  c.model = lda::ComputationModel::kLocking;
+  return c;
+}
+
 // Checks every count against the topic assignments, and that they agree with each other.
 void check_counts(const lda::LdaModel& m, const std::vector<data::Corpus>& shards,
                   const std::vector<std::vector<std::uint32_t>>& z, const std::vector<std::vector<std::int64_t>>& totals) {
@@ -131,20 +138,26 @@ TEST_CASE_TEMPLATE("under either model the counts stay consistent after every ep
   // Under the allreduce model the model gathered is worker 0's replica: check_counts holds it
   // to every worker's topic assignments (the sum of all workers' changes), and every worker's
   // totals to its column sums.
+  // Under the locking model it is the lock service's one copy, whoever sampled each block last.
   const auto corpus = toy_corpus();
-  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce}) {
+  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce, lda::ComputationModel::kLocking}) {
     const bool rotation = model == lda::ComputationModel::kRotation;
+    const bool locked = model == lda::ComputationModel::kLocking;
     for (int P : {1, 3}) {
       const auto shards = data::shard_corpus(corpus, static_cast<std::uint32_t>(P));
       // The rotation with depth 1 and 2, the allreduce model with 1 and 3 syncs per epoch.
       for (int x : {1, rotation ? 2 : 3}) {
+        if (locked && x != 1) continue;
         // Runs are deterministic, so the state after epoch e is the final state of an e-epoch run.
         for (int epochs = 0; epochs <= 3; ++epochs) {
           CAPTURE(lda::name_of(model));
           CAPTURE(P);
           CAPTURE(x);
           CAPTURE(epochs);
-          const Run r = train_inspected<B>(rotation ? toy_config(P, 2, x, epochs) : allreduce(P, 2, x, epochs), shards);
+          const Run r = train_inspected<B>(rotation ? toy_config(P, 2, x, epochs)
+                                           : locked ? locking(P, 2, epochs)
+                                                    : allreduce(P, 2, x, epochs),
+                                           shards);
           check_counts(r.model, shards, r.z, r.totals);
           REQUIRE(r.epochs.size() == static_cast<std::size_t>(epochs + 1));
           for (std::size_t e = 1; e < r.epochs.size(); ++e) CHECK(r.epochs[e].tokens_per_s > 0);
@@ -210,9 +223,9 @@ TEST_CASE("with one worker and one sync per epoch the allreduce model is the rot
                               train_inspected(toy_config(1, 2, 1, 4), shards).model));
 }
 
-TEST_CASE("the log-likelihood rises from the random start and the toy topics separate, under either model") {
+TEST_CASE("the log-likelihood rises from the random start and the toy topics separate, under every model") {
   const auto shards = data::shard_corpus(toy_corpus(), 2);
-  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce}) {
+  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce, lda::ComputationModel::kLocking}) {
     CAPTURE(lda::name_of(model));
     auto c = toy_config(2, 2, 1, 30);
     c.topics = 3;
@@ -228,6 +241,21 @@ TEST_CASE("the log-likelihood rises from the random start and the toy topics sep
       const auto total = std::accumulate(by_topic.begin(), by_topic.end(), std::int64_t{0});
       CHECK(static_cast<double>(*std::max_element(by_topic.begin(), by_topic.end())) > 0.9 * static_cast<double>(total));
     }
+  }
+}
+
+TEST_CASE("with one worker the locking model is the rotation, bit for bit: one sampler, blocks in the same order") {
+  const auto shards = data::shard_corpus(toy_corpus(), 1);
+  for (int m : {1, 3}) {
+    CAPTURE(m);
+    auto rotation = toy_config(1, 2, 1, 4);
+    rotation.blocks_per_worker = m;
+    auto locked = locking(1, 2, 4);
+    locked.blocks_per_worker = m;
+    const Run a = train_inspected(locked, shards);
+    const Run b = train_inspected(rotation, shards);
+    CHECK(same_model_bits(a.model, b.model));
+    for (std::size_t e = 0; e < a.epochs.size(); ++e) CHECK(a.epochs[e].loglik_per_token == b.epochs[e].loglik_per_token);
   }
 }
 
@@ -248,7 +276,9 @@ TEST_CASE("configs that cannot run are refused with a reason") {
   }
   CHECK(lda::parse_computation_model("B") == lda::ComputationModel::kRotation);
   CHECK(lda::parse_computation_model("allreduce") == lda::ComputationModel::kAllreduce);
-  for (const char* bad : {"A", "locking", "D", "c", ""})
-    CHECK_THROWS_WITH_AS(lda::parse_computation_model(bad), doctest::Contains("expected B|rotation or C|allreduce"),
+  CHECK(lda::parse_computation_model("A") == lda::ComputationModel::kLocking);
+  CHECK(lda::parse_computation_model("locking") == lda::ComputationModel::kLocking);
+  for (const char* bad : {"D", "nosync", "c", ""})
+    CHECK_THROWS_WITH_AS(lda::parse_computation_model(bad), doctest::Contains("expected A|locking, B|rotation or C|allreduce"),
                          std::invalid_argument);
 }
