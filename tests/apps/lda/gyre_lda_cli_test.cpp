@@ -129,7 +129,7 @@ TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats b
   CHECK(read_text(dir / "c1" / "word_topic.tsv") != read_text(dir / "c2" / "word_topic.tsv"));
 
   for (const std::vector<std::string>& flags :
-       {std::vector<std::string>{"--model", "A"}, {"--model", "nosync"}, {"--model", "c"}}) {
+       {std::vector<std::string>{"--model", "D"}, {"--model", "nosync"}, {"--model", "c"}}) {
     const auto r = train("bad", flags);
     CHECK(r.exit_code == 2);
     CHECK_MESSAGE(r.output.find("--model") != std::string::npos, r.output);
