@@ -158,6 +158,9 @@ int main(int argc, char** argv) {
 
   return app::run_entry_point("gyre-lda", [&] {
     c.model = lda::parse_computation_model(model_name);  // already checked by --model's validator
+    // Refused before anything is made: the checkpoint folder is created further down.
+    if (checkpoints.writes() && c.model == lda::ComputationModel::kLocking)
+      throw std::invalid_argument("--checkpoint and --resume work with --model rotation and allreduce only: locking depends on timing");
     auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
     std::vector<std::string> local_flags{"--out",  "--metrics", "--quiet",          "--threads", "--max-memory",
                                          "--top-words", "--test", "--fold-in-sweeps"};

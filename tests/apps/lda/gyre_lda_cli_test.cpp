@@ -74,7 +74,7 @@ TEST_CASE("gyre-lda trains on a generated UCI corpus, reports per epoch and writ
   CHECK(std::count(topics.begin(), topics.end(), '\n') == 4);
 }
 
-TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats bit for bit, and refuses bad values") {
+TEST_CASE("gyre-lda --model A and C report and write as the rotation does, C repeats bit for bit, bad values are refused") {
   TempDir dir;
   const auto gen = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "300", "--vocab", "200",
                                 "--topics", "4", "--doc-length", "50", "--seed", "5", "--out",
@@ -90,13 +90,14 @@ TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats b
   const auto rotation = train("rotation", {});
   REQUIRE_MESSAGE(rotation.exit_code == 0, rotation.output);
   for (const auto& run : std::vector<std::pair<std::string, std::vector<std::string>>>{
-           {"c1", {"--model", "C"}}, {"c2", {"--model", "allreduce", "--syncs-per-epoch", "3"}}}) {
+           {"c1", {"--model", "C"}}, {"c2", {"--model", "allreduce", "--syncs-per-epoch", "3"}},
+           {"a1", {"--model", "A"}}, {"a2", {"--model", "locking"}}}) {
     const std::string& name = run.first;
     const std::vector<std::string>& flags = run.second;
     CAPTURE(name);
     const auto r = train(name, flags);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    CHECK(r.output.find("allreduce model") != std::string::npos);
+    CHECK(r.output.find(name[0] == 'a' ? "locking model" : "allreduce model") != std::string::npos);
     CHECK(r.output.find("epoch   8") != std::string::npos);
     CHECK(r.output.find("topic   3:") != std::string::npos);
     const auto epochs = json_lines(read_text(dir / (name + ".jsonl")));
@@ -135,6 +136,11 @@ TEST_CASE("gyre-lda --model C reports and writes as the rotation does, repeats b
     CHECK_MESSAGE(r.output.find("--model") != std::string::npos, r.output);
     CHECK_MESSAGE(r.output.find("expected A|locking, B|rotation or C|allreduce") != std::string::npos, r.output);
   }
+  // The locking model depends on timing: no checkpoints, refused before the folder is made.
+  const auto locking_checkpoints = train("bad", {"--model", "A", "--checkpoint", (dir / "ck").string()});
+  CHECK(locking_checkpoints.exit_code == 2);
+  CHECK_MESSAGE(locking_checkpoints.output.find("locking depends on timing") != std::string::npos, locking_checkpoints.output);
+  CHECK_FALSE(std::filesystem::exists(dir / "ck"));
   for (const char* syncs : {"0", "1025", "x"}) {
     const auto r = train("bad", {"--model", "C", "--syncs-per-epoch", syncs});
     CHECK(r.exit_code == 2);
