@@ -51,7 +51,7 @@ std::vector<model::Block> run_locking_worker(const LdaPlan& plan, int rank, LdaK
   kernel.attach(workers);
   ThreadArena arena(plan.config.threads);
   locks::LockClient locks(inbox, lock_rank, {timeout});
-  // Takes block `id` (or any of `candidates`), runs `use` on it, hands it back; returns its id.
+  // Holds the one block `grant` gives, runs `use` on it, hands it back; returns its id.
   const auto with_block = [&](locks::LockGrant grant, const auto& use) {
     locks::LockGuard held(locks, std::move(grant));
     if (!held) throw std::runtime_error("the lock service stopped granting word blocks");
@@ -72,13 +72,14 @@ std::vector<model::Block> run_locking_worker(const LdaPlan& plan, int rank, LdaK
     for (model::BlockId b = 0; b < blocks; ++b) todo[b] = (b + static_cast<model::BlockId>(rank)) % blocks;
     while (!todo.empty()) {
       const auto id = with_block(locks.acquire_any(todo), [&](model::Block& block) {
-        // Outside the initialising phase a block holds every token of its words, whoever sampled
-        // them last: a block that does not came from a rank with another corpus.
-        if (!initialising) kernel.check_counts(block);
-        if (initialising)
+        if (initialising) {
           kernel.add_initial_topics(block);
-        else
-          kernel.sweep(block, 0);
+          return;
+        }
+        // Past the initialising phase a block holds every token of its words, whoever sampled
+        // them last: a block that does not came from a rank with another corpus.
+        kernel.check_counts(block);
+        kernel.sweep(block, 0);
       });
       todo.erase(std::find(todo.begin(), todo.end(), static_cast<locks::LockKey>(id)));
     }

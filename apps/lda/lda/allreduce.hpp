@@ -18,9 +18,14 @@
 
 namespace gyre::lda {
 
-// The same plan, kernel, epoch policy and reports as the rotation; only how the workers share
-// the word-topic counts differs. Workers are members 0 … P−1, the scheduler (the phase driver)
-// member P. Every worker keeps a replica of all the plan's word blocks and samples only its own
+// Ranks 0 … workers−1; and every word block of the plan, by id, as training starts it, dense
+// (the replicas' changes are summed count by count; the lock service keeps blocks of a fixed size).
+std::vector<int> worker_ranks(int workers);
+std::vector<model::Block> starting_blocks(const LdaPlan& plan);
+
+// C (plan.config.model == kAllreduce). The same plan, kernel, epoch policy and reports as the
+// rotation; only how the workers share the word-topic counts differs. Workers are members
+// 0 … P−1, the scheduler (the phase driver) member P. Every worker keeps a replica of all the plan's word blocks and samples only its own
 // documents, against it. An epoch is config.syncs_per_epoch sub-epochs: in each a worker sweeps
 // one document part of its shard (WorkerTokens) over every block, its replica changing as it
 // samples; then each block's changes are summed over the workers (32-bit integers: exact, so
@@ -41,11 +46,6 @@ namespace gyre::lda {
 // with std::runtime_error.
 // `at_phase_end` (may be empty) is called as every phase ends, as the rotation engine's is, with
 // the replica on worker 0 and no blocks elsewhere (checkpoints).
-// Ranks 0 … workers−1; and every word block of the plan, by id, as training starts it, dense
-// (the replicas' changes are summed count by count; the lock service keeps blocks of a fixed size).
-std::vector<int> worker_ranks(int workers);
-std::vector<model::Block> starting_blocks(const LdaPlan& plan);
-
 using AtPhaseEnd = std::function<void(int, std::uint64_t, rotation::PhaseKind, std::span<const model::Block* const>)>;
 std::vector<model::Block> run_allreduce_worker(const LdaPlan& plan, int rank, LdaKernel& kernel,
                                                runtime::Mailbox& inbox, std::chrono::milliseconds timeout,

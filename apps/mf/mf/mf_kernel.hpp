@@ -76,6 +76,7 @@ class MfKernel final : public rotation::RotationKernel {
     held_out_.clear();
     train_.clear();
     test_.clear();
+    ccd_.reset();  // a residual per rating
   }
 
  private:
