@@ -19,7 +19,8 @@
 //    for an app's own reader of a file by byte ranges, settle_ranges and run_loading.
 //  - A kernel's own tools: model::Block (the rows it updates), collective::Communicator
 //    (allreduce, allgather, broadcast over the workers: a part's or a kernel's state that does
-//    not rotate), averaging::ModelAverager (averaging/: a replica per worker blended with the others' in
+//    not rotate), collective::DeltaExchange (changes to a summed state pushed to every peer and
+//    added as they arrive: Harp's no-sync model), averaging::ModelAverager (averaging/: a replica per worker blended with the others' in
 //    the background: model averaging, with abort and resume), Random (seeded, reproducible draws).
 //  - A protocol of the embedder's own on a member's links: the channel registry
 //    (wire::channels::user_channel) and the body codec (wire::Writer, wire::Reader, bounded reads).
@@ -33,6 +34,7 @@
 #include "gyre/base/export.hpp"
 #include "gyre/base/random.hpp"
 #include "gyre/collective/communicator.hpp"
+#include "gyre/collective/delta_exchange.hpp"
 #include "gyre/mapreduce/mapreduce.hpp"
 #include "gyre/model/block.hpp"
 #include "gyre/ps/ps_job.hpp"

@@ -34,6 +34,7 @@ class GYRE_API Communicator {
   int size() const noexcept { return static_cast<int>(members_.size()); }
   int index() const noexcept { return index_; }  // this rank's position among the members
   int member(int index) const { return members_.at(static_cast<std::size_t>(index)); }  // its group rank
+  runtime::Mailbox& inbox() noexcept { return inbox_; }  // the inbox its waits share with other consumers
 
   // Elementwise sum, the result on every member. Ring reduce-scatter then allgather: each
   // member sends and receives 2(n−1)/n of the data, whatever n. Integer sums are exact; the

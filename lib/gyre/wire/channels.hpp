@@ -84,6 +84,7 @@ inline constexpr Channel kP2p{"p2p", 0x0090, 0x009F};            // ps/p2p_proto
 // One type: collective parts are matched by tag (operation and step), not by type.
 inline constexpr Channel kCollective{"collective", 0x0100, 0x0100};  // collective/communicator.hpp
 inline constexpr Channel kAverager{"averager", 0x0101, 0x010F};      // collective/model_averager.hpp
+inline constexpr Channel kDelta{"delta", 0x0110, 0x0110};            // collective/delta_exchange.hpp
 inline constexpr Channel kGather{"gather", 0x0201, 0x020F};          // rotation/gather.hpp, parts_output.hpp
 inline constexpr Channel kUser{"user", 0x1000, 0x7FFF};              // users' own protocols: user_channel below
 // The transport's own (net/tcp.cpp refuses to send these for the layers above).
@@ -94,7 +95,7 @@ inline constexpr Channel kHandshake{"handshake", 0xFF20, 0xFF2F};    // net/hand
 // Ordered by type; static_asserts below keep it disjoint.
 inline constexpr std::array kRegistry{
     kRotation, kRuntime, kRounds, kClock, kPs, kLock, kMf, kLda, kLogreg, kP2p,  // 0x0001-0x00FF: control planes, apps
-    kCollective, kAverager, kGather,                            // 0x0100-0x0FFF: collectives, gathering
+    kCollective, kAverager, kDelta, kGather,                    // 0x0100-0x0FFF: collectives, gathering
     kUser,                                                      // 0x1000-0x7FFF: yours
     kTcp, kRendezvous, kHandshake,                              // 0xFF00-0xFFFF: the transport
 };
