@@ -1,4 +1,4 @@
-// apps/lda/allreduce.cpp — Harp's allreduce model for LDA: sample own documents against a replica, sum the replicas' changes.
+// apps/lda/allreduce.cpp — Harp's allreduce and no-sync models for LDA: sample own documents against a replica, sum the replicas' changes or push them.
 #include "lda/allreduce.hpp"
 
 
@@ -8,6 +8,7 @@
 
 #include "gyre/base/thread_arena.hpp"
 #include "gyre/collective/communicator.hpp"
+#include "gyre/collective/delta_exchange.hpp"
 #include "gyre/rotation/phase_follower.hpp"
 #include "gyre/rotation/rotation_driver.hpp"
 #include "lda/checkpoint.hpp"
@@ -32,6 +33,22 @@ std::vector<model::Block> starting_blocks(const LdaPlan& plan) {
 
 namespace {
 
+std::size_t count_values(const std::vector<model::Block>& blocks) {
+  std::size_t n = 0;
+  for (const auto& b : blocks) n += b.rows() * b.stride();
+  return n;
+}
+
+// The no-sync model's exchanges: the word-topic counts (every block's, one after another) and
+// the topic totals, each a stream of its own.
+struct PushedChanges {
+  PushedChanges(runtime::Mailbox& inbox, const std::vector<int>& workers, std::size_t counts_size, std::uint32_t topics,
+                std::chrono::milliseconds timeout)
+      : counts(inbox, workers, counts_size, {timeout, 0}), totals(inbox, workers, topics, {timeout, 1}) {}
+  collective::DeltaExchange<std::uint32_t> counts;
+  collective::DeltaExchange<std::int64_t> totals;
+};
+
 // One worker: its kernel, its replica and the replica as the current sub-epoch started.
 class ReplicaWorker {
  public:
@@ -48,6 +65,8 @@ class ReplicaWorker {
         replica_(starting_blocks(plan)),
         start_(starting_blocks(plan)) {
     kernel_.attach(workers_);
+    if (plan.config.model == ComputationModel::kNoSync)
+      pushed_.emplace(inbox, worker_ranks(plan.config.workers), count_values(replica_), plan.config.topics, timeout);
   }
 
   // Runs the phases the driver (member P) starts until it stops the job.
@@ -66,8 +85,12 @@ class ReplicaWorker {
               kernel_.sweep(b, part);
           }
         });
-        sum_changes();
+        if (pushed_)
+          push_changes();
+        else
+          sum_changes();
       }
+      if (pushed_) take_pushed(true);
       if (at_phase_end_) {
         std::vector<const model::Block*> handed;  // the replicas are equal: worker 0's stands for all
         if (rank_ == 0)
@@ -103,15 +126,65 @@ class ReplicaWorker {
       workers_.allreduce_sum(std::span<std::uint32_t>(change_));
       for (std::size_t i = 0; i < n; ++i)
         now[i] = from[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(from[i]) + change_[i]);
-      try {
-        kernel_.check_counts(replica_[b]);
-      } catch (const std::invalid_argument& e) {
-        throw std::runtime_error("word-topic block " + std::to_string(b) +
-                                 " after summing the workers' changes: " + e.what() +
-                                 " (does every rank have the same corpus?)");
-      }
+      check_block(b, "summing");
     }
     kernel_.sync_totals();
+  }
+
+  // D: what this worker changed in the part it sampled goes to every peer, and whatever the
+  // peers pushed that has arrived is added, waiting for nobody. The counts stay non-negative
+  // all along: a replica is a sum of every worker's own counts, each whole as it was pushed.
+  void push_changes() {
+    change_.resize(count_values(replica_));
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < replica_.size(); ++b) {
+      const std::int32_t* now = replica_[b].counts();
+      const std::int32_t* from = start_[b].counts();
+      const std::size_t n = replica_[b].rows() * replica_[b].stride();
+      for (std::size_t i = 0; i < n; ++i)
+        change_[at + i] = static_cast<std::uint32_t>(now[i]) - static_cast<std::uint32_t>(from[i]);
+      at += n;
+    }
+    pushed_->counts.push(change_);
+    pushed_->totals.push(kernel_.take_totals_change());
+    take_pushed(false);
+  }
+
+  // Adds the peers' pushed changes, those arrived or (`flush`, as a phase ends) every one they
+  // have pushed, after which the replicas are equal; the next part's changes count from here.
+  void take_pushed(bool flush) {
+    const auto add_counts = [&](std::span<const std::uint32_t> change) {
+      std::size_t at = 0;
+      for (auto& block : replica_) {
+        std::int32_t* now = block.counts();
+        const std::size_t n = block.rows() * block.stride();
+        for (std::size_t i = 0; i < n; ++i)
+          now[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(now[i]) + change[at + i]);
+        at += n;
+      }
+    };
+    const auto add_totals = [&](std::span<const std::int64_t> change) { kernel_.add_peer_totals(change); };
+    if (flush) {
+      pushed_->counts.take_until(pushed_->counts.pushed(), add_counts);
+      pushed_->totals.take_until(pushed_->totals.pushed(), add_totals);
+      for (std::size_t b = 0; b < replica_.size(); ++b) check_block(b, "adding");
+    } else {
+      pushed_->counts.take_arrived(add_counts);
+      pushed_->totals.take_arrived(add_totals);
+    }
+    for (std::size_t b = 0; b < replica_.size(); ++b) {
+      const std::size_t n = replica_[b].rows() * replica_[b].stride();
+      std::copy(replica_[b].counts(), replica_[b].counts() + n, start_[b].counts());
+    }
+  }
+
+  void check_block(std::size_t b, const char* merging) const {
+    try {
+      kernel_.check_counts(replica_[b]);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error("word-topic block " + std::to_string(b) + " after " + merging +
+                               " the workers' changes: " + e.what() + " (does every rank have the same corpus?)");
+    }
   }
 
   AtPhaseEnd at_phase_end_;
@@ -123,7 +196,8 @@ class ReplicaWorker {
   collective::Communicator workers_;
   ThreadArena arena_;
   std::vector<model::Block> replica_, start_;
-  std::vector<std::uint32_t> change_;  // one block's changes, then their sum
+  std::vector<std::uint32_t> change_;  // C: one block's changes, then their sum; D: every block's
+  std::optional<PushedChanges> pushed_;  // D
 };
 
 }  // namespace
@@ -145,8 +219,9 @@ std::optional<LdaModel> train_shared_models(const LdaPlan& plan, const std::vect
   if (plan.config.model == ComputationModel::kRotation)
     throw std::invalid_argument("train_shared_models: the rotation is train_embedded's");
   if (shards.size() != static_cast<std::size_t>(P)) throw std::invalid_argument("one corpus shard per worker");
-  if (locking && hooks.checkpoints.store)
-    throw std::invalid_argument("--checkpoint and --resume work with --model rotation and allreduce only: locking depends on timing");
+  if ((locking || plan.config.model == ComputationModel::kNoSync) && hooks.checkpoints.store)
+    throw std::invalid_argument(
+        "--checkpoint and --resume work with --model rotation and allreduce only: locking and nosync depend on timing");
   runtime::Job job;
   job.workers = P;
   job.backend = std::move(backend);

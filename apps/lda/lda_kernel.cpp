@@ -231,6 +231,15 @@ class TopicSampler final : public LdaKernel {
   void add_initial_topics(model::Block& block) override;
   void sweep(model::Block& block, std::uint32_t part) override;
   void sync_totals() override;
+  std::vector<std::int64_t> take_totals_change() override {
+    std::vector<std::int64_t> change(K_, 0);
+    change.swap(pending_);
+    return change;
+  }
+  void add_peer_totals(std::span<const std::int64_t> change) override {
+    if (change.size() != K_) throw std::invalid_argument("a peer's topic totals change of the wrong size");
+    for (std::uint32_t k = 0; k < K_; ++k) totals_[k] += change[k];
+  }
   void add_word_loglik(const model::Block& block) override;
   void show_final_blocks(std::function<void(const model::Block&)> observer) override {
     final_block_observer_ = std::move(observer);
@@ -323,7 +332,7 @@ TopicSampler<Topic>::TopicSampler(const LdaConfig& config, const data::Corpus& s
       beta_(config.beta),
       vbeta_(static_cast<double>(word_tokens.size()) * config.beta),
       tokens_(shard, blocks, groups,
-              config.model == ComputationModel::kAllreduce ? static_cast<std::uint32_t>(config.syncs_per_epoch) : 1),
+              replicated(config.model) ? static_cast<std::uint32_t>(config.syncs_per_epoch) : 1),
       z_(shard.tokens()),
       zw_(shard.tokens()),
       totals_(config.topics, 0),

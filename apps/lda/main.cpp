@@ -122,7 +122,9 @@ int main(int argc, char** argv) {
   app.add_option("--model", model_name,
                  "Harp's computation model for the word-topic counts: A|locking (one copy at the lock service, any "
                  "free block taken), B|rotation (blocks travel the ring), "
-                 "C|allreduce (a replica per worker, changes summed --syncs-per-epoch times an epoch)")
+                 "C|allreduce (a replica per worker, changes summed --syncs-per-epoch times an epoch), "
+                 "D|nosync (a replica per worker, changes pushed --syncs-per-epoch times an epoch and added as they "
+                 "arrive)")
       ->capture_default_str()
       // One spelling per model, so that ranks given "C" and "allreduce" form one job.
       ->transform(CLI::Validator(
@@ -134,9 +136,10 @@ int main(int argc, char** argv) {
               return e.what();
             }
           },
-          "B|rotation|C|allreduce"));
+          "A|locking|B|rotation|C|allreduce|D|nosync"));
   app.add_option("--syncs-per-epoch", c.syncs_per_epoch,
-                 "allreduce model: sub-epochs per epoch, each sampling 1/S of every worker's tokens, then summing")
+                 "allreduce and nosync models: sub-epochs per epoch, each sampling 1/S of every worker's tokens, then "
+                 "summing (nosync: pushing)")
       ->capture_default_str()->check(CLI::Range(1, lda::kMaxSyncsPerEpoch));
   app.add_option("--seed", c.seed, "seed of the initial topics and the sampler")->capture_default_str();
   app.add_option("--out,-o", out_dir, "directory for model.json, word_topic.tsv, doc_topic.tsv, topics.txt (across processes: every rank writes its part, *.part-R.tsv)");
@@ -159,8 +162,9 @@ int main(int argc, char** argv) {
   return app::run_entry_point("gyre-lda", [&] {
     c.model = lda::parse_computation_model(model_name);  // already checked by --model's validator
     // Refused before anything is made: the checkpoint folder is created further down.
-    if (checkpoints.writes() && c.model == lda::ComputationModel::kLocking)
-      throw std::invalid_argument("--checkpoint and --resume work with --model rotation and allreduce only: locking depends on timing");
+    if (checkpoints.writes() && (c.model == lda::ComputationModel::kLocking || c.model == lda::ComputationModel::kNoSync))
+      throw std::invalid_argument(
+          "--checkpoint and --resume work with --model rotation and allreduce only: locking and nosync depend on timing");
     auto job = multi.job(env, workers, c.seed);  // before the corpus: a bad job is refused at once
     std::vector<std::string> local_flags{"--out",  "--metrics", "--quiet",          "--threads", "--max-memory",
                                          "--top-words", "--test", "--fold-in-sweeps"};
@@ -207,12 +211,12 @@ int main(int argc, char** argv) {
       if (app.count("--alpha") == 0) c.alpha = c.warm_start->alpha();
       if (app.count("--beta") == 0) c.beta = c.warm_start->beta();
     }
-    // The allreduce model adds two copies of the word-topic counts per worker in this process
+    // The allreduce and nosync models add two copies of the word-topic counts per worker in this process
     // (its replica, and the replica as the sub-epoch began); the locking model one, dense, at the
     // lock service (runtime::Job deals the roles out from process 0: the scheduler, then the
     // service, beside worker 1), and at most as much again in the blocks its workers hold.
     const bool hosts_lock_service = !distributed || launch.rank == (c.workers > 1 ? 1 : 0);
-    const std::uint64_t replicas = c.model == lda::ComputationModel::kAllreduce ? 2 * (distributed ? 1 : c.workers)
+    const std::uint64_t replicas = lda::replicated(c.model) ? 2 * (distributed ? 1 : c.workers)
                                    : c.model == lda::ComputationModel::kLocking ? (hosts_lock_service ? 2 : 1)
                                                                                  : 0;
     // Across processes rank 0 gathers every document's sparse doc-topic row: at most 6 bytes a
@@ -259,6 +263,7 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(input.docs), static_cast<unsigned long long>(input.tokens),
                   corpus.vocab_size(), c.topics, c.workers, c.threads, c.depth, c.workers * c.group_size());
       if (c.model == lda::ComputationModel::kAllreduce) std::printf(", allreduce model, S=%d", c.syncs_per_epoch);
+      if (c.model == lda::ComputationModel::kNoSync) std::printf(", nosync model, S=%d", c.syncs_per_epoch);
       if (c.model == lda::ComputationModel::kLocking) std::printf(", locking model");
       std::printf("\n");
     }

@@ -1,4 +1,4 @@
-// apps/lda/lda/allreduce.hpp — LDA under Harp's allreduce (C) and locking (A) models, on any backend: a replica of the counts per worker, changes summed; or one copy at the lock service.
+// apps/lda/lda/allreduce.hpp — LDA under Harp's allreduce (C), no-sync (D) and locking (A) models, on any backend: a replica of the counts per worker, changes summed or pushed; or one copy at the lock service.
 #pragma once
 
 #include <chrono>
@@ -34,6 +34,12 @@ std::vector<model::Block> starting_blocks(const LdaPlan& plan);
 // every worker's initial topics to empty replicas. With the same seed, P, d, T and S the
 // result is bitwise the same on every backend.
 //
+// D (kNoSync) runs the same sub-epochs, but instead of the sum a worker pushes its changes of
+// the sub-epoch to every peer (collective::DeltaExchange) and adds whatever the peers have
+// pushed by then, waiting for none of them; only as an epoch ends does it wait for every push,
+// so the reports and the model are of equal replicas. What a worker samples against depends
+// on timing: runs are not bitwise repeatable, and take no checkpoints.
+//
 // On a threads backend every member runs here; across processes this process runs the ones
 // runtime::Job::host_of gives it, and only those workers' entries of `shards` are read (the
 // others may be empty). The process that hosts worker 0 gathers the model (worker 0's replica
@@ -65,7 +71,7 @@ std::vector<model::Block> run_locking_worker(const LdaPlan& plan, int rank, LdaK
 // The lock service of that job, on the calling member until every worker has finished.
 void serve_word_blocks(const LdaPlan& plan, runtime::Mailbox& inbox, std::chrono::milliseconds timeout);
 
-// The job of the allreduce or the locking model (plan.config.model), as described above.
+// The job of the allreduce, no-sync or locking model (plan.config.model), as described above.
 std::optional<LdaModel> train_shared_models(const LdaPlan& plan, const std::vector<data::Corpus>& shards,
                                             const std::vector<std::string>& vocab, std::uint64_t doc_id_limit,
                                             const TrainHooks& hooks, runtime::Backend backend,

@@ -10,7 +10,7 @@
 
 namespace gyre::lda {
 
-// How workers share the word-topic counts: three of Harp's computation models.
+// How workers share the word-topic counts: Harp's four computation models.
 enum class ComputationModel {
   kLocking,    // A: one copy of the counts, kept by the lock service; in each epoch a worker
                //    takes any word block it has not sampled yet that nobody holds, samples its
@@ -19,9 +19,17 @@ enum class ComputationModel {
   kAllreduce,  // C: every worker has a replica of all counts and samples its own documents
                //    against it; syncs_per_epoch times an epoch the workers' changes are summed
                //    (exact integer sums) and every replica becomes start + sum of changes
+  kNoSync,     // D: every worker has a replica and samples its own documents against it;
+               //    syncs_per_epoch times an epoch it pushes its changes to every peer and adds
+               //    whatever changes of theirs have arrived, waiting for none (Yahoo!LDA's
+               //    asynchronous merge); only as an epoch ends does it wait for them all
 };
-// "A"/"locking", "B"/"rotation", "C"/"allreduce"; throws std::invalid_argument naming what is expected.
+// "A"/"locking", "B"/"rotation", "C"/"allreduce", "D"/"nosync"; throws std::invalid_argument naming what is expected.
 ComputationModel parse_computation_model(const std::string& text);
+// C and D: a replica of every word block per worker, each worker's documents in syncs_per_epoch parts.
+inline bool replicated(ComputationModel model) {
+  return model == ComputationModel::kAllreduce || model == ComputationModel::kNoSync;
+}
 const char* name_of(ComputationModel model);
 inline constexpr int kMaxSyncsPerEpoch = 1024;
 // The most topics a job may have: 2^20. Up to 65 535 a token's topic takes 16 bits, beyond 32
@@ -57,7 +65,7 @@ struct LdaConfig {
   int blocks_per_worker = 0;  // m: B = workers · m word blocks (0: m = d)
   rotation::RingOrder ring = rotation::RingOrder::kFixed;
   ComputationModel model = ComputationModel::kRotation;
-  // C: sub-epochs per epoch. In each a worker samples 1/S of its documents' tokens (a run of
+  // C and D: sub-epochs per epoch. In each a worker samples 1/S of its documents' tokens (a run of
   // every document group), then the replicas are summed: S allreduces of the whole model per
   // epoch, each replica at most 1/S epoch behind the others' changes. 4 matched the rotation's
   // log-likelihood per epoch with 2 and 4 workers on a generated 2M-token corpus (K=100); 1

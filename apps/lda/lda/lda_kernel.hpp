@@ -74,6 +74,12 @@ class LdaKernel : public rotation::RotationKernel {
   // Sums the workers' changes to the topic totals since the last call (a collective over the
   // attached communicator), so that every view is the job's totals.
   virtual void sync_totals() = 0;
+  // The same merge without a collective, for Harp's no-sync model (lda/allreduce.cpp), whose
+  // workers push their changes and add the peers' as they arrive: this worker's changes to the
+  // totals since the last call (or sync_totals()), which count as merged from then on; and
+  // peers' changes, added to this worker's view.
+  virtual std::vector<std::int64_t> take_totals_change() = 0;
+  virtual void add_peer_totals(std::span<const std::int64_t> change) = 0;
   // Adds the word-topic part of the log-likelihood of `block`, whose counts are final for the
   // phase, to the phase's sums, and shows the block to the final-block observer. Every block
   // comes here exactly once per phase, from one worker.

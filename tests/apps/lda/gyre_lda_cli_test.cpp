@@ -91,13 +91,15 @@ TEST_CASE("gyre-lda --model A and C report and write as the rotation does, C rep
   REQUIRE_MESSAGE(rotation.exit_code == 0, rotation.output);
   for (const auto& run : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"c1", {"--model", "C"}}, {"c2", {"--model", "allreduce", "--syncs-per-epoch", "3"}},
-           {"a1", {"--model", "A"}}, {"a2", {"--model", "locking"}}}) {
+           {"a1", {"--model", "A"}}, {"a2", {"--model", "locking"}},
+           {"d1", {"--model", "D"}}, {"d2", {"--model", "nosync", "--syncs-per-epoch", "2"}}}) {
     const std::string& name = run.first;
     const std::vector<std::string>& flags = run.second;
     CAPTURE(name);
     const auto r = train(name, flags);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    CHECK(r.output.find(name[0] == 'a' ? "locking model" : "allreduce model") != std::string::npos);
+    CHECK(r.output.find(name[0] == 'a' ? "locking model" : name[0] == 'd' ? "nosync model" : "allreduce model") !=
+          std::string::npos);
     CHECK(r.output.find("epoch   8") != std::string::npos);
     CHECK(r.output.find("topic   3:") != std::string::npos);
     const auto epochs = json_lines(read_text(dir / (name + ".jsonl")));
@@ -130,17 +132,21 @@ TEST_CASE("gyre-lda --model A and C report and write as the rotation does, C rep
   CHECK(read_text(dir / "c1" / "word_topic.tsv") != read_text(dir / "c2" / "word_topic.tsv"));
 
   for (const std::vector<std::string>& flags :
-       {std::vector<std::string>{"--model", "D"}, {"--model", "nosync"}, {"--model", "c"}}) {
+       {std::vector<std::string>{"--model", "E"}, {"--model", "no-sync"}, {"--model", "c"}}) {
     const auto r = train("bad", flags);
     CHECK(r.exit_code == 2);
     CHECK_MESSAGE(r.output.find("--model") != std::string::npos, r.output);
-    CHECK_MESSAGE(r.output.find("expected A|locking, B|rotation or C|allreduce") != std::string::npos, r.output);
+    CHECK_MESSAGE(r.output.find("expected A|locking, B|rotation, C|allreduce or D|nosync") != std::string::npos, r.output);
   }
-  // The locking model depends on timing: no checkpoints, refused before the folder is made.
-  const auto locking_checkpoints = train("bad", {"--model", "A", "--checkpoint", (dir / "ck").string()});
-  CHECK(locking_checkpoints.exit_code == 2);
-  CHECK_MESSAGE(locking_checkpoints.output.find("locking depends on timing") != std::string::npos, locking_checkpoints.output);
-  CHECK_FALSE(std::filesystem::exists(dir / "ck"));
+  // The locking and no-sync models depend on timing: no checkpoints, refused before the folder is made.
+  for (const char* timed : {"A", "D"}) {
+    CAPTURE(timed);
+    const auto timed_checkpoints = train("bad", {"--model", timed, "--checkpoint", (dir / "ck").string()});
+    CHECK(timed_checkpoints.exit_code == 2);
+    CHECK_MESSAGE(timed_checkpoints.output.find("locking and nosync depend on timing") != std::string::npos,
+                  timed_checkpoints.output);
+    CHECK_FALSE(std::filesystem::exists(dir / "ck"));
+  }
   for (const char* syncs : {"0", "1025", "x"}) {
     const auto r = train("bad", {"--model", "C", "--syncs-per-epoch", syncs});
     CHECK(r.exit_code == 2);

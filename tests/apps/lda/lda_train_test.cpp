@@ -54,6 +54,13 @@ lda::LdaConfig allreduce(int P, int T, int S, int epochs) {
   return c;
 }
 
+// Harp's no-sync model: a replica per worker, S pushes per epoch, peers' changes added as they arrive.
+lda::LdaConfig nosync(int P, int T, int S, int epochs) {
+  auto c = allreduce(P, T, S, epochs);
+  c.model = lda::ComputationModel::kNoSync;
+  return c;
+}
+
 // Harp's locking model: one copy of the counts at the lock service.
 lda::LdaConfig locking(int P, int T, int epochs) {
   auto c = toy_config(P, T, 1, epochs);
@@ -139,10 +146,13 @@ TEST_CASE_TEMPLATE("under either model the counts stay consistent after every ep
   // to every worker's topic assignments (the sum of all workers' changes), and every worker's
   // totals to its column sums.
   // Under the locking model it is the lock service's one copy, whoever sampled each block last.
+  // Under the no-sync model it is worker 0's replica once every push has been added.
   const auto corpus = toy_corpus();
-  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce, lda::ComputationModel::kLocking}) {
+  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce, lda::ComputationModel::kLocking,
+                     lda::ComputationModel::kNoSync}) {
     const bool rotation = model == lda::ComputationModel::kRotation;
     const bool locked = model == lda::ComputationModel::kLocking;
+    const bool pushed = model == lda::ComputationModel::kNoSync;
     for (int P : {1, 3}) {
       const auto shards = data::shard_corpus(corpus, static_cast<std::uint32_t>(P));
       // The rotation with depth 1 and 2, the allreduce model with 1 and 3 syncs per epoch.
@@ -156,6 +166,7 @@ TEST_CASE_TEMPLATE("under either model the counts stay consistent after every ep
           CAPTURE(epochs);
           const Run r = train_inspected<B>(rotation ? toy_config(P, 2, x, epochs)
                                            : locked ? locking(P, 2, epochs)
+                                           : pushed ? nosync(P, 2, x, epochs)
                                                     : allreduce(P, 2, x, epochs),
                                            shards);
           check_counts(r.model, shards, r.z, r.totals);
@@ -225,7 +236,8 @@ TEST_CASE("with one worker and one sync per epoch the allreduce model is the rot
 
 TEST_CASE("the log-likelihood rises from the random start and the toy topics separate, under every model") {
   const auto shards = data::shard_corpus(toy_corpus(), 2);
-  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce, lda::ComputationModel::kLocking}) {
+  for (auto model : {lda::ComputationModel::kRotation, lda::ComputationModel::kAllreduce, lda::ComputationModel::kLocking,
+                     lda::ComputationModel::kNoSync}) {
     CAPTURE(lda::name_of(model));
     auto c = toy_config(2, 2, 1, 30);
     c.topics = 3;
@@ -278,7 +290,9 @@ TEST_CASE("configs that cannot run are refused with a reason") {
   CHECK(lda::parse_computation_model("allreduce") == lda::ComputationModel::kAllreduce);
   CHECK(lda::parse_computation_model("A") == lda::ComputationModel::kLocking);
   CHECK(lda::parse_computation_model("locking") == lda::ComputationModel::kLocking);
-  for (const char* bad : {"D", "nosync", "c", ""})
-    CHECK_THROWS_WITH_AS(lda::parse_computation_model(bad), doctest::Contains("expected A|locking, B|rotation or C|allreduce"),
-                         std::invalid_argument);
+  CHECK(lda::parse_computation_model("D") == lda::ComputationModel::kNoSync);
+  CHECK(lda::parse_computation_model("nosync") == lda::ComputationModel::kNoSync);
+  for (const char* bad : {"E", "no-sync", "c", ""})
+    CHECK_THROWS_WITH_AS(lda::parse_computation_model(bad),
+                         doctest::Contains("expected A|locking, B|rotation, C|allreduce or D|nosync"), std::invalid_argument);
 }
