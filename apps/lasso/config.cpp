@@ -31,6 +31,22 @@ Loss parse_loss(const std::string& name) {
   throw std::invalid_argument("unknown loss '" + name + "' (squared or logistic)");
 }
 
+ComputationModel parse_computation_model(const std::string& name) {
+  if (name == "rounds") return ComputationModel::kRounds;
+  if (name == "C" || name == "allreduce") return ComputationModel::kAllreduce;
+  if (name == "D" || name == "nosync") return ComputationModel::kNoSync;
+  throw std::invalid_argument("computation model '" + name + "': expected rounds, C|allreduce or D|nosync");
+}
+
+const char* name_of(ComputationModel model) noexcept {
+  switch (model) {
+    case ComputationModel::kRounds: return "rounds";
+    case ComputationModel::kAllreduce: return "allreduce";
+    case ComputationModel::kNoSync: return "nosync";
+  }
+  return "?";
+}
+
 bool worker_cycles(const LassoConfig& config, std::size_t workers) noexcept {
   return config.cycles && workers == 1;
 }
@@ -52,6 +68,8 @@ void LassoConfig::validate() const {
   need(depth >= 1 && depth <= kMaxDepth, "depth must be in 1.." + std::to_string(kMaxDepth));
   need(workers >= 1 && workers <= kMaxWorkers, "workers must be in 1.." + std::to_string(kMaxWorkers));
   need(threads >= 1 && threads <= kMaxThreads, "threads must be in 1.." + std::to_string(kMaxThreads));
+  need(model == ComputationModel::kRounds || loss == Loss::squared,
+       "the allreduce and nosync models solve the squared loss only (--loss logistic runs on the rounds)");
 }
 
 }  // namespace gyre::lasso

@@ -24,6 +24,7 @@ extern char** environ;
 #include "gyre/report/metrics_log.hpp"
 #include "gyre/report/progress.hpp"
 #include "gyre/rotation/rotation_job.hpp"
+#include "lasso/column_models.hpp"
 #include "lasso/model_io.hpp"
 #include "lasso/rows_input.hpp"
 #include "lasso/solver.hpp"
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
                "descent over row shards.\n"
                "Defaults run one process on all cores: gyre-lasso --data data.libsvm --lambda 0.1 --out coef.tsv"};
   std::string data_path, format = "auto", response, response_column, out_path, metrics_path, schedule = "priority",
-              loss = "squared";
+              loss = "squared", model = "rounds";
   std::optional<double> lambda;
   lasso::LassoConfig c;
   c.path_length = 0;
@@ -87,6 +88,23 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(app::positive_number());
   app.add_flag("--no-intercept", no_intercept, "fit without an intercept (no centring)");
   app.add_flag("--standardize", c.standardize, "scale columns to unit standard deviation for the fit (glmnet's default)");
+  app.add_option("--model", model,
+                 "how workers share the work: rounds (STRADS: row shards, a scheduler picks the coordinates), "
+                 "C|allreduce (Harp: each worker sweeps its own columns, the residual's changes summed every round), "
+                 "D|nosync (the same, changes pushed and added as they arrive); C and D: squared loss, "
+                 "P = all cores by default, one thread each")
+      ->capture_default_str()
+      // One spelling per model, so that ranks given "C" and "allreduce" form one job.
+      ->transform(CLI::Validator(
+          [](std::string& name) -> std::string {
+            try {
+              name = lasso::name_of(lasso::parse_computation_model(name));
+              return {};
+            } catch (const std::invalid_argument& e) {
+              return e.what();
+            }
+          },
+          "rounds|C|allreduce|D|nosync"));
   app.add_option("--schedule", schedule, "which coordinates each round updates")
       ->check(CLI::IsMember({"cyclic", "random", "priority"}))->capture_default_str();
   app.add_option("--batch,-u", c.batch, "U: coordinates proposed per round (default: features/16, 1..1024)")
@@ -130,6 +148,12 @@ int main(int argc, char** argv) {
   const auto env = cluster::environment_of(environ);
 
   return app::run_entry_point("gyre-lasso", [&] {
+    c.model = lasso::parse_computation_model(model);  // already checked by --model's validator
+    const bool by_columns = c.model != lasso::ComputationModel::kRounds;
+    if (by_columns && checkpoints.writes())
+      throw std::invalid_argument("--checkpoint and --resume work with --model rounds only");
+    // A column model's workers sweep on one thread each, so one process takes a worker per core.
+    if (by_columns && !workers && multi.launch(env).size <= 1) workers = cores;
     auto job = multi.job(env, workers, c.seed);  // before the data: a bad job is refused at once
     const std::vector<std::string> local_flags{"--out", "--metrics", "--quiet", "--threads"};
     if (job.cluster) {
@@ -146,7 +170,7 @@ int main(int argc, char** argv) {
     c.cycles = !no_cycles;
     c.schedule = lasso::parse_schedule(schedule);
     // A rank of a multi-process job is taken to have its host's cores to itself, as in gyre-mf.
-    c.threads = threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
+    c.threads = by_columns ? 1 : threads > 0 ? threads : std::max(1, distributed ? cores : cores / c.workers);
     c.validate();
     {
       const OutputSpec outputs[] = {{"--out", out_path}, {"--metrics", metrics_path}};
@@ -185,7 +209,7 @@ int main(int argc, char** argv) {
     // read by byte ranges); the scheduler on rank 0 works from the shards' column statistics.
     lasso::RowsInput rows;  // across processes
     data::RegressionSet whole;  // in one process
-    if (cluster) {
+    if (cluster && !by_columns) {
       std::vector<data::SplitStats> reads;
       rows = lasso::load_rows_across(data_path, opts, c, *cluster, &reads);
       if (!quiet && !reads.empty()) multi.report_split_reads(reads, data::regression_source(data_path, opts).path);
@@ -201,10 +225,15 @@ int main(int argc, char** argv) {
       rows.nnz = whole.nnz();
     }
     // Rank 0's rows carry the feature names (of a CSV or a partition) for the output.
-    const data::RegressionSet& own = cluster ? rows.shard : whole;
+    // (Column models: every rank reads the whole set, as a worker's columns span every row.)
+    const data::RegressionSet& own = cluster && !by_columns ? rows.shard : whole;
     const std::optional<data::TwoClasses>& classes = rows.prepared.classes;
     const data::IdTable& columns = rows.prepared.columns;
-    if (!quiet)
+    if (!quiet && by_columns)
+      std::printf("gyre-lasso: %llu samples, %u features, %llu non-zeros; %s model, P=%d workers owning columns\n",
+                  static_cast<unsigned long long>(rows.samples), own.features,
+                  static_cast<unsigned long long>(rows.nnz), model.c_str(), c.workers);
+    else if (!quiet)
       std::printf("gyre-lasso: %llu samples, %u features, %llu non-zeros; %s schedule, P=%d T=%d depth %d\n",
                   static_cast<unsigned long long>(rows.samples), own.features,
                   static_cast<unsigned long long>(rows.nnz), schedule.c_str(), c.workers, c.threads, c.depth);
@@ -234,7 +263,10 @@ int main(int argc, char** argv) {
       checkpoints.kill_if_due(static_cast<int>(r.check));
     };
     std::optional<lasso::LassoRun> solved;
-    if (cluster) {
+    if (cluster && by_columns) {
+      options.on_traffic = multi.traffic_reporter(job.launch);
+      solved = lasso::solve_by_columns(lasso::column_job(c.workers, rotation::processes_backend(*cluster)), whole, c, options);
+    } else if (cluster) {
       options.on_traffic = multi.traffic_reporter(job.launch);
       const lasso::HeldRows held{[&](int) -> const data::RegressionSet& { return rows.shard; },
                                  rows.y_offset, rows.samples, job.launch.rank == 0 ? &rows.stats : nullptr};

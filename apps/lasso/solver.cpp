@@ -10,6 +10,7 @@
 
 #include "gyre/data/regression_partition.hpp"
 #include "gyre/runtime/job.hpp"
+#include "lasso/column_models.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/lasso_worker.hpp"
 #include "lasso/logistic.hpp"
@@ -18,6 +19,8 @@
 namespace gyre::lasso {
 
 LassoRun solve_embedded(const data::RegressionSet& set, const LassoConfig& config, const SolveOptions& options) {
+  if (config.model != ComputationModel::kRounds)
+    return *solve_by_columns(column_job(config.workers, runtime::ThreadsBackend{}), set, config, options);
   return *solve(lasso_job(config.workers, runtime::ThreadsBackend{}), set, config, options);
 }
 
@@ -128,6 +131,8 @@ std::optional<LassoRun> solve_held(const runtime::Job& job, const HeldRows& rows
   const int P = config.workers;
   if (job.workers != P || job.roles.size() != 1)
     throw std::invalid_argument("a Lasso job has config.workers workers and one scheduler");
+  if (config.model != ComputationModel::kRounds)
+    throw std::invalid_argument("solve_held runs the rounds: the column models are solve_by_columns'");
   const bool across_processes = std::holds_alternative<runtime::ProcessesBackend>(job.backend);
 
   // A worker that runs cycles holds every row, so it is in the scheduler's process, beside the

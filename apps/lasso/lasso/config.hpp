@@ -20,6 +20,18 @@ const char* schedule_name(ScheduleKind kind) noexcept;
 enum class Loss { squared, logistic };
 Loss parse_loss(const std::string& name);  // throws std::invalid_argument
 
+// How the workers share the coordinates and the residual.
+enum class ComputationModel {
+  kRounds,     // STRADS: workers hold row shards; a scheduler sends rounds of coordinates (the default)
+  kAllreduce,  // Harp's C: workers hold column sets and a replica of the residual; each round every
+               // worker sweeps its own coordinates, then the residual's changes are summed
+  kNoSync,     // Harp's D: the same sweeps, each worker pushing its changes and adding the peers'
+               // as they arrive, waiting for them only at a check (column_models.hpp)
+};
+// "rounds", "C"/"allreduce", "D"/"nosync"; throws std::invalid_argument naming what is expected.
+ComputationModel parse_computation_model(const std::string& name);
+const char* name_of(ComputationModel model) noexcept;
+
 // Minimises, over β and (with `intercept`) b,
 //   F(β, b) = 1/(2n)·‖y − Xβ − b‖² + λ·(α·‖β‖₁ + (1−α)/2·‖β‖²)
 // as scikit-learn's ElasticNet and glmnet's gaussian family do; with Loss::logistic the data
@@ -36,6 +48,7 @@ struct LassoConfig {
   bool intercept = true;
   bool standardize = false;
   Loss loss = Loss::squared;
+  ComputationModel model = ComputationModel::kRounds;
 
   ScheduleKind schedule = ScheduleKind::priority;
   std::uint32_t batch = 0;             // U, coordinates per round; 0: chosen from the problem
@@ -49,7 +62,8 @@ struct LassoConfig {
   std::uint64_t seed = 1;
 
   // Stop a λ when the duality gap is at most tol·F (and report the KKT violation), checked on
-  // the exact full gradient every `check_every` coordinate updates (0: once per features).
+  // the exact full gradient every `check_every` coordinate updates (0: once per features; under
+  // the column models, every fourth sweep).
   double tol = 1e-7;
   std::uint64_t check_every = 0;
   std::uint64_t max_updates = 0;       // per λ; 0: 10 000 sweeps' worth

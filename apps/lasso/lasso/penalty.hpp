@@ -49,4 +49,26 @@ struct Certificate {
 Certificate certify(std::span<const double> gamma, std::span<const double> gradients, double rss, double residual_dot_y,
                     const Penalty& p);
 
+// What certify() needs of the coefficients, gathered over some of them: workers that each hold
+// some coordinates (the column models) add theirs and join the parts.
+struct CoefficientSums {
+  double l1_norm = 0, l2_norm = 0;  // Σ|γ_j|, Σγ_j²
+  double dual_norm = 0;             // max_j |g_j − λ(1−α)γ_j|
+  double kkt_violation = 0;         // max_j of kkt_violation()
+
+  void add(double gamma, double gradient, const Penalty& p) noexcept {
+    l1_norm += std::abs(gamma);
+    l2_norm += gamma * gamma;
+    dual_norm = std::max(dual_norm, std::abs(gradient - p.l2() * gamma));
+    kkt_violation = std::max(kkt_violation, lasso::kkt_violation(gamma, gradient, p));
+  }
+  void join(const CoefficientSums& other) noexcept {
+    l1_norm += other.l1_norm;
+    l2_norm += other.l2_norm;
+    dual_norm = std::max(dual_norm, other.dual_norm);
+    kkt_violation = std::max(kkt_violation, other.kkt_violation);
+  }
+};
+Certificate certify(const CoefficientSums& sums, double rss, double residual_dot_y, const Penalty& p);
+
 }  // namespace gyre::lasso

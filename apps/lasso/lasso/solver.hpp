@@ -33,7 +33,8 @@ struct SolveOptions {
 
 // The rows are dealt to config.workers shards balanced by non-zeros (data::shard_rows); worker
 // w runs on its own thread with config.threads threads, the scheduler on another, over inproc
-// links. Throws std::invalid_argument for impossible settings and runtime::JobFailed when
+// links. Under the column models (config.model) the workers own columns instead
+// (column_models.hpp). Throws std::invalid_argument for impossible settings and runtime::JobFailed when
 // any part fails (every part stops).
 LassoRun solve_embedded(const data::RegressionSet& set, const LassoConfig& config, const SolveOptions& options = {});
 

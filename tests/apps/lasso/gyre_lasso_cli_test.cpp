@@ -83,6 +83,55 @@ TEST_CASE("gyre-lasso solves a generated problem, reports per check and writes t
   CHECK(last_lambda_rows >= 6);
 }
 
+TEST_CASE("gyre-lasso --model C and D: the rounds' objectives in the same table and metrics; what they refuse") {
+  TempDir dir;
+  const auto gen = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", "1500", "--features",
+                                "200", "--nnz-per-row", "20", "--support", "6", "--correlation", "0.5", "--noise",
+                                "0.1", "--seed", "3", "--out", (dir / "data").string()});
+  REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+  const auto solve = [&](const std::string& name, std::vector<std::string> flags) {
+    std::vector<std::string> argv{gyre_lasso(), "--data", (dir / "data").string(), "--path", "3", "--lambda-ratio",
+                                  "0.05", "--tol", "1e-10", "--out", (dir / (name + ".tsv")).string(), "--metrics",
+                                  (dir / (name + ".jsonl")).string()};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    return run_command(argv);
+  };
+  const auto rounds = solve("rounds", {});
+  REQUIRE_MESSAGE(rounds.exit_code == 0, rounds.output);
+  const auto reference = json_lines(read_text(dir / "rounds.jsonl"));
+  for (const auto& run : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"c", {"--model", "C", "--workers", "3"}}, {"allreduce", {"--model", "allreduce"}},
+           {"d", {"--model", "D", "--workers", "2"}}, {"nosync", {"--model", "nosync", "--check-every", "400"}}}) {
+    const std::string& name = run.first;
+    CAPTURE(name);
+    const auto r = solve(name, run.second);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("workers owning columns") != std::string::npos);
+    CHECK(r.output.find("not converged") == std::string::npos);
+    const auto checks = json_lines(read_text(dir / (name + ".jsonl")));
+    REQUIRE(!checks.empty());
+    for (const auto& field : reference.back().items()) CHECK_MESSAGE(checks.back().contains(field.key()), field.key());
+    CHECK(checks.back()["lambda_index"] == 2);
+    CHECK(checks.back()["objective"].get<double>() ==
+          doctest::Approx(reference.back()["objective"].get<double>()).epsilon(1e-8));
+    const auto lines = [](const std::string& t) { return std::count(t.begin(), t.end(), '\n'); };
+    CHECK(lines(read_text(dir / (name + ".tsv"))) == lines(read_text(dir / "rounds.tsv")));
+  }
+  // The logistic loss, checkpoints and unknown models are refused before anything is written.
+  const auto logistic = solve("bad", {"--model", "C", "--loss", "logistic"});
+  CHECK(logistic.exit_code == 2);
+  CHECK_MESSAGE(logistic.output.find("squared loss only") != std::string::npos, logistic.output);
+  const auto checkpoints = solve("bad", {"--model", "D", "--checkpoint", (dir / "ck").string()});
+  CHECK(checkpoints.exit_code == 2);
+  CHECK_MESSAGE(checkpoints.output.find("--model rounds only") != std::string::npos, checkpoints.output);
+  CHECK_FALSE(std::filesystem::exists(dir / "ck"));
+  const auto unknown = solve("bad", {"--model", "B"});
+  CHECK(unknown.exit_code == 2);
+  CHECK_MESSAGE(unknown.output.find("expected rounds, C|allreduce or D|nosync") != std::string::npos, unknown.output);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad.tsv"));
+  CHECK_FALSE(std::filesystem::exists(dir / "bad.jsonl"));
+}
+
 TEST_CASE("gyre-lasso reads CSV with a header and MatrixMarket with a response file") {
   TempDir dir;
   write_text(dir / "d.csv", "a,b,c,price\n1,0,2,3.5\n0,1,1,2.0\n2,2,0,4.5\n1,1,1,3.0\n3,0,1,5.5\n");

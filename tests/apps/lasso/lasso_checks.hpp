@@ -1,14 +1,30 @@
-// tests/apps/lasso/lasso_checks.hpp — optimality of a Lasso solution, computed straight from the data (not from the solver's state).
+// tests/apps/lasso/lasso_checks.hpp — planted problems, and the optimality of a Lasso solution computed straight from the data (not from the solver's state).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "gyre/data/planted_regression.hpp"
 #include "gyre/data/regression.hpp"
 #include "lasso/config.hpp"
 
 namespace gyre_test {
+
+// A planted sparse problem (support 8, noise 0.1) of `nnz` non-zeros a row, features in groups
+// of the given correlation.
+inline gyre::data::PlantedRegression planted_problem(std::uint64_t samples, std::uint32_t features, std::uint32_t nnz,
+                                                     double correlation, std::uint64_t seed = 7) {
+  gyre::data::PlantedRegressionOptions o;
+  o.samples = samples;
+  o.features = features;
+  o.nnz_per_row = nnz;
+  o.support = 8;
+  o.correlation = correlation;
+  o.noise = 0.1;
+  o.seed = seed;
+  return gyre::data::generate_planted_regression(o);
+}
 
 // The largest violation of the elastic-net KKT conditions, in the fit's (centred, scaled)
 // coordinates and per sample: with g_j = x̃_jᵀr̃/n, r̃ = y − Xβ − b,

@@ -15,21 +15,9 @@
 
 using namespace gyre;
 using gyre::test::relative_error;
+using gyre_test::planted_problem;
 
 namespace {
-
-data::PlantedRegression planted_problem(std::uint64_t samples, std::uint32_t features, std::uint32_t nnz,
-                                        double correlation, std::uint64_t seed = 7) {
-  data::PlantedRegressionOptions o;
-  o.samples = samples;
-  o.features = features;
-  o.nnz_per_row = nnz;
-  o.support = 8;
-  o.correlation = correlation;
-  o.noise = 0.1;
-  o.seed = seed;
-  return data::generate_planted_regression(o);
-}
 
 lasso::LassoConfig config_for(double lambda) {
   lasso::LassoConfig c;
