@@ -49,7 +49,7 @@ class ColumnWorker {
         n_(static_cast<double>(data.stats.samples)),
         residual_(data.centred_y),
         gamma_(data.stats.features(), 0.0),
-        sigma_(config.model == ComputationModel::kNoSync ? config.workers : 1) {
+        sigma_(config.workers) {
     for (std::uint32_t j = 0; j < stats_.features(); ++j)
       if (stats_.usable[j] && static_cast<int>(j % static_cast<std::uint32_t>(P_)) == workers_.index()) own_.push_back(j);
     if (config.model == ComputationModel::kNoSync)
@@ -88,11 +88,10 @@ class ColumnWorker {
     for (;;) {
       converged = certificate.duality_gap <= config_.tol * certificate.objective;
       if (converged || rounds_on_lambda >= max_rounds_) break;
-      double objective = certificate.objective;  // F as the last accepted round left it
       for (std::uint64_t i = 0; i < check_rounds_; ++i, ++rounds_on_lambda) {
         if (inbox_.cancelled())
           throw runtime::JobFailed(inbox_.group().rank(), runtime::FailureCause::kCancelled, "cancelled between rounds");
-        round(penalty, objective);
+        round(penalty);
       }
       if (pushed_) flush();
       certificate = check();
@@ -108,11 +107,9 @@ class ColumnWorker {
   }
 
   // One sweep of the worker's features, then the merge of every worker's changes.
-  void round(const Penalty& penalty, double& objective) {
+  void round(const Penalty& penalty) {
     start_residual_ = residual_;
     const double start_mean = mean_;
-    start_gamma_.resize(own_.size());
-    for (std::size_t i = 0; i < own_.size(); ++i) start_gamma_[i] = gamma_[own_[i]];
     sweep(penalty);
     // The change the steps make, unscaled: the sweep moved this copy by σ′ times as much.
     change_.resize(residual_.size() + 1);
@@ -128,30 +125,17 @@ class ColumnWorker {
     }
     workers_.allreduce_sum(std::span<double>(change_));
     set_from_start(change_, start_mean);
-    if (sigma_ >= P_) return;  // the subproblems bound F: it cannot rise
-    const double now = objective_now(penalty);
-    if (now <= objective) {
-      objective = now;
-      return;
-    }
-    // Shotgun's sum overshot (correlated columns of different owners): undo it, step more
-    // cautiously. Every worker computed the same F from the same replica, so all undo it.
-    residual_ = start_residual_;
-    mean_ = start_mean;
-    for (std::size_t i = 0; i < own_.size(); ++i) gamma_[own_[i]] = start_gamma_[i];
-    sigma_ = std::min(2 * sigma_, P_);
   }
 
   // Exact minimisation of the local subproblem, feature by feature: the curvature and this
   // copy's residual steps are σ′ times the coordinate's own.
   void sweep(const Penalty& penalty) {
     const auto& c = data_.columns;
-    const double sigma = sigma_;
     for (const std::uint32_t j : own_) {
       const double g = stats_.gradient(j, column_dot(j, residual_), mean_);
-      const double next = coordinate_minimiser(gamma_[j], g, sigma * stats_.curvature[j], penalty);
+      const double next = coordinate_minimiser(gamma_[j], g, sigma_ * stats_.curvature[j], penalty);
       if (next == gamma_[j]) continue;
-      const double step = sigma * (next - gamma_[j]) / stats_.scale[j];  // on the raw scale
+      const double step = sigma_ * (next - gamma_[j]) / stats_.scale[j];  // on the raw scale
       gamma_[j] = next;
       for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) residual_[c.rows[e]] -= c.values[e] * step;
       mean_ -= stats_.mean[j] * step;
@@ -187,13 +171,6 @@ class ColumnWorker {
       dot_y += centred * data_.centred_y[i];
     }
     return {rss / n_, dot_y / n_};
-  }
-
-  double objective_now(const Penalty& penalty) {
-    double own_penalty = 0;
-    for (const std::uint32_t j : own_) own_penalty += penalty.value(gamma_[j]);
-    workers_.allreduce_sum(std::span<double>(&own_penalty, 1));
-    return 0.5 * residual_sums().first + own_penalty;
   }
 
   // The exact certificate of the replicas' β, joined from every worker's features.
@@ -246,8 +223,8 @@ class ColumnWorker {
   std::vector<double> residual_;       // the replica of r
   double mean_ = 0;                    // and of m = −μᵀβ
   std::vector<double> gamma_;          // γ of the features (only the own ones are this worker's to set)
-  int sigma_;                          // σ′ of the local subproblems
-  std::vector<double> start_residual_, start_gamma_, change_;
+  double sigma_;                       // σ′ of the local subproblems: P
+  std::vector<double> start_residual_, change_;
   std::optional<collective::DeltaExchange<double>> pushed_;  // D
   std::uint64_t check_rounds_ = 4, max_rounds_ = 10000;
   std::uint64_t rounds_ = 0, updates_ = 0, checks_ = 0;

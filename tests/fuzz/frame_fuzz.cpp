@@ -22,6 +22,7 @@
 #include "gyre/averaging/model_averager.hpp"
 #include "gyre/cluster/launch.hpp"
 #include "gyre/collective/communicator.hpp"
+#include "gyre/collective/delta_exchange.hpp"
 #include "gyre/collective/partition_collectives.hpp"
 #include "gyre/locks/lock_client.hpp"
 #include "gyre/locks/lock_service.hpp"
@@ -216,6 +217,9 @@ void receive(net::Message m) {
       return collectives(m);
     case averaging::kAveragerMessage:
       (void)averaging::check_snapshot(m, averager_peers(), kAveragedDoubles);
+      return;
+    case collective::kDeltaMessage:
+      (void)collective::check_change(m, 0, kAveragedDoubles, sizeof(double), true);
       return;
     case ps::p2p::kPush:
     case ps::p2p::kSet:

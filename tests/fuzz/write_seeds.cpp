@@ -16,6 +16,7 @@
 #include "gyre/averaging/model_averager.hpp"
 #include "gyre/base/crc32c.hpp"
 #include "gyre/collective/communicator.hpp"
+#include "gyre/collective/delta_exchange.hpp"
 #include "gyre/collective/partition_wire.hpp"
 #include "gyre/locks/lock_protocol.hpp"
 #include "gyre/mapreduce/collection.hpp"
@@ -193,6 +194,10 @@ void collectives() {
   const std::vector<double> model(kAveragedDoubles, 0.5);
   offer.body = bytes_of(model.data(), model.size() * sizeof(double));
   write("averager_frame.bin", offer);
+  // A no-sync push from rank 1: its first change of a summed model.
+  auto push = message(collective::kDeltaMessage, 1, 0);
+  push.body = bytes_of(model.data(), model.size() * sizeof(double));
+  write("delta_frame.bin", push);
 }
 
 void gathered_rows() {

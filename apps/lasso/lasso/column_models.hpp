@@ -20,17 +20,18 @@ runtime::Job column_job(int workers, runtime::Backend backend);
 // m = −μᵀβ (ColumnStats' conventions, so intercepts and standardisation are the rounds').
 //
 // A round: every worker sweeps its own features once, in order, each by the exact minimiser of
-// CoCoA+'s local subproblem (Ma et al., 2015), which scales the curvature by σ′ and moves the
-// worker's own copy of the residual by σ′ times its steps; the replicas then take the steps
-// themselves, unscaled.
+// CoCoA+'s local subproblem (Ma et al., 2015) with σ′ = P, which scales the curvature by P and
+// moves the worker's own copy of the residual by P times its steps; the replicas then take the
+// steps themselves, unscaled. Why not Shotgun's plain sum of the parallel steps (σ′ = 1,
+// Bradley et al., 2011): it overshoots along columns of different owners that are correlated,
+// and the sum of the P subproblems at σ′ = P bounds F, so a round of C never raises it. On
+// tools/bench/lasso-models' problem (groups of 10 correlated columns, dealt j mod P) σ′ = 1
+// with a round undone whenever F rose needed 60 sweeps to F*(1 + 1e-6) at P = 2, σ′ = P 24.
 //  - C (kAllreduce): the workers' changes to (r, m) are summed (Communicator::allreduce_sum)
 //    and every replica becomes the round's start plus the sum: the same bits on every worker.
-//    σ′ starts at 1, Shotgun's plain sum of parallel steps (Bradley et al., 2011), which is
-//    fastest when the owners' columns are nearly orthogonal. A round that raises F is undone
-//    and σ′ doubled, up to P, where the sum of the subproblems bounds F and F cannot rise.
 //  - D (kNoSync): each worker pushes its change to every peer (collective::DeltaExchange) and
-//    adds whatever the peers have pushed by then, waiting for nobody; σ′ = P throughout, as no
-//    round can be undone. Runs depend on timing and are not bitwise repeatable.
+//    adds whatever the peers have pushed by then, waiting for nobody. Runs depend on timing
+//    and are not bitwise repeatable.
 // Every config.check_every coordinate updates (0: every fourth sweep) the workers check
 // together: D first waits for every push and takes worker 0's (r, m), so that every replica is
 // the same; each worker then adds its features' part of the duality gap (CoefficientSums) and

@@ -16,6 +16,23 @@ std::uint64_t tag_of(std::uint32_t stream, std::uint64_t number) { return (std::
 
 }  // namespace
 
+std::optional<std::string> check_change(const net::Message& m, std::uint64_t expected_number, std::size_t elements,
+                                        std::size_t element_bytes, bool doubles) {
+  const std::string from = "rank " + std::to_string(m.sender) + " pushed ";
+  if ((m.tag & 0xFFFF'FFFFull) != expected_number)
+    return from + "change number " + std::to_string(m.tag & 0xFFFF'FFFFull) + " where " +
+           std::to_string(expected_number) + " was next";
+  if (m.body.size() != elements * element_bytes)
+    return from + std::to_string(m.body.size()) + " bytes where a change is " + std::to_string(elements * element_bytes);
+  if (doubles)
+    for (std::size_t i = 0; i < elements; ++i) {
+      double x;
+      std::memcpy(&x, m.body.data() + i * sizeof x, sizeof x);
+      if (!std::isfinite(x)) return from + "a value that is not finite (element " + std::to_string(i) + ")";
+    }
+  return std::nullopt;
+}
+
 template <class T>
 DeltaExchange<T>::DeltaExchange(runtime::Mailbox& inbox, std::vector<int> members, std::size_t size,
                                 DeltaExchangeOptions options)
@@ -51,18 +68,9 @@ bool DeltaExchange<T>::accepts(const net::Message& m) const {
 template <class T>
 void DeltaExchange<T>::hand(const net::Message& m, const Add& add) {
   const auto from = static_cast<std::size_t>(std::find(members_.begin(), members_.end(), m.sender) - members_.begin());
-  const auto refuse = [&](const std::string& why) {
-    throw runtime::JobFailed(m.sender, runtime::FailureCause::kBadMessage,
-                             "delta exchange: rank " + std::to_string(m.sender) + " pushed " + why);
-  };
-  if ((m.tag & 0xFFFF'FFFFull) != taken_[from])
-    refuse("change number " + std::to_string(m.tag & 0xFFFF'FFFFull) + " where " + std::to_string(taken_[from]) +
-           " was next");
-  if (m.body.size() != size_ * sizeof(T))
-    refuse(std::to_string(m.body.size()) + " bytes where a change is " + std::to_string(size_ * sizeof(T)));
+  if (const auto why = check_change(m, taken_[from], size_, sizeof(T), std::is_floating_point_v<T>))
+    throw runtime::JobFailed(m.sender, runtime::FailureCause::kBadMessage, "delta exchange: " + *why);
   if (size_ > 0) std::memcpy(scratch_.data(), m.body.data(), m.body.size());
-  if constexpr (std::is_floating_point_v<T>)
-    if (!std::all_of(scratch_.begin(), scratch_.end(), [](T x) { return std::isfinite(x); })) refuse("a value that is not finite");
   ++taken_[from];
   add(std::span<const T>(scratch_));
 }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,6 +25,12 @@ struct DeltaExchangeOptions {
   // Changes travel with this stream number: two exchanges (two models) can share one inbox.
   std::uint32_t stream = 0;
 };
+
+// Why a pushed change must be refused, or nullopt when it is sound: push number
+// `expected_number` from its sender, exactly `elements` values of `element_bytes` each and,
+// with `doubles`, every one finite. Looked at in place, before anything is copied or added.
+GYRE_API std::optional<std::string> check_change(const net::Message& m, std::uint64_t expected_number, std::size_t elements,
+                                                 std::size_t element_bytes, bool doubles);
 
 // Harp's no-sync model for a state that is a sum of the members' parts (topic counts, a
 // residual): each member works on its own replica, pushes what it changed to every peer without

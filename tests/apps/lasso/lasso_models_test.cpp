@@ -68,8 +68,9 @@ std::vector<double> serial_descent(const data::RegressionSet& set, double lambda
 }  // namespace
 
 TEST_CASE("the allreduce and no-sync models reach the rounds' optimum on every λ of a path, with any worker count") {
-  // Correlated groups (0.9) spread over every owner: Shotgun's plain sum overshoots there, so
-  // C must back off to CoCoA+'s bound to converge at all, and D lives with stale residuals.
+  // Correlated groups (0.9) spread over every owner: Shotgun's plain sum of the workers' steps
+  // would overshoot there; CoCoA+'s σ′ = P keeps C's rounds from raising F, and D lives with
+  // stale residuals.
   for (const double correlation : {0.3, 0.9}) {
     const auto p = planted_problem(1500, 200, 30, correlation, 5);
     auto reference_config = path_config(lasso::ComputationModel::kRounds, 1);

@@ -8,6 +8,7 @@
 
 #include "gyre/averaging/model_averager.hpp"
 #include "gyre/collective/communicator.hpp"
+#include "gyre/collective/delta_exchange.hpp"
 #include "gyre/locks/lock_protocol.hpp"
 #include "gyre/net/handshake.hpp"
 #include "gyre/ps/p2p_protocol.hpp"
@@ -81,6 +82,7 @@ constexpr std::array kShipped{
     Shipped{gyre::ps::p2p::kDone, channels::kP2p, 0x94},
     Shipped{gyre::collective::kCollectiveMessage, channels::kCollective, 0x0100},
     Shipped{gyre::averaging::kAveragerMessage, channels::kAverager, 0x0101},
+    Shipped{gyre::collective::kDeltaMessage, channels::kDelta, 0x0110},
     Shipped{gyre::rotation::kCollectRequest, channels::kGather, 0x0201},
     Shipped{gyre::rotation::kLocalRows, channels::kGather, 0x0202},
     Shipped{gyre::runtime::kPartsWhere, channels::kGather, 0x0203},
