@@ -118,6 +118,7 @@ inline constexpr std::array kChannelPlans{
     ChannelPlan{"p2p", "pushes, sets, reads and hand-overs against an owner's keys, read replies (a done notice has no body)"},
     ChannelPlan{"collective", "parts of every collective, through a real Communicator; map-reduce parts' values"},
     ChannelPlan{"averager", "snapshots"},
+    ChannelPlan{"delta", "pushed changes of 4 doubles, through check_change"},
     ChannelPlan{"gather", "local rows (held blocks come as rotation blocks)"},
     ChannelPlan{"user", "none: no gyre protocol uses it"},
     ChannelPlan{"tcp", "none: the frame header above is what the backend reads of them"},
