@@ -643,6 +643,10 @@ void TopicSampler<Topic>::sweep(model::Block& block, std::uint32_t part) {
     throw std::logic_error("document part " + std::to_string(part) + " of " + std::to_string(tokens_.parts()));
   if (token_state_.empty() && !zw_.empty()) make_token_state();
   take_in_rows(block);
+  // A packed block's counts now live in the lists and dense copies take_in_rows made, until
+  // pack_swept_rows packs them anew: its words go now rather than after, so that they are not
+  // held beside the new ones at the packing's peak.
+  if (block.packed()) (void)block.release_storage();
 
   const Priors priors{K_, alpha_, beta_, vbeta_, config_.mh_steps};
   const std::uint32_t G = tokens_.groups();
