@@ -2,6 +2,9 @@
 #include "app/memory_budget.hpp"
 
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <charconv>
@@ -77,6 +80,12 @@ std::string format_bytes(double bytes) {
   char text[32];
   std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[u]);
   return text;
+}
+
+void use_one_malloc_arena() {
+#if defined(__GLIBC__)
+  mallopt(M_ARENA_MAX, 1);
+#endif
 }
 
 }  // namespace gyre::app

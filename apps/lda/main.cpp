@@ -65,6 +65,7 @@ std::uint64_t bytes_per_token(int mh_steps) {
 
 int main(int argc, char** argv) {
   using namespace gyre;
+  app::use_one_malloc_arena();
   if (const auto exit_code = lda::run_infer_command(argc, argv)) return *exit_code;
   if (const auto exit_code = lda::run_export_command(argc, argv)) return *exit_code;
   CLI::App app{"gyre-lda: LDA topic models by collapsed Gibbs sampling, with rotating word-topic blocks or replicas.\n"
