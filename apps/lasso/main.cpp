@@ -94,17 +94,7 @@ int main(int argc, char** argv) {
                  "D|nosync (the same, changes pushed and added as they arrive); C and D: squared loss, "
                  "P = all cores by default, one thread each")
       ->capture_default_str()
-      // One spelling per model, so that ranks given "C" and "allreduce" form one job.
-      ->transform(CLI::Validator(
-          [](std::string& name) -> std::string {
-            try {
-              name = lasso::name_of(lasso::parse_computation_model(name));
-              return {};
-            } catch (const std::invalid_argument& e) {
-              return e.what();
-            }
-          },
-          "rounds|C|allreduce|D|nosync"));
+      ->transform(app::one_spelling(lasso::parse_computation_model, lasso::name_of, "rounds|C|allreduce|D|nosync"));
   app.add_option("--schedule", schedule, "which coordinates each round updates")
       ->check(CLI::IsMember({"cyclic", "random", "priority"}))->capture_default_str();
   app.add_option("--batch,-u", c.batch, "U: coordinates proposed per round (default: features/16, 1..1024)")

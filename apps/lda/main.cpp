@@ -127,17 +127,7 @@ int main(int argc, char** argv) {
                  "D|nosync (a replica per worker, changes pushed --syncs-per-epoch times an epoch and added as they "
                  "arrive)")
       ->capture_default_str()
-      // One spelling per model, so that ranks given "C" and "allreduce" form one job.
-      ->transform(CLI::Validator(
-          [](std::string& name) -> std::string {
-            try {
-              name = lda::name_of(lda::parse_computation_model(name));
-              return {};
-            } catch (const std::invalid_argument& e) {
-              return e.what();
-            }
-          },
-          "A|locking|B|rotation|C|allreduce|D|nosync"));
+      ->transform(app::one_spelling(lda::parse_computation_model, lda::name_of, "A|locking|B|rotation|C|allreduce|D|nosync"));
   app.add_option("--syncs-per-epoch", c.syncs_per_epoch,
                  "allreduce and nosync models: sub-epochs per epoch, each sampling 1/S of every worker's tokens, then "
                  "summing (nosync: pushing)")

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 namespace gyre::app {
 
@@ -20,5 +22,22 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 // lets NaN through and answers "inf" with a bound of 1.8e308 written out in full.
 CLI::Validator positive_number();
 CLI::Validator non_negative_number();
+
+// A transform that puts a name into its one spelling, name_of(parse(text)) — so that ranks
+// given "C" and "allreduce" form one job — or refuses it with parse's std::invalid_argument.
+// `spellings` is what the help shows ("A|locking|B|rotation").
+template <class Parse, class NameOf>
+CLI::Validator one_spelling(Parse parse, NameOf name_of, std::string spellings) {
+  return CLI::Validator(
+      [parse, name_of](std::string& name) -> std::string {
+        try {
+          name = name_of(parse(name));
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      std::move(spellings));
+}
 
 }  // namespace gyre::app

@@ -30,14 +30,19 @@ void expect_bad_lasso_input(const TempDir& dir, const std::vector<std::string>& 
   gyre::test::expect_refused("gyre-lasso", argv, dir, where, fragment);
 }
 
-}  // namespace
-
-TEST_CASE("gyre-lasso solves a generated problem, reports per check and writes the coefficient table") {
-  TempDir dir;
+// A planted problem of 1500 rows and 200 features in DIR/data (gyre-gen regression).
+void generate_regression(const TempDir& dir) {
   const auto gen = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", "1500", "--features",
                                 "200", "--nnz-per-row", "20", "--support", "6", "--correlation", "0.5", "--noise",
                                 "0.1", "--seed", "3", "--out", (dir / "data").string()});
   REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+}
+
+}  // namespace
+
+TEST_CASE("gyre-lasso solves a generated problem, reports per check and writes the coefficient table") {
+  TempDir dir;
+  generate_regression(dir);
   const auto r = run_command({gyre_lasso(), "--data", (dir / "data").string(), "--path", "5", "--lambda-ratio", "0.05",
                               "--schedule", "priority", "--batch", "8", "--rho", "0.4", "--depth", "2", "--workers", "2",
                               "--threads", "1", "--tol", "1e-9", "--seed", "4", "--out", (dir / "coef.tsv").string(),
@@ -85,10 +90,7 @@ TEST_CASE("gyre-lasso solves a generated problem, reports per check and writes t
 
 TEST_CASE("gyre-lasso --model C and D: the rounds' objectives in the same table and metrics; what they refuse") {
   TempDir dir;
-  const auto gen = run_command({build_path("tools/gyre-gen").string(), "regression", "--samples", "1500", "--features",
-                                "200", "--nnz-per-row", "20", "--support", "6", "--correlation", "0.5", "--noise",
-                                "0.1", "--seed", "3", "--out", (dir / "data").string()});
-  REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+  generate_regression(dir);
   const auto solve = [&](const std::string& name, std::vector<std::string> flags) {
     std::vector<std::string> argv{gyre_lasso(), "--data", (dir / "data").string(), "--path", "3", "--lambda-ratio",
                                   "0.05", "--tol", "1e-10", "--out", (dir / (name + ".tsv")).string(), "--metrics",

@@ -5,8 +5,14 @@
 #include <cmath>
 #include <vector>
 
+#include <chrono>
+#include <exception>
+#include <string>
+
 #include "gyre/data/planted_regression.hpp"
 #include "gyre/data/regression.hpp"
+#include "gyre/net/group.hpp"
+#include "gyre/runtime/job.hpp"
 #include "lasso/config.hpp"
 
 namespace gyre_test {
@@ -24,6 +30,22 @@ inline gyre::data::PlantedRegression planted_problem(std::uint64_t samples, std:
   o.noise = 0.1;
   o.seed = seed;
   return gyre::data::generate_planted_regression(o);
+}
+
+// What `solve(job, options)` fails with when worker 1's links are cut after 5 messages (and a
+// member waits at most 20 s): the text of the failure whichever member noticed it first — the
+// cut worker's own send, or a peer that lost it. Empty if nothing failed.
+template <class Solve>
+std::string failure_with_worker_1_cut(gyre::runtime::Job job, Solve solve) {
+  gyre::net::FaultSpec faults;
+  faults.close_after = 5;
+  job.faults[1] = faults;
+  try {
+    solve(job, std::chrono::milliseconds(20000));
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
 }
 
 // The largest violation of the elastic-net KKT conditions, in the fit's (centred, scaled)

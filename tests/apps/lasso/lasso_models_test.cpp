@@ -158,19 +158,12 @@ TEST_CASE_TEMPLATE("a column worker whose links die stops the job with an error 
     auto c = path_config(model, 2);
     c.lambdas = {0.001};
     c.tol = 1e-14;
-    runtime::Job job = lasso::column_job(2, Backend::runtime_backend());
-    net::FaultSpec faults;
-    faults.close_after = 5;
-    job.faults[1] = faults;
-    lasso::SolveOptions o;
-    o.timeout = std::chrono::seconds(20);
-    std::string what;
-    // Whichever member notices first: the cut rank's own send, or a peer that lost it.
-    try {
-      lasso::solve_by_columns(job, p.set, c, o);
-    } catch (const std::exception& e) {
-      what = e.what();
-    }
+    const std::string what = gyre_test::failure_with_worker_1_cut(
+        lasso::column_job(2, Backend::runtime_backend()), [&](const runtime::Job& job, std::chrono::milliseconds timeout) {
+          lasso::SolveOptions o;
+          o.timeout = timeout;
+          lasso::solve_by_columns(job, p.set, c, o);
+        });
     CAPTURE(what);
     CHECK((what.find("worker 1") != std::string::npos || what.find("rank 1") != std::string::npos));
   }

@@ -182,18 +182,12 @@ TEST_CASE_TEMPLATE("a worker whose links die stops the job with an error naming 
   lasso::LassoConfig c = config_for(0.01);
   c.workers = 2;
   c.threads = 1;
-  runtime::Job job = lasso::lasso_job(2, Backend::runtime_backend());
-  net::FaultSpec faults;
-  faults.close_after = 5;
-  job.faults[1] = faults;
-  lasso::SolveOptions o;
-  o.timeout = std::chrono::seconds(20);
-  std::string what;
-  try {
-    lasso::solve(job, p.set, c, o);
-  } catch (const runtime::JobFailed& e) {
-    what = e.what();
-  }
+  const std::string what = gyre_test::failure_with_worker_1_cut(
+      lasso::lasso_job(2, Backend::runtime_backend()), [&](const runtime::Job& job, std::chrono::milliseconds timeout) {
+        lasso::SolveOptions o;
+        o.timeout = timeout;
+        lasso::solve(job, p.set, c, o);
+      });
   CAPTURE(what);
   CHECK((what.find("worker 1") != std::string::npos || what.find("rank 1") != std::string::npos));
 }
