@@ -6,31 +6,31 @@
 #include <string>
 #include <vector>
 
+#include "app/computation_model.hpp"
 #include "gyre/rotation/rotation_schedule.hpp"
 
 namespace gyre::lda {
 
 // How workers share the word-topic counts: Harp's four computation models.
-enum class ComputationModel {
-  kLocking,    // A: one copy of the counts, kept by the lock service; in each epoch a worker
-               //    takes any word block it has not sampled yet that nobody holds, samples its
-               //    own documents' tokens of those words, and hands it back
-  kRotation,   // B: word blocks travel the ring; a block has one owner at a time (the default)
-  kAllreduce,  // C: every worker has a replica of all counts and samples its own documents
-               //    against it; syncs_per_epoch times an epoch the workers' changes are summed
-               //    (exact integer sums) and every replica becomes start + sum of changes
-  kNoSync,     // D: every worker has a replica and samples its own documents against it;
-               //    syncs_per_epoch times an epoch it pushes its changes to every peer and adds
-               //    whatever changes of theirs have arrived, waiting for none (Yahoo!LDA's
-               //    asynchronous merge); only as an epoch ends does it wait for them all
-};
-// "A"/"locking", "B"/"rotation", "C"/"allreduce", "D"/"nosync"; throws std::invalid_argument naming what is expected.
-ComputationModel parse_computation_model(const std::string& text);
+//   kLocking    A: one copy of the counts, kept by the lock service; in each epoch a worker
+//                  takes any word block it has not sampled yet that nobody holds, samples its
+//                  own documents' tokens of those words, and hands it back
+//   kRotation   B: word blocks travel the ring; a block has one owner at a time (the default)
+//   kAllreduce  C: every worker has a replica of all counts and samples its own documents
+//                  against it; syncs_per_epoch times an epoch the workers' changes are summed
+//                  (exact integer sums) and every replica becomes start + sum of changes
+//   kNoSync     D: every worker has a replica and samples its own documents against it;
+//                  syncs_per_epoch times an epoch it pushes its changes to every peer and adds
+//                  whatever changes of theirs have arrived, waiting for none (Yahoo!LDA's
+//                  asynchronous merge); only as an epoch ends does it wait for them all
+using app::ComputationModel;
+using app::name_of;
+using app::parse_computation_model;
+
 // C and D: a replica of every word block per worker, each worker's documents in syncs_per_epoch parts.
 inline bool replicated(ComputationModel model) {
   return model == ComputationModel::kAllreduce || model == ComputationModel::kNoSync;
 }
-const char* name_of(ComputationModel model);
 inline constexpr int kMaxSyncsPerEpoch = 1024;
 // The most topics a job may have: 2^20. Up to 65 535 a token's topic takes 16 bits, beyond 32
 // (lda_kernel.hpp); a worker also keeps a few K-long arrays per thread, 24 MB at 2^20.

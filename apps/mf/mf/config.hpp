@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "app/computation_model.hpp"
 #include "gyre/rotation/rotation_schedule.hpp"
 
 namespace gyre::mf {
@@ -39,16 +40,17 @@ enum class UpdateRule {
 UpdateRule parse_update_rule(const std::string& text);  // "adagrad", "sgd", "ccd"; throws std::invalid_argument
 const char* name_of(UpdateRule rule);
 
-// Harp's four computation models, each a way to share the item factors between workers.
-enum class ComputationModel {
-  kLocking,    // A: one shared copy; a worker takes any block it has not done this epoch from
-               //    the lock service, exclusively, in whatever order frees up
-  kRotation,   // B: blocks travel the ring, d in flight per worker (the default)
-  kAllreduce,  // C: every worker has a replica; after each epoch the workers' mean change is
-               //    applied to every replica, summed by one of the collectives below
-  kNoSync,     // D: every worker has a replica and waits only to stay within `max_lead` epochs
-               //    of the slowest; a thread averages it with the peers' every `average_ms`
-};
+// Harp's four computation models, each a way to share the item factors between workers:
+//   kLocking    A: one shared copy; a worker takes any block it has not done this epoch from
+//                  the lock service, exclusively, in whatever order frees up
+//   kRotation   B: blocks travel the ring, d in flight per worker (the default)
+//   kAllreduce  C: every worker has a replica; after each epoch the workers' mean change is
+//                  applied to every replica, summed by one of the collectives below
+//   kNoSync     D: every worker has a replica and waits only to stay within `max_lead` epochs
+//                  of the slowest; a thread averages it with the peers' every `average_ms`
+using app::ComputationModel;
+using app::name_of;
+using app::parse_computation_model;
 // How the allreduce model sums the workers' changes (the same sums, different traffic).
 enum class ChangeCollective {
   kRing,      // dense ring allreduce of every block's change
@@ -57,9 +59,7 @@ enum class ChangeCollective {
 };
 ChangeCollective parse_change_collective(const std::string& text);  // "ring", "regroup", "pushpull"
 
-// "A"/"locking", "B"/"rotation", "C"/"allreduce", "D"/"nosync"; throws std::invalid_argument.
-ComputationModel parse_computation_model(const std::string& text);
-const char* name_of(ComputationModel model);
+
 
 // Plain SGD's rate, where AdaGrad's does not suit it.
 inline constexpr float kSgdRate = 0.05f;

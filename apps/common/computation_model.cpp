@@ -1,17 +1,16 @@
-// apps/lda/config.cpp — names of LDA's computation models.
-#include "lda/config.hpp"
+// apps/common/computation_model.cpp — the names of Harp's computation models.
+#include "app/computation_model.hpp"
 
 #include <stdexcept>
 
-namespace gyre::lda {
+namespace gyre::app {
 
 ComputationModel parse_computation_model(const std::string& text) {
   if (text == "A" || text == "locking") return ComputationModel::kLocking;
   if (text == "B" || text == "rotation") return ComputationModel::kRotation;
   if (text == "C" || text == "allreduce") return ComputationModel::kAllreduce;
   if (text == "D" || text == "nosync") return ComputationModel::kNoSync;
-  throw std::invalid_argument("computation model '" + text +
-                              "': expected A|locking, B|rotation, C|allreduce or D|nosync");
+  throw std::invalid_argument("computation model '" + text + "': expected A|locking, B|rotation, C|allreduce or D|nosync");
 }
 
 const char* name_of(ComputationModel model) {
@@ -24,4 +23,4 @@ const char* name_of(ComputationModel model) {
   return "?";
 }
 
-}  // namespace gyre::lda
+}  // namespace gyre::app
