@@ -94,16 +94,9 @@ std::vector<model::Block> run_locking_worker(const LdaPlan& plan, int rank, LdaK
   std::vector<model::Block> model;
   if (rank == 0) {
     // Every phase is over, so every block is free: a copy of each for the gather.
-    std::vector<locks::LockKey> all(blocks);
-    std::iota(all.begin(), all.end(), locks::LockKey{0});
-    locks::LockGuard held(locks, locks.acquire(all));
-    if (!held) throw std::runtime_error("the lock service stopped granting word blocks before the model was gathered");
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      const auto& value = held.values()[i];
-      Buffer copy(value.size());
-      std::copy(value.bytes().begin(), value.bytes().end(), copy.data());
-      model.push_back(block_of(plan, static_cast<model::BlockId>(all[i]), std::move(copy)));
-    }
+    auto copies = locks::copy_all_values(locks, blocks, "word blocks");
+    for (std::size_t b = 0; b < copies.size(); ++b)
+      model.push_back(block_of(plan, static_cast<model::BlockId>(b), std::move(copies[b])));
   }
   locks.finish();
   return model;

@@ -37,16 +37,9 @@ std::vector<model::Block> run_locking_worker(ModelWorker& w, int lock_rank) {
   std::vector<model::Block> model;
   if (w.rank == 0) {
     // Every phase is over, so every block is free: a copy of each for the gather.
-    std::vector<locks::LockKey> all(static_cast<std::size_t>(w.plan.schedule->blocks()));
-    std::iota(all.begin(), all.end(), locks::LockKey{0});
-    locks::LockGuard held(locks, locks.acquire(all));
-    if (!held) throw std::runtime_error("the lock service stopped granting blocks before the model was gathered");
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      const auto& value = held.values()[i];
-      Buffer copy(value.size());
-      std::copy(value.bytes().begin(), value.bytes().end(), copy.data());
-      model.push_back(block_of(w.plan, all[i], std::move(copy), service));
-    }
+    auto copies = locks::copy_all_values(locks, static_cast<std::size_t>(w.plan.schedule->blocks()), "item blocks");
+    for (std::size_t b = 0; b < copies.size(); ++b)
+      model.push_back(block_of(w.plan, static_cast<locks::LockKey>(b), std::move(copies[b]), service));
   }
   locks.finish();
   return model;

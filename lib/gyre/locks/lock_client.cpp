@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -217,6 +218,21 @@ void LockGuard::release() {
     client_->release(keys);
   else
     client_->release(keys, std::move(values));
+}
+
+std::vector<Buffer> copy_all_values(LockClient& client, std::size_t keys, const std::string& what) {
+  std::vector<LockKey> all(keys);
+  std::iota(all.begin(), all.end(), LockKey{0});
+  LockGuard held(client, client.acquire(all));
+  if (!held) throw std::runtime_error("the lock service stopped granting " + what + " before they were all copied");
+  std::vector<Buffer> copies;
+  copies.reserve(keys);
+  for (const Buffer& value : held.values()) {
+    Buffer copy(value.size());
+    std::copy(value.bytes().begin(), value.bytes().end(), copy.data());
+    copies.push_back(std::move(copy));
+  }
+  return copies;
 }
 
 }  // namespace gyre::locks

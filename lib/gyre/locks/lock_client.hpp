@@ -114,4 +114,10 @@ class LockGuard {
   std::vector<Buffer> values_;
 };
 
+// Keys 0 … keys−1 all at once, and a copy of each one's guarded value, in key order; the keys are
+// handed back before it returns. For the end of a job, when nobody else holds any (a model
+// gathered from the service's one copy). Throws std::runtime_error naming `what` if the service
+// has stopped granting.
+std::vector<Buffer> copy_all_values(LockClient& client, std::size_t keys, const std::string& what);
+
 }  // namespace gyre::locks

@@ -233,6 +233,27 @@ TEST_CASE_TEMPLATE("keys that guard values: a grant carries what the last holder
   CHECK(total == kWorkers * kCycles * 3 / 2);  // one key on even cycles, two on odd ones
 }
 
+TEST_CASE_TEMPLATE("copy_all_values: every key's value in key order, copied, the keys handed back", B, GYRE_TEST_BACKENDS) {
+  LockJob<B> job(1, counters(3));
+  auto served = job.serve();
+  LockClient& client = job.client(1);
+  for (std::uint64_t k = 0; k < 3; ++k) {
+    LockGuard held(client, client.acquire(Keys{static_cast<LockKey>(k)}));
+    REQUIRE(held);
+    counter(held.values().front()) = 10 + k;
+  }
+  auto copies = copy_all_values(client, 3, "counters");
+  REQUIRE(copies.size() == 3);
+  for (std::uint64_t k = 0; k < 3; ++k) CHECK(counter(copies[k]) == 10 + k);
+  counter(copies[0]) = 99;  // a copy: the service's value stays
+  LockGuard again(client, client.acquire(Keys{0}));  // handed back, so free again
+  REQUIRE(again);
+  CHECK(counter(again.values().front()) == 10);
+  again.release();
+  client.finish();
+  served.get();
+}
+
 TEST_CASE_TEMPLATE("a guarded key handed back without its value, or with one of another size, fails the job naming the rank",
                    B, GYRE_TEST_BACKENDS) {
   SUBCASE("no value") {
