@@ -48,8 +48,7 @@ class ColumnWorker {
         P_(config.workers),
         n_(static_cast<double>(data.stats.samples)),
         residual_(data.centred_y),
-        gamma_(data.stats.features(), 0.0),
-        sigma_(config.workers) {
+        gamma_(data.stats.features(), 0.0) {
     for (std::uint32_t j = 0; j < stats_.features(); ++j)
       if (stats_.usable[j] && static_cast<int>(j % static_cast<std::uint32_t>(P_)) == workers_.index()) own_.push_back(j);
     if (config.model == ComputationModel::kNoSync)
@@ -72,6 +71,8 @@ class ColumnWorker {
 
  private:
   Spent spent() const { return {updates_, rounds_, checks_}; }
+  // σ′ of the local subproblems: P (column_models.hpp says why).
+  double sigma() const { return static_cast<double>(P_); }
 
   double column_dot(std::uint32_t j, std::span<const double> r) const {
     const auto& c = data_.columns;
@@ -113,8 +114,8 @@ class ColumnWorker {
     sweep(penalty);
     // The change the steps make, unscaled: the sweep moved this copy by σ′ times as much.
     change_.resize(residual_.size() + 1);
-    for (std::size_t i = 0; i < residual_.size(); ++i) change_[i] = (residual_[i] - start_residual_[i]) / sigma_;
-    change_.back() = (mean_ - start_mean) / sigma_;
+    for (std::size_t i = 0; i < residual_.size(); ++i) change_[i] = (residual_[i] - start_residual_[i]) / sigma();
+    change_.back() = (mean_ - start_mean) / sigma();
     ++rounds_;
     updates_ += data_.usable;
     if (pushed_) {
@@ -133,9 +134,9 @@ class ColumnWorker {
     const auto& c = data_.columns;
     for (const std::uint32_t j : own_) {
       const double g = stats_.gradient(j, column_dot(j, residual_), mean_);
-      const double next = coordinate_minimiser(gamma_[j], g, sigma_ * stats_.curvature[j], penalty);
+      const double next = coordinate_minimiser(gamma_[j], g, sigma() * stats_.curvature[j], penalty);
       if (next == gamma_[j]) continue;
-      const double step = sigma_ * (next - gamma_[j]) / stats_.scale[j];  // on the raw scale
+      const double step = sigma() * (next - gamma_[j]) / stats_.scale[j];  // on the raw scale
       gamma_[j] = next;
       for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) residual_[c.rows[e]] -= c.values[e] * step;
       mean_ -= stats_.mean[j] * step;
@@ -223,7 +224,6 @@ class ColumnWorker {
   std::vector<double> residual_;       // the replica of r
   double mean_ = 0;                    // and of m = −μᵀβ
   std::vector<double> gamma_;          // γ of the features (only the own ones are this worker's to set)
-  double sigma_;                       // σ′ of the local subproblems: P
   std::vector<double> start_residual_, change_;
   std::optional<collective::DeltaExchange<double>> pushed_;  // D
   std::uint64_t check_rounds_ = 4, max_rounds_ = 10000;
