@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   mf::MfConfig c;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int workers = 0, threads = 0;
-  std::string ring = "fixed", local = "deterministic", model = "rotation", collective = "ring";
+  std::string ring = "fixed", local = "dynamic", model = "rotation", collective = "ring";
   std::string update = mf::name_of(c.update);
   bool quiet = false;
 

@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -82,13 +80,10 @@ void MfKernel::train(model::Block& block, const rotation::Visit& visit) {
   const std::uint32_t G = train_.groups();
   std::vector<double> loss(static_cast<std::size_t>(G) * G, 0.0);
   const std::uint32_t passes = passes_for(train_.block_size(block.id()), G);
-  for (std::uint32_t pass = 0; pass < passes; ++pass) {
-    const Slice slice{pass, passes};
-    if (config_.local == LocalSchedule::kDeterministic)
-      train_deterministic(block, s, slice, loss);
-    else
-      train_dynamic(block, s, slice, loss);
-  }
+  if (config_.local == LocalSchedule::kDeterministic)
+    for (std::uint32_t pass = 0; pass < passes; ++pass) train_deterministic(block, s, Slice{pass, passes}, loss);
+  else
+    train_dynamic(block, s, passes, loss);
   // Summed in cell order, not completion order, so the loss is reproducible too.
   sums_.train_loss += std::accumulate(loss.begin(), loss.end(), 0.0);
   sums_.train_count += static_cast<double>(train_.block_size(block.id()));
@@ -129,40 +124,11 @@ void MfKernel::train_deterministic(model::Block& block, const SgdStep& s, const 
   });
 }
 
-void MfKernel::train_dynamic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss) {
+void MfKernel::train_dynamic(model::Block& block, const SgdStep& s, std::uint32_t passes, std::vector<double>& loss) {
   const std::uint32_t G = train_.groups();
-  std::mutex mutex;
-  std::condition_variable freed;
-  std::vector<bool> done(static_cast<std::size_t>(G) * G, false);
-  std::size_t remaining = done.size();
-  const int workers = std::max(1, std::min<int>(config_.threads, static_cast<int>(G)));
-  oneapi::tbb::parallel_for(0, workers, [&](int who) {
-    std::unique_lock lock(mutex);
-    for (;;) {
-      // Scan from a per-thread offset so threads spread over the grid.
-      std::size_t pick = done.size();
-      for (std::size_t k = 0; k < done.size() && pick == done.size(); ++k) {
-        const std::size_t c = (k + static_cast<std::size_t>(who) * G) % done.size();
-        if (!done[c] && locks_.try_acquire(static_cast<std::uint32_t>(c / G), static_cast<std::uint32_t>(c % G)))
-          pick = c;
-      }
-      if (pick == done.size()) {
-        if (remaining == 0) return;
-        freed.wait(lock);
-        continue;
-      }
-      done[pick] = true;
-      --remaining;
-      lock.unlock();
-      const auto g = static_cast<std::uint32_t>(pick / G);
-      const auto sub = static_cast<std::uint32_t>(pick % G);
-      const double cell_loss =
-          sgd_cell(slice_of(train_.cell(block.id(), g, sub), slice), user_data(), block.data(), s);
-      lock.lock();
-      loss[pick] += cell_loss;
-      locks_.release(g, sub);
-      freed.notify_all();
-    }
+  rotation::dynamic_sweep(G, passes, config_.threads, [&](std::uint32_t g, std::uint32_t sub, std::uint32_t slice) {
+    // A cell's slices run one after another, never at once: its loss needs no lock.
+    loss[g * G + sub] += sgd_cell(slice_of(train_.cell(block.id(), g, sub), Slice{slice, passes}), user_data(), block.data(), s);
   });
 }
 

@@ -118,7 +118,7 @@ struct MfConfig {
   // The rotation's training phases an epoch takes: one, or CCD++'s two per column and inner pass.
   std::uint64_t train_phases_per_epoch() const;
   rotation::RingOrder ring = rotation::RingOrder::kFixed;
-  LocalSchedule local = LocalSchedule::kDeterministic;
+  LocalSchedule local = LocalSchedule::kDynamic;
   std::uint32_t passes = 0;    // passes over the grid per block visit (0: ~2k ratings per cell slice)
   int eval_every = 1;          // evaluate the test set every N epochs (and after the last)
   ComputationModel model = ComputationModel::kRotation;

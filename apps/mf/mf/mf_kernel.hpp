@@ -101,7 +101,8 @@ class MfKernel final : public rotation::RotationKernel {
   static std::vector<data::Rating> take_held_out(std::vector<data::Rating>& train, const MfConfig& c);
   void train_ccd(model::Block& block, const rotation::Visit& visit);
   void train_deterministic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss);
-  void train_dynamic(model::Block& block, const SgdStep& s, const Slice& slice, std::vector<double>& loss);
+  // Every slice of every cell, each claimed by whichever thread is free (LocalSchedule::kDynamic).
+  void train_dynamic(model::Block& block, const SgdStep& s, std::uint32_t passes, std::vector<double>& loss);
   float* user_data() noexcept { return reinterpret_cast<float*>(user_factors_.data()); }
 
   MfConfig config_;

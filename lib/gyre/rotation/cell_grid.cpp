@@ -5,6 +5,9 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -51,6 +54,59 @@ void diagonal_sweep(std::uint32_t groups, GridLocks& locks, const std::function<
         oneapi::tbb::simple_partitioner());
     if (round_done) round_done(round);
   }
+}
+
+void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads,
+                   const std::function<void(std::uint32_t, std::uint32_t, std::uint32_t)>& cell) {
+  const std::uint32_t G = groups;
+  const std::size_t cells = static_cast<std::size_t>(G) * G;
+  std::mutex mutex;
+  std::condition_variable freed;
+  std::vector<std::uint32_t> slices_done(cells, 0);
+  std::vector<bool> group_busy(G, false), sub_busy(G, false);
+  std::uint64_t unclaimed = std::uint64_t{cells} * slices;
+  std::exception_ptr failure;
+  const int workers = std::max(1, std::min<int>(threads, static_cast<int>(G)));
+  oneapi::tbb::parallel_for(0, workers, [&](int who) {
+    std::unique_lock lock(mutex);
+    std::uint32_t last_sub = static_cast<std::uint32_t>(who) % G;
+    for (std::size_t turn = 0;; ++turn) {
+      if (failure) return;
+      // Of the least-done free cells, one in the sub-range the thread just worked on if there
+      // is one: its block rows are still in the core's cache. The scan starts where the thread
+      // and its turn say, so that other ties spread over the grid.
+      std::size_t pick = cells;
+      const auto rank = [&](std::size_t c) { return std::pair(slices_done[c], c % G != last_sub); };
+      for (std::size_t k = 0; k < cells; ++k) {
+        const std::size_t c = (k + static_cast<std::size_t>(who) * G + turn * (G + 1)) % cells;
+        if (slices_done[c] >= slices || group_busy[c / G] || sub_busy[c % G]) continue;
+        if (pick == cells || rank(c) < rank(pick)) pick = c;
+      }
+      if (pick == cells) {
+        if (unclaimed == 0) return;
+        freed.wait(lock);
+        continue;
+      }
+      const auto g = static_cast<std::uint32_t>(pick / G);
+      const auto sub = static_cast<std::uint32_t>(pick % G);
+      group_busy[g] = sub_busy[sub] = true;
+      const std::uint32_t slice = slices_done[pick]++;
+      last_sub = sub;
+      --unclaimed;
+      lock.unlock();
+      std::exception_ptr thrown;
+      try {
+        cell(g, sub, slice);
+      } catch (...) {
+        thrown = std::current_exception();
+      }
+      lock.lock();
+      group_busy[g] = sub_busy[sub] = false;
+      if (thrown && !failure) failure = thrown;
+      freed.notify_all();
+    }
+  });
+  if (failure) std::rethrow_exception(failure);
 }
 
 std::vector<std::uint32_t> balanced_cuts(const std::vector<std::uint64_t>& counts, std::uint32_t parts) {

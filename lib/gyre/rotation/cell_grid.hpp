@@ -37,6 +37,17 @@ class GridLocks {
 void diagonal_sweep(std::uint32_t groups, GridLocks& locks, const std::function<void(std::uint32_t, std::uint32_t)>& cell,
                     const std::function<void(std::uint32_t)>& round_done = {});
 
+// Runs cell(g, s, slice) for every cell and every slice in [0, slices) of it, a cell's slices
+// in order, on at most `threads` threads of the calling arena, with no barrier anywhere: a free
+// thread takes, of the cells whose group and sub-range are both free, one with the fewest
+// slices done (LIBMF's least-updated block). Cells so stay close to one another in slices, as
+// the diagonal rounds keep them, but no thread waits for a round's slowest cell: a thread that
+// a shared core stalls holds up only the cells it owns. Two running calls never share a group
+// or a sub-range; which thread runs what, and in what order, depends on timing. If a call
+// throws, no new cell starts and the first exception is rethrown once the running ones end.
+void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads,
+                   const std::function<void(std::uint32_t, std::uint32_t, std::uint32_t)>& cell);
+
 // Cuts [0, counts.size()) into `parts` contiguous ranges of about equal total count; returns
 // the parts+1 boundaries.
 std::vector<std::uint32_t> balanced_cuts(const std::vector<std::uint64_t>& counts, std::uint32_t parts);

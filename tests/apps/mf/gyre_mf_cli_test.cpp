@@ -85,8 +85,8 @@ TEST_CASE("gyre-mf output files are bitwise identical across runs and between a 
   REQUIRE_MESSAGE(part.exit_code == 0, part.output);
   auto train = [&](const std::string& input, const std::string& out) {
     const auto r = run_command({gyre_mf(), "--train", input, "--rank", "4", "--epochs", "3", "--workers", "2", "--threads",
-                                "2", "--depth", "2", "--ring", "random", "--seed", "5", "--out", (dir / out).string(),
-                                "--quiet"});
+                                "2", "--depth", "2", "--ring", "random", "--seed", "5", "--local-schedule", "deterministic",
+                                "--out", (dir / out).string(), "--quiet"});
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   };
   train((dir / "part").string(), "a");
