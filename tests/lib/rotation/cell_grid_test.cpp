@@ -2,10 +2,12 @@
 #include <doctest/doctest.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -110,5 +112,26 @@ TEST_CASE("a cell that throws stops the dynamic sweep: no new cell starts, the e
     // and reports it.
     if (threads == 1) CHECK(calls.load() == calls_at_throw.load());
     CHECK(calls_at_throw.load() > 0);
+  }
+}
+
+TEST_CASE("permute_by_cell buckets items in place, the same multiset, with 2-byte and 4-byte cell ids") {
+  for (const std::size_t cells : {std::size_t{1}, std::size_t{7}, std::size_t{1} << 16, (std::size_t{1} << 16) + 5}) {
+    CAPTURE(cells);
+    std::vector<std::uint64_t> items(20000);
+    std::uint64_t x = 12345;
+    for (auto& v : items) v = (x = x * 6364136223846793005ull + 1442695040888963407ull) >> 11;
+    const auto cell_of = [&](std::uint64_t v) { return static_cast<std::size_t>(v % cells); };
+    std::vector<std::uint64_t> sorted_before = items;
+    std::sort(sorted_before.begin(), sorted_before.end());
+    const auto begin = permute_by_cell(std::span<std::uint64_t>(items), cells, cell_of);
+    REQUIRE(begin.size() == cells + 1);
+    CHECK(begin.front() == 0);
+    CHECK(begin.back() == items.size());
+    for (std::size_t c = 0; c < cells; ++c)
+      for (std::uint64_t i = begin[c]; i < begin[c + 1]; ++i) REQUIRE(cell_of(items[i]) == c);
+    std::vector<std::uint64_t> sorted_after = items;
+    std::sort(sorted_after.begin(), sorted_after.end());
+    CHECK(sorted_after == sorted_before);
   }
 }
