@@ -16,9 +16,11 @@ enum class LocalSchedule {
   // no item sub-block, so they run in parallel without locks and the result does not depend
   // on thread timing. Bitwise reproducible for fixed seed, P, d and T.
   kDeterministic,
-  // FPSGD: each thread takes any cell whose user group and item sub-block are both free.
-  // No barrier between rounds, so faster under skew, but the order of updates (and so the
-  // last bits of the result) depends on timing.
+  // FPSGD (the default; rotation::dynamic_sweep): a free thread takes the next slice of any
+  // cell whose user group and item sub-block are both free, the least-done first, staying on
+  // its item sub-block when it can. No barrier inside a visit, so a shared or slow core holds
+  // up only its own cell (tools/bench/mf-libmf.md), but with T > 1 the order of updates, and
+  // so the last bits of the result, depend on timing.
   kDynamic,
 };
 
