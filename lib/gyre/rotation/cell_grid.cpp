@@ -65,6 +65,12 @@ void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads,
   std::vector<std::uint32_t> slices_done(cells, 0);
   std::vector<bool> group_busy(G, false), sub_busy(G, false);
   std::uint64_t unclaimed = std::uint64_t{cells} * slices;
+  // Cells by slices done, and the fewest any unfinished cell has: a free cell there in the
+  // thread's own sub-range ranks first, so finding one ends the search without the scan of all
+  // G² cells (at G = 50, 98M ratings, the scan under the lock was a seventh of training).
+  std::vector<std::uint64_t> at_level(std::size_t{slices} + 1, 0);
+  at_level[0] = cells;
+  std::uint32_t fewest = 0;
   std::exception_ptr failure;
   const int workers = std::max(1, std::min<int>(threads, static_cast<int>(G)));
   oneapi::tbb::parallel_for(0, workers, [&](int who) {
@@ -72,16 +78,22 @@ void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads,
     std::uint32_t last_sub = static_cast<std::uint32_t>(who) % G;
     for (std::size_t turn = 0;; ++turn) {
       if (failure) return;
+      const auto is_free = [&](std::size_t c) { return slices_done[c] < slices && !group_busy[c / G] && !sub_busy[c % G]; };
       // Of the least-done free cells, one in the sub-range the thread just worked on if there
-      // is one: its block rows are still in the core's cache. The scan starts where the thread
+      // is one: its block rows are still in the core's cache. The scans start where the thread
       // and its turn say, so that other ties spread over the grid.
       std::size_t pick = cells;
+      if (!sub_busy[last_sub])
+        for (std::size_t k = 0; k < G && pick == cells; ++k) {
+          const std::size_t c = (k + static_cast<std::size_t>(who) + turn) % G * G + last_sub;
+          if (is_free(c) && slices_done[c] == fewest) pick = c;
+        }
       const auto rank = [&](std::size_t c) { return std::pair(slices_done[c], c % G != last_sub); };
-      for (std::size_t k = 0; k < cells; ++k) {
-        const std::size_t c = (k + static_cast<std::size_t>(who) * G + turn * (G + 1)) % cells;
-        if (slices_done[c] >= slices || group_busy[c / G] || sub_busy[c % G]) continue;
-        if (pick == cells || rank(c) < rank(pick)) pick = c;
-      }
+      if (pick == cells)
+        for (std::size_t k = 0; k < cells; ++k) {
+          const std::size_t c = (k + static_cast<std::size_t>(who) * G + turn * (G + 1)) % cells;
+          if (is_free(c) && (pick == cells || rank(c) < rank(pick))) pick = c;
+        }
       if (pick == cells) {
         if (unclaimed == 0) return;
         freed.wait(lock);
@@ -91,6 +103,9 @@ void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads,
       const auto sub = static_cast<std::uint32_t>(pick % G);
       group_busy[g] = sub_busy[sub] = true;
       const std::uint32_t slice = slices_done[pick]++;
+      --at_level[slice];
+      ++at_level[slice + 1];
+      while (fewest < slices && at_level[fewest] == 0) ++fewest;
       last_sub = sub;
       --unclaimed;
       lock.unlock();
