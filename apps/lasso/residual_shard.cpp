@@ -2,9 +2,11 @@
 #include "lasso/residual_shard.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "lasso/anderson.hpp"
 #include "lasso/penalty.hpp"
 
 namespace gyre::lasso {
@@ -119,12 +121,74 @@ std::vector<double> ResidualShard::cycle(double lambda, std::span<const std::uin
     mu_dot_beta_ += stats.mean[j] * beta_step;
     return {0.5 * stats.curvature[j] * delta * delta, next != 0};
   };
-  const std::uint64_t updates = active_set_cycle(active, enough, cycles_.max_sweeps, step, [] { return 0.0; });
+  AndersonExtrapolation anderson;
+  std::vector<double> point;
+  auto extrapolate = [&](std::span<const std::uint32_t> moving, bool restart) {
+    if (restart) anderson.restart();
+    point.resize(moving.size());
+    for (std::size_t f = 0; f < moving.size(); ++f) point[f] = gamma_[moving[f]];
+    if (const std::optional<std::vector<double>> next = anderson.record(point)) take_if_lower(moving, *next, penalty);
+  };
+  const std::uint64_t updates =
+      active_set_cycle(active, enough, cycles_.max_sweeps, step, [] { return 0.0; }, extrapolate);
   std::vector<double> out;
   out.reserve(active.size() + 1);
   for (const std::uint32_t j : active) out.push_back(gamma_[j]);
   out.push_back(static_cast<double>(updates));
   return out;
+}
+
+void ResidualShard::take_if_lower(std::span<const std::uint32_t> coordinates, std::span<const double> next,
+                                  const Penalty& penalty) {
+  const ColumnStats& stats = *cycles_.stats;
+  // F's change, exactly and without forming F: the residual moves by d = −X·Δβ on the rows the
+  // coordinates' columns touch, so Σr² by Σ d·(2r + d) over those rows, and the mean m = −μᵀβ
+  // (Σ(r − m)² = Σr² − n·m²) by −μᵀΔβ.
+  double square_change = 0, mean_step = 0, penalty_change = 0;
+  for (std::size_t p = 0; p < parts_.size(); ++p) {
+    const data::ColumnMatrix& c = rows_.columns(p);
+    Part& part = parts_[p];
+    part.change.resize(part.residual.size(), 0.0);
+    part.marked.resize(part.residual.size(), 0);
+    part.touched.clear();
+    for (std::size_t f = 0; f < coordinates.size(); ++f) {
+      const std::uint32_t j = coordinates[f];
+      const double beta_step = (next[f] - gamma_[j]) / stats.scale[j];
+      if (beta_step == 0) continue;
+      for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
+        const std::uint32_t row = c.rows[e];
+        if (!part.marked[row]) {
+          part.marked[row] = 1;
+          part.touched.push_back(row);
+        }
+        part.change[row] -= c.values[e] * beta_step;
+      }
+    }
+    for (const std::uint32_t row : part.touched) {
+      const double d = part.change[row];
+      square_change += d * (2 * part.residual[row] + d);
+    }
+  }
+  for (std::size_t f = 0; f < coordinates.size(); ++f) {
+    const std::uint32_t j = coordinates[f];
+    mean_step += stats.mean[j] * (next[f] - gamma_[j]) / stats.scale[j];
+    penalty_change += penalty.value(next[f]) - penalty.value(gamma_[j]);
+  }
+  const double n = static_cast<double>(samples());
+  const double mean = -mu_dot_beta_, moved_mean = -(mu_dot_beta_ + mean_step);
+  const double change = square_change / (2 * n) - 0.5 * (moved_mean * moved_mean - mean * mean) + penalty_change;
+  const bool lower = change < 0;
+  for (Part& part : parts_) {
+    for (const std::uint32_t row : part.touched) {
+      if (lower) part.residual[row] += part.change[row];
+      part.change[row] = 0;
+      part.marked[row] = 0;
+    }
+    part.touched.clear();
+  }
+  if (!lower) return;
+  for (std::size_t f = 0; f < coordinates.size(); ++f) gamma_[coordinates[f]] = next[f];
+  mu_dot_beta_ += mean_step;
 }
 
 std::vector<double> ResidualShard::push(const rounds::Task& task) {

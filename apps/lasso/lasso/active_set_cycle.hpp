@@ -46,11 +46,16 @@ struct CoordinateMove {
 // then a full sweep again, which ends the cycle if it moves nothing more than that. Most of a
 // large first active set (the check's violators at zero) stays zero once the others have moved,
 // and need not be swept again. step(j) takes coordinate j's step; after_sweep() any step of the
-// sweep's end (an intercept), returning its decrease. Returns the number of steps taken, at most
-// max_sweeps sweeps' worth.
-template <class Step, class AfterSweep>
+// sweep's end (an intercept), returning its decrease. Between sweeps over the moving set,
+// extrapolate(moving, restart) may move the iterate further along (AndersonExtrapolation);
+// restart is true after a full sweep, when the moving set is new. Returns the number of steps
+// taken, at most max_sweeps sweeps' worth.
+struct NoExtrapolation {
+  void operator()(std::span<const std::uint32_t>, bool) const noexcept {}
+};
+template <class Step, class AfterSweep, class Extrapolate = NoExtrapolation>
 std::uint64_t active_set_cycle(std::span<const std::uint32_t> coordinates, double enough, std::uint64_t max_sweeps,
-                               Step&& step, AfterSweep&& after_sweep) {
+                               Step&& step, AfterSweep&& after_sweep, Extrapolate&& extrapolate = {}) {
   std::vector<std::uint32_t> moving;
   std::uint64_t updates = 0;
   bool full = true;
@@ -73,6 +78,7 @@ std::uint64_t active_set_cycle(std::span<const std::uint32_t> coordinates, doubl
       if (full) break;
       full = true;  // the moving set has converged: does anything else move now?
     } else {
+      extrapolate(std::span<const std::uint32_t>(moving), full);
       full = false;
     }
   }

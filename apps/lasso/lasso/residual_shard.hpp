@@ -11,6 +11,7 @@
 #include "lasso/column_stats.hpp"
 #include "lasso/active_set_cycle.hpp"
 #include "lasso/checkpoint.hpp"
+#include "lasso/penalty.hpp"
 #include "lasso/row_parts.hpp"
 
 namespace gyre::lasso {
@@ -89,7 +90,15 @@ class ResidualShard {
   struct Part {
     std::vector<double> y;         // y − y_offset
     std::vector<double> residual;
+    // take_if_lower()'s scratch: the residual's proposed change on the rows `touched` (marked).
+    std::vector<double> change;
+    std::vector<std::uint8_t> marked;
+    std::vector<std::uint32_t> touched;
   };
+
+  // Moves `coordinates` to `next` (fit coordinates γ, same order) if that lowers F at the
+  // penalty, with the residual: an extrapolated point is taken only as a descent.
+  void take_if_lower(std::span<const std::uint32_t> coordinates, std::span<const double> next, const Penalty& penalty);
 
   RowParts rows_;
   std::vector<Part> parts_;  // the state of rows_'s parts, same index
