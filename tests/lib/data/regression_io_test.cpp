@@ -243,6 +243,50 @@ TEST_CASE("to_columns: CSC copy with rows increasing per column") {
   CHECK(m.values == std::vector<double>{1, 4, 5, 2, 3, 6});
 }
 
+TEST_CASE("to_columns past 4096 features (by buckets of columns): the plain counting sort's matrix, for all rows and some") {
+  // Columns spread over buckets of 2^k, a last bucket cut short, a column holding most entries
+  // (a bucket far above its share) and empty columns.
+  for (const std::uint32_t features : {4097u, 70001u, 300000u}) {
+    CAPTURE(features);
+    RegressionSet s;
+    s.features = features;
+    std::uint64_t state = features;
+    auto next = [&state] { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+      std::vector<std::uint32_t> cols{7};
+      for (int k = 0; k < 20; ++k) cols.push_back(static_cast<std::uint32_t>(next() % features));
+      cols.push_back(features - 1);
+      std::sort(cols.begin(), cols.end());
+      cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+      std::vector<double> values;
+      for (const std::uint32_t c : cols) values.push_back(static_cast<double>(i) + c * 1e-7);
+      s.add_row(i, 0, cols, values);
+    }
+    std::vector<std::uint32_t> some;
+    for (std::uint32_t i = 0; i < 3000; i += 3) some.push_back(i);
+    for (const bool all : {true, false}) {
+      CAPTURE(all);
+      const ColumnMatrix m = all ? to_columns(s) : to_columns(s, some);
+      const std::uint64_t count = all ? s.samples() : some.size();
+      // Reference: every column's (row, value) list, from the rows in order.
+      std::vector<std::vector<std::pair<std::uint32_t, double>>> want(features);
+      for (std::uint64_t r = 0; r < count; ++r) {
+        const std::uint64_t i = all ? r : some[r];
+        for (std::uint64_t k = s.row_begin[i]; k < s.row_begin[i + 1]; ++k)
+          want[s.cols[k]].emplace_back(static_cast<std::uint32_t>(r), s.values[k]);
+      }
+      REQUIRE(m.features() == features);
+      bool same = m.samples == count;
+      for (std::uint32_t j = 0; j < features && same; ++j) {
+        same = m.col_begin[j + 1] - m.col_begin[j] == want[j].size();
+        for (std::uint64_t e = m.col_begin[j]; same && e < m.col_begin[j + 1]; ++e)
+          same = m.rows[e] == want[j][e - m.col_begin[j]].first && m.values[e] == want[j][e - m.col_begin[j]].second;
+      }
+      CHECK(same);
+    }
+  }
+}
+
 TEST_CASE("libsvm on T threads: the same set as one thread, and the same first error at its true line") {
   TempDir dir;
   std::string text = "# a header comment\n";
