@@ -116,7 +116,7 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
       shift_every_row(shift);
       return 0.5 * weight_total / n * shift * shift;
     };
-    updates += active_set_cycle(params, std::max(enough, inner), cycles_.max_sweeps, step, intercept_move);
+    updates += active_set_cycle(params, std::max(enough, inner), cycles_.max_sweeps, false, step, intercept_move);
 
     // A line search on F along the model's step (Armijo, as proximal Newton methods take it):
     // D bounds F's directional change from above.
@@ -201,7 +201,7 @@ void MarginShard::exact_steps(const Penalty& penalty, std::span<const std::uint3
     b_ = next;
     return 0.5 * all.weight / n * delta * delta;
   };
-  updates += active_set_cycle(params, enough, cycles_.max_sweeps, step, intercept_move);
+  updates += active_set_cycle(params, enough, cycles_.max_sweeps, false, step, intercept_move);
 }
 
 }  // namespace gyre::lasso

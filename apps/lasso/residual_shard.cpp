@@ -130,7 +130,7 @@ std::vector<double> ResidualShard::cycle(double lambda, std::span<const std::uin
     if (const std::optional<std::vector<double>> next = anderson.record(point)) take_if_lower(moving, *next, penalty);
   };
   const std::uint64_t updates =
-      active_set_cycle(active, enough, cycles_.max_sweeps, step, [] { return 0.0; }, extrapolate);
+      active_set_cycle(active, enough, cycles_.max_sweeps, true, step, [] { return 0.0; }, extrapolate);
   std::vector<double> out;
   out.reserve(active.size() + 1);
   for (const std::uint32_t j : active) out.push_back(gamma_[j]);

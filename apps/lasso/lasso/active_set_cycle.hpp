@@ -53,14 +53,21 @@ struct CoordinateMove {
 struct NoExtrapolation {
   void operator()(std::span<const std::uint32_t>, bool) const noexcept {}
 };
+//
+// With `drop_zeros` a coordinate that a sweep over the moving set leaves at zero leaves that set
+// until the next full sweep. At 0.01·λ_max on the 100k × 100k problem the first full sweep
+// leaves 18,123 of 35,781 coordinates moving, most of which end at zero: dropping them took the
+// updates to the target from 396k to 233k (spam: 198k to 150k). The logistic loss's IRLS
+// models did worse with it (2.83M updates against 2.82M, 12% slower), so it is the caller's choice.
 template <class Step, class AfterSweep, class Extrapolate = NoExtrapolation>
 std::uint64_t active_set_cycle(std::span<const std::uint32_t> coordinates, double enough, std::uint64_t max_sweeps,
-                               Step&& step, AfterSweep&& after_sweep, Extrapolate&& extrapolate = {}) {
+                               bool drop_zeros, Step&& step, AfterSweep&& after_sweep, Extrapolate&& extrapolate = {}) {
   std::vector<std::uint32_t> moving;
   std::uint64_t updates = 0;
   bool full = true;
   for (std::uint64_t sweep = 0; sweep < max_sweeps; ++sweep) {
     double largest = 0;
+    bool restart = full;
     if (full) {
       moving.clear();
       for (const std::uint32_t j : coordinates) {
@@ -70,15 +77,22 @@ std::uint64_t active_set_cycle(std::span<const std::uint32_t> coordinates, doubl
       }
       updates += coordinates.size();
     } else {
-      for (const std::uint32_t j : moving) largest = std::max(largest, step(j).decrease);
+      std::size_t kept = 0;
+      for (const std::uint32_t j : moving) {
+        const CoordinateMove m = step(j);
+        largest = std::max(largest, m.decrease);
+        if (m.nonzero || !drop_zeros) moving[kept++] = j;
+      }
       updates += moving.size();
+      restart = kept < moving.size();
+      moving.resize(kept);
     }
     largest = std::max(largest, after_sweep());
     if (largest <= enough) {
       if (full) break;
       full = true;  // the moving set has converged: does anything else move now?
     } else {
-      extrapolate(std::span<const std::uint32_t>(moving), full);
+      extrapolate(std::span<const std::uint32_t>(moving), restart);
       full = false;
     }
   }
