@@ -8,7 +8,7 @@
 #include <new>
 #include <span>
 
-#include <sys/mman.h>
+#include "gyre/base/huge_pages.hpp"
 
 namespace gyre {
 
@@ -19,10 +19,10 @@ class Buffer {
  public:
   static constexpr std::size_t kAlignment = 64;
   // Payloads of kHugeFrom and more are aligned to a 2 MiB page and advised as huge pages
-  // (transparent huge pages are "madvise" on Debian): kernels read their rows at random, and
-  // with 4 KB pages a row of an LDA block at K = 1000 is a TLB miss of its own.
-  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  static constexpr std::size_t kHugeFrom = std::size_t{8} << 20;
+  // (huge_pages.hpp): kernels read their rows at random, and with 4 KB pages a row of an LDA
+  // block at K = 1000 is a TLB miss of its own.
+  static constexpr std::size_t kHugePage = gyre::kHugePage;
+  static constexpr std::size_t kHugeFrom = gyre::kHugeFrom;
 
   Buffer() = default;
   explicit Buffer(std::size_t size) : size_(size) {
@@ -32,7 +32,7 @@ class Buffer {
     const std::size_t rounded = (size + align - 1) / align * align;
     void* p = std::aligned_alloc(align, rounded);
     if (p == nullptr) throw std::bad_alloc();
-    if (huge) ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: small pages if refused
+    if (huge) advise_huge_pages(p, rounded);
     std::memset(p, 0, rounded);
     data_.reset(static_cast<std::byte*>(p));
   }
