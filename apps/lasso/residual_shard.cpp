@@ -26,8 +26,8 @@ void subtract(const data::ColumnMatrix& c, std::vector<double>& residual, std::u
 
 }  // namespace
 
-ResidualShard::ResidualShard(const data::RegressionSet& rows, double y_offset, int threads)
-    : rows_(rows, threads), parts_(rows_.size()) {
+ResidualShard::ResidualShard(const data::RegressionSet& rows, double y_offset, int parts, int threads)
+    : rows_(rows, parts, threads), parts_(rows_.size()) {
   rows_.for_each([&](std::size_t p) {
     const auto dealt = rows_.rows(p);
     Part& part = parts_[p];
@@ -67,12 +67,23 @@ void ResidualShard::partial_gradients(std::span<const std::uint32_t> features, s
 ShardCheck ResidualShard::check(double residual_mean) {
   std::vector<ShardCheck> per_part(parts_.size());
   const std::uint32_t columns = rows_.features();
+  // One part on more threads: its columns in blocks, a block a thread (the same sums).
+  const bool blocks = parts_.size() == 1 && rows_.threads() > 1;
+  if (blocks) {
+    per_part[0].raw_gradient.resize(columns);
+    rows_.for_each_block(columns, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t j = begin; j < end; ++j)
+        per_part[0].raw_gradient[j] = dot(rows_.columns(0), parts_[0].residual, static_cast<std::uint32_t>(j));
+    });
+  }
   rows_.for_each([&](std::size_t index) {
     ShardCheck& out = per_part[index];
     const auto& c = rows_.columns(index);
     const Part& part = parts_[index];
-    out.raw_gradient.assign(columns, 0.0);
-    for (std::uint32_t j = 0; j < columns; ++j) out.raw_gradient[j] = dot(c, part.residual, j);
+    if (!blocks) {
+      out.raw_gradient.assign(columns, 0.0);
+      for (std::uint32_t j = 0; j < columns; ++j) out.raw_gradient[j] = dot(c, part.residual, j);
+    }
     for (std::size_t i = 0; i < part.residual.size(); ++i) {
       const double centred = part.residual[i] - residual_mean;
       out.centred_rss += centred * centred;

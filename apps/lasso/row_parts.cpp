@@ -15,13 +15,14 @@ struct RowParts::Arena {
   ThreadArena arena;
 };
 
-RowParts::RowParts(const data::RegressionSet& rows, int threads)
+RowParts::RowParts(const data::RegressionSet& rows, int parts, int threads)
     : samples_(rows.samples()),
       features_(rows.features),
-      dealt_(data::deal_rows(rows, static_cast<std::uint32_t>(std::max(1, threads)))),
+      threads_(std::max({1, parts, threads})),
+      dealt_(data::deal_rows(rows, static_cast<std::uint32_t>(std::max(1, parts)))),
       columns_(dealt_.size()),
       part_sums_(dealt_.size()),
-      arena_(std::make_unique<Arena>(std::max(1, threads))) {
+      arena_(std::make_unique<Arena>(threads_)) {
   for_each([&](std::size_t p) { columns_[p] = data::to_columns(rows, dealt_[p]); });
 }
 
@@ -34,6 +35,18 @@ void RowParts::for_each(const std::function<void(std::size_t)>& body) {
   }
   arena_->arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, columns_.size(), [&](std::size_t p) { body(p); }, tbb::simple_partitioner());
+  });
+}
+
+void RowParts::for_each_block(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body) {
+  const auto blocks = static_cast<std::size_t>(threads_);
+  if (blocks == 1 || count < blocks) {
+    body(0, count);
+    return;
+  }
+  arena_->arena.execute([&] {
+    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) { body(count * b / blocks, count * (b + 1) / blocks); },
+                      tbb::simple_partitioner());
   });
 }
 

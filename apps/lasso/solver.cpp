@@ -87,12 +87,13 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, cons
   // The dependency check's inner products over this shard, for the scheduler's questions.
   std::optional<ShardProducts> products;
   if (answers && asks_inner_products(config)) options.inner_products = &products.emplace(rows, held.samples).source;
-  // A logistic worker's cycles walk its parts one after another on one thread, so with its rows
-  // in T parts (T copies of the columns to walk) they only lose: on 100k × 100k rows at
-  // 0.1·λ_max, T = 2 solved in 2.23-2.30 s against T = 1's 1.95-1.99 s, and in 1.98-2.00 s
-  // with one part. The least-squares cycles showed no such loss (100k × 100k at 0.01·λ_max:
-  // T = 2 0.24-0.28 s, T = 1 0.23-0.28 s), so they keep their parts.
-  const int parts = cycles && config.loss == Loss::logistic ? 1 : shard_parts(rows, config.threads);
+  // A worker's cycles walk its parts one after another on one thread, so with its rows in T
+  // parts (T copies of the columns to walk) they only lose: on 100k × 100k rows at
+  // 0.1·λ_max, logistic T = 2 solved in 2.23-2.30 s against T = 1's 1.95-1.99 s, and in
+  // 1.98-2.00 s with one part; at 0.01·λ_max least squares took 0.148-0.176 s to the target
+  // at T = 2 against 0.121-0.176 s at T = 1. A cycling worker keeps one part, and its T threads
+  // share its passes over every column (the checks).
+  const int parts = cycles ? 1 : shard_parts(rows, config.threads);
   if (config.loss == Loss::logistic) {
     MarginShard margins(rows, parts);
     std::optional<LogisticStepper> stepper;
@@ -104,7 +105,7 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, cons
     run_lasso_worker(mailbox, margins, options);
     return;
   }
-  ResidualShard residuals(rows, held.y_offset, parts);
+  ResidualShard residuals(rows, held.y_offset, parts, config.threads);
   if (cycles) residuals.enable_cycles(CycleSettings{cycle_stats, config.alpha, config.tol});
   resume_part(residuals, mailbox, checkpoints);
   run_lasso_worker(mailbox, residuals, options);

@@ -55,8 +55,11 @@ struct CycleSettings {
 // over the parts are added in part order: a fixed (seed, P, T) gives the same bits every run.
 class ResidualShard {
  public:
-  // Starts at β = 0: r = y − y_offset.
-  ResidualShard(const data::RegressionSet& rows, double y_offset, int threads);
+  // Starts at β = 0: r = y − y_offset. The rows in `parts` parts, on `threads` threads (at least
+  // parts; RowParts).
+  ResidualShard(const data::RegressionSet& rows, double y_offset, int parts, int threads);
+  ResidualShard(const data::RegressionSet& rows, double y_offset, int threads)
+      : ResidualShard(rows, y_offset, threads, threads) {}
   ~ResidualShard();
 
   std::uint64_t samples() const noexcept { return rows_.samples(); }

@@ -18,7 +18,11 @@ namespace gyre::lasso {
 // shards keep their per-row state in part-local arrays indexed like the part's columns.
 class RowParts {
  public:
-  RowParts(const data::RegressionSet& rows, int threads);
+  // `parts` parts (at least 1) run on an arena of `threads` threads (at least parts): a
+  // worker that walks its columns one coordinate at a time keeps one part, and lends its
+  // threads to the passes over every column (for_each_block).
+  RowParts(const data::RegressionSet& rows, int parts, int threads);
+  RowParts(const data::RegressionSet& rows, int threads) : RowParts(rows, threads, threads) {}
   ~RowParts();
   RowParts(const RowParts&) = delete;
   RowParts& operator=(const RowParts&) = delete;
@@ -32,6 +36,10 @@ class RowParts {
 
   // body(part index), one task per part; with a single part it runs on the calling thread.
   void for_each(const std::function<void(std::size_t)>& body);
+  // body(begin, end) over [0, count) cut into one block a thread, as tasks of the arena; with
+  // one thread a single call on the calling thread.
+  void for_each_block(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body);
+  int threads() const noexcept { return threads_; }
 
   // A part's own partial sums: each task fills its part's, then add_part_sums() folds them.
   std::vector<double>& part_sums(std::size_t part) { return part_sums_[part]; }
@@ -41,6 +49,7 @@ class RowParts {
  private:
   std::uint64_t samples_ = 0;
   std::uint32_t features_ = 0;
+  int threads_ = 1;
   std::vector<std::vector<std::uint32_t>> dealt_;
   std::vector<data::ColumnMatrix> columns_;
   std::vector<std::vector<double>> part_sums_;

@@ -126,6 +126,21 @@ TEST_CASE("on correlated columns a worker's cycles extrapolate: the same answer 
     CHECK(kkt_violation(got[j], stats.gradient(j, check.raw_gradient[j], -mu_dot_beta), penalty) < 1e-8);
 }
 
+TEST_CASE("one part on two threads: the check's column blocks give the one-thread sums, bit for bit, and the same cycles") {
+  const data::RegressionSet set = correlated_regression(200, 37, 4);
+  const ColumnStats stats = compute_column_stats(set, true, true);
+  const Penalty penalty{0.01, 1};
+  std::vector<std::uint32_t> active(set.features);
+  for (std::uint32_t j = 0; j < set.features; ++j) active[j] = j;
+  ResidualShard one(set, stats.y_offset, 1, 1), lent(set, stats.y_offset, 1, 2);
+  for (ResidualShard* shard : {&one, &lent}) shard->enable_cycles(CycleSettings{&stats, penalty.alpha, 1e-9, 50});
+  CHECK(one.cycle(penalty.lambda, active) == lent.cycle(penalty.lambda, active));
+  const ShardCheck a = one.check(0.25), b = lent.check(0.25);
+  CHECK(a.raw_gradient == b.raw_gradient);
+  CHECK(a.centred_rss == b.centred_rss);
+  CHECK(a.centred_dot_y == b.centred_dot_y);
+}
+
 TEST_CASE("a cycle is refused by a worker not given every row's statistics") {
   const data::RegressionSet set = dense_regression(40, 3, 5);
   ResidualShard shard(set, 0.0, 1);
