@@ -20,8 +20,8 @@ Odds odds(double y, double residual) noexcept {
 
 }  // namespace
 
-MarginShard::MarginShard(const data::RegressionSet& rows, int threads)
-    : rows_(rows, threads), parts_(rows_.size()) {
+MarginShard::MarginShard(const data::RegressionSet& rows, int parts, int threads)
+    : rows_(rows, parts, threads), parts_(rows_.size()) {
   for (std::uint64_t i = 0; i < rows.samples(); ++i)
     if (rows.y[i] != 0 && rows.y[i] != 1)
       throw std::invalid_argument("logistic rows need labels 0 or 1, sample " + std::to_string(i) + " has " +
@@ -180,15 +180,16 @@ LogisticShardCheck MarginShard::check() {
   std::vector<std::uint32_t> every(width);
   for (std::uint32_t k = 0; k <= features(); ++k) every[k] = k;
   std::vector<LogisticShardCheck> per_part(parts_.size());
-  rows_.for_each([&](std::size_t index) {
+  std::vector<std::vector<Odds>> odds_of(parts_.size());
+  // A part's rows: their odds, loss and entropy, and the intercept's column.
+  auto rows_of = [&](std::size_t index) {
     LogisticShardCheck& out = per_part[index];
-    const auto& c = rows_.columns(index);
     const Part& part = parts_[index];
     out.sums.resize(2 * width);
-    part_partials(index, every, out.sums, false);
     out.with_p.assign(width, 0.0);
     out.with_not_p.assign(width, 0.0);
-    std::vector<Odds> row_odds(part.y.size());
+    std::vector<Odds>& row_odds = odds_of[index];
+    row_odds.resize(part.y.size());
     for (std::size_t r = 0; r < part.y.size(); ++r) {
       row_odds[r] = odds(part.y[r], part.residual[r]);
       out.loss += logistic_loss(part.margin[r], part.y[r]);
@@ -196,12 +197,27 @@ LogisticShardCheck MarginShard::check() {
       out.with_p[features()] += row_odds[r].p;
       out.with_not_p[features()] += row_odds[r].not_p;
     }
-    for (std::uint32_t j = 0; j < features(); ++j)
+  };
+  // Parameters [begin, end) over a part's rows, once rows_of(index) has run.
+  auto columns_of = [&](std::size_t index, std::size_t begin, std::size_t end) {
+    LogisticShardCheck& out = per_part[index];
+    const auto& c = rows_.columns(index);
+    const std::vector<Odds>& row_odds = odds_of[index];
+    part_partials(index, std::span<const std::uint32_t>(every).subspan(begin, end - begin),
+                  std::span<double>(out.sums).subspan(2 * begin, 2 * (end - begin)), false);
+    for (std::size_t j = begin; j < std::min<std::size_t>(end, features()); ++j)
       for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
         out.with_p[j] += c.values[e] * row_odds[c.rows[e]].p;
         out.with_not_p[j] += c.values[e] * row_odds[c.rows[e]].not_p;
       }
+  };
+  // One part on more threads: its columns in blocks, a block a thread (the same sums).
+  const bool blocks = parts_.size() == 1 && rows_.threads() > 1;
+  rows_.for_each([&](std::size_t index) {
+    rows_of(index);
+    if (!blocks) columns_of(index, 0, width);
   });
+  if (blocks) rows_.for_each_block(width, [&](std::size_t begin, std::size_t end) { columns_of(0, begin, end); });
   LogisticShardCheck total;
   for (const LogisticShardCheck& part : per_part) add_check(total, part);
   return total;

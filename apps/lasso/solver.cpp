@@ -95,7 +95,7 @@ void serve_rows(runtime::Mailbox& mailbox, const data::RegressionSet& rows, cons
   // share its passes over every column (the checks).
   const int parts = cycles ? 1 : shard_parts(rows, config.threads);
   if (config.loss == Loss::logistic) {
-    MarginShard margins(rows, parts);
+    MarginShard margins(rows, parts, config.threads);
     std::optional<LogisticStepper> stepper;
     if (cycles) {
       stepper.emplace(*cycle_stats, config.intercept);

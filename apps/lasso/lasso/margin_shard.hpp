@@ -33,8 +33,10 @@ struct LogisticCycleSettings {
 class MarginShard {
  public:
   // Starts at b = 0, β = 0. Labels must be 0 or 1 (data::binary_labels() makes them so);
-  // anything else throws std::invalid_argument.
-  MarginShard(const data::RegressionSet& rows, int threads);
+  // anything else throws std::invalid_argument. The rows in `parts` parts on `threads` threads
+  // (at least parts; RowParts).
+  MarginShard(const data::RegressionSet& rows, int parts, int threads);
+  MarginShard(const data::RegressionSet& rows, int threads) : MarginShard(rows, threads, threads) {}
   ~MarginShard();
 
   std::uint64_t samples() const noexcept { return rows_.samples(); }

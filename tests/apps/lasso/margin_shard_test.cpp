@@ -124,6 +124,24 @@ TEST_CASE("the same steps give the same bits on every run with the same thread c
   }
 }
 
+TEST_CASE("one part on two and three threads: the check's column blocks give the one-thread bits") {
+  const RegressionSet set = generated_classes(500, 40, 0.2, 4);
+  const Walk walk = random_walk(set.features, 12, 0.5);
+  std::vector<LogisticShardCheck> runs;
+  for (int threads : {1, 2, 3}) {
+    MarginShard shard(set, 1, threads);
+    for (const auto& steps : walk.rounds) shard.apply(steps);
+    runs.push_back(shard.check());
+  }
+  for (std::size_t run = 1; run < runs.size(); ++run) {
+    CAPTURE(run);
+    CHECK(same_bits(runs[run].sums, runs[0].sums));
+    CHECK(same_bits(runs[run].with_p, runs[0].with_p));
+    CHECK(same_bits(runs[run].with_not_p, runs[0].with_not_p));
+    CHECK(same_bits({runs[run].loss, runs[run].entropy}, {runs[0].loss, runs[0].entropy}));
+  }
+}
+
 TEST_CASE("an intercept step moves every margin, and saturated margins (|m| ≈ 800) stay finite") {
   const RegressionSet set = generated_classes(200, 10, 0.3, 5);
   MarginShard shard(set, 2);
