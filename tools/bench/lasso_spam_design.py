@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # tools/bench/lasso_spam_design.py — the SpamAssassin mails (tools/data/fetch-corpora.sh spam) as a
-# sparse regression design for tools/bench/lasso-spam: one row a mail, one column a word of the
+# sparse regression design for tools/bench/lasso-glmnet: one row a mail, one column a word of the
 # mails' vocabulary (gyre's default tokenisation, tools/bench/gyre_text.py), x_ij = 1 when mail
 # i has word j, y_i = 1 for spam and 0 for ham (ids.txt's group: spam-*, or easy-ham/hard-ham).
 #
