@@ -138,7 +138,11 @@ std::vector<double> ResidualShard::cycle(double lambda, std::span<const std::uin
     if (restart) anderson.restart();
     point.resize(moving.size());
     for (std::size_t f = 0; f < moving.size(); ++f) point[f] = gamma_[moving[f]];
-    if (const std::optional<std::vector<double>> next = anderson.record(point)) take_if_lower(moving, *next, penalty);
+    const std::optional<std::vector<double>> next = anderson.record(point);
+    if (!next || !take_if_lower(moving, *next, penalty)) return;
+    // The iteration goes on from the extrapolated point: a history of it alone.
+    anderson.restart();
+    (void)anderson.record(*next);
   };
   const std::uint64_t updates =
       active_set_cycle(active, enough, cycles_.max_sweeps, true, step, [] { return 0.0; }, extrapolate);
@@ -149,7 +153,7 @@ std::vector<double> ResidualShard::cycle(double lambda, std::span<const std::uin
   return out;
 }
 
-void ResidualShard::take_if_lower(std::span<const std::uint32_t> coordinates, std::span<const double> next,
+bool ResidualShard::take_if_lower(std::span<const std::uint32_t> coordinates, std::span<const double> next,
                                   const Penalty& penalty) {
   const ColumnStats& stats = *cycles_.stats;
   // F's change, exactly and without forming F: the residual moves by d = −X·Δβ on the rows the
@@ -197,9 +201,10 @@ void ResidualShard::take_if_lower(std::span<const std::uint32_t> coordinates, st
     }
     part.touched.clear();
   }
-  if (!lower) return;
+  if (!lower) return false;
   for (std::size_t f = 0; f < coordinates.size(); ++f) gamma_[coordinates[f]] = next[f];
   mu_dot_beta_ += mean_step;
+  return true;
 }
 
 std::vector<double> ResidualShard::push(const rounds::Task& task) {

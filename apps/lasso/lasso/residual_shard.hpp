@@ -100,8 +100,8 @@ class ResidualShard {
   };
 
   // Moves `coordinates` to `next` (fit coordinates γ, same order) if that lowers F at the
-  // penalty, with the residual: an extrapolated point is taken only as a descent.
-  void take_if_lower(std::span<const std::uint32_t> coordinates, std::span<const double> next, const Penalty& penalty);
+  // penalty, with the residual: an extrapolated point is taken only as a descent. Whether it did.
+  bool take_if_lower(std::span<const std::uint32_t> coordinates, std::span<const double> next, const Penalty& penalty);
 
   RowParts rows_;
   std::vector<Part> parts_;  // the state of rows_'s parts, same index
