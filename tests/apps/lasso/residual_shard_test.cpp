@@ -14,27 +14,11 @@ using namespace gyre::lasso;
 
 namespace {
 
-data::RegressionSet dense_regression(std::uint64_t n, std::uint32_t p, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  data::RegressionSet set;
-  set.features = p;
-  std::vector<std::uint32_t> cols(p);
-  std::vector<double> values(p);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    double y = 1.5;
-    for (std::uint32_t j = 0; j < p; ++j) {
-      cols[j] = j;
-      values[j] = 2.0 + normal(rng) * (1 + j);  // means away from 0: the intercept matters
-      y += (j % 2 ? 0.8 : -0.5) * values[j];
-    }
-    set.add_row(i, y + normal(rng), cols, values);
-  }
-  return set;
-}
-
-// Columns that are one signal plus a little noise each: cyclic coordinate descent crawls.
-data::RegressionSet correlated_regression(std::uint64_t n, std::uint32_t p, std::uint64_t seed) {
+// n rows of p dense columns: x_ij = column(j, z_i, d) with z_i a normal draw a row and d one a
+// value, and y_i = offset + Σ_j weight(j)·x_ij + noise times a normal draw.
+template <class Column, class Weight>
+data::RegressionSet dense_rows(std::uint64_t n, std::uint32_t p, std::uint64_t seed, double offset, double noise,
+                               Column column, Weight weight) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal;
   data::RegressionSet set;
@@ -43,15 +27,29 @@ data::RegressionSet correlated_regression(std::uint64_t n, std::uint32_t p, std:
   std::vector<double> values(p);
   for (std::uint64_t i = 0; i < n; ++i) {
     const double z = normal(rng);
-    double y = 0;
+    double y = offset;
     for (std::uint32_t j = 0; j < p; ++j) {
       cols[j] = j;
-      values[j] = z + 0.05 * normal(rng);
-      y += (j < p / 2 ? 1.0 : -0.3) * values[j];
+      values[j] = column(j, z, normal(rng));
+      y += weight(j) * values[j];
     }
-    set.add_row(i, y + 0.1 * normal(rng), cols, values);
+    set.add_row(i, y + noise * normal(rng), cols, values);
   }
   return set;
+}
+
+// Columns with means away from 0 (the intercept matters) and spreads growing with j.
+data::RegressionSet dense_regression(std::uint64_t n, std::uint32_t p, std::uint64_t seed) {
+  return dense_rows(
+      n, p, seed, 1.5, 1.0, [](std::uint32_t j, double, double d) { return 2.0 + d * (1 + j); },
+      [](std::uint32_t j) { return j % 2 ? 0.8 : -0.5; });
+}
+
+// Columns that are one signal plus a little noise each: cyclic coordinate descent crawls.
+data::RegressionSet correlated_regression(std::uint64_t n, std::uint32_t p, std::uint64_t seed) {
+  return dense_rows(
+      n, p, seed, 0.0, 0.1, [](std::uint32_t, double z, double d) { return z + 0.05 * d; },
+      [p](std::uint32_t j) { return j < p / 2 ? 1.0 : -0.3; });
 }
 
 // Textbook cyclic coordinate descent on explicitly centred dense columns, to a tiny step
@@ -81,6 +79,17 @@ std::vector<double> plain(const data::RegressionSet& set, const ColumnStats& sta
   return gamma;
 }
 
+// The residual the shard's check sums is the one its cycle left: at the cycle's coefficients
+// `got` (γ of every feature, in order) every coordinate satisfies its optimality condition.
+void check_residual_optimal(ResidualShard& shard, const data::RegressionSet& set, const ColumnStats& stats,
+                            const std::vector<double>& got, const Penalty& penalty) {
+  double mu_dot_beta = 0;
+  for (std::uint32_t j = 0; j < set.features; ++j) mu_dot_beta += stats.mean[j] * got[j] / stats.scale[j];
+  const ShardCheck check = shard.check(-mu_dot_beta);
+  for (std::uint32_t j = 0; j < set.features; ++j)
+    CHECK(kkt_violation(got[j], stats.gradient(j, check.raw_gradient[j], -mu_dot_beta), penalty) < 1e-8);
+}
+
 }  // namespace
 
 TEST_CASE("a worker's cycles reach plain coordinate descent's answer and keep its residual exact, for 1 and 2 threads") {
@@ -97,12 +106,7 @@ TEST_CASE("a worker's cycles reach plain coordinate descent's answer and keep it
     REQUIRE(got.size() == active.size() + 1);
     for (std::size_t j = 0; j < active.size(); ++j) CHECK(got[j] == doctest::Approx(want[j]).epsilon(1e-9));
     CHECK(got.back() >= static_cast<double>(active.size()));
-    // The residual the check sums is the cycle's: the gradient there is optimal.
-    double mu_dot_beta = 0;
-    for (std::size_t j = 0; j < active.size(); ++j) mu_dot_beta += stats.mean[j] * got[j] / stats.scale[j];
-    const ShardCheck check = shard.check(-mu_dot_beta);
-    for (std::uint32_t j = 0; j < set.features; ++j)
-      CHECK(kkt_violation(got[j], stats.gradient(j, check.raw_gradient[j], -mu_dot_beta), penalty) < 1e-8);
+    check_residual_optimal(shard, set, stats, got, penalty);
   }
 }
 
@@ -119,11 +123,7 @@ TEST_CASE("on correlated columns a worker's cycles extrapolate: the same answer 
   for (std::size_t j = 0; j < active.size(); ++j) CHECK(got[j] == doctest::Approx(want[j]).epsilon(1e-7));
   MESSAGE("plain sweeps " << sweeps << ", cycle updates " << got.back());
   CHECK(got.back() < 0.25 * sweeps * static_cast<double>(active.size()));
-  double mu_dot_beta = 0;
-  for (std::size_t j = 0; j < active.size(); ++j) mu_dot_beta += stats.mean[j] * got[j] / stats.scale[j];
-  const ShardCheck check = shard.check(-mu_dot_beta);
-  for (std::uint32_t j = 0; j < set.features; ++j)
-    CHECK(kkt_violation(got[j], stats.gradient(j, check.raw_gradient[j], -mu_dot_beta), penalty) < 1e-8);
+  check_residual_optimal(shard, set, stats, got, penalty);
 }
 
 TEST_CASE("one part on two threads: the check's column blocks give the one-thread sums, bit for bit, and the same cycles") {
