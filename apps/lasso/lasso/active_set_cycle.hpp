@@ -41,6 +41,11 @@ struct CoordinateMove {
   bool nonzero = false;  // the coordinate is not zero after the step
 };
 
+// active_set_cycle()'s extrapolate when there is none.
+struct NoExtrapolation {
+  void operator()(std::span<const std::uint32_t>, bool) const noexcept {}
+};
+
 // Coordinate descent over `coordinates` as glmnet runs it: a sweep over all of them, then
 // sweeps over those that are not zero until a sweep's largest decrease is at most `enough`,
 // then a full sweep again, which ends the cycle if it moves nothing more than that. Most of a
@@ -48,11 +53,8 @@ struct CoordinateMove {
 // and need not be swept again. step(j) takes coordinate j's step; after_sweep() any step of the
 // sweep's end (an intercept), returning its decrease. Between sweeps over the moving set,
 // extrapolate(moving, restart) may move the iterate further along (AndersonExtrapolation);
-// restart is true after a full sweep, when the moving set is new. Returns the number of steps
-// taken, at most max_sweeps sweeps' worth.
-struct NoExtrapolation {
-  void operator()(std::span<const std::uint32_t>, bool) const noexcept {}
-};
+// restart is true when the moving set changed (after a full sweep, or a drop below). Returns
+// the number of steps taken, at most max_sweeps sweeps' worth.
 //
 // With `drop_zeros` a coordinate that a sweep over the moving set leaves at zero leaves that set
 // until the next full sweep. At 0.01·λ_max on the 100k × 100k problem the first full sweep

@@ -13,9 +13,10 @@ namespace gyre::lasso {
 // each hundredfold of accuracy took ~145 sweeps of the same 379 coordinates. The sweeps are a
 // fixed-point map x ↦ T(x) on those coordinates, and Anderson's method (Bertrand and Massias,
 // "Anderson acceleration of coordinate descent", AISTATS 2021) extrapolates it: from the last
-// K + 1 iterates x₀ … x_K, with U = [x₁ − x₀, …, x_K − x_{K−1}], the weights c = z / 1ᵀz for
-// (UᵀU)z = 1 give the point Σ c_i x_i that the differences say the iterates are heading to. The
-// caller takes it only if it lowers F (it need not), so every accepted point is a descent.
+// K + 1 iterates x₀ … x_K, with U = [x₁ − x₀, …, x_K − x_{K−1}], the weights c that make ‖Uc‖
+// least with Σ c_i = 1 give the point Σ c_i x_i that the differences say the iterates are
+// heading to. The caller takes it only if it lowers F (it need not), so every accepted point is
+// a descent.
 class AndersonExtrapolation {
  public:
   explicit AndersonExtrapolation(std::size_t depth = 5) : depth_(depth) {}
