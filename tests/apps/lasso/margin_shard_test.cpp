@@ -7,6 +7,7 @@
 #include <random>
 
 #include "lasso/margin_shard.hpp"
+#include "cycles_to_end.hpp"
 #include "logistic_reference.hpp"
 #include "support/float_checks.hpp"
 
@@ -200,8 +201,8 @@ TEST_CASE("a worker's logistic cycle reaches the reference optimum, centred colu
     for (int threads : {1, 2}) {
       CAPTURE(threads);
       MarginShard shard(set, threads);
-      shard.enable_cycles(LogisticCycleSettings{&stepper, penalty.alpha, 1e-20, 100000});
-      const std::vector<double> got = shard.cycle(penalty.lambda, params);
+      shard.enable_cycles(LogisticCycleSettings{&stepper, penalty.alpha, 1e-12, 100000});
+      const std::vector<double> got = gyre_test::cycles_to_end(shard, penalty.lambda, params);
       REQUIRE(got.size() == params.size() + 1);
       std::vector<double> gamma(got.begin(), got.begin() + set.features);
       const double b = intercept ? got[set.features] : 0.0;
