@@ -38,16 +38,29 @@ void RowParts::for_each(const std::function<void(std::size_t)>& body) {
   });
 }
 
-void RowParts::for_each_block(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body) {
+void RowParts::run_blocks(std::size_t count, const std::function<void(std::size_t, std::size_t, std::size_t)>& body) {
   const auto blocks = static_cast<std::size_t>(threads_);
   if (blocks == 1 || count < blocks) {
-    body(0, count);
+    body(0, 0, count);
     return;
   }
   arena_->arena.execute([&] {
-    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) { body(count * b / blocks, count * (b + 1) / blocks); },
-                      tbb::simple_partitioner());
+    tbb::parallel_for(
+        std::size_t{0}, blocks, [&](std::size_t b) { body(b, count * b / blocks, count * (b + 1) / blocks); },
+        tbb::simple_partitioner());
   });
+}
+
+void RowParts::for_each_block(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body) {
+  run_blocks(count, [&](std::size_t, std::size_t begin, std::size_t end) { body(begin, end); });
+}
+
+double RowParts::sum_blocks(std::size_t count, const std::function<double(std::size_t, std::size_t)>& block_sum) {
+  std::vector<double> sums(static_cast<std::size_t>(threads_), 0.0);
+  run_blocks(count, [&](std::size_t b, std::size_t begin, std::size_t end) { sums[b] = block_sum(begin, end); });
+  double total = sums[0];
+  for (std::size_t b = 1; b < sums.size(); ++b) total += sums[b];
+  return total;
 }
 
 void RowParts::add_part_sums(std::span<double> out) const {

@@ -39,6 +39,9 @@ class RowParts {
   // body(begin, end) over [0, count) cut into one block a thread, as tasks of the arena; with
   // one thread a single call on the calling thread.
   void for_each_block(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body);
+  // Σ of block_sum(begin, end) over the same blocks, added in block order: with one thread the
+  // single block's sum, as a loop on the calling thread would give it.
+  double sum_blocks(std::size_t count, const std::function<double(std::size_t, std::size_t)>& block_sum);
   int threads() const noexcept { return threads_; }
 
   // A part's own partial sums: each task fills its part's, then add_part_sums() folds them.
@@ -55,6 +58,8 @@ class RowParts {
   std::vector<std::vector<double>> part_sums_;
   struct Arena;
   std::unique_ptr<Arena> arena_;
+  // body(block, begin, end) for each of the blocks of [0, count): for_each_block's and sum_blocks'.
+  void run_blocks(std::size_t count, const std::function<void(std::size_t, std::size_t, std::size_t)>& body);
 };
 
 }  // namespace gyre::lasso

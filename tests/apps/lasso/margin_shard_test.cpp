@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <utility>
 
 #include "lasso/margin_shard.hpp"
 #include "cycles_to_end.hpp"
@@ -198,9 +199,12 @@ TEST_CASE("a worker's logistic cycle reaches the reference optimum, centred colu
     std::vector<std::uint32_t> params(set.features);
     std::iota(params.begin(), params.end(), 0u);
     if (intercept) params.push_back(set.features);
-    for (int threads : {1, 2}) {
+    // Parts and threads: one each, two each, and one part on two threads (the rows' sums of the
+    // line search and the margins' refresh then in blocks, RowParts::sum_blocks).
+    for (const auto& [parts, threads] : {std::pair{1, 1}, std::pair{2, 2}, std::pair{1, 2}}) {
+      CAPTURE(parts);
       CAPTURE(threads);
-      MarginShard shard(set, threads);
+      MarginShard shard(set, parts, threads);
       shard.enable_cycles(LogisticCycleSettings{&stepper, penalty.alpha, 1e-12, 100000});
       const std::vector<double> got = gyre_test::cycles_to_end(shard, penalty.lambda, params);
       REQUIRE(got.size() == params.size() + 1);
