@@ -201,7 +201,8 @@ TEST_CASE("a worker's logistic cycle reaches the reference optimum, centred colu
     if (intercept) params.push_back(set.features);
     // Parts and threads: one each, two each, and one part on two threads (the rows' sums of the
     // line search and the margins' refresh then in blocks, RowParts::sum_blocks).
-    for (const auto& [parts, threads] : {std::pair{1, 1}, std::pair{2, 2}, std::pair{1, 2}}) {
+    for (const std::pair<int, int>& layout : {std::pair{1, 1}, std::pair{2, 2}, std::pair{1, 2}}) {
+      const int parts = layout.first, threads = layout.second;
       CAPTURE(parts);
       CAPTURE(threads);
       MarginShard shard(set, parts, threads);
