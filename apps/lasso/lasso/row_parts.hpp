@@ -22,7 +22,6 @@ class RowParts {
   // worker that walks its columns one coordinate at a time keeps one part, and lends its
   // threads to the passes over every column (for_each_block).
   RowParts(const data::RegressionSet& rows, int parts, int threads);
-  RowParts(const data::RegressionSet& rows, int threads) : RowParts(rows, threads, threads) {}
   ~RowParts();
   RowParts(const RowParts&) = delete;
   RowParts& operator=(const RowParts&) = delete;

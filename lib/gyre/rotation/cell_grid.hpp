@@ -125,9 +125,9 @@ std::vector<std::uint64_t> permute_by_cell_ids(std::span<Item> items, std::size_
 // by swapping each misplaced item into the next free slot of its bucket (no second array of
 // items, so a shard's ratings are laid out without doubling their memory). Each item's cell is
 // computed once, into an array of 2 bytes an item (4 beyond 65,536 cells) that moves with the
-// items: computing it at every move was most of the layout's time (98M ratings: a one-epoch gyre-mf
-// run went from 53.6 s to 21.8 s). Returns
-// the cells+1 offsets. Not stable: callers that need an order sort inside each bucket.
+// items: computing it at every move was most of the layout's time (98M ratings: a one-epoch
+// gyre-mf run went from 53.6 s to 21.8 s). Returns the cells+1 offsets. Not stable: callers
+// that need an order sort inside each bucket.
 template <class Item, class CellOf>
 std::vector<std::uint64_t> permute_by_cell(std::span<Item> items, std::size_t cells, CellOf cell_of) {
   if (cells <= std::size_t{1} << 16) return detail::permute_by_cell_ids<std::uint16_t>(items, cells, cell_of);
