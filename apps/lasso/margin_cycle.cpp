@@ -47,11 +47,6 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
   std::vector<double> moved(features(), 0.0);  // Δγ proposed by the model
   std::vector<std::uint8_t> is_touched(features(), 0);
   std::vector<std::uint32_t> touched;         // the coordinates the model moved
-  // A model's weights are fixed, so each column's Σx²w and Σxw are too: summed at the
-  // coordinate's first step of the model and kept, its later steps gather only Σx·q (one
-  // random read a non-zero instead of two).
-  std::vector<double> column_curvature(features()), column_moment(features());
-  std::vector<int> summed_in(features(), -1);  // the model whose sums column_* hold
   for (int newton = 0; newton < kNewtonSteps; ++newton) {
     // The loss's quadratic model at the margins of now: per row its gradient q = (p − y) + w·δ,
     // δ the margins' proposed change. Coordinate steps on the model touch no sigmoid.
@@ -80,29 +75,15 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
       if (j == features() || !stats.usable[j]) return {};
       const double now = gamma_[j] + moved[j];
       LogisticStepper::Sums own;  // of the model: Σ x·q, Σ x²w, Σ x·w over every row
-      if (summed_in[j] == newton) {
-        for (std::size_t p = 0; p < parts_.size(); ++p) {
-          const auto& c = rows_.columns(p);
-          const Part& part = parts_[p];
-          for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e)
-            own.gradient += c.values[e] * part.model[c.rows[e]];
+      for (std::size_t p = 0; p < parts_.size(); ++p) {
+        const auto& c = rows_.columns(p);
+        const Part& part = parts_[p];
+        for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
+          const double x = c.values[e], w = part.weight[c.rows[e]];
+          own.gradient += x * part.model[c.rows[e]];
+          own.curvature += x * x * w;
+          own.moment += x * w;
         }
-        own.curvature = column_curvature[j];
-        own.moment = column_moment[j];
-      } else {
-        for (std::size_t p = 0; p < parts_.size(); ++p) {
-          const auto& c = rows_.columns(p);
-          const Part& part = parts_[p];
-          for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
-            const double x = c.values[e], w = part.weight[c.rows[e]];
-            own.gradient += x * part.model[c.rows[e]];
-            own.curvature += x * x * w;
-            own.moment += x * w;
-          }
-        }
-        column_curvature[j] = own.curvature;
-        column_moment[j] = own.moment;
-        summed_in[j] = newton;
       }
       // A centred column steps along x − c·1 with the intercept (LogisticStepper::centre).
       const LogisticStepper::Totals model{model_total, weight_total};
