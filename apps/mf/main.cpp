@@ -106,7 +106,8 @@ int main(int argc, char** argv) {
   float init_scale = 0;
   app.add_option("--init-scale", init_scale, "initial factors uniform in [-s, s] (default: sqrt(ratings' std dev / rank))")
       ->check(gyre::app::non_negative_number());
-  app.add_flag("--biases", c.biases, "model a global mean and user and item biases");
+  app.add_flag("--biases,!--no-biases", c.biases,
+               "model a global mean and user and item biases (the default, but under --update ccd)");
   app.add_option("--ring", ring, "ring order per epoch")->check(CLI::IsMember({"fixed", "random"}))->capture_default_str();
   app.add_option("--local-schedule", local,
                  "deterministic (bitwise reproducible) or dynamic (FPSGD free-cell picking; not reproducible)")
@@ -146,6 +147,7 @@ int main(int argc, char** argv) {
     if (c.update == mf::UpdateRule::kSgd && app.count("--lr") == 0) c.learning_rate = mf::kSgdRate;
     // CCD++ has no rate to steer: held-out ratings would only be left out of training.
     if (c.update == mf::UpdateRule::kCcd && app.count("--held-out") == 0) c.held_out = 0;
+    if (c.update == mf::UpdateRule::kCcd && app.count("--biases") == 0) c.biases = false;
     if (app.count("--init-scale") > 0) c.init_scale = init_scale;
     // A warm start takes its settings from the saved model, so it is read before anything
     // depends on them (the rank in the memory check, the banner).

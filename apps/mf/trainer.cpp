@@ -46,7 +46,7 @@ void validate(const MfConfig& c, std::size_t shards) {
   need(static_cast<int>(shards) == c.workers, "one training shard per worker");
   if (c.update == UpdateRule::kCcd) {
     need(c.ccd_inner >= 1 && c.ccd_inner <= kMaxCcdInner, "CCD++'s inner passes (--ccd-inner) must be in 1.." + std::to_string(kMaxCcdInner));
-    need(!c.biases, "--update ccd fits factors only: it takes no --biases");
+    need(!c.biases, "--update ccd fits factors only: it takes no --biases (biases = false)");
     need(c.model == ComputationModel::kRotation, "--update ccd runs on the rotation (--model B) only");
   }
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace gyre::mf {
 namespace {
@@ -19,8 +20,13 @@ void adopt(T& setting, const T& saved, const char* flag, const char* field, cons
     std::ostringstream message;
     message << std::boolalpha << std::setprecision(9);
     message << "--init-model " << dir.string() << ": " << (dir / "model.json").string() << " has " << field << " "
-            << saved << " but the command line gives " << flag << " " << setting
-            << " (leave the flag out to continue with the model's value)";
+            << saved << " but the command line gives ";
+    // A switch is given as --name or --no-name, not with a value.
+    if constexpr (std::is_same_v<T, bool>)
+      message << (setting ? std::string(flag) : "--no-" + std::string(flag).substr(2));
+    else
+      message << flag << " " << setting;
+    message << " (leave the flag out to continue with the model's value)";
     throw std::invalid_argument(message.str());
   }
   setting = saved;

@@ -68,7 +68,7 @@ TEST_CASE("gyre-mf trains on a file, prints progress, writes metrics and a model
   std::istringstream items(read_text(dir / "model" / "item_factors.tsv"));
   int rows = 0;
   while (std::getline(items, line)) {
-    CHECK(std::count(line.begin(), line.end(), '\t') == 4);  // id + 4 factors
+    CHECK(std::count(line.begin(), line.end(), '\t') == 5);  // id, bias (on by default) and 4 factors
     ++rows;
   }
   CHECK(rows == 200);

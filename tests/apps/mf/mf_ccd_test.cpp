@@ -84,6 +84,7 @@ mf::MfConfig ccd_config(int P, int T, int d) {
   c.update = mf::UpdateRule::kCcd;
   c.rank = 4;
   c.lambda = 0.05f;
+  c.biases = false;  // CCD++ fits factors only
   c.held_out = 0;
   c.epochs = 4;
   c.workers = P;

@@ -41,6 +41,7 @@ TrainedMf train_model(mf::ComputationModel model, int epochs,
   c.depth = 2;
   c.seed = 4;
   c.lambda = 0.01f;
+  c.biases = false;  // the factors alone: biases have their own case
   c.model = model;
   c.collective = collective;
   c.local = mf::LocalSchedule::kDeterministic;  // the bits the allreduce case compares; the default is timing's

@@ -40,6 +40,7 @@ mf::MfConfig mf_config(int P, int T, int d) {
   c.depth = d;
   c.seed = 3;
   c.lambda = 0.01f;
+  c.biases = false;  // the factors alone: biases have their own case
   c.local = mf::LocalSchedule::kDeterministic;  // the bits these tests compare; the default is timing's
   return c;
 }
