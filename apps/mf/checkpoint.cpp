@@ -111,7 +111,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
   const RowLayout layout = RowLayout::of(config);
   auto m = std::make_shared<MfModel>();
   m->rank = config.rank;
-  m->biases = config.biases;
+  m->biases = config.biases.value();
   m->mean = mean;
   m->users = users;
   m->items = items;
@@ -121,7 +121,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
   const std::uint32_t held = keep_user ? static_cast<std::uint32_t>(m->user_ids.size()) : users;
   m->user_factors.resize(std::size_t{held} * config.rank);
   m->item_factors.resize(std::size_t{items} * config.rank);
-  if (config.biases) {
+  if (config.biases.value()) {
     m->user_bias.resize(held);
     m->item_bias.resize(items);
   }

@@ -106,8 +106,10 @@ int main(int argc, char** argv) {
   float init_scale = 0;
   app.add_option("--init-scale", init_scale, "initial factors uniform in [-s, s] (default: sqrt(ratings' std dev / rank))")
       ->check(gyre::app::non_negative_number());
-  app.add_flag("--biases,!--no-biases", c.biases,
-               "model a global mean and user and item biases (the default, but under --update ccd)");
+  bool biases = false;
+  app.add_flag("--biases,!--no-biases", biases,
+               "model a global mean and user and item biases, or not (default: when the items' mean ratings differ "
+               "by more than noise; never under --update ccd)");
   app.add_option("--ring", ring, "ring order per epoch")->check(CLI::IsMember({"fixed", "random"}))->capture_default_str();
   app.add_option("--local-schedule", local,
                  "deterministic (bitwise reproducible) or dynamic (FPSGD free-cell picking; not reproducible)")
@@ -147,7 +149,7 @@ int main(int argc, char** argv) {
     if (c.update == mf::UpdateRule::kSgd && app.count("--lr") == 0) c.learning_rate = mf::kSgdRate;
     // CCD++ has no rate to steer: held-out ratings would only be left out of training.
     if (c.update == mf::UpdateRule::kCcd && app.count("--held-out") == 0) c.held_out = 0;
-    if (c.update == mf::UpdateRule::kCcd && app.count("--biases") == 0) c.biases = false;
+    if (app.count("--biases") > 0) c.biases = biases;
     if (app.count("--init-scale") > 0) c.init_scale = init_scale;
     // A warm start takes its settings from the saved model, so it is read before anything
     // depends on them (the rank in the memory check, the banner).
@@ -222,6 +224,10 @@ int main(int argc, char** argv) {
       saved.reset();
     }
     c.workers = static_cast<int>(input.shards.size());
+    // Whether the model has biases shapes its rows (a checkpoint's, the memory it needs), so
+    // it is settled here, from the whole training set, as plan_job would.
+    const bool biases_given = c.biases.has_value();
+    const std::optional<double> item_f = mf::settle_biases(c, input.stats);
     // What a checkpoint records of this run, and a resume compares: the flags that shape the
     // result and the inputs' digests (read in full: only when checkpointing).
     std::optional<std::uint64_t> resumed_epoch;
@@ -253,10 +259,19 @@ int main(int argc, char** argv) {
     if (!input.note.empty()) std::fprintf(stderr, "gyre-mf: %s\n", input.note.c_str());
 
     const std::uint64_t n = input.stats.total().count;  // of the whole set, also where only one shard was read
-    if (!quiet)
+    if (!quiet) {
       std::printf("gyre-mf: %llu ratings, %llu test, rank %u, P=%d T=%d d=%d B=%d, %s model\n",
                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(input.test.ratings.size()), c.rank,
                   c.workers, c.threads, c.depth, c.workers * c.group_size(), mf::name_of(c.model));
+      if (!biases_given && c.update != mf::UpdateRule::kCcd) {
+        if (item_f)
+          std::printf("gyre-mf: %s: the items' mean ratings vary %.3g times as much as noise would (F; biases from %g; "
+                      "--biases or --no-biases to choose)\n",
+                      *c.biases ? "biases" : "no biases", *item_f, mf::kItemOffsetsF);
+        else
+          std::printf("gyre-mf: no biases: this process does not know the items' rating sums (--biases to fit them)\n");
+      }
+    }
 
     std::unique_ptr<report::MetricsLog> metrics;
     if (!metrics_path.empty() && launch.rank == 0) metrics = std::make_unique<report::MetricsLog>(metrics_path);

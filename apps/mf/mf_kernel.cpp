@@ -16,7 +16,7 @@ namespace gyre::mf {
 
 RowLayout RowLayout::of(const MfConfig& c) {
   const std::size_t width = model::padded_width(c.rank);
-  const bool tail = c.biases || c.update == UpdateRule::kAdaGrad || c.update == UpdateRule::kCcd;
+  const bool tail = c.biases.value() || c.update == UpdateRule::kAdaGrad || c.update == UpdateRule::kCcd;
   return {width, width + (tail ? model::kRowAlign : 0)};
 }
 
@@ -24,7 +24,7 @@ MfKernel::MfKernel(const MfConfig& config, data::RatingsSet train, data::Ratings
                    const ItemBlocks& blocks, float mean, float scale, std::uint32_t groups)
     : config_(config),
       layout_(RowLayout::of(config)),
-      mean_(config.biases ? mean : 0.0f),
+      mean_(config.biases.value() ? mean : 0.0f),
       scale_(scale),
       users_(LocalUsers::of(train, test)),
       held_out_(take_held_out(train.ratings, config), users_, blocks, 1, config.threads),
@@ -58,7 +58,7 @@ std::vector<data::Rating> MfKernel::take_held_out(std::vector<data::Rating>& tra
 
 SgdStep MfKernel::step() const {
   const float lr = epoch_rate(config_, epoch_, rate_.scale);
-  SgdStep s{lr, config_.lambda, config_.lambda_bias, mean_, layout_.width, layout_.stride, config_.biases};
+  SgdStep s{lr, config_.lambda, config_.lambda_bias, mean_, layout_.width, layout_.stride, config_.biases.value()};
   if (config_.update == UpdateRule::kAdaGrad) {
     // LIBMF's AdaGrad on ratings divided by s, written for the unscaled ratings: factors scale
     // by √s, so their gradients by s^1.5 and their steps by 1/s; biases scale by s.
@@ -153,7 +153,7 @@ double MfKernel::block_loss(const WorkerRatings& set, const model::Block& block)
 
 std::size_t model_row_floats(const MfConfig& c) {
   // CCD++'s tail holds only a phase's sums, nothing a model keeps.
-  return static_cast<std::size_t>(c.rank) + (c.biases || c.update == UpdateRule::kAdaGrad ? kModelTailFloats : 0);
+  return static_cast<std::size_t>(c.rank) + (c.biases.value() || c.update == UpdateRule::kAdaGrad ? kModelTailFloats : 0);
 }
 
 UserRows MfKernel::user_rows() const {

@@ -158,6 +158,18 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
           ++per_id[std::size_t{users} + r.item];
         }
         ctx.sum_each(per_id);
+        // Each item's sum of ratings, the ranks' parts added in rank order (the same bits on
+        // every rank): what decides whether the model fits biases (mf::settle_biases).
+        std::vector<double> item_sums(items, 0.0);
+        for (const data::Rating& r : mine.ratings) item_sums[r.item] += r.value;
+        {
+          const auto parts = ctx.allgather_values(item_sums, "item sums");
+          std::fill(item_sums.begin(), item_sums.end(), 0.0);
+          for (std::size_t r = 0; r < parts.size(); ++r) {
+            if (parts[r].size() != items) ctx.bad_message(static_cast<int>(r), "item sums", "not one sum per item");
+            for (std::uint32_t i = 0; i < items; ++i) item_sums[i] += parts[r][i];
+          }
+        }
         const std::span<const std::uint64_t> user_ratings(per_id.data(), users);
         const data::UserPartition placed = data::partition_users(user_ratings, static_cast<std::uint32_t>(P));
 
@@ -214,6 +226,7 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
         for (std::uint32_t u = 0; u < users; ++u)
           if (user_ratings[u] > 0) s.user_part[u] = placed.user_to_part[u];
         s.item_ratings.assign(per_id.begin() + users, per_id.end());
+        s.item_sums = std::move(item_sums);
         const data::RatingsMoments m = data::moments_of(shard);
         for (const auto& other : ctx.allgather_values<double>({static_cast<double>(m.count), m.sum, m.sum_squares}, "moments")) {
           if (other.size() != 3) ctx.bad_message(0, "moments", "not 3 numbers");

@@ -46,7 +46,7 @@ void validate(const MfConfig& c, std::size_t shards) {
   need(static_cast<int>(shards) == c.workers, "one training shard per worker");
   if (c.update == UpdateRule::kCcd) {
     need(c.ccd_inner >= 1 && c.ccd_inner <= kMaxCcdInner, "CCD++'s inner passes (--ccd-inner) must be in 1.." + std::to_string(kMaxCcdInner));
-    need(!c.biases, "--update ccd fits factors only: it takes no --biases (biases = false)");
+    need(!c.biases.value_or(false), "--update ccd fits factors only: it takes no --biases");
     need(c.model == ComputationModel::kRotation, "--update ccd runs on the rotation (--model B) only");
   }
 }
@@ -164,11 +164,19 @@ MfPlan plan_job(const MfConfig& config, const std::vector<data::RatingsSet>& tra
   return plan_job(config, data::ratings_stats(train_shards, test.users, test.items), test);
 }
 
+std::optional<double> settle_biases(MfConfig& config, const data::RatingsStats& train) {
+  if (config.biases) return std::nullopt;
+  const std::optional<double> f = data::item_means_f(train);
+  config.biases = config.update != UpdateRule::kCcd && f && *f >= kItemOffsetsF;
+  return f;
+}
+
 MfPlan plan_job(const MfConfig& config, const data::RatingsStats& train, const data::RatingsSet& test) {
   validate(config, train.parts.size());
   const auto P = static_cast<std::uint32_t>(config.workers);
   MfPlan plan;
   plan.config = config;
+  settle_biases(plan.config, train);
   plan.users = std::max(train.users, test.users);
   plan.items = std::max(train.items, test.items);
 
@@ -186,7 +194,7 @@ MfPlan plan_job(const MfConfig& config, const data::RatingsStats& train, const d
   const double sum = moments.sum, sum_squares = moments.sum_squares;
   const std::uint64_t count = moments.count;
   plan.has_test = !test.ratings.empty();
-  plan.mean = config.biases && count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
+  plan.mean = *plan.config.biases && count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
   plan.scale = rating_scale(sum, sum_squares, count);
   if (config.start) {  // part of the model being continued
     plan.mean = config.start->mean;
@@ -205,7 +213,7 @@ MfPlan plan_job(const MfConfig& config, const data::RatingsStats& train, const d
   item_ratings.resize(plan.items, 0);
   plan.blocks = ItemBlocks::balance(item_ratings,
                                     static_cast<std::uint32_t>(plan.schedule->blocks()));
-  plan.layout = RowLayout::of(config);
+  plan.layout = RowLayout::of(plan.config);
   std::size_t max_rows = 0;
   for (const auto& b : plan.blocks.rows) max_rows = std::max(max_rows, b.size());
   plan.groups = rotation::choose_groups(config.threads, max_rows, plan.layout.stride * sizeof(float));
@@ -240,7 +248,7 @@ MfModel model_header(const MfPlan& plan) {
   const MfConfig& config = plan.config;
   MfModel model;
   model.rank = config.rank;
-  model.biases = config.biases;
+  model.biases = *config.biases;
   model.mean = plan.mean;
   model.users = plan.users;
   model.items = plan.items;

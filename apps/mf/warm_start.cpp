@@ -56,7 +56,9 @@ void gather_rows(const std::vector<std::uint32_t>& dense, const std::vector<std:
 void continue_settings(MfConfig& config, const MfModel& saved, const std::filesystem::path& dir,
                        const std::function<bool(const char*)>& given) {
   adopt(config.rank, saved.rank, "--rank", "rank", dir, given);
-  adopt(config.biases, saved.biases, "--biases", "biases", dir, given);
+  bool biases = config.biases.value_or(saved.biases);
+  adopt(biases, saved.biases, "--biases", "biases", dir, given);
+  config.biases = biases;
   if (!saved.trained)
     throw std::invalid_argument("--init-model " + dir.string() + ": " + (dir / "model.json").string() +
                                 " has no training record (epochs, learning rate, seed): written by a gyre-mf "

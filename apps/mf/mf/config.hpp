@@ -102,12 +102,13 @@ struct MfConfig {
   // there is no rate: held-out ratings are only reported (gyre-mf sets 0 unless asked).
   float held_out = 0.02f;      // [0, 0.5]; plan_job() lowers it to held_out_max / ratings
   std::uint64_t held_out_max = 10000;  // 0: no cap
-  // Global mean + user bias + item bias. On by default: real ratings are mostly offsets of
-  // the user and the item (on InstEval the factors alone end 4.1% above LIBMF's best test
-  // RMSE, with the biases 0.3% below it; on the 20M Netflix-shaped set they gain 0.6%:
-  // tools/bench/mf-libmf.md). CCD++ fits factors only, so kCcd needs biases = false
-  // (gyre-mf sets it unless --biases is given).
-  bool biases = true;
+  // Global mean + user bias + item bias. Unset (the default): plan_job decides from the
+  // training ratings (settle_biases): on when the items' mean ratings differ by more than
+  // noise, as real ratings' do (InstEval: the factors alone end 4.9% above LIBMF's best test
+  // RMSE, with the biases 0.3% below it); off for ratings without such offsets, where biases
+  // only fit noise (a planted 200k-rating problem ends at 0.47 with them, 0.14 without:
+  // tools/bench/mf-libmf.md). Off under kCcd, which fits factors only and refuses true.
+  std::optional<bool> biases;
   // Factor entries start uniform in [-s, s], a function of (seed, id) only. Unset: s = √(σ/k),
   // σ the training ratings' standard deviation, so that a start row's products have the
   // ratings' spread whatever the rank (plan_job fills it in).

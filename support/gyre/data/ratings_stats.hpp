@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct RatingsStats {
   std::uint32_t items = 0;
   std::vector<std::uint32_t> user_part;     // per user: the shard with its ratings; kNoPart if none
   std::vector<std::uint64_t> item_ratings;  // per item: its ratings in all shards
+  // Per item: the sum of its ratings in all shards, in shard order; empty where it is not
+  // known (a partition read one shard at a time lists only the counts).
+  std::vector<double> item_sums;
   std::vector<RatingsMoments> parts;        // per shard, in shard order
 
   // The shards' moments combined in shard order: the same bits wherever they are computed.
@@ -46,5 +50,11 @@ struct RatingsStats {
 // The statistics of `shards` over an id space of at least users × items (and at least each
 // shard's). A user with ratings in two shards is placed in the later one.
 RatingsStats ratings_stats(std::span<const RatingsSet> shards, std::uint32_t users = 0, std::uint32_t items = 0);
+
+// The one-way analysis of variance of the ratings grouped by item: the mean square between the
+// items' means over the mean square within them (about 1 when the items' means differ only by
+// noise). None without item sums, with fewer than two rated items, or when the ratings do not
+// vary within items.
+std::optional<double> item_means_f(const RatingsStats& stats);
 
 }  // namespace gyre::data

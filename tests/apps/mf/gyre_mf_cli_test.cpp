@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gyre_mf_run.hpp"
@@ -51,6 +52,8 @@ TEST_CASE("gyre-mf trains on a file, prints progress, writes metrics and a model
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(r.output.find("epoch   3") != std::string::npos);
   CHECK(r.output.find("test_rmse") != std::string::npos);
+  // Planted factors have no item offsets: the default fits none, and says why.
+  CHECK_MESSAGE(r.output.find("gyre-mf: no biases: the items' mean ratings vary") != std::string::npos, r.output);
 
   std::istringstream lines(read_text(dir / "m.jsonl"));
   std::string line;
@@ -68,13 +71,52 @@ TEST_CASE("gyre-mf trains on a file, prints progress, writes metrics and a model
   std::istringstream items(read_text(dir / "model" / "item_factors.tsv"));
   int rows = 0;
   while (std::getline(items, line)) {
-    CHECK(std::count(line.begin(), line.end(), '\t') == 5);  // id, bias (on by default) and 4 factors
+    CHECK(std::count(line.begin(), line.end(), '\t') == 4);  // id + 4 factors
     ++rows;
   }
   CHECK(rows == 200);
   CHECK(gyre::test::TempDir::list_dir(dir / "model") ==
         std::vector<std::string>{"item_adagrad.tsv", "item_factors.tsv", "model.json", "user_adagrad.tsv",
                                  "user_factors.tsv"});
+}
+
+TEST_CASE("gyre-mf fits biases by default where the items' mean ratings differ, and not where told otherwise") {
+  TempDir dir;
+  generate_mf_ratings(dir, 9);
+  // The planted ratings with item i shifted by 0.5·(i mod 5 − 2): offsets as real ratings have.
+  for (const char* name : {"train.tsv", "test.tsv"}) {
+    std::istringstream in(read_text(dir / name));
+    std::ostringstream out;
+    long user = 0, item = 0;
+    double value = 0;
+    while (in >> user >> item >> value) out << user << '\t' << item << '\t' << value + 0.5 * (item % 5 - 2) << '\n';
+    write_text(dir / (std::string("offset-") + name), out.str());
+  }
+  const auto run = [&](const std::vector<std::string>& extra, const char* epochs = "10") {
+    std::vector<std::string> argv{gyre_mf(), "--train", (dir / "offset-train.tsv").string(), "--test",
+                                  (dir / "offset-test.tsv").string(), "--rank", "4", "--epochs", epochs, "--out",
+                                  (dir / "m").string(), "--metrics", (dir / "m.jsonl").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    std::filesystem::remove_all(dir / "m");
+    const auto r = run_command(argv);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    std::istringstream lines(read_text(dir / "m.jsonl"));
+    std::string line, last;
+    while (std::getline(lines, line)) last = line;
+    return std::make_tuple(r.output, nlohmann::json::parse(read_text(dir / "m" / "model.json")).at("biases").get<bool>(),
+                           nlohmann::json::parse(last).at("test_rmse").get<double>());
+  };
+  const auto [said, biases, rmse] = run({});
+  CHECK_MESSAGE(said.find("gyre-mf: biases: the items' mean ratings vary") != std::string::npos, said);
+  CHECK(biases);
+  const auto [said_off, biases_off, rmse_off] = run({"--no-biases"});
+  CHECK(said_off.find("biases:") == std::string::npos);  // chosen: nothing to explain
+  CHECK(!biases_off);
+  // The offsets are the biases' to fit: with them the same epochs end lower.
+  CHECK(rmse < rmse_off);
+  const auto [said_ccd, biases_ccd, rmse_ccd] = run({"--update", "ccd"}, "2");
+  CHECK(!biases_ccd);
+  CHECK(said_ccd.find("biases:") == std::string::npos);
 }
 
 TEST_CASE("gyre-mf output files are bitwise identical across runs and between a file and its partition") {

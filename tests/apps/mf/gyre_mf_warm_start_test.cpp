@@ -71,8 +71,8 @@ TEST_CASE("gyre-mf --init-model: 5 epochs, saved, then 5 more equal 10 epochs bi
   CHECK(half.at("train_rmse").get<double>() > 0);
 }
 
-TEST_CASE("gyre-mf --init-model: the same without biases (factors only), at another rate and decay") {
-  check_continuation({"--no-biases", "--lr", "0.03", "--lr-decay", "0.9"}, {});
+TEST_CASE("gyre-mf --init-model: the same with biases and the global mean") {
+  check_continuation({"--biases", "--lr", "0.03", "--lr-decay", "0.9"}, {});
 }
 
 TEST_CASE("gyre-mf --init-model: the same with 3 workers, random ring orders and depth 2 (the ring goes on)") {
@@ -116,7 +116,7 @@ TEST_CASE("gyre-mf --init-model refuses a model that does not fit the command li
   SUBCASE("biases that disagree, a seed, and a held-out cap (it picks the held-out ratings as the share does)") {
     CHECK(nlohmann::json::parse(read_text(dir / "m" / "model.json")).at("held_out_max") == 10000);
     for (const std::vector<std::string>& flag :
-         {std::vector<std::string>{"--no-biases"}, {"--seed", "7"}, {"--held-out-max", "0"}}) {
+         {std::vector<std::string>{"--biases"}, {"--seed", "7"}, {"--held-out-max", "0"}}) {
       std::vector<std::string> argv{gyre_mf(), "--train", (dir / "train.tsv").string(), "--init-model", (dir / "m").string()};
       argv.insert(argv.end(), flag.begin(), flag.end());
       const auto r = run_command(argv);
