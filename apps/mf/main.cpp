@@ -302,6 +302,7 @@ int main(int argc, char** argv) {
       hooks.discard_model = out_dir.empty();  // no rank gathers a model nobody writes
       model = mf::train_distributed(c, std::move(input.shards), input.stats, std::move(input.test), hooks, *cluster);
     } else {
+      input.stats = {};  // planned again from the shards; what it holds per user would only add to the peak
       model = mf::train_embedded(c, std::move(input.shards), std::move(input.test), hooks);
     }
     progress.finish();

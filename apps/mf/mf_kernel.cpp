@@ -35,6 +35,9 @@ MfKernel::MfKernel(const MfConfig& config, data::RatingsSet train, data::Ratings
       epoch_(static_cast<std::uint32_t>(config.first_epoch)),
       rate_(initial_rate_state(config)),
       train_phases_(static_cast<std::uint64_t>(config.first_epoch) * config.train_phases_per_epoch()) {
+  // Only the layouts above map global user ids to rows: a table over the whole id space (9 MB
+  // at 2.4M users) that training does not need.
+  std::vector<std::uint32_t>().swap(users_.local_of);
   if (config.update == UpdateRule::kCcd)
     ccd_.emplace(config_, layout_.width, layout_.stride, users_.global_ids.size(), train_.size());
   for (std::size_t u = 0; u < users_.global_ids.size(); ++u)

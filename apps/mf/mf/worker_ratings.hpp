@@ -20,7 +20,7 @@ using LocalRating = data::Rating;
 // shard or in the test shard (a test-only user keeps its initial row), ascending by id.
 struct LocalUsers {
   std::vector<std::uint32_t> global_ids;  // local → global
-  std::vector<std::uint32_t> local_of;    // global → local, kNone if not here
+  std::vector<std::uint32_t> local_of;    // global → local, kNone if not here (MfKernel lets it go once laid out)
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
   static LocalUsers of(const data::RatingsSet& train, const data::RatingsSet& test);
 };
