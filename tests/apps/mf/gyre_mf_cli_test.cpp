@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "gyre_mf_run.hpp"
@@ -92,6 +91,11 @@ TEST_CASE("gyre-mf fits biases by default where the items' mean ratings differ, 
     while (in >> user >> item >> value) out << user << '\t' << item << '\t' << value + 0.5 * (item % 5 - 2) << '\n';
     write_text(dir / (std::string("offset-") + name), out.str());
   }
+  struct Outcome {
+    std::string output;
+    bool biases;
+    double test_rmse;
+  };
   const auto run = [&](const std::vector<std::string>& extra, const char* epochs = "10") {
     std::vector<std::string> argv{gyre_mf(), "--train", (dir / "offset-train.tsv").string(), "--test",
                                   (dir / "offset-test.tsv").string(), "--rank", "4", "--epochs", epochs, "--out",
@@ -103,20 +107,20 @@ TEST_CASE("gyre-mf fits biases by default where the items' mean ratings differ, 
     std::istringstream lines(read_text(dir / "m.jsonl"));
     std::string line, last;
     while (std::getline(lines, line)) last = line;
-    return std::make_tuple(r.output, nlohmann::json::parse(read_text(dir / "m" / "model.json")).at("biases").get<bool>(),
-                           nlohmann::json::parse(last).at("test_rmse").get<double>());
+    return Outcome{r.output, nlohmann::json::parse(read_text(dir / "m" / "model.json")).at("biases").get<bool>(),
+                   nlohmann::json::parse(last).at("test_rmse").get<double>()};
   };
-  const auto [said, biases, rmse] = run({});
-  CHECK_MESSAGE(said.find("gyre-mf: biases: the items' mean ratings vary") != std::string::npos, said);
-  CHECK(biases);
-  const auto [said_off, biases_off, rmse_off] = run({"--no-biases"});
-  CHECK(said_off.find("biases:") == std::string::npos);  // chosen: nothing to explain
-  CHECK(!biases_off);
+  const Outcome chosen = run({});
+  CHECK_MESSAGE(chosen.output.find("gyre-mf: biases: the items' mean ratings vary") != std::string::npos, chosen.output);
+  CHECK(chosen.biases);
+  const Outcome off = run({"--no-biases"});
+  CHECK(off.output.find("biases:") == std::string::npos);  // chosen: nothing to explain
+  CHECK(!off.biases);
   // The offsets are the biases' to fit: with them the same epochs end lower.
-  CHECK(rmse < rmse_off);
-  const auto [said_ccd, biases_ccd, rmse_ccd] = run({"--update", "ccd"}, "2");
-  CHECK(!biases_ccd);
-  CHECK(said_ccd.find("biases:") == std::string::npos);
+  CHECK(chosen.test_rmse < off.test_rmse);
+  const Outcome ccd = run({"--update", "ccd"}, "2");
+  CHECK(!ccd.biases);
+  CHECK(ccd.output.find("biases:") == std::string::npos);
 }
 
 TEST_CASE("gyre-mf output files are bitwise identical across runs and between a file and its partition") {
