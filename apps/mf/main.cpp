@@ -199,6 +199,8 @@ int main(int argc, char** argv) {
     } else {
       input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)), parse_threads,
                              distributed ? std::optional(static_cast<std::uint32_t>(launch.rank)) : std::nullopt);
+      // Whether the model fits biases is decided from every item's rating sum (settle_biases).
+      if (distributed && input.stats.item_sums.empty() && !c.biases) mf::gather_item_sums(input, *cluster);
     }
     // This rank's users: those of its training shard, and of the test set, whose ratings go to
     // the rank of their user (and some users are only there). A continued or resumed job's
@@ -269,7 +271,7 @@ int main(int argc, char** argv) {
                       "--biases or --no-biases to choose)\n",
                       *c.biases ? "biases" : "no biases", *item_f, mf::kItemOffsetsF);
         else
-          std::printf("gyre-mf: no biases: this process does not know the items' rating sums (--biases to fit them)\n");
+          std::printf("gyre-mf: no biases: the ratings do not show whether the items' means differ (--biases to fit them)\n");
       }
     }
 

@@ -69,7 +69,29 @@ RangeParse parse_range(const std::filesystem::path& file, const data::RatingsHea
   return out;
 }
 
+// Each item's sum of the ratings every rank holds, the ranks' parts added in rank order: the
+// same bits on every rank (what mf::settle_biases decides by).
+std::vector<double> all_item_sums(Context& ctx, const std::vector<data::Rating>& mine, std::uint32_t items) {
+  std::vector<double> sums(items, 0.0);
+  for (const data::Rating& r : mine) sums[r.item] += r.value;
+  const auto parts = ctx.allgather_values(sums, "item sums");
+  std::fill(sums.begin(), sums.end(), 0.0);
+  for (std::size_t r = 0; r < parts.size(); ++r) {
+    if (parts[r].size() != items) ctx.bad_message(static_cast<int>(r), "item sums", "not one sum per item");
+    for (std::uint32_t i = 0; i < items; ++i) sums[i] += parts[r][i];
+  }
+  return sums;
+}
+
 }  // namespace
+
+void gather_item_sums(TrainingInput& in, const runtime::ProcessesBackend& backend) {
+  const auto rank = static_cast<std::size_t>(backend.launch.rank);
+  if (rank >= in.shards.size()) throw std::logic_error("gather_item_sums: no shard for rank " + std::to_string(rank));
+  mapreduce::run_loading(backend, [&](Context& ctx) {
+    in.stats.item_sums = all_item_sums(ctx, in.shards[rank].ratings, in.stats.items);
+  });
+}
 
 TrainingInput load_split_input(const std::filesystem::path& train, const std::filesystem::path& test,
                                std::size_t threads, const runtime::ProcessesBackend& backend, std::vector<data::SplitStats>* reads) {
@@ -158,18 +180,8 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
           ++per_id[std::size_t{users} + r.item];
         }
         ctx.sum_each(per_id);
-        // Each item's sum of ratings, the ranks' parts added in rank order (the same bits on
-        // every rank): what decides whether the model fits biases (mf::settle_biases).
-        std::vector<double> item_sums(items, 0.0);
-        for (const data::Rating& r : mine.ratings) item_sums[r.item] += r.value;
-        {
-          const auto parts = ctx.allgather_values(item_sums, "item sums");
-          std::fill(item_sums.begin(), item_sums.end(), 0.0);
-          for (std::size_t r = 0; r < parts.size(); ++r) {
-            if (parts[r].size() != items) ctx.bad_message(static_cast<int>(r), "item sums", "not one sum per item");
-            for (std::uint32_t i = 0; i < items; ++i) item_sums[i] += parts[r][i];
-          }
-        }
+        // Each item's sum of ratings: what decides whether the model fits biases.
+        std::vector<double> item_sums = all_item_sums(ctx, mine.ratings, items);
         const std::span<const std::uint64_t> user_ratings(per_id.data(), users);
         const data::UserPartition placed = data::partition_users(user_ratings, static_cast<std::uint32_t>(P));
 

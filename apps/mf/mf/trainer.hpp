@@ -103,8 +103,8 @@ struct MfPlan {
 // without offsets measure 0.98-1.02, InstEval 11.9, the Netflix-shaped set 484.
 inline constexpr double kItemOffsetsF = 2.0;
 // Sets config.biases where it is unset: off under CCD++ or where the statistics cannot tell
-// (no item sums), else on when the items' means vary as kItemOffsetsF says. Returns the F
-// statistic it went by, if any.
+// (no item sums, one rated item, no variation within items), else on when the items' means
+// vary as kItemOffsetsF says. Returns the F statistic it went by, if any.
 std::optional<double> settle_biases(MfConfig& config, const data::RatingsStats& train);
 
 // From the statistics of the whole training set (read from a partition beside one shard, or

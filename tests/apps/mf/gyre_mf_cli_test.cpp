@@ -82,23 +82,15 @@ TEST_CASE("gyre-mf trains on a file, prints progress, writes metrics and a model
 TEST_CASE("gyre-mf fits biases by default where the items' mean ratings differ, and not where told otherwise") {
   TempDir dir;
   generate_mf_ratings(dir, 9);
-  // The planted ratings with item i shifted by 0.5·(i mod 5 − 2): offsets as real ratings have.
-  for (const char* name : {"train.tsv", "test.tsv"}) {
-    std::istringstream in(read_text(dir / name));
-    std::ostringstream out;
-    long user = 0, item = 0;
-    double value = 0;
-    while (in >> user >> item >> value) out << user << '\t' << item << '\t' << value + 0.5 * (item % 5 - 2) << '\n';
-    write_text(dir / (std::string("offset-") + name), out.str());
-  }
+  for (const char* name : {"train.tsv", "test.tsv"}) gyre::test::shift_by_item(dir, name);
   struct Outcome {
     std::string output;
     bool biases;
     double test_rmse;
   };
   const auto run = [&](const std::vector<std::string>& extra, const char* epochs = "10") {
-    std::vector<std::string> argv{gyre_mf(), "--train", (dir / "offset-train.tsv").string(), "--test",
-                                  (dir / "offset-test.tsv").string(), "--rank", "4", "--epochs", epochs, "--out",
+    std::vector<std::string> argv{gyre_mf(), "--train", (dir / "train.tsv").string(), "--test",
+                                  (dir / "test.tsv").string(), "--rank", "4", "--epochs", epochs, "--out",
                                   (dir / "m").string(), "--metrics", (dir / "m.jsonl").string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     std::filesystem::remove_all(dir / "m");

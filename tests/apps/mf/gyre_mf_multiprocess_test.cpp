@@ -1,6 +1,8 @@
 // tests/apps/mf/gyre_mf_multiprocess_test.cpp — gyre-mf as several processes over tcp on loopback.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -104,6 +106,33 @@ std::filesystem::path train_single(const TempDir& dir, const std::string& model,
   const auto s = run_command(argv);
   REQUIRE_MESSAGE(s.exit_code == 0, s.output);
   return out;
+}
+
+// dir/train.tsv as a partition of 3 shards (dir/parts), and for each rank r a copy that holds
+// only shard r (dir/parts-r): what a process of a job given its own shard reads.
+void partition_by_rank(const TempDir& dir) {
+  const auto part = run_command({build_path("tools/gyre-partition").string(), "ratings", "--input",
+                                 (dir / "train.tsv").string(), "--parts", "3", "--out", (dir / "parts").string()});
+  REQUIRE_MESSAGE(part.exit_code == 0, part.output);
+  for (int r = 0; r < 3; ++r) {
+    const auto own = dir / ("parts-" + std::to_string(r));
+    std::filesystem::copy(dir / "parts", own);
+    for (int other = 0; other < 3; ++other)
+      if (other != r) REQUIRE(std::filesystem::remove(own / ("part-0000" + std::to_string(other) + ".shard")));
+  }
+}
+
+// `argv` for each of 3 ranks, each training on its own shard (partition_by_rank), to `out`.
+std::vector<std::vector<std::string>> per_rank_argv(const TempDir& dir, const std::vector<std::string>& argv,
+                                                    const std::filesystem::path& out) {
+  std::vector<std::vector<std::string>> per_rank;
+  for (int r = 0; r < 3; ++r) {
+    auto mine = argv;
+    *(std::find(mine.begin(), mine.end(), "--train") + 1) = (dir / ("parts-" + std::to_string(r))).string();
+    mine.insert(mine.end(), {"--out", out.string()});
+    per_rank.push_back(std::move(mine));
+  }
+  return per_rank;
 }
 
 // A multi-process run against the same model in one process: the rotation (B) and the
@@ -218,27 +247,12 @@ TEST_CASE("held-out rate cuts across 3 processes: B and C bitwise as in one proc
 TEST_CASE("3 processes each reading only its shard of a partition: B and C bitwise as one process reading the file") {
   TempDir dir;
   generate_ratings(dir, "20000");
-  const auto part = run_command({build_path("tools/gyre-partition").string(), "ratings", "--input",
-                                 (dir / "train.tsv").string(), "--parts", "3", "--out", (dir / "parts").string()});
-  REQUIRE_MESSAGE(part.exit_code == 0, part.output);
-  for (int r = 0; r < 3; ++r) {
-    const auto own = dir / ("parts-" + std::to_string(r));
-    std::filesystem::copy(dir / "parts", own);
-    for (int other = 0; other < 3; ++other)
-      if (other != r) REQUIRE(std::filesystem::remove(own / ("part-0000" + std::to_string(other) + ".shard")));
-  }
+  partition_by_rank(dir);
   for (const std::string model : {"B", "C"}) {
     CAPTURE(model);
     const auto single = train_single(dir, model, 3);
     const auto multi = dir / ("multi-" + model);
-    std::vector<std::vector<std::string>> per_rank;
-    for (int r = 0; r < 3; ++r) {
-      auto argv = flags_of(dir, model);
-      *(std::find(argv.begin(), argv.end(), "--train") + 1) = (dir / ("parts-" + std::to_string(r))).string();
-      argv.insert(argv.end(), {"--out", multi.string()});
-      per_rank.push_back(std::move(argv));
-    }
-    for (const auto& r : run_ranks(per_rank)) CHECK_MESSAGE(r.exit_code == 0, r.output);
+    for (const auto& r : run_ranks(per_rank_argv(dir, flags_of(dir, model), multi))) CHECK_MESSAGE(r.exit_code == 0, r.output);
     const auto whole_model = exported_model(gyre_mf(), multi);
     for (const char* file : kModelFiles) CHECK(read_text(single / file) == read_text(whole_model / file));
   }
@@ -318,6 +332,34 @@ TEST_CASE("3 processes reading one ratings file by byte ranges: each rank reads 
     CHECK(read_text(from_mtx / file) == read_text(from_tsv / file));
     CHECK(read_text(single / file) == read_text(from_tsv / file));
   }
+}
+
+TEST_CASE("item offsets read by byte ranges across 3 processes: biases chosen as in one process, the same files") {
+  TempDir dir;
+  generate_ratings(dir, "20000");
+  for (const char* name : {"train.tsv", "test.tsv"}) gyre::test::shift_by_item(dir, name);
+  auto argv = flags_of(dir, "B");
+  argv.erase(std::find(argv.begin(), argv.end(), "--quiet"));
+  argv.insert(argv.end(), {"--out", (dir / "multi").string()});
+  const auto ranks = run_ranks(argv, 3);
+  for (const auto& r : ranks) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  // Each rank read a third of the file: the items' sums it decided by are the ranks' added.
+  CHECK_MESSAGE(ranks[0].output.find("gyre-mf: biases: the items' mean ratings vary") != std::string::npos,
+                ranks[0].output);
+  const auto single = train_single(dir, "B", 3);
+  CHECK(nlohmann::json::parse(read_text(single / "model.json")).at("biases") == true);
+  const auto multi = exported_model(gyre_mf(), dir / "multi");
+  for (const char* file : kModelFiles) CHECK(read_text(single / file) == read_text(multi / file));
+  // The same ratings as a partition, each process given only its own shard: items.txt has the
+  // items' counts but not their sums, which the ranks add before deciding.
+  partition_by_rank(dir);
+  argv.erase(argv.end() - 2, argv.end());  // the --out above
+  const auto shards = run_ranks(per_rank_argv(dir, argv, dir / "multi-parts"));
+  for (const auto& r : shards) REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(shards[0].output.find("gyre-mf: biases: the items' mean ratings vary") != std::string::npos,
+                shards[0].output);
+  const auto from_parts = exported_model(gyre_mf(), dir / "multi-parts");
+  for (const char* file : kModelFiles) CHECK(read_text(single / file) == read_text(from_parts / file));
 }
 
 TEST_CASE("3 processes reading a directory of ratings files by byte ranges: one process's model of the directory and of the files joined") {
