@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "app/model_header.hpp"
 #include "gyre/base/json_input.hpp"
@@ -76,6 +77,7 @@ std::vector<std::byte> encode_part(const MfPlan& plan, const MfKernel& kernel, s
 std::string control_state(const MfPlan& plan, std::uint64_t next_phase) {
   const RateState& rate = *plan.rate;  // as the policy left it after the epoch checkpointed
   return nlohmann::json{{"next_phase", next_phase},
+                        {"biases", plan.config.biases.value()},
                         {"mean", plan.mean},
                         {"scale", plan.scale},
                         {"rate_scale", rate.scale},
@@ -88,6 +90,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
                         const std::function<bool(std::uint32_t)>& keep_user) {
   const auto manifest_file = found.directory / "manifest";
   float mean = 0, scale = 1;
+  std::optional<bool> biases;
   Resumed out;
   out.epoch = static_cast<int>(found.manifest.epoch);
   RateState rate;
@@ -96,6 +99,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
     const auto state = parse_json(found.manifest.state, manifest_file, expected);
     out.phase = state.at("next_phase").get<std::uint64_t>();
     mean = state.at("mean").get<float>();
+    if (state.contains("biases")) biases = state.at("biases").get<bool>();
     scale = state.at("scale").get<float>();
     rate.scale = state.at("rate_scale").get<float>();
     if (const auto& rmse = state.at("held_out_rmse"); !rmse.is_null()) rate.held_out_rmse = rmse.get<double>();
@@ -108,10 +112,15 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
     throw InputError(manifest_file, 0, "\"rate_scale\" in (0, 8]", std::to_string(rate.scale));
   // As in model.json: each epoch is its training phases and at most one evaluation.
   check_phase_count(manifest_file, "next_phase", out.phase, found.manifest.epoch, config.train_phases_per_epoch());
-  const RowLayout layout = RowLayout::of(config);
+  // The model goes on with the biases it was checkpointed with, whatever this run's data would
+  // decide. Checkpoints written before they were recorded: a model without biases has a mean of
+  // exactly 0, one with them the ratings' mean.
+  MfConfig run = config;
+  run.biases = biases.value_or(mean != 0.0f);
+  const RowLayout layout = RowLayout::of(run);
   auto m = std::make_shared<MfModel>();
   m->rank = config.rank;
-  m->biases = config.biases.value();
+  m->biases = run.biases.value();
   m->mean = mean;
   m->users = users;
   m->items = items;
@@ -121,7 +130,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
   const std::uint32_t held = keep_user ? static_cast<std::uint32_t>(m->user_ids.size()) : users;
   m->user_factors.resize(std::size_t{held} * config.rank);
   m->item_factors.resize(std::size_t{items} * config.rank);
-  if (config.biases.value()) {
+  if (m->biases) {
     m->user_bias.resize(held);
     m->item_bias.resize(items);
   }
@@ -130,7 +139,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
     m->item_sums.resize(std::size_t{items} * MfModel::kSumsPerRow);
   }
   // Every row as a fresh run starts it; the checkpoint's rows replace them below.
-  MfConfig fresh = config;
+  MfConfig fresh = run;
   fresh.start.reset();
   if (!fresh.init_scale) fresh.init_scale = std::sqrt(scale / static_cast<float>(config.rank));
   std::vector<float> row(layout.stride);
@@ -173,6 +182,7 @@ Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, 
 }
 
 void continue_from(MfConfig& config, const Resumed& resumed, int target_epoch) {
+  config.biases = resumed.start->biases;
   config.start = resumed.start;
   config.first_epoch = resumed.epoch;
   config.first_phase = resumed.phase;

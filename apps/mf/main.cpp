@@ -265,7 +265,7 @@ int main(int argc, char** argv) {
       std::printf("gyre-mf: %llu ratings, %llu test, rank %u, P=%d T=%d d=%d B=%d, %s model\n",
                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(input.test.ratings.size()), c.rank,
                   c.workers, c.threads, c.depth, c.workers * c.group_size(), mf::name_of(c.model));
-      if (!biases_given && c.update != mf::UpdateRule::kCcd) {
+      if (!biases_given && !resumed_epoch && c.update != mf::UpdateRule::kCcd) {
         if (item_f)
           std::printf("gyre-mf: %s: the items' mean ratings vary %.3g times as much as noise would (F; biases from %g; "
                       "--biases or --no-biases to choose)\n",

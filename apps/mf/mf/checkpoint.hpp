@@ -46,8 +46,8 @@ struct Resumed {
 Resumed read_checkpoint(const checkpoint::Found& found, const MfConfig& config, std::uint32_t users, std::uint32_t items,
                         const std::function<bool(std::uint32_t)>& keep_user = {});
 
-// Makes `config` continue `resumed`: its start, epoch and phase, and the epochs left of the
-// `target_epoch` the run was asked to reach.
+// Makes `config` continue `resumed`: its start (and whether it has biases), epoch and phase,
+// and the epochs left of the `target_epoch` the run was asked to reach.
 void continue_from(MfConfig& config, const Resumed& resumed, int target_epoch);
 
 }  // namespace gyre::mf

@@ -1,6 +1,8 @@
 // tests/apps/mf/gyre_mf_checkpoint_test.cpp — gyre-mf --checkpoint/--resume: a run killed (kill -9) mid-job and resumed ends bitwise as one never stopped, in one process and across 3.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -83,6 +85,22 @@ TEST_CASE("one process: killed after epoch 4, resumed from epoch 3 (epoch 4 torn
   const auto r = run_mf(dir, argv);
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   expect_same_files(dir / "straight-sgd", dir / "resumed-sgd", {"model.json", "user_factors.tsv", "item_factors.tsv"});
+}
+
+TEST_CASE("biases chosen from the data: killed after epoch 4, resumed from epoch 3 with them, bitwise") {
+  TempDir dir;
+  generate_mf_ratings(dir, 7);
+  for (const char* name : {"train.tsv", "test.tsv"}) gyre::test::shift_by_item(dir, name);
+  const auto straight = run_mf(dir, {"--workers", "2", "--out", (dir / "straight").string(), "--quiet"});
+  REQUIRE_MESSAGE(straight.exit_code == 0, straight.output);
+  CHECK(nlohmann::json::parse(read_text(dir / "straight" / "model.json")).at("biases") == true);
+  run_mf_killed(dir, "ck");
+  // The resume goes on with the checkpoint's biases (recorded in its state; here the data would
+  // choose the same again), not with none: the model files are the uninterrupted run's.
+  const auto resumed = run_mf(dir, {"--workers", "2", "--resume", (dir / "ck").string(), "--out", (dir / "resumed").string()});
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.output);
+  CHECK(resumed.output.find("resuming after epoch 3") != std::string::npos);
+  expect_same_mf_model(dir / "straight", dir / "resumed");
 }
 
 TEST_CASE("the allreduce model (C): killed after epoch 4, resumed from epoch 3, bitwise the uninterrupted run") {
