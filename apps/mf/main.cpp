@@ -199,9 +199,9 @@ int main(int argc, char** argv) {
     } else {
       input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)), parse_threads,
                              distributed ? std::optional(static_cast<std::uint32_t>(launch.rank)) : std::nullopt);
-      // Whether the model fits biases is decided from every item's rating sum (settle_biases).
-      if (distributed && input.stats.item_sums.empty() && !c.biases) mf::gather_item_sums(input, *cluster);
     }
+    // Whether the model fits biases is decided from every item's rating sum (settle_biases).
+    if (distributed && !c.biases) mf::gather_item_sums(input, *cluster);
     // This rank's users: those of its training shard, and of the test set, whose ratings go to
     // the rank of their user (and some users are only there). A continued or resumed job's
     // rank keeps only their rows of the saved model.

@@ -69,28 +69,24 @@ RangeParse parse_range(const std::filesystem::path& file, const data::RatingsHea
   return out;
 }
 
-// Each item's sum of the ratings every rank holds, the ranks' parts added in rank order: the
-// same bits on every rank (what mf::settle_biases decides by).
-std::vector<double> all_item_sums(Context& ctx, const std::vector<data::Rating>& mine, std::uint32_t items) {
-  std::vector<double> sums(items, 0.0);
-  for (const data::Rating& r : mine) sums[r.item] += r.value;
-  const auto parts = ctx.allgather_values(sums, "item sums");
-  std::fill(sums.begin(), sums.end(), 0.0);
-  for (std::size_t r = 0; r < parts.size(); ++r) {
-    if (parts[r].size() != items) ctx.bad_message(static_cast<int>(r), "item sums", "not one sum per item");
-    for (std::uint32_t i = 0; i < items; ++i) sums[i] += parts[r][i];
-  }
-  return sums;
-}
-
 }  // namespace
 
 void gather_item_sums(TrainingInput& in, const runtime::ProcessesBackend& backend) {
   const auto rank = static_cast<std::size_t>(backend.launch.rank);
   if (rank >= in.shards.size()) throw std::logic_error("gather_item_sums: no shard for rank " + std::to_string(rank));
+  const std::uint32_t items = in.stats.items;
+  std::vector<double> sums(items, 0.0);
+  for (const data::Rating& r : in.shards[rank].ratings) sums[r.item] += r.value;
   mapreduce::run_loading(backend, [&](Context& ctx) {
-    in.stats.item_sums = all_item_sums(ctx, in.shards[rank].ratings, in.stats.items);
+    const auto parts = ctx.allgather_values(sums, "item sums");
+    // Added in rank order: the same bits on every rank.
+    std::fill(sums.begin(), sums.end(), 0.0);
+    for (std::size_t r = 0; r < parts.size(); ++r) {
+      if (parts[r].size() != items) ctx.bad_message(static_cast<int>(r), "item sums", "not one sum per item");
+      for (std::uint32_t i = 0; i < items; ++i) sums[i] += parts[r][i];
+    }
   });
+  in.stats.item_sums = std::move(sums);
 }
 
 TrainingInput load_split_input(const std::filesystem::path& train, const std::filesystem::path& test,
@@ -180,8 +176,6 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
           ++per_id[std::size_t{users} + r.item];
         }
         ctx.sum_each(per_id);
-        // Each item's sum of ratings: what decides whether the model fits biases.
-        std::vector<double> item_sums = all_item_sums(ctx, mine.ratings, items);
         const std::span<const std::uint64_t> user_ratings(per_id.data(), users);
         const data::UserPartition placed = data::partition_users(user_ratings, static_cast<std::uint32_t>(P));
 
@@ -238,7 +232,6 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
         for (std::uint32_t u = 0; u < users; ++u)
           if (user_ratings[u] > 0) s.user_part[u] = placed.user_to_part[u];
         s.item_ratings.assign(per_id.begin() + users, per_id.end());
-        s.item_sums = std::move(item_sums);
         const data::RatingsMoments m = data::moments_of(shard);
         for (const auto& other : ctx.allgather_values<double>({static_cast<double>(m.count), m.sum, m.sum_squares}, "moments")) {
           if (other.size() != 3) ctx.bad_message(0, "moments", "not 3 numbers");

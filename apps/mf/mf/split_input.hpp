@@ -28,9 +28,10 @@ TrainingInput load_split_input(const std::filesystem::path& train, const std::fi
                                std::size_t threads, const runtime::ProcessesBackend& backend,
                                std::vector<data::SplitStats>* reads = nullptr);
 
-// A process that read only its own shard of a partition (load_input with a rank) knows each
-// item's ratings count, from items.txt, but not its sum: the ranks add their shards' here, in
-// rank order, over a map-reduce job of the same processes (collective: every rank calls it).
+// A process of a job knows each item's ratings count but not its sum (what settle_biases
+// decides by): the ranks add their shards' (in.shards[rank]) here, in rank order, over a
+// map-reduce job of the same processes (collective: every rank calls it). Each rank holds every
+// rank's sums for a moment: 8 bytes an item a process.
 void gather_item_sums(TrainingInput& in, const runtime::ProcessesBackend& backend);
 
 }  // namespace gyre::mf
