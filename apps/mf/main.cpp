@@ -200,8 +200,10 @@ int main(int argc, char** argv) {
       input = mf::load_input(train_path, test_path, static_cast<std::uint32_t>(std::max(workers, 0)), parse_threads,
                              distributed ? std::optional(static_cast<std::uint32_t>(launch.rank)) : std::nullopt);
     }
-    // Whether the model fits biases is decided from every item's rating sum (settle_biases).
-    if (distributed && !c.biases) mf::gather_item_sums(input, *cluster);
+    // Whether the model fits biases is decided from every item's rating sum (settle_biases),
+    // which a rank that read only its part of the input lacks (every rank takes the same path).
+    if (distributed && !c.biases && c.update != mf::UpdateRule::kCcd && input.stats.item_sums.empty())
+      mf::gather_item_sums(input, *cluster);
     // This rank's users: those of its training shard, and of the test set, whose ratings go to
     // the rank of their user (and some users are only there). A continued or resumed job's
     // rank keeps only their rows of the saved model.
