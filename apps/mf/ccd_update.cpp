@@ -84,18 +84,21 @@ void CcdSolver::put_items(const CcdPhase& p, model::Block& items, bool last_visi
   }
 }
 
-double CcdSolver::items_cell(const CcdPhase& p, std::span<const LocalRating> cell, float* residuals, const float* users,
-                             const float* items) {
+double CcdSolver::items_cell(const CcdPhase& p, const Cell& c, float* residuals, const float* users,
+                             const float* block_items) {
   double loss = 0;
   const double lambda = lambda_;
+  const std::span<const CellRating> cell = c.ratings;
+  ItemEntry* entries = items_.data() + c.first_row;
+  const float* items = block_items + std::size_t{c.first_row} * stride_;
   for (std::size_t k = 0; k < cell.size(); ++k) {
-    const LocalRating& r = cell[k];
-    ItemEntry& item = items_[r.item];
+    const CellRating& r = cell[k];
+    ItemEntry& item = entries[r.row];
     float& e = residuals[k];
     const float ut = user_column_[r.user], vt = item.column;
     // The residual without this column: from the factors, or from the previous column's.
     if (p.first)
-      e = r.value - dot(users + std::size_t{r.user} * stride_, items + std::size_t{r.item} * stride_, width_) + ut * vt;
+      e = r.value - dot(users + std::size_t{r.user} * stride_, items + std::size_t{r.row} * stride_, width_) + ut * vt;
     else if (p.opens_column)
       e = e - user_previous_[r.user] * item.previous + ut * vt;
     // Only the epoch's last phase reports the error: a sum over every rating is a chain of
@@ -110,12 +113,14 @@ double CcdSolver::items_cell(const CcdPhase& p, std::span<const LocalRating> cel
   return loss;
 }
 
-double CcdSolver::users_cell(const CcdPhase& p, std::span<const LocalRating> cell, const float* residuals) {
+double CcdSolver::users_cell(const CcdPhase& p, const Cell& c, const float* residuals) {
   double loss = 0;
   const double lambda = lambda_;
+  const std::span<const CellRating> cell = c.ratings;
+  const ItemEntry* entries = items_.data() + c.first_row;
   for (std::size_t k = 0; k < cell.size(); ++k) {
-    const LocalRating& r = cell[k];
-    const float e = residuals[k], ut = user_column_[r.user], vt = items_[r.item].column;
+    const CellRating& r = cell[k];
+    const float e = residuals[k], ut = user_column_[r.user], vt = entries[r.row].column;
     if (p.last) {
       const double full = e - ut * vt;
       loss += full * full;

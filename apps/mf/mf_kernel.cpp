@@ -27,9 +27,9 @@ MfKernel::MfKernel(const MfConfig& config, data::RatingsSet train, data::Ratings
       mean_(config.biases.value() ? mean : 0.0f),
       scale_(scale),
       users_(LocalUsers::of(train, test)),
-      held_out_(take_held_out(train.ratings, config), users_, blocks, 1, config.threads),
+      held_out_(take_held_out(train.ratings, config), users_, blocks, min_groups(blocks), config.threads),
       train_(std::move(train.ratings), users_, blocks, groups, config.threads),
-      test_(std::move(test.ratings), users_, blocks, 1, config.threads),
+      test_(std::move(test.ratings), users_, blocks, min_groups(blocks), config.threads),
       user_factors_(users_.global_ids.size() * layout_.stride * sizeof(float)),
       locks_(groups),
       epoch_(static_cast<std::uint32_t>(config.first_epoch)),
@@ -113,10 +113,10 @@ std::uint32_t MfKernel::passes_for(std::uint64_t block_ratings, std::uint32_t gr
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(per_cell / kRatingsPerSlice, 1, 256));
 }
 
-std::span<const LocalRating> MfKernel::slice_of(std::span<const LocalRating> cell, const Slice& slice) {
-  const std::size_t lo = cell.size() * slice.index / slice.count;
-  const std::size_t hi = cell.size() * (slice.index + 1) / slice.count;
-  return cell.subspan(lo, hi - lo);
+Cell MfKernel::slice_of(const Cell& cell, const Slice& slice) {
+  const std::size_t n = cell.ratings.size();
+  const std::size_t lo = n * slice.index / slice.count, hi = n * (slice.index + 1) / slice.count;
+  return {cell.ratings.subspan(lo, hi - lo), cell.first_row};
 }
 
 void MfKernel::train_deterministic(model::Block& block, const SgdStep& s, const Slice& slice,
@@ -141,15 +141,20 @@ void MfKernel::evaluate(const model::Block& block, const rotation::Visit&) {
 }
 
 double MfKernel::block_loss(const WorkerRatings& set, const model::Block& block) {
-  const auto ratings = set.block(block.id());
-  // Fixed chunks summed in order: the same bits for any thread count.
+  // Fixed chunks of each cell summed in order: the same bits for any thread count.
   constexpr std::size_t kChunk = 16384;
-  const std::size_t chunks = (ratings.size() + kChunk - 1) / kChunk;
-  std::vector<double> partial(chunks, 0.0);
+  const std::uint32_t G = set.groups();
+  std::vector<Cell> chunks;
+  for (std::uint32_t g = 0; g < G; ++g)
+    for (std::uint32_t sub = 0; sub < G; ++sub) {
+      const Cell cell = set.cell(block.id(), g, sub);
+      for (std::size_t at = 0; at < cell.ratings.size(); at += kChunk)
+        chunks.push_back({cell.ratings.subspan(at, std::min(kChunk, cell.ratings.size() - at)), cell.first_row});
+    }
+  std::vector<double> partial(chunks.size(), 0.0);
   const SgdStep s = step();
-  oneapi::tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t c) {
-    const std::size_t end = std::min(ratings.size(), (c + 1) * kChunk);
-    partial[c] = squared_error(ratings.subspan(c * kChunk, end - c * kChunk), user_data(), block.data(), s);
+  oneapi::tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) {
+    partial[c] = squared_error(chunks[c], user_data(), block.data(), s);
   });
   return std::accumulate(partial.begin(), partial.end(), 0.0);
 }

@@ -216,7 +216,9 @@ MfPlan plan_job(const MfConfig& config, const data::RatingsStats& train, const d
   plan.layout = RowLayout::of(plan.config);
   std::size_t max_rows = 0;
   for (const auto& b : plan.blocks.rows) max_rows = std::max(max_rows, b.size());
-  plan.groups = rotation::choose_groups(config.threads, max_rows, plan.layout.stride * sizeof(float));
+  // Beyond the cache's choice where a block has too many rows for a cell's 16-bit item rows.
+  plan.groups = std::max(rotation::choose_groups(config.threads, max_rows, plan.layout.stride * sizeof(float)),
+                         min_groups(plan.blocks));
   return plan;
 }
 

@@ -79,9 +79,9 @@ class CcdSolver {
   };
   void take_items(const CcdPhase& p, const model::Block& items, bool first_visit);
   void put_items(const CcdPhase& p, model::Block& items, bool last_visit) const;
-  double items_cell(const CcdPhase& p, std::span<const LocalRating> cell, float* residuals, const float* users,
-                    const float* items);
-  double users_cell(const CcdPhase& p, std::span<const LocalRating> cell, const float* residuals);
+  // `items`: the visiting block's rows.
+  double items_cell(const CcdPhase& p, const Cell& cell, float* residuals, const float* users, const float* items);
+  double users_cell(const CcdPhase& p, const Cell& cell, const float* residuals);
 
   float lambda_;
   std::size_t width_;

@@ -92,10 +92,10 @@ class MfKernel final : public rotation::RotationKernel {
   };
   static constexpr std::uint64_t kRatingsPerSlice = 2048;
   std::uint32_t passes_for(std::uint64_t block_ratings, std::uint32_t groups) const;
-  static std::span<const LocalRating> slice_of(std::span<const LocalRating> cell, const Slice& slice);
+  static Cell slice_of(const Cell& cell, const Slice& slice);
 
   SgdStep step() const;
-  // The squared error over `ratings`' cell of `block`, summed in a fixed order.
+  // The squared error over `ratings`' cells of `block`, summed in a fixed order.
   double block_loss(const WorkerRatings& ratings, const model::Block& block);
   // Moves the held-out ratings out of `train` (MfConfig::held_out).
   static std::vector<data::Rating> take_held_out(std::vector<data::Rating>& train, const MfConfig& c);
@@ -110,9 +110,9 @@ class MfKernel final : public rotation::RotationKernel {
   float mean_;
   float scale_;  // the training ratings' standard deviation: AdaGrad's unit
   LocalUsers users_;
-  WorkerRatings held_out_;  // one cell per block
+  WorkerRatings held_out_;  // the fewest cells a block (min_groups)
   WorkerRatings train_;
-  WorkerRatings test_;  // one cell per block
+  WorkerRatings test_;  // the fewest cells a block
   Buffer user_factors_;
   rotation::GridLocks locks_;
   std::uint32_t epoch_;  // training phases completed (warm start: counting the saved model's), for the learning-rate schedule

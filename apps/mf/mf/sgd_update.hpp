@@ -51,19 +51,22 @@ inline float predict(const float* p, const float* q, const SgdStep& s) {
   return pred;
 }
 
+// The *_cell_w kernels take a cell's ratings and its sub-block's rows (`items` from the
+// sub-block's first row); sgd_cell finds them for a Cell.
+
 // One SGD pass over `cell`: for each rating, e = r − p·q (− biases); p += lr(e q − λp);
 // q += lr(e p − λq), both from the old values. Returns the sum of squared errors seen
 // (before each update), which is LIBMF's training loss.
 template <std::size_t W>
-inline double sgd_cell_w(std::span<const LocalRating> cell, float* __restrict users, float* __restrict items,
+inline double sgd_cell_w(std::span<const CellRating> cell, float* __restrict users, float* __restrict items,
                          const SgdStep& s) {
   double loss = 0;
   const float lr = s.learning_rate;
   const float decay = 1.0f - lr * s.lambda;
   const std::size_t width = W == kDynamic ? s.width : W;
-  for (const LocalRating& r : cell) {
+  for (const CellRating& r : cell) {
     float* __restrict p = users + static_cast<std::size_t>(r.user) * s.stride;
-    float* __restrict q = items + static_cast<std::size_t>(r.item) * s.stride;
+    float* __restrict q = items + static_cast<std::size_t>(r.row) * s.stride;
     const float e = r.value - predict<W>(p, q, s);
     loss += static_cast<double>(e) * e;
     const float g = lr * e;
@@ -88,7 +91,7 @@ inline double sgd_cell_w(std::span<const LocalRating> cell, float* __restrict us
 // rating of a user to the next. Eigen's fixed-size arrays keep the rows in vector registers and
 // sum the squares in a fixed order: the same bits on every run.
 template <std::size_t W>
-inline double adagrad_cell_w(std::span<const LocalRating> cell, float* __restrict users, float* __restrict items,
+inline double adagrad_cell_w(std::span<const CellRating> cell, float* __restrict users, float* __restrict items,
                              const SgdStep& s) {
   constexpr int kRows = W == kDynamic ? Eigen::Dynamic : static_cast<int>(W);
   constexpr int kMaxRows = W == kDynamic ? 4096 : static_cast<int>(W);
@@ -108,7 +111,7 @@ inline double adagrad_cell_w(std::span<const LocalRating> cell, float* __restric
     Vec square_p = Vec::Zero(width);
     float bias_square_p = 0;
     for (; i < cell.size() && cell[i].user == user; ++i) {
-      float* q_data = items + static_cast<std::size_t>(cell[i].item) * s.stride;
+      float* q_data = items + static_cast<std::size_t>(cell[i].row) * s.stride;
       float* q_tail = q_data + s.width;
       Row q(q_data, width);
       const float e = cell[i].value - predict<W>(p_data, q_data, s);
@@ -136,11 +139,14 @@ inline double adagrad_cell_w(std::span<const LocalRating> cell, float* __restric
 }
 
 template <std::size_t W>
-inline double update_cell_w(std::span<const LocalRating> cell, float* users, float* items, const SgdStep& s) {
+inline double update_cell_w(std::span<const CellRating> cell, float* users, float* items, const SgdStep& s) {
   return s.adagrad ? adagrad_cell_w<W>(cell, users, items, s) : sgd_cell_w<W>(cell, users, items, s);
 }
 
-inline double sgd_cell(std::span<const LocalRating> cell, float* users, float* items, const SgdStep& s) {
+// `items` is the visiting block's first row.
+inline double sgd_cell(const Cell& c, float* users, float* block_items, const SgdStep& s) {
+  const std::span<const CellRating> cell = c.ratings;
+  float* items = block_items + static_cast<std::size_t>(c.first_row) * s.stride;
   switch (s.width) {
     case 8: return update_cell_w<8>(cell, users, items, s);
     case 16: return update_cell_w<16>(cell, users, items, s);
@@ -157,13 +163,13 @@ inline double sgd_cell(std::span<const LocalRating> cell, float* users, float* i
   }
 }
 
-// Sum of squared errors over `ratings` without updating anything.
-inline double squared_error(std::span<const LocalRating> ratings, const float* users, const float* items,
-                            const SgdStep& s) {
+// Sum of squared errors over `c`'s ratings without updating anything; `block_items` as sgd_cell's.
+inline double squared_error(const Cell& c, const float* users, const float* block_items, const SgdStep& s) {
+  const float* items = block_items + static_cast<std::size_t>(c.first_row) * s.stride;
   double sum = 0;
-  for (const LocalRating& r : ratings) {
+  for (const CellRating& r : c.ratings) {
     const float e = r.value - predict<kDynamic>(users + static_cast<std::size_t>(r.user) * s.stride,
-                                                items + static_cast<std::size_t>(r.item) * s.stride, s);
+                                                items + static_cast<std::size_t>(r.row) * s.stride, s);
     sum += static_cast<double>(e) * e;
   }
   return sum;

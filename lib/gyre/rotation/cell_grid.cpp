@@ -140,6 +140,18 @@ std::vector<std::uint32_t> balanced_cuts(const std::vector<std::uint64_t>& count
   return cuts;
 }
 
+void cap_spans(std::vector<std::uint32_t>& cuts, std::uint32_t max_span) {
+  const std::size_t parts = cuts.size() - 1;
+  if (cuts.back() > static_cast<std::uint64_t>(parts) * max_span)
+    throw std::invalid_argument("cap_spans: " + std::to_string(cuts.back()) + " rows do not fit " + std::to_string(parts) +
+                                " ranges of " + std::to_string(max_span));
+  // Forward, each range is cut short; backward, the last ones are widened from their end. A cut
+  // only moves where a range is too wide, and each pass keeps the cuts in order.
+  for (std::size_t p = 1; p < parts; ++p) cuts[p] = static_cast<std::uint32_t>(std::min<std::uint64_t>(cuts[p], std::uint64_t{cuts[p - 1]} + max_span));
+  for (std::size_t p = parts - 1; p >= 1; --p)
+    cuts[p] = static_cast<std::uint32_t>(std::max<std::int64_t>(cuts[p], std::int64_t{cuts[p + 1]} - max_span));
+}
+
 std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint64_t row_bytes) {
   constexpr std::uint64_t kL2Budget = 384 * 1024;  // of a 512 KiB–1 MiB L2: leave room for the streamed rows
   const std::uint64_t for_cache = (max_block_rows * row_bytes + kL2Budget - 1) / kL2Budget;

@@ -52,6 +52,11 @@ void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads,
 // the parts+1 boundaries.
 std::vector<std::uint32_t> balanced_cuts(const std::vector<std::uint64_t>& counts, std::uint32_t parts);
 
+// Moves `cuts` (boundaries over [0, cuts.back())) as little as it takes for no range to span
+// more than `max_span`, leaving them as they are where none does. Needs cuts.back() ≤
+// (cuts.size() − 1)·max_span; throws std::invalid_argument otherwise.
+void cap_spans(std::vector<std::uint32_t>& cuts, std::uint32_t max_span);
+
 // G for a worker: enough sub-ranges that a sub-range's block rows fit in L2 next to the rows
 // being streamed, and at least 2·T cells per round so threads balance.
 std::uint32_t choose_groups(int threads, std::uint64_t max_block_rows, std::uint64_t row_bytes);

@@ -19,12 +19,12 @@ constexpr std::size_t kRank = 5, kWidth = 8, kStride = 16;  // padded width, the
 // gyre, a user's rate is read once per run of its ratings (the cell is sorted by user).
 struct Reference {
   std::vector<double> users, items;  // rank values, then G, per row
-  void pass(const std::vector<mf::LocalRating>& cell, double eta, double lambda, double sigma) {
+  void pass(const std::vector<mf::CellRating>& cell, double eta, double lambda, double sigma) {
     const std::size_t row = kRank + 1;
     double user_rate = 0, user_squares = 0;
     for (std::size_t i = 0; i < cell.size(); ++i) {
       double* p = &users[cell[i].user * row];
-      double* q = &items[cell[i].item * row];
+      double* q = &items[cell[i].row * row];
       if (i == 0 || cell[i].user != cell[i - 1].user) {
         user_rate = eta / std::sqrt(p[kRank]);
         user_squares = 0;
@@ -55,10 +55,10 @@ TEST_CASE("AdaGrad on ratings of spread σ takes LIBMF's steps on the ratings di
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   const std::uint32_t users = 6, items = 9;
-  std::vector<mf::LocalRating> cell;
+  std::vector<mf::CellRating> cell;
   for (std::uint32_t u = 0; u < users; ++u)
     for (std::uint32_t i = 0; i < items; ++i)
-      if ((u + 2 * i) % 3 != 0) cell.push_back({u, i, 3 * sigma * unit(rng)});
+      if ((u + 2 * i) % 3 != 0) cell.push_back({u, static_cast<std::uint16_t>(i), 3 * sigma * unit(rng)});
 
   // gyre's rows in the ratings' units (factors ×√σ, sums 1), the reference's in LIBMF's.
   std::vector<float> user_rows(users * kStride, 0.0f), item_rows(items * kStride, 0.0f);
@@ -82,7 +82,7 @@ TEST_CASE("AdaGrad on ratings of spread σ takes LIBMF's steps on the ratings di
   s.factor_sum_scale = 1.0f / (kRank * sigma * sigma * sigma);
   s.bias_sum_scale = 1.0f / (sigma * sigma);
   for (int pass = 0; pass < 3; ++pass) {
-    mf::sgd_cell(cell, user_rows.data(), item_rows.data(), s);
+    mf::sgd_cell(mf::Cell{cell}, user_rows.data(), item_rows.data(), s);
     ref.pass(cell, eta, lambda, sigma);
   }
   auto expect_scaled = [&](const std::vector<float>& rows, const std::vector<double>& scaled, std::uint32_t n) {
@@ -100,7 +100,7 @@ TEST_CASE("AdaGrad on ratings of spread σ takes LIBMF's steps on the ratings di
 }
 
 TEST_CASE("AdaGrad passes repeat bit for bit, and a row's sum grows with every pass") {
-  std::vector<mf::LocalRating> cell{{0, 0, 1.0f}, {0, 1, -1.0f}, {1, 0, 0.5f}};
+  std::vector<mf::CellRating> cell{{0, 0, 1.0f}, {0, 1, -1.0f}, {1, 0, 0.5f}};
   auto run = [&](int passes) {
     std::vector<float> users(2 * kStride, 0.1f), items(2 * kStride, 0.1f);
     for (std::size_t r = 0; r < 2; ++r) {
@@ -112,7 +112,7 @@ TEST_CASE("AdaGrad passes repeat bit for bit, and a row's sum grows with every p
     s.factor_sum_scale = 1.0f / kRank;
     std::vector<float> sums;  // user 0's, after each pass
     for (int p = 0; p < passes; ++p) {
-      mf::sgd_cell(cell, users.data(), items.data(), s);
+      mf::sgd_cell(mf::Cell{cell}, users.data(), items.data(), s);
       sums.push_back(users[kWidth + mf::kFactorSumAt]);
     }
     return std::make_pair(users, sums);

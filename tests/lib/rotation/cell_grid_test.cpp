@@ -135,3 +135,38 @@ TEST_CASE("permute_by_cell buckets items in place, the same multiset, with 2-byt
     CHECK(sorted_after == sorted_before);
   }
 }
+
+TEST_CASE("cap_spans narrows only the ranges that are too wide, keeps the cuts in order, and refuses what cannot fit") {
+  // Within the cap: untouched.
+  std::vector<std::uint32_t> fine{0, 3, 9, 10};
+  cap_spans(fine, 6);
+  CHECK(fine == std::vector<std::uint32_t>{0, 3, 9, 10});
+  // A long last range (rare rows at the end, as ratings' long tail gives) is spread backwards.
+  std::vector<std::uint32_t> tail{0, 1, 2, 20};
+  cap_spans(tail, 8);
+  CHECK(tail == std::vector<std::uint32_t>{0, 4, 12, 20});
+  // A long first range is cut short forwards.
+  std::vector<std::uint32_t> head{0, 18, 19, 20};
+  cap_spans(head, 8);
+  CHECK(head == std::vector<std::uint32_t>{0, 8, 16, 20});
+  // Exactly full, from balanced cuts of skewed counts.
+  std::vector<std::uint64_t> counts(24, 1);
+  counts[0] = 1000;
+  auto cuts = balanced_cuts(counts, 3);
+  cap_spans(cuts, 8);
+  CHECK(cuts == std::vector<std::uint32_t>{0, 8, 16, 24});
+  for (std::uint32_t cap : {1u, 5u, 7u}) {
+    std::vector<std::uint32_t> any = balanced_cuts(counts, 5);
+    if (24 > 5 * cap) {
+      CHECK_THROWS_AS(cap_spans(any, cap), std::invalid_argument);
+      continue;
+    }
+    cap_spans(any, cap);
+    CHECK(any.front() == 0);
+    CHECK(any.back() == 24);
+    for (std::size_t p = 1; p < any.size(); ++p) {
+      CHECK(any[p] >= any[p - 1]);
+      CHECK(any[p] - any[p - 1] <= cap);
+    }
+  }
+}
