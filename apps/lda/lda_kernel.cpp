@@ -380,7 +380,7 @@ TopicSampler<Topic>::TopicSampler(const LdaConfig& config, const data::Corpus& s
     }
   }
   // Initial topics depend only on (seed, document id, position in the document), so the
-  // starting state is the same however the corpus is sharded.
+  // starting state is the same however the corpus is sharded (LdaConfig::initial_topics).
   if (const auto& warm = config.warm_start; warm && !config.start) {  // a resume restores its topics
     // Folding in costs K a token and sweep: the worker's threads share it.
     ThreadArena(config.threads).execute([&] {
@@ -395,8 +395,11 @@ TopicSampler<Topic>::TopicSampler(const LdaConfig& config, const data::Corpus& s
   } else {
     for (std::uint32_t d = 0; d < tokens_.docs(); ++d) {
       Rng rng(stream_seed(config.seed, 0x1A17, shard.doc_ids[d]));
-      for (std::uint32_t p = tokens_.doc_begin(d); p < tokens_.doc_begin(d + 1); ++p)
-        z_[p] = static_cast<Topic>(rng.below(K_));
+      const auto first = z_.begin() + tokens_.doc_begin(d), last = z_.begin() + tokens_.doc_begin(d + 1);
+      if (config.initial_topics == InitialTopics::kDocument)
+        std::fill(first, last, static_cast<Topic>(rng.below(K_)));
+      else
+        std::generate(first, last, [&] { return static_cast<Topic>(rng.below(K_)); });
     }
   }
   for (const Topic k : z_) ++pending_[k];

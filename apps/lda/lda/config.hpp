@@ -47,6 +47,21 @@ struct LdaStart {
 
 class WarmStart;  // lda/warm_start.hpp
 
+// A fresh run's starting topics, drawn from (seed, document id, position) alone, so that the
+// start is the same however the corpus is split:
+//   kToken     every token's topic drawn on its own, uniform over K: the textbook start, and
+//              WarpLDA's (the default)
+//   kDocument  every token of a document in one topic drawn for the document
+// From kDocument a document's doc proposals all name its one topic, and a word proposal leaves
+// it with odds of about α / (the document's tokens); documents then split slowly, or not at all.
+// Where they are short against 1/α it is the quicker start by far, and it is worse where they
+// are not (tools/bench/lda-warplda.md, 2026-12-06): held-out perplexity on the mails at K = 100
+// (α 0.5) after 10 sweeps 1082, where kToken needs 30 for 1084; on a planted corpus (K = 10,
+// α 0.1, 2,700 documents) 112 after 10 sweeps against kToken's 55, and 47.7 after 30 against
+// 45.7. Its joint log-likelihood is high before any sweep (every document's topics being one)
+// and falls before it climbs: a comparison by log-likelihood counts from where it stays above.
+enum class InitialTopics { kToken, kDocument };
+
 struct LdaConfig {
   std::uint32_t topics = 100;  // K
   double alpha = 0;            // symmetric doc-topic prior; 0 means 50/K (Griffiths & Steyvers)
@@ -57,6 +72,7 @@ struct LdaConfig {
   // second and reaches a given log-likelihood as soon or sooner at K = 100 (README, "gyre-lda").
   int mh_steps = 4;
   std::uint64_t seed = 1;
+  InitialTopics initial_topics = InitialTopics::kToken;
 
   int epochs = 50;
   int workers = 1;   // rotation ring size (threads of this process in the embedded default)
@@ -73,10 +89,10 @@ struct LdaConfig {
   int syncs_per_epoch = 4;
 
   // A resumed run's start (lda/checkpoint.hpp): the sweeps done, every worker's token topics and
-  // the word-topic counts as a checkpoint saved them. Null: a fresh start from random topics.
+  // the word-topic counts as a checkpoint saved them. Null: a fresh start (initial_topics).
   std::shared_ptr<const LdaStart> start;
   // A run continuing from a trained model (lda/warm_start.hpp): the initial topics are folded in
-  // against it instead of drawn uniformly. Null: uniform. Of the same K, on this corpus's words.
+  // against it instead of drawn (initial_topics). Of the same K, on this corpus's words.
   std::shared_ptr<const WarmStart> warm_start;
 
   int group_size() const { return blocks_per_worker > 0 ? blocks_per_worker : depth; }

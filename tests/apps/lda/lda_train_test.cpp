@@ -7,6 +7,7 @@
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "gyre/data/corpus.hpp"
 #include "gyre/data/corpus_partition.hpp"
@@ -254,6 +255,44 @@ TEST_CASE("the log-likelihood rises from the random start and the toy topics sep
       CHECK(static_cast<double>(*std::max_element(by_topic.begin(), by_topic.end())) > 0.9 * static_cast<double>(total));
     }
   }
+}
+
+TEST_CASE("the document start puts each document's tokens in one topic, the same for any split, and sweeps split them") {
+  const data::Corpus corpus = toy_corpus();
+  // How many documents have tokens in more than one topic, and the model's doc-topic rows.
+  const auto mixed_documents = [](const lda::LdaModel& m) {
+    std::size_t mixed = 0;
+    for (std::size_t i = 0; i < m.doc_ids.size(); ++i) mixed += m.doc_topic.topics_of(i).size() > 1 ? 1 : 0;
+    return mixed;
+  };
+  std::vector<lda::LdaModel> starts;
+  for (const int P : {1, 3}) {
+    CAPTURE(P);
+    auto c = toy_config(P, 2, 1, 0);
+    c.initial_topics = lda::InitialTopics::kDocument;
+    starts.push_back(lda::train_embedded(c, data::shard_corpus(corpus, static_cast<std::uint32_t>(P))));
+    const lda::LdaModel& m = starts.back();
+    REQUIRE(m.doc_ids.size() == corpus.docs());
+    CHECK(mixed_documents(m) == 0);
+    for (std::size_t i = 0; i < m.doc_ids.size(); ++i) {
+      const auto counts = m.doc_topic.counts_of(i);
+      REQUIRE(counts.size() == 1);
+      CHECK(static_cast<std::size_t>(counts[0]) == corpus.doc(i).size());
+    }
+  }
+  CHECK(starts[0].doc_topic == starts[1].doc_topic);
+  CHECK(starts[0].word_topic == starts[1].word_topic);
+  // The documents' topics differ from one another (a topic per document, not one for all).
+  std::set<std::uint32_t> first_topics;
+  for (std::size_t i = 0; i < starts[0].doc_ids.size(); ++i) first_topics.insert(starts[0].doc_topic.topics_of(i)[0]);
+  CHECK(first_topics.size() == 5);
+
+  // The textbook start mixes nearly every document; from the document start the sampler splits
+  // documents (a quarter of each toy document's tokens are of other planted topics).
+  CHECK(mixed_documents(lda::train_embedded(toy_config(1, 2, 1, 0), data::shard_corpus(corpus, 1))) > 550);
+  auto c = toy_config(1, 2, 1, 10);
+  c.initial_topics = lda::InitialTopics::kDocument;
+  CHECK(mixed_documents(lda::train_embedded(c, data::shard_corpus(corpus, 1))) > 300);
 }
 
 TEST_CASE("with one worker the locking model is the rotation, bit for bit: one sampler, blocks in the same order") {
