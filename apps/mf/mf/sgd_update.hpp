@@ -143,7 +143,7 @@ inline double update_cell_w(std::span<const CellRating> cell, float* users, floa
   return s.adagrad ? adagrad_cell_w<W>(cell, users, items, s) : sgd_cell_w<W>(cell, users, items, s);
 }
 
-// `items` is the visiting block's first row.
+// `block_items`: the visiting block's rows, from its first.
 inline double sgd_cell(const Cell& c, float* users, float* block_items, const SgdStep& s) {
   const std::span<const CellRating> cell = c.ratings;
   float* items = block_items + static_cast<std::size_t>(c.first_row) * s.stride;
