@@ -52,14 +52,15 @@ class WarmStart;  // lda/warm_start.hpp
 //   kToken     every token's topic drawn on its own, uniform over K: the textbook start, and
 //              WarpLDA's (the default)
 //   kDocument  every token of a document in one topic drawn for the document
-// From kDocument a document's doc proposals all name its one topic, and a word proposal leaves
-// it with odds of about α / (the document's tokens); documents then split slowly, or not at all.
-// Where they are short against 1/α it is the quicker start by far, and it is worse where they
-// are not (tools/bench/lda-warplda.md, 2026-12-06): held-out perplexity on the mails at K = 100
-// (α 0.5) after 10 sweeps 1082, where kToken needs 30 for 1084; on a planted corpus (K = 10,
-// α 0.1, 2,700 documents) 112 after 10 sweeps against kToken's 55, and 47.7 after 30 against
-// 45.7. Its joint log-likelihood is high before any sweep (every document's topics being one)
-// and falls before it climbs: a comparison by log-likelihood counts from where it stays above.
+// From kDocument a document leaves its one topic mostly through doc proposals, drawn from
+// n_dk + α, whose uniform share is αK / (n_d + αK). Where that share is large (α = 50/K, the
+// default: a third at 100 tokens) it is the quicker start by far; where α is small it costs
+// early sweeps or more (tools/bench/lda-warplda.md, 2026-12-06): held-out perplexity on the
+// mails at K = 100 (α 0.5) after 10 sweeps 1082, where kToken needs 30 for 1084; on a planted
+// corpus (K = 10, α 0.1, 100-token documents) 95-103 after 10 sweeps against kToken's 46-56
+// (seeds 1-6), where at α 5 it leads. Its joint log-likelihood is high before any sweep (every
+// document's topics being one) and falls before it climbs: a comparison by log-likelihood
+// counts from where it stays above.
 enum class InitialTopics { kToken, kDocument };
 
 struct LdaConfig {
