@@ -39,7 +39,7 @@ std::uint32_t min_groups(const ItemBlocks& blocks) {
 
 WorkerRatings::WorkerRatings(std::vector<data::Rating> shard, const LocalUsers& users, const ItemBlocks& blocks,
                              std::uint32_t groups, int threads)
-    : groups_(std::max(1u, groups)), storage_(std::move(shard)), size_(storage_.size()) {
+    : groups_(std::max(1u, groups)), storage_(std::move(shard)) {
   std::span<data::Rating> entries(storage_);
   const std::uint32_t G = groups_;
   const auto B = static_cast<std::uint32_t>(blocks.rows.size());
@@ -106,7 +106,8 @@ void WorkerRatings::pack() {
           std::memcpy(bytes + i * sizeof(CellRating), &packed, sizeof packed);
         }
       }
-  release_pages(bytes + size_ * sizeof(CellRating), storage_.capacity() * sizeof(data::Rating) - size_ * sizeof(CellRating));
+  const std::uint64_t used = size() * sizeof(CellRating);
+  release_pages(bytes + used, storage_.capacity() * sizeof(data::Rating) - used);
 }
 
 Cell WorkerRatings::cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const {

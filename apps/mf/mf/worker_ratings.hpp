@@ -66,7 +66,7 @@ class WorkerRatings {
 
   std::uint32_t groups() const noexcept { return groups_; }
   std::uint32_t blocks() const noexcept { return static_cast<std::uint32_t>(row_cuts_.size()); }
-  std::uint64_t size() const noexcept { return size_; }
+  std::uint64_t size() const noexcept { return cells_.size(); }
   Cell cell(std::uint32_t block, std::uint32_t group, std::uint32_t sub) const;
   std::uint64_t block_size(std::uint32_t b) const {
     const auto [first, last] = cells_.block(b);
@@ -79,7 +79,6 @@ class WorkerRatings {
   // Frees the ratings (the grid's shape stays); cells are empty afterwards.
   void clear() noexcept {
     std::vector<data::Rating>().swap(storage_);
-    size_ = 0;
     cells_ = rotation::CellIndex(groups_, std::vector<std::uint64_t>(static_cast<std::size_t>(blocks()) * groups_ * groups_ + 1, 0));
   }
 
@@ -89,8 +88,7 @@ class WorkerRatings {
   const CellRating* entries() const noexcept { return reinterpret_cast<const CellRating*>(storage_.data()); }
 
   std::uint32_t groups_;
-  std::vector<data::Rating> storage_;  // the shard's ratings' memory, the first size_ CellRatings of it in use
-  std::uint64_t size_ = 0;
+  std::vector<data::Rating> storage_;  // the shard's ratings' memory, the first size() CellRatings of it in use
   std::vector<std::vector<std::uint32_t>> row_cuts_;  // per block: G+1 row boundaries
   rotation::CellIndex cells_;
 };

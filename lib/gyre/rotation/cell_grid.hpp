@@ -79,6 +79,8 @@ class CellIndex {
   std::pair<std::uint64_t, std::uint64_t> block(std::uint32_t b) const noexcept {
     return {begin_[of(b, 0, 0, groups_)], begin_[of(b + 1, 0, 0, groups_)]};
   }
+  // Entries in all cells.
+  std::uint64_t size() const noexcept { return begin_.back(); }
 
  private:
   std::uint32_t groups_ = 1;
