@@ -40,6 +40,9 @@ WideShard wide_shard(std::uint32_t items, std::uint32_t blocks, std::uint32_t bu
 
 using Triple = std::tuple<std::uint32_t, std::uint32_t, float>;  // global user, global item, value
 
+// A cell's sort order, (user, row), as one number.
+std::uint64_t order_key(const mf::CellRating& r) { return std::uint64_t{r.user} << 16 | r.row; }
+
 }  // namespace
 
 TEST_CASE("a grid over blocks wider than 16-bit rows holds every rating once, its sub-blocks capped and cells sorted") {
@@ -73,10 +76,12 @@ TEST_CASE("a grid over blocks wider than 16-bit rows holds every rating once, it
             const mf::CellRating r = cell.ratings[k];
             const std::uint32_t row = cell.first_row + r.row;
             REQUIRE(row < next_first);
-            seen.emplace_back(users.global_ids[r.user], w.blocks.rows[b][row], r.value);
+            // CellRating is packed: its members are read by value, never bound to a reference.
+            const float value = r.value;
+            seen.emplace_back(users.global_ids[r.user], w.blocks.rows[b][row], value);
             if (k > 0) {
               const mf::CellRating before = cell.ratings[k - 1];
-              CHECK(std::tie(before.user, before.row) <= std::tie(r.user, r.row));
+              CHECK(order_key(before) <= order_key(r));
             }
           }
         }
