@@ -393,10 +393,12 @@ TopicSampler<Topic>::TopicSampler(const LdaConfig& config, const data::Corpus& s
       });
     });
   } else {
+    const bool one_topic = config.initial_topics == InitialTopics::kDocument ||
+                           (config.initial_topics == InitialTopics::kAuto && starts_in_one_topic(alpha_, K_));
     for (std::uint32_t d = 0; d < tokens_.docs(); ++d) {
       Rng rng(stream_seed(config.seed, 0x1A17, shard.doc_ids[d]));
       const auto first = z_.begin() + tokens_.doc_begin(d), last = z_.begin() + tokens_.doc_begin(d + 1);
-      if (config.initial_topics == InitialTopics::kDocument)
+      if (one_topic)
         std::fill(first, last, static_cast<Topic>(rng.below(K_)));
       else
         std::generate(first, last, [&] { return static_cast<Topic>(rng.below(K_)); });

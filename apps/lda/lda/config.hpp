@@ -50,18 +50,28 @@ class WarmStart;  // lda/warm_start.hpp
 // A fresh run's starting topics, drawn from (seed, document id, position) alone, so that the
 // start is the same however the corpus is split:
 //   kToken     every token's topic drawn on its own, uniform over K: the textbook start, and
-//              WarpLDA's (the default)
+//              WarpLDA's
 //   kDocument  every token of a document in one topic drawn for the document
+//   kAuto      (the default) kDocument where αK ≥ 10, kToken where it is less
 // From kDocument a document leaves its one topic mostly through doc proposals, drawn from
-// n_dk + α, whose uniform share is αK / (n_d + αK). Where that share is large (α = 50/K, the
-// default: a third at 100 tokens) it is the quicker start by far; where α is small it costs
-// early sweeps or more (tools/bench/lda-warplda.md, 2026-12-06): held-out perplexity on the
-// mails at K = 100 (α 0.5) after 10 sweeps 1082, where kToken needs 30 for 1084; on a planted
-// corpus (K = 10, α 0.1, 100-token documents) 95-103 after 10 sweeps against kToken's 46-56
-// (seeds 1-6), where at α 5 it leads. Its joint log-likelihood is high before any sweep (every
-// document's topics being one) and falls before it climbs: a comparison by log-likelihood
-// counts from where it stays above.
-enum class InitialTopics { kToken, kDocument };
+// n_dk + α, whose uniform share is αK / (n_d + αK). Where αK is large (α = 50/K, the default:
+// αK = 50, a third of the proposals at 100 tokens) it is the quicker start by far; where it is
+// small it costs early sweeps or more (tools/bench/lda-warplda.md, 2026-12-06): held-out
+// perplexity on the mails at K = 100 (α 0.5) after 10 sweeps 1082, where kToken needs 30 for
+// 1084; on a planted corpus (K = 10, α 0.1, 100-token documents) 95-103 after 10 sweeps against
+// kToken's 46-56 (seeds 1-6), where at α 5 it leads. kAuto's line is drawn by αK, not by each
+// document's share: every corpus measured gained at αK = 50 (the mails at K = 100 and 1000, the
+// Bible's chapters, the generated corpus; the planted one led early and tied after 30 sweeps), their long documents too (a document
+// start only for documents of up to 20αK tokens took the mails at K = 100 from 1291 to 1209
+// after 10 sweeps, the whole start to 1082), and lost at αK = 1 and 2 (planted; the Bible at
+// α 0.1, K = 20). αK is the run's, so the choice needs no figure from other workers. The joint
+// log-likelihood of a document start is high before any sweep (every document's topics being
+// one) and falls before it climbs: a comparison by log-likelihood counts from where it stays
+// above.
+enum class InitialTopics { kToken, kDocument, kAuto };
+
+// Whether kAuto starts each document in one topic, for a run of these priors (see InitialTopics).
+inline bool starts_in_one_topic(double alpha, std::uint32_t topics) { return alpha * topics >= 10; }
 
 struct LdaConfig {
   std::uint32_t topics = 100;  // K
@@ -73,7 +83,7 @@ struct LdaConfig {
   // second and reaches a given log-likelihood as soon or sooner at K = 100 (README, "gyre-lda").
   int mh_steps = 4;
   std::uint64_t seed = 1;
-  InitialTopics initial_topics = InitialTopics::kToken;
+  InitialTopics initial_topics = InitialTopics::kAuto;
 
   int epochs = 50;
   int workers = 1;   // rotation ring size (threads of this process in the embedded default)

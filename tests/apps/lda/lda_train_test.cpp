@@ -289,10 +289,31 @@ TEST_CASE("the document start puts each document's tokens in one topic, the same
 
   // The textbook start mixes nearly every document; from the document start the sampler splits
   // documents (a quarter of each toy document's tokens are of other planted topics).
-  CHECK(mixed_documents(lda::train_embedded(toy_config(1, 2, 1, 0), data::shard_corpus(corpus, 1))) > 550);
+  auto token = toy_config(1, 2, 1, 0);
+  token.initial_topics = lda::InitialTopics::kToken;
+  CHECK(mixed_documents(lda::train_embedded(token, data::shard_corpus(corpus, 1))) > 550);
   auto c = toy_config(1, 2, 1, 10);
   c.initial_topics = lda::InitialTopics::kDocument;
   CHECK(mixed_documents(lda::train_embedded(c, data::shard_corpus(corpus, 1))) > 300);
+}
+
+TEST_CASE("the automatic start is the document start where alpha K is at least 10 and the token start where it is less") {
+  const auto shards = data::shard_corpus(toy_corpus(), 2);
+  for (const double alpha : {0.0, 2.0, 1.9, 0.3}) {  // alpha K: 50 (the default alpha, 50/K), 10, 9.5, 1.5
+    CAPTURE(alpha);
+    auto c = toy_config(2, 2, 1, 0);
+    REQUIRE(c.initial_topics == lda::InitialTopics::kAuto);  // the default
+    c.alpha = alpha;
+    const lda::LdaModel automatic = lda::train_embedded(c, shards);
+    c.initial_topics = c.alpha_value() * c.topics >= 10 ? lda::InitialTopics::kDocument : lda::InitialTopics::kToken;
+    const lda::LdaModel chosen = lda::train_embedded(c, shards);
+    c.initial_topics = c.initial_topics == lda::InitialTopics::kDocument ? lda::InitialTopics::kToken
+                                                                         : lda::InitialTopics::kDocument;
+    const lda::LdaModel other = lda::train_embedded(c, shards);
+    CHECK(automatic.doc_topic == chosen.doc_topic);
+    CHECK(automatic.word_topic == chosen.word_topic);
+    CHECK_FALSE(automatic.doc_topic == other.doc_topic);
+  }
 }
 
 TEST_CASE("with one worker the locking model is the rotation, bit for bit: one sampler, blocks in the same order") {
