@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -133,14 +134,15 @@ int main(int argc, char** argv) {
                  "summing (nosync: pushing)")
       ->capture_default_str()->check(CLI::Range(1, lda::kMaxSyncsPerEpoch));
   app.add_option("--seed", c.seed, "seed of the initial topics and the sampler")->capture_default_str();
-  std::string initial_topics = "auto";
-  app.add_option("--initial-topics", initial_topics,
+  const std::map<std::string, lda::InitialTopics> initial_topics_named{
+      {"auto", lda::InitialTopics::kAuto}, {"document", lda::InitialTopics::kDocument}, {"token", lda::InitialTopics::kToken}};
+  app.add_option("--initial-topics", c.initial_topics,
                  "a fresh run's start: 'token' (each token's topic uniform, the textbook start), 'document' (each "
-                 "document's tokens in one topic drawn for it: far fewer sweeps to a given quality where documents "
-                 "are short against 1/alpha, slower or worse where they are not) or 'auto' (document where alpha*K >= 10, "
-                 "as at the default alpha, else token; docs/cli/gyre-lda.md)")
-      ->check(CLI::IsMember({"auto", "document", "token"}))
-      ->capture_default_str();
+                 "document's tokens in one topic drawn for it: far fewer sweeps to a given quality where alpha*K is "
+                 "large, slower or worse where it is small) or 'auto' (document where alpha*K >= 10, as at the default "
+                 "alpha, else token; docs/cli/gyre-lda.md)")
+      ->transform(CLI::CheckedTransformer(initial_topics_named))
+      ->default_str("auto");
   app.add_option("--out,-o", out_dir, "directory for model.json, word_topic.tsv, doc_topic.tsv, topics.txt (across processes: every rank writes its part, *.part-R.tsv)");
   app.add_option("--metrics", metrics_path,
                  "JSON lines, one per epoch: epoch, seconds, loglik_per_token, tokens_per_s (and heldout_perplexity "
@@ -160,9 +162,6 @@ int main(int argc, char** argv) {
 
   return app::run_entry_point("gyre-lda", [&] {
     c.model = lda::parse_computation_model(model_name);  // already checked by --model's validator
-    c.initial_topics = initial_topics == "document" ? lda::InitialTopics::kDocument
-                       : initial_topics == "token"  ? lda::InitialTopics::kToken
-                                                    : lda::InitialTopics::kAuto;
     // Refused before anything is made: the checkpoint folder is created further down.
     if (checkpoints.writes() && (c.model == lda::ComputationModel::kLocking || c.model == lda::ComputationModel::kNoSync))
       throw std::invalid_argument(

@@ -155,6 +155,38 @@ TEST_CASE("gyre-lda --model A and C report and write as the rotation does, C rep
   CHECK_FALSE(std::filesystem::exists(dir / "bad"));
 }
 
+TEST_CASE("gyre-lda --initial-topics: auto is the document start at the default alpha, the token start at a small one") {
+  TempDir dir;
+  const auto gen = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "200", "--vocab", "100",
+                                "--topics", "4", "--doc-length", "40", "--seed", "3", "--out",
+                                (dir / "corpus").string()});
+  REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+  // Epoch 0's log-likelihood, that of the start itself, for these flags.
+  const auto start_loglik = [&](const std::string& name, const std::vector<std::string>& flags) {
+    std::vector<std::string> argv{gyre_lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "1",
+                                  "--workers", "2", "--quiet", "--metrics", (dir / (name + ".jsonl")).string()};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    const auto r = run_command(argv);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    return json_lines(read_text(dir / (name + ".jsonl"))).front()["loglik_per_token"].get<double>();
+  };
+  // The default alpha, 50/K: alpha K = 50.
+  const double automatic = start_loglik("auto", {});
+  CHECK(automatic == start_loglik("document", {"--initial-topics", "document"}));
+  CHECK(automatic != start_loglik("token", {"--initial-topics", "token"}));
+  CHECK(automatic == start_loglik("auto-named", {"--initial-topics", "auto"}));
+  // alpha K = 0.4.
+  const double small = start_loglik("small-auto", {"--alpha", "0.1"});
+  CHECK(small == start_loglik("small-token", {"--alpha", "0.1", "--initial-topics", "token"}));
+  CHECK(small != start_loglik("small-document", {"--alpha", "0.1", "--initial-topics", "document"}));
+  for (const char* bad : {"doc", "Token", ""}) {
+    CAPTURE(bad);
+    const auto r = run_command({gyre_lda(), "--corpus", (dir / "corpus").string(), "--initial-topics", bad});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find("--initial-topics") != std::string::npos, r.output);
+  }
+}
+
 TEST_CASE("gyre-lda reads one document per line of raw text and the docid word:count form") {
   TempDir dir;
   write_text(dir / "docs.txt", "The cat sat on the mat with another cat.\nDogs and cats, cats and dogs!\n\nA dog barked.\n");
