@@ -129,7 +129,12 @@ void MfKernel::train_deterministic(model::Block& block, const SgdStep& s, const 
 
 void MfKernel::train_dynamic(model::Block& block, const SgdStep& s, std::uint32_t passes, std::vector<double>& loss) {
   const std::uint32_t G = train_.groups();
-  rotation::dynamic_sweep(G, passes, config_.threads, [&](std::uint32_t g, std::uint32_t sub, std::uint32_t slice) {
+  // A stay on one item sub-range ends after about kUpdatesPerRowInStay updates of each of its rows.
+  const double slice_ratings = static_cast<double>(train_.block_size(block.id())) / (static_cast<double>(G) * G * passes);
+  const double sub_rows = static_cast<double>(block.rows()) / G;
+  const auto max_stay = static_cast<std::uint32_t>(
+      std::clamp(kUpdatesPerRowInStay * sub_rows / std::max(slice_ratings, 1.0), 1.0, static_cast<double>(G) * G));
+  rotation::dynamic_sweep(G, passes, config_.threads, max_stay, [&](std::uint32_t g, std::uint32_t sub, std::uint32_t slice) {
     // A cell's slices run one after another, never at once: its loss needs no lock.
     loss[g * G + sub] += sgd_cell(slice_of(train_.cell(block.id(), g, sub), Slice{slice, passes}), user_data(), block.data(), s);
   });

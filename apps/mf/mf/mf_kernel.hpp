@@ -91,6 +91,12 @@ class MfKernel final : public rotation::RotationKernel {
     std::uint32_t count;
   };
   static constexpr std::uint64_t kRatingsPerSlice = 2048;
+  // The dynamic sweep keeps a thread on its item sub-range (its rows in cache) for a few cells,
+  // not for all of them: a stay of all G cells of a slice gave each row of a 935-row sub-range
+  // (Netflix-shaped ratings, k = 100, G = 19) about 40 updates in a row and cost about a sweep
+  // in five to reach a given test RMSE; stays of about 8 updates a row (3 to 8 cells) converge as
+  // the diagonal rounds do at the dynamic sweep's speed (tools/bench/mf-libmf.md, 2026-12-06).
+  static constexpr double kUpdatesPerRowInStay = 8;
   std::uint32_t passes_for(std::uint64_t block_ratings, std::uint32_t groups) const;
   static Cell slice_of(const Cell& cell, const Slice& slice);
 

@@ -56,7 +56,7 @@ void diagonal_sweep(std::uint32_t groups, GridLocks& locks, const std::function<
   }
 }
 
-void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads,
+void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads, std::uint32_t max_stay,
                    const std::function<void(std::uint32_t, std::uint32_t, std::uint32_t)>& cell) {
   const std::uint32_t G = groups;
   const std::size_t cells = static_cast<std::size_t>(G) * G;
@@ -76,19 +76,22 @@ void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads,
   oneapi::tbb::parallel_for(0, workers, [&](int who) {
     std::unique_lock lock(mutex);
     std::uint32_t last_sub = static_cast<std::uint32_t>(who) % G;
+    std::uint32_t stayed = 0;  // cells taken in a row on last_sub
     for (std::size_t turn = 0;; ++turn) {
       if (failure) return;
       const auto is_free = [&](std::size_t c) { return slices_done[c] < slices && !group_busy[c / G] && !sub_busy[c % G]; };
       // Of the least-done free cells, one in the sub-range the thread just worked on if there
-      // is one: its block rows are still in the core's cache. The scans start where the thread
-      // and its turn say, so that other ties spread over the grid.
+      // is one (its block rows are still in the core's cache) until it has stayed there
+      // max_stay cells, then one in another. The scans start where the thread and its turn
+      // say, so that other ties spread over the grid.
+      const bool stay = stayed < max_stay;
       std::size_t pick = cells;
-      if (!sub_busy[last_sub])
+      if (stay && !sub_busy[last_sub])
         for (std::size_t k = 0; k < G && pick == cells; ++k) {
           const std::size_t c = (k + static_cast<std::size_t>(who) + turn) % G * G + last_sub;
           if (is_free(c) && slices_done[c] == fewest) pick = c;
         }
-      const auto rank = [&](std::size_t c) { return std::pair(slices_done[c], c % G != last_sub); };
+      const auto rank = [&](std::size_t c) { return std::pair(slices_done[c], (c % G != last_sub) == stay); };
       if (pick == cells)
         for (std::size_t k = 0; k < cells; ++k) {
           const std::size_t c = (k + static_cast<std::size_t>(who) * G + turn * (G + 1)) % cells;
@@ -106,6 +109,7 @@ void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads,
       --at_level[slice];
       ++at_level[slice + 1];
       while (fewest < slices && at_level[fewest] == 0) ++fewest;
+      stayed = sub == last_sub ? stayed + 1 : 1;
       last_sub = sub;
       --unclaimed;
       lock.unlock();

@@ -45,7 +45,11 @@ void diagonal_sweep(std::uint32_t groups, GridLocks& locks, const std::function<
 // a shared core stalls holds up only the cells it owns. Two running calls never share a group
 // or a sub-range; which thread runs what, and in what order, depends on timing. If a call
 // throws, no new cell starts and the first exception is rethrown once the running ones end.
-void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads,
+// Among the least-done cells a thread prefers one in the sub-range it just ran (whose rows are
+// still in its cache) for up to `max_stay` cells in a row, then one in another sub-range: a
+// long stay gives the sub-range's rows many updates in a row while the rest of the grid waits,
+// which SGD converges slower from (tools/bench/mf-libmf.md, 2026-12-06).
+void dynamic_sweep(std::uint32_t groups, std::uint32_t slices, int threads, std::uint32_t max_stay,
                    const std::function<void(std::uint32_t, std::uint32_t, std::uint32_t)>& cell);
 
 // Cuts [0, counts.size()) into `parts` contiguous ranges of about equal total count; returns

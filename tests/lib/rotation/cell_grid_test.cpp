@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <mutex>
@@ -19,6 +20,8 @@
 using namespace gyre::rotation;
 
 namespace {
+
+constexpr std::uint32_t kUnlimitedStay = std::numeric_limits<std::uint32_t>::max();
 
 // What a sweep did: each call in the order calls began, and whether two running calls ever
 // shared a group or a sub-range.
@@ -61,14 +64,16 @@ struct SweepLog {
 TEST_CASE("the dynamic sweep runs every slice of every cell once, a cell's slices in order, never two owners of a row") {
   for (const std::uint32_t groups : {1u, 3u, 5u}) {
     for (const int threads : {1, 2, 4}) {
+     for (const std::uint32_t max_stay : {1u, 2u, kUnlimitedStay}) {
       CAPTURE(groups);
       CAPTURE(threads);
+      CAPTURE(max_stay);
       constexpr std::uint32_t kSlices = 4;
       SweepLog log(groups);
       log.wait_for_company = threads > 1 && groups >= 3;
       oneapi::tbb::task_arena arena(4);
       arena.execute([&] {
-        dynamic_sweep(groups, kSlices, threads, [&](std::uint32_t g, std::uint32_t s, std::uint32_t slice) { log.cell(g, s, slice); });
+        dynamic_sweep(groups, kSlices, threads, max_stay, [&](std::uint32_t g, std::uint32_t s, std::uint32_t slice) { log.cell(g, s, slice); });
       });
       CHECK_FALSE(log.shared.load());
       CHECK(log.most_running.load() <= std::min<int>(threads, static_cast<int>(groups)));
@@ -78,14 +83,50 @@ TEST_CASE("the dynamic sweep runs every slice of every cell once, a cell's slice
       for (const std::uint32_t n : next) CHECK(n == kSlices);
       // Enough cells for a second thread to find a free one: it ran beside the first.
       if (log.wait_for_company) CHECK(log.most_running.load() > 1);
+     }
     }
+  }
+}
+
+TEST_CASE("on one thread the dynamic sweep stays on a sub-range up to max_stay cells, longer only where no other has a least-done cell") {
+  constexpr std::uint32_t kGroups = 5, kSlices = 4;
+  for (const std::uint32_t max_stay : {1u, 2u, 3u, kUnlimitedStay}) {
+    CAPTURE(max_stay);
+    SweepLog log(kGroups);
+    dynamic_sweep(kGroups, kSlices, 1, max_stay, [&](std::uint32_t g, std::uint32_t s, std::uint32_t slice) { log.cell(g, s, slice); });
+    REQUIRE(log.calls.size() == kGroups * kGroups * kSlices);
+    // Replays the sweep: before each call, the slices each cell had done.
+    std::vector<std::uint32_t> done(kGroups * kGroups, 0);
+    std::uint32_t run = 0, longest = 0, previous_sub = kGroups;
+    for (const auto& [g, s, slice] : log.calls) {
+      std::uint32_t fewest = kSlices;
+      for (const std::uint32_t n : done) fewest = std::min(fewest, n);
+      CHECK(slice == fewest);  // the least-done first, whatever the stay
+      const std::uint32_t previous_run = run;
+      run = s == previous_sub ? run + 1 : 1;
+      longest = std::max(longest, run);
+      bool other_sub_had_one = false;
+      for (std::uint32_t c = 0; c < done.size(); ++c) other_sub_had_one |= c % kGroups != s && done[c] == fewest;
+      if (run > max_stay) CHECK_FALSE(other_sub_had_one);
+      // Within its stay the thread keeps to its sub-range while that has a least-done cell.
+      if (run == 1 && previous_sub < kGroups && previous_run < max_stay) {
+        bool previous_had_one = false;
+        for (std::uint32_t h = 0; h < kGroups; ++h) previous_had_one |= done[h * kGroups + previous_sub] == fewest;
+        CHECK_FALSE(previous_had_one);
+      }
+      ++done[g * kGroups + s];
+      previous_sub = s;
+    }
+    // Unbounded, a stay covers all of a sub-range's cells of a slice (and may go on into the next).
+    if (max_stay == kUnlimitedStay) CHECK(longest >= kGroups);
+    else CHECK(longest >= max_stay);
   }
 }
 
 TEST_CASE("on one thread the dynamic sweep takes the least-done cell: every cell's slice s before any cell's s + 1") {
   constexpr std::uint32_t kGroups = 3, kSlices = 3;
   SweepLog log(kGroups);
-  dynamic_sweep(kGroups, kSlices, 1, [&](std::uint32_t g, std::uint32_t s, std::uint32_t slice) { log.cell(g, s, slice); });
+  dynamic_sweep(kGroups, kSlices, 1, kUnlimitedStay, [&](std::uint32_t g, std::uint32_t s, std::uint32_t slice) { log.cell(g, s, slice); });
   REQUIRE(log.calls.size() == kGroups * kGroups * kSlices);
   for (std::size_t i = 0; i < log.calls.size(); ++i) CHECK(std::get<2>(log.calls[i]) == i / (kGroups * kGroups));
 }
@@ -97,7 +138,7 @@ TEST_CASE("a cell that throws stops the dynamic sweep: no new cell starts, the e
     std::atomic<int> calls{0}, calls_at_throw{0};
     oneapi::tbb::task_arena arena(2);
     arena.execute([&] {
-      CHECK_THROWS_WITH_AS(dynamic_sweep(kGroups, kSlices, threads,
+      CHECK_THROWS_WITH_AS(dynamic_sweep(kGroups, kSlices, threads, kUnlimitedStay,
                                          [&](std::uint32_t g, std::uint32_t s, std::uint32_t slice) {
                                            const int n = ++calls;
                                            if (g == 1 && s == 2 && slice == 1) {
