@@ -94,9 +94,11 @@ class MfKernel final : public rotation::RotationKernel {
   // The dynamic sweep keeps a thread on its item sub-range (its rows in cache) for a few cells,
   // not for all of them: a stay of all G cells of a slice gave each row of a 935-row sub-range
   // (Netflix-shaped ratings, k = 100, G = 19) about 40 updates in a row and cost about a sweep
-  // in five to reach a given test RMSE; stays of about 8 updates a row (3 to 8 cells) converge as
-  // the diagonal rounds do at the dynamic sweep's speed (tools/bench/mf-libmf.md, 2026-12-06).
-  static constexpr double kUpdatesPerRowInStay = 8;
+  // in four to reach a given test RMSE (biases, λ 0.02, η 0.2). Stays of about 8 or 16 updates a
+  // row (3 or 7 cells there) converged as the diagonal rounds do; 16 keeps 0.85-0.9 of the
+  // unbounded stays' updates a second, 8 less (tools/bench/mf-libmf.md, 2026-12-06). At k = 40
+  // (G = 8, 2221-row sub-ranges) a stay still covers a slice's cells, as before.
+  static constexpr double kUpdatesPerRowInStay = 16;
   std::uint32_t passes_for(std::uint64_t block_ratings, std::uint32_t groups) const;
   static Cell slice_of(const Cell& cell, const Slice& slice);
 
