@@ -37,13 +37,19 @@ void expect_bad_lda_input(const TempDir& dir, const std::vector<std::string>& in
   gyre::test::expect_refused_by_ranks("gyre-lda", argv, dir, where, fragment);
 }
 
+// Writes a planted UCI corpus with gyre-gen into dir/corpus (docword.txt, vocab.txt).
+void generate_corpus(const TempDir& dir, int docs, int vocab, int length, int seed) {
+  const auto gen = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", std::to_string(docs), "--vocab",
+                                std::to_string(vocab), "--topics", "4", "--doc-length", std::to_string(length), "--seed",
+                                std::to_string(seed), "--out", (dir / "corpus").string()});
+  REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+}
+
 }  // namespace
 
 TEST_CASE("gyre-lda trains on a generated UCI corpus, reports per epoch and writes the documented files") {
   TempDir dir;
-  const auto gen = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "400", "--vocab", "300",
-                                "--topics", "4", "--doc-length", "60", "--seed", "2", "--out", (dir / "corpus").string()});
-  REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+  generate_corpus(dir, 400, 300, 60, 2);
   const auto r = run_command({gyre_lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "15",
                               "--workers", "2", "--threads", "1", "--depth", "2", "--top-words", "5", "--out",
                               (dir / "model").string(), "--metrics", (dir / "metrics.jsonl").string()});
@@ -76,10 +82,7 @@ TEST_CASE("gyre-lda trains on a generated UCI corpus, reports per epoch and writ
 
 TEST_CASE("gyre-lda --model A and C report and write as the rotation does, C repeats bit for bit, bad values are refused") {
   TempDir dir;
-  const auto gen = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "300", "--vocab", "200",
-                                "--topics", "4", "--doc-length", "50", "--seed", "5", "--out",
-                                (dir / "corpus").string()});
-  REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+  generate_corpus(dir, 300, 200, 50, 5);
   const auto train = [&](const std::string& name, const std::vector<std::string>& model_flags) {
     std::vector<std::string> argv{gyre_lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "8",
                                   "--workers", "3", "--threads", "2", "--out", (dir / name).string(), "--metrics",
@@ -157,10 +160,7 @@ TEST_CASE("gyre-lda --model A and C report and write as the rotation does, C rep
 
 TEST_CASE("gyre-lda --initial-topics: auto is the document start at the default alpha, the token start at a small one") {
   TempDir dir;
-  const auto gen = run_command({build_path("tools/gyre-gen").string(), "corpus", "--docs", "200", "--vocab", "100",
-                                "--topics", "4", "--doc-length", "40", "--seed", "3", "--out",
-                                (dir / "corpus").string()});
-  REQUIRE_MESSAGE(gen.exit_code == 0, gen.output);
+  generate_corpus(dir, 200, 100, 40, 3);
   // Epoch 0's log-likelihood, that of the start itself, for these flags.
   const auto start_loglik = [&](const std::string& name, const std::vector<std::string>& flags) {
     std::vector<std::string> argv{gyre_lda(), "--corpus", (dir / "corpus").string(), "--topics", "4", "--epochs", "1",
