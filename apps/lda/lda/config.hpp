@@ -60,11 +60,11 @@ class WarmStart;  // lda/warm_start.hpp
 // perplexity on the mails at K = 100 (α 0.5) after 10 sweeps 1082, where kToken needs 30 for
 // 1084; on a planted corpus (K = 10, α 0.1, 100-token documents) 95-103 after 10 sweeps against
 // kToken's 46-56 (seeds 1-6), where at α 5 it leads. kAuto's line is drawn by αK, not by each
-// document's share: every corpus measured gained at αK = 50 (the mails at K = 100 and 1000, the
-// Bible's chapters, the generated corpus; the planted one led early and tied after 30 sweeps), their long documents too (a document
-// start only for documents of up to 20αK tokens took the mails at K = 100 from 1291 to 1209
-// after 10 sweeps, the whole start to 1082), and lost at αK = 1 and 2 (planted; the Bible at
-// α 0.1, K = 20). αK is the run's, so the choice needs no figure from other workers. The joint
+// document's share: every corpus measured gained at αK = 50 (the mails at K = 100 and 1000,
+// the Bible's chapters, the generated corpus; the planted one led early and tied after 30
+// sweeps), their long documents too (a document start only for documents of up to 20αK tokens
+// took the mails at K = 100 from 1291 to 1209 after 10 sweeps, the whole start to 1082), and
+// lost at αK = 1 and 2 (planted; the Bible at α 0.1, K = 20). αK is the run's, so the choice needs no figure from other workers. The joint
 // log-likelihood of a document start is high before any sweep (every document's topics being
 // one) and falls before it climbs: a comparison by log-likelihood counts from where it stays
 // above.
