@@ -393,8 +393,7 @@ TopicSampler<Topic>::TopicSampler(const LdaConfig& config, const data::Corpus& s
       });
     });
   } else {
-    const bool one_topic = config.initial_topics == InitialTopics::kDocument ||
-                           (config.initial_topics == InitialTopics::kAuto && starts_in_one_topic(alpha_, K_));
+    const bool one_topic = starts_in_one_topic(config.initial_topics, alpha_, K_);
     for (std::uint32_t d = 0; d < tokens_.docs(); ++d) {
       Rng rng(stream_seed(config.seed, 0x1A17, shard.doc_ids[d]));
       const auto first = z_.begin() + tokens_.doc_begin(d), last = z_.begin() + tokens_.doc_begin(d + 1);

@@ -70,8 +70,11 @@ class WarmStart;  // lda/warm_start.hpp
 // above.
 enum class InitialTopics { kToken, kDocument, kAuto };
 
-// Whether kAuto starts each document in one topic, for a run of these priors (see InitialTopics).
-inline bool starts_in_one_topic(double alpha, std::uint32_t topics) { return alpha * topics >= 10; }
+// Whether a fresh run of this start and these priors puts each document in one topic: kDocument
+// always, kAuto where αK ≥ 10 (see InitialTopics).
+inline bool starts_in_one_topic(InitialTopics start, double alpha, std::uint32_t topics) {
+  return start == InitialTopics::kDocument || (start == InitialTopics::kAuto && alpha * topics >= 10);
+}
 
 struct LdaConfig {
   std::uint32_t topics = 100;  // K
