@@ -1,10 +1,9 @@
 // apps/mf/mf/sgd_update.hpp — the inner loop of matrix factorisation over one grid cell: plain SGD and AdaGrad.
 #pragma once
 
-#include <Eigen/Core>
-
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "mf/worker_ratings.hpp"
@@ -37,16 +36,41 @@ struct SgdStep {
 // take the same code with a runtime width (kDynamic).
 inline constexpr std::size_t kDynamic = 0;
 
+// Eight floats as one vector (GCC's and clang's vector extension; two SSE registers where AVX
+// is missing). Rows are padded to a multiple of 8 floats, so a row is a whole number of them.
+// Vectors go in and out of functions only by reference: by value their ABI differs with and
+// without AVX, which -Wpsabi reports.
+using Lane8 = float __attribute__((vector_size(32)));
+using Floats8 = float __attribute__((vector_size(32), aligned(4), may_alias));  // eight floats of a row, in place
+inline const Floats8& at8(const float* at) { return *reinterpret_cast<const Floats8*>(at); }
+inline Floats8& at8(float* at) { return *reinterpret_cast<Floats8*>(at); }
+inline float sum8(const Lane8& v) { return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7])); }
+
+// p·q over `width` floats in four independent sums: one chain of width/8 fused multiply-adds
+// waited on each one's latency (13 in a row at k = 100). A fixed order: the same bits every run.
+template <std::size_t W>
+inline float dot(const float* p, const float* q, std::size_t width) {
+  const std::size_t n = W == kDynamic ? width : W;
+  Lane8 a0{}, a1{}, a2{}, a3{};
+  std::size_t j = 0;
+  for (; j + 32 <= n; j += 32) {
+    a0 += at8(p + j) * at8(q + j);
+    a1 += at8(p + j + 8) * at8(q + j + 8);
+    a2 += at8(p + j + 16) * at8(q + j + 16);
+    a3 += at8(p + j + 24) * at8(q + j + 24);
+  }
+  if (j + 16 <= n) {
+    a0 += at8(p + j) * at8(q + j);
+    a1 += at8(p + j + 8) * at8(q + j + 8);
+    j += 16;
+  }
+  if (j < n) a2 += at8(p + j) * at8(q + j);
+  return sum8((a0 + a1) + (a2 + a3));
+}
+
 template <std::size_t W>
 inline float predict(const float* p, const float* q, const SgdStep& s) {
-  float pred;
-  if constexpr (W == kDynamic) {
-    using Row = Eigen::Map<const Eigen::VectorXf, Eigen::Aligned32>;
-    pred = Row(p, static_cast<Eigen::Index>(s.width)).dot(Row(q, static_cast<Eigen::Index>(s.width)));
-  } else {
-    using Row = Eigen::Map<const Eigen::Matrix<float, static_cast<int>(W), 1>, Eigen::Aligned32>;
-    pred = Row(p).dot(Row(q));
-  }
+  float pred = dot<W>(p, q, s.width);
   if (s.biases) pred += s.mean + p[s.width + kBiasAt] + q[s.width + kBiasAt];
   return pred;
 }
@@ -88,41 +112,42 @@ inline double sgd_cell_w(std::span<const CellRating> cell, float* __restrict use
 // grows by g_p's mean square (likewise q and the biases), all from the old values. The ratings
 // of a cell come sorted by user, and a user's rate is taken once per run of its ratings, its
 // squares added when the run ends: the square root and division stay off the chain from one
-// rating of a user to the next. Eigen's fixed-size arrays keep the rows in vector registers and
-// sum the squares in a fixed order: the same bits on every run.
+// rating of a user to the next. After the prediction, one pass over the row, eight floats at a
+// time, makes both gradients, their squares and both steps: Eigen's whole-row expressions held
+// p, q and both gradients at once, 52 vectors at k = 100, and spilled them to the stack. The
+// squares are summed in a fixed order: the same bits on every run.
 template <std::size_t W>
 inline double adagrad_cell_w(std::span<const CellRating> cell, float* __restrict users, float* __restrict items,
                              const SgdStep& s) {
-  constexpr int kRows = W == kDynamic ? Eigen::Dynamic : static_cast<int>(W);
-  constexpr int kMaxRows = W == kDynamic ? 4096 : static_cast<int>(W);
-  using Vec = Eigen::Array<float, kRows, 1, Eigen::ColMajor, kMaxRows, 1>;
-  using Row = Eigen::Map<Vec, Eigen::Aligned32>;
-  const auto width = static_cast<Eigen::Index>(W == kDynamic ? s.width : W);
+  const std::size_t width = W == kDynamic ? s.width : W;
   double loss = 0;
   const float lambda = s.lambda;
   std::size_t i = 0;
   while (i < cell.size()) {
     const std::uint32_t user = cell[i].user;
-    float* p_data = users + static_cast<std::size_t>(user) * s.stride;
-    float* p_tail = p_data + s.width;
-    Row p(p_data, width);
+    float* __restrict p = users + static_cast<std::size_t>(user) * s.stride;
+    float* p_tail = p + s.width;
     const float rate_p = s.learning_rate / std::sqrt(p_tail[kFactorSumAt]);
     const float bias_rate_p = s.biases ? s.bias_rate / std::sqrt(p_tail[kBiasSumAt]) : 0.0f;
-    Vec square_p = Vec::Zero(width);
+    Lane8 square_p{};
     float bias_square_p = 0;
     for (; i < cell.size() && cell[i].user == user; ++i) {
-      float* q_data = items + static_cast<std::size_t>(cell[i].row) * s.stride;
-      float* q_tail = q_data + s.width;
-      Row q(q_data, width);
-      const float e = cell[i].value - predict<W>(p_data, q_data, s);
+      float* __restrict q = items + static_cast<std::size_t>(cell[i].row) * s.stride;
+      float* q_tail = q + s.width;
+      const float e = cell[i].value - predict<W>(p, q, s);
       loss += static_cast<double>(e) * e;
       const float rate_q = s.learning_rate / std::sqrt(q_tail[kFactorSumAt]);
-      const Vec gp = lambda * p - e * q;
-      const Vec gq = lambda * q - e * p;
-      square_p += gp.square();
-      q_tail[kFactorSumAt] += gq.square().sum() * s.factor_sum_scale;
-      p -= rate_p * gp;
-      q -= rate_q * gq;
+      Lane8 square_q{};
+      for (std::size_t j = 0; j < width; j += 8) {
+        const Lane8 pj = at8(p + j), qj = at8(q + j);
+        const Lane8 gp = lambda * pj - e * qj;
+        const Lane8 gq = lambda * qj - e * pj;
+        square_p += gp * gp;
+        square_q += gq * gq;
+        at8(p + j) = pj - rate_p * gp;
+        at8(q + j) = qj - rate_q * gq;
+      }
+      q_tail[kFactorSumAt] += sum8(square_q) * s.factor_sum_scale;
       if (s.biases) {
         const float bp = s.lambda_bias * p_tail[kBiasAt] - e;
         const float bq = s.lambda_bias * q_tail[kBiasAt] - e;
@@ -132,7 +157,7 @@ inline double adagrad_cell_w(std::span<const CellRating> cell, float* __restrict
         q_tail[kBiasSumAt] += bq * bq * s.bias_sum_scale;
       }
     }
-    p_tail[kFactorSumAt] += square_p.sum() * s.factor_sum_scale;
+    p_tail[kFactorSumAt] += sum8(square_p) * s.factor_sum_scale;
     if (s.biases) p_tail[kBiasSumAt] += bias_square_p * s.bias_sum_scale;
   }
   return loss;
