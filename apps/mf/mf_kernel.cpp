@@ -68,7 +68,10 @@ SgdStep MfKernel::step() const {
     s.adagrad = true;
     s.learning_rate = lr / scale_;
     s.bias_rate = lr;
-    s.factor_sum_scale = 1.0f / (static_cast<float>(config_.rank) * scale_ * scale_ * scale_);
+    const std::size_t columns = epoch_ == 0 ? first_epoch_width(config_, layout_.width) : layout_.width;
+    const float averaged = columns < layout_.width ? static_cast<float>(columns) : static_cast<float>(config_.rank);
+    s.updated_width = columns;
+    s.factor_sum_scale = 1.0f / (averaged * scale_ * scale_ * scale_);
     s.bias_sum_scale = 1.0f / (scale_ * scale_);
   }
   return s;
@@ -162,6 +165,12 @@ double MfKernel::block_loss(const WorkerRatings& set, const model::Block& block)
     partial[c] = squared_error(chunks[c], user_data(), block.data(), s);
   });
   return std::accumulate(partial.begin(), partial.end(), 0.0);
+}
+
+std::size_t first_epoch_width(const MfConfig& c, std::size_t width) {
+  const std::uint64_t columns = c.first_epoch_columns.value_or(c.biases.value_or(false) ? 0 : 8);
+  if (columns == 0) return width;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(width, (columns + 7) / 8 * 8));
 }
 
 std::size_t model_row_floats(const MfConfig& c) {

@@ -48,6 +48,8 @@ struct UserRows {
 };
 inline constexpr std::size_t kModelTailFloats = 3;  // kBiasAt, kFactorSumAt, kBiasSumAt
 std::size_t model_row_floats(const MfConfig& c);
+// The row columns AdaGrad's first epoch updates (MfConfig::first_epoch_columns), of `width`.
+std::size_t first_epoch_width(const MfConfig& c, std::size_t width);
 
 class MfKernel final : public rotation::RotationKernel {
  public:

@@ -27,7 +27,8 @@ struct SgdStep {
   // AdaGrad (the sums scaled so that ratings of any scale s behave as ratings of scale 1 do):
   bool adagrad = false;
   float bias_rate = 0;         // the bias's rate before its sum
-  float factor_sum_scale = 0;  // a squared factor gradient's weight in the sum: 1/(rank·s³)
+  float factor_sum_scale = 0;  // a squared factor gradient's weight in the sum: 1/(columns updated·s³)
+  std::size_t updated_width = 0;  // AdaGrad: the first columns updated, a multiple of 8 (0: all)
   float bias_sum_scale = 0;    // a squared bias gradient's weight: 1/s²
 };
 
@@ -120,6 +121,7 @@ template <std::size_t W>
 inline double adagrad_cell_w(std::span<const CellRating> cell, float* __restrict users, float* __restrict items,
                              const SgdStep& s) {
   const std::size_t width = W == kDynamic ? s.width : W;
+  const std::size_t updated = s.updated_width != 0 ? s.updated_width : width;
   double loss = 0;
   const float lambda = s.lambda;
   std::size_t i = 0;
@@ -138,7 +140,7 @@ inline double adagrad_cell_w(std::span<const CellRating> cell, float* __restrict
       loss += static_cast<double>(e) * e;
       const float rate_q = s.learning_rate / std::sqrt(q_tail[kFactorSumAt]);
       Lane8 square_q{};
-      for (std::size_t j = 0; j < width; j += 8) {
+      for (std::size_t j = 0; j < updated; j += 8) {
         const Lane8 pj = at8(p + j), qj = at8(q + j);
         const Lane8 gp = lambda * pj - e * qj;
         const Lane8 gq = lambda * qj - e * pj;

@@ -123,3 +123,68 @@ TEST_CASE("AdaGrad passes repeat bit for bit, and a row's sum grows with every p
   CHECK(sums == again);
   for (std::size_t p = 1; p < sums.size(); ++p) CHECK(sums[p] > sums[p - 1]);  // so its rate η/√G falls
 }
+
+TEST_CASE("AdaGrad's first epoch on its first columns: the rest predict but keep their values, and the sums average the updated") {
+  // Rank 12 in rows 16 wide; the pass updates columns 0-7 only (MfConfig::first_epoch_columns).
+  constexpr std::size_t rank = 12, width = 16, stride = 24, updated = 8;
+  const float eta = 0.1f, lambda = 0.05f;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  const std::uint32_t users = 4, items = 5;
+  std::vector<mf::CellRating> cell;
+  for (std::uint32_t u = 0; u < users; ++u)
+    for (std::uint32_t i = 0; i < items; ++i)
+      if ((u + i) % 2 == 0) cell.push_back({u, static_cast<std::uint16_t>(i), 2 * unit(rng)});
+  auto start = [&](std::uint32_t n) {
+    std::vector<float> rows(n * stride, 0.0f);
+    for (std::uint32_t r = 0; r < n; ++r) {
+      for (std::size_t j = 0; j < rank; ++j) rows[r * stride + j] = 0.5f * unit(rng);
+      rows[r * stride + width + mf::kFactorSumAt] = 1.0f;
+    }
+    return rows;
+  };
+  std::vector<float> user_rows = start(users), item_rows = start(items);
+  // The reference in double, as the first test's, over the same rows.
+  std::vector<double> p_ref(user_rows.begin(), user_rows.end()), q_ref(item_rows.begin(), item_rows.end());
+  double user_rate = 0, user_squares = 0;
+  for (std::size_t i = 0; i < cell.size(); ++i) {
+    double* p = &p_ref[cell[i].user * stride];
+    double* q = &q_ref[cell[i].row * stride];
+    if (i == 0 || cell[i].user != cell[i - 1].user) {
+      user_rate = eta / std::sqrt(p[width + mf::kFactorSumAt]);
+      user_squares = 0;
+    }
+    double dot = 0;
+    for (std::size_t j = 0; j < rank; ++j) dot += p[j] * q[j];  // every column predicts
+    const double e = cell[i].value - dot;
+    const double item_rate = eta / std::sqrt(q[width + mf::kFactorSumAt]);
+    double item_squares = 0;
+    for (std::size_t j = 0; j < updated; ++j) {
+      const double gp = lambda * p[j] - e * q[j];
+      const double gq = lambda * q[j] - e * p[j];
+      user_squares += gp * gp;
+      item_squares += gq * gq;
+      p[j] -= user_rate * gp;
+      q[j] -= item_rate * gq;
+    }
+    q[width + mf::kFactorSumAt] += item_squares / updated;
+    if (i + 1 == cell.size() || cell[i + 1].user != cell[i].user) p[width + mf::kFactorSumAt] += user_squares / updated;
+  }
+  const std::vector<float> users_before = user_rows, items_before = item_rows;
+  mf::SgdStep s{eta, lambda, 0.0f, 0.0f, width, stride, false};
+  s.adagrad = true;
+  s.factor_sum_scale = 1.0f / updated;
+  s.updated_width = updated;
+  mf::sgd_cell(mf::Cell{cell}, user_rows.data(), item_rows.data(), s);
+  auto expect = [&](const std::vector<float>& rows, const std::vector<float>& before, const std::vector<double>& ref, std::uint32_t n) {
+    for (std::uint32_t r = 0; r < n; ++r) {
+      CAPTURE(r);
+      for (std::size_t j = 0; j < updated; ++j) CHECK(rows[r * stride + j] == doctest::Approx(ref[r * stride + j]).epsilon(1e-5));
+      for (std::size_t j = updated; j < width; ++j) CHECK(rows[r * stride + j] == before[r * stride + j]);
+      CHECK(rows[r * stride + width + mf::kFactorSumAt] == doctest::Approx(ref[r * stride + width + mf::kFactorSumAt]).epsilon(1e-5));
+    }
+  };
+  expect(user_rows, users_before, p_ref, users);
+  expect(item_rows, items_before, q_ref, items);
+  CHECK(user_rows != users_before);
+}
