@@ -48,6 +48,18 @@ struct Reference {
   }
 };
 
+// A cell sorted by user, as the kernels take it: (u, i) for each u < users, i < items that
+// keep(u, i) holds for, each rating uniform in (−spread, spread).
+template <class Keep>
+std::vector<mf::CellRating> some_ratings(std::uint32_t users, std::uint32_t items, float spread, std::mt19937& rng, Keep keep) {
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::vector<mf::CellRating> cell;
+  for (std::uint32_t u = 0; u < users; ++u)
+    for (std::uint32_t i = 0; i < items; ++i)
+      if (keep(u, i)) cell.push_back({u, static_cast<std::uint16_t>(i), spread * unit(rng)});
+  return cell;
+}
+
 }  // namespace
 
 TEST_CASE("AdaGrad on ratings of spread σ takes LIBMF's steps on the ratings divided by σ") {
@@ -55,10 +67,8 @@ TEST_CASE("AdaGrad on ratings of spread σ takes LIBMF's steps on the ratings di
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   const std::uint32_t users = 6, items = 9;
-  std::vector<mf::CellRating> cell;
-  for (std::uint32_t u = 0; u < users; ++u)
-    for (std::uint32_t i = 0; i < items; ++i)
-      if ((u + 2 * i) % 3 != 0) cell.push_back({u, static_cast<std::uint16_t>(i), 3 * sigma * unit(rng)});
+  const std::vector<mf::CellRating> cell =
+      some_ratings(users, items, 3 * sigma, rng, [](std::uint32_t u, std::uint32_t i) { return (u + 2 * i) % 3 != 0; });
 
   // gyre's rows in the ratings' units (factors ×√σ, sums 1), the reference's in LIBMF's.
   std::vector<float> user_rows(users * kStride, 0.0f), item_rows(items * kStride, 0.0f);
@@ -131,10 +141,8 @@ TEST_CASE("AdaGrad's first epoch on its first columns: the rest predict but keep
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   const std::uint32_t users = 4, items = 5;
-  std::vector<mf::CellRating> cell;
-  for (std::uint32_t u = 0; u < users; ++u)
-    for (std::uint32_t i = 0; i < items; ++i)
-      if ((u + i) % 2 == 0) cell.push_back({u, static_cast<std::uint16_t>(i), 2 * unit(rng)});
+  const std::vector<mf::CellRating> cell =
+      some_ratings(users, items, 2, rng, [](std::uint32_t u, std::uint32_t i) { return (u + i) % 2 == 0; });
   auto start = [&](std::uint32_t n) {
     std::vector<float> rows(n * stride, 0.0f);
     for (std::uint32_t r = 0; r < n; ++r) {
