@@ -108,8 +108,8 @@ int main(int argc, char** argv) {
       ->check(gyre::app::non_negative_number());
   std::uint32_t first_epoch_columns = 0;
   app.add_option("--first-epoch-columns", first_epoch_columns,
-                 "AdaGrad's first epoch updates only the first N factor columns, a multiple of 8 (default: 8 without "
-                 "biases, all with them; 0: all)");
+                 "AdaGrad's first epoch updates only the first N factor columns, rounded up to a multiple of 8 "
+                 "(default 0: all)");
   bool biases = false;
   app.add_flag("--biases,!--no-biases", biases,
                "model a global mean and user and item biases, or not (default: when the items' mean ratings differ "
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
     if (c.update == mf::UpdateRule::kCcd && app.count("--held-out") == 0) c.held_out = 0;
     if (app.count("--biases") > 0) c.biases = biases;
     if (app.count("--init-scale") > 0) c.init_scale = init_scale;
-    if (app.count("--first-epoch-columns") > 0) c.first_epoch_columns = first_epoch_columns;
+    c.first_epoch_columns = first_epoch_columns;
     // A warm start takes its settings from the saved model, so it is read before anything
     // depends on them (the rank in the memory check, the banner).
     const auto launch = multi.launch(env);

@@ -168,7 +168,7 @@ double MfKernel::block_loss(const WorkerRatings& set, const model::Block& block)
 }
 
 std::size_t first_epoch_width(const MfConfig& c, std::size_t width) {
-  const std::uint64_t columns = c.first_epoch_columns.value_or(c.biases.value_or(false) ? 0 : 8);
+  const std::uint64_t columns = c.first_epoch_columns;
   if (columns == 0) return width;
   return static_cast<std::size_t>(std::min<std::uint64_t>(width, (columns + 7) / 8 * 8));
 }

@@ -110,13 +110,14 @@ struct MfConfig {
   // tools/bench/mf-libmf.md). Off under kCcd, which fits factors only and refuses true.
   std::optional<bool> biases;
   // AdaGrad's first epoch updates only the first this many factor columns (rounded up to a
-  // multiple of 8), its sums then the mean over those: LIBMF's idea, that a few columns first
-  // take up what every rating shares. Without biases the factors must fit the ratings' mean and
-  // the users' and items' offsets themselves; at k = 100 on 20M Netflix-shaped ratings 8 columns
-  // first took the test RMSE after 10 epochs from 0.3455 to 0.3415, LIBMF's 0.3410. With biases
-  // they hold those offsets and the warm-up only delays (tools/bench/mf-libmf.md, 2026-12-07).
-  // Unset: 8 without biases, every column with them; 0: every column.
-  std::optional<std::uint32_t> first_epoch_columns;
+  // multiple of 8; the others still predict), its sums then the mean square over those: after
+  // LIBMF's first iteration, which updates only its first 8. Off by default. Without biases, on
+  // 20M Netflix-shaped ratings at k = 100, 8 columns took the fixed-rate test RMSE after 10
+  // epochs from 0.3455 to 0.3414 (LIBMF: 0.3410). On tools/bench/mf's planted rank-10 ratings
+  // at k = 40, they took it from 0.5883 to 0.6320. gyre keeps one sum a row, and LIBMF keeps a
+  // second, fresh one for the other columns, so the first epoch's large sums slow every column
+  // after it (tools/bench/mf-libmf.md, 2026-12-07). 0: every column.
+  std::uint32_t first_epoch_columns = 0;
   // Factor entries start uniform in [-s, s], a function of (seed, id) only. Unset: s = √(σ/k),
   // σ the training ratings' standard deviation, so that a start row's products have the
   // ratings' spread whatever the rank (plan_job fills it in).
