@@ -44,6 +44,8 @@ void validate(const MfConfig& c, std::size_t shards) {
        "the averaging interval (--average-ms) must be a whole number of milliseconds in [1, 3600000]");
   need(c.max_lead >= -1, "the no-sync lead (--max-lead) must be -1 (unbounded) or a number of epochs >= 0");
   need(static_cast<int>(shards) == c.workers, "one training shard per worker");
+  need(c.first_epoch_columns == 0 || c.update == UpdateRule::kAdaGrad,
+       "--first-epoch-columns is AdaGrad's (--update adagrad): the other updates keep no sums to average");
   if (c.update == UpdateRule::kCcd) {
     need(c.ccd_inner >= 1 && c.ccd_inner <= kMaxCcdInner, "CCD++'s inner passes (--ccd-inner) must be in 1.." + std::to_string(kMaxCcdInner));
     need(!c.biases.value_or(false), "--update ccd fits factors only: it takes no --biases");

@@ -162,4 +162,9 @@ TEST_CASE("configs that cannot run are refused with a reason") {
   c.rank = 0;
   CHECK_THROWS_AS(mf::train_embedded(c, mf::shard_by_user(planted_rank8_ratings().train, 2), {}),
                   std::invalid_argument);
+  c = mf_config(1, 1, 1);
+  c.first_epoch_columns = 8;
+  c.update = mf::UpdateRule::kSgd;
+  CHECK_THROWS_WITH_AS(mf::train_embedded(c, mf::shard_by_user(planted_rank8_ratings().train, 1), {}),
+                       doctest::Contains("AdaGrad"), std::invalid_argument);
 }
