@@ -68,10 +68,10 @@ SgdStep MfKernel::step() const {
     s.adagrad = true;
     s.learning_rate = lr / scale_;
     s.bias_rate = lr;
-    const std::size_t columns = epoch_ == 0 ? first_epoch_width(config_, layout_.width) : layout_.width;
-    const float averaged = columns < layout_.width ? static_cast<float>(columns) : static_cast<float>(config_.rank);
-    s.updated_width = columns;
-    s.factor_sum_scale = 1.0f / (averaged * scale_ * scale_ * scale_);
+    // A first epoch on fewer columns averages its squares over those, any other over the rank.
+    s.updated_width = epoch_ == 0 ? first_epoch_width(config_, layout_.width) : layout_.width;
+    const float averaged_over = s.updated_width < layout_.width ? static_cast<float>(s.updated_width) : static_cast<float>(config_.rank);
+    s.factor_sum_scale = 1.0f / (averaged_over * scale_ * scale_ * scale_);
     s.bias_sum_scale = 1.0f / (scale_ * scale_);
   }
   return s;

@@ -27,7 +27,8 @@ struct SgdStep {
   // AdaGrad (the sums scaled so that ratings of any scale s behave as ratings of scale 1 do):
   bool adagrad = false;
   float bias_rate = 0;         // the bias's rate before its sum
-  float factor_sum_scale = 0;  // a squared factor gradient's weight in the sum: 1/(columns updated·s³)
+  float factor_sum_scale = 0;  // a squared factor gradient's weight in the sum: 1/(rank·s³), or
+                               // 1/(updated_width·s³) in a first epoch on fewer columns
   std::size_t updated_width = 0;  // AdaGrad: the first columns updated, a multiple of 8 (0: all)
   float bias_sum_scale = 0;    // a squared bias gradient's weight: 1/s²
 };
