@@ -70,7 +70,8 @@ SgdStep MfKernel::step() const {
     s.bias_rate = lr;
     // A first epoch on fewer columns averages its squares over those, any other over the rank.
     s.updated_width = epoch_ == 0 ? first_epoch_width(config_, layout_.width) : layout_.width;
-    const float averaged_over = s.updated_width < layout_.width ? static_cast<float>(s.updated_width) : static_cast<float>(config_.rank);
+    const float averaged_over =
+        static_cast<float>(s.updated_width < layout_.width ? s.updated_width : static_cast<std::size_t>(config_.rank));
     s.factor_sum_scale = 1.0f / (averaged_over * scale_ * scale_ * scale_);
     s.bias_sum_scale = 1.0f / (scale_ * scale_);
   }
