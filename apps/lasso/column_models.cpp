@@ -9,6 +9,7 @@
 
 #include "gyre/collective/communicator.hpp"
 #include "gyre/collective/delta_exchange.hpp"
+#include "gyre/data/column_matrix.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/lambda_path.hpp"
 #include "lasso/penalty.hpp"

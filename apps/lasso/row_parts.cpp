@@ -23,7 +23,10 @@ RowParts::RowParts(const data::RegressionSet& rows, int parts, int threads)
       columns_(dealt_.size()),
       part_sums_(dealt_.size()),
       arena_(std::make_unique<Arena>(threads_)) {
-  for_each([&](std::size_t p) { columns_[p] = data::to_columns(rows, dealt_[p]); });
+  // Each part's copy on the threads the parts leave (all T for a worker that keeps one part).
+  const auto copy_threads = static_cast<std::size_t>(std::max<int>(1, threads_ / static_cast<int>(dealt_.size())));
+  arena_->arena.execute(
+      [&] { for_each([&](std::size_t p) { columns_[p] = data::to_columns(rows, dealt_[p], copy_threads); }); });
 }
 
 RowParts::~RowParts() = default;

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "gyre/data/column_matrix.hpp"
 #include "gyre/data/regression.hpp"
 
 namespace gyre::lasso {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "gyre/data/column_matrix.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/net/group.hpp"
 #include "gyre/rounds/scheduling.hpp"

@@ -10,7 +10,6 @@
 #include <system_error>
 #include <utility>
 
-#include "gyre/base/huge_pages.hpp"
 #include "gyre/base/input_error.hpp"
 #include "gyre/base/output_file.hpp"
 #include "gyre/data/binary_labels.hpp"
@@ -170,99 +169,6 @@ void RegressionSet::add_row(std::uint64_t sample_id, double response, std::span<
   row_begin.push_back(cols.size());
   y.push_back(response);
   sample_ids.push_back(sample_id);
-}
-
-namespace {
-// Up to this many columns the counting sort scatters each entry straight to its column: that
-// many write positions stay in cache. Beyond it (100k columns: a cache miss per entry, 70 ms of
-// a 5M-entry copy) the entries go first to buckets of consecutive columns, few enough to write
-// as streams, each bucket in its place in the result, then each bucket, now small enough for
-// the cache, is sorted by column in place (a radix sort of two digits: 25 ms for those 5M).
-constexpr std::uint32_t kDirectColumns = 4096;
-constexpr std::uint32_t kBuckets = 256;
-
-// `row_of(r)` is the set's row that becomes row r of the result, for r < count.
-template <class RowOf>
-ColumnMatrix columns_of(const RegressionSet& set, std::uint64_t count, RowOf row_of) {
-  if (count > std::numeric_limits<std::uint32_t>::max())
-    throw std::invalid_argument("to_columns: more than 2^32 - 1 samples");
-  ColumnMatrix m;
-  m.samples = count;
-  m.col_begin.assign(std::size_t{set.features} + 1, 0);
-  std::uint64_t nnz = 0;
-  for (std::uint64_t r = 0; r < count; ++r) {
-    const std::uint64_t i = row_of(r);
-    for (std::uint64_t k = set.row_begin[i]; k < set.row_begin[i + 1]; ++k) ++m.col_begin[set.cols[k] + 1];
-    nnz += set.row_begin[i + 1] - set.row_begin[i];
-  }
-  for (std::uint32_t j = 0; j < set.features; ++j) m.col_begin[j + 1] += m.col_begin[j];
-  // Written in full next, page by page at random: huge pages spare most of the faults.
-  resize_huge(m.rows, nnz);
-  resize_huge(m.values, nnz);
-  // Rows are visited in order and every pass is stable, so each column's rows come out increasing.
-  if (set.features <= kDirectColumns) {
-    std::vector<std::uint64_t> next(m.col_begin.begin(), m.col_begin.end() - 1);
-    for (std::uint64_t r = 0; r < count; ++r) {
-      const std::uint64_t i = row_of(r);
-      for (std::uint64_t k = set.row_begin[i]; k < set.row_begin[i + 1]; ++k) {
-        const std::uint64_t at = next[set.cols[k]]++;
-        m.rows[at] = static_cast<std::uint32_t>(r);
-        m.values[at] = set.values[k];
-      }
-    }
-    return m;
-  }
-  // Buckets of 2^shift columns (at most 2^16, so a column's place in its bucket fits 16 bits).
-  unsigned shift = 0;
-  while (shift < 16 && (std::uint64_t{set.features} >> shift) > kBuckets) ++shift;
-  const std::uint64_t buckets = ((std::uint64_t{set.features} - 1) >> shift) + 1;
-  auto bucket_begin = [&](std::uint64_t b) {
-    return m.col_begin[std::min<std::uint64_t>(b << shift, set.features)];
-  };
-  std::vector<std::uint64_t> next(buckets);
-  for (std::uint64_t b = 0; b < buckets; ++b) next[b] = bucket_begin(b);
-  std::vector<std::uint16_t> within;  // each entry's column within its bucket
-  resize_huge(within, nnz);
-  const std::uint32_t low = (std::uint32_t{1} << shift) - 1;
-  for (std::uint64_t r = 0; r < count; ++r) {
-    const std::uint64_t i = row_of(r);
-    for (std::uint64_t k = set.row_begin[i]; k < set.row_begin[i + 1]; ++k) {
-      const std::uint64_t at = next[set.cols[k] >> shift]++;
-      m.rows[at] = static_cast<std::uint32_t>(r);
-      m.values[at] = set.values[k];
-      within[at] = static_cast<std::uint16_t>(set.cols[k] & low);
-    }
-  }
-  std::vector<std::uint32_t> bucket_rows;
-  std::vector<double> bucket_values;
-  std::vector<std::uint64_t> column_next;
-  for (std::uint64_t b = 0; b < buckets; ++b) {
-    const std::uint64_t lo = bucket_begin(b), hi = bucket_begin(b + 1);
-    if (hi - lo < 2) continue;
-    bucket_rows.assign(m.rows.begin() + static_cast<std::ptrdiff_t>(lo), m.rows.begin() + static_cast<std::ptrdiff_t>(hi));
-    bucket_values.assign(m.values.begin() + static_cast<std::ptrdiff_t>(lo),
-                         m.values.begin() + static_cast<std::ptrdiff_t>(hi));
-    const std::uint64_t first = b << shift, last = std::min<std::uint64_t>(first + low + 1, set.features);
-    column_next.assign(m.col_begin.begin() + static_cast<std::ptrdiff_t>(first),
-                       m.col_begin.begin() + static_cast<std::ptrdiff_t>(last));
-    for (std::uint64_t e = 0; e < hi - lo; ++e) {
-      const std::uint64_t at = column_next[within[lo + e]]++;
-      m.rows[at] = bucket_rows[e];
-      m.values[at] = bucket_values[e];
-    }
-  }
-  return m;
-}
-}  // namespace
-
-ColumnMatrix to_columns(const RegressionSet& set) {
-  return columns_of(set, set.samples(), [](std::uint64_t r) { return r; });
-}
-
-ColumnMatrix to_columns(const RegressionSet& set, std::span<const std::uint32_t> rows) {
-  for (const std::uint32_t i : rows)
-    if (i >= set.samples()) throw std::invalid_argument("to_columns: row beyond the set");
-  return columns_of(set, rows.size(), [rows](std::uint64_t r) { return std::uint64_t{rows[r]}; });
 }
 
 namespace {

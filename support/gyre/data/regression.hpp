@@ -1,4 +1,4 @@
-// gyre/data/regression.hpp — a sparse regression data set (X by rows, y) in memory, its column copy, readers and writer.
+// gyre/data/regression.hpp — a sparse regression data set (X by rows, y) in memory, readers and writer.
 #pragma once
 
 #include <cstdint>
@@ -41,24 +41,6 @@ struct RegressionSet {
   void add_row(std::uint64_t sample_id, double response, std::span<const std::uint32_t> row_cols,
                std::span<const double> row_values);
 };
-
-// X by column (CSC), for coordinate descent, which walks one feature's non-zeros at a time:
-// column j is rows/values[col_begin[j] .. col_begin[j+1]), rows increasing; rows index the
-// samples of the set it was built from (0..samples()-1), not sample ids.
-struct ColumnMatrix {
-  std::vector<std::uint64_t> col_begin{0};  // size features+1
-  std::vector<std::uint32_t> rows;
-  std::vector<double> values;
-  std::uint64_t samples = 0;
-
-  std::uint32_t features() const noexcept { return static_cast<std::uint32_t>(col_begin.size() - 1); }
-};
-
-// A counting sort, O(nnz + features); throws std::invalid_argument past 2^32 - 1 samples.
-ColumnMatrix to_columns(const RegressionSet& set);
-// The same for the listed rows only (increasing sample indices of `set`); row r of the result
-// is set's row rows[r].
-ColumnMatrix to_columns(const RegressionSet& set, std::span<const std::uint32_t> rows);
 
 // Every reader throws gyre::InputError naming file, line and what was expected; an input with
 // no samples is an error. Samples get their 0-based input order as sample id.

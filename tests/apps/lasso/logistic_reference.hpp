@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "gyre/data/column_matrix.hpp"
 #include "gyre/data/regression.hpp"
 #include "lasso/column_stats.hpp"
 #include "lasso/logistic.hpp"

@@ -1,5 +1,6 @@
 // tests/lib/data/regression_io_test.cpp — regression readers (LibSVM, MatrixMarket + response, CSV): accepted input, every bad-input message, round trips, the column copy.
 #include <doctest/doctest.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "gyre/base/input_error.hpp"
+#include "gyre/data/column_matrix.hpp"
 #include "gyre/data/regression.hpp"
 #include "support/fifo_input.hpp"
 #include "support/input_errors.hpp"
@@ -243,16 +245,19 @@ TEST_CASE("to_columns: CSC copy with rows increasing per column") {
   CHECK(m.values == std::vector<double>{1, 4, 5, 2, 3, 6});
 }
 
-TEST_CASE("to_columns past 4096 features (by buckets of columns): the plain counting sort's matrix, for all rows and some") {
-  // Columns spread over buckets of 2^k, a last bucket cut short, a column holding most entries
-  // (a bucket far above its share) and empty columns.
-  for (const std::uint32_t features : {4097u, 70001u, 300000u}) {
+TEST_CASE("to_columns on 1-3 threads, direct and by buckets of columns: the plain counting sort's matrix, for all rows and some") {
+  // Few columns (scattered straight to their places), columns spread over buckets of 2^k (past
+  // 4096), a last bucket cut short, a column holding most entries (a bucket far above its
+  // share) and empty columns; enough rows that every thread count gets ranges of its own.
+  oneapi::tbb::task_arena arena(3);
+  for (const std::uint32_t features : {50u, 4097u, 70001u, 300000u}) {
     CAPTURE(features);
     RegressionSet s;
     s.features = features;
     std::uint64_t state = features;
     auto next = [&state] { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
-    for (std::uint64_t i = 0; i < 3000; ++i) {
+    const std::uint64_t samples = std::max<std::uint64_t>(3000, features / 5);
+    for (std::uint64_t i = 0; i < samples; ++i) {
       std::vector<std::uint32_t> cols{7};
       for (int k = 0; k < 20; ++k) cols.push_back(static_cast<std::uint32_t>(next() % features));
       cols.push_back(features - 1);
@@ -263,10 +268,9 @@ TEST_CASE("to_columns past 4096 features (by buckets of columns): the plain coun
       s.add_row(i, 0, cols, values);
     }
     std::vector<std::uint32_t> some;
-    for (std::uint32_t i = 0; i < 3000; i += 3) some.push_back(i);
+    for (std::uint32_t i = 0; i < samples; i += 3) some.push_back(i);
     for (const bool all : {true, false}) {
       CAPTURE(all);
-      const ColumnMatrix m = all ? to_columns(s) : to_columns(s, some);
       const std::uint64_t count = all ? s.samples() : some.size();
       // Reference: every column's (row, value) list, from the rows in order.
       std::vector<std::vector<std::pair<std::uint32_t, double>>> want(features);
@@ -275,14 +279,18 @@ TEST_CASE("to_columns past 4096 features (by buckets of columns): the plain coun
         for (std::uint64_t k = s.row_begin[i]; k < s.row_begin[i + 1]; ++k)
           want[s.cols[k]].emplace_back(static_cast<std::uint32_t>(r), s.values[k]);
       }
-      REQUIRE(m.features() == features);
-      bool same = m.samples == count;
-      for (std::uint32_t j = 0; j < features && same; ++j) {
-        same = m.col_begin[j + 1] - m.col_begin[j] == want[j].size();
-        for (std::uint64_t e = m.col_begin[j]; same && e < m.col_begin[j + 1]; ++e)
-          same = m.rows[e] == want[j][e - m.col_begin[j]].first && m.values[e] == want[j][e - m.col_begin[j]].second;
+      for (const std::size_t threads : {1u, 2u, 3u}) {
+        CAPTURE(threads);
+        const ColumnMatrix m = arena.execute([&] { return all ? to_columns(s, threads) : to_columns(s, some, threads); });
+        REQUIRE(m.features() == features);
+        bool same = m.samples == count && m.rows.size() == m.col_begin.back() && m.values.size() == m.rows.size();
+        for (std::uint32_t j = 0; j < features && same; ++j) {
+          same = m.col_begin[j + 1] - m.col_begin[j] == want[j].size();
+          for (std::uint64_t e = m.col_begin[j]; same && e < m.col_begin[j + 1]; ++e)
+            same = m.rows[e] == want[j][e - m.col_begin[j]].first && m.values[e] == want[j][e - m.col_begin[j]].second;
+        }
+        CHECK(same);
       }
-      CHECK(same);
     }
   }
 }

@@ -11,6 +11,7 @@
 
 #include <cereal/types/tuple.hpp>
 
+#include "gyre/data/column_matrix.hpp"
 #include "gyre/data/regression.hpp"
 #include "gyre/data/regression_partition.hpp"
 #include "gyre/rounds/scheduling.hpp"
