@@ -94,6 +94,12 @@ double sigmoid(double margin) noexcept {
   return e / (1 + e);
 }
 
+Sigmoids sigmoids(double margin) noexcept {
+  // sigmoid(m) and sigmoid(−m) take the same e = exp(−|m|), one as 1/(1 + e), the other e/(1 + e).
+  const double e = std::exp(-std::abs(margin)), near_one = 1 / (1 + e), near_zero = e / (1 + e);
+  return margin >= 0 ? Sigmoids{near_one, near_zero} : Sigmoids{near_zero, near_one};
+}
+
 double softplus(double margin) noexcept { return std::max(margin, 0.0) + std::log1p(std::exp(-std::abs(margin))); }
 
 double logistic_loss(double margin, double y) noexcept { return y > 0.5 ? softplus(-margin) : softplus(margin); }

@@ -132,9 +132,9 @@ LogisticStepper::Totals MarginShard::totals() const {
 }
 
 void MarginShard::refresh_row(Part& part, std::size_t r) noexcept {
-  const double p_i = sigmoid(part.margin[r]), not_p = sigmoid(-part.margin[r]);
-  part.residual[r] = part.y[r] > 0.5 ? -not_p : p_i;
-  part.weight[r] = p_i * not_p;
+  const Sigmoids s = sigmoids(part.margin[r]);
+  part.residual[r] = part.y[r] > 0.5 ? -s.not_p : s.p;
+  part.weight[r] = s.p * s.not_p;
 }
 
 void MarginShard::part_partials(std::size_t index, std::span<const std::uint32_t> params, std::span<double> out,

@@ -39,6 +39,11 @@ namespace gyre::lasso {
 // σ(m) and log(1 + e^m), without overflow for any finite m.
 double sigmoid(double margin) noexcept;
 double softplus(double margin) noexcept;
+// σ(m) and σ(−m), the very bits of the two sigmoid() calls, from one exponential.
+struct Sigmoids {
+  double p, not_p;
+};
+Sigmoids sigmoids(double margin) noexcept;
 // ℓ(m) = log(1 + e^m) − y·m for y ∈ {0, 1}, as softplus(±m), so it stays accurate when the
 // two terms nearly cancel.
 double logistic_loss(double margin, double y) noexcept;

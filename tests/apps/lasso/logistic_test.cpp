@@ -78,6 +78,15 @@ TEST_CASE("the stable logistic terms match the plain formulas and stay finite wh
   CHECK(negative_entropy(0.5, 0.5) == doctest::Approx(-std::log(2.0)));
 }
 
+TEST_CASE("sigmoids(m): the bits of sigmoid(m) and sigmoid(-m), saturated and at both zeros") {
+  for (double m : {-800.0, -745.2, -30.0, -2.5, -1e-300, -0.0, 0.0, 1e-300, 1e-3, 0.7, 36.9, 745.2, 800.0}) {
+    CAPTURE(m);
+    const Sigmoids s = sigmoids(m);
+    CHECK(s.p == sigmoid(m));
+    CHECK(s.not_p == sigmoid(-m));
+  }
+}
+
 TEST_CASE("the reference solver meets the KKT conditions, and the certificate closes the gap at its optimum") {
   for (const Setup& s : setups()) {
     INFO(s.name);
