@@ -52,9 +52,9 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
     // δ the margins' proposed change. Coordinate steps on the model touch no sigmoid.
     double weight_total = 0, model_total = 0;  // Σw, Σq
     for (Part& part : parts_) {
-      part.change.assign(part.margin.size(), 0.0);
-      part.model = part.residual;
+      part.model.resize(part.margin.size());
       for (std::size_t r = 0; r < part.margin.size(); ++r) {
+        part.model[r] = {part.weight[r], part.residual[r], 0.0};
         weight_total += part.weight[r];
         model_total += part.residual[r];
       }
@@ -64,9 +64,9 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
     double intercept_change = 0;
     auto shift_every_row = [&](double shift) {
       for (Part& part : parts_)
-        for (std::size_t r = 0; r < part.margin.size(); ++r) {
-          part.change[r] += shift;
-          part.model[r] += part.weight[r] * shift;
+        for (Part::ModelRow& row : part.model) {
+          row.change += shift;
+          row.gradient += row.weight * shift;
         }
       model_total += weight_total * shift;
       intercept_change += shift;
@@ -79,8 +79,9 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
         const auto& c = rows_.columns(p);
         const Part& part = parts_[p];
         for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
-          const double x = c.values[e], w = part.weight[c.rows[e]];
-          own.gradient += x * part.model[c.rows[e]];
+          const Part::ModelRow& row = part.model[c.rows[e]];
+          const double x = c.values[e], w = row.weight;
+          own.gradient += x * row.gradient;
           own.curvature += x * x * w;
           own.moment += x * w;
         }
@@ -100,10 +101,10 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
         const auto& c = rows_.columns(p);
         Part& part = parts_[p];
         for (std::uint64_t e = c.col_begin[j]; e < c.col_begin[j + 1]; ++e) {
-          const std::uint32_t r = c.rows[e];
-          part.change[r] += c.values[e] * beta_step;
-          part.model[r] += part.weight[r] * c.values[e] * beta_step;
-          model_total += part.weight[r] * c.values[e] * beta_step;
+          Part::ModelRow& row = part.model[c.rows[e]];
+          row.change += c.values[e] * beta_step;
+          row.gradient += row.weight * c.values[e] * beta_step;
+          model_total += row.weight * c.values[e] * beta_step;
         }
       }
       if (centre != 0) shift_every_row(-centre * beta_step);
@@ -122,7 +123,7 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
     // D bounds F's directional change from above.
     double slope = 0, penalties = 0;
     for (const Part& part : parts_)
-      for (std::size_t r = 0; r < part.margin.size(); ++r) slope += part.residual[r] * part.change[r];
+      for (std::size_t r = 0; r < part.margin.size(); ++r) slope += part.residual[r] * part.model[r].change;
     slope /= n;
     for (const std::uint32_t j : touched) penalties += penalty.value(gamma_[j] + moved[j]) - penalty.value(gamma_[j]);
     const double direction = slope + penalties;
@@ -136,7 +137,8 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
         change += rows_.sum_blocks(part.margin.size(), [&](std::size_t begin, std::size_t end) {
           double sum = 0;
           for (std::size_t r = begin; r < end; ++r)
-            sum += logistic_loss(part.margin[r] + t * part.change[r], part.y[r]) - logistic_loss(part.margin[r], part.y[r]);
+            sum += logistic_loss(part.margin[r] + t * part.model[r].change, part.y[r]) -
+                   logistic_loss(part.margin[r], part.y[r]);
           return sum;
         });
       change /= n;
@@ -152,7 +154,7 @@ bool MarginShard::newton_steps(const Penalty& penalty, std::span<const std::uint
     for (Part& part : parts_)
       rows_.for_each_block(part.margin.size(), [&](std::size_t begin, std::size_t end) {
         for (std::size_t r = begin; r < end; ++r) {
-          part.margin[r] += t * part.change[r];
+          part.margin[r] += t * part.model[r].change;
           refresh_row(part, r);
         }
       });
