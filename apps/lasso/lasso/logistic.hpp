@@ -112,7 +112,8 @@ LogisticDualPoint logistic_dual_point(const LogisticShardCheck& total, const Col
 // the tolerance long after the KKT conditions hold to rounding; the exact value at the largest
 // feasible scale on the grid costs at most about 2(1 − s)·λ‖γ‖₁.
 std::span<const double> refinement_scales() noexcept;
-// The part (1 − s)·A of the bounded gap that a refinement can remove.
+// The part (1 − s)·A of the bounded gap that a refinement can remove: 0 when no refinement
+// scale is feasible (α = 1 and s·|ĝ_j| > λ for some j at every one of them).
 double logistic_bound_slack(const LogisticShardCheck& total, const ColumnStats& stats, bool intercept,
                             const Penalty& penalty);
 // `bounded` (certify_logistic() without a dual sum) with its gap lowered to the best dual value
