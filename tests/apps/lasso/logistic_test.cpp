@@ -127,6 +127,35 @@ TEST_CASE("the duality gap is non-negative and bounds F − F* at arbitrary poin
   }
 }
 
+TEST_CASE("the refinement's slack is 0 where no scale of its grid is feasible (α = 1 at the start, λ = 0.3·λ_max)") {
+  for (const Setup& s : setups()) {
+    if (s.penalty.alpha != 1) continue;
+    INFO(s.name);
+    // The start of the path: β = 0, the intercept at logit(ȳ) (or 0 without one).
+    double centre = 0.5;
+    if (s.intercept) {
+      centre = 0;
+      for (const double y : s.set.y) centre += y / static_cast<double>(s.set.samples());
+    }
+    const std::vector<double> zero(s.set.features, 0.0);
+    const auto m = margins_of(s.set, s.stats, zero, std::log(centre / (1 - centre)));
+    const LogisticShardCheck total = direct_check(s.set, m);
+    CHECK(logistic_bound_slack(total, s.stats, s.intercept, s.penalty) == 0);
+    // Why: the exact entropies at every scale of the grid would not lower the gap there.
+    const Certificate bounded = certify_logistic(zero, total, s.stats, s.intercept, s.penalty);
+    std::vector<double> sums;
+    for (const double scale : refinement_scales()) {
+      LogisticDualPoint point = logistic_dual_point(total, s.stats, s.intercept, s.penalty);
+      point.scale = scale;
+      sums.push_back(direct_dual_sum(s.set, m, point));
+    }
+    CHECK(refine_logistic(bounded, total, s.stats, s.intercept, s.penalty, sums).duality_gap == bounded.duality_gap);
+    // At 0.6·λ_max the grid's 1/2 is feasible and the slack is (1 − s)·A with s = 0.6.
+    const Penalty looser{2 * s.penalty.lambda, 1};
+    CHECK(logistic_bound_slack(total, s.stats, s.intercept, looser) > 0);
+  }
+}
+
 TEST_CASE("each coordinate step decreases F from random points, saturated ones included, and is Newton's near the optimum") {
   std::mt19937_64 rng(9);
   std::normal_distribution<double> normal;
